@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_METRICS_H
+#define SMD_METRICS_H
+/*
+ * DOC: route-quality metrics (definitions in shared/docs/FIELD.md)
+ *
+ * Computed from a fabric plane and its LFTs by walking routes hop by hop;
+ * the same evaluator serves the dry-run report, the tests and the
+ * benchmarks. Hosts are the CA ports with a LID in the plane, ordered by
+ * (node index, port number); that order defines shift permutations.
+ */
+#include <stdint.h>
+#include "fabric.h"
+#include "engine.h"
+
+struct sm_metrics_opts {
+	unsigned n_random;      /* random permutations for EBB (default 100 when 0) */
+	uint64_t seed;          /* seed for the random permutations */
+	int skip_shift;         /* skip the N-1 shift permutations (slow on huge planes) */
+	int skip_cdg;           /* skip the credit-loop check */
+};
+
+struct sm_route_metrics {
+	uint32_t hosts;              /* CA ports with LIDs */
+	uint64_t pairs;              /* ordered host pairs checked */
+	uint64_t unreachable;        /* pairs with no route (black hole / missing entry) */
+	uint64_t loops;              /* pairs whose route loops (exceeds hop limit) */
+	unsigned hops_min, hops_max; /* switch-to-switch links + 2 host links, over routed pairs */
+	double hops_avg;
+	double minimal_share;        /* share of routed pairs using a shortest path */
+	uint64_t efi_max;            /* edge forwarding index: routes on the busiest directed link */
+	double efi_max_over_mean;
+	unsigned shift_max_congestion; /* worst over all shifts k=1..N-1 (0 if skipped) */
+	unsigned rand_max_congestion;  /* mean over the random perms of their max congestion, rounded up */
+	double rand_max_congestion_mean;
+	double ebb;                  /* effective bisection bandwidth, mean over random perms */
+	int credit_loop;             /* 1 if the channel-dependency graph has a cycle, 0 if not, -1 skipped */
+	double seconds;              /* time spent computing these metrics */
+};
+
+/* 0 or a negative errno (ENOMEM). Never fails for unreachable pairs: they are counted. */
+int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		       const struct sm_metrics_opts *o, struct sm_route_metrics *m);
+
+/*
+ * Max link load of a weighted flow list under the LFTs: flows[i] = (src port
+ * index, dst port index, weight). Returns the largest weight summed on one
+ * directed link (host links included), or a negative value on error.
+ */
+struct sm_flow {
+	uint32_t src, dst;     /* fabric port indices of CA ports */
+	double weight;
+};
+double sm_metrics_max_load(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+			   const struct sm_flow *flows, size_t n_flows);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* DOC: smctl main: global options, then a subcommand (smctl.h). */
+#include "config.h"
+#include "smctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *o)
+{
+	fprintf(o,
+		"Usage: smctl [--socket PATH] [--json] COMMAND [ARGS]\n"
+		"\n"
+		"Commands:\n"
+		"  topo gen KIND [OPTIONS] -o FILE   write a generated fabric (see smctl(8))\n"
+		"  topo info DUMP                    load a topology dump and print its summary\n"
+		"  topo convert DUMP -o FILE [--format ibnd|ibsim]\n"
+		"  help                              this text\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct smctl_global g = { 0 };
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			g.json = 1;
+		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
+			g.socket = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			printf("smctl %s\n", PACKAGE_VERSION);
+			return 0;
+		} else {
+			fprintf(stderr, "smctl: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[i];
+	if (!strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "topo")) {
+		if (i + 1 >= argc) {
+			fprintf(stderr, "smctl: topo needs a subcommand (gen, info, convert)\n");
+			return 2;
+		}
+		if (!strcmp(argv[i + 1], "gen"))
+			return smctl_topo_gen(&g, argc - i - 2, argv + i + 2);
+		return smctl_topo_cmd(&g, argc - i - 1, argv + i + 1);
+	}
+	fprintf(stderr, "smctl: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

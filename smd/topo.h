@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_TOPO_H
+#define SMD_TOPO_H
+/*
+ * DOC: topology dumps
+ *
+ * Readers and writers for the two text formats a fabric is described in:
+ *  - the output of ibnetdiscover (node blocks with vendid/devid/sysimgguid/
+ *    switchguid|caguid lines and "[p](portguid) \"peer\"[q]" port lines,
+ *    "# \"desc\" lid N lmc M" comments);
+ *  - ibsim's net format (Switch|Hca N "nodeid" headers, "[p] \"peer\"[q]").
+ *
+ * Input is untrusted. A loader never aborts and never leaks: on error it
+ * returns a negative errno, frees what it built, and writes one message of
+ * the form "FILE:LINE: what is wrong" into err (which may be NULL).
+ */
+#include "fabric.h"
+
+struct sm_topo_err {
+	char msg[512];
+	unsigned line;   /* 0 if not tied to a line */
+};
+
+enum sm_topo_format {
+	SM_TOPO_AUTO = 0,  /* sniff: ibnetdiscover if it has switchguid=/caguid= lines, else net */
+	SM_TOPO_IBND,
+	SM_TOPO_IBSIM,
+};
+
+#define SM_TOPO_MAX_LINE 4096  /* longer lines are an error */
+
+/*
+ * Load a dump into fabric f (which may already hold other planes), putting
+ * every node into plane `plane`. On error f is left exactly as it was.
+ */
+int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
+		 unsigned plane, struct sm_topo_err *err);
+/* Same, from an open stream; `name` is used in messages. */
+int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
+			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err);
+
+/* Write one plane (or all planes with plane < 0) in ibnetdiscover format. */
+int sm_topo_write_ibnd(const struct sm_fabric *f, int plane, FILE *out);
+/* Write one plane (or all with plane < 0) in ibsim net format. */
+int sm_topo_write_ibsim(const struct sm_fabric *f, int plane, FILE *out);
+
+#endif
