@@ -341,8 +341,10 @@ static int k_planes(struct walk *w, const char *key, yaml_node_t *v)
 	     it++) {
 		yaml_node_t *e = yaml_document_get_node(w->doc, *it);
 		if (!e || e->type != YAML_SCALAR_NODE || is_null(e))
-			return fail(w, e ? e : v, "%s: expected a plane spec string, got %s", key,
-				    e ? node_kind(e) : "nothing");
+			return fail(w, e ? e : v, "%s: expected a plane spec string, got %s%s", key,
+				    e ? node_kind(e) : "nothing",
+				    e && e->type == YAML_MAPPING_NODE ?
+				    " (a spec such as mock:FILE after '- ' must not have a blank after the colon)" : "");
 		if (n >= SM_MAX_PLANES)
 			return fail(w, e, "%s: at most %d planes", key, SM_MAX_PLANES);
 		if (smd_plane_spec_parse(scalar(e), &ps, msg, sizeof(msg)))
@@ -422,15 +424,16 @@ static int k_mad_retries(struct walk *w, const char *key, yaml_node_t *v)
 	return k_mad_uint(w, key, v, 0, 100, &w->c->mad.retries);
 }
 
-static int map_has_key(struct walk *w, yaml_node_t *map, const char *key)
+/* The value under `key` in a mapping, NULL if absent. */
+static yaml_node_t *map_get(struct walk *w, yaml_node_t *map, const char *key)
 {
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
 		if (k && k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
-			return 1;
+			return yaml_document_get_node(w->doc, p->value);
 	}
-	return 0;
+	return NULL;
 }
 
 static int k_mad(struct walk *w, const char *key, yaml_node_t *v)
@@ -452,10 +455,11 @@ static int k_mad(struct walk *w, const char *key, yaml_node_t *v)
 		return rc;
 	if (w->c->mad.per_switch_window > w->c->mad.window) {
 		/* a small window with the default per-switch limit just lowers that limit */
-		if (w->c->mad.per_switch_window == psw_default && !map_has_key(w, v, "per_switch_window"))
+		yaml_node_t *psw = map_get(w, v, "per_switch_window");
+		if (w->c->mad.per_switch_window == psw_default && !psw)
 			w->c->mad.per_switch_window = w->c->mad.window;
 		else
-			return fail(w, v, "mad.per_switch_window (%u) is larger than mad.window (%u)",
+			return fail(w, psw ? psw : v, "mad.per_switch_window (%u) is larger than mad.window (%u)",
 				    w->c->mad.per_switch_window, w->c->mad.window);
 	}
 	return 0;
@@ -492,6 +496,7 @@ static int k_engines(struct walk *w, const char *key, yaml_node_t *v)
 		ce->node = is_null(e) ? NULL : e;
 		ce->line = node_line(k);
 	}
+	c->engines_map = v;
 	return 0;
 }
 

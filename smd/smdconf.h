@@ -75,6 +75,7 @@ struct smd_conf {
 	int log_level;          /* enum sm_log_level */
 	uint64_t subnet_prefix;
 	yaml_document_t *doc;   /* NULL for the defaults */
+	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];
 	unsigned n_engines;
 };
