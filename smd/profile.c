@@ -373,10 +373,11 @@ static int resolve(struct pctx *c, unsigned line, const char *tok, struct ep *ep
 	     i < x->n && !strcmp(x->e[x->by_host[i]].host, base); i++)
 		ep_add_group(x, ep, &x->e[x->by_host[i]]);
 	if (rail >= 0) {
-		uint32_t keep = ep->port[rail];
-		ep_clear(ep);
-		ep->port[rail] = keep;
-		ep->plane = rail;
+		/* keep the host's other NICs: a cross-plane flow may need them */
+		if (ep->port[rail] == SM_NONE)
+			ep_clear(ep);
+		else
+			ep->plane = rail;
 	}
 	return 0;
 }
