@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: MIT
+# tests/lib-ibsim.sh: run one private ibsim fabric simulator for a shell test.
+#
+# Source it from a POSIX sh test:   . "$top_srcdir/tests/lib-ibsim.sh"
+#
+# Functions (all return 0 on success, non-zero on failure; none calls exit
+# except the signal trap):
+#
+#   ibsim_start NETFILE [IBSIM_ARGS...]
+#       Makes a scratch dir (exported as IBSIM_DIR), picks a unique abstract
+#       socket name (exported as IBSIM_SOCKNAME, "smd-PID-SEQ-RAND"), starts
+#       `ibsim -s -n [IBSIM_ARGS...] NETFILE` in the background from IBSIM_DIR
+#       (stdout+stderr to $IBSIM_DIR/ibsim.log), and waits until its control
+#       socket is bound (clients can attach). Sets IBSIM_PID. Extra args go to
+#       ibsim, e.g. -N 4096 -S 512 -P 40000 for big fabrics. Only one
+#       simulator per shell at a time: call ibsim_stop before starting another.
+#       Waits at most IBSIM_START_TIMEOUT seconds (default 60).
+#
+#   ibsim_run CMD [ARGS...]
+#       Runs CMD as an ibsim client: from IBSIM_DIR (umad2sim creates ./sys-PID
+#       there), with LD_PRELOAD=libumad2sim.so (appended to any LD_PRELOAD
+#       already set), IBSIM_SOCKNAME, OSM_TMP_DIR and OSM_CACHE_DIR = IBSIM_DIR
+#       (OpenSM keeps its guid2lid etc. there), ASAN_OPTIONS extended with
+#       verify_asan_link_order=0 (a sanitizer build refuses to run when
+#       umad2sim is preloaded first otherwise), and SIM_HOST passed on when it
+#       is set (the node to attach at; default: the first node of the file).
+#       Stdin/stdout/stderr are the caller's. Killed after IBSIM_RUN_TIMEOUT
+#       seconds (default 300; exit status 124 then). Returns CMD's status.
+#       Relative paths in ARGS are relative to IBSIM_DIR, so pass absolute ones.
+#
+#   ibsim_opensm_once [OPENSM_ARGS...]
+#       ibsim_run opensm --once -f $IBSIM_DIR/opensm.log [OPENSM_ARGS...]:
+#       one OpenSM sweep that assigns LIDs and routes, then exits.
+#
+#   ibsim_stop
+#       Kills the simulator this library started (by its PID only), waits for
+#       it, and removes IBSIM_DIR. Safe to call twice or without a start.
+#
+#   ibsim_cleanup
+#       ibsim_stop for use in traps. ibsim_start installs
+#       `trap ibsim_cleanup EXIT` and traps HUP/INT/TERM to clean up and exit
+#       128+signal. A test that sets its own EXIT trap afterwards must call
+#       ibsim_cleanup from it.
+#
+# Variables read: UMAD2SIM (path of libumad2sim.so; searched if unset),
+# IBSIM (ibsim binary, default "ibsim"), IBSIM_START_TIMEOUT,
+# IBSIM_RUN_TIMEOUT, IBSIM_KEEP (non-empty: keep IBSIM_DIR for debugging),
+# SIM_HOST, TMPDIR.
+# Variables set: IBSIM_DIR, IBSIM_PID, IBSIM_SOCKNAME, IBSIM_LOG.
+
+_ibsim_seq=0
+IBSIM_PID=
+IBSIM_DIR=
+
+_ibsim_find_umad2sim()
+{
+	if [ -n "${UMAD2SIM:-}" ]; then
+		[ -f "$UMAD2SIM" ] && return 0
+		echo "lib-ibsim: UMAD2SIM=$UMAD2SIM does not exist" >&2
+		return 1
+	fi
+	for _d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib \
+		/usr/local/lib; do
+		if [ -f "$_d/umad2sim/libumad2sim.so" ]; then
+			UMAD2SIM="$_d/umad2sim/libumad2sim.so"
+			return 0
+		fi
+	done
+	echo "lib-ibsim: libumad2sim.so not found (Debian package ibsim-utils)" >&2
+	return 1
+}
+
+# Is the abstract unix socket "@NAME:ctl" bound? ibsim binds it only after
+# the net file is parsed, and clients connect to exactly that name. The
+# kernel lists abstract names with a leading '@' and shows the trailing NUL
+# that ibsim includes in the address length as '@' too.
+_ibsim_bound()
+{
+	grep -q " @$1:ctl@*\$" /proc/net/unix 2>/dev/null
+}
+
+ibsim_cleanup()
+{
+	ibsim_stop
+}
+
+_ibsim_signal()
+{
+	ibsim_stop
+	trap - EXIT
+	exit "$1"
+}
+
+ibsim_start()
+{
+	if [ $# -lt 1 ]; then
+		echo "lib-ibsim: usage: ibsim_start NETFILE [IBSIM_ARGS...]" >&2
+		return 2
+	fi
+	if [ -n "$IBSIM_PID" ]; then
+		echo "lib-ibsim: a simulator is already running (pid $IBSIM_PID); ibsim_stop first" >&2
+		return 1
+	fi
+	_ibsim_net=$1
+	shift
+	case $_ibsim_net in
+	/*) ;;
+	*) _ibsim_net="$(pwd)/$_ibsim_net" ;;
+	esac
+	if [ ! -r "$_ibsim_net" ]; then
+		echo "lib-ibsim: cannot read net file $_ibsim_net" >&2
+		return 1
+	fi
+	_ibsim_find_umad2sim || return 1
+	if ! command -v "${IBSIM:-ibsim}" >/dev/null 2>&1; then
+		echo "lib-ibsim: ${IBSIM:-ibsim} not found (Debian package ibsim-utils)" >&2
+		return 1
+	fi
+
+	trap ibsim_cleanup EXIT
+	trap '_ibsim_signal 129' HUP
+	trap '_ibsim_signal 130' INT
+	trap '_ibsim_signal 143' TERM
+
+	IBSIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/smd-ibsim.XXXXXX") || return 1
+	_ibsim_seq=$((_ibsim_seq + 1))
+	# $$ is the test shell; seq separates restarts; the random part guards
+	# against PID reuse across containers sharing one network namespace.
+	IBSIM_SOCKNAME="smd-$$-$_ibsim_seq-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+	IBSIM_LOG=$IBSIM_DIR/ibsim.log
+	export IBSIM_DIR IBSIM_SOCKNAME IBSIM_LOG
+
+	(cd "$IBSIM_DIR" && exec "${IBSIM:-ibsim}" -s -n "$@" "$_ibsim_net") \
+		</dev/null >"$IBSIM_LOG" 2>&1 &
+	IBSIM_PID=$!
+
+	_ibsim_t=0
+	_ibsim_max=$(( ${IBSIM_START_TIMEOUT:-60} * 10 ))
+	while ! _ibsim_bound "$IBSIM_SOCKNAME"; do
+		if ! kill -0 "$IBSIM_PID" 2>/dev/null; then
+			echo "lib-ibsim: ibsim exited during start-up; its log:" >&2
+			cat "$IBSIM_LOG" >&2
+			wait "$IBSIM_PID" 2>/dev/null
+			IBSIM_PID=
+			ibsim_stop
+			return 1
+		fi
+		_ibsim_t=$((_ibsim_t + 1))
+		if [ "$_ibsim_t" -gt "$_ibsim_max" ]; then
+			echo "lib-ibsim: ibsim did not bind its socket within ${IBSIM_START_TIMEOUT:-60}s; log:" >&2
+			cat "$IBSIM_LOG" >&2
+			ibsim_stop
+			return 1
+		fi
+		sleep 0.1
+	done
+	return 0
+}
+
+ibsim_run()
+{
+	if [ -z "$IBSIM_PID" ] || [ -z "$IBSIM_DIR" ]; then
+		echo "lib-ibsim: ibsim_run without ibsim_start" >&2
+		return 1
+	fi
+	_ibsim_pre=$UMAD2SIM
+	[ -n "${LD_PRELOAD:-}" ] && _ibsim_pre="$LD_PRELOAD:$UMAD2SIM"
+	_ibsim_asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	(
+		cd "$IBSIM_DIR" || exit 1
+		if [ -n "${SIM_HOST:-}" ]; then
+			export SIM_HOST
+		fi
+		LD_PRELOAD=$_ibsim_pre IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
+		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$_ibsim_asan \
+			exec timeout "${IBSIM_RUN_TIMEOUT:-300}" "$@"
+	)
+}
+
+ibsim_opensm_once()
+{
+	ibsim_run opensm --once -f "$IBSIM_DIR/opensm.log" "$@" >"$IBSIM_DIR/opensm.out" 2>&1
+	_ibsim_rc=$?
+	if [ "$_ibsim_rc" -ne 0 ]; then
+		echo "lib-ibsim: opensm --once failed ($_ibsim_rc):" >&2
+		cat "$IBSIM_DIR/opensm.out" >&2
+	fi
+	return "$_ibsim_rc"
+}
+
+ibsim_stop()
+{
+	if [ -n "$IBSIM_PID" ]; then
+		kill "$IBSIM_PID" 2>/dev/null
+		wait "$IBSIM_PID" 2>/dev/null
+		IBSIM_PID=
+	fi
+	if [ -n "$IBSIM_DIR" ] && [ -d "$IBSIM_DIR" ] && [ -z "${IBSIM_KEEP:-}" ]; then
+		rm -rf "$IBSIM_DIR"
+	fi
+	IBSIM_DIR=
+	return 0
+}
