@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* DOC: mock fabric — see mock.h. (work in progress: bodies landing next) */
+#include "mock.h"
