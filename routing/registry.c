@@ -32,6 +32,7 @@
 static const struct sm_engine_ops *const builtins[] = {
 	&sm_engine_minhop,
 	&sm_engine_updn,
+	&sm_engine_ftree,
 	NULL,
 };
 

@@ -106,7 +106,8 @@ static void test_builtins(void **state)
 	unsigned n = 0;
 	for (; b[n]; n++)
 		assert_int_equal(sm_engine_check_ops(b[n], err, sizeof(err)), 0);
-	assert_true(n >= 2);
+	assert_true(n >= 3);
+	assert_ptr_equal(sm_engine_builtin("ftree"), &sm_engine_ftree);
 	assert_ptr_equal(sm_engine_builtin("minhop"), &sm_engine_minhop);
 	assert_ptr_equal(sm_engine_builtin("updn"), &sm_engine_updn);
 	assert_null(sm_engine_builtin("nope"));
