@@ -4,8 +4,7 @@
  *
  * The base routing here is the test's own min-hop up/down routing (every
  * minimal path of a fat tree is up*-down*), so these tests exercise the
- * pinning alone; the engine wrapper with the real ftree is tested in
- * test_hotpath_engine.c.
+ * pinning alone; the engine tests at the end wrap the real ftree.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +21,10 @@
 #include "gen.h"
 #include "engine.h"
 #include "hotpath.h"
+#include "metrics.h"
+#include "registry.h"
+#include "profile.h"
+#include <yaml.h>
 
 static uint64_t rng_state;
 static uint64_t rnd(void)
@@ -484,6 +487,121 @@ static void test_bad_input(void **state)
 	sm_fabric_free(f);
 }
 
+
+/* Init the hotpath engine from a YAML text (the engine's own subtree = the root). */
+static int engine_init(const char *yaml_text, void **st, char *err, size_t errlen)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)yaml_text, strlen(yaml_text));
+	assert_true(yaml_parser_load(&p, &doc));
+	int rc = sm_engine_hotpath.init(st, &doc, yaml_document_get_root_node(&doc), err, errlen);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+static struct sm_lfts *engine_route(void *st, const struct sm_fabric *f, const struct sm_profile *prof, char *msg,
+				    size_t msglen)
+{
+	struct sm_route_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.fabric = f;
+	ctx.profile = prof;
+	ctx.plane = 0;
+	ctx.out = sm_lfts_new(f, 0);
+	assert_non_null(ctx.out);
+	int rc = sm_engine_hotpath.route(st, &ctx);
+	if (rc)
+		fprintf(stderr, "route: %s\n", ctx.msg);
+	assert_int_equal(rc, 0);
+	snprintf(msg, msglen, "%s", ctx.msg);
+	return ctx.out;
+}
+
+/* The engine = ftree + pinning: without a profile it is exactly ftree; with one, max load 1. */
+static void test_engine_over_ftree(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = gen(8, 2, 32, 0);
+	char err[256], msg[256];
+	void *st = NULL, *fst = NULL;
+	assert_int_equal(engine_init("{top_k: 0, share: 1, method: auto, improve: true, lmc: true, ftree: {}}", &st,
+				     err, sizeof(err)), 0);
+	assert_string_equal(sm_engine_hotpath.name, "hotpath");
+	assert_int_equal(sm_engine_hotpath.abi_version, SM_ENGINE_ABI_VERSION);
+	/* plain ftree for comparison */
+	assert_int_equal(sm_engine_ftree.init(&fst, NULL, NULL, err, sizeof(err)), 0);
+	struct sm_route_ctx fc;
+	memset(&fc, 0, sizeof(fc));
+	fc.fabric = f;
+	fc.out = sm_lfts_new(f, 0);
+	assert_int_equal(sm_engine_ftree.route(fst, &fc), 0);
+	struct sm_lfts *plain = engine_route(st, f, NULL, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "no profile"));
+	assert_null(sm_hotpath_last_report(st, 0));
+	assert_int_equal(memcmp(plain->ports, fc.out->ports, (size_t)plain->n_switches * (plain->top_lid + 1u)), 0);
+	check_routes(f, fc.out);
+
+	uint32_t h[64];
+	uint32_t nh = hosts_of(f, h);
+	struct sm_flow fl[64];
+	rng_state = 2026;
+	unsigned improved = 0;
+	for (unsigned t = 0; t < 20; t++) {
+		struct sm_profile prof;
+		memset(&prof, 0, sizeof(prof));
+		prof.flows = fl;
+		prof.n_flows = perm_flows(h, nh, 1.0, fl);
+		struct sm_lfts *out = engine_route(st, f, &prof, msg, sizeof(msg));
+		const struct sm_hotpath_report *r = sm_hotpath_last_report(st, 0);
+		assert_non_null(r);
+		assert_non_null(strstr(msg, "hotpath plane0: colour"));
+		/* the lead's evaluator agrees */
+		double before = sm_metrics_max_load(f, 0, fc.out, fl, prof.n_flows);
+		double after = sm_metrics_max_load(f, 0, out, fl, prof.n_flows);
+		assert_true(fabs(before - r->max_load_before) < 1e-9);
+		assert_true(fabs(after - 1.0) < 1e-12);
+		if (before > 1)
+			improved++;
+		check_routes(f, out);
+		/* only hot-destination up-entries differ from ftree */
+		uint64_t diff = 0;
+		for (size_t i = 0; i < (size_t)out->n_switches * (out->top_lid + 1u); i++)
+			diff += out->ports[i] != fc.out->ports[i];
+		assert_int_equal(diff, r->lft_changed);
+		sm_lfts_free(out);
+	}
+	assert_true(improved > 10);
+	sm_lfts_free(plain);
+	sm_lfts_free(fc.out);
+	sm_engine_ftree.free(fst);
+	sm_engine_hotpath.free(st);
+	sm_engine_hotpath.free(NULL);
+	sm_fabric_free(f);
+}
+
+static void test_engine_options(void **state)
+{
+	(void)state;
+	char err[256];
+	void *st = NULL;
+	assert_int_equal(engine_init("top_k: 10\nshare: 0.5\nmethod: greedy\nimprove_rounds: 7\n", &st, err, sizeof(err)), 0);
+	sm_engine_hotpath.free(st);
+	assert_int_equal(engine_init("top_k: 10\nbogus: 1\n", &st, err, sizeof(err)), -EINVAL);
+	assert_null(st);
+	assert_non_null(strstr(err, "config line 2: unknown key 'bogus'"));
+	assert_int_equal(engine_init("share: 1.5\n", &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "bad value '1.5' for share"));
+	assert_int_equal(engine_init("method: magic\n", &st, err, sizeof(err)), -EINVAL);
+	assert_int_equal(engine_init("top_k: -1\n", &st, err, sizeof(err)), -EINVAL);
+	assert_int_equal(engine_init("lmc: maybe\n", &st, err, sizeof(err)), -EINVAL);
+	assert_int_equal(engine_init("[1, 2]\n", &st, err, sizeof(err)), -EINVAL);
+	assert_int_equal(engine_init("ftree: {x: 1}\n", &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "ftree"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +611,8 @@ int main(void)
 		cmocka_unit_test(test_three_level),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_engine_over_ftree),
+		cmocka_unit_test(test_engine_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
