@@ -29,6 +29,7 @@
 #include "metrics.h"
 #include "profile.h"
 #include "registry.h"
+#include "validate.h"
 
 static double now_s(void)
 {
@@ -205,6 +206,17 @@ int main(int argc, char **argv)
 		       r.max_load_before / r.host_bound, r.max_load_after / r.host_bound, r.ebb_before, r.ebb_after,
 		       (unsigned long long)r.lft_changed, (unsigned long long)r.lft_blocks_changed, r.lft_switches_changed,
 		       r.improve_moves, best * 1e3, repeat);
+		struct sm_validation vb, va;
+		if (sm_validate(f, p, base[p], 0, &vb) || sm_validate(f, p, out, 0, &va)) {
+			fprintf(stderr, "hotpath_bench: validation failed to run\n");
+			return 1;
+		}
+		printf("plane%u: sm_validate ftree: %llu endpoint pairs unreachable, %llu switch pairs unreachable, credit loop %d"
+		       " | hotpath: %llu, %llu, credit loop %d\n",
+		       p, (unsigned long long)vb.unreachable, (unsigned long long)vb.sw_unreachable, vb.credit_loop,
+		       (unsigned long long)va.unreachable, (unsigned long long)va.sw_unreachable, va.credit_loop);
+		if (va.unreachable || va.credit_loop || va.sw_unreachable > vb.sw_unreachable)
+			ok = 0;
 		if (fabs(mb - r.max_load_before) > 1e-6 * mb || fabs(ma - r.max_load_after) > 1e-6 * ma || r.unroutable) {
 			printf("plane%u: MISMATCH between evaluators or unroutable flows (%zu)\n", p, r.unroutable);
 			ok = 0;
