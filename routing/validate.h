@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_VALIDATE_H
+#define SMD_VALIDATE_H
+/*
+ * DOC: route validation
+ *
+ * Checks one plane's LFTs against the fabric before they are used:
+ *  - every endpoint port (CA or router port with a LID) reaches every LID
+ *    of the plane (CA LIDs with their whole LMC range, switch LIDs);
+ *  - every switch reaches every switch LID;
+ *  - no loop, no black hole (SM_LFT_NONE, a port out of range or with no
+ *    peer, port 0 at the wrong switch, or delivery to the wrong endpoint);
+ *  - the channel-dependency graph is acyclic (no credit loop).
+ *
+ * Routes are destination based, so for one destination LID the routes of all
+ * switches form a functional graph (each switch has one next hop). The walk
+ * resolves every switch once per LID (memoised, iterative), so a plane costs
+ * O(LIDs x switches) rather than O(hosts^2 x hops), and loops are found
+ * exactly, without a hop limit.
+ *
+ * Pairs in different physical parts of the plane (no cable path at all)
+ * are counted as `disconnected`, not as failures: routing cannot fix them.
+ *
+ * CDG: vertices are directed switch-to-switch links; an edge a -> b exists
+ * when some route from an endpoint (to any LID) uses b right after a. Only
+ * switches that carry endpoint traffic to the LID contribute (a switch on
+ * no endpoint's path to a LID adds no dependency). Edges are kept as a
+ * bitset per link over the ports of the next switch (deduplicated, a few
+ * bits per link), and cycles are found with Kahn's algorithm (no
+ * recursion); one cycle is then extracted by walking back over the
+ * remaining vertices.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "fabric.h"
+#include "engine.h"
+
+#define SM_VALIDATE_NO_CDG 0x1           /* skip the credit-loop check */
+#define SM_VALIDATE_ALLOW_CREDIT_LOOP 0x2 /* report a credit loop but do not fail on it */
+
+#define SM_VALIDATE_CYCLE_MAX 16
+
+enum sm_route_fault {
+	SM_FAULT_NONE = 0,
+	SM_FAULT_BLACK_HOLE,     /* SM_LFT_NONE / bad or unconnected port / wrong delivery */
+	SM_FAULT_LOOP,
+};
+
+struct sm_validation {
+	uint32_t hosts;          /* endpoint ports with a LID */
+	uint32_t switches;
+	uint32_t lids;           /* destination LIDs checked (LMC ranges included) */
+	uint64_t pairs;          /* (endpoint port, destination LID) pairs, own LIDs excluded */
+	uint64_t reachable;
+	uint64_t unreachable;    /* failed pairs within one physical part = loops + black_holes */
+	uint64_t loops;
+	uint64_t black_holes;
+	uint64_t disconnected;   /* pairs in different physical parts (not counted as failures) */
+	uint64_t sw_pairs;       /* (switch, switch LID) pairs */
+	uint64_t sw_unreachable; /* of those, failed within one part */
+	unsigned max_hops;       /* most switch-to-switch links on a working endpoint route */
+	int credit_loop;         /* 1 cycle, 0 none, -1 not checked */
+	/* first failure seen (kind SM_FAULT_NONE if none) */
+	struct {
+		enum sm_route_fault kind;
+		uint32_t src_port;   /* fabric port index of the source (endpoint or switch port 0) */
+		uint16_t dlid;
+		uint32_t at_node;    /* node where the walk failed */
+		uint8_t at_port;     /* its LFT entry there */
+	} example;
+	unsigned cycle_len;      /* links in cycle[] (a prefix if the cycle is longer) */
+	uint32_t cycle[SM_VALIDATE_CYCLE_MAX]; /* egress port indices of one CDG cycle, in order */
+	double seconds;
+	char msg[512];           /* one-line summary: "ok: ..." or the first problem */
+};
+
+/*
+ * Validate plane `plane` routed by `l`. 0 (see sm_validate_ok() for the
+ * verdict) or -ENOMEM / -EINVAL (l is not for this plane / fabric).
+ */
+int sm_validate(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		unsigned flags, struct sm_validation *v);
+
+/*
+ * Verdict: 1 when usable: no unreachable pair, no switch LID unreachable,
+ * no credit loop (unless SM_VALIDATE_ALLOW_CREDIT_LOOP), and something is
+ * reachable when there is anything to reach.
+ */
+int sm_validate_ok(const struct sm_validation *v, unsigned flags);
+
+/*
+ * Credit-loop check alone (for metrics): 1 if the CDG has a cycle, 0 if
+ * not, negative errno on error. v may be NULL; if given, only credit_loop,
+ * cycle_len and cycle[] are written.
+ */
+int sm_cdg_check(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		 struct sm_validation *v);
+
+/* "S[12]->S[3] -> ..." text for v->cycle (node descriptions or GUIDs). */
+void sm_validate_format_cycle(const struct sm_fabric *f, const struct sm_validation *v,
+			      char *buf, size_t len);
+
+#endif

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_MOCK_H
+#define SMD_MOCK_H
+/*
+ * DOC: mock fabric
+ *
+ * An in-process emulation of a fabric's subnet management agents (SMAs),
+ * built from a struct sm_fabric (a generated fabric or a loaded dump). It
+ * owns a private copy of the topology plus per-port SMA state (LID, LMC, SM
+ * LID, subnet prefix, M_Key, PortState) and per-switch state (LFT blocks,
+ * LinearFDBTop, PortStateChange), and answers SMPs like devices do:
+ *   - directed route: forwards hop by hop along the initial path (hop
+ *     pointer, return path filled in), drops an SMP whose path leads out of
+ *     a bad or unconnected port, answers with the D bit set;
+ *   - LID routed: forwards using the switches' emulated LFTs (as programmed
+ *     by the SM), the reply goes back the same way to the SM's LID;
+ *   - Get/Set NodeInfo, NodeDescription, PortInfo (state machine: link up
+ *     -> INIT, Set ARMED only from INIT/ARMED, Set ACTIVE only from
+ *     ARMED/ACTIVE, invalid transitions answer status 0x1C and change
+ *     nothing), SwitchInfo (LinearFDBCap/Top, PortStateChange), LFT blocks,
+ *     SMInfo (answers "attribute unsupported": no other SM in the mock).
+ *
+ * Node and port indices are those of the fabric it was built from, so tests
+ * read back state with the same indices (sm_mock_port_state(),
+ * sm_mock_lft_get()...).
+ *
+ * The SM attaches with sm_mock_attach(): one transport per attachment, each
+ * at a CA port (several, e.g. one per plane, may share one mock). Requests
+ * are answered synchronously into the transport's receive queue: O(hops) per
+ * MAD, no threads.
+ *
+ * Time: by default the mock runs on virtual time (microseconds starting at
+ * 0): recv with a timeout and nothing ready advances the clock instead of
+ * sleeping, and the transport's now_us reports it, so retries and delayed
+ * answers cost no wall time. cfg.real_time switches to CLOCK_MONOTONIC.
+ *
+ * Faults (seeded, deterministic for a seed and a request sequence): a share
+ * (parts per million) of requests is dropped, answered late by delay_us, or
+ * answered corrupted (truncated, wrong base version, wrong attribute id,
+ * wrong TID, or a flipped data byte, chosen at random). Link down/up events
+ * change port states on both ends, set SwitchInfo.PortStateChange and send
+ * a Trap 128 (LID routed, Notice attribute) from each affected switch that
+ * has a LID and knows its SM LID to the attachment holding that SM LID.
+ *
+ * Not thread-safe. Functions return 0 or a negative errno and never log.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fabric.h"
+#include "transport.h"
+
+struct sm_mock;
+
+struct sm_mock_cfg {
+	uint64_t seed;           /* fault-injection RNG seed */
+	uint32_t drop_ppm;       /* requests dropped silently (parts per million) */
+	uint32_t corrupt_ppm;    /* answers corrupted */
+	uint32_t delay_ppm;      /* answers held back by delay_us */
+	uint32_t delay_us;       /* default 50000 when delay_ppm is set and this is 0 */
+	bool keep_state;         /* take LIDs/LMC/port states from the fabric model instead of
+				  * a fresh fabric (all LIDs 0, linked ports INIT/LinkUp,
+				  * unlinked ports DOWN/Polling) */
+	bool real_time;          /* CLOCK_MONOTONIC instead of virtual time */
+	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
+};
+void sm_mock_cfg_default(struct sm_mock_cfg *cfg);
+
+/* Build from a fabric (copied; f may be freed afterwards). cfg NULL = defaults.
+ * -EINVAL (empty fabric), -ENOMEM; err may be NULL. */
+int sm_mock_new(const struct sm_fabric *f, const struct sm_mock_cfg *cfg, struct sm_mock **out,
+		char *err, size_t errlen);
+/* Build from a topology dump (sm_topo_load, format sniffed, into plane 0). */
+int sm_mock_load(const char *path, const struct sm_mock_cfg *cfg, struct sm_mock **out,
+		 char *err, size_t errlen);
+/* Frees the mock. Transports attached to it must be closed first. Accepts NULL. */
+void sm_mock_free(struct sm_mock *m);
+
+/* The mock's copy of the topology (node/port numbering, GUIDs, links as
+ * they are now, after link events). Port LID/state fields are NOT live:
+ * use the accessors below. */
+const struct sm_fabric *sm_mock_fabric(const struct sm_mock *m);
+
+/*
+ * Default SM port in `plane`: the first CA port (fabric order) whose link is
+ * up. Returns the port index (f->ports) or SM_NONE.
+ */
+uint32_t sm_mock_default_port(const struct sm_mock *m, unsigned plane);
+
+/*
+ * Attach an SM at CA port `port_index` (index into the fabric's ports) and
+ * return a transport to it (t->info filled: ca_name "mock", port number,
+ * port GUID, current LID/state). Close it with sm_transport_close().
+ * -EINVAL if not a CA/router port, -EBUSY if already attached.
+ */
+int sm_mock_attach(struct sm_mock *m, uint32_t port_index, struct sm_transport **out);
+
+/* ---- read back emulated state (tests, benchmarks) ---- */
+struct sm_mock_port_state {
+	uint16_t lid;
+	uint8_t lmc;
+	uint8_t state;        /* enum sm_port_state */
+	uint8_t phys_state;   /* 5 LinkUp, 2 Polling, 3 Disabled */
+	uint16_t sm_lid;
+	uint8_t sm_sl;
+	uint64_t gid_prefix;
+	uint64_t mkey;
+	uint32_t sets;        /* PortInfo Sets applied to this port */
+};
+/* -EINVAL for a bad index. */
+int sm_mock_port_state(const struct sm_mock *m, uint32_t port_index, struct sm_mock_port_state *st);
+/* LFT entry of switch node `node` for `lid`: port, or SM_LFT_NO_PORT (also for
+ * a non-switch or LID beyond what was written). */
+uint8_t sm_mock_lft_get(const struct sm_mock *m, uint32_t node, uint16_t lid);
+/* LinearFDBTop of switch `node` (0 for non-switch). */
+uint16_t sm_mock_lft_top(const struct sm_mock *m, uint32_t node);
+/* LFT blocks written by Set on switch `node` (0 for non-switch). */
+uint32_t sm_mock_lft_blocks_set(const struct sm_mock *m, uint32_t node);
+/* Directly program an LFT entry (tests building a pre-routed fabric). */
+int sm_mock_lft_poke(struct sm_mock *m, uint32_t node, uint16_t lid, uint8_t port);
+
+/* ---- events and faults ---- */
+/* Take the link at (node, port) down: both ends go DOWN/Polling, switches
+ * flag PortStateChange and raise Trap 128. -ENOTCONN if not linked. */
+int sm_mock_link_down(struct sm_mock *m, uint32_t node, unsigned port);
+/* Bring a link taken down with sm_mock_link_down back: both ends INIT/LinkUp,
+ * traps as above. -ENOENT if (node, port) was not taken down. */
+int sm_mock_link_up(struct sm_mock *m, uint32_t node, unsigned port);
+/* Change fault shares at run time (e.g. fail one plane mid-sweep). */
+void sm_mock_set_faults(struct sm_mock *m, uint32_t drop_ppm, uint32_t corrupt_ppm,
+			uint32_t delay_ppm, uint32_t delay_us);
+
+/* Virtual (or real) time of the mock in microseconds; advance virtual time. */
+uint64_t sm_mock_now_us(const struct sm_mock *m);
+void sm_mock_advance_us(struct sm_mock *m, uint64_t us);
+
+struct sm_mock_stats {
+	uint64_t requests;        /* MADs received from SMs */
+	uint64_t answered;        /* responses queued */
+	uint64_t dr_dropped;      /* DR path invalid (bad port, unconnected, link down) */
+	uint64_t lid_dropped;     /* LID routed: no LID, no route, loop */
+	uint64_t fault_dropped;
+	uint64_t fault_corrupted;
+	uint64_t fault_delayed;
+	uint64_t bad_requests;    /* undecodable / not Get/Set / unknown attribute (answered with status) */
+	uint64_t state_errors;    /* PortInfo Set with an invalid state transition */
+	uint64_t traps_sent;
+	uint64_t trap_represses;
+	uint64_t gets, sets;
+};
+void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
+
+#endif

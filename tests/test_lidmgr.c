@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the LID manager: file parsing (ours and OpenSM's), assignment rules, LMC, persistence. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lidmgr.h"
+
+static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t errlen)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	assert_non_null(in);
+	int rc = sm_lidmgr_load_stream(m, in, "g2l", err, errlen);
+	fclose(in);
+	return rc;
+}
+
+/* A small plane: 2 switches (GUID 0x100, 0x200) and CAs 0x10 (2 ports), 0x20, 0x30. */
+static struct sm_fabric *small_fabric(void)
+{
+	struct sm_fabric *f = sm_fabric_new();
+	assert_non_null(f);
+	int64_t s1 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100, 8, 0, 0);
+	int64_t s2 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x200, 8, 0, 0);
+	int64_t c1 = sm_fabric_add_node(f, SM_NODE_CA, 0x10, 2, 0, 0);
+	int64_t c2 = sm_fabric_add_node(f, SM_NODE_CA, 0x20, 1, 0, 0);
+	int64_t c3 = sm_fabric_add_node(f, SM_NODE_CA, 0x30, 1, 0, 0);
+	assert_true(s1 >= 0 && s2 >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c1, 1, 0x11), 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c1, 2, 0x12), 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c2, 1, 0x21), 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c3, 1, 0x31), 0);
+	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 1, (uint32_t)s2, 1), 0);
+	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 2, (uint32_t)s2, 2), 0);
+	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 3, (uint32_t)c1, 1), 0);
+	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 3, (uint32_t)c1, 2), 0);
+	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 4, (uint32_t)c2, 1), 0);
+	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 4, (uint32_t)c3, 1), 0);
+	return f;
+}
+
+static uint16_t lid_of(const struct sm_fabric *f, uint64_t port_guid)
+{
+	uint32_t p = sm_fabric_find_port(f, port_guid);
+	assert_int_not_equal(p, SM_NONE);
+	return f->ports[p].lid;
+}
+
+static unsigned n_notes;
+static char last_note[256];
+static void note_cb(void *arg, const char *msg)
+{
+	(void)arg;
+	n_notes++;
+	snprintf(last_note, sizeof(last_note), "%s", msg);
+}
+
+static void test_parse_opensm(void **state)
+{
+	(void)state;
+	struct sm_lidmgr m;
+	char err[256] = "";
+	sm_lidmgr_init(&m);
+	/* OpenSM writes "0x%016" PRIx64 " 0x%04x 0x%04x"; decimal is accepted too */
+	const char *txt = "# comment\n"
+			  "0x0002c90300000011 0x0004 0x0007\n"
+			  "\n"
+			  "0x0000000000000100 1 1   # trailing comment\r\n"
+			  "0x200\t0x0002\t0x0002\n";
+	assert_int_equal(load_str(&m, txt, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 3);
+	uint16_t a = 0, b = 0;
+	assert_true(sm_lidmgr_lookup(&m, 0x0002c90300000011ULL, &a, &b));
+	assert_int_equal(a, 4);
+	assert_int_equal(b, 7);
+	assert_true(sm_lidmgr_lookup(&m, 0x100, &a, &b));
+	assert_int_equal(a, 1);
+	assert_false(sm_lidmgr_lookup(&m, 0x999, &a, &b));
+	sm_lidmgr_clear(&m);
+}
+
+static void expect_bad(const char *txt, const char *needle)
+{
+	struct sm_lidmgr m;
+	char err[256] = "";
+	sm_lidmgr_init(&m);
+	assert_int_equal(load_str(&m, txt, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, needle))
+		fail_msg("error '%s' lacks '%s'", err, needle);
+	assert_int_equal(m.n, 0);
+	sm_lidmgr_clear(&m);
+}
+
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	expect_bad("0x10 1 1\nhello 2 2\n", "g2l:2:");
+	expect_bad("0x10 1\n", "g2l:1: expected");
+	expect_bad("0x10 1 1 1\n", "g2l:1: expected");
+	expect_bad("16 1 1\n", "hexadecimal");
+	expect_bad("0x 1 1\n", "bad GUID");
+	expect_bad("0x0 1 1\n", "bad GUID");
+	expect_bad("0x10 0 0\n", "bad first LID");
+	expect_bad("0x10 0xc000 0xc000\n", "bad first LID");
+	expect_bad("0x10 5 4\n", "bad last LID");
+	expect_bad("0x10 -1 1\n", "bad first LID");
+	expect_bad("0x10 1x 2\n", "bad first LID");
+	expect_bad("0x10 5 6\n", "aligned");     /* 2 LIDs not aligned on 2 */
+	expect_bad("0x10 4 6\n", "aligned");     /* 3 LIDs */
+	expect_bad("0x10 0x100 0x1ff\n", "aligned"); /* 256 LIDs > LMC 7 */
+	expect_bad("0x10 1 1\n0x20 2 2\n0x10 3 3\n", "g2l:3: GUID 0x0000000000000010 is already listed at line 1");
+	expect_bad("0xfffffffffffffffff 1 1\n", "bad GUID");
+	char big[700];
+	memset(big, ' ', sizeof(big));
+	memcpy(big, "0x10 1 1", 8);
+	big[sizeof(big) - 2] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	expect_bad(big, "too long");
+}
+
+static void test_fresh_assignment(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	struct sm_lidmgr_stats st;
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, NULL, NULL, &st, NULL, NULL), 0);
+	/* GUID order: 0x11 0x12 0x21 0x31 0x100 0x200 */
+	assert_int_equal(lid_of(f, 0x11), 1);
+	assert_int_equal(lid_of(f, 0x12), 2);
+	assert_int_equal(lid_of(f, 0x21), 3);
+	assert_int_equal(lid_of(f, 0x31), 4);
+	assert_int_equal(lid_of(f, 0x100), 5);
+	assert_int_equal(lid_of(f, 0x200), 6);
+	assert_int_equal(st.ports, 6);
+	assert_int_equal(st.fresh, 6);
+	assert_int_equal(st.lids, 6);
+	assert_int_equal(m.n, 6);
+	assert_true(m.dirty);
+	assert_int_equal(f->planes[0].max_lid, 6);
+	sm_lidmgr_clear(&m);
+	sm_fabric_free(f);
+}
+
+static void test_lmc_alignment(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	struct sm_lidmgr_stats st;
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 2, NULL, NULL, &st, NULL, NULL), 0);
+	/* CA ports get 4 LIDs aligned on 4; switches one LID in the holes */
+	assert_int_equal(lid_of(f, 0x11), 4);
+	assert_int_equal(lid_of(f, 0x12), 8);
+	assert_int_equal(lid_of(f, 0x21), 12);
+	assert_int_equal(lid_of(f, 0x31), 16);
+	assert_int_equal(lid_of(f, 0x100), 1);
+	assert_int_equal(lid_of(f, 0x200), 2);
+	assert_int_equal(st.lids, 4 * 4 + 2);
+	uint32_t p = sm_fabric_find_port(f, 0x21);
+	assert_int_equal(f->ports[p].lmc, 2);
+	assert_int_equal(sm_fabric_find_lid(f, 0, 15), p);
+	uint16_t a, b;
+	assert_true(sm_lidmgr_lookup(&m, 0x21, &a, &b));
+	assert_int_equal(a, 12);
+	assert_int_equal(b, 15);
+	sm_lidmgr_clear(&m);
+	sm_fabric_free(f);
+}
+
+static void test_file_then_fabric_then_fresh(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	struct sm_lidmgr_stats st;
+	char err[256];
+	uint16_t *cur = calloc(f->n_ports, sizeof(*cur));
+	assert_non_null(cur);
+	sm_lidmgr_init(&m);
+	/* file: 0x21 -> 40, absent 0x999 -> 7; fabric: 0x21 holds 9 (file wins), 0x31 holds 7 (live beats absent) */
+	assert_int_equal(load_str(&m, "0x21 40 40\n0x999 7 7\n0x100 0x20 0x20\n", err, sizeof(err)), 0);
+	cur[sm_fabric_find_port(f, 0x21)] = 9;
+	cur[sm_fabric_find_port(f, 0x31)] = 7;
+	n_notes = 0;
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, cur, NULL, &st, note_cb, NULL), 0);
+	assert_int_equal(lid_of(f, 0x21), 40);
+	assert_int_equal(lid_of(f, 0x100), 32);
+	assert_int_equal(lid_of(f, 0x31), 7);
+	assert_int_equal(lid_of(f, 0x11), 1);
+	assert_int_equal(lid_of(f, 0x12), 2);
+	assert_int_equal(lid_of(f, 0x200), 3);
+	assert_int_equal(st.from_file, 2);
+	assert_int_equal(st.from_fabric, 1);
+	assert_int_equal(st.fresh, 3);
+	assert_int_equal(st.moved, 1);        /* 0x21: 9 -> 40 */
+	assert_true(st.conflicts >= 1);       /* 7 reserved for absent 0x999 */
+	assert_true(n_notes >= 2);
+	/* the absent entry is kept in the table */
+	uint16_t a;
+	assert_true(sm_lidmgr_lookup(&m, 0x999, &a, NULL));
+	assert_int_equal(a, 7);
+	assert_int_equal(m.n, 7);
+	free(cur);
+	sm_lidmgr_clear(&m);
+	sm_fabric_free(f);
+}
+
+static void test_absent_reservation_respected(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	char err[256];
+	sm_lidmgr_init(&m);
+	assert_int_equal(load_str(&m, "0x999 1 1\n0x998 3 3\n", err, sizeof(err)), 0);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, NULL, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(lid_of(f, 0x11), 2);
+	assert_int_equal(lid_of(f, 0x12), 4);
+	assert_int_equal(lid_of(f, 0x21), 5);
+	sm_lidmgr_clear(&m);
+	sm_fabric_free(f);
+}
+
+static void test_collisions_lowest_guid_wins(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	struct sm_lidmgr_stats st;
+	char err[256];
+	uint16_t *cur = calloc(f->n_ports, sizeof(*cur));
+	assert_non_null(cur);
+	sm_lidmgr_init(&m);
+	/* file collision between two present GUIDs: 0x21 wins over 0x31 */
+	assert_int_equal(load_str(&m, "0x31 10 10\n0x21 10 10\n", err, sizeof(err)), 0);
+	/* fabric collision between 0x11 and 0x12 (both hold 20): 0x11 wins; 0x200 holds a misaligned-free 5 */
+	cur[sm_fabric_find_port(f, 0x11)] = 20;
+	cur[sm_fabric_find_port(f, 0x12)] = 20;
+	cur[sm_fabric_find_port(f, 0x31)] = 10;
+	n_notes = 0;
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, cur, NULL, &st, note_cb, NULL), 0);
+	assert_int_equal(lid_of(f, 0x21), 10);
+	assert_int_equal(lid_of(f, 0x11), 20);
+	assert_int_not_equal(lid_of(f, 0x31), 10);
+	assert_int_not_equal(lid_of(f, 0x12), 20);
+	assert_int_equal(lid_of(f, 0x31), 2); /* 0x12 -> 1, 0x31 -> 2 in GUID order */
+	assert_int_equal(lid_of(f, 0x12), 1);
+	assert_int_equal(st.conflicts, 3); /* file 0x31, fabric 0x12, fabric 0x31 */
+	/* deterministic: the same input gives the same result */
+	struct sm_fabric *g = small_fabric();
+	struct sm_lidmgr m2;
+	sm_lidmgr_init(&m2);
+	assert_int_equal(load_str(&m2, "0x21 10 10\n0x31 10 10\n", err, sizeof(err)), 0);
+	assert_int_equal(sm_lidmgr_assign(&m2, g, 0, 0, cur, NULL, NULL, NULL, NULL), 0);
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		assert_int_equal(f->ports[i].lid, g->ports[i].lid);
+	free(cur);
+	sm_lidmgr_clear(&m);
+	sm_lidmgr_clear(&m2);
+	sm_fabric_free(f);
+	sm_fabric_free(g);
+}
+
+static void test_lmc_change_keeps_aligned(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	struct sm_lidmgr_stats st;
+	char err[256];
+	sm_lidmgr_init(&m);
+	/* LMC 0 -> 1: LID 4 (aligned on 2) is kept as 4-5, LID 7 (odd) must move */
+	assert_int_equal(load_str(&m, "0x11 4 4\n0x12 7 7\n", err, sizeof(err)), 0);
+	n_notes = 0;
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 1, NULL, NULL, &st, note_cb, NULL), 0);
+	assert_int_equal(lid_of(f, 0x11), 4);
+	assert_int_not_equal(lid_of(f, 0x12), 7);
+	assert_int_equal(lid_of(f, 0x12) % 2, 0);
+	assert_non_null(strstr(last_note, "not aligned") ? last_note : NULL);
+	uint16_t a, b;
+	assert_true(sm_lidmgr_lookup(&m, 0x11, &a, &b));
+	assert_int_equal(b, 5);
+	sm_lidmgr_clear(&m);
+	sm_fabric_free(f);
+}
+
+static void test_second_run_is_stable(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_fabric();
+	struct sm_lidmgr m;
+	char path[] = "/tmp/smd-test-lidmgr-XXXXXX";
+	char file[300], err[256];
+	assert_non_null(mkdtemp(path));
+	snprintf(file, sizeof(file), "%s/sub/guid2lid", path);
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, NULL, NULL, NULL, NULL, NULL), 0);
+	/* the directory "sub" does not exist yet: save creates it */
+	assert_int_equal(sm_lidmgr_save(&m, file, err, sizeof(err)), 0);
+
+	/* restart: a fresh fabric, LIDs scrambled in the fabric, file wins */
+	struct sm_fabric *g = small_fabric();
+	uint16_t *cur = calloc(g->n_ports, sizeof(*cur));
+	assert_non_null(cur);
+	for (uint32_t i = 0; i < g->n_ports; i++)
+		cur[i] = (uint16_t)(100 + i);
+	struct sm_lidmgr m2;
+	struct sm_lidmgr_stats st;
+	sm_lidmgr_init(&m2);
+	assert_int_equal(sm_lidmgr_load(&m2, file, err, sizeof(err)), 0);
+	assert_int_equal(m2.n, 6);
+	assert_int_equal(sm_lidmgr_assign(&m2, g, 0, 0, cur, NULL, &st, NULL, NULL), 0);
+	assert_int_equal(st.from_file, 6);
+	assert_false(m2.dirty);
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		assert_int_equal(f->ports[i].lid, g->ports[i].lid);
+
+	/* the file is OpenSM's format, byte for byte */
+	FILE *in = fopen(file, "r");
+	char line[128];
+	assert_non_null(in);
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "0x0000000000000011 0x0001 0x0001\n");
+	fclose(in);
+	/* no temp file left behind */
+	char tmp[400];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid());
+	assert_int_not_equal(access(tmp, F_OK), 0);
+
+	/* a missing file is -ENOENT (first start), not an error */
+	snprintf(tmp, sizeof(tmp), "%s/none", path);
+	assert_int_equal(sm_lidmgr_load(&m2, tmp, err, sizeof(err)), -ENOENT);
+	assert_int_equal(m2.n, 0);
+
+	unlink(file);
+	snprintf(tmp, sizeof(tmp), "%s/sub", path);
+	rmdir(tmp);
+	rmdir(path);
+	free(cur);
+	sm_lidmgr_clear(&m);
+	sm_lidmgr_clear(&m2);
+	sm_fabric_free(f);
+	sm_fabric_free(g);
+}
+
+static void test_two_planes_share_lids(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lidmgr m;
+	char err[256];
+	assert_non_null(f);
+	int64_t a = sm_fabric_add_node(f, SM_NODE_CA, 0xa0, 1, 0, 0);
+	int64_t b = sm_fabric_add_node(f, SM_NODE_CA, 0xb0, 1, 1, 0);
+	assert_true(a >= 0 && b >= 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)a, 1, 0xa1), 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)b, 1, 0xb1), 0);
+	sm_lidmgr_init(&m);
+	/* the same LID in two planes is legal */
+	assert_int_equal(load_str(&m, "0xa1 9 9\n0xb1 9 9\n", err, sizeof(err)), 0);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, NULL, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 1, 0, NULL, NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(lid_of(f, 0xa1), 9);
+	assert_int_equal(lid_of(f, 0xb1), 9);
+	sm_lidmgr_clear(&m);
+	sm_fabric_free(f);
+}
+
+static void test_exhaustion(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lidmgr m;
+	assert_non_null(f);
+	/* 400 single-port CAs at LMC 7 need 400*128 LIDs > 49151 */
+	for (unsigned i = 0; i < 400; i++) {
+		int64_t n = sm_fabric_add_node(f, SM_NODE_CA, 0x1000 + i, 1, 0, 0);
+		assert_true(n >= 0);
+		assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)n, 1, 0x100000 + i), 0);
+	}
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 7, NULL, NULL, NULL, NULL, NULL), -ENOSPC);
+	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 8, NULL, NULL, NULL, NULL, NULL), -EINVAL);
+	sm_lidmgr_clear(&m);
+	sm_lidmgr_clear(NULL);
+	sm_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_opensm),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_fresh_assignment),
+		cmocka_unit_test(test_lmc_alignment),
+		cmocka_unit_test(test_file_then_fabric_then_fresh),
+		cmocka_unit_test(test_absent_reservation_respected),
+		cmocka_unit_test(test_collisions_lowest_guid_wins),
+		cmocka_unit_test(test_lmc_change_keeps_aligned),
+		cmocka_unit_test(test_second_run_is_stable),
+		cmocka_unit_test(test_two_planes_share_lids),
+		cmocka_unit_test(test_exhaustion),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
