@@ -701,6 +701,47 @@ static void test_bad_params(void **state)
 	sm_fabric_free(f);
 }
 
+/* Every small radix, both depths, several ratios and sizes: a valid tree or a clean refusal. */
+static void test_sweep(void **state)
+{
+	(void)state;
+	static const unsigned ratio[][2] = { { 1, 1 }, { 2, 1 }, { 3, 1 }, { 5, 3 } };
+	unsigned built = 0;
+	for (unsigned k = 2; k <= 14; k++)
+		for (unsigned lv = 2; lv <= 3; lv++)
+			for (unsigned r = 0; r < 4; r++)
+				for (unsigned sz = 0; sz < 3; sz++) {
+					struct sm_gen_params p = params(k, 0);
+					struct sm_gen_shape s;
+					p.levels = lv;
+					p.oversub_down = ratio[r][0];
+					p.oversub_up = ratio[r][1];
+					p.planes = 2;
+					p.seed = k * 100 + lv * 10 + r;
+					if (sm_gen_fat_tree_shape(&p, &s, err, sizeof(err))) {
+						/* only ratios that do not fit the radix are refused */
+						assert_true(ratio[r][0] + ratio[r][1] > k);
+						continue;
+					}
+					p.hosts = sz == 0 ? 1 : sz == 1 ? s.max_hosts / 3 + 1 : 0;
+					p.remove_switches = sz == 2 && s.switches > s.leaves + 1;
+					p.remove_links = sz == 2 ? 0.05 : 0;
+					check_shape(&p, &s);
+					struct sm_fabric *f = sm_fabric_new();
+					int rc = sm_gen_fat_tree(&p, f, err, sizeof(err));
+					if (rc) {
+						/* a tiny tree may have no redundancy to remove */
+						assert_int_equal(rc, -ERANGE);
+						assert_int_equal(f->n_nodes, 0);
+					} else {
+						check_common(f, &p, &s);
+						built++;
+					}
+					sm_fabric_free(f);
+				}
+	assert_true(built > 100);
+}
+
 static void test_guids(void **state)
 {
 	(void)state;
@@ -727,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_remove_links_planes),
 		cmocka_unit_test(test_remove_switches),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_guids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
