@@ -24,14 +24,17 @@
  *
  * Planes: the tree is repeated once per plane; each plane is its own
  * subnet (node->plane = p). Host i has one single-port CA per plane, all
- * sharing system image GUID sm_gen_guid(SM_GEN_GUID_SYSIMG, 0, i), named
+ * sharing system image GUID sm_gen_sysimg_guid(i), named
  * "host%05u mlx5_%u" (host, plane). Switches are named "p%u-leaf%05u",
  * "p%u-spine%05u", "p%u-agg%05u", "p%u-core%05u" (plane, index in level).
  *
- * GUIDs (never 0, unique across planes): 0x0002c9 (OUI) << 40 | kind << 36 |
- * plane << 32 | index, kind from enum sm_gen_guid_kind; switches are indexed
- * leaves first, then spines (2 levels) or aggs then cores (3 levels); CAs by
- * host. A switch's sysimg GUID is its node GUID.
+ * GUIDs (never 0, unique across planes and kinds): 0x0002c9 (OUI) << 40 |
+ * kind << 36 | plane << 32 | index, kind from enum sm_gen_guid_kind.
+ * Switch s of a plane (leaves first, then spines, or aggs then cores) has
+ * index s for its node, port and sysimg GUID. Host i's NIC has node GUID
+ * index 2*i and port GUID = node GUID + 1 (ibsim derives a CA port GUID as
+ * node GUID + port number, so an ibsim run of the net file shows the same
+ * GUIDs); host i's sysimg GUID is kind 4, plane 0, index i.
  *
  * LIDs (unless no_lids): host i has LID i+1 in every plane (plane-consistent),
  * switch s has LID hosts+1+s in every plane; removed switches leave their
@@ -71,8 +74,7 @@
 
 enum sm_gen_guid_kind {
 	SM_GEN_GUID_SWITCH = 1,   /* switch node GUID = port GUID = sysimg GUID */
-	SM_GEN_GUID_CA = 2,       /* CA node GUID (index = host) */
-	SM_GEN_GUID_CA_PORT = 3,  /* CA port 1 GUID (index = host) */
+	SM_GEN_GUID_CA = 2,       /* CA node GUID (index 2*host), port 1 GUID (2*host+1) */
 	SM_GEN_GUID_SYSIMG = 4,   /* host system image GUID (plane 0, index = host) */
 };
 
@@ -132,6 +134,26 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 static inline uint64_t sm_gen_guid(enum sm_gen_guid_kind kind, unsigned plane, uint32_t index)
 {
 	return SM_GEN_OUI << 40 | (uint64_t)kind << 36 | (uint64_t)(plane & 0xf) << 32 | index;
+}
+
+static inline uint64_t sm_gen_switch_guid(unsigned plane, uint32_t s)
+{
+	return sm_gen_guid(SM_GEN_GUID_SWITCH, plane, s);
+}
+
+static inline uint64_t sm_gen_ca_guid(unsigned plane, uint32_t host)
+{
+	return sm_gen_guid(SM_GEN_GUID_CA, plane, 2 * host);
+}
+
+static inline uint64_t sm_gen_ca_port_guid(unsigned plane, uint32_t host)
+{
+	return sm_gen_ca_guid(plane, host) + 1;
+}
+
+static inline uint64_t sm_gen_sysimg_guid(uint32_t host)
+{
+	return sm_gen_guid(SM_GEN_GUID_SYSIMG, 0, host);
 }
 
 /* Level of generated switch number s (GUID index) of a plane with shape sh. */

@@ -258,7 +258,7 @@ static void test_two_level_full(void **state)
 	assert_string_equal(f->nodes[pt->peer_node].desc, "p0-leaf00001");
 	assert_int_equal(pt->peer_port, 2);
 	assert_int_equal(pt->lid, 6);
-	assert_int_equal(pt->guid, sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 5));
+	assert_int_equal(pt->guid, sm_gen_ca_port_guid(0, 5));
 	sm_fabric_free(f);
 }
 
@@ -748,7 +748,7 @@ static void test_guids(void **state)
 	/* GUID kinds and planes never collide and are never 0 */
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 0, 0), 0);
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 0, 5), sm_gen_guid(SM_GEN_GUID_SWITCH, 1, 5));
-	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 5));
+	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_ca_port_guid(0, 5));
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 2, 7) >> 40, SM_GEN_OUI);
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 15, 0xffffffffu), 0x0002c92fffffffffULL);
 }
