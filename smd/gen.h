@@ -74,7 +74,8 @@
 
 enum sm_gen_guid_kind {
 	SM_GEN_GUID_SWITCH = 1,   /* switch node GUID = port GUID = sysimg GUID */
-	SM_GEN_GUID_CA = 2,       /* CA node GUID (index 2*host), port 1 GUID (2*host+1) */
+	SM_GEN_GUID_CA = 2,       /* CA node GUID (index = host; field 2*host) */
+	SM_GEN_GUID_CA_PORT = 3,  /* CA port 1 GUID = CA node GUID + 1 (kind field 2) */
 	SM_GEN_GUID_SYSIMG = 4,   /* host system image GUID (plane 0, index = host) */
 };
 
@@ -131,9 +132,16 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
  */
 int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *err, size_t errlen);
 
+/* GUID of generated object `index` (switch number or host) of a plane. */
 static inline uint64_t sm_gen_guid(enum sm_gen_guid_kind kind, unsigned plane, uint32_t index)
 {
-	return SM_GEN_OUI << 40 | (uint64_t)kind << 36 | (uint64_t)(plane & 0xf) << 32 | index;
+	uint64_t field = index;
+	if (kind == SM_GEN_GUID_CA || kind == SM_GEN_GUID_CA_PORT) {
+		field = (uint64_t)index * 2 + (kind == SM_GEN_GUID_CA_PORT);
+		kind = SM_GEN_GUID_CA;
+	}
+	return SM_GEN_OUI << 40 | (uint64_t)kind << 36 | (uint64_t)(plane & 0xf) << 32 |
+	       (field & 0xffffffffULL);
 }
 
 static inline uint64_t sm_gen_switch_guid(unsigned plane, uint32_t s)
@@ -143,12 +151,12 @@ static inline uint64_t sm_gen_switch_guid(unsigned plane, uint32_t s)
 
 static inline uint64_t sm_gen_ca_guid(unsigned plane, uint32_t host)
 {
-	return sm_gen_guid(SM_GEN_GUID_CA, plane, 2 * host);
+	return sm_gen_guid(SM_GEN_GUID_CA, plane, host);
 }
 
 static inline uint64_t sm_gen_ca_port_guid(unsigned plane, uint32_t host)
 {
-	return sm_gen_ca_guid(plane, host) + 1;
+	return sm_gen_guid(SM_GEN_GUID_CA_PORT, plane, host);
 }
 
 static inline uint64_t sm_gen_sysimg_guid(uint32_t host)
