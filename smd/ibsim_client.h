@@ -72,3 +72,13 @@ int sm_ibsim_recv(struct sm_ibsim *c, uint8_t mad[SM_IBSIM_MAD_SIZE], int timeou
 		  uint16_t *slid, uint32_t *status);
 
 #endif
+
+/*
+ * A MAD transport (transport.h) over this protocol: spec "ibsim" or
+ * "ibsim:NODE" (NODE = ibsim node id or description; default node when
+ * omitted). The port is marked IsSM in the simulator. sockname NULL =
+ * $IBSIM_SOCKNAME or "sim".
+ */
+struct sm_transport;
+int sm_ibsim_transport_open(const char *sockname, const char *node, struct sm_transport **out,
+			    char *err, size_t errlen);

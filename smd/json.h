@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_JSON_H
+#define SMD_JSON_H
+/*
+ * DOC: tiny streaming JSON emitter
+ *
+ * Writes one JSON value to a stdio stream as calls arrive: no tree is built,
+ * so a report over thousands of switches costs no memory. The emitter keeps
+ * a stack of open containers to place commas and, when pretty, indentation.
+ *
+ * Every string (keys included) is escaped per RFC 8259: quote, backslash and
+ * control characters are escaped, valid UTF-8 is passed through and every
+ * byte that is not part of a valid UTF-8 sequence is replaced by U+FFFD, so
+ * the output is valid JSON whatever bytes a dump's NodeDescription holds.
+ * Non-finite doubles are written as null (JSON has no NaN/Infinity).
+ *
+ * Inside an object every value call takes a key; inside an array (or at top
+ * level) the key must be NULL. Misuse (key mismatch, too deep, unbalanced
+ * end) sets j->err = -EINVAL and the emitter writes nothing more; stream
+ * errors are reported by sm_json_finish() as -EIO. Used by the dry-run
+ * report and, later, by smctl replies.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#define SM_JSON_MAX_DEPTH 32
+
+struct sm_json {
+	FILE *out;
+	int pretty;
+	int depth;
+	int err;                          /* 0 or a negative errno, sticky */
+	unsigned char is_obj[SM_JSON_MAX_DEPTH];
+	unsigned char n_items[SM_JSON_MAX_DEPTH];  /* 0 = container still empty */
+};
+
+void sm_json_init(struct sm_json *j, FILE *out, int pretty);
+
+void sm_json_obj_begin(struct sm_json *j, const char *key);
+void sm_json_obj_end(struct sm_json *j);
+void sm_json_arr_begin(struct sm_json *j, const char *key);
+void sm_json_arr_end(struct sm_json *j);
+
+void sm_json_str(struct sm_json *j, const char *key, const char *val);   /* NULL val -> null */
+void sm_json_int(struct sm_json *j, const char *key, int64_t val);
+void sm_json_uint(struct sm_json *j, const char *key, uint64_t val);
+void sm_json_double(struct sm_json *j, const char *key, double val);  /* up to 6 significant decimals */
+void sm_json_bool(struct sm_json *j, const char *key, int val);
+void sm_json_null(struct sm_json *j, const char *key);
+
+/* Write a JSON string literal (with quotes) for s[0..len) to out. */
+void sm_json_write_string(FILE *out, const char *s, size_t len);
+
+/*
+ * Check that every container is closed, end the text with a newline and
+ * flush. Returns 0, -EINVAL (misuse) or -EIO (write error).
+ */
+int sm_json_finish(struct sm_json *j);
+
+#endif

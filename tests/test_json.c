@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the JSON emitter: structure, escaping of hostile strings, misuse detection. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+struct membuf {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void mb_open(struct membuf *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+}
+
+static void mb_close(struct membuf *m)
+{
+	fclose(m->f);
+}
+
+static void test_structure(void **state)
+{
+	struct membuf m;
+	struct sm_json j;
+
+	(void)state;
+	mb_open(&m);
+	sm_json_init(&j, m.f, 0);
+	sm_json_obj_begin(&j, NULL);
+	sm_json_str(&j, "a", "x");
+	sm_json_int(&j, "b", -3);
+	sm_json_uint(&j, "c", 18446744073709551615ULL);
+	sm_json_double(&j, "d", 0.5);
+	sm_json_double(&j, "e", NAN);
+	sm_json_double(&j, "f", INFINITY);
+	sm_json_bool(&j, "g", 1);
+	sm_json_null(&j, "h");
+	sm_json_arr_begin(&j, "i");
+	sm_json_int(&j, NULL, 1);
+	sm_json_obj_begin(&j, NULL);
+	sm_json_obj_end(&j);
+	sm_json_arr_begin(&j, NULL);
+	sm_json_arr_end(&j);
+	sm_json_str(&j, NULL, NULL);
+	sm_json_arr_end(&j);
+	sm_json_obj_end(&j);
+	assert_int_equal(sm_json_finish(&j), 0);
+	mb_close(&m);
+	assert_string_equal(m.buf, "{\"a\":\"x\",\"b\":-3,\"c\":18446744073709551615,\"d\":0.5,"
+				   "\"e\":null,\"f\":null,\"g\":true,\"h\":null,\"i\":[1,{},[],null]}\n");
+	free(m.buf);
+}
+
+static void test_pretty(void **state)
+{
+	struct membuf m;
+	struct sm_json j;
+
+	(void)state;
+	mb_open(&m);
+	sm_json_init(&j, m.f, 1);
+	sm_json_obj_begin(&j, NULL);
+	sm_json_arr_begin(&j, "l");
+	sm_json_int(&j, NULL, 1);
+	sm_json_int(&j, NULL, 2);
+	sm_json_arr_end(&j);
+	sm_json_obj_end(&j);
+	assert_int_equal(sm_json_finish(&j), 0);
+	mb_close(&m);
+	assert_string_equal(m.buf, "{\n  \"l\": [\n    1,\n    2\n  ]\n}\n");
+	free(m.buf);
+}
+
+static void test_escaping(void **state)
+{
+	/* quote, backslash, controls, DEL, valid UTF-8 (é, €, U+1F600) and invalid bytes */
+	static const char in[] = "q\"b\\n\n\t\x01\x1f\x7f" "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+				 "\xff\xc3(\xe2\x82\xed\xa0\x80\xc0\xaf";
+	static const char want[] = "\"q\\\"b\\\\n\\n\\t\\u0001\\u001f\\u007f\xc3\xa9\xe2\x82\xac"
+				   "\xf0\x9f\x98\x80\\ufffd\\ufffd(\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+				   "\\ufffd\\ufffd\"";
+	struct membuf m;
+
+	(void)state;
+	mb_open(&m);
+	sm_json_write_string(m.f, in, sizeof(in) - 1);
+	mb_close(&m);
+	assert_string_equal(m.buf, want);
+	free(m.buf);
+
+	/* an embedded NUL is escaped, not a terminator */
+	mb_open(&m);
+	sm_json_write_string(m.f, "a\0b", 3);
+	mb_close(&m);
+	assert_string_equal(m.buf, "\"a\\u0000b\"");
+	free(m.buf);
+}
+
+static void test_misuse(void **state)
+{
+	struct membuf m;
+	struct sm_json j;
+
+	(void)state;
+	mb_open(&m);
+	sm_json_init(&j, m.f, 0);
+	sm_json_obj_begin(&j, NULL);
+	sm_json_int(&j, NULL, 1);          /* no key inside an object */
+	assert_int_equal(sm_json_finish(&j), -EINVAL);
+	mb_close(&m);
+	free(m.buf);
+
+	mb_open(&m);
+	sm_json_init(&j, m.f, 0);
+	sm_json_arr_begin(&j, NULL);
+	sm_json_obj_end(&j);               /* wrong closer */
+	assert_int_equal(sm_json_finish(&j), -EINVAL);
+	mb_close(&m);
+	free(m.buf);
+
+	mb_open(&m);
+	sm_json_init(&j, m.f, 0);
+	sm_json_obj_begin(&j, NULL);       /* never closed */
+	assert_int_equal(sm_json_finish(&j), -EINVAL);
+	mb_close(&m);
+	free(m.buf);
+
+	mb_open(&m);
+	sm_json_init(&j, m.f, 0);
+	for (int i = 0; i < SM_JSON_MAX_DEPTH + 2; i++)
+		sm_json_arr_begin(&j, NULL);
+	assert_int_equal(j.err, -EINVAL);
+	mb_close(&m);
+	free(m.buf);
+
+	mb_open(&m);
+	sm_json_init(&j, m.f, 0);
+	assert_int_equal(sm_json_finish(&j), -EINVAL);  /* nothing written */
+	mb_close(&m);
+	free(m.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_pretty),
+		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_misuse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
