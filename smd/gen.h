@@ -29,12 +29,13 @@
  * "p%u-spine%05u", "p%u-agg%05u", "p%u-core%05u" (plane, index in level).
  *
  * GUIDs (never 0, unique across planes and kinds): 0x0002c9 (OUI) << 40 |
- * kind << 36 | plane << 32 | index, kind from enum sm_gen_guid_kind.
- * Switch s of a plane (leaves first, then spines, or aggs then cores) has
- * index s for its node, port and sysimg GUID. Host i's NIC has node GUID
- * index 2*i and port GUID = node GUID + 1 (ibsim derives a CA port GUID as
- * node GUID + port number, so an ibsim run of the net file shows the same
- * GUIDs); host i's sysimg GUID is kind 4, plane 0, index i.
+ * kind << 36 | plane << 32 | field, kind from enum sm_gen_guid_kind.
+ * Switch s of a plane (leaves first, then spines, or aggs then cores): field
+ * s for its node, port and sysimg GUID. Host i's NIC: node GUID field 2*i
+ * (kind 2), port GUID field i (kind 3); host i's sysimg GUID: kind 4,
+ * plane 0, field i. ibsim cannot set CA port GUIDs (it derives them as
+ * node GUID + port number, here kind 2 field 2*i+1), so under ibsim a NIC's
+ * port GUID differs from the dump's but still collides with nothing.
  *
  * LIDs (unless no_lids): host i has LID i+1 in every plane (plane-consistent),
  * switch s has LID hosts+1+s in every plane; removed switches leave their
@@ -75,7 +76,7 @@
 enum sm_gen_guid_kind {
 	SM_GEN_GUID_SWITCH = 1,   /* switch node GUID = port GUID = sysimg GUID */
 	SM_GEN_GUID_CA = 2,       /* CA node GUID (index = host; field 2*host) */
-	SM_GEN_GUID_CA_PORT = 3,  /* CA port 1 GUID = CA node GUID + 1 (kind field 2) */
+	SM_GEN_GUID_CA_PORT = 3,  /* CA port 1 GUID (index = host) */
 	SM_GEN_GUID_SYSIMG = 4,   /* host system image GUID (plane 0, index = host) */
 };
 
@@ -135,11 +136,8 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 /* GUID of generated object `index` (switch number or host) of a plane. */
 static inline uint64_t sm_gen_guid(enum sm_gen_guid_kind kind, unsigned plane, uint32_t index)
 {
-	uint64_t field = index;
-	if (kind == SM_GEN_GUID_CA || kind == SM_GEN_GUID_CA_PORT) {
-		field = (uint64_t)index * 2 + (kind == SM_GEN_GUID_CA_PORT);
-		kind = SM_GEN_GUID_CA;
-	}
+	/* even fields, so that ibsim's node GUID + 1 port GUIDs hit no node GUID */
+	uint64_t field = kind == SM_GEN_GUID_CA ? (uint64_t)index * 2 : index;
 	return SM_GEN_OUI << 40 | (uint64_t)kind << 36 | (uint64_t)(plane & 0xf) << 32 |
 	       (field & 0xffffffffULL);
 }

@@ -751,7 +751,8 @@ static void test_guids(void **state)
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_ca_port_guid(0, 5));
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 2, 7) >> 40, SM_GEN_OUI);
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 15, 0xffffffffu), 0x0002c91fffffffffULL);
-	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 15, 0x7fffffffu), 0x0002c92fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 15, 0xffffffffu), 0x0002c93fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 15, 0x7fffffffu), 0x0002c92ffffffffeULL);
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 2, 7), sm_gen_ca_port_guid(2, 7));
 }
 
