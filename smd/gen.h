@@ -128,8 +128,8 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
 /*
  * Build the fabric described by p into f, which must be empty (no nodes).
  * Plane p's nodes are added after plane p-1's; within a plane, CAs (in
- * host order) come before switches (in GUID index order), so the first node
- * of a written plane is host 0's NIC, where ibsim clients attach by default.
+ * host order) come before switches (in GUID index order). (The writers
+ * put switches first, as ibnetdiscover does, whatever the model's order.)
  */
 int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *err, size_t errlen);
 

@@ -88,6 +88,32 @@ count_swports()
 	     sw && /^\[/ { n++ } END { print n + 0 }' "$1"
 }
 
+# switch_links DUMP: "switch-id port peer-id[peer-port]" for every linked switch
+# port, sorted: the wiring by node GUID, the same for our writer and for
+# ibnetdiscover (port GUIDs, LIDs and rates are left out)
+switch_links()
+{
+	awk '/^Switch/ { match($0, /"[^"]*"/); id = substr($0, RSTART + 1, RLENGTH - 2); sw = 1; next }
+	     /^(Ca|Rt)/ { sw = 0; next }
+	     sw && /^\[/ { match($0, /^\[[0-9]+\]/); p = substr($0, 2, RLENGTH - 2)
+	                   rest = substr($0, RLENGTH + 1)
+	                   if (match(rest, /"[^"]*"\[[0-9]+\]/)) print id, p, substr(rest, RSTART, RLENGTH) }' \
+		"$1" | LC_ALL=C sort
+}
+
+# same_wiring NAME GENERATED_IBND: the discovered wiring is the generated one
+same_wiring()
+{
+	switch_links "$2" >"$TMP/$1.want"
+	switch_links "$TMP/$1.ibnd" >"$TMP/$1.got"
+	[ -s "$TMP/$1.want" ] || fail "$1: no switch links parsed from $2"
+	if ! cmp -s "$TMP/$1.want" "$TMP/$1.got"; then
+		diff "$TMP/$1.want" "$TMP/$1.got" | head -20 >&2
+		fail "$1: discovered wiring differs from the generated dump"
+	fi
+	echo "$1: discovered wiring = generated wiring ($(wc -l <"$TMP/$1.got") switch port lines)"
+}
+
 # check NAME NET EXPECT_SW EXPECT_CA EXPECT_SWLINKS [SIM_HOST]
 check()
 {
@@ -163,6 +189,8 @@ echo "generator: $js"
 [ "$(json_field "$js" switches)" = 12 ] || fail "radix 8 summary: switches"
 [ "$(json_field "$js" cas)" = 32 ] || fail "radix 8 summary: cas"
 check ft8 "$TMP/ft8.net" 12 32 32
+"$SMCTL" topo gen fat-tree --radix 8 -o "$TMP/ft8.topo" >/dev/null || fail "ibnd generation"
+same_wiring ft8 "$TMP/ft8.topo"
 grep -q '"host00005 mlx5_0"' "$TMP/ft8.ibnd" || fail "ft8: host names not discovered"
 grep -q '"p0-spine00003"' "$TMP/ft8.ibnd" || fail "ft8: switch names not discovered"
 
@@ -173,6 +201,9 @@ echo "generator: $js"
 [ "$(json_field "$js" switch_links)" = 14 ] || fail "partial summary: switch_links"
 check part "$TMP/part.net" "$(json_field "$js" switches)" "$(json_field "$js" cas)" \
 	"$(json_field "$js" switch_links)"
+"$SMCTL" topo gen fat-tree --radix 8 --hosts 13 --remove-links 0.1 --seed 5 -o "$TMP/part.topo" \
+	>/dev/null || fail "ibnd generation"
+same_wiring part "$TMP/part.topo"
 
 # 3. 3 levels at radix 4: 16 hosts, 8 leaves + 8 aggs + 4 cores, 32 switch links,
 #    one spine-level switch removed
@@ -180,6 +211,9 @@ js=$(gen "$TMP/l3.net" --radix 4 --levels 3 --remove-switches 1 --seed 2) || exi
 echo "generator: $js"
 [ "$(json_field "$js" switches)" = 19 ] || fail "3-level summary: switches"
 check l3 "$TMP/l3.net" 19 16 "$(json_field "$js" switch_links)"
+"$SMCTL" topo gen fat-tree --radix 4 --levels 3 --remove-switches 1 --seed 2 -o "$TMP/l3.topo" \
+	>/dev/null || fail "ibnd generation"
+same_wiring l3 "$TMP/l3.topo"
 
 # 4. two planes in one net file, links removed in plane 1 only (16 and 14
 #    switch links): discovery from a NIC of each plane sees only that plane
@@ -188,12 +222,15 @@ js=$(gen "$TMP/mp.net" --radix 8 --hosts 16 --planes 2 --remove-links 0.1 --faul
 echo "generator: $js"
 [ "$(json_field "$js" switches)" = 16 ] || fail "2-plane summary: switches"
 [ "$(json_field "$js" switch_links)" = 30 ] || fail "2-plane summary: switch_links"
+"$SMCTL" topo gen fat-tree --radix 8 --hosts 16 --planes 2 --remove-links 0.1 --fault-plane 1 \
+	--seed 9 --split -o "$TMP/mp.topo" >/dev/null || fail "ibnd generation"
 for p in 0 1; do
 	other=$((1 - p))
 	id=$(awk -F'"' -v d="host00003 mlx5_$p" \
 		'/^(Hca|Ca)/ && index($0, "\"" d "\"") { print $2; exit }' "$TMP/mp.net")
 	[ -n "$id" ] || fail "no NIC 'host00003 mlx5_$p' in the net file"
 	check "plane$p" "$TMP/mp.net" 8 16 $((16 - 2 * p)) "$id"
+	same_wiring "plane$p" "$TMP/mp.topo.$p"
 	if grep -q "mlx5_$other\"" "$TMP/plane$p.ibnd"; then
 		fail "plane $p discovery saw plane $other NICs"
 	fi
@@ -202,5 +239,14 @@ for p in 0 1; do
 	fi
 	[ "$(grep -c "^Ca.*mlx5_$p\"" "$TMP/plane$p.ibnd")" = 16 ] || fail "plane $p NICs missing"
 done
+# the two NICs of a host share their system image GUID, as discovered
+sysimg_of()
+{
+	awk -v d="\"$2\"" '/^sysimgguid=/ { s = $0 } /^Ca/ && index($0, d) { print s; exit }' "$1"
+}
+sysimg0=$(sysimg_of "$TMP/plane0.ibnd" "host00003 mlx5_0")
+sysimg1=$(sysimg_of "$TMP/plane1.ibnd" "host00003 mlx5_1")
+echo "host00003 system image: plane 0 $sysimg0, plane 1 $sysimg1"
+[ -n "$sysimg0" ] && [ "$sysimg0" = "$sysimg1" ] || fail "NICs of host00003 do not share a sysimg GUID"
 echo "PASS"
 exit 0

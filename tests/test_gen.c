@@ -472,7 +472,7 @@ static void test_planes(void **state)
 			     f->nodes[find_desc(f, "host00001 mlx5_0")].sysimg_guid);
 	/* switch names carry the plane */
 	assert_int_not_equal(find_desc(f, "p3-spine00003"), SM_NONE);
-	/* the first node of a plane is host 0's NIC */
+	/* the model's first node is host 0's NIC (documented order) */
 	assert_string_equal(f->nodes[0].desc, "host00000 mlx5_0");
 	sm_fabric_free(f);
 }
