@@ -119,6 +119,8 @@ static void free_sweep_state(struct sm_core *c)
 	c->pi_ok = NULL;
 	c->next = NULL;
 	c->cap_nodes = c->cap_ports = c->n_next = c->cap_next = 0;
+	free(c->unconfigured);
+	c->unconfigured = NULL;
 	if (c->shadow) {
 		for (uint32_t n = 0; c->f && n < c->f->n_nodes; n++)
 			sm_lft_shadow_free(&c->shadow[n]);
@@ -155,17 +157,42 @@ static double since(uint64_t t0)
 
 /* ---- Set helpers ---- */
 
+/*
+ * The DR path to use for an SMP about port p of node n. A switch answers for
+ * any of its ports whichever port the SMP came in by; a CA answers for the
+ * port it arrives on (ibsim refuses a PortInfo Set for another port), so a
+ * CA port is addressed through its own link: the peer's path plus the
+ * peer's port (the peer is a switch, or the SM's own node).
+ */
+static void port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out)
+{
+	const struct sm_node *nd = &c->f->nodes[n];
+	const struct sm_port *pt = sm_port(c->f, n, p);
+	*out = c->path[n];
+	if (nd->type == SM_NODE_SWITCH || p == 0 || pt->peer_node == SM_NONE ||
+	    (n == c->sm_node && p == c->sm_portnum))
+		return;
+	struct sm_dr_path q = c->path[pt->peer_node];
+	if (sm_dr_path_push(&q, pt->peer_port) == 0)
+		*out = q;
+}
+
 static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx);
 
 static int submit_set(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,
 		      uint8_t kind, uint16_t port, uint8_t aux)
 {
 	struct sm_req *rq = sm_core_req(c, kind, node, port);
+	struct sm_dr_path path;
 	struct sm_smp smp;
 	if (!rq)
 		return -ENOMEM;
 	rq->aux = aux;
-	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &c->path[node]);
+	if (attr == SM_ATTR_PORT_INFO)
+		port_path(c, node, port, &path);
+	else
+		path = c->path[node];
+	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
 	memcpy(smp.data, data, SM_SMP_DATA_SIZE);
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
 }
@@ -287,9 +314,16 @@ static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size
 		rc = -ENOMEM;
 		goto out;
 	}
+	c->unconfigured = calloc((size_t)f->n_nodes + 1, 1);
+	if (!c->unconfigured) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		if (c->pi_ok[i])
 			cur[i] = c->pi[i].lid;
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		c->unconfigured[n] = f->nodes[n].type == SM_NODE_SWITCH && !cur[f->nodes[n].port0];
 	rc = sm_lidmgr_assign(&m, f, c->plane, cfg->lmc, cur, NULL, &sum->lids, cfg->note, cfg->note_arg);
 	if (rc) {
 		snprintf(err, errlen, "LID assignment failed: %s", rc == -ENOSPC ? "LID space exhausted" :
@@ -318,8 +352,13 @@ static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size
 			uint32_t idx = nd->port0 + p;
 			const struct sm_port *pt = &f->ports[idx];
 			const struct sm_port_info *cp = &c->pi[idx];
+			/*
+			 * SubnetTimeout goes out with every Set but is not compared:
+			 * some SMAs (ibsim's) keep their own value, and re-setting
+			 * every port on every run for it would defeat the point.
+			 */
 			if (cp->lid == pt->lid && cp->lmc == pt->lmc && cp->master_sm_lid == sm_lid &&
-			    cp->gid_prefix == cfg->subnet_prefix && cp->subnet_timeout == cfg->subnet_timeout)
+			    cp->gid_prefix == cfg->subnet_prefix)
 				continue;
 			struct sm_port_info_set s = {
 				.lid = pt->lid, .lmc = pt->lmc, .sm_lid = sm_lid,
@@ -364,7 +403,8 @@ static int phase_program(struct sm_core *c, char *err, size_t errlen)
 		if (!c->si_ok[n])
 			continue;
 		sh->top = c->si[n].lft_top;
-		if (!c->cfg->read_lfts || !c->pi_ok[f->nodes[n].port0] || !c->pi[f->nodes[n].port0].lid)
+		/* a switch that had no LID has never been programmed by an SM: nothing to read */
+		if (!c->cfg->read_lfts || c->unconfigured[n])
 			continue;
 		unsigned nb = sm_lft_blocks_to_read(l->top_lid, sh, blocks);
 		for (unsigned i = 0; i < nb && !rc; i++) {

@@ -74,6 +74,7 @@ struct sm_core {
 
 	/* programming */
 	struct sm_lft_shadow *shadow;  /* per node (switches) */
+	uint8_t *unconfigured;         /* per node: switch had no LID when swept (LFT never written) */
 	const struct sm_lfts *lfts;
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;

@@ -163,7 +163,8 @@ static void check_fabric(struct env *e, const struct sm_fabric *f, unsigned lmc)
 				assert_int_equal(st.sm_lid, f->planes[0].sm_lid);
 				assert_int_equal(st.gid_prefix, 0xfe80000000000000ULL);
 			}
-			if (p && mf->ports[idx].peer_node != SM_NONE) {
+			/* a link taken down stays in the mock's model, physically down */
+			if (p && mf->ports[idx].peer_node != SM_NONE && st.phys_state == 5) {
 				linked++;
 				if (st.state != SM_PORT_ACTIVE)
 					fail_msg("node %s port %u is %s", nd->desc, p, sm_port_state_str(st.state));
@@ -384,9 +385,11 @@ static int cut_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *le
 	int rc = sm_transport_recv(c->inner, buf, cap, len, from, timeout_ms);
 	if (rc || c->done)
 		return rc;
-	/* the first NodeInfo answer from two hops out: cut the link it came through */
+	/* the first switch answering NodeInfo two hops out: cut the link the answer came through */
+	struct sm_node_info ni;
 	if (!sm_smp_decode(buf, *len, &smp, NULL) && smp.method == SM_METHOD_GET_RESP &&
-	    smp.attr_id == SM_ATTR_NODE_INFO && smp.hop_cnt == 2) {
+	    smp.attr_id == SM_ATTR_NODE_INFO && smp.hop_cnt == 2 &&
+	    !sm_node_info_decode(smp.data, &ni, NULL) && ni.node_type == SM_NODE_SWITCH) {
 		c->cut_port = smp.initial_path[2];
 		assert_int_equal(sm_mock_link_down(c->mock, c->leaf, c->cut_port), 0);
 		c->done = 1;
