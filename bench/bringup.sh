@@ -37,6 +37,9 @@ echo "# opensm: $(dpkg-query -W -f '${Version}' opensm 2>/dev/null), ibsim: $(dp
 
 net=$OUT/ft$HOSTS.net
 "$SMCTL" topo gen fat-tree --hosts "$HOSTS" --radix "$RADIX" --levels 2 --format ibsim -o "$net" || exit 1
+# both SMs run on the first CA of the file (host 0)
+SIM_HOST=$(sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$net" | head -1)
+export SIM_HOST
 
 now_ns() { date +%s%N; }
 

@@ -122,10 +122,11 @@ static void free_sweep_state(struct sm_core *c)
 	free(c->unconfigured);
 	c->unconfigured = NULL;
 	if (c->shadow) {
-		for (uint32_t n = 0; c->f && n < c->f->n_nodes; n++)
+		for (uint32_t n = 0; n < c->n_shadow; n++)
 			sm_lft_shadow_free(&c->shadow[n]);
 		free(c->shadow);
 		c->shadow = NULL;
+		c->n_shadow = 0;
 	}
 	sm_fabric_free(c->f);
 	c->f = NULL;
@@ -390,6 +391,7 @@ static int phase_program(struct sm_core *c, char *err, size_t errlen)
 	int rc = 0;
 
 	c->shadow = calloc((size_t)f->n_nodes + 1, sizeof(*c->shadow));
+	c->n_shadow = c->shadow ? f->n_nodes : 0;
 	blocks = malloc(SM_LFT_MAX_BLOCKS * sizeof(*blocks));
 	if (!c->shadow || !blocks) {
 		rc = -ENOMEM;
@@ -657,7 +659,7 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 		const struct sm_txn_attr_stats *as = &x->attr[a];
 		if (!as->sent)
 			continue;
-		fprintf(out, "  %-16s %8" PRIu64 " sent %6" PRIu64 " retried %6" PRIu64 " lost\n",
+		fprintf(out, "  %-22s %8" PRIu64 " sent %6" PRIu64 " retried %6" PRIu64 " lost\n",
 			sm_txn_attr_slot_name(a), as->sent, as->retried, as->timed_out);
 	}
 	fprintf(out, "lft: %u blocks written (%u switches), %u blocks read, %u SwitchInfo sets\n",

@@ -74,6 +74,7 @@ struct sm_core {
 
 	/* programming */
 	struct sm_lft_shadow *shadow;  /* per node (switches) */
+	uint32_t n_shadow;
 	uint8_t *unconfigured;         /* per node: switch had no LID when swept (LFT never written) */
 	const struct sm_lfts *lfts;
 	uint32_t set_errors;

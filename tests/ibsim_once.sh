@@ -8,9 +8,11 @@
 #   - ibtracert SLID DLID for every pair of CA port LIDs: routed, no loop;
 #   - a second smd --once keeps every LID and writes no LFT block and no PortInfo;
 #   - a bad --guid2lid file is refused with FILE:LINE and exit 1.
-# Fabrics: a generated radix-8 2-level fat tree (SM on host 0), and ibsim's
-# net.2sw2path4hca2port example (parallel switch links, 2-port CAs) with the
-# SM on a switch's port 0 and on a 2-port CA.
+# Fabrics: a generated radix-8 2-level fat tree (SM on its first CA), and
+# ibsim's net.2sw2path4hca2port example (parallel switch links, 2-port CAs)
+# with the SM on each of its 2-port CAs.
+# (Not covered: the SM on a switch's port 0. umad2sim shows a switch as a CA
+# with 0 ports and only port 0, which the umad transport does not pick.)
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -128,21 +130,27 @@ run_case() {
 	ibsim_stop
 }
 
+# the node id of the first CA of a net file (ibsim attaches clients there with SIM_HOST)
+first_ca() { sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -1; }
+
 # 1. generated radix-8 2-level fat tree, 16 hosts (4 leaves, 4 spines)
 if "$SMCTL" topo gen fat-tree --hosts 16 --radix 8 --format ibsim -o "$WORK/ft16.net" 2>"$WORK/gen.err"; then
+	SIM_HOST=$(first_ca "$WORK/ft16.net")
+	export SIM_HOST
 	run_case ft16 "$WORK/ft16.net"
+	unset SIM_HOST
 else
 	fail "smctl topo gen failed: $(cat "$WORK/gen.err")"
 fi
 
-# 2. ibsim's example with parallel links and 2-port CAs; SM on Switch1's port 0, then on a 2-port CA
+# 2. ibsim's example with parallel links and 2-port CAs; the SM on each CA
 ex=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca2port
 [ -f "$top_srcdir/tests/data/net.2sw2path4hca2port" ] && ex=$top_srcdir/tests/data/net.2sw2path4hca2port
 if [ -f "$ex" ]; then
-	run_case example-sw "$ex"
-	SIM_HOST=Hca2
-	export SIM_HOST
-	run_case example-ca "$ex"
+	for SIM_HOST in Hca1 Hca2; do
+		export SIM_HOST
+		run_case "example-$SIM_HOST" "$ex"
+	done
 	unset SIM_HOST
 else
 	fail "$ex missing (ibsim-utils)"
@@ -150,6 +158,8 @@ fi
 
 # 3. an untrusted guid2lid file is refused with FILE:LINE
 printf '0x0000000000100001 0x0002 0x0002\nnot a line\n' >"$WORK/bad.g2l"
+SIM_HOST=Hca1
+export SIM_HOST
 ibsim_start "$ex" || fail "ibsim did not start"
 if ibsim_run "$SMD" --once --state-dir "$WORK/bad-state" --guid2lid "$WORK/bad.g2l" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
 	fail "a bad guid2lid file was accepted"
