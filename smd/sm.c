@@ -596,6 +596,11 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 		snprintf(err, errlen, "routing failed: %s", buf);
 		goto out;
 	}
+	for (unsigned i = 0; i < res.n_attempts; i++)
+		if (res.attempts[i].rc)
+			sm_core_note(c, "routing: %s passed over: %s", res.attempts[i].engine, res.attempts[i].why);
+	if (res.notes[0])
+		sm_core_note(c, "routing: %s: %s", res.engine, res.notes);
 	sum->engine = res.engine;
 	sum->top_lid = lfts->top_lid;
 	c->lfts = lfts;

@@ -32,8 +32,8 @@ failed=0
 
 fail() { echo "FAIL: $*"; failed=1; }
 
-# json_num FILE KEY: the first number after "KEY": in FILE
-json_num() { sed -n "s/.*\"$2\":\([0-9][0-9]*\).*/\1/p" "$1" | head -1; }
+# json_num FILE KEY: the integer after the first "KEY": in FILE
+json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
 
 # normalise a GUID: lower-case hex without 0x and leading zeros
 norm_guid() { echo "$1" | tr 'A-F' 'a-f' | sed 's/^0x//; s/^0*//'; }
@@ -42,7 +42,7 @@ norm_guid() { echo "$1" | tr 'A-F' 'a-f' | sed 's/^0x//; s/^0*//'; }
 ibnd_lids() {
 	awk '
 	/^switchguid=/ { g = $0; sub(/.*\(/, "", g); sub(/\).*/, "", g); sw = g; next }
-	/^Switch/ && /base port 0 lid/ { l = $0; sub(/.*base port 0 lid /, "", l); sub(/ .*/, "", l); print sw, l; next }
+	/^Switch/ && / port 0 lid / { l = $0; sub(/.* port 0 lid /, "", l); sub(/ .*/, "", l); print sw, l; next }
 	/^\[[0-9]+\]\(/ { g = $0; sub(/^\[[0-9]+\]\(/, "", g); sub(/\).*/, "", g);
 		l = $0; if (sub(/.*# lid /, "", l)) { sub(/ .*/, "", l); print g, l } }
 	' "$1" | while read -r g l; do echo "$(norm_guid "$g") $l"; done | sort -u
