@@ -778,6 +778,25 @@ static void check_same_fabric(const struct sm_fabric *a, const struct sm_fabric 
 	}
 }
 
+/* Write plane pl of f (all with pl < 0) in fmt and load it into plane `into` of g. */
+static void reload(const struct sm_fabric *f, int pl, enum sm_topo_format fmt,
+		   struct sm_fabric *g, unsigned into)
+{
+	struct sm_topo_err terr;
+	FILE *t = tmpfile();
+	assert_non_null(t);
+	if (fmt == SM_TOPO_IBND)
+		assert_int_equal(sm_topo_write_ibnd(f, pl, t), 0);
+	else
+		assert_int_equal(sm_topo_write_ibsim(f, pl, t), 0);
+	rewind(t);
+	int rc = sm_topo_load_stream(g, t, "generated", fmt, into, &terr);
+	if (rc)
+		fprintf(stderr, "%s\n", terr.msg);
+	assert_int_equal(rc, 0);
+	fclose(t);
+}
+
 /* What the writers make of a generated fabric loads back unchanged. */
 static void test_roundtrip(void **state)
 {
@@ -789,41 +808,24 @@ static void test_roundtrip(void **state)
 	p.seed = 77;
 	struct sm_gen_shape s;
 	struct sm_fabric *f = gen_ok(&p, &s);
-	struct sm_topo_err terr;
 
 	/* ibnetdiscover format, one dump per plane, loaded into that plane */
 	struct sm_fabric *g = sm_fabric_new();
 	assert_non_null(g);
-	for (unsigned pl = 0; pl < p.planes; pl++) {
-		FILE *t = tmpfile();
-		assert_non_null(t);
-		assert_int_equal(sm_topo_write_ibnd(f, (int)pl, t), 0);
-		rewind(t);
-		int rc = sm_topo_load_stream(g, t, "gen.ibnd", SM_TOPO_IBND, pl, &terr);
-		if (rc)
-			fprintf(stderr, "%s\n", terr.msg);
-		assert_int_equal(rc, 0);
-		fclose(t);
-	}
+	for (unsigned pl = 0; pl < p.planes; pl++)
+		reload(f, (int)pl, SM_TOPO_IBND, g, pl);
 	check_same_fabric(f, g, 1);
 	sm_fabric_free(g);
 
-	/* ibsim net format: all planes in one file, loaded as one plane */
+	/* ibsim net format: a 3-level tree */
 	p.planes = 1;
 	p.levels = 3;
 	p.hosts = 0;
 	sm_fabric_free(f);
 	f = gen_ok(&p, &s);
 	g = sm_fabric_new();
-	FILE *t = tmpfile();
-	assert_non_null(t);
-	assert_int_equal(sm_topo_write_ibsim(f, -1, t), 0);
-	rewind(t);
-	int rc = sm_topo_load_stream(g, t, "gen.net", SM_TOPO_IBSIM, 0, &terr);
-	if (rc)
-		fprintf(stderr, "%s\n", terr.msg);
-	assert_int_equal(rc, 0);
-	fclose(t);
+	assert_non_null(g);
+	reload(f, -1, SM_TOPO_IBSIM, g, 0);
 	check_same_fabric(f, g, 0);
 	sm_fabric_free(g);
 	sm_fabric_free(f);
