@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: route_bench: time the ftree engine and evaluate its routes
+ *
+ * Builds fat trees with bench/ftbuild.c (P planes of the same shape,
+ * optionally with a seeded share of switch-switch links removed per plane),
+ * routes every plane with sm_engine_ftree, and prints one line per plane
+ * and a total: routing time (best of --repeat runs), metrics (metrics.h)
+ * and the process's peak RSS. Used by bench/routing.sh.
+ */
+#include "config.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "engine.h"
+#include "ftbuild.h"
+#include "metrics.h"
+
+extern const struct sm_engine_ops sm_engine_ftree;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: route_bench [--levels 2|3] [--radix K] [--hosts N] [--planes P] [--remove FRAC]\n"
+		"                   [--seed S] [--perms N] [--no-shift] [--no-metrics] [--repeat R] [--lmc L]\n");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned levels = 2, radix = 64, hosts = 2048, planes = 1, perms = 100, repeat = 5, lmc = 0;
+	int no_shift = 0, no_metrics = 0;
+	double remove = 0;
+	uint64_t seed = 1;
+	static const struct option lo[] = {
+		{ "levels", 1, 0, 'l' }, { "radix", 1, 0, 'k' }, { "hosts", 1, 0, 'n' },
+		{ "planes", 1, 0, 'p' }, { "remove", 1, 0, 'r' }, { "seed", 1, 0, 's' },
+		{ "perms", 1, 0, 'P' }, { "no-shift", 0, 0, 'S' }, { "no-metrics", 0, 0, 'M' },
+		{ "repeat", 1, 0, 'R' }, { "lmc", 1, 0, 'L' }, { 0, 0, 0, 0 }
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'l': levels = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'k': radix = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'n': hosts = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': planes = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'r': remove = strtod(optarg, NULL); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'P': perms = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'S': no_shift = 1; break;
+		case 'M': no_metrics = 1; break;
+		case 'R': repeat = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'L': lmc = (unsigned)strtoul(optarg, NULL, 0); break;
+		default: usage(); return 2;
+		}
+	}
+	if (planes < 1 || planes > SM_MAX_PLANES || (levels != 2 && levels != 3) || !repeat || lmc > 7) {
+		usage();
+		return 2;
+	}
+	struct ftb_shape sh;
+	if (levels == 2)
+		ftb_shape_2level(&sh, radix, hosts);
+	else
+		ftb_shape_3level(&sh, radix, hosts);
+	sh.lmc = lmc;
+
+	double t0 = now_s();
+	struct sm_fabric *f = sm_fabric_new();
+	if (!f)
+		return 1;
+	for (unsigned p = 0; p < planes; p++) {
+		int rc = ftb_build(f, p, &sh, (uint64_t)(p + 1) << 40);
+		if (rc) {
+			fprintf(stderr, "route_bench: build plane %u: %s\n", p, strerror(-rc));
+			return 1;
+		}
+		if (remove > 0) {
+			rc = ftb_remove_links(f, p, remove, seed + p);
+			if (rc < 0)
+				return 1;
+			printf("plane %u: removed %d switch-switch links (%.1f%%, seed %" PRIu64 ")\n", p, rc,
+			       remove * 100, seed + p);
+		}
+	}
+	struct sm_fabric_counts cn;
+	sm_fabric_count(f, -1, &cn);
+	printf("fabric: %u planes, %u switches, %u CAs, %u switch links; built in %.1f ms\n", planes,
+	       cn.switches, cn.cas, cn.sw_links, (now_s() - t0) * 1e3);
+
+	struct sm_lfts *out[SM_MAX_PLANES] = { 0 };
+	double best_total = 1e30, best_plane[SM_MAX_PLANES];
+	for (unsigned p = 0; p < planes; p++)
+		best_plane[p] = 1e30;
+	void *st = NULL;
+	char err[256];
+	if (sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err))) {
+		fprintf(stderr, "route_bench: %s\n", err);
+		return 1;
+	}
+	int status = 0;
+	for (unsigned rep = 0; rep < repeat; rep++) {
+		double ta = now_s();
+		for (unsigned p = 0; p < planes; p++) {
+			double tp = now_s();
+			sm_lfts_free(out[p]);
+			out[p] = sm_lfts_new(f, p);
+			struct sm_route_ctx ctx = { .fabric = f, .plane = p, .out = out[p] };
+			int rc = out[p] ? sm_engine_ftree.route(st, &ctx) : -ENOMEM;
+			if (rc) {
+				fprintf(stderr, "route_bench: plane %u: %s (%s)\n", p, ctx.msg, strerror(-rc));
+				status = 1;
+			} else if (rep == 0) {
+				printf("plane %u: %s\n", p, ctx.msg);
+			}
+			double dt = now_s() - tp;
+			if (dt < best_plane[p])
+				best_plane[p] = dt;
+		}
+		double dt = now_s() - ta;
+		if (dt < best_total)
+			best_total = dt;
+	}
+	sm_engine_ftree.free(st);
+	for (unsigned p = 0; p < planes; p++)
+		printf("plane %u: ftree routing %.2f ms (LFT alloc included, best of %u)\n", p,
+		       best_plane[p] * 1e3, repeat);
+	printf("all planes: ftree routing %.2f ms (best of %u)\n", best_total * 1e3, repeat);
+
+	for (unsigned p = 0; p < planes && !no_metrics && !status; p++) {
+		struct sm_metrics_opts mo = { .n_random = perms, .seed = seed, .skip_shift = no_shift };
+		struct sm_route_metrics m;
+		int rc = sm_metrics_compute(f, p, out[p], &mo, &m);
+		if (rc) {
+			fprintf(stderr, "route_bench: metrics: %s\n", strerror(-rc));
+			status = 1;
+			break;
+		}
+		printf("plane %u metrics: hosts %u pairs %" PRIu64 " unreachable %" PRIu64 " loops %" PRIu64
+		       " hops %u/%.3f/%u minimal %.4f efi_max %" PRIu64 " efi_max/mean %.3f shift_max %u"
+		       " rand_max %.2f ebb %.4f credit_loop %d (%.2f s)\n",
+		       p, m.hosts, m.pairs, m.unreachable, m.loops, m.hops_min, m.hops_avg, m.hops_max,
+		       m.minimal_share, m.efi_max, m.efi_max_over_mean, m.shift_max_congestion,
+		       m.rand_max_congestion_mean, m.ebb, m.credit_loop, m.seconds);
+	}
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("peak RSS: %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
+	for (unsigned p = 0; p < planes; p++)
+		sm_lfts_free(out[p]);
+	sm_fabric_free(f);
+	return status;
+}

@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: route-quality evaluator (API and definitions: metrics.h, FIELD.md)
+ *
+ * Owns nothing beyond one call: every array is allocated in
+ * sm_metrics_compute() and freed before it returns.
+ *
+ * Data flow:
+ *  1. hosts = CA ports with a base LID in the plane, in (node, port) order;
+ *     each host's leaf = the switch its port is cabled to.
+ *  2. Directed switch-to-switch links get compact ids (link_of_port[] maps
+ *     an egress port index to its id), so per-pattern counters are small
+ *     arrays that stay in cache.
+ *  3. Per destination host, the LFT column for its LID is a functional
+ *     graph over switches (one egress port each). It is resolved once with
+ *     memoisation (delivered / black hole / loop, hop count), then flows
+ *     from all sources are accumulated from the farthest switch inward, so
+ *     the edge forwarding index over all N*(N-1) pairs costs O(N * switches)
+ *     instead of O(N^2 * hops). The same pass stores, for every
+ *     (source leaf, destination host), its path as a list of link ids
+ *     (the path cache) unless that would exceed PATH_CACHE_MAX entries.
+ *  4. Shift and random permutations then only add counters along cached
+ *     paths; without a cache they walk the LFTs hop by hop.
+ *
+ * Conventions: congestion counts only switch-to-switch directed links (a
+ * host link carries exactly one flow of a permutation); the EBB share of a
+ * flow is 1 / (most flows on any switch link of its path), 1 when the path
+ * has no switch link, 0 when the flow is not routed; a random permutation's
+ * fixed points (host to itself) are not flows. The edge forwarding index is
+ * over directed switch-to-switch links; its mean is over all of them,
+ * including unused ones. sm_metrics_max_load() counts host links too.
+ */
+#include "config.h"
+#include "metrics.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+#define PATH_CACHE_MAX (48u << 20) /* link ids (4 bytes each) kept in the path cache */
+#define ST_UNKNOWN 0
+#define ST_BUSY 1
+#define ST_DELIVERED 2
+#define ST_BLACKHOLE 3
+#define ST_LOOP 4
+
+struct mx {
+	const struct sm_fabric *f;
+	const struct sm_lfts *l;
+	uint32_t nh;             /* hosts */
+	uint32_t *h_port;        /* [nh] CA port index */
+	uint16_t *h_lid;         /* [nh] base LID */
+	uint32_t *h_slot;        /* [nh] LFT slot of the host's switch, SM_NONE if not cabled to one */
+	uint32_t *h_src;         /* [nh] index of the host's switch among source switches */
+	uint32_t nsw;            /* switches (LFT slots) */
+	uint32_t *hosts_at;      /* [nsw] hosts cabled to each switch */
+	uint32_t nsrc;           /* switches with at least one host */
+	uint32_t *link_of_port;  /* [f->n_ports] compact switch-link id of an egress port, SM_NONE */
+	uint32_t nlinks;
+	uint32_t *adj_off, *adj; /* CSR switch adjacency (slots) for shortest distances */
+	/* per-destination resolution scratch */
+	uint8_t *st;             /* [nsw] ST_* */
+	uint16_t *hops;          /* [nsw] switch links to the destination's switch */
+	uint32_t *next;          /* [nsw] next slot, SM_NONE when the next hop delivers */
+	uint32_t *nlink;         /* [nsw] link id of the hop, SM_NONE for the final host link */
+	uint32_t *stack, *order, *flow;
+	uint8_t *dist;           /* [nsw] BFS distances to the current destination switch */
+	uint32_t dist_of;        /* slot the distances are for, SM_NONE none */
+	uint32_t *bfs;
+	/* path cache */
+	uint32_t *pc_off;        /* [nsrc*nh + 1] offsets into pc_links; SM_NONE = not routed */
+	uint8_t *pc_len;         /* [nsrc*nh] */
+	uint32_t *pc_links;
+	size_t pc_n;
+	uint32_t walk_buf[256];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void mx_free(struct mx *m)
+{
+	free(m->h_port);
+	free(m->h_lid);
+	free(m->h_slot);
+	free(m->h_src);
+	free(m->hosts_at);
+	free(m->link_of_port);
+	free(m->adj_off);
+	free(m->adj);
+	free(m->st);
+	free(m->hops);
+	free(m->next);
+	free(m->nlink);
+	free(m->stack);
+	free(m->order);
+	free(m->flow);
+	free(m->dist);
+	free(m->bfs);
+	free(m->pc_off);
+	free(m->pc_len);
+	free(m->pc_links);
+}
+
+static uint32_t slot_of(const struct mx *m, uint32_t node)
+{
+	return node < m->l->n_nodes ? m->l->slot_of_node[node] : SM_NONE;
+}
+
+static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l)
+{
+	memset(m, 0, sizeof(*m));
+	m->f = f;
+	m->l = l;
+	m->nsw = l->n_switches;
+	m->dist_of = SM_NONE;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (nd->type != SM_NODE_CA || nd->plane != plane)
+			continue;
+		for (unsigned p = 1; p <= nd->nports; p++)
+			if (sm_port(f, n, p)->lid)
+				m->nh++;
+	}
+	size_t ns = (size_t)m->nsw + 1, nh = (size_t)m->nh + 1;
+	m->h_port = malloc(nh * sizeof(*m->h_port));
+	m->h_lid = malloc(nh * sizeof(*m->h_lid));
+	m->h_slot = malloc(nh * sizeof(*m->h_slot));
+	m->h_src = malloc(nh * sizeof(*m->h_src));
+	m->hosts_at = calloc(ns, sizeof(*m->hosts_at));
+	m->link_of_port = malloc(((size_t)f->n_ports + 1) * sizeof(*m->link_of_port));
+	m->adj_off = calloc(ns + 1, sizeof(*m->adj_off));
+	m->st = malloc(ns);
+	m->hops = malloc(ns * sizeof(*m->hops));
+	m->next = malloc(ns * sizeof(*m->next));
+	m->nlink = malloc(ns * sizeof(*m->nlink));
+	m->stack = malloc(ns * sizeof(*m->stack));
+	m->order = malloc(ns * sizeof(*m->order));
+	m->flow = malloc(ns * sizeof(*m->flow));
+	m->dist = malloc(ns);
+	m->bfs = malloc(ns * sizeof(*m->bfs));
+	if (!m->h_port || !m->h_lid || !m->h_slot || !m->h_src || !m->hosts_at || !m->link_of_port ||
+	    !m->adj_off || !m->st || !m->hops || !m->next || !m->nlink || !m->stack || !m->order ||
+	    !m->flow || !m->dist || !m->bfs)
+		return -ENOMEM;
+
+	uint32_t h = 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (nd->type != SM_NODE_CA || nd->plane != plane)
+			continue;
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (!pt->lid)
+				continue;
+			m->h_port[h] = sm_port_index(f, n, p);
+			m->h_lid[h] = pt->lid;
+			m->h_slot[h] = pt->peer_node == SM_NONE ? SM_NONE : slot_of(m, pt->peer_node);
+			if (m->h_slot[h] != SM_NONE)
+				m->hosts_at[m->h_slot[h]]++;
+			h++;
+		}
+	}
+	/* source-switch numbering, reusing order[] as slot -> source index */
+	for (uint32_t s = 0; s < m->nsw; s++)
+		m->order[s] = m->hosts_at[s] ? m->nsrc++ : SM_NONE;
+	for (h = 0; h < m->nh; h++)
+		m->h_src[h] = m->h_slot[h] == SM_NONE ? SM_NONE : m->order[m->h_slot[h]];
+
+	/* compact ids of directed switch-switch links, and CSR adjacency */
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		m->link_of_port[i] = SM_NONE;
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t n = l->sw_node[s];
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node != SM_NONE && slot_of(m, pt->peer_node) != SM_NONE) {
+				m->link_of_port[sm_port_index(f, n, p)] = m->nlinks++;
+				m->adj_off[s + 1]++;
+			}
+		}
+	}
+	for (uint32_t s = 0; s < m->nsw; s++)
+		m->adj_off[s + 1] += m->adj_off[s];
+	m->adj = malloc(((size_t)m->nlinks + 1) * sizeof(*m->adj));
+	if (!m->adj)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t n = l->sw_node[s], k = m->adj_off[s];
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node != SM_NONE && slot_of(m, pt->peer_node) != SM_NONE)
+				m->adj[k++] = slot_of(m, pt->peer_node);
+		}
+	}
+	return 0;
+}
+
+/* One hop of the LFT walk from switch slot s toward host dh. */
+static int hop(const struct mx *m, uint32_t s, uint32_t dh, uint32_t *next, uint32_t *link)
+{
+	const struct sm_fabric *f = m->f;
+	uint32_t n = m->l->sw_node[s];
+	uint16_t lid = m->h_lid[dh];
+	if (lid > m->l->top_lid)
+		return ST_BLACKHOLE;
+	uint8_t out = sm_lfts_row(m->l, s)[lid];
+	if (out == 0 || out > f->nodes[n].nports)
+		return ST_BLACKHOLE;
+	uint32_t pi = sm_port_index(f, n, out);
+	const struct sm_port *pt = &f->ports[pi];
+	if (pt->peer_node == SM_NONE)
+		return ST_BLACKHOLE;
+	if (sm_port_index(f, pt->peer_node, pt->peer_port) == m->h_port[dh]) {
+		*next = SM_NONE;
+		*link = SM_NONE;
+		return ST_DELIVERED;
+	}
+	uint32_t ps = slot_of(m, pt->peer_node);
+	if (ps == SM_NONE)
+		return ST_BLACKHOLE; /* delivered to the wrong end node */
+	*next = ps;
+	*link = m->link_of_port[pi];
+	return ST_UNKNOWN;
+}
+
+/* Resolve every switch's route toward destination host dh (memoised functional-graph walk). */
+static void resolve_dest(struct mx *m, uint32_t dh)
+{
+	memset(m->st, ST_UNKNOWN, m->nsw);
+	for (uint32_t s0 = 0; s0 < m->nsw; s0++) {
+		if (m->st[s0] != ST_UNKNOWN)
+			continue;
+		uint32_t sp = 0, s = s0;
+		int fin;
+		for (;;) {
+			m->st[s] = ST_BUSY;
+			m->stack[sp++] = s;
+			int r = hop(m, s, dh, &m->next[s], &m->nlink[s]);
+			if (r == ST_DELIVERED) {
+				m->hops[s] = 0;
+				fin = ST_DELIVERED;
+				sp--;
+				m->st[s] = ST_DELIVERED;
+				break;
+			}
+			if (r == ST_BLACKHOLE) {
+				fin = ST_BLACKHOLE;
+				break;
+			}
+			uint32_t nx = m->next[s];
+			if (m->st[nx] == ST_BUSY) {
+				fin = ST_LOOP;
+				break;
+			}
+			if (m->st[nx] != ST_UNKNOWN) {
+				fin = m->st[nx];
+				break;
+			}
+			s = nx;
+		}
+		/* unwind: the stack holds switches whose fate is the chain's end */
+		while (sp) {
+			uint32_t t = m->stack[--sp];
+			m->st[t] = (uint8_t)fin;
+			if (fin == ST_DELIVERED)
+				m->hops[t] = (uint16_t)(m->hops[m->next[t]] + 1);
+		}
+	}
+}
+
+static void bfs_dist(struct mx *m, uint32_t t)
+{
+	if (m->dist_of == t)
+		return;
+	memset(m->dist, 0xff, m->nsw);
+	uint32_t qh = 0, qt = 0;
+	m->dist[t] = 0;
+	m->bfs[qt++] = t;
+	while (qh < qt) {
+		uint32_t s = m->bfs[qh++];
+		for (uint32_t k = m->adj_off[s]; k < m->adj_off[s + 1]; k++) {
+			uint32_t v = m->adj[k];
+			if (m->dist[v] == 0xff) {
+				m->dist[v] = m->dist[s] < 0xfe ? (uint8_t)(m->dist[s] + 1) : 0xfe;
+				m->bfs[qt++] = v;
+			}
+		}
+	}
+	m->dist_of = t;
+}
+
+/* Path of flow (src host sh -> dst host dh) as switch-link ids; -1 if not routed. */
+static int path_of(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **links)
+{
+	uint32_t si = m->h_src[sh];
+	if (si == SM_NONE)
+		return -1;
+	if (m->pc_off) {
+		size_t k = (size_t)si * m->nh + dh;
+		if (m->pc_off[k] == SM_NONE)
+			return -1;
+		*links = m->pc_links + m->pc_off[k];
+		return m->pc_len[k];
+	}
+	uint32_t s = m->h_slot[sh];
+	int len = 0;
+	for (;;) {
+		uint32_t nx, lk;
+		int r = hop(m, s, dh, &nx, &lk);
+		if (r == ST_DELIVERED)
+			break;
+		if (r == ST_BLACKHOLE || len >= (int)(sizeof(m->walk_buf) / sizeof(m->walk_buf[0])))
+			return -1;
+		m->walk_buf[len++] = lk;
+		s = nx;
+	}
+	*links = m->walk_buf;
+	return len;
+}
+
+/*
+ * Credit-loop check: the channel-dependency-graph check lives with the
+ * validation code (routing/validate.h). Until it is linked here the
+ * metric reports -1 ("not checked").
+ */
+static int cdg_check(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l)
+{
+	(void)f;
+	(void)plane;
+	(void)l;
+	return -1;
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct perm_acc {
+	uint32_t *cnt, *stamp;
+	uint32_t gen;
+};
+
+/* Load the flows i -> dst[i] (SM_NONE = no flow); return the max congestion, and EBB via *ebb. */
+static unsigned perm_eval(struct mx *m, struct perm_acc *a, const uint32_t *dst, double *ebb)
+{
+	unsigned maxc = 0;
+	a->gen++;
+	for (uint32_t i = 0; i < m->nh; i++) {
+		if (dst[i] == SM_NONE)
+			continue;
+		const uint32_t *lk;
+		int n = path_of(m, i, dst[i], &lk);
+		for (int k = 0; k < n; k++) {
+			uint32_t id = lk[k];
+			if (a->stamp[id] != a->gen) {
+				a->stamp[id] = a->gen;
+				a->cnt[id] = 0;
+			}
+			if (++a->cnt[id] > maxc)
+				maxc = a->cnt[id];
+		}
+	}
+	if (!ebb)
+		return maxc;
+	double sum = 0;
+	uint64_t flows = 0;
+	for (uint32_t i = 0; i < m->nh; i++) {
+		if (dst[i] == SM_NONE)
+			continue;
+		flows++;
+		const uint32_t *lk;
+		int n = path_of(m, i, dst[i], &lk);
+		if (n < 0)
+			continue;
+		uint32_t worst = 1;
+		for (int k = 0; k < n; k++)
+			if (a->cnt[lk[k]] > worst)
+				worst = a->cnt[lk[k]];
+		sum += 1.0 / worst;
+	}
+	*ebb = flows ? sum / (double)flows : 1.0;
+	return maxc;
+}
+
+static int all_pairs(struct mx *m, struct sm_route_metrics *r, uint64_t *efi)
+{
+	uint64_t routed = 0, hops_sum = 0, minimal = 0;
+	unsigned hmin = UINT32_MAX, hmax = 0;
+	uint32_t *bucket_n = calloc((size_t)m->nsw + 2, sizeof(*bucket_n));
+	if (!bucket_n)
+		return -ENOMEM;
+	size_t pc_used = 0;
+
+	for (uint32_t dh = 0; dh < m->nh; dh++) {
+		uint32_t t = m->h_slot[dh];
+		uint64_t others = m->nh - 1;
+		if (t == SM_NONE) {
+			r->unreachable += others;
+			if (m->pc_off)
+				for (uint32_t si = 0; si < m->nsrc; si++)
+					m->pc_off[(size_t)si * m->nh + dh] = SM_NONE;
+			continue;
+		}
+		resolve_dest(m, dh);
+		bfs_dist(m, t);
+		/* hosts not cabled to a switch never reach anyone */
+		uint64_t counted = 0;
+		uint16_t maxh = 0;
+		for (uint32_t s = 0; s < m->nsw; s++) {
+			uint64_t c = m->hosts_at[s] - (s == t ? 1u : 0u);
+			m->flow[s] = (uint32_t)c;
+			if (!c)
+				continue;
+			counted += c;
+			if (m->st[s] == ST_DELIVERED) {
+				unsigned hp = m->hops[s] + 2u;
+				routed += c;
+				hops_sum += c * hp;
+				if (hp < hmin)
+					hmin = hp;
+				if (hp > hmax)
+					hmax = hp;
+				if (m->dist[s] != 0xff && m->hops[s] == m->dist[s])
+					minimal += c;
+			} else if (m->st[s] == ST_LOOP) {
+				r->loops += c;
+			} else {
+				r->unreachable += c;
+			}
+		}
+		r->unreachable += others - counted;
+		/* edge forwarding: accumulate flows from the farthest switch inward (counting sort by hops) */
+		memset(bucket_n, 0, ((size_t)m->nsw + 2) * sizeof(*bucket_n));
+		for (uint32_t s = 0; s < m->nsw; s++)
+			if (m->st[s] == ST_DELIVERED) {
+				bucket_n[m->hops[s] + 1]++;
+				if (m->hops[s] > maxh)
+					maxh = m->hops[s];
+			}
+		for (uint32_t b = 1; b <= (uint32_t)maxh + 1; b++)
+			bucket_n[b] += bucket_n[b - 1];
+		for (uint32_t s = 0; s < m->nsw; s++)
+			if (m->st[s] == ST_DELIVERED)
+				m->order[bucket_n[m->hops[s]]++] = s;
+		uint32_t nd = bucket_n[maxh];
+		for (uint32_t k = nd; k-- > 0;) {
+			uint32_t s = m->order[k];
+			if (m->next[s] == SM_NONE || !m->flow[s])
+				continue;
+			efi[m->nlink[s]] += m->flow[s];
+			m->flow[m->next[s]] += m->flow[s];
+		}
+		/* path cache: the (source switch, destination) link sequences */
+		if (m->pc_off) {
+			for (uint32_t s = 0, si = 0; s < m->nsw; s++) {
+				if (!m->hosts_at[s])
+					continue;
+				size_t k = (size_t)si++ * m->nh + dh;
+				if (m->st[s] != ST_DELIVERED) {
+					m->pc_off[k] = SM_NONE;
+					continue;
+				}
+				m->pc_off[k] = (uint32_t)pc_used;
+				m->pc_len[k] = (uint8_t)m->hops[s];
+				for (uint32_t x = s; m->next[x] != SM_NONE; x = m->next[x])
+					m->pc_links[pc_used++] = m->nlink[x];
+			}
+		}
+	}
+	free(bucket_n);
+	r->pairs = (uint64_t)m->nh * (m->nh ? m->nh - 1 : 0);
+	r->hops_min = routed ? hmin : 0;
+	r->hops_max = hmax;
+	r->hops_avg = routed ? (double)hops_sum / (double)routed : 0;
+	r->minimal_share = routed ? (double)minimal / (double)routed : 0;
+	return 0;
+}
+
+/*
+ * Size the path cache: one pass over destinations summing hop counts.
+ * Cheap next to the main pass, and avoids guessing the average path length.
+ */
+static int cache_alloc(struct mx *m)
+{
+	size_t total = 0, pairs = (size_t)m->nsrc * m->nh;
+	if (!pairs || pairs > PATH_CACHE_MAX)
+		return 0;
+	for (uint32_t dh = 0; dh < m->nh; dh++) {
+		if (m->h_slot[dh] == SM_NONE)
+			continue;
+		resolve_dest(m, dh);
+		for (uint32_t s = 0; s < m->nsw; s++)
+			if (m->hosts_at[s] && m->st[s] == ST_DELIVERED) {
+				if (m->hops[s] > 255)
+					return 0; /* pc_len is a byte: absurd path lengths go uncached */
+				total += m->hops[s];
+			}
+		if (total > PATH_CACHE_MAX)
+			return 0;
+	}
+	m->pc_off = malloc(pairs * sizeof(*m->pc_off));
+	m->pc_len = malloc(pairs);
+	m->pc_links = malloc((total + 1) * sizeof(*m->pc_links));
+	if (!m->pc_off || !m->pc_len || !m->pc_links) {
+		/* no cache is slower but still correct */
+		free(m->pc_off);
+		free(m->pc_len);
+		free(m->pc_links);
+		m->pc_off = NULL;
+		m->pc_len = NULL;
+		m->pc_links = NULL;
+	}
+	return 0;
+}
+
+int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		       const struct sm_metrics_opts *o, struct sm_route_metrics *r)
+{
+	static const struct sm_metrics_opts defaults = { 0 };
+	double t0 = now_s();
+	struct mx m;
+	uint64_t *efi = NULL;
+	uint32_t *dst = NULL, *perm = NULL;
+	struct perm_acc acc = { 0 };
+	int rc;
+
+	if (!f || !l || !r || plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	if (!o)
+		o = &defaults;
+	memset(r, 0, sizeof(*r));
+	r->credit_loop = -1;
+	rc = mx_init(&m, f, plane, l);
+	if (rc)
+		goto out;
+	r->hosts = m.nh;
+	efi = calloc((size_t)m.nlinks + 1, sizeof(*efi));
+	acc.cnt = calloc((size_t)m.nlinks + 1, sizeof(*acc.cnt));
+	acc.stamp = calloc((size_t)m.nlinks + 1, sizeof(*acc.stamp));
+	dst = malloc(((size_t)m.nh + 1) * sizeof(*dst));
+	perm = malloc(((size_t)m.nh + 1) * sizeof(*perm));
+	rc = -ENOMEM;
+	if (!efi || !acc.cnt || !acc.stamp || !dst || !perm)
+		goto out;
+	rc = cache_alloc(&m);
+	if (rc)
+		goto out;
+	rc = all_pairs(&m, r, efi);
+	if (rc)
+		goto out;
+	uint64_t efi_sum = 0;
+	for (uint32_t k = 0; k < m.nlinks; k++) {
+		efi_sum += efi[k];
+		if (efi[k] > r->efi_max)
+			r->efi_max = efi[k];
+	}
+	r->efi_max_over_mean = efi_sum ? (double)r->efi_max / ((double)efi_sum / m.nlinks) : 0;
+
+	if (!o->skip_shift && m.nh > 1) {
+		unsigned worst = 0;
+		for (uint32_t k = 1; k < m.nh; k++) {
+			for (uint32_t i = 0; i < m.nh; i++)
+				dst[i] = (uint32_t)(((uint64_t)i + k) % m.nh);
+			unsigned c = perm_eval(&m, &acc, dst, NULL);
+			if (c > worst)
+				worst = c;
+		}
+		r->shift_max_congestion = worst;
+	}
+
+	unsigned nr = o->n_random ? o->n_random : 100;
+	if (m.nh > 1) {
+		uint64_t seed = o->seed;
+		double ebb_sum = 0, maxc_sum = 0;
+		for (unsigned p = 0; p < nr; p++) {
+			for (uint32_t i = 0; i < m.nh; i++)
+				perm[i] = i;
+			for (uint32_t i = m.nh - 1; i > 0; i--) {
+				uint32_t j = (uint32_t)(splitmix(&seed) % ((uint64_t)i + 1));
+				uint32_t t = perm[i];
+				perm[i] = perm[j];
+				perm[j] = t;
+			}
+			for (uint32_t i = 0; i < m.nh; i++)
+				dst[i] = perm[i] == i ? SM_NONE : perm[i];
+			double e;
+			maxc_sum += perm_eval(&m, &acc, dst, &e);
+			ebb_sum += e;
+		}
+		r->ebb = ebb_sum / nr;
+		r->rand_max_congestion_mean = maxc_sum / nr;
+		r->rand_max_congestion = (unsigned)r->rand_max_congestion_mean;
+		if ((double)r->rand_max_congestion < r->rand_max_congestion_mean)
+			r->rand_max_congestion++;
+	} else {
+		r->ebb = m.nh ? 1.0 : 0.0;
+	}
+	if (!o->skip_cdg)
+		r->credit_loop = cdg_check(f, plane, l);
+	rc = 0;
+out:
+	free(efi);
+	free(acc.cnt);
+	free(acc.stamp);
+	free(dst);
+	free(perm);
+	mx_free(&m);
+	r->seconds = now_s() - t0;
+	return rc;
+}
+
+double sm_metrics_max_load(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+			   const struct sm_flow *flows, size_t n_flows)
+{
+	if (!f || !l || (n_flows && !flows) || plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	double *load = calloc((size_t)f->n_ports + 1, sizeof(*load));
+	if (!load)
+		return -ENOMEM;
+	double best = 0;
+	for (size_t i = 0; i < n_flows; i++) {
+		uint32_t sp = flows[i].src, dp = flows[i].dst;
+		if (sp >= f->n_ports || dp >= f->n_ports || sp == dp) {
+			free(load);
+			return -EINVAL;
+		}
+		const struct sm_port *a = &f->ports[sp], *b = &f->ports[dp];
+		if (f->nodes[a->node].type != SM_NODE_CA || f->nodes[b->node].type != SM_NODE_CA ||
+		    f->nodes[a->node].plane != plane || f->nodes[b->node].plane != plane || !b->lid ||
+		    !a->lid) {
+			free(load);
+			return -EINVAL;
+		}
+		/* walk once to check the route, then add the weight along it */
+		double w = flows[i].weight;
+		for (int pass = 0; pass < 2; pass++) {
+			uint32_t link = sp, hopn = 0;
+			int ok = 0;
+			for (;;) {
+				if (pass)
+					load[link] += w;
+				const struct sm_port *pt = &f->ports[link];
+				if (pt->peer_node == SM_NONE)
+					break;
+				if (sm_port_index(f, pt->peer_node, pt->peer_port) == dp) {
+					ok = 1;
+					break;
+				}
+				uint32_t n = pt->peer_node;
+				uint8_t out = sm_lfts_get(l, n, b->lid);
+				if (out == SM_LFT_NONE || out == 0 || out > f->nodes[n].nports || ++hopn > 64)
+					break;
+				link = sm_port_index(f, n, out);
+			}
+			if (!ok)
+				break; /* unrouted flows carry nothing */
+		}
+	}
+	for (uint32_t k = 0; k < f->n_ports; k++)
+		if (load[k] > best)
+			best = load[k];
+	free(load);
+	return best;
+}

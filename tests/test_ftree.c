@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the ftree engine (routing/ftree*.c), judged by the
+ * evaluator (routing/metrics.c) and by direct LFT inspection.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <string.h>
+#include <cmocka.h>
+#include <yaml.h>
+
+#include "engine.h"
+#include "ftbuild.h"
+#include "metrics.h"
+
+extern const struct sm_engine_ops sm_engine_ftree;
+
+static int route(struct sm_fabric *f, unsigned plane, struct sm_lfts **out, char *msg)
+{
+	void *st = NULL;
+	char err[256];
+	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
+	*out = sm_lfts_new(f, plane);
+	assert_non_null(*out);
+	struct sm_route_ctx ctx = { .fabric = f, .plane = plane, .out = *out };
+	int rc = sm_engine_ftree.route(st, &ctx);
+	if (msg)
+		memcpy(msg, ctx.msg, sizeof(ctx.msg));
+	sm_engine_ftree.free(st);
+	return rc;
+}
+
+static void check_full(const struct ftb_shape *s, int even_links)
+{
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lfts *l;
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 30, .seed = 11 };
+	assert_int_equal(ftb_build(f, 0, s, 0), 0);
+	assert_int_equal(route(f, 0, &l, NULL), 0);
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.loops, 0);
+	assert_true(m.minimal_share > 0.999999);
+	assert_int_equal(m.shift_max_congestion, 1);
+	/* on a 2-level tree every switch link carries the same number of routes */
+	if (even_links)
+		assert_true(m.efi_max_over_mean < 1.0001);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
+static void test_full_2level(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 8, 16);
+	check_full(&s, 1);
+	ftb_shape_2level(&s, 16, 128);
+	check_full(&s, 1);
+	/* parallel links: 4 spines, 2 links per leaf-spine pair, 8 hosts per leaf */
+	s = (struct ftb_shape){ .levels = 2, .leaves = 6, .hosts = 8, .up = 4, .width = 2 };
+	check_full(&s, 1);
+}
+
+static void test_full_3level(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_3level(&s, 8, 64);   /* 4 pods x 4 leaves x 4 hosts, 16 cores */
+	check_full(&s, 0);
+	ftb_shape_3level(&s, 8, 32);   /* half the pods: cores half used */
+	check_full(&s, 0);
+}
+
+/* Only routes that used the removed link move; everything else keeps the full-tree entry. */
+static void test_degraded_moves_only_displaced(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 8, 16);  /* 4 leaves x 4 hosts, 4 spines; host idx = node order */
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lfts *full, *deg;
+	char msg[256];
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	assert_int_equal(route(f, 0, &full, NULL), 0);
+	/* leaf 0 (node 0) loses its link to spine 0 (port 5) */
+	sm_fabric_unlink(f, 0, 5);
+	assert_int_equal(route(f, 0, &deg, msg), 0);
+	assert_non_null(strstr(msg, "moved"));
+	unsigned changed = 0;
+	for (uint32_t lf = 0; lf < 4; lf++)
+		for (uint32_t h = 0; h < 16; h++) {
+			uint16_t lid = (uint16_t)(9 + h); /* 8 switch LIDs first */
+			uint8_t a = sm_lfts_get(full, lf, lid), b = sm_lfts_get(deg, lf, lid);
+			assert_int_not_equal(b, SM_LFT_NONE);
+			if (a != b) {
+				changed++;
+				/* the new port is a surviving uplink, never the dead one */
+				assert_true(b >= 6 && b <= 8);
+			}
+		}
+	/* leaf 0: remote hosts 4, 8, 12 used spine 0; leaves 1-3: host 0 was reached via spine 0 */
+	assert_int_equal(changed, 6);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 10, .seed = 2 };
+	assert_int_equal(sm_metrics_compute(f, 0, deg, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.loops, 0);
+	assert_true(m.shift_max_congestion <= 2);
+	sm_lfts_free(full);
+	sm_lfts_free(deg);
+	sm_fabric_free(f);
+}
+
+static void test_degraded_random(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		struct ftb_shape s;
+		ftb_shape_3level(&s, 8, 64);
+		struct sm_fabric *f = sm_fabric_new();
+		struct sm_lfts *l;
+		assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+		assert_true(ftb_remove_links(f, 0, 0.05, seed) > 0);
+		assert_int_equal(route(f, 0, &l, NULL), 0);
+		struct sm_route_metrics m;
+		struct sm_metrics_opts o = { .n_random = 5, .seed = seed };
+		assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+		assert_int_equal(m.unreachable, 0);
+		assert_int_equal(m.loops, 0);
+		assert_true(m.minimal_share > 0.999999);
+		sm_lfts_free(l);
+		sm_fabric_free(f);
+	}
+}
+
+/* Every switch LID is reached from every leaf, and a switch delivers its own LID to port 0. */
+static void test_switch_lids(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_3level(&s, 8, 64);
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lfts *l;
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	assert_int_equal(route(f, 0, &l, NULL), 0);
+	for (uint32_t t = 0; t < l->n_switches; t++) {
+		uint32_t tn = l->sw_node[t];
+		uint16_t lid = sm_port(f, tn, 0)->lid;
+		assert_int_equal(sm_lfts_get(l, tn, lid), 0);
+		for (uint32_t src = 0; src < 16; src++) { /* the 16 leaves */
+			uint32_t n = src;
+			unsigned hops = 0;
+			uint8_t p;
+			while ((p = sm_lfts_get(l, n, lid)) != 0) {
+				assert_int_not_equal(p, SM_LFT_NONE);
+				n = sm_port(f, n, p)->peer_node;
+				assert_true(++hops <= 6);
+			}
+			assert_int_equal(n, tn);
+		}
+	}
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
+/* LMC 2: every LID of a range is routed, and a remote leaf spreads the 4 LIDs over 4 uplinks. */
+static void test_lmc(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 8, 16);
+	s.lmc = 2;
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lfts *l;
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	assert_int_equal(route(f, 0, &l, NULL), 0);
+	uint32_t ca = 8 + 4 * 2 + 1; /* a host of leaf 2 */
+	uint16_t base = sm_port(f, ca, 1)->lid;
+	unsigned used = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		uint8_t p = sm_lfts_get(l, 0, (uint16_t)(base + i));
+		assert_true(p >= 5 && p <= 8);
+		used |= 1u << (p - 5);
+		/* the destination leaf delivers every LID of the range to the CA */
+		assert_int_equal(sm_lfts_get(l, 2, (uint16_t)(base + i)), sm_port(f, ca, 1)->peer_port);
+	}
+	assert_int_equal(used, 0xf);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 5, .seed = 2 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.shift_max_congestion, 1);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
+static void test_not_a_fat_tree(void **state)
+{
+	(void)state;
+	char msg[256];
+	struct sm_lfts *l;
+	/* a ring of 4 switches, one CA on each */
+	struct sm_fabric *f = sm_fabric_new();
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100 + i, 4, 0, 0), i);
+		assert_int_equal(sm_fabric_set_lid(f, i, 0, (uint16_t)(1 + i), 0), 0);
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(sm_fabric_link(f, i, 1, (i + 1) % 4, 2), 0);
+		assert_int_equal(sm_fabric_add_node(f, SM_NODE_CA, 0x200 + i, 1, 0, 0), 4 + i);
+		assert_int_equal(sm_fabric_link(f, 4 + i, 1, i, 3), 0);
+		assert_int_equal(sm_fabric_set_lid(f, 4 + i, 1, (uint16_t)(10 + i), 0), 0);
+	}
+	assert_int_equal(route(f, 0, &l, msg), -EINVAL);
+	assert_non_null(strstr(msg, "not a fat tree"));
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+
+	/* a CA on a spine: CAs at different depths */
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 8, 16);
+	f = sm_fabric_new();
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	sm_fabric_unlink(f, 4, 4);          /* spine 0 port 4 (was leaf 3) */
+	sm_fabric_unlink(f, 8 + 15, 1);     /* last CA off its leaf */
+	assert_int_equal(sm_fabric_link(f, 8 + 15, 1, 4, 4), 0);
+	assert_int_equal(route(f, 0, &l, msg), -EINVAL);
+	assert_non_null(strstr(msg, "different depths"));
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+
+	/* no CA at all */
+	f = sm_fabric_new();
+	assert_int_equal(sm_fabric_add_node(f, SM_NODE_SWITCH, 0x10, 4, 0, 0), 0);
+	assert_int_equal(route(f, 0, &l, msg), -ENOENT);
+	assert_non_null(strstr(msg, "no CA"));
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
+/*
+ * Leaf 0 keeps spine 1 only, leaf 1 keeps spine 0 only, leaf 2 keeps both:
+ * leaf 0 reaches leaf 1 only down-then-up, so ftree refuses rather than
+ * route with a turn that could close a credit loop.
+ */
+static void test_no_updown_path(void **state)
+{
+	(void)state;
+	char msg[256];
+	struct sm_lfts *l;
+	struct ftb_shape s = { .levels = 2, .leaves = 3, .hosts = 2, .up = 2, .width = 1 };
+	struct sm_fabric *f = sm_fabric_new();
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	sm_fabric_unlink(f, 0, 3);
+	sm_fabric_unlink(f, 1, 4);
+	assert_int_equal(route(f, 0, &l, msg), -EHOSTUNREACH);
+	assert_non_null(strstr(msg, "no up/down path"));
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+
+	/* two halves with no link between them: routed, the split is noted */
+	f = sm_fabric_new();
+	assert_int_equal(ftb_build(f, 0, &(struct ftb_shape){ .levels = 2, .leaves = 2, .hosts = 2, .up = 2 }, 0), 0);
+	sm_fabric_unlink(f, 0, 3);
+	sm_fabric_unlink(f, 1, 4);
+	assert_int_equal(route(f, 0, &l, msg), 0);
+	assert_non_null(strstr(msg, "2 disconnected parts"));
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
+static void test_init_options(void **state)
+{
+	(void)state;
+	yaml_parser_t p;
+	yaml_document_t doc;
+	const char *src = "ftree:\n  bogus: 1\n";
+	void *st = NULL;
+	char err[256] = "";
+	assert_true(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (const unsigned char *)src, strlen(src));
+	assert_true(yaml_parser_load(&p, &doc));
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	yaml_node_t *sub = yaml_document_get_node(&doc, root->data.mapping.pairs.start->value);
+	assert_int_equal(sm_engine_ftree.init(&st, &doc, sub, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 2"));
+	assert_non_null(strstr(err, "bogus"));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	assert_int_equal(sm_engine_ftree.abi_version, SM_ENGINE_ABI_VERSION);
+	assert_int_equal(sm_engine_ftree.size, sizeof(struct sm_engine_ops));
+	assert_string_equal(sm_engine_ftree.name, "ftree");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_2level),
+		cmocka_unit_test(test_full_3level),
+		cmocka_unit_test(test_degraded_moves_only_displaced),
+		cmocka_unit_test(test_degraded_random),
+		cmocka_unit_test(test_switch_lids),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_not_a_fat_tree),
+		cmocka_unit_test(test_no_updown_path),
+		cmocka_unit_test(test_init_options),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

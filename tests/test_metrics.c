@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests for the route-quality evaluator (routing/metrics.c), on LFTs
+ * written by hand for a 4-host tree where every number can be counted on
+ * paper: 2 leaves (hosts on ports 1-2, spine 0 on port 3, spine 1 on
+ * port 4) and 2 spines (leaf 0 on port 1, leaf 1 on port 2).
+ * Hosts (node order) 0,1 on leaf 0 and 2,3 on leaf 1; LIDs: switches 1-4
+ * (leaf0, leaf1, spine0, spine1), hosts 5-8.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "ftbuild.h"
+#include "metrics.h"
+
+struct tiny {
+	struct sm_fabric *f;
+	struct sm_lfts *l;
+	uint32_t leaf[2], spine[2], host[4];
+};
+
+static void tiny_setup(struct tiny *t)
+{
+	struct ftb_shape s = { .levels = 2, .leaves = 2, .hosts = 2, .up = 2, .width = 1 };
+	t->f = sm_fabric_new();
+	assert_non_null(t->f);
+	assert_int_equal(ftb_build(t->f, 0, &s, 0), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		t->leaf[i] = i;
+		t->spine[i] = 2 + i;
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		t->host[i] = 4 + i;
+		assert_int_equal(sm_port(t->f, t->host[i], 1)->lid, 5 + i);
+	}
+	t->l = sm_lfts_new(t->f, 0);
+	assert_non_null(t->l);
+	/* good routes: host LIDs 5,7 via spine 0, 6,8 via spine 1 */
+	for (unsigned lf = 0; lf < 2; lf++)
+		for (unsigned h = 0; h < 4; h++) {
+			uint16_t lid = (uint16_t)(5 + h);
+			uint8_t port = h / 2 == lf ? (uint8_t)(1 + h % 2) : (uint8_t)(3 + h % 2);
+			sm_lfts_set(t->l, t->leaf[lf], lid, port);
+		}
+	for (unsigned sp = 0; sp < 2; sp++)
+		for (unsigned h = 0; h < 4; h++)
+			sm_lfts_set(t->l, t->spine[sp], (uint16_t)(5 + h), (uint8_t)(1 + h / 2));
+}
+
+static void tiny_teardown(struct tiny *t)
+{
+	sm_lfts_free(t->l);
+	sm_fabric_free(t->f);
+}
+
+static void test_good_routes(void **state)
+{
+	(void)state;
+	struct tiny t;
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 20, .seed = 7 };
+	tiny_setup(&t);
+	assert_int_equal(sm_metrics_compute(t.f, 0, t.l, &o, &m), 0);
+	assert_int_equal(m.hosts, 4);
+	assert_int_equal(m.pairs, 12);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.loops, 0);
+	assert_int_equal(m.hops_min, 2);
+	assert_int_equal(m.hops_max, 4);
+	/* 4 same-leaf pairs of 2 hops, 8 cross pairs of 4 hops */
+	assert_true(m.hops_avg > 40.0 / 12 - 1e-9 && m.hops_avg < 40.0 / 12 + 1e-9);
+	assert_true(m.minimal_share > 0.999999);
+	/* 8 cross pairs x 2 switch links over 8 directed switch links: 2 each */
+	assert_int_equal(m.efi_max, 2);
+	assert_true(m.efi_max_over_mean > 0.999 && m.efi_max_over_mean < 1.001);
+	/* every spine downlink serves exactly one host: any permutation is congestion free */
+	assert_int_equal(m.shift_max_congestion, 1);
+	assert_int_equal(m.rand_max_congestion, 1);
+	assert_true(m.ebb > 0.999999);
+	assert_int_equal(m.credit_loop, -1);
+	tiny_teardown(&t);
+}
+
+static void test_bad_uplink(void **state)
+{
+	(void)state;
+	struct tiny t;
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 50, .seed = 3 };
+	tiny_setup(&t);
+	/* leaf 0 sends both remote hosts through spine 0: shift 2 puts 2 flows on leaf0->spine0 */
+	sm_lfts_set(t.l, t.leaf[0], 8, 3);
+	assert_int_equal(sm_metrics_compute(t.f, 0, t.l, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.shift_max_congestion, 2);
+	/* leaf0->spine0 carries hosts 0,1 to LIDs 7 and 8: 4 routes */
+	assert_int_equal(m.efi_max, 4);
+	assert_true(m.ebb < 1.0);
+	assert_true(m.rand_max_congestion_mean > 1.0);
+
+	/* the same shift as a weighted flow list: 0->2 (w 1) and 1->3 (w 0.5) share leaf0->spine0 */
+	struct sm_flow fl[2] = {
+		{ sm_port_index(t.f, t.host[0], 1), sm_port_index(t.f, t.host[2], 1), 1.0 },
+		{ sm_port_index(t.f, t.host[1], 1), sm_port_index(t.f, t.host[3], 1), 0.5 },
+	};
+	double ml = sm_metrics_max_load(t.f, 0, t.l, fl, 2);
+	assert_true(ml > 1.499 && ml < 1.501);
+	sm_lfts_set(t.l, t.leaf[0], 8, 4); /* repaired: flows split, host links carry 1 */
+	ml = sm_metrics_max_load(t.f, 0, t.l, fl, 2);
+	assert_true(ml > 0.999 && ml < 1.001);
+	/* bad input: a switch port as endpoint */
+	fl[0].src = sm_port_index(t.f, t.leaf[0], 0);
+	assert_true(sm_metrics_max_load(t.f, 0, t.l, fl, 2) < 0);
+	tiny_teardown(&t);
+}
+
+static void test_black_hole_and_loop(void **state)
+{
+	(void)state;
+	struct tiny t;
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 5, .seed = 1, .skip_shift = 1 };
+	tiny_setup(&t);
+	/* black hole: spine 1 has no entry for LID 6 (host 1); hosts 2,3 route to it via spine 1 */
+	sm_lfts_set(t.l, t.spine[1], 6, SM_LFT_NONE);
+	/* loop: leaf 1 sends LID 5 to spine 0 and spine 0 sends it back to leaf 1 */
+	sm_lfts_set(t.l, t.spine[0], 5, 2);
+	assert_int_equal(sm_metrics_compute(t.f, 0, t.l, &o, &m), 0);
+	assert_int_equal(m.unreachable, 2);
+	assert_int_equal(m.loops, 2);
+	assert_int_equal(m.shift_max_congestion, 0); /* skipped */
+	assert_int_equal(m.hops_max, 4);
+	tiny_teardown(&t);
+}
+
+static void test_empty_plane(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_route_metrics m;
+	assert_int_equal(sm_fabric_add_node(f, SM_NODE_SWITCH, 0x10, 8, 0, 0), 0);
+	struct sm_lfts *l = sm_lfts_new(f, 0);
+	assert_int_equal(sm_metrics_compute(f, 0, l, NULL, &m), 0);
+	assert_int_equal(m.hosts, 0);
+	assert_int_equal(m.pairs, 0);
+	assert_int_equal(sm_metrics_compute(f, SM_MAX_PLANES, l, NULL, &m), -EINVAL);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_routes),
+		cmocka_unit_test(test_bad_uplink),
+		cmocka_unit_test(test_black_hole_and_loop),
+		cmocka_unit_test(test_empty_plane),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
