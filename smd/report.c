@@ -16,6 +16,12 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* The metrics' own CDG check if it ran, else the one validation did on the accepted routes. */
+static int credit_loop(const struct sm_dr_plane *p)
+{
+	return p->m.credit_loop >= 0 ? p->m.credit_loop : p->route.val.credit_loop;
+}
+
 static void text_endpoint(FILE *o, const struct sm_dr_endpoint *e)
 {
 	fprintf(o, "'%s' port %u (guid 0x%016" PRIx64 ", LID %u)", e->desc, e->port, e->guid, e->lid);
@@ -63,6 +69,8 @@ static void text_plane(FILE *o, const struct sm_dr_run *r, const struct sm_dr_pl
 		res->validate_seconds * 1e3, res->total_seconds * 1e3);
 	if (res->notes[0])
 		fprintf(o, "  engine notes: %s\n", res->notes);
+	if (res->val.msg[0])
+		fprintf(o, "  validation: %s\n", res->val.msg);
 	if (!p->have_metrics)
 		return;
 	fprintf(o, "  reachability: %u hosts, %" PRIu64 " pairs, %" PRIu64 " unreachable (%.2f%%), %"
@@ -73,14 +81,11 @@ static void text_plane(FILE *o, const struct sm_dr_run *r, const struct sm_dr_pl
 			m->hops_avg, m->hops_max, 100.0 * m->minimal_share);
 	fprintf(o, "  edge forwarding index: max %" PRIu64 ", max/mean %.3f\n", m->efi_max,
 		m->efi_max_over_mean);
-	if (m->shift_max_congestion)
-		fprintf(o, "  shift permutations: worst congestion %u\n", m->shift_max_congestion);
-	else
-		fprintf(o, "  shift permutations: skipped\n");
+	fprintf(o, "  shift permutations: worst congestion %u\n", m->shift_max_congestion);
 	fprintf(o, "  random permutations (%u, seed %" PRIu64 "): max congestion mean %.3f, EBB %.4f\n",
 		r->n_random, r->seed, m->rand_max_congestion_mean, m->ebb);
 	fprintf(o, "  credit loops: %s\n",
-		m->credit_loop < 0 ? "not checked" : m->credit_loop ? "CYCLE FOUND" : "none");
+		credit_loop(p) < 0 ? "not checked" : credit_loop(p) ? "CYCLE FOUND" : "none");
 	fprintf(o, "  metrics time: %.2f ms\n", m->seconds * 1e3);
 	if (p->have_load)
 		fprintf(o, "  profile: %zu flows (weight %g), max link load %g without the profile, %g with it\n",
@@ -180,6 +185,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	sm_json_double(j, "validate_seconds", p->routed ? res->validate_seconds : 0);
 	sm_json_double(j, "total_seconds", res->total_seconds);
 	json_str_or_null(j, "notes", res->notes);
+	json_str_or_null(j, "validation", res->val.msg);
 	sm_json_arr_begin(j, "attempts");
 	for (unsigned i = 0; i < res->n_attempts; i++) {
 		const struct sm_chain_attempt *a = &res->attempts[i];
@@ -220,10 +226,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 		sm_json_uint(j, "max", m->efi_max);
 		sm_json_double(j, "max_over_mean", m->efi_max_over_mean);
 		sm_json_obj_end(j);
-		if (m->shift_max_congestion)
-			sm_json_uint(j, "shift_max_congestion", m->shift_max_congestion);
-		else
-			sm_json_null(j, "shift_max_congestion");
+		sm_json_uint(j, "shift_max_congestion", m->shift_max_congestion);
 		sm_json_obj_begin(j, "random_permutations");
 		sm_json_uint(j, "count", r->n_random);
 		sm_json_uint(j, "seed", r->seed);
@@ -231,10 +234,10 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 		sm_json_uint(j, "max_congestion", m->rand_max_congestion);
 		sm_json_double(j, "ebb", m->ebb);
 		sm_json_obj_end(j);
-		if (m->credit_loop < 0)
+		if (credit_loop(p) < 0)
 			sm_json_null(j, "credit_loop");
 		else
-			sm_json_bool(j, "credit_loop", m->credit_loop);
+			sm_json_bool(j, "credit_loop", credit_loop(p));
 		sm_json_double(j, "seconds", m->seconds);
 		sm_json_obj_end(j);
 	} else {

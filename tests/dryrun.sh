@@ -68,7 +68,7 @@ run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$DATA/bad.yaml" && expect_err "ba
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/none.yaml" && expect_err "none.yaml"
 printf 'this is not a profile ;;\n' >"$T/bad.profile"
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" --profile "$T/bad.profile" && expect_err "bad.profile"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" --lfts-out "$T/no/such/dir/x.lfts" && expect_err "no/such/dir"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --lfts-out "$T/no/such/dir/x.lfts" && expect_err "no/such/dir"
 : >"$T/empty.ibnd"
 "$SMD" --dry-run -t "$T/empty.ibnd" >"$T/out" 2>"$T/err"
 rc=$?
@@ -141,7 +141,7 @@ if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/r.txt"; the
 fi
 
 # a chain that falls back: the report says why the first engine was passed over
-if run 0 "$SMD" --dry-run -t "$DATA/split.net" -R ftree,minhop --json; then
+if run 0 "$SMD" --dry-run -t "$DATA/split.ibnd" -R ftree,minhop --json; then
 	check_json "$T/out" '
 p = r["planes"][0]
 assert p["routing"]["routed"]
@@ -184,8 +184,18 @@ assert len(c["examples"]) == 10
 	grep -q "and 2 more unreachable pairs" "$T/err" || fail "split.net: no count of the pairs beyond the cap"
 fi
 
+# LIDs kept where the dump has them (SwA, A1, A2: 1-3), free ones for the others
+if run 0 "$SMD" --dry-run -t "$DATA/split.ibnd" -R minhop --json; then
+	check_json "$T/out" '
+p = r["planes"][0]
+assert p["lids"]["ports_from_dump"] == 3 and p["lids"]["ports_assigned"] == 4, p["lids"]
+assert sorted(e["lid"] for e in p["lids"]["examples"]) == [4, 5, 6, 7], p["lids"]
+assert p["connectivity"]["parts"] == 2 and p["connectivity"]["disconnected_pairs"] == 12
+'
+fi
+
 # two planes: one plane per -t, both in the LFT file, separated by comments
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -t "$DATA/split.net" -R minhop --lfts-out "$T/two.lfts"; then
+if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -t "$DATA/split.ibnd" -R minhop --lfts-out "$T/two.lfts"; then
 	[ "$(grep -c '^# plane' "$T/two.lfts")" -eq 2 ] || fail "two planes: not 2 plane comments in the LFT file"
 	[ "$(grep -c '^Unicast lids' "$T/two.lfts")" -eq 8 ] || fail "two planes: not 6+2 switches in the LFT file"
 fi
