@@ -154,6 +154,17 @@ for a in att:
 '
 fi
 
+# a traffic profile: max link load of its flows, routed without and with it
+printf 'H1 H8 5\nH2 H7 3\n# a comment\nH3 H6 0\n' >"$T/good.profile"
+if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --profile "$T/good.profile" --json; then
+	check_json "$T/out" '
+pr = r["planes"][0]["profile"]
+assert r["profile"].endswith("good.profile")
+assert pr["flows"] == 2 and pr["weight"] == 8, pr
+assert 5 <= pr["max_link_load_before"] <= 8 and 5 <= pr["max_link_load_after"] <= 8, pr
+'
+fi
+
 # ---------------------------------------------------------------- LIDs and a disconnected plane
 # ibsim net files carry no LIDs: smd assigns them all.
 if run 0 "$SMD" --dry-run -t "$DATA/ft8.net" -R minhop --json; then
