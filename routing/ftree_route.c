@@ -34,6 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FT_EXN 8                 /* displaced destinations remembered per down link */
+#define FT_SRC_ALL UINT32_MAX    /* displaced for every source */
+
+struct ft_extra {
+	uint32_t idx;  /* destination index */
+	uint32_t src;  /* source class: leaf order of the displacing switch, or FT_SRC_ALL */
+};
+
 struct ft_run {
 	const struct ft_model *m;
 	uint32_t gen;
@@ -45,6 +53,14 @@ struct ft_run {
 	uint8_t *cand_port;
 	uint32_t *queue;
 	uint32_t *disp;        /* [up links] displaced routes taken by each up port */
+	uint32_t *last;        /* [up links] 1 + index of the last destination displaced to it, 0 none */
+	uint32_t *first;       /* [up links] 1 + index of the first one */
+	uint32_t nleaf;        /* leaves with CAs (the first entries of the routing order) */
+	uint32_t nidx;         /* host indices 0..nidx-1 (shift permutations wrap there) */
+	struct ft_extra *ex;   /* [up links * FT_EXN] displaced destinations sent down each link */
+	uint32_t *exn;         /* [up links] entries recorded (may exceed FT_EXN: counted, not kept) */
+	uint32_t *ord;         /* [nsw] source class of a switch: position of a leaf in routing order */
+	uint32_t *rep;         /* [n_dest] parent a destination was first displaced to, SM_NONE */
 	uint8_t cands[256];
 	uint64_t displaced;
 };
@@ -90,23 +106,112 @@ static void mark_down_set(struct ft_run *x, uint32_t t)
 	}
 }
 
-/* Up port for a displaced route: the valid one with the fewest displaced routes. */
-static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j)
+/* Down port a D switch q uses toward the destination with index idx (same rule as route_target). */
+/* Down link (as the child's up-port index) a D switch q uses toward index idx; same rule as route_target. */
+static uint32_t down_link(const struct ft_run *x, uint32_t q, uint32_t idx)
+{
+	const struct ft_model *m = x->m;
+	unsigned nc = 0, r = m->rank[q];
+	for (uint32_t e = x->cand_head[q]; e != SM_NONE; e = x->cand_next[e])
+		nc++;
+	if (nc <= 1)
+		return x->cand_head[q]; /* the usual case: one link down toward T */
+	uint32_t k = (idx / (r ? m->div[r - 1] : 1)) % nc;
+	uint32_t e = x->cand_head[q];
+	while (k--)
+		e = x->cand_next[e];
+	return e;
+}
+
+/*
+ * Would destination idx, displaced by source class src, stack on down link
+ * e with a displaced destination recorded there? Two displaced
+ * destinations meet in one shift permutation only if both are displaced
+ * for the sources that send to them in that shift: always when one of
+ * them is displaced for every source (FT_SRC_ALL), else only when their
+ * source leaves are the same or neighbours in index order.
+ */
+/* Leaves a and b are the same or neighbours in the cyclic leaf order (shifts wrap around). */
+static int near(uint32_t a, uint32_t b, uint32_t nleaf)
+{
+	uint32_t d = a > b ? a - b : b - a;
+	return d <= 1 || (a < nleaf && b < nleaf && d == nleaf - 1);
+}
+
+static unsigned stack_count(const struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
+{
+	unsigned c = x->exn[e] > FT_EXN ? x->exn[e] - FT_EXN : 0;
+	for (unsigned k = 0; k < x->exn[e] && k < FT_EXN; k++) {
+		const struct ft_extra *p = &x->ex[(size_t)e * FT_EXN + k];
+		if (p->idx == idx)
+			continue;
+		if (p->src == FT_SRC_ALL || src == FT_SRC_ALL || near(p->src, src, x->nleaf))
+			c++;
+	}
+	return c;
+}
+
+static void stack_add(struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
+{
+	for (unsigned k = 0; k < x->exn[e] && k < FT_EXN; k++) {
+		struct ft_extra *p = &x->ex[(size_t)e * FT_EXN + k];
+		if (p->idx == idx && p->src == src)
+			return;
+	}
+	if (x->exn[e] < FT_EXN)
+		x->ex[(size_t)e * FT_EXN + x->exn[e]] = (struct ft_extra){ idx, src };
+	x->exn[e]++;
+}
+
+/*
+ * Up port for a displaced route of destination di (index into m->dest) at
+ * switch s, whose ideal slot is j of u. Cost of a candidate parent =
+ * displaced destinations it would stack with on s's up link (another one
+ * within a window of u consecutive indices: a shift sends both) plus those
+ * it would stack with on the parent's down link toward the destination.
+ * Ties prefer no up-link stacking, then the parent this destination was
+ * already displaced to (fewer extra down links per destination), then the
+ * up port with the fewest displaced routes, rotating from the ideal slot.
+ */
+static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, uint32_t di, uint32_t src)
 {
 	const struct ft_model *m = x->m;
 	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b;
-	uint32_t best = SM_NONE;
+	uint32_t best = SM_NONE, best_dl = SM_NONE;
+	uint64_t best_score = UINT64_MAX;
+	uint32_t idx = m->dest[di].idx;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t e = b + (j + i) % n;
-		if (!reach(x, m->up_peer[e]))
+	uint32_t e = b + j % n;
+	for (uint32_t i = 0; i < n; i++, e = e + 1 == b + n ? b : e + 1) {
+		uint32_t q = m->up_peer[e];
+		if (!reach(x, q))
 			continue;
-		if (best == SM_NONE || x->disp[e] < x->disp[best])
+		uint32_t dl = x->dstamp[q] == x->gen ? down_link(x, q, idx) : SM_NONE;
+		uint64_t down = dl == SM_NONE ? 0 : stack_count(x, dl, idx, src);
+		/* indices grow along the run; the first one stands in for the wrap-around */
+		uint64_t up = x->last[e] && (idx - (x->last[e] - 1) < u ||
+					     (idx < x->nidx && x->first[e] - 1 + x->nidx - idx < u));
+		uint64_t score = ((up + down) << 48) + (up << 40) + ((uint64_t)(q != x->rep[di]) << 32) + x->disp[e];
+		if (score < best_score) {
+			best_score = score;
 			best = e;
+			best_dl = dl;
+			/* nothing stacks and the destination keeps its parent: cannot do better */
+			if (!(score >> 32) || (!(score >> 40) && x->rep[di] == SM_NONE))
+				break;
+		}
 	}
 	if (best == SM_NONE)
 		return SM_LFT_NONE;
+	uint32_t q = m->up_peer[best];
+	if (best_dl != SM_NONE)
+		stack_add(x, best_dl, idx, src);
+	if (x->rep[di] == SM_NONE)
+		x->rep[di] = q;
 	x->disp[best]++;
+	x->last[best] = idx + 1;
+	if (!x->first[best])
+		x->first[best] = idx + 1;
 	x->displaced++;
 	return m->up_port[best];
 }
@@ -133,7 +238,7 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 			unsigned nc = 0;
 			for (uint32_t e = x->cand_head[s]; e != SM_NONE && nc < sizeof(x->cands); e = x->cand_next[e])
 				x->cands[nc++] = x->cand_port[e];
-			uint64_t dv = r ? m->div[r - 1] : 1;
+			uint32_t dv = r ? m->div[r - 1] : 1;
 			for (uint32_t i = 0; i < nd; i++)
 				row[d0[i].lid] = nc == 1 ? x->cands[0] : x->cands[(d0[i].idx / dv) % nc];
 			continue;
@@ -141,18 +246,21 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 		if (!reach(x, s))
 			continue;
 		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
-		uint64_t dv = m->div[r];
+		uint32_t dv = m->div[r];
 		for (uint32_t i = 0; i < nd; i++) {
-			uint32_t j = (uint32_t)((d0[i].idx / dv) % u);
+			uint32_t j = d0[i].idx / dv % u;
 			uint8_t p = m->slot_port[so + j];
+			uint32_t src = x->ord[s];
 			if (p) {
 				uint32_t q = ft_peer_slot(m, s, p);
 				if (q != SM_NONE && reach(x, q)) {
 					row[d0[i].lid] = p;
 					continue;
 				}
+				/* the ideal parent lost its way to T: every source is displaced */
+				src = FT_SRC_ALL;
 			}
-			row[d0[i].lid] = displace(x, s, j);
+			row[d0[i].lid] = displace(x, s, j, u, m->dest_off[t] + i, src);
 		}
 	}
 }
@@ -171,11 +279,28 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	x.cand_port = malloc(ne);
 	x.queue = malloc(ns * sizeof(*x.queue));
 	x.disp = calloc(ne, sizeof(*x.disp));
-	if (!x.dstamp || !x.rstamp || !x.rval || !x.cand_head || !x.cand_next || !x.cand_port ||
+	x.last = calloc(ne, sizeof(*x.last));
+	x.first = calloc(ne, sizeof(*x.first));
+	x.ex = malloc(ne * FT_EXN * sizeof(*x.ex));
+	x.exn = calloc(ne, sizeof(*x.exn));
+	x.ord = malloc(ns * sizeof(*x.ord));
+	x.rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x.rep));
+	if (x.rep)
+		for (uint32_t i = 0; i < m->n_dest; i++)
+			x.rep[i] = SM_NONE;
+	if (!x.last || !x.first || !x.ex || !x.exn || !x.ord || !x.rep || !x.dstamp || !x.rstamp || !x.rval || !x.cand_head || !x.cand_next || !x.cand_port ||
 	    !x.queue || !x.disp) {
 		snprintf(msg, msglen, "ftree: out of memory");
 		goto out;
 	}
+	for (uint32_t s = 0; s < m->nsw; s++)
+		x.ord[s] = m->n_tgt + s; /* non-leaves: distinct, never neighbours of a leaf */
+	for (uint32_t i = 0; i < m->n_tgt; i++) {
+		x.ord[m->tgt_order[i]] = i;
+		if (m->rank[m->tgt_order[i]] == 0 && m->dest_off[m->tgt_order[i] + 1] > m->dest_off[m->tgt_order[i]])
+			x.nleaf = i + 1;
+	}
+	x.nidx = m->n_hosts;
 	uint64_t bad = 0;
 	uint32_t bad_from = SM_NONE, bad_to = SM_NONE;
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
@@ -230,5 +355,11 @@ out:
 	free(x.cand_port);
 	free(x.queue);
 	free(x.disp);
+	free(x.ex);
+	free(x.exn);
+	free(x.ord);
+	free(x.last);
+	free(x.first);
+	free(x.rep);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "fabric.h"
+#include "engine.h"
 
 #define SM_GRAPH_INF UINT16_MAX
 
@@ -95,5 +96,23 @@ uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *can
 
 /* Routes recorded on link i (index into adj) for one destination type. */
 uint32_t sm_balancer_count(const struct sm_balancer *b, uint32_t link, int is_switch);
+
+/*
+ * Route every destination delivered at switch slot d: d's own entry is the
+ * destination's out_port, and every other switch s with candidates
+ * (cand[cand_off[s] .. cand_off[s+1]-1], adj indices sorted ascending) gets
+ * the balancer's pick. Slots of l must be the graph's slots (true for
+ * sm_lfts_new() on the same plane). Returns the entries set besides d's.
+ */
+uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32_t d,
+			 const uint32_t *cand_off, const uint32_t *cand, struct sm_lfts *l);
+
+/*
+ * Engines' common epilogue: -ENETUNREACH with a message when the plane has
+ * LIDs but none is routable; otherwise 0, with a note in msg when
+ * `unreached` (switch, LID) entries stayed SM_LFT_NONE or LIDs sit on ports
+ * not cabled to a switch.
+ */
+int sm_route_note_unreached(const struct sm_graph *g, uint64_t unreached, char *msg, size_t len);
 
 #endif

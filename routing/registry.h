@@ -148,6 +148,18 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 			  unsigned n_planes, const struct sm_profile *profile, struct sm_lfts **outs,
 			  struct sm_plane_result *res);
 
+/*
+ * YAML helpers for engines' init hooks (libyaml documents). map_get returns
+ * the value under `key` of a mapping node, NULL if absent or map is not a
+ * mapping. check_keys fails with "ENGINE: config line N: unknown key 'k'
+ * (known: a, b)" on a key not in the NULL-terminated `known`, or when node
+ * is not a mapping. sm_yaml_line(): node->start_mark.line + 1.
+ */
+yaml_node_t *sm_yaml_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key);
+int sm_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *engine,
+		       const char *const *known, char *err, size_t errlen);
+unsigned long sm_yaml_line(const yaml_node_t *node);
+
 /* Multi-line human summary of a plane result ("plane0: routed by minhop in 12.3 ms; ftree: ..."). */
 void sm_plane_result_format(const struct sm_plane_result *res, char *buf, size_t len);
 

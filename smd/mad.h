@@ -29,12 +29,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric.h"
+
 #define SM_MAD_SIZE 256          /* every SMP is exactly one 256-byte MAD */
 #define SM_SMP_DATA_SIZE 64      /* SMP attribute payload */
 #define SM_SMP_DATA_OFF 64       /* offset of the payload in the MAD */
 #define SM_DR_MAX_HOPS 63        /* initial/return path arrays are 64 bytes, entry 0 unused */
+/* Also defined, identically, by sm_lft.h (SM core): keep the token sequences equal. */
+#ifndef SM_LFT_BLOCK
 #define SM_LFT_BLOCK 64          /* LFT entries per LinearForwardingTable block */
-#define SM_LFT_MAX_BLOCKS (0xC000 / SM_LFT_BLOCK) /* 768 blocks cover the unicast space */
+#endif
+#ifndef SM_LFT_MAX_BLOCKS
+#define SM_LFT_MAX_BLOCKS (SM_LID_SPACE / SM_LFT_BLOCK)  /* 768 blocks cover the LID space */
+#endif
 #define SM_PERMISSIVE_LID 0xFFFF
 #define SM_LFT_NO_PORT 0xFF      /* LFT entry: unreachable */
 

@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+/*
+ * DOC: engine registry, plugin loader and chain (see registry.h)
+ *
+ * Owns: the built-in table (static), the list of dlopen()ed plugins (one
+ * handle + descriptor each, freed by sm_registry_free) and, per chain, each
+ * engine's init state. Data flow: name -> descriptor (built-in table, loaded
+ * plugins, PLUGINDIR/NAME.so) -> init(config subtree) -> route() per plane
+ * -> sm_validate() -> accepted LFTs or the next engine.
+ *
+ * Invariant: every descriptor reachable from a registry passed
+ * sm_engine_check_ops(); plugin names are unique and never shadow a
+ * built-in.
+ */
+#include "registry.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <yaml.h>
+
+#ifndef SMD_PLUGINDIR
+#define SMD_PLUGINDIR "/usr/lib/smd/plugins"
+#endif
+
+static const struct sm_engine_ops *const builtins[] = {
+	&sm_engine_minhop,
+	&sm_engine_updn,
+	&sm_engine_ftree,
+	NULL,
+};
+
+struct plugin {
+	void *handle;
+	const struct sm_engine_ops *ops;
+	char path[4096];
+};
+
+struct sm_registry {
+	char plugindir[4096];
+	struct plugin *plugins;
+	unsigned n_plugins, cap_plugins;
+};
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	if (!err || !len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const struct sm_engine_ops *const *sm_engine_builtins(void)
+{
+	return builtins;
+}
+
+const struct sm_engine_ops *sm_engine_builtin(const char *name)
+{
+	for (unsigned i = 0; builtins[i]; i++)
+		if (!strcmp(builtins[i]->name, name))
+			return builtins[i];
+	return NULL;
+}
+
+struct sm_registry *sm_registry_new(const char *plugindir)
+{
+	struct sm_registry *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	snprintf(r->plugindir, sizeof(r->plugindir), "%s", plugindir ? plugindir : SMD_PLUGINDIR);
+	return r;
+}
+
+void sm_registry_free(struct sm_registry *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->n_plugins; i++)
+		dlclose(r->plugins[i].handle);
+	free(r->plugins);
+	free(r);
+}
+
+const char *sm_registry_plugindir(const struct sm_registry *r)
+{
+	return r->plugindir;
+}
+
+static int valid_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (!n || n > SM_ENGINE_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int sm_engine_check_ops(const struct sm_engine_ops *ops, char *err, size_t errlen)
+{
+	if (!ops) {
+		seterr(err, errlen, "no engine descriptor");
+		return -EINVAL;
+	}
+	if (ops->abi_version != SM_ENGINE_ABI_VERSION) {
+		seterr(err, errlen, "engine ABI version %u, this smd needs %u",
+		       (unsigned)ops->abi_version, SM_ENGINE_ABI_VERSION);
+		return -EPROTO;
+	}
+	/* Read name and hooks only once size says they exist. */
+	if (ops->size < sizeof(struct sm_engine_ops)) {
+		seterr(err, errlen, "engine descriptor is %u bytes, this smd needs at least %zu",
+		       (unsigned)ops->size, sizeof(struct sm_engine_ops));
+		return -EPROTO;
+	}
+	if (!ops->name || !valid_name(ops->name)) {
+		seterr(err, errlen, "engine name is empty, longer than %d or not [A-Za-z0-9_-]",
+		       SM_ENGINE_NAME_MAX);
+		return -EINVAL;
+	}
+	if (!ops->init || !ops->free || (!ops->route && !ops->route_planes)) {
+		seterr(err, errlen, "engine '%s' lacks a required hook (init, free, route or route_planes)",
+		       ops->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct sm_engine_ops *find_loaded(const struct sm_registry *r, const char *name)
+{
+	for (unsigned i = 0; i < r->n_plugins; i++)
+		if (!strcmp(r->plugins[i].ops->name, name))
+			return r->plugins[i].ops;
+	return NULL;
+}
+
+int sm_engine_load_plugin(struct sm_registry *r, const char *path,
+			  const struct sm_engine_ops **out, char *err, size_t errlen)
+{
+	char why[300];
+	int rc;
+	if (out)
+		*out = NULL;
+	/* RTLD_LOCAL: the plugin's one symbol must not leak into later lookups. */
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		seterr(err, errlen, "%s: cannot load plugin: %s", path, e ? e : "unknown error");
+		return -ENOENT;
+	}
+	dlerror();
+	const struct sm_engine_ops *ops = dlsym(h, SM_ENGINE_SYMBOL);
+	if (!ops) {
+		seterr(err, errlen, "%s: not an smd engine plugin: symbol '%s' missing", path,
+		       SM_ENGINE_SYMBOL);
+		rc = -ENOEXEC;
+		goto fail;
+	}
+	rc = sm_engine_check_ops(ops, why, sizeof(why));
+	if (rc) {
+		seterr(err, errlen, "%s: refused: %s", path, why);
+		goto fail;
+	}
+	if (sm_engine_builtin(ops->name) || find_loaded(r, ops->name)) {
+		seterr(err, errlen, "%s: refused: engine name '%s' is already taken by a %s engine", path,
+		       ops->name, sm_engine_builtin(ops->name) ? "built-in" : "loaded plugin");
+		rc = -EEXIST;
+		goto fail;
+	}
+	if (r->n_plugins == r->cap_plugins) {
+		unsigned cap = r->cap_plugins ? 2 * r->cap_plugins : 4;
+		struct plugin *p = realloc(r->plugins, cap * sizeof(*p));
+		if (!p) {
+			rc = -ENOMEM;
+			seterr(err, errlen, "%s: out of memory", path);
+			goto fail;
+		}
+		r->plugins = p;
+		r->cap_plugins = cap;
+	}
+	struct plugin *p = &r->plugins[r->n_plugins++];
+	p->handle = h;
+	p->ops = ops;
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	if (out)
+		*out = ops;
+	return 0;
+fail:
+	dlclose(h);
+	return rc;
+}
+
+static void builtin_list(char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (unsigned i = 0; builtins[i] && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "", builtins[i]->name);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+int sm_registry_find(struct sm_registry *r, const char *name,
+		     const struct sm_engine_ops **out, char *err, size_t errlen)
+{
+	*out = sm_engine_builtin(name);
+	if (*out)
+		return 0;
+	*out = find_loaded(r, name);
+	if (*out)
+		return 0;
+	char list[200];
+	builtin_list(list, sizeof(list));
+	if (!valid_name(name)) {
+		seterr(err, errlen, "unknown engine '%s' (built-in: %s)", name, list);
+		return -ENOENT;
+	}
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s.so", r->plugindir, name);
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		seterr(err, errlen, "unknown engine '%s' (built-in: %s; no plugin %s)", name, list, path);
+		return -ENOENT;
+	}
+	fclose(fp);
+	const struct sm_engine_ops *ops;
+	int rc = sm_engine_load_plugin(r, path, &ops, err, errlen);
+	if (rc)
+		return rc;
+	if (strcmp(ops->name, name)) {
+		/* Loaded under another name: keep it registered, but do not pretend. */
+		seterr(err, errlen, "%s: plugin calls itself '%s', not '%s'", path, ops->name, name);
+		return -EINVAL;
+	}
+	*out = ops;
+	return 0;
+}
+
+/* ---- YAML helpers ---- */
+
+unsigned long sm_yaml_line(const yaml_node_t *node)
+{
+	return node ? (unsigned long)node->start_mark.line + 1 : 0;
+}
+
+yaml_node_t *sm_yaml_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+	if (!doc || !map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		if (k && k->type == YAML_SCALAR_NODE && !strcmp((const char *)k->data.scalar.value, key))
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
+}
+
+int sm_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *engine,
+		       const char *const *known, char *err, size_t errlen)
+{
+	if (!map)
+		return 0;
+	if (map->type == YAML_SCALAR_NODE && map->data.scalar.length == 0)
+		return 0;  /* "minhop:" with nothing under it */
+	if (map->type != YAML_MAPPING_NODE) {
+		seterr(err, errlen, "%s: config line %lu: expected a mapping of options", engine,
+		       sm_yaml_line(map));
+		return -EINVAL;
+	}
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		if (!k || k->type != YAML_SCALAR_NODE) {
+			seterr(err, errlen, "%s: config line %lu: option names must be plain words", engine,
+			       sm_yaml_line(k ? k : map));
+			return -EINVAL;
+		}
+		const char *name = (const char *)k->data.scalar.value;
+		int ok = 0;
+		for (unsigned i = 0; known && known[i]; i++)
+			ok |= !strcmp(known[i], name);
+		if (!ok) {
+			char list[200] = "none";
+			size_t off = 0;
+			for (unsigned i = 0; known && known[i] && off < sizeof(list); i++) {
+				int n = snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "", known[i]);
+				if (n < 0)
+					break;
+				off += (size_t)n;
+			}
+			seterr(err, errlen, "%s: config line %lu: unknown option '%s' (known: %s)", engine,
+			       sm_yaml_line(k), name, list);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- chain ---- */
+
+void sm_chain_free(struct sm_chain *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->e[i].ops && c->e[i].ops->free)
+			c->e[i].ops->free(c->e[i].state);
+	free(c);
+}
+
+int sm_chain_new(struct sm_registry *r, const char *spec, yaml_document_t *doc,
+		 yaml_node_t *config_map, struct sm_chain **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!spec) {
+		seterr(err, errlen, "no routing engine given");
+		return -EINVAL;
+	}
+	struct sm_chain *c = calloc(1, sizeof(*c));
+	if (!c) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = 0;
+	const char *p = spec;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		while (len && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (!len) {
+			seterr(err, errlen, "engine list '%s': empty engine name", spec);
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (len > SM_ENGINE_NAME_MAX) {
+			seterr(err, errlen, "engine list '%s': name '%.*s...' too long", spec,
+			       SM_ENGINE_NAME_MAX, p);
+			rc = -EINVAL;
+			goto fail;
+		}
+		if (c->n == SM_CHAIN_MAX) {
+			seterr(err, errlen, "engine list '%s': more than %d engines", spec, SM_CHAIN_MAX);
+			rc = -EINVAL;
+			goto fail;
+		}
+		char name[SM_ENGINE_NAME_MAX + 1];
+		memcpy(name, p, len);
+		name[len] = 0;
+		const struct sm_engine_ops *ops;
+		rc = sm_registry_find(r, name, &ops, err, errlen);
+		if (rc)
+			goto fail;
+		for (unsigned i = 0; i < c->n; i++)
+			if (c->e[i].ops == ops) {
+				seterr(err, errlen, "engine list '%s': '%s' listed twice", spec, name);
+				rc = -EINVAL;
+				goto fail;
+			}
+		c->e[c->n++].ops = ops;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct sm_engine_ops *ops = c->e[i].ops;
+		yaml_node_t *sub = config_map ? sm_yaml_map_get(doc, config_map, ops->name) : NULL;
+		char why[300] = "";
+		rc = ops->init(&c->e[i].state, sub ? doc : NULL, sub, why, sizeof(why));
+		if (rc) {
+			c->e[i].state = NULL;
+			/* engines whose init failed must not be freed: they own nothing */
+			c->n = i;
+			if (rc > 0)
+				rc = -EINVAL;
+			if (strncmp(why, ops->name, strlen(ops->name)))
+				seterr(err, errlen, "%s: %s", ops->name, why[0] ? why : "init failed");
+			else
+				seterr(err, errlen, "%s", why);
+			goto fail;
+		}
+	}
+	*out = c;
+	return 0;
+fail:
+	sm_chain_free(c);
+	return rc;
+}
+
+void sm_chain_describe(const struct sm_chain *c, char *buf, size_t len)
+{
+	size_t off = 0;
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (unsigned i = 0; c && i < c->n && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? "," : "", c->e[i].ops->name);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static void result_init(struct sm_plane_result *res, unsigned plane)
+{
+	memset(res, 0, sizeof(*res));
+	res->plane = plane;
+	res->rc = -ENOENT;
+	res->engine_index = -1;
+	res->val.credit_loop = -1;
+}
+
+/* Validate an engine's output; 0 accepted, -EBADMSG refused (why filled). */
+static int accept_output(struct sm_chain *c, const struct sm_fabric *f, unsigned plane,
+			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v)
+{
+	double t0 = now_sec();
+	int rc = sm_validate(f, plane, l, c->flags, v);
+	a->validate_seconds = now_sec() - t0;
+	if (rc) {
+		snprintf(a->why, sizeof(a->why), "validation could not run: %s", strerror(-rc));
+		return rc;
+	}
+	if (!sm_validate_ok(v, c->flags)) {
+		snprintf(a->why, sizeof(a->why), "output failed validation: %.280s", v->msg);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* One engine on one plane; the caller has filled a->engine. */
+static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *f, unsigned plane,
+		      const struct sm_profile *profile, struct sm_lfts **out, struct sm_chain_attempt *a,
+		      struct sm_plane_result *res)
+{
+	const struct sm_engine_ops *ops = c->e[idx].ops;
+	struct sm_lfts *l = sm_lfts_new(f, plane);
+	if (!l) {
+		snprintf(a->why, sizeof(a->why), "out of memory");
+		return a->rc = -ENOMEM;
+	}
+	struct sm_route_ctx ctx = {
+		.fabric = f, .profile = profile, .plane = plane, .out = l,
+		.n_planes = 1, .planes = &plane, .outs = &l,
+	};
+	double t0 = now_sec();
+	int rc = ops->route ? ops->route(c->e[idx].state, &ctx) : ops->route_planes(c->e[idx].state, &ctx);
+	a->seconds = now_sec() - t0;
+	ctx.msg[sizeof(ctx.msg) - 1] = 0;
+	if (rc) {
+		if (rc > 0)
+			rc = -EIO;  /* engines must return negative errnos; do not trust a stray value */
+		snprintf(a->why, sizeof(a->why), "engine failed (%s): %s", strerror(-rc),
+			 ctx.msg[0] ? ctx.msg : "no message");
+		sm_lfts_free(l);
+		return a->rc = rc;
+	}
+	rc = accept_output(c, f, plane, l, a, &res->val);
+	if (rc) {
+		sm_lfts_free(l);
+		return a->rc = rc;
+	}
+	snprintf(res->notes, sizeof(res->notes), "%s", ctx.msg);
+	*out = l;
+	return a->rc = 0;
+}
+
+static void result_accept(struct sm_plane_result *res, struct sm_chain *c, unsigned idx,
+			  const struct sm_chain_attempt *a)
+{
+	res->rc = 0;
+	res->engine_index = (int)idx;
+	res->engine = c->e[idx].ops->name;
+	res->route_seconds = a->seconds;
+	res->validate_seconds = a->validate_seconds;
+}
+
+int sm_route_chain(struct sm_chain *c, const struct sm_fabric *f, unsigned plane,
+		   const struct sm_profile *profile, struct sm_lfts **out, struct sm_plane_result *res)
+{
+	*out = NULL;
+	result_init(res, plane);
+	if (plane >= f->n_planes || plane >= SM_MAX_PLANES) {
+		res->rc = -EINVAL;
+		return -EINVAL;
+	}
+	double t0 = now_sec();
+	int rc = -ENOENT;
+	for (unsigned i = 0; i < c->n; i++) {
+		struct sm_chain_attempt *a = &res->attempts[res->n_attempts++];
+		a->engine = c->e[i].ops->name;
+		rc = try_engine(c, i, f, plane, profile, out, a, res);
+		if (!rc) {
+			result_accept(res, c, i, a);
+			break;
+		}
+		if (rc == -ENOMEM)
+			break;
+	}
+	res->total_seconds = now_sec() - t0;
+	res->rc = rc;
+	return rc;
+}
+
+int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const unsigned *planes,
+			  unsigned n_planes, const struct sm_profile *profile, struct sm_lfts **outs,
+			  struct sm_plane_result *res)
+{
+	uint8_t stop[SM_MAX_PLANES] = { 0 };  /* bad plane number or out of memory */
+	if (n_planes > SM_MAX_PLANES)
+		return -EINVAL;
+	for (unsigned k = 0; k < n_planes; k++) {
+		outs[k] = NULL;
+		result_init(&res[k], planes[k]);
+		if (planes[k] >= f->n_planes || planes[k] >= SM_MAX_PLANES) {
+			res[k].rc = -EINVAL;
+			stop[k] = 1;
+		}
+	}
+	double t_all = now_sec();
+	for (unsigned i = 0; i < c->n; i++) {
+		const struct sm_engine_ops *ops = c->e[i].ops;
+		unsigned todo[SM_MAX_PLANES], idx[SM_MAX_PLANES], n_todo = 0;
+		for (unsigned k = 0; k < n_planes; k++)
+			if (!outs[k] && !stop[k]) {
+				todo[n_todo] = planes[k];
+				idx[n_todo++] = k;
+			}
+		if (!n_todo)
+			break;
+		if (!ops->route_planes || n_todo == 1) {
+			for (unsigned t = 0; t < n_todo; t++) {
+				struct sm_plane_result *r = &res[idx[t]];
+				struct sm_chain_attempt *a = &r->attempts[r->n_attempts++];
+				a->engine = ops->name;
+				int rc = try_engine(c, i, f, todo[t], profile, &outs[idx[t]], a, r);
+				r->rc = rc;
+				if (!rc)
+					result_accept(r, c, i, a);
+				else if (rc == -ENOMEM)
+					stop[idx[t]] = 1;
+			}
+			continue;
+		}
+		/* All remaining planes at once. */
+		struct sm_lfts *ls[SM_MAX_PLANES] = { 0 };
+		int rc = 0;
+		for (unsigned t = 0; t < n_todo; t++)
+			if (!(ls[t] = sm_lfts_new(f, todo[t])))
+				rc = -ENOMEM;
+		struct sm_route_ctx ctx = {
+			.fabric = f, .profile = profile, .plane = todo[0], .out = ls[0],
+			.n_planes = n_todo, .planes = todo, .outs = ls,
+		};
+		double t0 = now_sec();
+		if (!rc) {
+			rc = ops->route_planes(c->e[i].state, &ctx);
+			if (rc > 0)
+				rc = -EIO;
+		}
+		double secs = now_sec() - t0;
+		ctx.msg[sizeof(ctx.msg) - 1] = 0;
+		for (unsigned t = 0; t < n_todo; t++) {
+			struct sm_plane_result *r = &res[idx[t]];
+			struct sm_chain_attempt *a = &r->attempts[r->n_attempts++];
+			a->engine = ops->name;
+			a->seconds = secs / n_todo;  /* the engine ran the planes together */
+			if (rc) {
+				snprintf(a->why, sizeof(a->why), "engine failed (%s): %s", strerror(-rc),
+					 ctx.msg[0] ? ctx.msg : "no message");
+				r->rc = a->rc = rc;
+				sm_lfts_free(ls[t]);
+				continue;
+			}
+			int vr = accept_output(c, f, todo[t], ls[t], a, &r->val);
+			r->rc = a->rc = vr;
+			if (vr) {
+				sm_lfts_free(ls[t]);
+				continue;
+			}
+			snprintf(r->notes, sizeof(r->notes), "%s", ctx.msg);
+			outs[idx[t]] = ls[t];
+			result_accept(r, c, i, a);
+		}
+	}
+	double total = now_sec() - t_all;
+	int first = 0;
+	for (unsigned k = 0; k < n_planes; k++) {
+		double sum = 0;
+		for (unsigned a = 0; a < res[k].n_attempts; a++)
+			sum += res[k].attempts[a].seconds + res[k].attempts[a].validate_seconds;
+		res[k].total_seconds = sum < total ? sum : total;
+		if (res[k].rc && !first)
+			first = res[k].rc;
+	}
+	return first;
+}
+
+void sm_plane_result_format(const struct sm_plane_result *res, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n;
+	if (!len)
+		return;
+	buf[0] = 0;
+#define OUT(...)                                                                  \
+	do {                                                                      \
+		if (off < len && (n = snprintf(buf + off, len - off, __VA_ARGS__)) > 0) \
+			off += (size_t)n;                                         \
+	} while (0)
+	if (!res->rc)
+		OUT("plane %u: routed by %s in %.1f ms (validated in %.1f ms)", res->plane, res->engine,
+		    res->route_seconds * 1e3, res->validate_seconds * 1e3);
+	else
+		OUT("plane %u: not routed: every engine failed (%s)", res->plane, strerror(-res->rc));
+	for (unsigned i = 0; i < res->n_attempts; i++) {
+		const struct sm_chain_attempt *a = &res->attempts[i];
+		if (!a->rc)
+			continue;
+		OUT("\n  %s passed over after %.1f ms: %s", a->engine, (a->seconds + a->validate_seconds) * 1e3,
+		    a->why);
+	}
+	if (!res->rc && res->notes[0])
+		OUT("\n  %s: %s", res->engine, res->notes);
+#undef OUT
+}

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+/*
+ * DOC: route validation (see validate.h for what is checked)
+ *
+ * Per destination LID: resolve every switch's route once (state machine
+ * UNKNOWN -> ON_STACK -> OK/HOLE/LOOP, iterative with an explicit stack),
+ * then count pairs per switch (hosts attached to it) instead of per host,
+ * mark the switches that carry endpoint traffic to the LID, and add the
+ * link-to-link dependencies of those switches to the CDG bitsets.
+ * Cost: O(LIDs x switches) time, O(links x radix) bits for the CDG.
+ */
+#include "validate.h"
+#include "graph.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { ST_UNKNOWN = 0, ST_ON_STACK, ST_OK, ST_HOLE, ST_LOOP };
+
+struct vctx {
+	const struct sm_fabric *f;
+	const struct sm_lfts *l;
+	const struct sm_graph *g;
+	uint32_t *link_of;       /* [n_sw * (max_ports+1)] adj index of (slot, port) or SM_NONE */
+	unsigned stride;         /* max_ports + 1 */
+	/* per LID scratch */
+	uint8_t *st;
+	uint16_t *hops;
+	uint32_t *next;          /* next slot, SM_NONE at the end of the walk */
+	uint8_t *entry;          /* LFT entry used at each slot */
+	uint32_t *fail_at;       /* slot where a failing walk stopped */
+	uint32_t *stack;
+	uint8_t *used;
+	/* CDG */
+	uint64_t *bits;
+	uint64_t *bit_off;       /* [n_links + 1] */
+};
+
+static double now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void vctx_free(struct vctx *c)
+{
+	free(c->link_of);
+	free(c->st);
+	free(c->hops);
+	free(c->next);
+	free(c->entry);
+	free(c->fail_at);
+	free(c->stack);
+	free(c->used);
+	free(c->bits);
+	free(c->bit_off);
+}
+
+static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_lfts *l,
+		     const struct sm_graph *g)
+{
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->l = l;
+	c->g = g;
+	c->stride = (unsigned)g->max_ports + 1;
+	size_t n = (size_t)g->n_sw + 1, nl = (size_t)g->adj_off[g->n_sw];
+	c->link_of = malloc(n * c->stride * sizeof(*c->link_of));
+	c->st = malloc(n);
+	c->hops = malloc(n * sizeof(*c->hops));
+	c->next = malloc(n * sizeof(*c->next));
+	c->entry = malloc(n);
+	c->fail_at = malloc(n * sizeof(*c->fail_at));
+	c->stack = malloc(n * sizeof(*c->stack));
+	c->used = malloc(n);
+	c->bit_off = malloc((nl + 1) * sizeof(*c->bit_off));
+	if (!c->link_of || !c->st || !c->hops || !c->next || !c->entry || !c->fail_at || !c->stack ||
+	    !c->used || !c->bit_off)
+		return -ENOMEM;
+	for (size_t i = 0; i < n * c->stride; i++)
+		c->link_of[i] = SM_NONE;
+	uint64_t bits = 0;
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
+			c->link_of[(size_t)s * c->stride + g->adj[i].port] = i;
+			c->bit_off[i] = bits;
+			bits += (uint64_t)f->nodes[g->sw_node[g->adj[i].peer]].nports + 1;
+		}
+	c->bit_off[nl] = bits;
+	c->bits = calloc(bits / 64 + 1, sizeof(uint64_t));
+	return c->bits ? 0 : -ENOMEM;
+}
+
+/*
+ * One step of the route to dest d at slot s: returns ST_OK (delivered),
+ * ST_HOLE, or ST_UNKNOWN with c->next[s] set to the next switch.
+ */
+static int step(struct vctx *c, const struct sm_graph_dest *d, uint32_t s)
+{
+	const struct sm_fabric *f = c->f;
+	const struct sm_node *n = &f->nodes[c->g->sw_node[s]];
+	uint8_t e = d->lid <= c->l->top_lid ? sm_lfts_row(c->l, s)[d->lid] : SM_LFT_NONE;
+	c->entry[s] = e;
+	c->next[s] = SM_NONE;
+	if (e == 0)
+		return f->ports[d->port].node == c->g->sw_node[s] ? ST_OK : ST_HOLE;
+	if (e == SM_LFT_NONE || e > n->nports)
+		return ST_HOLE;
+	const struct sm_port *pp = &f->ports[n->port0 + e];
+	if (pp->peer_node == SM_NONE)
+		return ST_HOLE;
+	uint32_t t = c->g->slot_of_node[pp->peer_node];
+	if (t != SM_NONE && t != s) {
+		c->next[s] = t;
+		return ST_UNKNOWN;
+	}
+	const struct sm_port *dp = &f->ports[d->port];
+	return (pp->peer_node == dp->node && pp->peer_port == dp->num) ? ST_OK : ST_HOLE;
+}
+
+/* Resolve every switch's route to d (memoised, iterative). */
+static void resolve(struct vctx *c, const struct sm_graph_dest *d)
+{
+	const struct sm_graph *g = c->g;
+	memset(c->st, ST_UNKNOWN, g->n_sw);
+	for (uint32_t s0 = 0; s0 < g->n_sw; s0++) {
+		if (c->st[s0] != ST_UNKNOWN)
+			continue;
+		uint32_t top = 0, cur = s0, at = s0;
+		int res;
+		uint16_t h = 0;
+		for (;;) {
+			c->st[cur] = ST_ON_STACK;
+			c->stack[top++] = cur;
+			res = step(c, d, cur);
+			if (res != ST_UNKNOWN) {
+				at = cur;
+				h = 0;
+				c->st[cur] = (uint8_t)res;
+				c->hops[cur] = 0;
+				c->fail_at[cur] = cur;
+				top--;
+				break;
+			}
+			uint32_t nx = c->next[cur];
+			if (c->st[nx] == ST_ON_STACK) {
+				res = ST_LOOP;
+				at = nx;
+				break;
+			}
+			if (c->st[nx] != ST_UNKNOWN) {
+				res = c->st[nx];
+				at = c->fail_at[nx];
+				h = c->hops[nx];
+				break;
+			}
+			cur = nx;
+		}
+		while (top) {
+			uint32_t u = c->stack[--top];
+			c->st[u] = (uint8_t)res;
+			c->fail_at[u] = at;
+			h = res == ST_OK ? (uint16_t)(h + 1) : 0;
+			c->hops[u] = h;
+		}
+	}
+}
+
+static void note_example(struct sm_validation *v, int st, uint32_t src_port, const struct sm_graph_dest *d,
+			 struct vctx *c, uint32_t at)
+{
+	if (v->example.kind != SM_FAULT_NONE)
+		return;
+	v->example.kind = st == ST_LOOP ? SM_FAULT_LOOP : SM_FAULT_BLACK_HOLE;
+	v->example.src_port = src_port;
+	v->example.dlid = d->lid;
+	v->example.at_node = c->g->sw_node[at];
+	v->example.at_port = c->entry[at];
+}
+
+/* Mark the switches that carry endpoint traffic to d, and add their dependencies. */
+static void add_dependencies(struct vctx *c, const struct sm_graph_dest *d)
+{
+	const struct sm_graph *g = c->g;
+	memset(c->used, 0, g->n_sw);
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		uint32_t nh = g->host_off[s + 1] - g->host_off[s];
+		if (!nh || (nh == 1 && g->hosts[g->host_idx[g->host_off[s]]].port == d->port))
+			continue;
+		for (uint32_t u = s; u != SM_NONE && !c->used[u]; u = c->next[u])
+			c->used[u] = 1;
+	}
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		uint32_t t = c->next[s];
+		if (!c->used[s] || t == SM_NONE || c->next[t] == SM_NONE)
+			continue;
+		uint32_t a = c->link_of[(size_t)s * c->stride + c->entry[s]];
+		if (a == SM_NONE)
+			continue;
+		uint64_t bit = c->bit_off[a] + c->entry[t];
+		c->bits[bit / 64] |= 1ull << (bit % 64);
+	}
+}
+
+static int has_bit(const struct vctx *c, uint32_t a, unsigned q)
+{
+	uint64_t bit = c->bit_off[a] + q;
+	return (c->bits[bit / 64] >> (bit % 64)) & 1;
+}
+
+/* Kahn over the CDG; returns 1 and fills v->cycle on a cycle, 0 if acyclic. */
+static int cdg_cycle(struct vctx *c, struct sm_validation *v)
+{
+	const struct sm_graph *g = c->g;
+	const struct sm_fabric *f = c->f;
+	uint32_t nl = g->adj_off[g->n_sw];
+	uint32_t *indeg = calloc((size_t)nl + 1, sizeof(*indeg));
+	uint32_t *queue = malloc(((size_t)nl + 1) * sizeof(*queue));
+	if (!indeg || !queue) {
+		free(indeg);
+		free(queue);
+		return -ENOMEM;
+	}
+	for (uint32_t a = 0; a < nl; a++) {
+		uint32_t t = g->adj[a].peer;
+		unsigned np = f->nodes[g->sw_node[t]].nports;
+		for (unsigned q = 1; q <= np; q++)
+			if (has_bit(c, a, q)) {
+				uint32_t b = c->link_of[(size_t)t * c->stride + q];
+				if (b != SM_NONE)
+					indeg[b]++;
+			}
+	}
+	uint32_t head = 0, tail = 0;
+	for (uint32_t a = 0; a < nl; a++)
+		if (!indeg[a])
+			queue[tail++] = a;
+	while (head < tail) {
+		uint32_t a = queue[head++];
+		uint32_t t = g->adj[a].peer;
+		unsigned np = f->nodes[g->sw_node[t]].nports;
+		for (unsigned q = 1; q <= np; q++)
+			if (has_bit(c, a, q)) {
+				uint32_t b = c->link_of[(size_t)t * c->stride + q];
+				if (b != SM_NONE && !--indeg[b])
+					queue[tail++] = b;
+			}
+	}
+	int cyclic = tail < nl;
+	if (cyclic && v) {
+		/*
+		 * Every vertex left has a predecessor that is also left: walk
+		 * backwards until a vertex repeats; the repeat closes a cycle.
+		 * queue[] is reused as the visit order, indeg[] as position+1.
+		 */
+		uint32_t cur = SM_NONE;
+		for (uint32_t a = 0; a < nl && cur == SM_NONE; a++)
+			if (indeg[a])
+				cur = a;
+		uint32_t *pos = calloc((size_t)nl + 1, sizeof(*pos));
+		if (!pos) {
+			free(indeg);
+			free(queue);
+			return -ENOMEM;
+		}
+		uint32_t len = 0;
+		while (cur != SM_NONE && !pos[cur]) {
+			pos[cur] = ++len;
+			queue[len - 1] = cur;
+			/* predecessors of cur = links s->t that feed port (t, adj[cur].port) */
+			uint32_t t = 0, prev = SM_NONE;
+			/* owner slot of link cur: the peer of its reverse link */
+			const struct sm_graph_link *lk = &g->adj[cur];
+			uint32_t rev = c->link_of[(size_t)lk->peer * c->stride + lk->peer_port];
+			t = rev != SM_NONE ? g->adj[rev].peer : SM_NONE;
+			for (uint32_t i = t == SM_NONE ? 0 : g->adj_off[t]; t != SM_NONE && i < g->adj_off[t + 1]; i++) {
+				uint32_t s = g->adj[i].peer;
+				uint32_t a = c->link_of[(size_t)s * c->stride + g->adj[i].peer_port];
+				if (a != SM_NONE && indeg[a] && has_bit(c, a, lk->port)) {
+					prev = a;
+					break;
+				}
+			}
+			cur = prev;
+		}
+		if (cur != SM_NONE) {
+			/* cycle = queue[pos[cur]-1 .. len-1], in backward order */
+			uint32_t start = pos[cur] - 1, clen = len - start;
+			v->cycle_len = 0;
+			for (uint32_t k = 0; k < clen && v->cycle_len < SM_VALIDATE_CYCLE_MAX; k++) {
+				uint32_t a = queue[len - 1 - k];
+				uint32_t rev = c->link_of[(size_t)g->adj[a].peer * c->stride + g->adj[a].peer_port];
+				uint32_t s = g->adj[rev].peer;
+				v->cycle[v->cycle_len++] = sm_port_index(f, g->sw_node[s], g->adj[a].port);
+			}
+		}
+		free(pos);
+	}
+	free(indeg);
+	free(queue);
+	return cyclic;
+}
+
+static const char *node_name(const struct sm_fabric *f, uint32_t n, char *buf, size_t len)
+{
+	const struct sm_node *nd = &f->nodes[n];
+	if (nd->desc[0])
+		snprintf(buf, len, "'%s'", nd->desc);
+	else
+		snprintf(buf, len, "0x%016llx", (unsigned long long)nd->guid);
+	return buf;
+}
+
+void sm_validate_format_cycle(const struct sm_fabric *f, const struct sm_validation *v,
+			      char *buf, size_t len)
+{
+	size_t off = 0;
+	if (!len)
+		return;
+	buf[0] = 0;
+	for (unsigned i = 0; i < v->cycle_len && off < len; i++) {
+		const struct sm_port *p = &f->ports[v->cycle[i]];
+		char nb[80];
+		int n = snprintf(buf + off, len - off, "%s%s[%u]", i ? " -> " : "",
+				 node_name(f, p->node, nb, sizeof(nb)), p->num);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static void summarize(const struct sm_fabric *f, struct sm_validation *v, unsigned flags)
+{
+	char a[80], b[80], cyc[300];
+	if (v->example.kind != SM_FAULT_NONE) {
+		const struct sm_port *sp = &f->ports[v->example.src_port];
+		const char *what = v->example.kind == SM_FAULT_LOOP ? "loops through" : "black hole at";
+		snprintf(v->msg, sizeof(v->msg),
+			 "%llu of %llu endpoint pairs and %llu of %llu switch pairs unreachable "
+			 "(%llu loops, %llu black holes); e.g. LID %u from %s[%u]: %s %s (LFT entry %u)",
+			 (unsigned long long)v->unreachable, (unsigned long long)v->pairs,
+			 (unsigned long long)v->sw_unreachable, (unsigned long long)v->sw_pairs,
+			 (unsigned long long)v->loops, (unsigned long long)v->black_holes, v->example.dlid,
+			 node_name(f, sp->node, a, sizeof(a)), sp->num, what,
+			 node_name(f, v->example.at_node, b, sizeof(b)), v->example.at_port);
+		return;
+	}
+	if (v->credit_loop == 1) {
+		sm_validate_format_cycle(f, v, cyc, sizeof(cyc));
+		snprintf(v->msg, sizeof(v->msg), "credit loop%s: %s%s",
+			 flags & SM_VALIDATE_ALLOW_CREDIT_LOOP ? " (allowed)" : "", cyc,
+			 v->cycle_len == SM_VALIDATE_CYCLE_MAX ? " ..." : "");
+		return;
+	}
+	if (v->pairs && !v->reachable) {
+		snprintf(v->msg, sizeof(v->msg), "nothing reachable: %llu endpoint pairs, all disconnected",
+			 (unsigned long long)v->pairs);
+		return;
+	}
+	snprintf(v->msg, sizeof(v->msg),
+		 "ok: %llu endpoint pairs reachable, %llu disconnected, max %u switch hops, %s",
+		 (unsigned long long)v->reachable, (unsigned long long)v->disconnected, v->max_hops,
+		 v->credit_loop < 0 ? "credit loops not checked" : "no credit loop");
+}
+
+int sm_validate_ok(const struct sm_validation *v, unsigned flags)
+{
+	if (v->unreachable || v->sw_unreachable)
+		return 0;
+	if (v->credit_loop == 1 && !(flags & SM_VALIDATE_ALLOW_CREDIT_LOOP))
+		return 0;
+	if (v->pairs && !v->reachable)
+		return 0;
+	return 1;
+}
+
+static int check_lfts(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		      const struct sm_graph *g)
+{
+	if (!l || l->plane != plane || l->n_nodes != f->n_nodes || l->n_switches != g->n_sw)
+		return -EINVAL;
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		if (l->sw_node[s] != g->sw_node[s])
+			return -EINVAL;
+	return 0;
+}
+
+static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l, unsigned flags,
+	       struct sm_validation *v, int cdg_only)
+{
+	double t0 = now_sec();
+	struct sm_graph *g = NULL;
+	struct vctx c;
+	int rc = sm_graph_build(f, plane, &g);
+	if (rc)
+		return rc;
+	rc = check_lfts(f, plane, l, g);
+	if (rc) {
+		sm_graph_free(g);
+		return rc;
+	}
+	rc = vctx_init(&c, f, l, g);
+	if (rc)
+		goto out;
+	v->hosts = g->n_hosts;
+	v->switches = g->n_sw;
+	for (uint32_t i = 0; i < g->n_dests; i++) {
+		const struct sm_graph_dest *d = &g->dests[i];
+		v->lids++;
+		if (d->sw == SM_NONE) {
+			/* LID owner not cabled to a switch: every pair is disconnected */
+			for (uint32_t h = 0; h < g->n_hosts; h++)
+				if (g->hosts[h].port != d->port) {
+					v->pairs++;
+					v->disconnected++;
+				}
+			continue;
+		}
+		resolve(&c, d);
+		uint32_t dcomp = g->comp[d->sw];
+		for (uint32_t s = 0; s < g->n_sw && !cdg_only; s++) {
+			/* hosts at s, minus the destination port itself */
+			uint32_t h0 = g->host_off[s], nh = g->host_off[s + 1] - h0, src = SM_NONE;
+			if (nh && d->sw == s && !d->is_switch)
+				nh--;
+			for (uint32_t k = h0; nh && src == SM_NONE; k++)
+				if (g->hosts[g->host_idx[k]].port != d->port)
+					src = g->hosts[g->host_idx[k]].port;
+			int st = c.st[s];
+			if (nh) {
+				v->pairs += nh;
+				if (g->comp[s] != dcomp)
+					v->disconnected += nh;
+				else if (st == ST_OK) {
+					v->reachable += nh;
+					if (c.hops[s] > v->max_hops)
+						v->max_hops = c.hops[s];
+				} else {
+					v->unreachable += nh;
+					if (st == ST_LOOP)
+						v->loops += nh;
+					else
+						v->black_holes += nh;
+					note_example(v, st, src, d, &c, c.fail_at[s]);
+				}
+			}
+			if (d->is_switch && s != d->sw) {
+				v->sw_pairs++;
+				if (g->comp[s] == dcomp && st != ST_OK) {
+					v->sw_unreachable++;
+					note_example(v, st, sm_port_index(f, g->sw_node[s], 0), d, &c, c.fail_at[s]);
+				}
+			}
+		}
+		if (!(flags & SM_VALIDATE_NO_CDG))
+			add_dependencies(&c, d);
+	}
+	v->credit_loop = -1;
+	if (!(flags & SM_VALIDATE_NO_CDG)) {
+		rc = cdg_cycle(&c, v);
+		if (rc < 0)
+			goto out;
+		v->credit_loop = rc;
+		rc = 0;
+	}
+	if (!cdg_only)
+		summarize(f, v, flags);
+out:
+	vctx_free(&c);
+	sm_graph_free(g);
+	v->seconds = now_sec() - t0;
+	return rc;
+}
+
+int sm_validate(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		unsigned flags, struct sm_validation *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->credit_loop = -1;
+	return run(f, plane, l, flags, v, 0);
+}
+
+int sm_cdg_check(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+		 struct sm_validation *v)
+{
+	struct sm_validation tmp;
+	memset(&tmp, 0, sizeof(tmp));
+	int rc = run(f, plane, l, 0, &tmp, 1);
+	if (rc)
+		return rc;
+	if (v) {
+		v->credit_loop = tmp.credit_loop;
+		v->cycle_len = tmp.cycle_len;
+		memcpy(v->cycle, tmp.cycle, sizeof(v->cycle));
+	}
+	return tmp.credit_loop;
+}
