@@ -19,9 +19,11 @@
 #include "topo.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 double sm_dryrun_now(void)
 {
@@ -385,28 +387,73 @@ nomem:
 	return -ENOMEM;
 }
 
+struct metrics_job {
+	struct sm_dryrun *d;
+	const struct sm_metrics_opts *o;
+	unsigned next;              /* next plane to take (under lock) */
+	int rc;                     /* first error */
+	pthread_mutex_t lock;
+};
+
+/* Worker: take planes one by one; metrics only read the fabric and the LFTs. */
+static void *metrics_worker(void *arg)
+{
+	struct metrics_job *job = arg;
+
+	for (;;) {
+		unsigned i;
+		pthread_mutex_lock(&job->lock);
+		i = job->next++;
+		pthread_mutex_unlock(&job->lock);
+		if (i >= job->d->run.n_planes)
+			return NULL;
+		struct sm_dr_plane *p = &job->d->run.planes[i];
+		if (!p->routed)
+			continue;
+		int rc = sm_metrics_compute(job->d->f, i, job->d->lfts[i], job->o, &p->m);
+		pthread_mutex_lock(&job->lock);
+		if (rc && !job->rc)
+			job->rc = rc;
+		pthread_mutex_unlock(&job->lock);
+		if (!rc)
+			p->have_metrics = 1;
+	}
+}
+
 int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 {
 	double t0 = sm_dryrun_now();
 	struct sm_metrics_opts o;
-	int rc;
+	struct metrics_job job;
+	pthread_t th[SM_MAX_PLANES];
+	unsigned n_threads = 0, want;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(&o, 0, sizeof(o));
 	o.n_random = n_random;
 	o.seed = seed;
 	d->run.seed = seed;
 	d->run.n_random = n_random ? n_random : 100;
-	for (unsigned i = 0; i < d->run.n_planes; i++) {
-		struct sm_dr_plane *p = &d->run.planes[i];
-		if (!p->routed)
-			continue;
-		rc = sm_metrics_compute(d->f, i, d->lfts[i], &o, &p->m);
-		if (rc)
-			return rc;
-		p->have_metrics = 1;
+	memset(&job, 0, sizeof(job));
+	job.d = d;
+	job.o = &o;
+	if (pthread_mutex_init(&job.lock, NULL))
+		return -ENOMEM;
+	/* planes are independent: one worker per CPU, the calling thread is one of them */
+	want = cpus > 1 ? (unsigned)cpus : 1;
+	if (want > d->run.n_planes)
+		want = d->run.n_planes;
+	for (unsigned i = 1; i < want; i++) {
+		if (pthread_create(&th[n_threads], NULL, metrics_worker, &job))
+			break;   /* fewer threads is only slower */
+		n_threads++;
 	}
+	metrics_worker(&job);
+	for (unsigned i = 0; i < n_threads; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&job.lock);
 	d->run.t.metrics = sm_dryrun_now() - t0;
-	return 0;
+	return job.rc;
 }
 
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen)
