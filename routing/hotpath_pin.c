@@ -682,14 +682,32 @@ static uint32_t busiest(const struct hp *h, double *mx)
 	return best;
 }
 
-/* Try moving (node, lid) to every other up-port; keep the first that stays below M. */
+/* Weight of the flows of unit (node, lid) that leave node by port e (they all do when e is its entry). */
+static double unit_weight(const struct hp *h, uint32_t node, uint16_t lid, uint8_t e)
+{
+	uint32_t hot = h->hot_of_lid[lid], pi = sm_port_index(h->f, node, e);
+	double w = 0;
+	for (uint32_t k = h->byl_off[hot]; k < h->byl_off[hot + 1]; k++) {
+		const struct hflow *fl = &h->fl[h->byl[k]];
+		if (path_has(fl, pi))
+			w += fl->w;
+	}
+	return w;
+}
+
+/*
+ * Try moving (node, lid) to every other up-port; keep the first that stays
+ * below M on every link its flows use. The pre-filter (the new up-link must
+ * stay below M) is necessary, not sufficient: unit_set() decides.
+ */
 static bool try_move(struct hp *h, uint32_t node, uint16_t lid, double M)
 {
 	uint32_t s = slot_of(h, node);
 	uint8_t old = sm_lfts_get(h->out, node, lid);
+	double wu = unit_weight(h, node, lid, old);
 	for (uint32_t k = h->up_off[s]; k < h->up_off[s + 1]; k++) {
 		uint8_t e = h->up[k];
-		if (e == old)
+		if (e == old || h->load[sm_port_index(h->f, node, e)] + wu >= M - HP_EPS)
 			continue;
 		if (unit_set(h, node, lid, e) < M - HP_EPS)
 			return true;
@@ -698,23 +716,31 @@ static bool try_move(struct hp *h, uint32_t node, uint16_t lid, double M)
 	return false;
 }
 
-/* Swap (node, lid) with another decided unit of the same switch on another up-port. */
+/*
+ * Swap (node, lid) with another decided unit of the same switch on another
+ * up-port. Both of node's up-links must end below M (u's link gets v - u,
+ * v's link u - v): a necessary condition checked before any reroute.
+ */
 static bool try_swap(struct hp *h, uint32_t node, uint16_t lid, double M)
 {
 	uint32_t s = slot_of(h, node);
 	uint8_t mine = sm_lfts_get(h->out, node, lid);
+	double wu = unit_weight(h, node, lid, mine);
+	double lp = h->load[sm_port_index(h->f, node, mine)];
 	for (uint32_t x = 0; x < h->n_hot; x++) {
 		uint16_t l2 = h->hot_lid[x];
-		if (l2 == lid || !*dec(h, x, s))
+		if (l2 == lid || !*dec(h, x, s) || h->byl_off[x] == h->byl_off[x + 1])
 			continue;
 		uint8_t other = sm_lfts_get(h->out, node, l2);
-		if (other == mine || h->byl_off[x] == h->byl_off[x + 1])
+		if (other == mine)
 			continue;
-		double m1 = unit_set(h, node, lid, other);
+		double wv = unit_weight(h, node, l2, other);
+		if (lp - wu + wv >= M - HP_EPS || h->load[sm_port_index(h->f, node, other)] + wu - wv >= M - HP_EPS)
+			continue;
+		unit_set(h, node, lid, other);
 		double m2 = unit_set(h, node, l2, mine);
 		/* the first unit's links may have changed with the second move: recheck both */
 		double m = fmax(m2, unit_set(h, node, lid, other));
-		(void)m1;
 		if (m < M - HP_EPS)
 			return true;
 		unit_set(h, node, l2, other);

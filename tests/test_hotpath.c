@@ -23,6 +23,7 @@
 #include "hotpath.h"
 #include "metrics.h"
 #include "registry.h"
+#include "validate.h"
 #include "profile.h"
 #include <yaml.h>
 
@@ -158,6 +159,9 @@ static void levels_of(const struct sm_fabric *f, const struct sm_lfts *l, int *l
 	free(q);
 }
 
+/* Switch-LID pairs sm_validate found unreachable in the last check_routes() (pinning never touches them). */
+static uint64_t last_sw_unreachable;
+
 /*
  * Every CA reaches every CA LID (whole LMC range) and every route goes up
  * then down (so the CDG is acyclic): the properties pinning must keep.
@@ -200,6 +204,12 @@ static void check_routes(const struct sm_fabric *f, const struct sm_lfts *l)
 		}
 	free(h);
 	free(lvl);
+	/* and the project's validator agrees: reachability, no loop, no credit loop */
+	struct sm_validation v;
+	assert_int_equal(sm_validate(f, 0, l, 0, &v), 0);
+	if (v.unreachable || v.credit_loop)
+		fail_msg("sm_validate: %s", v.msg);
+	last_sw_unreachable = v.sw_unreachable;
 }
 
 /* Random permutation of the hosts as flows of weight w (fixed points dropped). */
@@ -543,6 +553,7 @@ static void test_engine_over_ftree(void **state)
 	assert_null(sm_hotpath_last_report(st, 0));
 	assert_int_equal(memcmp(plain->ports, fc.out->ports, (size_t)plain->n_switches * (plain->top_lid + 1u)), 0);
 	check_routes(f, fc.out);
+	uint64_t ftree_sw_unreachable = last_sw_unreachable;
 
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -566,6 +577,7 @@ static void test_engine_over_ftree(void **state)
 		if (before > 1)
 			improved++;
 		check_routes(f, out);
+		assert_int_equal(last_sw_unreachable, ftree_sw_unreachable);
 		/* only hot-destination up-entries differ from ftree */
 		uint64_t diff = 0;
 		for (size_t i = 0; i < (size_t)out->n_switches * (out->top_lid + 1u); i++)
