@@ -39,8 +39,8 @@
  * (sm_fabric_append). Any error frees the scratch state: the caller's
  * fabric never sees a partial load.
  *
- * A dump carries no port state: linked ports are loaded ACTIVE with
- * physical state LinkUp, unlinked ones stay DOWN.
+ * A dump carries no port state: linked ports and switch port 0 are loaded
+ * ACTIVE with physical state LinkUp, unlinked ones stay DOWN.
  */
 #include "config.h"
 #include "topo.h"
@@ -763,6 +763,11 @@ static int parse_header(struct rd *r, int type, const char *s)
 	nd->sysimg_guid = (r->pend & PEND_SYSIMG) ? r->sysimg : r->mode == MODE_IBSIM ? guid : 0;
 	if (esp0)
 		nd->flags |= SM_NODE_F_ENHANCED_SP0;
+	if (type == SM_NODE_SWITCH) {
+		/* port 0 is the switch's management port: always up (ibsim does the same) */
+		sm_port(r->fab, (uint32_t)n, 0)->state = SM_PORT_ACTIVE;
+		sm_port(r->fab, (uint32_t)n, 0)->phys_state = 5;
+	}
 	sm_fabric_set_desc(r->fab, (uint32_t)n, desc[0] || r->mode == MODE_IBND ? desc : r->arena + rn->name);
 	if (has_lid && lid && (rc = set_lid(r, (uint32_t)n, 0, lid, lmc)))
 		return rc;

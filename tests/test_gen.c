@@ -258,7 +258,7 @@ static void test_two_level_full(void **state)
 	assert_string_equal(f->nodes[pt->peer_node].desc, "p0-leaf00001");
 	assert_int_equal(pt->peer_port, 2);
 	assert_int_equal(pt->lid, 6);
-	assert_int_equal(pt->guid, sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 5));
+	assert_int_equal(pt->guid, sm_gen_ca_port_guid(0, 5));
 	sm_fabric_free(f);
 }
 
@@ -472,7 +472,7 @@ static void test_planes(void **state)
 			     f->nodes[find_desc(f, "host00001 mlx5_0")].sysimg_guid);
 	/* switch names carry the plane */
 	assert_int_not_equal(find_desc(f, "p3-spine00003"), SM_NONE);
-	/* the first node of a plane is host 0's NIC */
+	/* the model's first node is host 0's NIC (documented order) */
 	assert_string_equal(f->nodes[0].desc, "host00000 mlx5_0");
 	sm_fabric_free(f);
 }
@@ -701,15 +701,59 @@ static void test_bad_params(void **state)
 	sm_fabric_free(f);
 }
 
+/* Every small radix, both depths, several ratios and sizes: a valid tree or a clean refusal. */
+static void test_sweep(void **state)
+{
+	(void)state;
+	static const unsigned ratio[][2] = { { 1, 1 }, { 2, 1 }, { 3, 1 }, { 5, 3 } };
+	unsigned built = 0;
+	for (unsigned k = 2; k <= 14; k++)
+		for (unsigned lv = 2; lv <= 3; lv++)
+			for (unsigned r = 0; r < 4; r++)
+				for (unsigned sz = 0; sz < 3; sz++) {
+					struct sm_gen_params p = params(k, 0);
+					struct sm_gen_shape s;
+					p.levels = lv;
+					p.oversub_down = ratio[r][0];
+					p.oversub_up = ratio[r][1];
+					p.planes = 2;
+					p.seed = k * 100 + lv * 10 + r;
+					if (sm_gen_fat_tree_shape(&p, &s, err, sizeof(err))) {
+						/* only ratios that do not fit the radix are refused */
+						assert_true(ratio[r][0] + ratio[r][1] > k);
+						continue;
+					}
+					p.hosts = sz == 0 ? 1 : sz == 1 ? s.max_hosts / 3 + 1 : 0;
+					p.remove_switches = sz == 2 && s.switches > s.leaves + 1;
+					p.remove_links = sz == 2 ? 0.05 : 0;
+					check_shape(&p, &s);
+					struct sm_fabric *f = sm_fabric_new();
+					int rc = sm_gen_fat_tree(&p, f, err, sizeof(err));
+					if (rc) {
+						/* a tiny tree may have no redundancy to remove */
+						assert_int_equal(rc, -ERANGE);
+						assert_int_equal(f->n_nodes, 0);
+					} else {
+						check_common(f, &p, &s);
+						built++;
+					}
+					sm_fabric_free(f);
+				}
+	assert_true(built > 100);
+}
+
 static void test_guids(void **state)
 {
 	(void)state;
 	/* GUID kinds and planes never collide and are never 0 */
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 0, 0), 0);
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 0, 5), sm_gen_guid(SM_GEN_GUID_SWITCH, 1, 5));
-	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 5));
+	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_ca_port_guid(0, 5));
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 2, 7) >> 40, SM_GEN_OUI);
-	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 15, 0xffffffffu), 0x0002c92fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 15, 0xffffffffu), 0x0002c91fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 15, 0xffffffffu), 0x0002c93fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 15, 0x7fffffffu), 0x0002c92ffffffffeULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 2, 7), sm_gen_ca_port_guid(2, 7));
 }
 
 int main(void)
@@ -727,6 +771,7 @@ int main(void)
 		cmocka_unit_test(test_remove_links_planes),
 		cmocka_unit_test(test_remove_switches),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_guids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -280,6 +280,44 @@ static void test_colour_permutations(void **state)
 	}
 }
 
+/* 3-level trees: two-stage colouring (leaf -> agg class, then agg -> core) also reaches 1. */
+static void test_colour_three_level(void **state)
+{
+	(void)state;
+	unsigned radix[2] = { 4, 8 }, hosts[2] = { 16, 96 };
+	for (unsigned z = 0; z < 2; z++) {
+		struct sm_fabric *f = gen(radix[z], 3, hosts[z], 0);
+		struct sm_lfts *base = base_routes(f);
+		uint32_t *h = malloc(hosts[z] * sizeof(*h));
+		struct sm_flow *fl = malloc(hosts[z] * sizeof(*fl));
+		uint32_t nh = hosts_of(f, h);
+		assert_int_equal(nh, hosts[z]);
+		rng_state = 500 + z;
+		for (unsigned t = 0; t < 20; t++) {
+			size_t n = perm_flows(h, nh, 1.0, fl);
+			struct sm_lfts *out = sm_lfts_dup(base);
+			struct sm_hotpath_report r;
+			assert_int_equal(sm_hotpath_pin(f, 0, base, fl, n, NULL, out, &r, NULL, 0), 0);
+			if (strcmp(r.method, "colour") || r.note[0])
+				fail_msg("method %s, note '%s'", r.method, r.note);
+			assert_int_equal(r.levels, 3);
+			assert_int_equal(r.unroutable, 0);
+			assert_true(fabs(r.max_load_after - 1.0) < 1e-12);
+			assert_true(fabs(sm_metrics_max_load(f, 0, out, fl, n) - 1.0) < 1e-12);
+			if (t % 5 == 0) {
+				check_routes(f, out);
+				assert_int_equal(last_sw_unreachable, 0);
+			}
+			sm_hotpath_report_clear(&r);
+			sm_lfts_free(out);
+		}
+		free(h);
+		free(fl);
+		sm_lfts_free(base);
+		sm_fabric_free(f);
+	}
+}
+
 /* Greedy + improvement on permutations (colouring off): never worse than the base, at most 2. */
 static void test_greedy_permutations(void **state)
 {
@@ -618,6 +656,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colour_permutations),
+		cmocka_unit_test(test_colour_three_level),
 		cmocka_unit_test(test_greedy_permutations),
 		cmocka_unit_test(test_unprofiled_unchanged),
 		cmocka_unit_test(test_three_level),
