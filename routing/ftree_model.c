@@ -24,6 +24,7 @@ void ft_model_free(struct ft_model *m)
 	if (!m)
 		return;
 	free(m->rank);
+	free(m->by_rank);
 	free(m->up_off);
 	free(m->dn_off);
 	free(m->up_port);
@@ -314,8 +315,8 @@ static int build_slots(struct ft_model *m)
 	}
 	m->div[0] = 1;
 	for (int r = 0; r <= FT_MAX_RANK; r++) {
-		uint64_t d = m->div[r] * (unom[r] ? unom[r] : 1);
-		m->div[r + 1] = d > (1ull << 40) ? (1ull << 40) : d;
+		uint64_t d = (uint64_t)m->div[r] * (unom[r] ? unom[r] : 1);
+		m->div[r + 1] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 	}
 	rc = 0;
 out:
@@ -346,7 +347,7 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 	uint32_t *cur = calloc((size_t)n + 1, sizeof(*cur));
 	uint8_t *is_tgt = calloc((size_t)n + 1, 1);
 	int rc = -ENOMEM;
-	uint64_t unom0 = m->div[1] / m->div[0];
+	uint32_t unom0 = m->div[1] / m->div[0];
 
 	m->dest_off = calloc((size_t)n + 1, sizeof(*m->dest_off));
 	m->tgt_order = malloc(((size_t)n + 1) * sizeof(*m->tgt_order));
@@ -410,7 +411,7 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 				continue;
 			uint32_t idx = base[s]++;
 			/* spread the LIDs of an LMC range over different uplinks */
-			uint32_t step = (uint32_t)(unom0 >> pt->lmc);
+			uint32_t step = unom0 >> pt->lmc;
 			if (!step)
 				step = 1;
 			for (unsigned i = 0; i < (1u << pt->lmc); i++) {
@@ -476,6 +477,15 @@ int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane
 	if (rc)
 		goto fail;
 	components(m, queue);
+	m->by_rank = malloc((size_t)m->nsw * sizeof(*m->by_rank));
+	rc = -ENOMEM;
+	if (!m->by_rank)
+		goto fail;
+	uint32_t k = 0;
+	for (unsigned r = 0; r <= (unsigned)m->h + 1; r++)
+		for (uint32_t s = 0; s < m->nsw; s++)
+			if (m->rank[s] == (r > m->h ? FT_RANK_NONE : r))
+				m->by_rank[k++] = s;
 	rc = build_slots(m);
 	if (rc)
 		goto fail;

@@ -46,6 +46,7 @@ struct ft_model {
 	uint32_t n_nodes;
 	uint8_t *rank;               /* [nsw] */
 	uint8_t h;                   /* highest rank */
+	uint32_t *by_rank;           /* [nsw] slots by ascending rank (unranked last) */
 	/* switch-switch ports by direction, CSR: port numbers */
 	uint32_t *up_off, *dn_off;   /* [nsw+1] */
 	uint8_t *up_port, *dn_port;
@@ -53,7 +54,7 @@ struct ft_model {
 	/* up-slot table */
 	uint32_t *slot_off;          /* [nsw+1] */
 	uint8_t *slot_port;          /* port number or 0 (missing link) */
-	uint64_t div[FT_MAX_RANK + 2]; /* idx divisor per rank: product of nominal slot counts below */
+	uint32_t div[FT_MAX_RANK + 2]; /* idx divisor per rank: product of nominal slot counts below (capped) */
 	/* destinations grouped by destination switch (CSR over slots, in routing order) */
 	uint32_t n_dest;
 	struct ft_dest *dest;

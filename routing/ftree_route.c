@@ -34,17 +34,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FT_EXN 8                 /* displaced destinations remembered per down link */
+#define FT_SRC_ALL UINT32_MAX    /* displaced for every source */
+
+struct ft_extra {
+	uint32_t idx;  /* destination index */
+	uint32_t src;  /* source class: leaf order of the displacing switch, or FT_SRC_ALL */
+};
+
 struct ft_run {
 	const struct ft_model *m;
 	uint32_t gen;
 	uint32_t *dstamp;      /* [nsw] == gen: in D */
 	uint32_t *rstamp;      /* [nsw] == gen: R known, value in rval */
+	uint32_t *xstamp;      /* [nsw] == gen: no up/down path, but a detour down (route_detour) */
+	uint32_t *vstamp;      /* [nsw] == gen: routed by a valley (route_valleys) */
+	uint32_t *valley;      /* [nsw] switches left for route_valleys, ascending rank */
+	uint32_t nvalley;
 	uint8_t *rval;
 	uint32_t *cand_head;   /* [nsw] first down candidate of a D switch */
 	uint32_t *cand_next;   /* [up links] */
 	uint8_t *cand_port;
 	uint32_t *queue;
 	uint32_t *disp;        /* [up links] displaced routes taken by each up port */
+	uint32_t *last;        /* [up links] 1 + index of the last destination displaced to it, 0 none */
+	uint32_t *first;       /* [up links] 1 + index of the first one */
+	uint32_t nleaf;        /* leaves with CAs (the first entries of the routing order) */
+	uint32_t nidx;         /* host indices 0..nidx-1 (shift permutations wrap there) */
+	struct ft_extra *ex;   /* [up links * FT_EXN] displaced destinations sent down each link */
+	uint32_t *exn;         /* [up links] entries recorded (may exceed FT_EXN: counted, not kept) */
+	uint32_t *ord;         /* [nsw] source class of a switch: position of a leaf in routing order */
+	uint32_t *rep;         /* [n_dest] parent a destination was first displaced to, SM_NONE */
 	uint8_t cands[256];
 	uint64_t displaced;
 };
@@ -90,25 +110,175 @@ static void mark_down_set(struct ft_run *x, uint32_t t)
 	}
 }
 
-/* Up port for a displaced route: the valid one with the fewest displaced routes. */
-static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j)
+/* Down port a D switch q uses toward the destination with index idx (same rule as route_target). */
+/* Down link (as the child's up-port index) a D switch q uses toward index idx; same rule as route_target. */
+static uint32_t down_link(const struct ft_run *x, uint32_t q, uint32_t idx)
+{
+	const struct ft_model *m = x->m;
+	unsigned nc = 0, r = m->rank[q];
+	for (uint32_t e = x->cand_head[q]; e != SM_NONE; e = x->cand_next[e])
+		nc++;
+	if (nc <= 1)
+		return x->cand_head[q]; /* the usual case: one link down toward T */
+	uint32_t k = (idx / (r ? m->div[r - 1] : 1)) % nc;
+	uint32_t e = x->cand_head[q];
+	while (k--)
+		e = x->cand_next[e];
+	return e;
+}
+
+/*
+ * Would destination idx, displaced by source class src, stack on down link
+ * e with a displaced destination recorded there? Two displaced
+ * destinations meet in one shift permutation only if both are displaced
+ * for the sources that send to them in that shift: always when one of
+ * them is displaced for every source (FT_SRC_ALL), else only when their
+ * source leaves are the same or neighbours in index order.
+ */
+/* Leaves a and b are the same or neighbours in the cyclic leaf order (shifts wrap around). */
+static int near(uint32_t a, uint32_t b, uint32_t nleaf)
+{
+	uint32_t d = a > b ? a - b : b - a;
+	return d <= 1 || (a < nleaf && b < nleaf && d == nleaf - 1);
+}
+
+static unsigned stack_count(const struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
+{
+	unsigned c = x->exn[e] > FT_EXN ? x->exn[e] - FT_EXN : 0;
+	for (unsigned k = 0; k < x->exn[e] && k < FT_EXN; k++) {
+		const struct ft_extra *p = &x->ex[(size_t)e * FT_EXN + k];
+		if (p->idx == idx)
+			continue;
+		if (p->src == FT_SRC_ALL || src == FT_SRC_ALL || near(p->src, src, x->nleaf))
+			c++;
+	}
+	return c;
+}
+
+static void stack_add(struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
+{
+	for (unsigned k = 0; k < x->exn[e] && k < FT_EXN; k++) {
+		struct ft_extra *p = &x->ex[(size_t)e * FT_EXN + k];
+		if (p->idx == idx && p->src == src)
+			return;
+	}
+	if (x->exn[e] < FT_EXN)
+		x->ex[(size_t)e * FT_EXN + x->exn[e]] = (struct ft_extra){ idx, src };
+	x->exn[e]++;
+}
+
+/*
+ * Up port for a displaced route of destination di (index into m->dest) at
+ * switch s, whose ideal slot is j of u. Cost of a candidate parent =
+ * displaced destinations it would stack with on s's up link (another one
+ * within a window of u consecutive indices: a shift sends both) plus those
+ * it would stack with on the parent's down link toward the destination.
+ * Ties prefer no up-link stacking, then the parent this destination was
+ * already displaced to (fewer extra down links per destination), then the
+ * up port with the fewest displaced routes, rotating from the ideal slot.
+ */
+static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, uint32_t di, uint32_t src)
 {
 	const struct ft_model *m = x->m;
 	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b;
-	uint32_t best = SM_NONE;
+	uint32_t best = SM_NONE, best_dl = SM_NONE;
+	uint64_t best_score = UINT64_MAX;
+	uint32_t idx = m->dest[di].idx;
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t e = b + (j + i) % n;
-		if (!reach(x, m->up_peer[e]))
+	uint32_t e = b + j % n;
+	for (uint32_t i = 0; i < n; i++, e = e + 1 == b + n ? b : e + 1) {
+		uint32_t q = m->up_peer[e];
+		if (!reach(x, q))
 			continue;
-		if (best == SM_NONE || x->disp[e] < x->disp[best])
+		uint32_t dl = x->dstamp[q] == x->gen ? down_link(x, q, idx) : SM_NONE;
+		uint64_t down = dl == SM_NONE ? 0 : stack_count(x, dl, idx, src);
+		/* indices grow along the run; the first one stands in for the wrap-around */
+		uint64_t up = x->last[e] && (idx - (x->last[e] - 1) < u ||
+					     (idx < x->nidx && x->first[e] - 1 + x->nidx - idx < u));
+		uint64_t score = ((up + down) << 48) + (up << 40) + ((uint64_t)(q != x->rep[di]) << 32) + x->disp[e];
+		if (score < best_score) {
+			best_score = score;
 			best = e;
+			best_dl = dl;
+			/* nothing stacks and the destination keeps its parent: cannot do better */
+			if (!(score >> 32) || (!(score >> 40) && x->rep[di] == SM_NONE))
+				break;
+		}
 	}
 	if (best == SM_NONE)
 		return SM_LFT_NONE;
+	uint32_t q = m->up_peer[best];
+	if (best_dl != SM_NONE)
+		stack_add(x, best_dl, idx, src);
+	if (x->rep[di] == SM_NONE)
+		x->rep[di] = q;
 	x->disp[best]++;
+	x->last[best] = idx + 1;
+	if (!x->first[best])
+		x->first[best] = idx + 1;
 	x->displaced++;
 	return m->up_port[best];
+}
+
+/*
+ * Switch s has no up/down path to T (a spine toward another spine, an
+ * aggregation switch toward a core of another group, a spine that lost its
+ * link to T): go down to a child that has one (or has such a detour
+ * itself; children are routed first, ranks ascending). Only traffic that a
+ * switch itself sends can take such a route: no endpoint route passes
+ * through a switch without an up/down path, so the credit-loop freedom of
+ * endpoint traffic is untouched.
+ */
+static void route_detour(struct ft_run *x, uint8_t *row, uint32_t s, const struct ft_dest *d0, uint32_t nd)
+{
+	const struct ft_model *m = x->m;
+	unsigned nc = 0;
+	for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1] && nc < sizeof(x->cands); e++) {
+		uint32_t c = m->dn_peer[e];
+		if (x->xstamp[c] == x->gen || reach(x, c))
+			x->cands[nc++] = m->dn_port[e];
+	}
+	if (!nc) {
+		x->valley[x->nvalley++] = s;
+		return;
+	}
+	x->xstamp[s] = x->gen;
+	for (uint32_t i = 0; i < nd; i++)
+		row[d0[i].lid] = x->cands[d0[i].idx % nc];
+}
+
+/*
+ * Switches with neither an up/down path nor a detour down (a leaf that lost
+ * its link to a spine, toward that spine's LID): climb to a parent that has
+ * a route, so the path is up, down, up ("valley"). Such a path serves CA
+ * traffic to a switch LID, so its down-to-up turn does enter the credit
+ * dependency graph. A cycle would need turns A->leaf->T and T->leaf->A
+ * alike; preferring the best connected parent as A (most down links: an
+ * intact spine first) makes every turn start at a switch that needs no
+ * valley itself whenever the tree has one, which keeps the graph acyclic.
+ * Processed top down, so a parent's own valley route exists before its
+ * children choose it.
+ */
+static void route_valleys(struct ft_run *x, struct sm_lfts *out, const struct ft_dest *d0, uint32_t nd)
+{
+	const struct ft_model *m = x->m;
+	while (x->nvalley) {
+		uint32_t s = x->valley[--x->nvalley], best = SM_NONE, best_deg = 0;
+		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++) {
+			uint32_t p = m->up_peer[e];
+			uint32_t deg = m->dn_off[p + 1] - m->dn_off[p];
+			if ((x->xstamp[p] == x->gen || x->vstamp[p] == x->gen) && (best == SM_NONE || deg > best_deg)) {
+				best = e;
+				best_deg = deg;
+			}
+		}
+		if (best == SM_NONE)
+			continue;
+		x->vstamp[s] = x->gen;
+		uint8_t *row = sm_lfts_row(out, s);
+		for (uint32_t i = 0; i < nd; i++)
+			row[d0[i].lid] = m->up_port[best];
+	}
 }
 
 static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
@@ -119,7 +289,8 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 
 	x->gen++;
 	mark_down_set(x, t);
-	for (uint32_t s = 0; s < m->nsw; s++) {
+	for (uint32_t k = 0; k < m->nsw; k++) {
+		uint32_t s = m->by_rank[k];
 		unsigned r = m->rank[s];
 		if (r == FT_RANK_NONE || m->comp[s] != m->comp[t])
 			continue;
@@ -133,28 +304,34 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 			unsigned nc = 0;
 			for (uint32_t e = x->cand_head[s]; e != SM_NONE && nc < sizeof(x->cands); e = x->cand_next[e])
 				x->cands[nc++] = x->cand_port[e];
-			uint64_t dv = r ? m->div[r - 1] : 1;
+			uint32_t dv = r ? m->div[r - 1] : 1;
 			for (uint32_t i = 0; i < nd; i++)
 				row[d0[i].lid] = nc == 1 ? x->cands[0] : x->cands[(d0[i].idx / dv) % nc];
 			continue;
 		}
-		if (!reach(x, s))
+		if (!reach(x, s)) {
+			route_detour(x, row, s, d0, nd);
 			continue;
+		}
 		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
-		uint64_t dv = m->div[r];
+		uint32_t dv = m->div[r];
 		for (uint32_t i = 0; i < nd; i++) {
-			uint32_t j = (uint32_t)((d0[i].idx / dv) % u);
+			uint32_t j = d0[i].idx / dv % u;
 			uint8_t p = m->slot_port[so + j];
+			uint32_t src = x->ord[s];
 			if (p) {
 				uint32_t q = ft_peer_slot(m, s, p);
 				if (q != SM_NONE && reach(x, q)) {
 					row[d0[i].lid] = p;
 					continue;
 				}
+				/* the ideal parent lost its way to T: every source is displaced */
+				src = FT_SRC_ALL;
 			}
-			row[d0[i].lid] = displace(x, s, j);
+			row[d0[i].lid] = displace(x, s, j, u, m->dest_off[t] + i, src);
 		}
 	}
+	route_valleys(x, out, d0, nd);
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
@@ -165,17 +342,37 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 
 	x.dstamp = calloc(ns, sizeof(*x.dstamp));
 	x.rstamp = calloc(ns, sizeof(*x.rstamp));
+	x.xstamp = calloc(ns, sizeof(*x.xstamp));
+	x.vstamp = calloc(ns, sizeof(*x.vstamp));
+	x.valley = malloc(ns * sizeof(*x.valley));
 	x.rval = calloc(ns, 1);
 	x.cand_head = malloc(ns * sizeof(*x.cand_head));
 	x.cand_next = malloc(ne * sizeof(*x.cand_next));
 	x.cand_port = malloc(ne);
 	x.queue = malloc(ns * sizeof(*x.queue));
 	x.disp = calloc(ne, sizeof(*x.disp));
-	if (!x.dstamp || !x.rstamp || !x.rval || !x.cand_head || !x.cand_next || !x.cand_port ||
+	x.last = calloc(ne, sizeof(*x.last));
+	x.first = calloc(ne, sizeof(*x.first));
+	x.ex = malloc(ne * FT_EXN * sizeof(*x.ex));
+	x.exn = calloc(ne, sizeof(*x.exn));
+	x.ord = malloc(ns * sizeof(*x.ord));
+	x.rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x.rep));
+	if (x.rep)
+		for (uint32_t i = 0; i < m->n_dest; i++)
+			x.rep[i] = SM_NONE;
+	if (!x.last || !x.first || !x.ex || !x.exn || !x.ord || !x.rep || !x.dstamp || !x.rstamp || !x.rval || !x.cand_head || !x.cand_next || !x.cand_port ||
 	    !x.queue || !x.disp) {
 		snprintf(msg, msglen, "ftree: out of memory");
 		goto out;
 	}
+	for (uint32_t s = 0; s < m->nsw; s++)
+		x.ord[s] = m->n_tgt + s; /* non-leaves: distinct, never neighbours of a leaf */
+	for (uint32_t i = 0; i < m->n_tgt; i++) {
+		x.ord[m->tgt_order[i]] = i;
+		if (m->rank[m->tgt_order[i]] == 0 && m->dest_off[m->tgt_order[i] + 1] > m->dest_off[m->tgt_order[i]])
+			x.nleaf = i + 1;
+	}
+	x.nidx = m->n_hosts;
 	uint64_t bad = 0;
 	uint32_t bad_from = SM_NONE, bad_to = SM_NONE;
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
@@ -224,11 +421,20 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 out:
 	free(x.dstamp);
 	free(x.rstamp);
+	free(x.xstamp);
+	free(x.vstamp);
+	free(x.valley);
 	free(x.rval);
 	free(x.cand_head);
 	free(x.cand_next);
 	free(x.cand_port);
 	free(x.queue);
 	free(x.disp);
+	free(x.ex);
+	free(x.exn);
+	free(x.ord);
+	free(x.last);
+	free(x.first);
+	free(x.rep);
 	return rc;
 }

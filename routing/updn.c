@@ -21,7 +21,10 @@
  * equal-distance links the shared balancer picks (graph.h).
  *
  * Switches without endpoints may have no legal route to some LID (with
- * several roots, spine to spine needs down-then-up). No endpoint route
+ * several roots, spine to spine needs down-then-up), and on a degraded
+ * tree a leaf may have none to the LID of a spine it lost its cable to:
+ * such a leaf's entry stays SM_LFT_NONE (a management destination; the
+ * validator counts it without failing). No endpoint route
  * passes through such a switch toward that LID, so its entry carries only
  * traffic the switch sources itself (management); it gets a plain shortest
  * path so that every switch still reaches every LID, adding no endpoint
@@ -240,7 +243,21 @@ static uint32_t distances(struct updn *u, uint32_t d)
 	return missing;
 }
 
-/* Parts whose roots leave some pair without a legal route. */
+static int delivers_endpoints(const struct sm_graph *g, uint32_t d)
+{
+	for (uint32_t k = g->dest_off[d]; k < g->dest_off[d + 1]; k++)
+		if (!g->dests[g->dest_idx[k]].is_switch)
+			return 1;
+	return 0;
+}
+
+/*
+ * Parts whose roots leave some endpoint pair without a legal route. Switch
+ * LIDs do not count: with several roots a leaf that lost its cable to a
+ * root cannot reach that root's LID legally, and no choice of roots that
+ * keeps a fat tree's spines on top avoids it; those stay unrouted (the
+ * validator reports them as management pairs).
+ */
 static void incomplete_parts(struct updn *u, uint8_t *bad)
 {
 	const struct sm_graph *g = u->g;
@@ -252,7 +269,7 @@ static void incomplete_parts(struct updn *u, uint8_t *bad)
 	for (uint32_t c = 0; c < g->n_comp; c++)
 		bad[c] = bad[c] < 2 ? 0 : 2;  /* 2: not checked yet */
 	for (uint32_t d = 0; d < g->n_sw; d++)
-		if (bad[g->comp[d]] == 2 && distances(u, d))
+		if (bad[g->comp[d]] == 2 && delivers_endpoints(g, d) && distances(u, d))
 			bad[g->comp[d]] = 1;
 	for (uint32_t c = 0; c < g->n_comp; c++)
 		bad[c] = bad[c] == 1;
@@ -447,7 +464,7 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 		snprintf(ctx->msg, sizeof(ctx->msg), "%s", rootmsg);
 		goto out;
 	}
-	uint64_t unreached = 0, fallback = 0;
+	uint64_t unreached = 0, fallback = 0, unreached_sw = 0;
 	for (uint32_t d = 0; d < g->n_sw; d++) {
 		uint32_t nd = g->dest_off[d + 1] - g->dest_off[d];
 		if (!nd)
@@ -459,6 +476,11 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 			cand_off[s] = k;
 			if (u.dist[s] == SM_GRAPH_INF && g->comp[s] != g->comp[d]) {
 				unreached += nd;
+				continue;
+			}
+			if (u.dist[s] == SM_GRAPH_INF && g->host_off[s + 1] > g->host_off[s]) {
+				/* only possible for a switch-LID-only d (see incomplete_parts) */
+				unreached_sw += nd;
 				continue;
 			}
 			if (u.dist[s] == SM_GRAPH_INF) {
@@ -493,8 +515,10 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 	}
 	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
 	if (!rc && !ctx->msg[0])
-		snprintf(ctx->msg, sizeof(ctx->msg), "%s; %llu switch-only entries on shortest paths", rootmsg,
-			 (unsigned long long)fallback);
+		snprintf(ctx->msg, sizeof(ctx->msg),
+			 "%s; %llu switch-only entries on shortest paths; %llu (switch, switch LID) entries "
+			 "without a legal route left unrouted", rootmsg, (unsigned long long)fallback,
+			 (unsigned long long)unreached_sw);
 out:
 	free(u.rank);
 	free(u.ord);

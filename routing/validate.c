@@ -39,6 +39,7 @@ struct vctx {
 	/* CDG */
 	uint64_t *bits;
 	uint64_t *bit_off;       /* [n_links + 1] */
+	int example_from_switch; /* v->example has a switch as source */
 };
 
 static double now_sec(void)
@@ -172,11 +173,13 @@ static void resolve(struct vctx *c, const struct sm_graph_dest *d)
 	}
 }
 
+/* The first failure; an endpoint failure replaces a switch-sourced one (it matters more). */
 static void note_example(struct sm_validation *v, int st, uint32_t src_port, const struct sm_graph_dest *d,
-			 struct vctx *c, uint32_t at)
+			 struct vctx *c, uint32_t at, int from_switch)
 {
-	if (v->example.kind != SM_FAULT_NONE)
+	if (v->example.kind != SM_FAULT_NONE && (from_switch || !c->example_from_switch))
 		return;
+	c->example_from_switch = from_switch;
 	v->example.kind = st == ST_LOOP ? SM_FAULT_LOOP : SM_FAULT_BLACK_HOLE;
 	v->example.src_port = src_port;
 	v->example.dlid = d->lid;
@@ -338,15 +341,18 @@ void sm_validate_format_cycle(const struct sm_fabric *f, const struct sm_validat
 static void summarize(const struct sm_fabric *f, struct sm_validation *v, unsigned flags)
 {
 	char a[80], b[80], cyc[300];
-	if (v->example.kind != SM_FAULT_NONE) {
+	if (v->example.kind != SM_FAULT_NONE &&
+	    (v->unreachable || v->sw_loops || (flags & SM_VALIDATE_STRICT_SWITCHES))) {
 		const struct sm_port *sp = &f->ports[v->example.src_port];
 		const char *what = v->example.kind == SM_FAULT_LOOP ? "loops through" : "black hole at";
 		snprintf(v->msg, sizeof(v->msg),
-			 "%llu of %llu endpoint pairs and %llu of %llu switch pairs unreachable "
-			 "(%llu loops, %llu black holes); e.g. LID %u from %s[%u]: %s %s (LFT entry %u)",
+			 "%llu of %llu endpoint pairs unreachable (%llu loops, %llu black holes), "
+			 "%llu of %llu pairs to switch LIDs (%llu loops); e.g. LID %u from %s[%u]: %s %s "
+			 "(LFT entry %u)",
 			 (unsigned long long)v->unreachable, (unsigned long long)v->pairs,
+			 (unsigned long long)v->loops, (unsigned long long)v->black_holes,
 			 (unsigned long long)v->sw_unreachable, (unsigned long long)v->sw_pairs,
-			 (unsigned long long)v->loops, (unsigned long long)v->black_holes, v->example.dlid,
+			 (unsigned long long)v->sw_loops, v->example.dlid,
 			 node_name(f, sp->node, a, sizeof(a)), sp->num, what,
 			 node_name(f, v->example.at_node, b, sizeof(b)), v->example.at_port);
 		return;
@@ -364,14 +370,16 @@ static void summarize(const struct sm_fabric *f, struct sm_validation *v, unsign
 		return;
 	}
 	snprintf(v->msg, sizeof(v->msg),
-		 "ok: %llu endpoint pairs reachable, %llu disconnected, max %u switch hops, %s",
+		 "ok: %llu endpoint pairs reachable, %llu disconnected, max %u switch hops, %s; "
+		 "%llu of %llu pairs to switch LIDs unrouted",
 		 (unsigned long long)v->reachable, (unsigned long long)v->disconnected, v->max_hops,
-		 v->credit_loop < 0 ? "credit loops not checked" : "no credit loop");
+		 v->credit_loop < 0 ? "credit loops not checked" : "no credit loop",
+		 (unsigned long long)v->sw_unreachable, (unsigned long long)v->sw_pairs);
 }
 
 int sm_validate_ok(const struct sm_validation *v, unsigned flags)
 {
-	if (v->unreachable || v->sw_unreachable)
+	if (v->unreachable || v->sw_loops || ((flags & SM_VALIDATE_STRICT_SWITCHES) && v->sw_unreachable))
 		return 0;
 	if (v->credit_loop == 1 && !(flags & SM_VALIDATE_ALLOW_CREDIT_LOOP))
 		return 0;
@@ -422,6 +430,8 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 				}
 			continue;
 		}
+		if (d->is_switch)
+			v->sw_lids++;
 		resolve(&c, d);
 		uint32_t dcomp = g->comp[d->sw];
 		for (uint32_t s = 0; s < g->n_sw && !cdg_only; s++) {
@@ -432,30 +442,36 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 			for (uint32_t k = h0; nh && src == SM_NONE; k++)
 				if (g->hosts[g->host_idx[k]].port != d->port)
 					src = g->hosts[g->host_idx[k]].port;
-			int st = c.st[s];
-			if (nh) {
-				v->pairs += nh;
-				if (g->comp[s] != dcomp)
-					v->disconnected += nh;
-				else if (st == ST_OK) {
-					v->reachable += nh;
-					if (c.hops[s] > v->max_hops)
-						v->max_hops = c.hops[s];
-				} else {
-					v->unreachable += nh;
+			int st = c.st[s], same = g->comp[s] == dcomp;
+			if (d->is_switch) {
+				/* management destinations: from the hosts of s and from s itself */
+				uint64_t n = nh + (s != d->sw);
+				v->sw_pairs += n;
+				if (same && st != ST_OK) {
+					v->sw_unreachable += n;
 					if (st == ST_LOOP)
-						v->loops += nh;
-					else
-						v->black_holes += nh;
-					note_example(v, st, src, d, &c, c.fail_at[s]);
+						v->sw_loops += n;
+					note_example(v, st, src != SM_NONE ? src : sm_port_index(f, g->sw_node[s], 0), d,
+						     &c, c.fail_at[s], 1);
 				}
+				continue;
 			}
-			if (d->is_switch && s != d->sw) {
-				v->sw_pairs++;
-				if (g->comp[s] == dcomp && st != ST_OK) {
-					v->sw_unreachable++;
-					note_example(v, st, sm_port_index(f, g->sw_node[s], 0), d, &c, c.fail_at[s]);
-				}
+			if (!nh)
+				continue;
+			v->pairs += nh;
+			if (!same) {
+				v->disconnected += nh;
+			} else if (st == ST_OK) {
+				v->reachable += nh;
+				if (c.hops[s] > v->max_hops)
+					v->max_hops = c.hops[s];
+			} else {
+				v->unreachable += nh;
+				if (st == ST_LOOP)
+					v->loops += nh;
+				else
+					v->black_holes += nh;
+				note_example(v, st, src, d, &c, c.fail_at[s], 0);
 			}
 		}
 		if (!(flags & SM_VALIDATE_NO_CDG))

@@ -5,11 +5,17 @@
  * DOC: route validation
  *
  * Checks one plane's LFTs against the fabric before they are used:
- *  - every endpoint port (CA or router port with a LID) reaches every LID
- *    of the plane (CA LIDs with their whole LMC range, switch LIDs);
- *  - every switch reaches every switch LID;
+ *  - every endpoint port (CA or router port with a LID) reaches every
+ *    endpoint LID of the plane (whole LMC ranges): `pairs`, a failure is
+ *    fatal;
  *  - no loop, no black hole (SM_LFT_NONE, a port out of range or with no
  *    peer, port 0 at the wrong switch, or delivery to the wrong endpoint);
+ *  - switch LIDs (management destinations) from every endpoint and every
+ *    switch: `sw_pairs`. A loop there is fatal; an unrouted pair is only
+ *    counted, and fatal with SM_VALIDATE_STRICT_SWITCHES: up/down engines
+ *    (updn, ftree) cannot route some of them without breaking their
+ *    deadlock freedom (on a degraded 2-level tree, a leaf that lost its
+ *    cable to spine k has no up-then-down path to spine k's LID);
  *  - the channel-dependency graph is acyclic (no credit loop).
  *
  * Routes are destination based, so for one destination LID the routes of all
@@ -37,6 +43,7 @@
 
 #define SM_VALIDATE_NO_CDG 0x1           /* skip the credit-loop check */
 #define SM_VALIDATE_ALLOW_CREDIT_LOOP 0x2 /* report a credit loop but do not fail on it */
+#define SM_VALIDATE_STRICT_SWITCHES 0x4  /* fail when a switch LID is unrouted from anywhere */
 
 #define SM_VALIDATE_CYCLE_MAX 16
 
@@ -50,14 +57,16 @@ struct sm_validation {
 	uint32_t hosts;          /* endpoint ports with a LID */
 	uint32_t switches;
 	uint32_t lids;           /* destination LIDs checked (LMC ranges included) */
-	uint64_t pairs;          /* (endpoint port, destination LID) pairs, own LIDs excluded */
+	uint32_t sw_lids;        /* of those, switch LIDs */
+	uint64_t pairs;          /* (endpoint port, endpoint LID) pairs, own LIDs excluded */
 	uint64_t reachable;
 	uint64_t unreachable;    /* failed pairs within one physical part = loops + black_holes */
 	uint64_t loops;
 	uint64_t black_holes;
 	uint64_t disconnected;   /* pairs in different physical parts (not counted as failures) */
-	uint64_t sw_pairs;       /* (switch, switch LID) pairs */
+	uint64_t sw_pairs;       /* (endpoint port or switch, switch LID) pairs */
 	uint64_t sw_unreachable; /* of those, failed within one part */
+	uint64_t sw_loops;       /* of those, looping (always fatal) */
 	unsigned max_hops;       /* most switch-to-switch links on a working endpoint route */
 	int credit_loop;         /* 1 cycle, 0 none, -1 not checked */
 	/* first failure seen (kind SM_FAULT_NONE if none) */
@@ -82,8 +91,9 @@ int sm_validate(const struct sm_fabric *f, unsigned plane, const struct sm_lfts 
 		unsigned flags, struct sm_validation *v);
 
 /*
- * Verdict: 1 when usable: no unreachable pair, no switch LID unreachable,
- * no credit loop (unless SM_VALIDATE_ALLOW_CREDIT_LOOP), and something is
+ * Verdict: 1 when usable: no unreachable endpoint pair, no loop toward a
+ * switch LID (no unrouted one either with SM_VALIDATE_STRICT_SWITCHES), no
+ * credit loop (unless SM_VALIDATE_ALLOW_CREDIT_LOOP), and something is
  * reachable when there is anything to reach.
  */
 int sm_validate_ok(const struct sm_validation *v, unsigned flags);

@@ -413,3 +413,106 @@ uint16_t sm_node_lid(const struct sm_fabric *f, uint32_t n, unsigned p)
 		return 0;
 	return f->ports[nd->port0 + p].lid;
 }
+
+/*
+ * Everything that can fail (conflict checks, allocations) happens before
+ * the first write to dst's visible state, so a failed append leaves dst
+ * exactly as it was; growing arrays and GUID maps beforehand is harmless.
+ */
+int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_t *conflict)
+{
+	uint32_t add_ports = 0, n, i;
+	int rc;
+
+	if (!src->n_nodes)
+		return 0;
+	if (dst->n_nodes > SM_NONE - 1 - src->n_nodes || dst->n_ports > UINT32_MAX - 256 - src->n_ports)
+		return -ENOMEM;
+	for (n = 0; n < src->n_nodes; n++) {
+		const struct sm_node *nd = &src->nodes[n];
+		const struct sm_port *pt = &src->ports[nd->port0];
+		int dup = gmap_get(&dst->node_by_guid, nd->guid) != SM_NONE;
+
+		for (unsigned p = 0; p <= nd->nports && !dup; p++) {
+			if (nd->type == SM_NODE_SWITCH && p > 0)
+				break;
+			if (pt[p].guid && gmap_get(&dst->port_by_guid, pt[p].guid) != SM_NONE)
+				dup = 1;
+		}
+		if (dup) {
+			if (conflict)
+				*conflict = n;
+			return -EEXIST;
+		}
+		const uint32_t *lmap = dst->planes[nd->plane].lid_map;
+		for (unsigned p = 0; p <= nd->nports && lmap; p++) {
+			if (!pt[p].lid)
+				continue;
+			for (unsigned l = 0; l < (1u << pt[p].lmc); l++) {
+				if (lmap[pt[p].lid + l] != SM_NONE) {
+					if (conflict)
+						*conflict = n;
+					return -EADDRINUSE;
+				}
+			}
+		}
+	}
+	/* reserve: arrays, GUID maps sized so no put below resizes, LID maps */
+	rc = sm_fabric_reserve(dst, dst->n_nodes + src->n_nodes, dst->n_ports + src->n_ports);
+	if (rc)
+		return rc;
+	struct sm_guid_map *maps[2] = { &dst->node_by_guid, &dst->port_by_guid };
+	const struct sm_guid_map *smaps[2] = { &src->node_by_guid, &src->port_by_guid };
+	for (i = 0; i < 2; i++) {
+		uint64_t need = ((uint64_t)maps[i]->count + smaps[i]->count + 1) * 2;
+		uint32_t cap = maps[i]->cap ? maps[i]->cap : 64;
+		while (cap < need) {
+			if (cap > UINT32_MAX / 2)
+				return -ENOMEM;
+			cap *= 2;
+		}
+		if (cap != maps[i]->cap && (rc = gmap_resize(maps[i], cap)))
+			return rc;
+	}
+	for (i = 0; i < SM_MAX_PLANES; i++) {
+		if (!src->planes[i].lid_map || dst->planes[i].lid_map)
+			continue;
+		dst->planes[i].lid_map = malloc(SM_LID_SPACE * sizeof(uint32_t));
+		if (!dst->planes[i].lid_map)
+			return -ENOMEM;
+		memset(dst->planes[i].lid_map, 0xff, SM_LID_SPACE * sizeof(uint32_t));
+	}
+
+	/* commit: nothing below can fail */
+	uint32_t nbase = dst->n_nodes, pbase = dst->n_ports;
+	for (n = 0; n < src->n_nodes; n++) {
+		struct sm_node *nd = &dst->nodes[nbase + n];
+		*nd = src->nodes[n];
+		nd->port0 += pbase;
+		(void)gmap_put(&dst->node_by_guid, nd->guid, nbase + n);
+		add_ports += nd->nports + 1u;
+		if (nd->plane >= dst->n_planes)
+			dst->n_planes = (uint8_t)(nd->plane + 1);
+	}
+	for (i = 0; i < src->n_ports; i++) {
+		struct sm_port *pt = &dst->ports[pbase + i];
+		*pt = src->ports[i];
+		pt->node += nbase;
+		if (pt->peer_node != SM_NONE)
+			pt->peer_node += nbase;
+		const struct sm_node *nd = &dst->nodes[pt->node];
+		if (pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
+			(void)gmap_put(&dst->port_by_guid, pt->guid, pbase + i);
+		if (pt->lid) {
+			struct sm_plane *pl = &dst->planes[nd->plane];
+			unsigned span = 1u << pt->lmc;
+			for (unsigned l = 0; l < span; l++)
+				pl->lid_map[pt->lid + l] = pbase + i;
+			if (pt->lid + span - 1 > pl->max_lid)
+				pl->max_lid = (uint16_t)(pt->lid + span - 1);
+		}
+	}
+	dst->n_nodes += src->n_nodes;
+	dst->n_ports += add_ports;
+	return 0;
+}

@@ -70,6 +70,7 @@ struct sm_port {
 };
 
 #define SM_PORT_F_EXT_SPEED 0x01 /* speed is an extended speed (FDR/EDR/HDR/NDR) */
+#define SM_PORT_F_FDR10 0x02     /* Mellanox FDR10 (speed holds the base QDR value 4) */
 
 struct sm_node {
 	uint64_t guid;
@@ -187,6 +188,16 @@ void sm_fabric_set_desc(struct sm_fabric *f, uint32_t n, const char *desc);
 
 /* Counts over one plane, or over all planes with plane < 0. */
 void sm_fabric_count(const struct sm_fabric *f, int plane, struct sm_fabric_counts *c);
+
+/*
+ * Append every node, port, link and LID of src to dst, all or nothing:
+ * nodes keep their plane numbers, indices shift by dst's counts. Returns 0,
+ * -EEXIST if a node or port GUID of src is already in dst, -EADDRINUSE if
+ * a LID of src is taken in dst's plane (in both cases *conflict, if not
+ * NULL, gets the src node index at fault), or -ENOMEM. On error dst is
+ * unchanged.
+ */
+int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_t *conflict);
 
 /* Bytes held by the model (for memory reports). */
 size_t sm_fabric_mem_bytes(const struct sm_fabric *f);

@@ -24,14 +24,18 @@
  *
  * Planes: the tree is repeated once per plane; each plane is its own
  * subnet (node->plane = p). Host i has one single-port CA per plane, all
- * sharing system image GUID sm_gen_guid(SM_GEN_GUID_SYSIMG, 0, i), named
+ * sharing system image GUID sm_gen_sysimg_guid(i), named
  * "host%05u mlx5_%u" (host, plane). Switches are named "p%u-leaf%05u",
  * "p%u-spine%05u", "p%u-agg%05u", "p%u-core%05u" (plane, index in level).
  *
- * GUIDs (never 0, unique across planes): 0x0002c9 (OUI) << 40 | kind << 36 |
- * plane << 32 | index, kind from enum sm_gen_guid_kind; switches are indexed
- * leaves first, then spines (2 levels) or aggs then cores (3 levels); CAs by
- * host. A switch's sysimg GUID is its node GUID.
+ * GUIDs (never 0, unique across planes and kinds): 0x0002c9 (OUI) << 40 |
+ * kind << 36 | plane << 32 | field, kind from enum sm_gen_guid_kind.
+ * Switch s of a plane (leaves first, then spines, or aggs then cores): field
+ * s for its node, port and sysimg GUID. Host i's NIC: node GUID field 2*i
+ * (kind 2), port GUID field i (kind 3); host i's sysimg GUID: kind 4,
+ * plane 0, field i. ibsim cannot set CA port GUIDs (it derives them as
+ * node GUID + port number, here kind 2 field 2*i+1), so under ibsim a NIC's
+ * port GUID differs from the dump's but still collides with nothing.
  *
  * LIDs (unless no_lids): host i has LID i+1 in every plane (plane-consistent),
  * switch s has LID hosts+1+s in every plane; removed switches leave their
@@ -71,7 +75,7 @@
 
 enum sm_gen_guid_kind {
 	SM_GEN_GUID_SWITCH = 1,   /* switch node GUID = port GUID = sysimg GUID */
-	SM_GEN_GUID_CA = 2,       /* CA node GUID (index = host) */
+	SM_GEN_GUID_CA = 2,       /* CA node GUID (index = host; field 2*host) */
 	SM_GEN_GUID_CA_PORT = 3,  /* CA port 1 GUID (index = host) */
 	SM_GEN_GUID_SYSIMG = 4,   /* host system image GUID (plane 0, index = host) */
 };
@@ -124,14 +128,38 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
 /*
  * Build the fabric described by p into f, which must be empty (no nodes).
  * Plane p's nodes are added after plane p-1's; within a plane, CAs (in
- * host order) come before switches (in GUID index order), so the first node
- * of a written plane is host 0's NIC, where ibsim clients attach by default.
+ * host order) come before switches (in GUID index order). (The writers
+ * put switches first, as ibnetdiscover does, whatever the model's order.)
  */
 int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *err, size_t errlen);
 
+/* GUID of generated object `index` (switch number or host) of a plane. */
 static inline uint64_t sm_gen_guid(enum sm_gen_guid_kind kind, unsigned plane, uint32_t index)
 {
-	return SM_GEN_OUI << 40 | (uint64_t)kind << 36 | (uint64_t)(plane & 0xf) << 32 | index;
+	/* even fields, so that ibsim's node GUID + 1 port GUIDs hit no node GUID */
+	uint64_t field = kind == SM_GEN_GUID_CA ? (uint64_t)index * 2 : index;
+	return SM_GEN_OUI << 40 | (uint64_t)kind << 36 | (uint64_t)(plane & 0xf) << 32 |
+	       (field & 0xffffffffULL);
+}
+
+static inline uint64_t sm_gen_switch_guid(unsigned plane, uint32_t s)
+{
+	return sm_gen_guid(SM_GEN_GUID_SWITCH, plane, s);
+}
+
+static inline uint64_t sm_gen_ca_guid(unsigned plane, uint32_t host)
+{
+	return sm_gen_guid(SM_GEN_GUID_CA, plane, host);
+}
+
+static inline uint64_t sm_gen_ca_port_guid(unsigned plane, uint32_t host)
+{
+	return sm_gen_guid(SM_GEN_GUID_CA_PORT, plane, host);
+}
+
+static inline uint64_t sm_gen_sysimg_guid(uint32_t host)
+{
+	return sm_gen_guid(SM_GEN_GUID_SYSIMG, 0, host);
 }
 
 /* Level of generated switch number s (GUID index) of a plane with shape sh. */

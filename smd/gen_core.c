@@ -450,16 +450,16 @@ static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < s->hosts; i++) {
-		n = sm_fabric_add_node(f, SM_NODE_CA, sm_gen_guid(SM_GEN_GUID_CA, plane, i), 1,
+		n = sm_fabric_add_node(f, SM_NODE_CA, sm_gen_ca_guid(plane, i), 1,
 				       plane, 0);
 		if (n < 0)
 			return (int)n;
 		rc = sm_fabric_set_port_guid(f, (uint32_t)n, 1,
-					     sm_gen_guid(SM_GEN_GUID_CA_PORT, plane, i));
+					     sm_gen_ca_port_guid(plane, i));
 		if (rc)
 			return rc;
 		struct sm_node *nd = sm_node(f, (uint32_t)n);
-		nd->sysimg_guid = sm_gen_guid(SM_GEN_GUID_SYSIMG, 0, i);
+		nd->sysimg_guid = sm_gen_sysimg_guid(i);
 		nd->vendor_id = SM_GEN_VENDOR_ID;
 		nd->device_id = SM_GEN_CA_DEVICE_ID;
 		snprintf(desc, sizeof(desc), "host%05u mlx5_%u", i, plane);
@@ -469,7 +469,7 @@ static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const
 		sw_node[sw] = SM_NONE;
 		if (pf->sw_dead[sw])
 			continue;
-		uint64_t guid = sm_gen_guid(SM_GEN_GUID_SWITCH, plane, sw);
+		uint64_t guid = sm_gen_switch_guid(plane, sw);
 		n = sm_fabric_add_node(f, SM_NODE_SWITCH, guid, s->radix, plane, guid);
 		if (n < 0)
 			return (int)n;

@@ -964,8 +964,9 @@ static int counters_finish(struct pctx *c, struct reading *r)
 			st->counter_single++;
 	p->heat = calloc(nh + 1, sizeof(*p->heat));
 	struct host_vol *snd = calloc(nh + 1, sizeof(*snd)), *rcv = calloc(nh + 1, sizeof(*rcv));
+	double *own_rcv = calloc((size_t)f->n_ports + 1, sizeof(double));
 	int rc = 0;
-	if (!p->heat || !snd || !rcv) {
+	if (!p->heat || !snd || !rcv || !own_rcv) {
 		rc = perr(c, -ENOMEM, 0, "out of memory");
 		goto out;
 	}
@@ -1007,18 +1008,15 @@ static int counters_finish(struct pctx *c, struct reading *r)
 			kr = c->max_flows / ks;
 			kr = kr ? (kr > nr ? nr : kr) : 1;
 		}
+		for (size_t i = 0; i < nr; i++)
+			own_rcv[rcv[i].port] = rcv[i].v;
 		for (size_t a = 0; a < ns; a++) {
 			double produced = 0;
+			/* the sender's own receive volume is excluded from the denominator */
+			double own = own_rcv[snd[a].port];
 			for (size_t b = 0; a < ks && b < kr; b++) {
 				if (rcv[b].port == snd[a].port)
 					continue;
-				double own = 0;
-				/* the sender's own receive volume is excluded from the denominator */
-				for (size_t q = 0; q < nr; q++)
-					if (rcv[q].port == snd[a].port) {
-						own = rcv[q].v;
-						break;
-					}
 				double w = snd[a].v * rcv[b].v / (rsum - own);
 				if (!(w > 0))
 					continue;
@@ -1037,6 +1035,7 @@ static int counters_finish(struct pctx *c, struct reading *r)
 out:
 	free(snd);
 	free(rcv);
+	free(own_rcv);
 	return rc;
 }
 

@@ -22,7 +22,8 @@ struct sm_topo_err {
 };
 
 enum sm_topo_format {
-	SM_TOPO_AUTO = 0,  /* sniff: ibnetdiscover if it has switchguid=/caguid= lines, else net */
+	SM_TOPO_AUTO = 0,  /* sniff: ibnetdiscover if it has "port 0 lid" switch headers or
+			      "[p](guid)" CA port lines (in its first 64 KiB), else net */
 	SM_TOPO_IBND,
 	SM_TOPO_IBSIM,
 };
@@ -38,6 +39,16 @@ int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
 /* Same, from an open stream; `name` is used in messages. */
 int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
 			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err);
+
+/*
+ * Link rate names as ibnetdiscover prints them: width "1x" "2x" "4x" "8x"
+ * "12x" or "??"; speed "SDR" "DDR" "QDR" "FDR10" "FDR" "EDR" "HDR" "NDR"
+ * "XDR" or "???" (speed/flags as in struct sm_port).
+ */
+const char *sm_topo_width_str(unsigned width);
+const char *sm_topo_speed_str(unsigned speed, unsigned flags);
+/* Parse "4xQDR" style text (the whole token); 0 or -EINVAL. */
+int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *speed, uint8_t *flags);
 
 /* Write one plane (or all planes with plane < 0) in ibnetdiscover format. */
 int sm_topo_write_ibnd(const struct sm_fabric *f, int plane, FILE *out);

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "gen.h"
+#include "topo.h"
 
 static char err[256];
 
@@ -258,7 +259,7 @@ static void test_two_level_full(void **state)
 	assert_string_equal(f->nodes[pt->peer_node].desc, "p0-leaf00001");
 	assert_int_equal(pt->peer_port, 2);
 	assert_int_equal(pt->lid, 6);
-	assert_int_equal(pt->guid, sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 5));
+	assert_int_equal(pt->guid, sm_gen_ca_port_guid(0, 5));
 	sm_fabric_free(f);
 }
 
@@ -472,7 +473,7 @@ static void test_planes(void **state)
 			     f->nodes[find_desc(f, "host00001 mlx5_0")].sysimg_guid);
 	/* switch names carry the plane */
 	assert_int_not_equal(find_desc(f, "p3-spine00003"), SM_NONE);
-	/* the first node of a plane is host 0's NIC */
+	/* the model's first node is host 0's NIC (documented order) */
 	assert_string_equal(f->nodes[0].desc, "host00000 mlx5_0");
 	sm_fabric_free(f);
 }
@@ -701,15 +702,147 @@ static void test_bad_params(void **state)
 	sm_fabric_free(f);
 }
 
+/* Every small radix, both depths, several ratios and sizes: a valid tree or a clean refusal. */
+static void test_sweep(void **state)
+{
+	(void)state;
+	static const unsigned ratio[][2] = { { 1, 1 }, { 2, 1 }, { 3, 1 }, { 5, 3 } };
+	unsigned built = 0;
+	for (unsigned k = 2; k <= 14; k++)
+		for (unsigned lv = 2; lv <= 3; lv++)
+			for (unsigned r = 0; r < 4; r++)
+				for (unsigned sz = 0; sz < 3; sz++) {
+					struct sm_gen_params p = params(k, 0);
+					struct sm_gen_shape s;
+					p.levels = lv;
+					p.oversub_down = ratio[r][0];
+					p.oversub_up = ratio[r][1];
+					p.planes = 2;
+					p.seed = k * 100 + lv * 10 + r;
+					if (sm_gen_fat_tree_shape(&p, &s, err, sizeof(err))) {
+						/* only ratios that do not fit the radix are refused */
+						assert_true(ratio[r][0] + ratio[r][1] > k);
+						continue;
+					}
+					p.hosts = sz == 0 ? 1 : sz == 1 ? s.max_hosts / 3 + 1 : 0;
+					p.remove_switches = sz == 2 && s.switches > s.leaves + 1;
+					p.remove_links = sz == 2 ? 0.05 : 0;
+					check_shape(&p, &s);
+					struct sm_fabric *f = sm_fabric_new();
+					int rc = sm_gen_fat_tree(&p, f, err, sizeof(err));
+					if (rc) {
+						/* a tiny tree may have no redundancy to remove */
+						assert_int_equal(rc, -ERANGE);
+						assert_int_equal(f->n_nodes, 0);
+					} else {
+						check_common(f, &p, &s);
+						built++;
+					}
+					sm_fabric_free(f);
+				}
+	assert_true(built > 100);
+}
+
+/* b holds the same nodes, ports, links and LIDs as a (matched by GUID). */
+static void check_same_fabric(const struct sm_fabric *a, const struct sm_fabric *b, int ibnd)
+{
+	assert_int_equal(a->n_nodes, b->n_nodes);
+	for (uint32_t n = 0; n < a->n_nodes; n++) {
+		const struct sm_node *x = &a->nodes[n];
+		uint32_t m = sm_fabric_find_node(b, x->guid);
+		assert_int_not_equal(m, SM_NONE);
+		const struct sm_node *y = &b->nodes[m];
+		assert_int_equal(x->type, y->type);
+		assert_int_equal(x->plane, y->plane);
+		assert_int_equal(x->nports, y->nports);
+		assert_int_equal(x->sysimg_guid, y->sysimg_guid);
+		assert_int_equal(x->vendor_id, y->vendor_id);
+		assert_int_equal(x->device_id, y->device_id);
+		assert_string_equal(x->desc, y->desc);
+		for (unsigned p = x->type == SM_NODE_SWITCH ? 0 : 1; p <= x->nports; p++) {
+			const struct sm_port *pa = sm_port(a, n, p), *pb = sm_port(b, m, p);
+			if (ibnd || x->type == SM_NODE_SWITCH)
+				assert_int_equal(pa->guid, pb->guid);  /* ibsim cannot carry CA port GUIDs */
+			if (ibnd)
+				assert_int_equal(pa->lid, pb->lid);    /* net files carry no LIDs */
+			if (pa->peer_node == SM_NONE) {
+				assert_int_equal(pb->peer_node, SM_NONE);
+				continue;
+			}
+			assert_int_not_equal(pb->peer_node, SM_NONE);
+			assert_int_equal(a->nodes[pa->peer_node].guid, b->nodes[pb->peer_node].guid);
+			assert_int_equal(pa->peer_port, pb->peer_port);
+			assert_int_equal(pa->width, pb->width);
+			assert_int_equal(pa->speed, pb->speed);
+		}
+	}
+}
+
+/* Write plane pl of f (all with pl < 0) in fmt and load it into plane `into` of g. */
+static void reload(const struct sm_fabric *f, int pl, enum sm_topo_format fmt,
+		   struct sm_fabric *g, unsigned into)
+{
+	struct sm_topo_err terr;
+	FILE *t = tmpfile();
+	assert_non_null(t);
+	if (fmt == SM_TOPO_IBND)
+		assert_int_equal(sm_topo_write_ibnd(f, pl, t), 0);
+	else
+		assert_int_equal(sm_topo_write_ibsim(f, pl, t), 0);
+	rewind(t);
+	int rc = sm_topo_load_stream(g, t, "generated", fmt, into, &terr);
+	if (rc)
+		fprintf(stderr, "%s\n", terr.msg);
+	assert_int_equal(rc, 0);
+	fclose(t);
+}
+
+/* What the writers make of a generated fabric loads back unchanged. */
+static void test_roundtrip(void **state)
+{
+	(void)state;
+	struct sm_gen_params p = params(8, 27);
+	p.planes = 3;
+	p.remove_links = 0.1;
+	p.remove_switches = 1;
+	p.seed = 77;
+	struct sm_gen_shape s;
+	struct sm_fabric *f = gen_ok(&p, &s);
+
+	/* ibnetdiscover format, one dump per plane, loaded into that plane */
+	struct sm_fabric *g = sm_fabric_new();
+	assert_non_null(g);
+	for (unsigned pl = 0; pl < p.planes; pl++)
+		reload(f, (int)pl, SM_TOPO_IBND, g, pl);
+	check_same_fabric(f, g, 1);
+	sm_fabric_free(g);
+
+	/* ibsim net format: a 3-level tree */
+	p.planes = 1;
+	p.levels = 3;
+	p.hosts = 0;
+	sm_fabric_free(f);
+	f = gen_ok(&p, &s);
+	g = sm_fabric_new();
+	assert_non_null(g);
+	reload(f, -1, SM_TOPO_IBSIM, g, 0);
+	check_same_fabric(f, g, 0);
+	sm_fabric_free(g);
+	sm_fabric_free(f);
+}
+
 static void test_guids(void **state)
 {
 	(void)state;
 	/* GUID kinds and planes never collide and are never 0 */
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 0, 0), 0);
 	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 0, 5), sm_gen_guid(SM_GEN_GUID_SWITCH, 1, 5));
-	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 5));
+	assert_int_not_equal(sm_gen_guid(SM_GEN_GUID_CA, 0, 5), sm_gen_ca_port_guid(0, 5));
 	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 2, 7) >> 40, SM_GEN_OUI);
-	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 15, 0xffffffffu), 0x0002c92fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_SWITCH, 15, 0xffffffffu), 0x0002c91fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 15, 0xffffffffu), 0x0002c93fffffffffULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA, 15, 0x7fffffffu), 0x0002c92ffffffffeULL);
+	assert_int_equal(sm_gen_guid(SM_GEN_GUID_CA_PORT, 2, 7), sm_gen_ca_port_guid(2, 7));
 }
 
 int main(void)
@@ -727,6 +860,8 @@ int main(void)
 		cmocka_unit_test(test_remove_links_planes),
 		cmocka_unit_test(test_remove_switches),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_guids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

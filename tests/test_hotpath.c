@@ -23,6 +23,7 @@
 #include "hotpath.h"
 #include "metrics.h"
 #include "registry.h"
+#include "validate.h"
 #include "profile.h"
 #include <yaml.h>
 
@@ -158,6 +159,9 @@ static void levels_of(const struct sm_fabric *f, const struct sm_lfts *l, int *l
 	free(q);
 }
 
+/* Switch-LID pairs sm_validate found unreachable in the last check_routes() (pinning never touches them). */
+static uint64_t last_sw_unreachable;
+
 /*
  * Every CA reaches every CA LID (whole LMC range) and every route goes up
  * then down (so the CDG is acyclic): the properties pinning must keep.
@@ -200,6 +204,12 @@ static void check_routes(const struct sm_fabric *f, const struct sm_lfts *l)
 		}
 	free(h);
 	free(lvl);
+	/* and the project's validator agrees: reachability, no loop, no credit loop */
+	struct sm_validation v;
+	assert_int_equal(sm_validate(f, 0, l, 0, &v), 0);
+	if (v.unreachable || v.credit_loop)
+		fail_msg("sm_validate: %s", v.msg);
+	last_sw_unreachable = v.sw_unreachable;
 }
 
 /* Random permutation of the hosts as flows of weight w (fixed points dropped). */
@@ -265,6 +275,44 @@ static void test_colour_permutations(void **state)
 		}
 		/* the base routing is oblivious: most random permutations congest it */
 		assert_true(worse > 25);
+		sm_lfts_free(base);
+		sm_fabric_free(f);
+	}
+}
+
+/* 3-level trees: two-stage colouring (leaf -> agg class, then agg -> core) also reaches 1. */
+static void test_colour_three_level(void **state)
+{
+	(void)state;
+	unsigned radix[2] = { 4, 8 }, hosts[2] = { 16, 96 };
+	for (unsigned z = 0; z < 2; z++) {
+		struct sm_fabric *f = gen(radix[z], 3, hosts[z], 0);
+		struct sm_lfts *base = base_routes(f);
+		uint32_t *h = malloc(hosts[z] * sizeof(*h));
+		struct sm_flow *fl = malloc(hosts[z] * sizeof(*fl));
+		uint32_t nh = hosts_of(f, h);
+		assert_int_equal(nh, hosts[z]);
+		rng_state = 500 + z;
+		for (unsigned t = 0; t < 20; t++) {
+			size_t n = perm_flows(h, nh, 1.0, fl);
+			struct sm_lfts *out = sm_lfts_dup(base);
+			struct sm_hotpath_report r;
+			assert_int_equal(sm_hotpath_pin(f, 0, base, fl, n, NULL, out, &r, NULL, 0), 0);
+			if (strcmp(r.method, "colour") || r.note[0])
+				fail_msg("method %s, note '%s'", r.method, r.note);
+			assert_int_equal(r.levels, 3);
+			assert_int_equal(r.unroutable, 0);
+			assert_true(fabs(r.max_load_after - 1.0) < 1e-12);
+			assert_true(fabs(sm_metrics_max_load(f, 0, out, fl, n) - 1.0) < 1e-12);
+			if (t % 5 == 0) {
+				check_routes(f, out);
+				assert_int_equal(last_sw_unreachable, 0);
+			}
+			sm_hotpath_report_clear(&r);
+			sm_lfts_free(out);
+		}
+		free(h);
+		free(fl);
 		sm_lfts_free(base);
 		sm_fabric_free(f);
 	}
@@ -543,6 +591,7 @@ static void test_engine_over_ftree(void **state)
 	assert_null(sm_hotpath_last_report(st, 0));
 	assert_int_equal(memcmp(plain->ports, fc.out->ports, (size_t)plain->n_switches * (plain->top_lid + 1u)), 0);
 	check_routes(f, fc.out);
+	uint64_t ftree_sw_unreachable = last_sw_unreachable;
 
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -566,6 +615,7 @@ static void test_engine_over_ftree(void **state)
 		if (before > 1)
 			improved++;
 		check_routes(f, out);
+		assert_int_equal(last_sw_unreachable, ftree_sw_unreachable);
 		/* only hot-destination up-entries differ from ftree */
 		uint64_t diff = 0;
 		for (size_t i = 0; i < (size_t)out->n_switches * (out->top_lid + 1u); i++)
@@ -606,6 +656,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colour_permutations),
+		cmocka_unit_test(test_colour_three_level),
 		cmocka_unit_test(test_greedy_permutations),
 		cmocka_unit_test(test_unprofiled_unchanged),
 		cmocka_unit_test(test_three_level),

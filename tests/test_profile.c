@@ -292,6 +292,59 @@ static void test_forced_format(void **state)
 	assert_string_equal(sm_profile_format_str(SM_PROFILE_FMT_YAML), "yaml");
 }
 
+
+/* Mutated inputs: never a crash or a leak (ASan build), and every accepted flow is valid. */
+static void test_fuzz(void **state)
+{
+	const struct sm_fabric *f = *state;
+	static const char *const seeds[] = {
+		"\"host00000 mlx5_0\" host00005:1 10 # c\n0x0002c93000000001 7 2.5\nhost00003 host00004 8\n",
+		"name: x\nwindow: {seconds: 3}\nflows:\n  - {src: host00000, dst: \"host00001 mlx5_1\", weight: 1}\n  - [3, 4:1, 2]\n",
+		"counters v1\nreading 1\n1 1 10 0\n2 1 0 0\nreading 2\n1 1 30 0\n2 1 0 20\n",
+		"# Port counters: Lid 1 port 1 (CapMask: 0x1400)\nPortXmitData:....10\nPortRcvData:....0\n"
+		"# Port counters: Lid 1 port 1 (CapMask: 0x1400)\nPortXmitData:....50\nPortRcvData:....9\n",
+	};
+	static const char alphabet[] = " \t\n\"#:0123456789xabcdefhost-.,[]{}e+\\";
+	uint64_t x = 12345;
+	char buf[512], err[256];
+	for (unsigned it = 0; it < 4000; it++) {
+		const char *sd = seeds[it % 4];
+		size_t n = strlen(sd);
+		memcpy(buf, sd, n);
+		unsigned muts = 1 + (unsigned)(it % 5);
+		for (unsigned m = 0; m < muts; m++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			size_t pos = (size_t)(x >> 33) % n;
+			unsigned op = (unsigned)(x >> 20) % 3;
+			char ch = alphabet[(x >> 40) % (sizeof(alphabet) - 1)];
+			if (op == 0)
+				buf[pos] = ch;
+			else if (op == 1 && n + 1 < sizeof(buf)) {
+				memmove(buf + pos + 1, buf + pos, n - pos);
+				buf[pos] = ch;
+				n++;
+			} else if (n > 1) {
+				memmove(buf + pos, buf + pos + 1, n - pos - 1);
+				n--;
+			}
+		}
+		struct sm_profile *p = NULL;
+		int rc = sm_profile_parse(f, "fuzz", buf, n, NULL, &p, err, sizeof(err));
+		if (rc) {
+			assert_true(rc < 0);
+			assert_null(p);
+			assert_true(err[0] != 0);
+			continue;
+		}
+		for (size_t i = 0; i < p->n_flows; i++) {
+			assert_true(p->flows[i].src != p->flows[i].dst);
+			assert_true(isfinite(p->flows[i].weight) && p->flows[i].weight > 0);
+			assert_true(p->flows[i].src < f->n_ports && p->flows[i].dst < f->n_ports);
+		}
+		sm_profile_free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_forced_format),
+		cmocka_unit_test(test_fuzz),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

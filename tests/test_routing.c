@@ -166,8 +166,10 @@ static void test_minhop_line(void **state)
 	assert_true(sm_validate_ok(&v, 0));
 	assert_int_equal(v.hosts, 6);
 	assert_int_equal(v.lids, 9);
-	assert_int_equal(v.pairs, 6 * 8);
-	assert_int_equal(v.reachable, 48);
+	assert_int_equal(v.pairs, 6 * 5);
+	assert_int_equal(v.reachable, 30);
+	assert_int_equal(v.sw_pairs, 3 * 8);
+	assert_int_equal(v.sw_unreachable, 0);
 	assert_int_equal(v.max_hops, 2);
 	assert_int_equal(v.credit_loop, 0);
 	/* the hosts of S2 are east of S0 and S1; S0's own hosts leave by their ports */
@@ -258,8 +260,8 @@ static void test_minhop_multiport_ca_lmc(void **state)
 	assert_true(sm_validate_ok(&v, 0));
 	assert_int_equal(v.hosts, 5);
 	assert_int_equal(v.lids, 3 + 5 * 4);
-	/* source port, destination LIDs of other ports: 5 sources x (23 - own 4) */
-	assert_int_equal(v.pairs, 5 * 19);
+	/* source port, endpoint LIDs of other ports: 5 sources x (20 - own 4) */
+	assert_int_equal(v.pairs, 5 * 16);
 	assert_int_equal(v.reachable, v.pairs);
 	/* each LID of the dual CA's port 2 is delivered by b port 1 */
 	uint16_t base = sm_port(x.f, dual, 2)->lid;
@@ -307,8 +309,9 @@ static void test_disconnected_island(void **state)
 		assert_true(sm_validate_ok(&v, 0));
 		assert_int_equal(v.hosts, 8);
 		assert_int_equal(v.unreachable, 0);
-		/* 6 hosts x (2 hosts + 2 switch LIDs) + 2 hosts x (6 + 3) */
-		assert_int_equal(v.disconnected, 6 * 4 + 2 * 9);
+		/* 6 hosts x 2 hosts + 2 hosts x 6 */
+		assert_int_equal(v.disconnected, 6 * 2 + 2 * 6);
+		assert_int_equal(v.sw_unreachable, 0);
 		/* no entry toward the other island */
 		uint16_t far = sm_port(x.f, x.ca[7], 1)->lid;
 		assert_int_equal(sm_lfts_get(l, x.sw[0], far), SM_LFT_NONE);
@@ -405,6 +408,36 @@ static void test_updn_fat_tree(void **state)
 		for (unsigned k = 0; k < 4; k++)
 			assert_int_equal(ca_routes_on(x.f, l, x.sw[leaf], 5 + k), 7);
 	assert_int_equal(shift_congestion(x.f, l, 0), 1);
+	sm_lfts_free(l);
+	sm_fabric_free(x.f);
+}
+
+/* A leaf lost its cable to a spine: updn keeps the spines as roots, endpoint pairs stay minimal. */
+static void test_updn_degraded_fat_tree(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	fix_fat_tree(&x, 8, 4, 4, 1, 0);
+	sm_fabric_unlink(x.f, x.sw[0], 4 + 1 + 2);  /* leaf 0 <-> spine 2 */
+	fix_lids(&x, 0);
+	char msg[256];
+	struct sm_lfts *l = route_with(&sm_engine_updn, x.f, 0, NULL, NULL, 0, msg);
+	assert_non_null(strstr(msg, "4 roots"));
+	struct sm_validation v;
+	validate(x.f, 0, l, &v);
+	assert_true(sm_validate_ok(&v, 0));
+	assert_int_equal(v.credit_loop, 0);
+	assert_int_equal(v.max_hops, 2);
+	/* leaf 0 and its 4 hosts cannot reach spine 2's LID without going down then up */
+	assert_int_equal(v.sw_unreachable, 5);
+	assert_false(sm_validate_ok(&v, SM_VALIDATE_STRICT_SWITCHES));
+	/* minhop does route those, with a down-up turn */
+	sm_lfts_free(l);
+	l = route_with(&sm_engine_minhop, x.f, 0, NULL, NULL, 0, msg);
+	validate(x.f, 0, l, &v);
+	assert_int_equal(v.sw_unreachable, 0);
+	assert_true(sm_validate_ok(&v, SM_VALIDATE_STRICT_SWITCHES));
 	sm_lfts_free(l);
 	sm_fabric_free(x.f);
 }
@@ -608,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_ring_minhop_loops_updn_not),
 		cmocka_unit_test(test_mesh_updn),
 		cmocka_unit_test(test_updn_fat_tree),
+		cmocka_unit_test(test_updn_degraded_fat_tree),
 		cmocka_unit_test(test_updn_config),
 		cmocka_unit_test(test_chain_fallback_on_validation),
 		cmocka_unit_test(test_chain_fallback_on_error),

@@ -44,7 +44,8 @@ static void test_good(void **state)
 	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
 	assert_true(sm_validate_ok(&v, 0));
 	assert_int_equal(v.switches, 3);
-	assert_int_equal(v.sw_pairs, 6);
+	assert_int_equal(v.sw_lids, 3);
+	assert_int_equal(v.sw_pairs, 3 * (6 + 2));
 	assert_int_equal(v.sw_unreachable, 0);
 	assert_int_equal(v.example.kind, SM_FAULT_NONE);
 	assert_int_equal(strncmp(v.msg, "ok:", 3), 0);
@@ -76,7 +77,7 @@ static void test_black_hole(void **state)
 	assert_int_equal(v.example.at_node, x.sw[1]);
 	assert_int_equal(v.example.at_port, SM_LFT_NONE);
 	assert_non_null(strstr(v.msg, "black hole at 'S1'"));
-	assert_non_null(strstr(v.msg, "4 of 48 endpoint pairs"));
+	assert_non_null(strstr(v.msg, "4 of 30 endpoint pairs"));
 	sm_lfts_free(l);
 	sm_fabric_free(x.f);
 }
@@ -113,10 +114,46 @@ static void test_bad_ports(void **state)
 	uint16_t s2 = sm_port(x.f, x.sw[2], 0)->lid;
 	sm_lfts_set(l, x.sw[0], s2, SM_LFT_NONE);
 	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
-	assert_int_equal(v.sw_unreachable, 1);
-	assert_int_equal(v.black_holes, 2);  /* S0's hosts to S2's LID */
+	assert_int_equal(v.sw_unreachable, 3);  /* from S0 and its two hosts */
+	assert_int_equal(v.black_holes, 0);     /* endpoint pairs are all fine */
+	assert_true(sm_validate_ok(&v, 0));
+	assert_false(sm_validate_ok(&v, SM_VALIDATE_STRICT_SWITCHES));
+	/* a loop toward a switch LID is always fatal */
+	sm_lfts_set(l, x.sw[0], s2, 3);
+	sm_lfts_set(l, x.sw[1], s2, 4);
+	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
+	assert_int_equal(v.sw_loops, 6);  /* S0, S1 and their 4 hosts */
 	assert_false(sm_validate_ok(&v, 0));
+	assert_non_null(strstr(v.msg, "loops through"));
 	sm_lfts_free(orig);
+	sm_lfts_free(l);
+	sm_fabric_free(x.f);
+}
+
+/* Spine-to-spine entries are switch-sourced only: reported, a failure only when strict. */
+static void test_switch_pairs(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	fix_fat_tree(&x, 2, 2, 2, 1, 0);  /* S0, S1 leaves; S2, S3 spines */
+	fix_lids(&x, 0);
+	void *st;
+	char err[128];
+	assert_int_equal(sm_engine_minhop.init(&st, NULL, NULL, err, sizeof(err)), 0);
+	struct sm_lfts *l = sm_lfts_new(x.f, 0);
+	struct sm_route_ctx ctx = { .fabric = x.f, .plane = 0, .out = l };
+	assert_int_equal(sm_engine_minhop.route(st, &ctx), 0);
+	sm_lfts_set(l, x.sw[2], sm_port(x.f, x.sw[3], 0)->lid, SM_LFT_NONE);
+	struct sm_validation v;
+	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
+	assert_int_equal(v.sw_unreachable, 1);
+	assert_int_equal(v.unreachable, 0);
+	assert_true(sm_validate_ok(&v, 0));
+	assert_non_null(strstr(v.msg, "1 of 28 pairs to switch LIDs unrouted"));
+	assert_int_equal(sm_validate(x.f, 0, l, SM_VALIDATE_STRICT_SWITCHES, &v), 0);
+	assert_false(sm_validate_ok(&v, SM_VALIDATE_STRICT_SWITCHES));
+	assert_non_null(strstr(v.msg, "black hole at 'S2'"));
 	sm_lfts_free(l);
 	sm_fabric_free(x.f);
 }
@@ -202,7 +239,7 @@ static void test_mismatch(void **state)
 	sm_fabric_free(x.f);
 }
 
-/* Everything disconnected: switches without any cable between them. */
+/* Two switches without a cable between them: no endpoint pair can be routed. */
 static void test_nothing_reachable(void **state)
 {
 	(void)state;
@@ -220,15 +257,13 @@ static void test_nothing_reachable(void **state)
 	sm_lfts_set(l, b, host_lid(&x, 1), 1);
 	struct sm_validation v;
 	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
-	/* each host reaches its own switch's LID */
-	assert_int_equal(v.reachable, 2);
-	assert_int_equal(v.disconnected, 4);
-	assert_true(sm_validate_ok(&v, 0));
-	/* and with no LFT entries at all, only disconnected pairs would be fine, not reachable ones */
-	memset(l->ports, SM_LFT_NONE, (size_t)l->n_switches * (l->top_lid + 1));
-	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
-	assert_int_equal(v.unreachable, 2);
+	/* the only endpoint pairs are across the parts: nothing to reach is a failure */
+	assert_int_equal(v.pairs, 2);
+	assert_int_equal(v.reachable, 0);
+	assert_int_equal(v.disconnected, 2);
+	assert_int_equal(v.unreachable, 0);
 	assert_false(sm_validate_ok(&v, 0));
+	assert_non_null(strstr(v.msg, "nothing reachable"));
 	sm_lfts_free(l);
 	sm_fabric_free(x.f);
 }
@@ -239,6 +274,7 @@ int main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_black_hole),
 		cmocka_unit_test(test_bad_ports),
+		cmocka_unit_test(test_switch_pairs),
 		cmocka_unit_test(test_loop),
 		cmocka_unit_test(test_credit_loop),
 		cmocka_unit_test(test_mismatch),
