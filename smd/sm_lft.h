@@ -18,9 +18,7 @@
  */
 #include <stdint.h>
 #include "engine.h"
-
-#define SM_LFT_BLOCK 64
-#define SM_LFT_MAX_BLOCKS (SM_LID_SPACE / SM_LFT_BLOCK)  /* 768 unicast blocks */
+#include "mad.h"   /* SM_LFT_BLOCK (64 entries), SM_LFT_MAX_BLOCKS (768) */
 
 struct sm_lft_shadow {
 	uint8_t *ent;       /* n_blocks * 64 entries */

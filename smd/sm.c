@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: SM core orchestration
+ *
+ * sm_bringup() runs the phases described in sm.h over one struct sm_core:
+ * sweep (sm_sweep.c, repeated while the fabric changes under it), LIDs,
+ * route, program, activate. Each phase submits all its SMPs and then drives
+ * the transaction engine until they are answered, so a phase costs about
+ * (SMPs / window) round trips. Every Set is decided from what the sweep
+ * read, so nothing already right is written again.
+ */
+#include "sm_priv.h"
+#include "registry.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sm_cfg_default(struct sm_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->subnet_prefix = 0xfe80000000000000ULL;
+	cfg->subnet_timeout = 18;
+	cfg->sweep_retries = 3;
+	cfg->read_lfts = true;
+	sm_txn_cfg_default(&cfg->txn);
+}
+
+const char *sm_phase_name(unsigned ph)
+{
+	static const char *const names[SM_PH_COUNT] = { "discover", "lids", "route", "program", "activate" };
+	return ph < SM_PH_COUNT ? names[ph] : "?";
+}
+
+struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port)
+{
+	struct sm_req_chunk *k = c->chunks;
+	if (!k || k->used == sizeof(k->r) / sizeof(k->r[0])) {
+		k = malloc(sizeof(*k));
+		if (!k)
+			return NULL;
+		k->used = 0;
+		k->next = c->chunks;
+		c->chunks = k;
+	}
+	struct sm_req *rq = &k->r[k->used++];
+	*rq = (struct sm_req){ .c = c, .node = node, .port = port, .kind = kind };
+	return rq;
+}
+
+static int grow_arr(void **p, size_t elem, uint32_t old, uint32_t need)
+{
+	void *q = realloc(*p, (size_t)need * elem);
+	if (!q)
+		return -ENOMEM;
+	memset((char *)q + (size_t)old * elem, 0, (size_t)(need - old) * elem);
+	*p = q;
+	return 0;
+}
+
+/* Keep the side tables as large as the fabric's arrays. */
+int sm_core_grow(struct sm_core *c)
+{
+	const struct sm_fabric *f = c->f;
+	if (f->n_nodes > c->cap_nodes) {
+		uint32_t need = f->cap_nodes > f->n_nodes ? f->cap_nodes : f->n_nodes;
+		if (grow_arr((void **)&c->path, sizeof(*c->path), c->cap_nodes, need) ||
+		    grow_arr((void **)&c->si, sizeof(*c->si), c->cap_nodes, need) ||
+		    grow_arr((void **)&c->si_ok, sizeof(*c->si_ok), c->cap_nodes, need))
+			return -ENOMEM;
+		c->cap_nodes = need;
+	}
+	if (f->n_ports > c->cap_ports) {
+		uint32_t need = f->cap_ports > f->n_ports ? f->cap_ports : f->n_ports;
+		if (grow_arr((void **)&c->pi, sizeof(*c->pi), c->cap_ports, need) ||
+		    grow_arr((void **)&c->pi_ok, sizeof(*c->pi_ok), c->cap_ports, need))
+			return -ENOMEM;
+		c->cap_ports = need;
+	}
+	return 0;
+}
+
+void sm_core_note(struct sm_core *c, const char *fmt, ...)
+{
+	char buf[320];
+	va_list ap;
+	if (!c->cfg->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->cfg->note(c->cfg->note_arg, buf);
+}
+
+void sm_core_changed(struct sm_core *c, const char *fmt, ...)
+{
+	va_list ap;
+	if (c->changed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+static void free_sweep_state(struct sm_core *c)
+{
+	free(c->path);
+	free(c->si);
+	free(c->si_ok);
+	free(c->pi);
+	free(c->pi_ok);
+	free(c->next);
+	c->path = NULL;
+	c->si = NULL;
+	c->si_ok = NULL;
+	c->pi = NULL;
+	c->pi_ok = NULL;
+	c->next = NULL;
+	c->cap_nodes = c->cap_ports = c->n_next = c->cap_next = 0;
+	free(c->unconfigured);
+	c->unconfigured = NULL;
+	if (c->shadow) {
+		for (uint32_t n = 0; n < c->n_shadow; n++)
+			sm_lft_shadow_free(&c->shadow[n]);
+		free(c->shadow);
+		c->shadow = NULL;
+		c->n_shadow = 0;
+	}
+	sm_fabric_free(c->f);
+	c->f = NULL;
+}
+
+static void free_reqs(struct sm_core *c)
+{
+	while (c->chunks) {
+		struct sm_req_chunk *k = c->chunks;
+		c->chunks = k->next;
+		free(k);
+	}
+}
+
+static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const struct sm_mad_addr *from,
+			   void *ctx)
+{
+	struct sm_core *c = ctx;
+	(void)e;
+	if (smp->method == SM_METHOD_TRAP)
+		sm_core_changed(c, "trap %s from LID %u during the sweep", sm_attr_name(smp->attr_id),
+				from ? from->slid : 0);
+}
+
+static double since(uint64_t t0)
+{
+	return (double)(sm_monotonic_us() - t0) / 1e6;
+}
+
+/* ---- Set helpers ---- */
+
+/*
+ * The DR path to use for an SMP about port p of node n. A switch answers for
+ * any of its ports whichever port the SMP came in by; a CA answers for the
+ * port it arrives on (ibsim refuses a PortInfo Set for another port), so a
+ * CA port is addressed through its own link: the peer's path plus the
+ * peer's port (the peer is a switch, or the SM's own node).
+ */
+static void port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out)
+{
+	const struct sm_node *nd = &c->f->nodes[n];
+	const struct sm_port *pt = sm_port(c->f, n, p);
+	*out = c->path[n];
+	if (nd->type == SM_NODE_SWITCH || p == 0 || pt->peer_node == SM_NONE ||
+	    (n == c->sm_node && p == c->sm_portnum))
+		return;
+	struct sm_dr_path q = c->path[pt->peer_node];
+	if (sm_dr_path_push(&q, pt->peer_port) == 0)
+		*out = q;
+}
+
+static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx);
+
+static int submit_set(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,
+		      uint8_t kind, uint16_t port, uint8_t aux)
+{
+	struct sm_req *rq = sm_core_req(c, kind, node, port);
+	struct sm_dr_path path;
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	rq->aux = aux;
+	if (attr == SM_ATTR_PORT_INFO)
+		port_path(c, node, port, &path);
+	else
+		path = c->path[node];
+	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
+	memcpy(smp.data, data, SM_SMP_DATA_SIZE);
+	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
+}
+
+static int submit_lft_get(struct sm_core *c, uint32_t node, uint16_t block)
+{
+	struct sm_req *rq = sm_core_req(c, SM_RQ_LFT_GET, node, block);
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_LFT, block, &c->path[node]);
+	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
+}
+
+static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+{
+	struct sm_req *rq = ctx;
+	struct sm_core *c = rq->c;
+	struct sm_mad_err me;
+	(void)e;
+
+	if (r->status == -ECANCELED)
+		return;
+	if (r->status || r->mad_status) {
+		c->set_errors++;
+		sm_core_note(c, "%s %s on node 0x%016" PRIx64 " (%s) %s %u: %s",
+			     sm_method_name(r->req->method), sm_attr_name(r->req->attr_id),
+			     c->f->nodes[rq->node].guid, c->f->nodes[rq->node].desc,
+			     rq->kind == SM_RQ_LFT_GET || rq->kind == SM_RQ_LFT_SET ? "block" : "port", rq->port,
+			     r->status ? strerror(-r->status) : "error status");
+		return;
+	}
+	switch (rq->kind) {
+	case SM_RQ_PI_SET_LID:
+	case SM_RQ_PI_SET_STATE: {
+		struct sm_port_info pi;
+		uint32_t idx = sm_port_index(c->f, rq->node, rq->port);
+		if (sm_port_info_decode(r->resp->data, &pi, &me)) {
+			c->set_errors++;
+			sm_core_note(c, "PortInfo Set on node 0x%016" PRIx64 " port %u: bad answer: %s",
+				     c->f->nodes[rq->node].guid, rq->port, me.msg);
+			break;
+		}
+		c->pi[idx] = pi;
+		c->f->ports[idx].state = pi.port_state;
+		break;
+	}
+	case SM_RQ_SI_SET: {
+		struct sm_switch_info si;
+		if (!sm_switch_info_decode(r->resp->data, &si, &me))
+			c->si[rq->node] = si;
+		if (c->shadow)
+			c->shadow[rq->node].top = c->si[rq->node].lft_top;
+		break;
+	}
+	case SM_RQ_LFT_GET:
+	case SM_RQ_LFT_SET: {
+		struct sm_lft_block b;
+		if (sm_lft_block_decode(r->resp->data, &b, &me)) {
+			c->set_errors++;
+			break;
+		}
+		/* a Set's answer carries what the switch now holds, like a Get */
+		if (sm_lft_shadow_store(&c->shadow[rq->node], rq->port, b.port) && !c->err)
+			c->err = -ENOMEM;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int run(struct sm_core *c)
+{
+	int rc = sm_txn_run(c->txn);
+	if (!rc && c->err)
+		rc = c->err;
+	return rc;
+}
+
+/* Ports that carry a LID: switch port 0, reached CA/router ports. */
+static int lid_port(const struct sm_core *c, uint32_t n, unsigned p)
+{
+	const struct sm_node *nd = &c->f->nodes[n];
+	uint32_t idx = nd->port0 + p;
+	if (nd->type == SM_NODE_SWITCH)
+		return p == 0 && c->pi_ok[idx];
+	return p >= 1 && c->f->ports[idx].guid && c->pi_ok[idx];
+}
+
+static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
+{
+	const struct sm_cfg *cfg = c->cfg;
+	struct sm_fabric *f = c->f;
+	struct sm_lidmgr m;
+	char path[4096], lerr[512];
+	const char *in = NULL;
+	int rc, have_file = 0;
+	uint16_t *cur = NULL;
+
+	sm_lidmgr_init(&m);
+	path[0] = '\0';
+	if (cfg->state_dir)
+		snprintf(path, sizeof(path), "%s/guid2lid", cfg->state_dir);
+	in = cfg->guid2lid ? cfg->guid2lid : (path[0] ? path : NULL);
+	if (in) {
+		rc = sm_lidmgr_load(&m, in, lerr, sizeof(lerr));
+		if (rc == -ENOENT && !cfg->guid2lid) {
+			rc = 0;   /* first start */
+		} else if (rc) {
+			snprintf(err, errlen, "%s", lerr);
+			goto out;
+		} else {
+			have_file = 1;
+		}
+	}
+	cur = calloc((size_t)f->n_ports + 1, sizeof(*cur));
+	if (!cur) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	c->unconfigured = calloc((size_t)f->n_nodes + 1, 1);
+	if (!c->unconfigured) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		if (c->pi_ok[i])
+			cur[i] = c->pi[i].lid;
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		c->unconfigured[n] = f->nodes[n].type == SM_NODE_SWITCH && !cur[f->nodes[n].port0];
+	rc = sm_lidmgr_assign(&m, f, c->plane, cfg->lmc, cur, NULL, &sum->lids, cfg->note, cfg->note_arg);
+	if (rc) {
+		snprintf(err, errlen, "LID assignment failed: %s", rc == -ENOSPC ? "LID space exhausted" :
+			 strerror(-rc));
+		goto out;
+	}
+	if (path[0] && (m.dirty || !have_file || cfg->guid2lid)) {
+		rc = sm_lidmgr_save(&m, path, lerr, sizeof(lerr));
+		if (rc) {
+			snprintf(err, errlen, "cannot save LIDs: %s", lerr);
+			goto out;
+		}
+	}
+	uint32_t smp_idx = sm_port_index(f, c->sm_node, c->sm_portnum);
+	uint16_t sm_lid = f->ports[smp_idx].lid;
+	f->planes[c->plane].sm_lid = sm_lid;
+	f->planes[c->plane].sm_port = smp_idx;
+	f->planes[c->plane].subnet_prefix = cfg->subnet_prefix;
+	sum->sm_lid = sm_lid;
+
+	for (uint32_t n = 0; n < f->n_nodes && !rc; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		for (unsigned p = 0; p <= nd->nports && !rc; p++) {
+			if (!lid_port(c, n, p))
+				continue;
+			uint32_t idx = nd->port0 + p;
+			const struct sm_port *pt = &f->ports[idx];
+			const struct sm_port_info *cp = &c->pi[idx];
+			/*
+			 * SubnetTimeout goes out with every Set but is not compared:
+			 * some SMAs (ibsim's) keep their own value, and re-setting
+			 * every port on every run for it would defeat the point.
+			 */
+			if (cp->lid == pt->lid && cp->lmc == pt->lmc && cp->master_sm_lid == sm_lid &&
+			    cp->gid_prefix == cfg->subnet_prefix)
+				continue;
+			struct sm_port_info_set s = {
+				.lid = pt->lid, .lmc = pt->lmc, .sm_lid = sm_lid,
+				.gid_prefix = cfg->subnet_prefix, .subnet_timeout = cfg->subnet_timeout,
+			};
+			struct sm_port_info out;
+			uint8_t data[SM_SMP_DATA_SIZE];
+			sm_port_info_prepare_set(&out, cp, &s);
+			sm_port_info_encode(&out, data);
+			rc = submit_set(c, SM_ATTR_PORT_INFO, p, n, data, SM_RQ_PI_SET_LID, (uint16_t)p, 0);
+			c->pi_lid_sets++;
+		}
+	}
+	if (!rc)
+		rc = run(c);
+	if (rc)
+		snprintf(err, errlen, "setting LIDs failed: %s", strerror(-rc));
+out:
+	free(cur);
+	sm_lidmgr_clear(&m);
+	return rc;
+}
+
+static int phase_program(struct sm_core *c, char *err, size_t errlen)
+{
+	const struct sm_lfts *l = c->lfts;
+	struct sm_fabric *f = c->f;
+	uint16_t *blocks = NULL;
+	int rc = 0;
+
+	c->shadow = calloc((size_t)f->n_nodes + 1, sizeof(*c->shadow));
+	c->n_shadow = c->shadow ? f->n_nodes : 0;
+	blocks = malloc(SM_LFT_MAX_BLOCKS * sizeof(*blocks));
+	if (!c->shadow || !blocks) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* read back what configured switches hold, so only differences are written */
+	for (uint32_t s = 0; s < l->n_switches && !rc; s++) {
+		uint32_t n = l->sw_node[s];
+		struct sm_lft_shadow *sh = &c->shadow[n];
+		sm_lft_shadow_init(sh);
+		if (!c->si_ok[n])
+			continue;
+		sh->top = c->si[n].lft_top;
+		/* a switch that had no LID has never been programmed by an SM: nothing to read */
+		if (!c->cfg->read_lfts || c->unconfigured[n])
+			continue;
+		unsigned nb = sm_lft_blocks_to_read(l->top_lid, sh, blocks);
+		for (unsigned i = 0; i < nb && !rc; i++) {
+			rc = submit_lft_get(c, n, blocks[i]);
+			c->lft_blocks_read++;
+		}
+	}
+	if (!rc)
+		rc = run(c);
+	for (uint32_t s = 0; s < l->n_switches && !rc; s++) {
+		uint32_t n = l->sw_node[s];
+		const struct sm_node *nd = &f->nodes[n];
+		if (!c->si_ok[n])
+			continue;
+		if (nd->lft_cap && (unsigned)l->top_lid >= nd->lft_cap) {
+			c->set_errors++;
+			sm_core_note(c, "switch 0x%016" PRIx64 " (%s): LinearFDBCap %u is below top LID %u; not programmed",
+				     nd->guid, nd->desc, nd->lft_cap, l->top_lid);
+			continue;
+		}
+		const uint8_t *row = sm_lfts_row(l, s);
+		unsigned nb = sm_lft_diff(row, l->top_lid, &c->shadow[n], blocks);
+		uint8_t data[SM_SMP_DATA_SIZE];
+		for (unsigned i = 0; i < nb && !rc; i++) {
+			struct sm_lft_block b;
+			sm_lft_block(row, l->top_lid, blocks[i], b.port);
+			sm_lft_block_encode(&b, data);
+			rc = submit_set(c, SM_ATTR_LFT, blocks[i], n, data, SM_RQ_LFT_SET, blocks[i], 0);
+			c->lft_blocks_written++;
+		}
+		if (nb)
+			c->lft_switches_written++;
+		if (!rc && c->si[n].lft_top != l->top_lid) {
+			struct sm_switch_info si = c->si[n];
+			si.lft_top = l->top_lid;
+			si.port_state_change = 0;   /* write-1-to-clear: leave it */
+			sm_switch_info_encode(&si, data);
+			rc = submit_set(c, SM_ATTR_SWITCH_INFO, 0, n, data, SM_RQ_SI_SET, 0, 0);
+			c->si_sets++;
+		}
+	}
+	if (!rc)
+		rc = run(c);
+out:
+	if (rc)
+		snprintf(err, errlen, "programming LFTs failed: %s", strerror(-rc));
+	free(blocks);
+	return rc;
+}
+
+/* Ports that must end ACTIVE: linked switch ports (and port 0 if not yet active), reached CA ports. */
+static int link_port(const struct sm_core *c, uint32_t n, unsigned p)
+{
+	const struct sm_node *nd = &c->f->nodes[n];
+	uint32_t idx = nd->port0 + p;
+	if (!c->pi_ok[idx])
+		return 0;
+	if (p == 0)
+		return nd->type == SM_NODE_SWITCH && c->pi[idx].port_state >= SM_PORT_INIT &&
+		       c->pi[idx].port_state < SM_PORT_ACTIVE;
+	return c->f->ports[idx].peer_node != SM_NONE && c->pi[idx].port_state >= SM_PORT_INIT;
+}
+
+static int set_state_round(struct sm_core *c, uint8_t from, uint8_t to)
+{
+	const struct sm_fabric *f = c->f;
+	int rc = 0;
+	for (uint32_t n = 0; n < f->n_nodes && !rc; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		for (unsigned p = 0; p <= nd->nports && !rc; p++) {
+			uint32_t idx = nd->port0 + p;
+			if (!link_port(c, n, p) || c->pi[idx].port_state != from)
+				continue;
+			struct sm_port_info_set s = {
+				.lid = c->pi[idx].lid, .lmc = c->pi[idx].lmc,
+				.sm_lid = c->pi[idx].master_sm_lid, .sm_sl = c->pi[idx].master_sm_sl,
+				.gid_prefix = c->pi[idx].gid_prefix, .port_state = to,
+				.subnet_timeout = c->pi[idx].subnet_timeout,
+			};
+			struct sm_port_info out;
+			uint8_t data[SM_SMP_DATA_SIZE];
+			sm_port_info_prepare_set(&out, &c->pi[idx], &s);
+			sm_port_info_encode(&out, data);
+			rc = submit_set(c, SM_ATTR_PORT_INFO, p, n, data, SM_RQ_PI_SET_STATE, (uint16_t)p, to);
+			c->pi_state_sets++;
+		}
+	}
+	if (!rc)
+		rc = run(c);
+	return rc;
+}
+
+static int phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
+{
+	int rc = set_state_round(c, SM_PORT_INIT, SM_PORT_ARMED);
+	if (!rc)
+		rc = set_state_round(c, SM_PORT_ARMED, SM_PORT_ACTIVE);
+	if (rc) {
+		snprintf(err, errlen, "activating ports failed: %s", strerror(-rc));
+		return rc;
+	}
+	const struct sm_fabric *f = c->f;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			uint32_t idx = nd->port0 + p;
+			if (!c->pi_ok[idx] || f->ports[idx].peer_node == SM_NONE)
+				continue;
+			sum->link_ports++;
+			if (c->pi[idx].port_state == SM_PORT_ACTIVE)
+				sum->active_ports++;
+		}
+	}
+	return 0;
+}
+
+int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
+	       struct sm_summary *sum, struct sm_fabric **fabric_out, char *err, size_t errlen)
+{
+	struct sm_core core, *c = &core;
+	struct sm_lfts *lfts = NULL;
+	uint64_t t_all = sm_monotonic_us(), t0;
+	int rc;
+
+	memset(sum, 0, sizeof(*sum));
+	memset(c, 0, sizeof(*c));
+	if (fabric_out)
+		*fabric_out = NULL;
+	if (cfg->lmc > 7 || cfg->plane >= SM_MAX_PLANES) {
+		snprintf(err, errlen, "bad configuration (LMC %u, plane %u)", cfg->lmc, cfg->plane);
+		return -EINVAL;
+	}
+	c->t = t;
+	c->cfg = cfg;
+	c->plane = cfg->plane;
+	c->txn = sm_txn_new(t, &cfg->txn);
+	if (!c->txn) {
+		snprintf(err, errlen, "cannot create the transaction engine (bad window/limits?)");
+		return -EINVAL;
+	}
+	sm_txn_set_unsolicited(c->txn, on_unsolicited, c);
+
+	/* discover, again while the fabric changes under the sweep */
+	t0 = sm_monotonic_us();
+	for (;;) {
+		c->f = sm_fabric_new();
+		if (!c->f || sm_fabric_add_plane(c->f, c->plane, NULL)) {
+			rc = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		c->changed = 0;
+		c->unresponsive = 0;
+		c->why[0] = '\0';
+		sum->sweeps++;
+		rc = sm_sweep_once(c, err, errlen);
+		if (rc)
+			goto out;
+		if (!c->changed)
+			break;
+		if (sum->sweeps > cfg->sweep_retries) {
+			sm_core_note(c, "the fabric kept changing during %u sweeps (last: %s); using the last one",
+				     sum->sweeps, c->why);
+			break;
+		}
+		sm_core_note(c, "sweep %u saw the fabric change (%s); sweeping again", sum->sweeps, c->why);
+		free_sweep_state(c);
+		free_reqs(c);
+	}
+	sum->unresponsive = c->unresponsive;
+	sum->phase_s[SM_PH_DISCOVER] = since(t0);
+
+	t0 = sm_monotonic_us();
+	rc = phase_lids(c, sum, err, errlen);
+	sum->phase_s[SM_PH_LIDS] = since(t0);
+	if (rc)
+		goto out;
+	sm_fabric_count(c->f, c->plane, &sum->counts);
+
+	t0 = sm_monotonic_us();
+	struct sm_plane_result res;
+	rc = sm_route_chain(chain, c->f, c->plane, NULL, &lfts, &res);
+	sum->phase_s[SM_PH_ROUTE] = since(t0);
+	if (rc) {
+		char buf[1024];
+		sm_plane_result_format(&res, buf, sizeof(buf));
+		snprintf(err, errlen, "routing failed: %s", buf);
+		goto out;
+	}
+	for (unsigned i = 0; i < res.n_attempts; i++)
+		if (res.attempts[i].rc)
+			sm_core_note(c, "routing: %s passed over: %s", res.attempts[i].engine, res.attempts[i].why);
+	if (res.notes[0])
+		sm_core_note(c, "routing: %s: %s", res.engine, res.notes);
+	sum->engine = res.engine;
+	sum->top_lid = lfts->top_lid;
+	c->lfts = lfts;
+
+	t0 = sm_monotonic_us();
+	rc = phase_program(c, err, errlen);
+	sum->phase_s[SM_PH_PROGRAM] = since(t0);
+	if (rc)
+		goto out;
+
+	t0 = sm_monotonic_us();
+	rc = phase_activate(c, sum, err, errlen);
+	sum->phase_s[SM_PH_ACTIVATE] = since(t0);
+	if (rc)
+		goto out;
+	if (sum->active_ports != sum->link_ports) {
+		snprintf(err, errlen, "%u of %u link ports are not ACTIVE (%u Sets failed)",
+			 sum->link_ports - sum->active_ports, sum->link_ports, c->set_errors);
+		rc = -EIO;
+	}
+out:
+	sum->lft_blocks_written = c->lft_blocks_written;
+	sum->lft_blocks_read = c->lft_blocks_read;
+	sum->lft_switches_written = c->lft_switches_written;
+	sum->switchinfo_sets = c->si_sets;
+	sum->portinfo_lid_sets = c->pi_lid_sets;
+	sum->portinfo_state_sets = c->pi_state_sets;
+	sum->set_errors = c->set_errors;
+	sum->txn = *sm_txn_stats(c->txn);
+	sm_txn_free(c->txn);
+	c->txn = NULL;
+	sm_lfts_free(lfts);
+	if (!rc && fabric_out) {
+		*fabric_out = c->f;
+		c->f = NULL;
+	}
+	free_sweep_state(c);
+	free_reqs(c);
+	sum->total_s = since(t_all);
+	return rc;
+}
+
+/* ---- summary ---- */
+
+void sm_summary_print(FILE *out, const struct sm_summary *s)
+{
+	const struct sm_txn_stats *x = &s->txn;
+	fprintf(out, "fabric: %u nodes (%u switches, %u CAs%s), %u links, %u LIDs (top %u), SM LID %u\n",
+		s->counts.nodes, s->counts.switches, s->counts.cas, s->counts.routers ? ", routers" : "",
+		s->counts.links, s->counts.lids, s->top_lid, s->sm_lid);
+	fprintf(out, "sweeps: %u%s; unresponsive ports: %u\n", s->sweeps,
+		s->sweeps > 1 ? " (fabric changed during the sweep)" : "", s->unresponsive);
+	fprintf(out, "lids: %u kept from file, %u kept from fabric, %u new, %u moved, %u conflicts\n",
+		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
+	fprintf(out, "routing: %s\n", s->engine ? s->engine : "-");
+	fprintf(out, "smps: %" PRIu64 " sent, %" PRIu64 " retried, %" PRIu64 " lost, %" PRIu64
+		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown)\n",
+		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
+		x->malformed + x->mismatched + x->unknown_tid + x->duplicate);
+	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
+		const struct sm_txn_attr_stats *as = &x->attr[a];
+		if (!as->sent)
+			continue;
+		fprintf(out, "  %-22s %8" PRIu64 " sent %6" PRIu64 " retried %6" PRIu64 " lost\n",
+			sm_txn_attr_slot_name(a), as->sent, as->retried, as->timed_out);
+	}
+	fprintf(out, "lft: %u blocks written (%u switches), %u blocks read, %u SwitchInfo sets\n",
+		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets);
+	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
+		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
+	fprintf(out, "time:");
+	for (unsigned p = 0; p < SM_PH_COUNT; p++)
+		fprintf(out, " %s %.3f s,", sm_phase_name(p), s->phase_s[p]);
+	fprintf(out, " total %.3f s\n", s->total_s);
+}
+
+void sm_summary_print_json(FILE *out, const struct sm_summary *s)
+{
+	const struct sm_txn_stats *x = &s->txn;
+	fprintf(out, "{\"nodes\":%u,\"switches\":%u,\"cas\":%u,\"routers\":%u,\"links\":%u,\"lids\":%u,"
+		"\"top_lid\":%u,\"sm_lid\":%u,\"sweeps\":%u,\"unresponsive\":%u,",
+		s->counts.nodes, s->counts.switches, s->counts.cas, s->counts.routers, s->counts.links,
+		s->counts.lids, s->top_lid, s->sm_lid, s->sweeps, s->unresponsive);
+	fprintf(out, "\"lid_assign\":{\"from_file\":%u,\"from_fabric\":%u,\"new\":%u,\"moved\":%u,\"conflicts\":%u},",
+		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
+	fprintf(out, "\"engine\":\"%s\",", s->engine ? s->engine : "");
+	fprintf(out, "\"smps\":{\"sent\":%" PRIu64 ",\"retried\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"by_attr\":{",
+		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
+		x->malformed + x->mismatched + x->unknown_tid + x->duplicate);
+	int first = 1;
+	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
+		const struct sm_txn_attr_stats *as = &x->attr[a];
+		if (!as->sent)
+			continue;
+		fprintf(out, "%s\"%s\":{\"sent\":%" PRIu64 ",\"retried\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
+			first ? "" : ",", sm_txn_attr_slot_name(a), as->sent, as->retried, as->timed_out);
+		first = 0;
+	}
+	fprintf(out, "}},\"lft_blocks_written\":%u,\"lft_switches_written\":%u,\"lft_blocks_read\":%u,"
+		"\"switchinfo_sets\":%u,\"portinfo_lid_sets\":%u,\"portinfo_state_sets\":%u,"
+		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"seconds\":{",
+		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
+		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors);
+	for (unsigned p = 0; p < SM_PH_COUNT; p++)
+		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
+	fprintf(out, "\"total\":%.6f}}\n", s->total_s);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_H
+#define SMD_SM_H
+/*
+ * DOC: SM core (one plane)
+ *
+ * Brings one subnet up over one transport, in phases:
+ *   discover  heavy sweep: level-synchronous BFS over directed-route paths
+ *             from the SM's port (sm_sweep.c). Per node one NodeInfo per
+ *             link end reached, one NodeDescription, SwitchInfo (switches),
+ *             PortInfo of every switch port / reached CA port; a port is
+ *             probed (NodeInfo through it) only if it is up and its peer is
+ *             still unknown after the previous level, so a link costs one
+ *             NodeInfo. Inconsistencies (a port linked twice, a node that
+ *             changed type, a probe lost behind a port that then went down,
+ *             a trap) restart the sweep, at most cfg.sweep_retries times.
+ *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
+ *             fresh), the table saved atomically in cfg.state_dir, then
+ *             Set PortInfo (LID, LMC, SM LID, subnet prefix) on every
+ *             switch port 0 and CA port whose values differ.
+ *   route     the engine chain (routing/registry.h), validated.
+ *   program   per switch: SwitchInfo LinearFDBTop, then only the LFT blocks
+ *             that differ (sm_lft.h). Blocks of a switch that was configured
+ *             before (port 0 has a LID) are read back first; a switch
+ *             without a LID has never been programmed, so it is written
+ *             without reading.
+ *   activate  Set PortInfo ARMED on every link port in INIT (switch
+ *             external ports and CA ports, the SM's own included), then
+ *             ACTIVE on every ARMED port.
+ * Everything within a phase is submitted at once to the transaction engine,
+ * which keeps cfg.txn.window SMPs in flight (cfg.txn.per_dest per node).
+ *
+ * A second run on a configured fabric keeps every LID (they come back from
+ * the file or the fabric), writes no LFT block and sets no PortInfo.
+ *
+ * Library code: nothing is logged; notes (LID conflicts, unresponsive
+ * ports, sweep retries) go to the note callback, errors to err.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fabric.h"
+#include "lidmgr.h"
+#include "txn.h"
+
+struct sm_chain;
+
+struct sm_cfg {
+	unsigned plane;              /* plane index the fabric is built into */
+	unsigned lmc;                /* 0..7 */
+	uint64_t subnet_prefix;      /* default 0xfe80000000000000 */
+	uint8_t subnet_timeout;      /* PortInfo.SubnetTimeout, default 18 (as OpenSM) */
+	const char *state_dir;       /* guid2lid is kept here; NULL: do not persist */
+	const char *guid2lid;        /* read LIDs from this file (OpenSM's) instead of state_dir's */
+	unsigned sweep_retries;      /* extra heavy sweeps when the fabric changes, default 3 */
+	bool read_lfts;              /* read back LFT blocks of configured switches (default true) */
+	struct sm_txn_cfg txn;
+	sm_note_fn *note;            /* notes for the log; may be NULL */
+	void *note_arg;
+};
+void sm_cfg_default(struct sm_cfg *cfg);
+
+enum sm_phase { SM_PH_DISCOVER, SM_PH_LIDS, SM_PH_ROUTE, SM_PH_PROGRAM, SM_PH_ACTIVATE, SM_PH_COUNT };
+const char *sm_phase_name(unsigned ph);
+
+struct sm_summary {
+	struct sm_fabric_counts counts;
+	struct sm_lidmgr_stats lids;
+	unsigned sweeps;             /* heavy sweeps run (1 = consistent at once) */
+	uint32_t unresponsive;       /* up ports whose neighbour never answered */
+	uint16_t sm_lid;
+	uint16_t top_lid;
+	const char *engine;          /* engine that routed (static string) */
+	struct sm_txn_stats txn;     /* SMP counters, by attribute too */
+	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
+	uint32_t switchinfo_sets;
+	uint32_t portinfo_lid_sets;  /* Set PortInfo for LID/SM LID/prefix */
+	uint32_t portinfo_state_sets;/* Set PortInfo for ARMED/ACTIVE */
+	uint32_t link_ports;         /* ports that should be ACTIVE */
+	uint32_t active_ports;       /* ... that are ACTIVE at the end */
+	uint32_t set_errors;         /* Sets answered with a bad status or lost */
+	double phase_s[SM_PH_COUNT];
+	double total_s;
+};
+
+/*
+ * Bring the subnet behind transport t up. On success returns 0 and, if
+ * fabric_out is not NULL, the discovered fabric with its LIDs (caller
+ * frees). On failure a negative errno and a message in err; sum is filled
+ * as far as the run got.
+ */
+int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
+	       struct sm_summary *sum, struct sm_fabric **fabric_out, char *err, size_t errlen);
+
+/* Human summary (several lines) or one JSON object. */
+void sm_summary_print(FILE *out, const struct sm_summary *s);
+void sm_summary_print_json(FILE *out, const struct sm_summary *s);
+
+#endif

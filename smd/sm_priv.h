@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_PRIV_H
+#define SMD_SM_PRIV_H
+/*
+ * DOC: SM core internals shared by sm.c (orchestration, LIDs, programming,
+ * activation) and sm_sweep.c (discovery). One struct sm_core lives for one
+ * bring-up of one plane. Per-node and per-port side tables are indexed like
+ * the fabric's nodes and ports and grow with them during the sweep.
+ */
+#include "sm.h"
+#include "mad.h"
+#include "sm_lft.h"
+
+enum sm_req_kind {
+	SM_RQ_NODE_INFO = 1,   /* probe: node = parent (SM_NONE for the SM node), port = egress */
+	SM_RQ_NODE_DESC,
+	SM_RQ_PORT_INFO,
+	SM_RQ_PORT_RECHECK,    /* PortInfo after a lost probe */
+	SM_RQ_SWITCH_INFO,
+	SM_RQ_PI_SET_LID,
+	SM_RQ_PI_SET_STATE,
+	SM_RQ_SI_SET,
+	SM_RQ_LFT_GET,
+	SM_RQ_LFT_SET,
+};
+
+struct sm_core;
+
+/* Context of one request (pooled; freed with the core). */
+struct sm_req {
+	struct sm_core *c;
+	uint32_t node;
+	uint16_t port;      /* port number, or LFT block */
+	uint8_t kind;
+	uint8_t aux;        /* e.g. wanted port state */
+};
+
+struct sm_req_chunk {
+	struct sm_req_chunk *next;
+	unsigned used;
+	struct sm_req r[2048];
+};
+
+struct sm_probe {
+	uint32_t node;
+	uint8_t port;
+};
+
+struct sm_core {
+	struct sm_transport *t;
+	struct sm_txn *txn;
+	const struct sm_cfg *cfg;
+	struct sm_fabric *f;
+	unsigned plane;
+
+	/* per node */
+	struct sm_dr_path *path;
+	struct sm_switch_info *si;
+	uint8_t *si_ok;
+	uint32_t cap_nodes;
+	/* per port */
+	struct sm_port_info *pi;
+	uint8_t *pi_ok;
+	uint32_t cap_ports;
+
+	/* sweep */
+	struct sm_probe *next;
+	uint32_t n_next, cap_next;
+	int changed;               /* inconsistency seen: sweep again */
+	char why[256];             /* first reason */
+	uint32_t unresponsive;
+	uint32_t sm_node;          /* node index of the SM's node */
+	uint8_t sm_portnum;
+
+	/* programming */
+	struct sm_lft_shadow *shadow;  /* per node (switches) */
+	uint32_t n_shadow;
+	uint8_t *unconfigured;         /* per node: switch had no LID when swept (LFT never written) */
+	const struct sm_lfts *lfts;
+	uint32_t set_errors;
+	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
+	uint32_t si_sets, pi_lid_sets, pi_state_sets;
+
+	struct sm_req_chunk *chunks;
+	int err;                   /* first hard error in a callback (-ENOMEM...) */
+};
+
+struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port);
+int sm_core_grow(struct sm_core *c);
+void sm_core_note(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One heavy sweep into c->f (empty fabric). 0, or -errno for hard failures. */
+int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: heavy sweep (directed-route discovery)
+ *
+ * Level-synchronous BFS. Level 0 is the SM's own node (empty DR path).
+ * Answers to a level's NodeInfo probes add nodes and links; each new node
+ * gets its NodeDescription, SwitchInfo and PortInfo requests at once. A
+ * switch port that is up and whose peer is unknown becomes a probe of the
+ * next level; the list is filtered again when the level ends, because by
+ * then the port's peer may have been found from the other side. All
+ * requests of a level are in flight together (bounded by the txn window).
+ *
+ * Consistency: every fact is cross-checked as it arrives (a port already
+ * linked elsewhere, a GUID that changed type or port count, an entry port
+ * that reads DOWN, a probe lost behind a port that then reads DOWN, a
+ * PortInfo/SwitchInfo lost from a node we just reached). Any of these marks
+ * the sweep changed; sm_bringup() then runs a new one on a new fabric.
+ */
+#include "sm_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void sweep_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx);
+
+static int submit_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p,
+		      uint8_t kind, uint32_t node, uint16_t port)
+{
+	struct sm_req *rq = sm_core_req(c, kind, node, port);
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
+	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
+}
+
+static int probe(struct sm_core *c, uint32_t parent, uint8_t port)
+{
+	struct sm_dr_path p;
+	memset(&p, 0, sizeof(p));
+	if (parent != SM_NONE) {
+		p = c->path[parent];
+		if (sm_dr_path_push(&p, port)) {
+			sm_core_note(c, "port %u of node 0x%016" PRIx64 " is beyond 63 hops; not explored",
+				     port, c->f->nodes[parent].guid);
+			return 0;
+		}
+	}
+	return submit_get(c, SM_ATTR_NODE_INFO, 0, &p, SM_RQ_NODE_INFO, parent, port);
+}
+
+static int add_next(struct sm_core *c, uint32_t node, uint8_t port)
+{
+	if (c->n_next == c->cap_next) {
+		uint32_t nc = c->cap_next ? c->cap_next * 2 : 1024;
+		void *p = realloc(c->next, (size_t)nc * sizeof(*c->next));
+		if (!p)
+			return -ENOMEM;
+		c->next = p;
+		c->cap_next = nc;
+	}
+	c->next[c->n_next++] = (struct sm_probe){ .node = node, .port = port };
+	return 0;
+}
+
+static void fail(struct sm_core *c, int rc)
+{
+	if (!c->err)
+		c->err = rc;
+}
+
+/* A new node answered NodeInfo through path p: add it and ask for the rest. */
+static int new_node(struct sm_core *c, const struct sm_node_info *ni, const struct sm_dr_path *p)
+{
+	struct sm_fabric *f = c->f;
+	int64_t n = sm_fabric_add_node(f, (enum sm_node_type)ni->node_type, ni->node_guid, ni->num_ports,
+				       c->plane, ni->node_type == SM_NODE_SWITCH ? ni->port_guid : 0);
+	int rc;
+
+	if (n == -EEXIST) {
+		sm_core_changed(c, "node 0x%016" PRIx64 ": port GUID 0x%016" PRIx64 " already seen on another node",
+				ni->node_guid, ni->port_guid);
+		return 0;
+	}
+	if (n < 0)
+		return (int)n;
+	rc = sm_core_grow(c);
+	if (rc)
+		return rc;
+	struct sm_node *nd = &f->nodes[n];
+	nd->sysimg_guid = ni->sys_guid;
+	nd->vendor_id = ni->vendor_id;
+	nd->device_id = ni->device_id;
+	nd->revision = ni->revision;
+	c->path[n] = *p;
+	if (ni->node_type != SM_NODE_SWITCH) {
+		rc = sm_fabric_set_port_guid(f, (uint32_t)n, ni->local_port_num, ni->port_guid);
+		if (rc == -EEXIST) {
+			sm_core_changed(c, "CA port GUID 0x%016" PRIx64 " already seen on another node",
+					ni->port_guid);
+			return 0;
+		}
+		if (rc)
+			return rc;
+	}
+	rc = submit_get(c, SM_ATTR_NODE_DESC, 0, p, SM_RQ_NODE_DESC, (uint32_t)n, 0);
+	if (rc)
+		return rc;
+	if (ni->node_type == SM_NODE_SWITCH) {
+		rc = submit_get(c, SM_ATTR_SWITCH_INFO, 0, p, SM_RQ_SWITCH_INFO, (uint32_t)n, 0);
+		for (unsigned q = 0; !rc && q <= ni->num_ports; q++)
+			rc = submit_get(c, SM_ATTR_PORT_INFO, q, p, SM_RQ_PORT_INFO, (uint32_t)n, (uint16_t)q);
+		return rc;
+	}
+	return submit_get(c, SM_ATTR_PORT_INFO, ni->local_port_num, p, SM_RQ_PORT_INFO, (uint32_t)n,
+			  ni->local_port_num);
+}
+
+static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
+{
+	struct sm_fabric *f = c->f;
+	struct sm_node_info ni;
+	struct sm_mad_err me;
+	int rc;
+
+	if (r->status || r->mad_status) {
+		if (rq->node == SM_NONE) {
+			fail(c, r->status ? r->status : -EIO);
+			return;
+		}
+		/* lost behind a port that read up: did the link go away? */
+		struct sm_dr_path p = c->path[rq->node];
+		rc = submit_get(c, SM_ATTR_PORT_INFO, rq->port, &p, SM_RQ_PORT_RECHECK, rq->node, rq->port);
+		if (rc)
+			fail(c, rc);
+		return;
+	}
+	if (sm_node_info_decode(r->resp->data, &ni, &me)) {
+		sm_core_changed(c, "malformed NodeInfo behind node %u port %u: %s", rq->node, rq->port,
+				me.msg);
+		return;
+	}
+	struct sm_dr_path p;
+	memset(&p, 0, sizeof(p));
+	if (rq->node != SM_NONE) {
+		p = c->path[rq->node];
+		sm_dr_path_push(&p, (uint8_t)rq->port);
+	}
+	uint32_t n = sm_fabric_find_node(f, ni.node_guid);
+	if (n == SM_NONE) {
+		rc = new_node(c, &ni, &p);
+		if (rc) {
+			fail(c, rc);
+			return;
+		}
+		n = sm_fabric_find_node(f, ni.node_guid);
+		if (n == SM_NONE)
+			return; /* refused as inconsistent */
+		if (rq->node == SM_NONE) {
+			c->sm_node = n;
+			c->sm_portnum = ni.local_port_num;
+		}
+	} else {
+		struct sm_node *nd = &f->nodes[n];
+		if (nd->type != ni.node_type || nd->nports != ni.num_ports) {
+			sm_core_changed(c, "node 0x%016" PRIx64 " changed from %s/%u ports to %s/%u ports",
+					ni.node_guid, sm_node_type_str((enum sm_node_type)nd->type), nd->nports,
+					sm_node_type_str((enum sm_node_type)ni.node_type), ni.num_ports);
+			return;
+		}
+		if (nd->type != SM_NODE_SWITCH) {
+			struct sm_port *pt = sm_port(f, n, ni.local_port_num);
+			if (!pt->guid) {
+				/* a second port of a CA we know */
+				rc = sm_fabric_set_port_guid(f, n, ni.local_port_num, ni.port_guid);
+				if (rc == -EEXIST) {
+					sm_core_changed(c, "CA port GUID 0x%016" PRIx64 " seen twice", ni.port_guid);
+					return;
+				}
+				if (!rc)
+					rc = submit_get(c, SM_ATTR_PORT_INFO, ni.local_port_num, &p,
+							SM_RQ_PORT_INFO, n, ni.local_port_num);
+				if (rc) {
+					fail(c, rc);
+					return;
+				}
+			} else if (pt->guid != ni.port_guid) {
+				sm_core_changed(c, "port %u of node 0x%016" PRIx64 " changed GUID",
+						ni.local_port_num, ni.node_guid);
+				return;
+			}
+		} else if (sm_port(f, n, 0)->guid != ni.port_guid) {
+			sm_core_changed(c, "switch 0x%016" PRIx64 " changed port GUID", ni.node_guid);
+			return;
+		}
+	}
+	if (rq->node == SM_NONE)
+		return;
+	rc = sm_fabric_link(f, rq->node, rq->port, n, ni.local_port_num);
+	if (rc == -EBUSY)
+		sm_core_changed(c, "port %u of node 0x%016" PRIx64 " found linked to two peers", rq->port,
+				f->nodes[rq->node].guid);
+	else if (rc)
+		sm_core_changed(c, "bad link node 0x%016" PRIx64 " port %u -> 0x%016" PRIx64 " port %u",
+				f->nodes[rq->node].guid, rq->port, ni.node_guid, ni.local_port_num);
+}
+
+static int port_up(const struct sm_port_info *pi)
+{
+	return pi->port_state >= SM_PORT_INIT;
+}
+
+static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
+{
+	struct sm_fabric *f = c->f;
+	const struct sm_node *nd = &f->nodes[rq->node];
+	struct sm_port_info pi;
+	struct sm_mad_err me;
+
+	if (r->status || r->mad_status) {
+		sm_core_changed(c, "no PortInfo from node 0x%016" PRIx64 " port %u (%s)", nd->guid, rq->port,
+				r->status ? "lost" : "error status");
+		return;
+	}
+	if (sm_port_info_decode(r->resp->data, &pi, &me)) {
+		sm_core_changed(c, "malformed PortInfo from node 0x%016" PRIx64 " port %u: %s", nd->guid,
+				rq->port, me.msg);
+		return;
+	}
+	uint32_t idx = sm_port_index(f, rq->node, rq->port);
+	struct sm_port *pt = &f->ports[idx];
+	if (rq->kind == SM_RQ_PORT_RECHECK) {
+		if (!port_up(&pi))
+			sm_core_changed(c, "link at node 0x%016" PRIx64 " port %u went down during the sweep",
+					nd->guid, rq->port);
+		else {
+			c->unresponsive++;
+			sm_core_note(c, "no answer behind node 0x%016" PRIx64 " port %u (port is up)", nd->guid,
+				     rq->port);
+		}
+		return;
+	}
+	c->pi[idx] = pi;
+	c->pi_ok[idx] = 1;
+	pt->state = pi.port_state;
+	pt->phys_state = pi.phys_state;
+	pt->width = pi.link_width_active;
+	if (pi.link_speed_ext_active) {
+		pt->speed = pi.link_speed_ext_active;
+		pt->flags |= SM_PORT_F_EXT_SPEED;
+	} else {
+		pt->speed = pi.link_speed_active;
+	}
+	if (rq->port == 0)
+		return;
+	if (!port_up(&pi)) {
+		if (pt->peer_node != SM_NONE)
+			sm_core_changed(c, "node 0x%016" PRIx64 " port %u reads %s but was just reached through",
+					nd->guid, rq->port, sm_port_state_str(pi.port_state));
+		return;
+	}
+	/* switches forward DR SMPs; of CAs only the SM's own node (hop 1 leaves by its port) */
+	if (pt->peer_node == SM_NONE && (nd->type == SM_NODE_SWITCH ||
+					 (rq->node == c->sm_node && rq->port == c->sm_portnum))) {
+		int rc = add_next(c, rq->node, (uint8_t)rq->port);
+		if (rc)
+			fail(c, rc);
+	}
+}
+
+static void sweep_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+{
+	struct sm_req *rq = ctx;
+	struct sm_core *c = rq->c;
+	struct sm_mad_err me;
+	(void)e;
+
+	if (r->status == -ECANCELED)
+		return;
+	switch (rq->kind) {
+	case SM_RQ_NODE_INFO:
+		on_node_info(c, rq, r);
+		break;
+	case SM_RQ_PORT_INFO:
+	case SM_RQ_PORT_RECHECK:
+		on_port_info(c, rq, r);
+		break;
+	case SM_RQ_NODE_DESC: {
+		struct sm_node_desc d;
+		if (r->status || r->mad_status) {
+			sm_core_note(c, "no NodeDescription from node 0x%016" PRIx64, c->f->nodes[rq->node].guid);
+			break;
+		}
+		sm_node_desc_decode(r->resp->data, &d, &me);
+		sm_fabric_set_desc(c->f, rq->node, d.desc);
+		break;
+	}
+	case SM_RQ_SWITCH_INFO: {
+		struct sm_switch_info si;
+		if (r->status || r->mad_status) {
+			sm_core_changed(c, "no SwitchInfo from switch 0x%016" PRIx64, c->f->nodes[rq->node].guid);
+			break;
+		}
+		if (sm_switch_info_decode(r->resp->data, &si, &me)) {
+			sm_core_changed(c, "malformed SwitchInfo from 0x%016" PRIx64 ": %s",
+					c->f->nodes[rq->node].guid, me.msg);
+			break;
+		}
+		c->si[rq->node] = si;
+		c->si_ok[rq->node] = 1;
+		c->f->nodes[rq->node].lft_cap = si.lft_cap;
+		if (si.enhanced_port0)
+			c->f->nodes[rq->node].flags |= SM_NODE_F_ENHANCED_SP0;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
+{
+	int rc;
+	unsigned level = 0;
+
+	c->sm_node = SM_NONE;
+	c->n_next = 0;
+	rc = probe(c, SM_NONE, 0);
+	while (!rc) {
+		rc = sm_txn_run(c->txn);
+		if (rc)
+			break;
+		if (c->err) {
+			rc = c->err;
+			break;
+		}
+		if (!c->n_next)
+			break;
+		/* the next level: ports whose peer nobody has found yet */
+		uint32_t n = c->n_next, submitted = 0;
+		struct sm_probe *list = c->next;
+		c->next = NULL;
+		c->n_next = c->cap_next = 0;
+		for (uint32_t i = 0; i < n && !rc; i++) {
+			if (sm_port(c->f, list[i].node, list[i].port)->peer_node != SM_NONE)
+				continue;
+			rc = probe(c, list[i].node, list[i].port);
+			submitted++;
+		}
+		free(list);
+		level++;
+		if (!submitted)
+			break;
+	}
+	if (rc) {
+		if (c->sm_node == SM_NONE)
+			snprintf(err, errlen, "the SM's own node does not answer NodeInfo: %s", strerror(-rc));
+		else
+			snprintf(err, errlen, "sweep failed at level %u: %s", level, strerror(-rc));
+		return rc;
+	}
+	if (c->sm_node == SM_NONE) {
+		snprintf(err, errlen, "the SM's own node did not answer");
+		return -EHOSTUNREACH;
+	}
+	return 0;
+}

@@ -1,0 +1,172 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# smd --once against ibsim, read back with tools we did not write
+# (infiniband-diags under umad2sim):
+#   - iblinkinfo: every linked port ACTIVE;
+#   - ibnetdiscover: every switch/CA port LID equals smd's guid2lid file;
+#   - dump_lfts: every switch has an entry for every LID;
+#   - ibtracert SLID DLID for every pair of CA port LIDs: routed, no loop;
+#   - a second smd --once keeps every LID and writes no LFT block and no PortInfo;
+#   - a bad --guid2lid file is refused with FILE:LINE and exit 1.
+# Fabrics: a generated radix-8 2-level fat tree (SM on its first CA), and
+# ibsim's net.2sw2path4hca2port example (parallel switch links, 2-port CAs)
+# with the SM on each of its 2-port CAs.
+# (Not covered: the SM on a switch's port 0. umad2sim shows a switch as a CA
+# with 0 ports and only port 0, which the umad transport does not pick.)
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-ibsim.sh"
+
+SMD=$top_builddir/smd/smd
+SMCTL=$top_builddir/smd/smctl
+for t in ibsim ibnetdiscover iblinkinfo ibtracert dump_lfts; do
+	command -v $t >/dev/null 2>&1 || { echo "FAIL: $t not installed (ibsim-utils, infiniband-diags)"; exit 1; }
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/smd-once.XXXXXX") || exit 1
+cleanup() { ibsim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'cleanup; trap - EXIT; exit 130' INT TERM HUP
+failed=0
+
+fail() { echo "FAIL: $*"; failed=1; }
+
+# json_num FILE KEY: the integer after the first "KEY": in FILE
+json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
+
+# normalise a GUID: lower-case hex without 0x and leading zeros
+norm_guid() { echo "$1" | tr 'A-F' 'a-f' | sed 's/^0x//; s/^0*//'; }
+
+# "guid lid" lines from ibnetdiscover: switch port-0 LIDs and CA port LIDs
+ibnd_lids() {
+	awk '
+	/^switchguid=/ { g = $0; sub(/.*\(/, "", g); sub(/\).*/, "", g); sw = g; next }
+	/^Switch/ && / port 0 lid / { l = $0; sub(/.* port 0 lid /, "", l); sub(/ .*/, "", l); print sw, l; next }
+	/^\[[0-9]+\]\(/ { g = $0; sub(/^\[[0-9]+\]\(/, "", g); sub(/\).*/, "", g);
+		l = $0; if (sub(/.*# lid /, "", l)) { sub(/ .*/, "", l); print g, l } }
+	' "$1" | while read -r g l; do echo "$(norm_guid "$g") $l"; done | sort -u
+}
+
+# "guid lid" lines from a guid2lid file
+g2l_lids() {
+	while read -r g a b; do
+		case $g in ''|\#*) continue ;; esac
+		echo "$(norm_guid "$g") $(printf '%d' "$a")"
+	done <"$1" | sort -u
+}
+
+run_case() {
+	name=$1 net=$2
+	dir=$WORK/$name
+	mkdir -p "$dir"
+	echo "== $name: $(basename "$net") ${SIM_HOST:+(SM at $SIM_HOST)}"
+	ibsim_start "$net" || { fail "$name: ibsim did not start"; return; }
+
+	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" --json >"$dir/run1.json" 2>"$dir/run1.err"; then
+		fail "$name: smd --once failed"; cat "$dir/run1.err"; ibsim_stop; return
+	fi
+	cat "$dir/run1.json"
+	links=$(json_num "$dir/run1.json" link_ports)
+	active=$(json_num "$dir/run1.json" active_ports)
+	[ -n "$links" ] && [ "$links" -gt 0 ] && [ "$links" = "$active" ] ||
+		fail "$name: smd reports $active of $links link ports ACTIVE"
+
+	# every linked port ACTIVE, as iblinkinfo reads it
+	ibsim_run iblinkinfo >"$dir/links.txt" 2>/dev/null || fail "$name: iblinkinfo failed"
+	nlinked=$(grep -c 'LinkUp)==>' "$dir/links.txt")
+	nbad=$(grep 'LinkUp)==>' "$dir/links.txt" | grep -vc 'Active/')
+	[ "$nlinked" -gt 0 ] || fail "$name: iblinkinfo shows no link"
+	[ "$nbad" = 0 ] || { fail "$name: $nbad linked ports not Active"; grep 'LinkUp)==>' "$dir/links.txt" | grep -v 'Active/' | head; }
+
+	# LIDs seen by ibnetdiscover == smd's guid2lid file
+	ibsim_run ibnetdiscover >"$dir/topo.txt" 2>/dev/null || fail "$name: ibnetdiscover failed"
+	ibnd_lids "$dir/topo.txt" >"$dir/lids.ibnd"
+	g2l_lids "$dir/state/guid2lid" >"$dir/lids.smd"
+	nl=$(wc -l <"$dir/lids.ibnd")
+	[ "$nl" -gt 0 ] || fail "$name: no LIDs parsed from ibnetdiscover"
+	[ "$nl" = "$(json_num "$dir/run1.json" lids)" ] || fail "$name: ibnetdiscover shows $nl LIDs, smd assigned $(json_num "$dir/run1.json" lids)"
+	diff "$dir/lids.smd" "$dir/lids.ibnd" >"$dir/lids.diff" || { fail "$name: LIDs differ (guid2lid vs ibnetdiscover)"; cat "$dir/lids.diff"; }
+
+	# every switch forwards every LID
+	ibsim_run dump_lfts >"$dir/lfts.txt" 2>"$dir/lfts.err" || fail "$name: dump_lfts failed"
+	nsw=$(grep -c '^Unicast lids' "$dir/lfts.txt")
+	[ "$nsw" = "$(json_num "$dir/run1.json" switches)" ] || fail "$name: dump_lfts shows $nsw switches"
+	if grep 'valid lids dumped' "$dir/lfts.txt" | grep -qv "^$nl valid lids dumped"; then
+		fail "$name: a switch lacks LFT entries:"; grep 'valid lids dumped' "$dir/lfts.txt" | sort | uniq -c
+	fi
+
+	# every pair of CA port LIDs is routed hop by hop
+	ca_lids=$(awk '/^\[[0-9]+\]\(/ { l = $0; if (sub(/.*# lid /, "", l)) { sub(/ .*/, "", l); print l } }' "$dir/topo.txt" | sort -n)
+	pairs=0
+	for s in $ca_lids; do
+		for d in $ca_lids; do
+			[ "$s" = "$d" ] && continue
+			pairs=$((pairs + 1))
+			if ! ibsim_run ibtracert "$s" "$d" >"$dir/tr.txt" 2>&1; then
+				fail "$name: ibtracert $s $d failed"; cat "$dir/tr.txt"; continue
+			fi
+			grep -q "^To ca .* lid $d-" "$dir/tr.txt" || { fail "$name: ibtracert $s $d does not reach $d"; cat "$dir/tr.txt"; }
+		done
+	done
+	echo "$name: $pairs CA pairs traced"
+	[ "$pairs" -gt 0 ] || fail "$name: no CA pair to trace"
+
+	# a second run keeps everything and writes nothing
+	cp "$dir/state/guid2lid" "$dir/guid2lid.1"
+	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" --json >"$dir/run2.json" 2>"$dir/run2.err"; then
+		fail "$name: second smd --once failed"; cat "$dir/run2.err"
+	else
+		cat "$dir/run2.json"
+		for k in lft_blocks_written new moved portinfo_lid_sets portinfo_state_sets switchinfo_sets; do
+			v=$(json_num "$dir/run2.json" $k)
+			[ "$v" = 0 ] || fail "$name: second run: $k = $v (expected 0)"
+		done
+		[ "$(json_num "$dir/run2.json" from_file)" = "$nl" ] || fail "$name: second run kept $(json_num "$dir/run2.json" from_file) of $nl LIDs from the file"
+		cmp -s "$dir/state/guid2lid" "$dir/guid2lid.1" || fail "$name: guid2lid changed on the second run"
+		ibsim_run ibnetdiscover >"$dir/topo2.txt" 2>/dev/null
+		ibnd_lids "$dir/topo2.txt" | diff "$dir/lids.ibnd" - >/dev/null || fail "$name: LIDs moved on the second run"
+	fi
+	ibsim_stop
+}
+
+# the node id of the first CA of a net file (ibsim attaches clients there with SIM_HOST)
+first_ca() { sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -1; }
+
+# 1. generated radix-8 2-level fat tree, 16 hosts (4 leaves, 4 spines)
+if "$SMCTL" topo gen fat-tree --hosts 16 --radix 8 --format ibsim -o "$WORK/ft16.net" 2>"$WORK/gen.err"; then
+	SIM_HOST=$(first_ca "$WORK/ft16.net")
+	export SIM_HOST
+	run_case ft16 "$WORK/ft16.net"
+	unset SIM_HOST
+else
+	fail "smctl topo gen failed: $(cat "$WORK/gen.err")"
+fi
+
+# 2. ibsim's example with parallel links and 2-port CAs; the SM on each CA
+ex=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca2port
+[ -f "$top_srcdir/tests/data/net.2sw2path4hca2port" ] && ex=$top_srcdir/tests/data/net.2sw2path4hca2port
+if [ -f "$ex" ]; then
+	for SIM_HOST in Hca1 Hca2; do
+		export SIM_HOST
+		run_case "example-$SIM_HOST" "$ex"
+	done
+	unset SIM_HOST
+else
+	fail "$ex missing (ibsim-utils)"
+fi
+
+# 3. an untrusted guid2lid file is refused with FILE:LINE
+printf '0x0000000000100001 0x0002 0x0002\nnot a line\n' >"$WORK/bad.g2l"
+SIM_HOST=Hca1
+export SIM_HOST
+ibsim_start "$ex" || fail "ibsim did not start"
+if ibsim_run "$SMD" --once --state-dir "$WORK/bad-state" --guid2lid "$WORK/bad.g2l" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
+	fail "a bad guid2lid file was accepted"
+else
+	grep -q "bad.g2l:2:" "$WORK/bad.err" || { fail "no FILE:LINE in the error:"; cat "$WORK/bad.err"; }
+fi
+ibsim_stop
+
+[ $failed = 0 ] && echo "PASS: smd --once under ibsim"
+exit $failed
