@@ -2,11 +2,14 @@
 /*
  * DOC: route_bench: time the ftree engine and evaluate its routes
  *
- * Builds fat trees with bench/ftbuild.c (P planes of the same shape,
- * optionally with a seeded share of switch-switch links removed per plane),
+ * Builds fat trees with the project generator (smd/gen.h, the same fabric
+ * `smctl topo gen fat-tree` writes; --ftbuild uses bench/ftbuild.c
+ * instead), P planes, optionally with a seeded share of switch-switch links
+ * or some switches removed per plane,
  * routes every plane with sm_engine_ftree, and prints one line per plane
- * and a total: routing time (best of --repeat runs), metrics (metrics.h)
- * and the process's peak RSS. Used by bench/routing.sh.
+ * and a total: routing time (best of --repeat runs), the validator's verdict
+ * (validate.h), metrics (metrics.h) and the process's peak RSS. Used by
+ * bench/routing.sh.
  */
 #include "config.h"
 #include <errno.h>
@@ -20,7 +23,9 @@
 
 #include "engine.h"
 #include "ftbuild.h"
+#include "gen.h"
 #include "metrics.h"
+#include "validate.h"
 
 extern const struct sm_engine_ops sm_engine_ftree;
 
@@ -35,20 +40,23 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: route_bench [--levels 2|3] [--radix K] [--hosts N] [--planes P] [--remove FRAC]\n"
-		"                   [--seed S] [--perms N] [--no-shift] [--no-metrics] [--repeat R] [--lmc L]\n");
+		"                   [--remove-switches N] [--seed S] [--perms N] [--no-shift] [--no-metrics]\n"
+		"                   [--repeat R] [--lmc L (ftbuild only)] [--ftbuild]\n");
 }
 
 int main(int argc, char **argv)
 {
 	unsigned levels = 2, radix = 64, hosts = 2048, planes = 1, perms = 100, repeat = 5, lmc = 0;
-	int no_shift = 0, no_metrics = 0;
+	int no_shift = 0, no_metrics = 0, use_ftb = 0;
+	unsigned rm_sw = 0;
 	double remove = 0;
 	uint64_t seed = 1;
 	static const struct option lo[] = {
 		{ "levels", 1, 0, 'l' }, { "radix", 1, 0, 'k' }, { "hosts", 1, 0, 'n' },
 		{ "planes", 1, 0, 'p' }, { "remove", 1, 0, 'r' }, { "seed", 1, 0, 's' },
 		{ "perms", 1, 0, 'P' }, { "no-shift", 0, 0, 'S' }, { "no-metrics", 0, 0, 'M' },
-		{ "repeat", 1, 0, 'R' }, { "lmc", 1, 0, 'L' }, { 0, 0, 0, 0 }
+		{ "repeat", 1, 0, 'R' }, { "lmc", 1, 0, 'L' }, { "ftbuild", 0, 0, 'F' },
+		{ "remove-switches", 1, 0, 'W' }, { 0, 0, 0, 0 }
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -64,6 +72,8 @@ int main(int argc, char **argv)
 		case 'M': no_metrics = 1; break;
 		case 'R': repeat = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'L': lmc = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'F': use_ftb = 1; break;
+		case 'W': rm_sw = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: usage(); return 2;
 		}
 	}
@@ -71,30 +81,49 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	struct ftb_shape sh;
-	if (levels == 2)
-		ftb_shape_2level(&sh, radix, hosts);
-	else
-		ftb_shape_3level(&sh, radix, hosts);
-	sh.lmc = lmc;
-
 	double t0 = now_s();
 	struct sm_fabric *f = sm_fabric_new();
 	if (!f)
 		return 1;
-	for (unsigned p = 0; p < planes; p++) {
-		int rc = ftb_build(f, p, &sh, (uint64_t)(p + 1) << 40);
-		if (rc) {
-			fprintf(stderr, "route_bench: build plane %u: %s\n", p, strerror(-rc));
+	if (use_ftb) {
+		struct ftb_shape sh;
+		if (levels == 2)
+			ftb_shape_2level(&sh, radix, hosts);
+		else
+			ftb_shape_3level(&sh, radix, hosts);
+		sh.lmc = lmc;
+		for (unsigned p = 0; p < planes; p++) {
+			int rc = ftb_build(f, p, &sh, (uint64_t)(p + 1) << 40);
+			if (rc) {
+				fprintf(stderr, "route_bench: build plane %u: %s\n", p, strerror(-rc));
+				return 1;
+			}
+			if (remove > 0) {
+				rc = ftb_remove_links(f, p, remove, seed + p);
+				if (rc < 0)
+					return 1;
+				printf("plane %u: removed %d switch-switch links (%.1f%%, seed %" PRIu64 ")\n", p,
+				       rc, remove * 100, seed + p);
+			}
+		}
+	} else {
+		struct sm_gen_params gp;
+		char err[256];
+		sm_gen_params_init(&gp);
+		gp.hosts = hosts;
+		gp.radix = radix;
+		gp.levels = levels;
+		gp.planes = planes;
+		gp.remove_links = remove;
+		gp.remove_switches = rm_sw;
+		gp.seed = seed;
+		if (sm_gen_fat_tree(&gp, f, err, sizeof(err))) {
+			fprintf(stderr, "route_bench: generator: %s\n", err);
 			return 1;
 		}
-		if (remove > 0) {
-			rc = ftb_remove_links(f, p, remove, seed + p);
-			if (rc < 0)
-				return 1;
-			printf("plane %u: removed %d switch-switch links (%.1f%%, seed %" PRIu64 ")\n", p, rc,
-			       remove * 100, seed + p);
-		}
+		if (remove > 0 || rm_sw)
+			printf("generator: removed %.1f%% of switch-switch links and %u switches per plane, seed %" PRIu64
+			       "\n", remove * 100, rm_sw, seed);
 	}
 	struct sm_fabric_counts cn;
 	sm_fabric_count(f, -1, &cn);
@@ -111,7 +140,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "route_bench: %s\n", err);
 		return 1;
 	}
-	int status = 0;
+	int status = 0, invalid = 0;
 	for (unsigned rep = 0; rep < repeat; rep++) {
 		double ta = now_s();
 		for (unsigned p = 0; p < planes; p++) {
@@ -140,6 +169,29 @@ int main(int argc, char **argv)
 		       best_plane[p] * 1e3, repeat);
 	printf("all planes: ftree routing %.2f ms (best of %u)\n", best_total * 1e3, repeat);
 
+	for (unsigned p = 0; p < planes && !status; p++) {
+		struct sm_validation v;
+		if (sm_validate(f, p, out[p], 0, &v) || !sm_validate_ok(&v, 0))
+			invalid = 1; /* still evaluated below, but the exit status says so */
+		printf("plane %u validation (%.1f ms): %s\n", p, v.seconds * 1e3, v.msg);
+		if (v.credit_loop == 1) {
+			/* is the loop only among routes to switch LIDs? check the CA LIDs' routes alone */
+			struct sm_lfts *ca = sm_lfts_dup(out[p]);
+			if (!ca)
+				return 1;
+			for (uint32_t t = 0; t < ca->n_switches; t++) {
+				const struct sm_port *p0 = sm_port(f, ca->sw_node[t], 0);
+				for (unsigned i = 0; p0->lid && i < (1u << p0->lmc); i++)
+					for (uint32_t s = 0; s < ca->n_switches; s++)
+						if ((unsigned)p0->lid + i <= ca->top_lid)
+							sm_lfts_row(ca, s)[p0->lid + i] = SM_LFT_NONE;
+			}
+			int cl = sm_cdg_check(f, p, ca, NULL);
+			printf("plane %u: CDG of the routes to CA LIDs alone: %s\n", p,
+			       cl == 0 ? "acyclic (the loop needs routes to switch LIDs)" : cl == 1 ? "cycle" : "error");
+			sm_lfts_free(ca);
+		}
+	}
 	for (unsigned p = 0; p < planes && !no_metrics && !status; p++) {
 		struct sm_metrics_opts mo = { .n_random = perms, .seed = seed, .skip_shift = no_shift };
 		struct sm_route_metrics m;
@@ -162,5 +214,5 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < planes; p++)
 		sm_lfts_free(out[p]);
 	sm_fabric_free(f);
-	return status;
+	return status || invalid;
 }

@@ -24,6 +24,7 @@ void ft_model_free(struct ft_model *m)
 	if (!m)
 		return;
 	free(m->rank);
+	free(m->by_rank);
 	free(m->up_off);
 	free(m->dn_off);
 	free(m->up_port);
@@ -476,6 +477,15 @@ int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane
 	if (rc)
 		goto fail;
 	components(m, queue);
+	m->by_rank = malloc((size_t)m->nsw * sizeof(*m->by_rank));
+	rc = -ENOMEM;
+	if (!m->by_rank)
+		goto fail;
+	uint32_t k = 0;
+	for (unsigned r = 0; r <= (unsigned)m->h + 1; r++)
+		for (uint32_t s = 0; s < m->nsw; s++)
+			if (m->rank[s] == (r > m->h ? FT_RANK_NONE : r))
+				m->by_rank[k++] = s;
 	rc = build_slots(m);
 	if (rc)
 		goto fail;

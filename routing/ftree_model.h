@@ -46,6 +46,7 @@ struct ft_model {
 	uint32_t n_nodes;
 	uint8_t *rank;               /* [nsw] */
 	uint8_t h;                   /* highest rank */
+	uint32_t *by_rank;           /* [nsw] slots by ascending rank (unranked last) */
 	/* switch-switch ports by direction, CSR: port numbers */
 	uint32_t *up_off, *dn_off;   /* [nsw+1] */
 	uint8_t *up_port, *dn_port;

@@ -47,6 +47,10 @@ struct ft_run {
 	uint32_t gen;
 	uint32_t *dstamp;      /* [nsw] == gen: in D */
 	uint32_t *rstamp;      /* [nsw] == gen: R known, value in rval */
+	uint32_t *xstamp;      /* [nsw] == gen: no up/down path, but a detour down (route_detour) */
+	uint32_t *vstamp;      /* [nsw] == gen: routed by a valley (route_valleys) */
+	uint32_t *valley;      /* [nsw] switches left for route_valleys, ascending rank */
+	uint32_t nvalley;
 	uint8_t *rval;
 	uint32_t *cand_head;   /* [nsw] first down candidate of a D switch */
 	uint32_t *cand_next;   /* [up links] */
@@ -216,6 +220,67 @@ static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, ui
 	return m->up_port[best];
 }
 
+/*
+ * Switch s has no up/down path to T (a spine toward another spine, an
+ * aggregation switch toward a core of another group, a spine that lost its
+ * link to T): go down to a child that has one (or has such a detour
+ * itself; children are routed first, ranks ascending). Only traffic that a
+ * switch itself sends can take such a route: no endpoint route passes
+ * through a switch without an up/down path, so the credit-loop freedom of
+ * endpoint traffic is untouched.
+ */
+static void route_detour(struct ft_run *x, uint8_t *row, uint32_t s, const struct ft_dest *d0, uint32_t nd)
+{
+	const struct ft_model *m = x->m;
+	unsigned nc = 0;
+	for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1] && nc < sizeof(x->cands); e++) {
+		uint32_t c = m->dn_peer[e];
+		if (x->xstamp[c] == x->gen || reach(x, c))
+			x->cands[nc++] = m->dn_port[e];
+	}
+	if (!nc) {
+		x->valley[x->nvalley++] = s;
+		return;
+	}
+	x->xstamp[s] = x->gen;
+	for (uint32_t i = 0; i < nd; i++)
+		row[d0[i].lid] = x->cands[d0[i].idx % nc];
+}
+
+/*
+ * Switches with neither an up/down path nor a detour down (a leaf that lost
+ * its link to a spine, toward that spine's LID): climb to a parent that has
+ * a route, so the path is up, down, up ("valley"). Such a path serves CA
+ * traffic to a switch LID, so its down-to-up turn does enter the credit
+ * dependency graph. A cycle would need turns A->leaf->T and T->leaf->A
+ * alike; preferring the best connected parent as A (most down links: an
+ * intact spine first) makes every turn start at a switch that needs no
+ * valley itself whenever the tree has one, which keeps the graph acyclic.
+ * Processed top down, so a parent's own valley route exists before its
+ * children choose it.
+ */
+static void route_valleys(struct ft_run *x, struct sm_lfts *out, const struct ft_dest *d0, uint32_t nd)
+{
+	const struct ft_model *m = x->m;
+	while (x->nvalley) {
+		uint32_t s = x->valley[--x->nvalley], best = SM_NONE, best_deg = 0;
+		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++) {
+			uint32_t p = m->up_peer[e];
+			uint32_t deg = m->dn_off[p + 1] - m->dn_off[p];
+			if ((x->xstamp[p] == x->gen || x->vstamp[p] == x->gen) && (best == SM_NONE || deg > best_deg)) {
+				best = e;
+				best_deg = deg;
+			}
+		}
+		if (best == SM_NONE)
+			continue;
+		x->vstamp[s] = x->gen;
+		uint8_t *row = sm_lfts_row(out, s);
+		for (uint32_t i = 0; i < nd; i++)
+			row[d0[i].lid] = m->up_port[best];
+	}
+}
+
 static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 {
 	const struct ft_model *m = x->m;
@@ -224,7 +289,8 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 
 	x->gen++;
 	mark_down_set(x, t);
-	for (uint32_t s = 0; s < m->nsw; s++) {
+	for (uint32_t k = 0; k < m->nsw; k++) {
+		uint32_t s = m->by_rank[k];
 		unsigned r = m->rank[s];
 		if (r == FT_RANK_NONE || m->comp[s] != m->comp[t])
 			continue;
@@ -243,8 +309,10 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 				row[d0[i].lid] = nc == 1 ? x->cands[0] : x->cands[(d0[i].idx / dv) % nc];
 			continue;
 		}
-		if (!reach(x, s))
+		if (!reach(x, s)) {
+			route_detour(x, row, s, d0, nd);
 			continue;
+		}
 		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
 		uint32_t dv = m->div[r];
 		for (uint32_t i = 0; i < nd; i++) {
@@ -263,6 +331,7 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 			row[d0[i].lid] = displace(x, s, j, u, m->dest_off[t] + i, src);
 		}
 	}
+	route_valleys(x, out, d0, nd);
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
@@ -273,6 +342,9 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 
 	x.dstamp = calloc(ns, sizeof(*x.dstamp));
 	x.rstamp = calloc(ns, sizeof(*x.rstamp));
+	x.xstamp = calloc(ns, sizeof(*x.xstamp));
+	x.vstamp = calloc(ns, sizeof(*x.vstamp));
+	x.valley = malloc(ns * sizeof(*x.valley));
 	x.rval = calloc(ns, 1);
 	x.cand_head = malloc(ns * sizeof(*x.cand_head));
 	x.cand_next = malloc(ne * sizeof(*x.cand_next));
@@ -349,6 +421,9 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 out:
 	free(x.dstamp);
 	free(x.rstamp);
+	free(x.xstamp);
+	free(x.vstamp);
+	free(x.valley);
 	free(x.rval);
 	free(x.cand_head);
 	free(x.cand_next);

@@ -25,13 +25,16 @@
  * flow gets the DLID that suits it (reported in dlid[]).
  *
  * Algorithms.
- *  - colour (2-level trees, "permutation-like": every (source leaf,
+ *  - colour (2- and 3-level trees, "permutation-like": every (source leaf,
  *    destination) unit carries the same weight, every leaf has one link to
- *    every spine, and no leaf has more units than there are spines): the
- *    bipartite multigraph source leaf x destination leaf, one edge per
+ *    every spine (or agg class), and no switch has more units than up-links):
+ *    the bipartite multigraph source leaf x destination leaf, one edge per
  *    unit, is edge-coloured with the spines as colours (Konig; alternating
- *    path recolouring). No two units then share an up-link or a down-link,
- *    so max link load = the unit weight: 1 for a permutation.
+ *    path recolouring). On 3 levels the colours are the agg classes (agg j
+ *    of every pod, which share core group j), and a second colouring per
+ *    class assigns the cores: source agg x destination agg. No two units
+ *    then share a link, so max link load = the unit weight: 1 for a
+ *    permutation.
  *  - greedy (any fat tree): flows heaviest first; each takes, among the
  *    up-port choices still free for its (switch, DLID) units (and its LMC
  *    LIDs), the path minimising (max link load after adding it, sum of

@@ -29,9 +29,11 @@
  * fixed points (host to itself) are not flows. The edge forwarding index is
  * over directed switch-to-switch links; its mean is over all of them,
  * including unused ones. sm_metrics_max_load() counts host links too.
+ * The credit-loop flag comes from the validation code (sm_cdg_check).
  */
 #include "config.h"
 #include "metrics.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -325,19 +327,6 @@ static int path_of(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **link
 	return len;
 }
 
-/*
- * Credit-loop check: the channel-dependency-graph check lives with the
- * validation code (routing/validate.h). Until it is linked here the
- * metric reports -1 ("not checked").
- */
-static int cdg_check(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l)
-{
-	(void)f;
-	(void)plane;
-	(void)l;
-	return -1;
-}
-
 static uint64_t splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -607,7 +596,9 @@ int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct s
 		r->ebb = m.nh ? 1.0 : 0.0;
 	}
 	if (!o->skip_cdg)
-		r->credit_loop = cdg_check(f, plane, l);
+		r->credit_loop = sm_cdg_check(f, plane, l, NULL);
+	if (r->credit_loop < 0)
+		r->credit_loop = -1; /* the check itself failed (memory): reported as not checked */
 	rc = 0;
 out:
 	free(efi);

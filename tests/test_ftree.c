@@ -15,6 +15,7 @@
 #include "engine.h"
 #include "ftbuild.h"
 #include "metrics.h"
+#include "validate.h"
 
 extern const struct sm_engine_ops sm_engine_ftree;
 
@@ -33,6 +34,17 @@ static int route(struct sm_fabric *f, unsigned plane, struct sm_lfts **out, char
 	return rc;
 }
 
+/* The project's validator must accept the routes: all pairs, all switch LIDs, no credit loop. */
+static void check_valid(const struct sm_fabric *f, const struct sm_lfts *l)
+{
+	struct sm_validation v;
+	assert_int_equal(sm_validate(f, 0, l, 0, &v), 0);
+	if (!sm_validate_ok(&v, 0))
+		fail_msg("validation: %s", v.msg);
+	assert_int_equal(v.credit_loop, 0);
+	assert_int_equal(v.sw_unreachable, 0);
+}
+
 static void check_full(const struct ftb_shape *s, int even_links)
 {
 	struct sm_fabric *f = sm_fabric_new();
@@ -46,6 +58,8 @@ static void check_full(const struct ftb_shape *s, int even_links)
 	assert_int_equal(m.loops, 0);
 	assert_true(m.minimal_share > 0.999999);
 	assert_int_equal(m.shift_max_congestion, 1);
+	assert_int_equal(m.credit_loop, 0);
+	check_valid(f, l);
 	/* on a 2-level tree every switch link carries the same number of routes */
 	if (even_links)
 		assert_true(m.efi_max_over_mean < 1.0001);
@@ -111,6 +125,7 @@ static void test_degraded_moves_only_displaced(void **state)
 	assert_int_equal(m.unreachable, 0);
 	assert_int_equal(m.loops, 0);
 	assert_true(m.shift_max_congestion <= 2);
+	check_valid(f, deg);
 	sm_lfts_free(full);
 	sm_lfts_free(deg);
 	sm_fabric_free(f);
@@ -133,6 +148,8 @@ static void test_degraded_random(void **state)
 		assert_int_equal(m.unreachable, 0);
 		assert_int_equal(m.loops, 0);
 		assert_true(m.minimal_share > 0.999999);
+		assert_int_equal(m.credit_loop, 0);
+		check_valid(f, l);
 		sm_lfts_free(l);
 		sm_fabric_free(f);
 	}
@@ -195,6 +212,7 @@ static void test_lmc(void **state)
 	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
 	assert_int_equal(m.unreachable, 0);
 	assert_int_equal(m.shift_max_congestion, 1);
+	check_valid(f, l);
 	sm_lfts_free(l);
 	sm_fabric_free(f);
 }

@@ -82,7 +82,7 @@ static void test_good_routes(void **state)
 	assert_int_equal(m.shift_max_congestion, 1);
 	assert_int_equal(m.rand_max_congestion, 1);
 	assert_true(m.ebb > 0.999999);
-	assert_int_equal(m.credit_loop, -1);
+	assert_int_equal(m.credit_loop, 0);
 	tiny_teardown(&t);
 }
 
@@ -153,6 +153,51 @@ static void test_empty_plane(void **state)
 	sm_fabric_free(f);
 }
 
+/*
+ * A credit loop without a forwarding loop: 3 leaves, 2 spines, routed by
+ * ftree, then four entries bent so that the dependencies
+ * L0->S0 => S0->L1 => L1->S1 => S1->L0 => L0->S0 close a cycle.
+ * Nodes: leaves 0-2, spines 3-4, CAs 5-10 (two per leaf); LIDs: switches
+ * 1-5, CAs 6-11; leaf ports: CAs 1-2, S0 3, S1 4; spine port 1+leaf.
+ */
+static void test_credit_loop(void **state)
+{
+	(void)state;
+	extern const struct sm_engine_ops sm_engine_ftree;
+	struct ftb_shape s = { .levels = 2, .leaves = 3, .hosts = 2, .up = 2, .width = 1 };
+	struct sm_fabric *f = sm_fabric_new();
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	struct sm_lfts *l = sm_lfts_new(f, 0);
+	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = l };
+	assert_int_equal(sm_engine_ftree.route(NULL, &ctx), 0);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 2, .seed = 1 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.credit_loop, 0);
+	/* LID 8 (on L1): L0 -> S0 -> L1, and from L2: L2 -> S1 -> L0 -> S0 -> L1 */
+	sm_lfts_set(l, 0, 8, 3);
+	sm_lfts_set(l, 3, 8, 2);
+	sm_lfts_set(l, 2, 8, 4);
+	sm_lfts_set(l, 4, 8, 1);
+	/* LID 10 (on L2): L0 -> S0 -> L1 -> S1 -> L2 */
+	sm_lfts_set(l, 0, 10, 3);
+	sm_lfts_set(l, 3, 10, 2);
+	sm_lfts_set(l, 1, 10, 4);
+	sm_lfts_set(l, 4, 10, 3);
+	/* LID 6 (on L0): L1 -> S1 -> L0 */
+	sm_lfts_set(l, 1, 6, 4);
+	sm_lfts_set(l, 4, 6, 1);
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.loops, 0);
+	assert_int_equal(m.credit_loop, 1);
+	o.skip_cdg = 1;
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.credit_loop, -1);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_bad_uplink),
 		cmocka_unit_test(test_black_hole_and_loop),
 		cmocka_unit_test(test_empty_plane),
+		cmocka_unit_test(test_credit_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
