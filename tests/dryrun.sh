@@ -165,6 +165,11 @@ assert r["planes"][1]["routing"]["routed"] is True
 	[ "$(grep -c "^Unicast lids" "$T/fail.lfts")" -eq 2 ] || fail "LFT file lacks the 2 switches of plane 1"
 fi
 
+# an engine's own config error names the config file and the line
+printf 'routing_engine: updn\nengines:\n  updn:\n    bogus_key: 1\n' >"$T/engine.yaml"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/engine.yaml" &&
+	expect_err "engine.yaml: .*line 4: .*bogus_key"
+
 # plugins from the config's plugin_dir: the example plugin routes, a broken one is refused
 printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$T/plugins.yaml"
 run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R ecmp &&
