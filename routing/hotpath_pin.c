@@ -341,7 +341,9 @@ static void dfs(struct dfs *d, uint32_t node)
 		if (pt->peer_node == SM_NONE)
 			continue;
 		double nl = h->load[pi] + d->fl->w;
-		if (d->found && nl > d->best.max + HP_EPS)
+		/* loads only grow along a path: prune on (max, sum) already worse than the best */
+		if (d->found && (nl > d->best.max + HP_EPS ||
+				 (fmax(d->cur.max, nl) >= d->best.max - HP_EPS && d->cur.sum + nl > d->best.sum + HP_EPS)))
 			continue;
 		struct cand save = d->cur;
 		d->cur.path[d->cur.len++] = pi;

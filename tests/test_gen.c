@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "gen.h"
+#include "topo.h"
 
 static char err[256];
 
@@ -742,6 +743,94 @@ static void test_sweep(void **state)
 	assert_true(built > 100);
 }
 
+/* b holds the same nodes, ports, links and LIDs as a (matched by GUID). */
+static void check_same_fabric(const struct sm_fabric *a, const struct sm_fabric *b, int ibnd)
+{
+	assert_int_equal(a->n_nodes, b->n_nodes);
+	for (uint32_t n = 0; n < a->n_nodes; n++) {
+		const struct sm_node *x = &a->nodes[n];
+		uint32_t m = sm_fabric_find_node(b, x->guid);
+		assert_int_not_equal(m, SM_NONE);
+		const struct sm_node *y = &b->nodes[m];
+		assert_int_equal(x->type, y->type);
+		assert_int_equal(x->plane, y->plane);
+		assert_int_equal(x->nports, y->nports);
+		assert_int_equal(x->sysimg_guid, y->sysimg_guid);
+		assert_int_equal(x->vendor_id, y->vendor_id);
+		assert_int_equal(x->device_id, y->device_id);
+		assert_string_equal(x->desc, y->desc);
+		for (unsigned p = x->type == SM_NODE_SWITCH ? 0 : 1; p <= x->nports; p++) {
+			const struct sm_port *pa = sm_port(a, n, p), *pb = sm_port(b, m, p);
+			if (ibnd || x->type == SM_NODE_SWITCH)
+				assert_int_equal(pa->guid, pb->guid);  /* ibsim cannot carry CA port GUIDs */
+			if (ibnd)
+				assert_int_equal(pa->lid, pb->lid);    /* net files carry no LIDs */
+			if (pa->peer_node == SM_NONE) {
+				assert_int_equal(pb->peer_node, SM_NONE);
+				continue;
+			}
+			assert_int_not_equal(pb->peer_node, SM_NONE);
+			assert_int_equal(a->nodes[pa->peer_node].guid, b->nodes[pb->peer_node].guid);
+			assert_int_equal(pa->peer_port, pb->peer_port);
+			assert_int_equal(pa->width, pb->width);
+			assert_int_equal(pa->speed, pb->speed);
+		}
+	}
+}
+
+/* Write plane pl of f (all with pl < 0) in fmt and load it into plane `into` of g. */
+static void reload(const struct sm_fabric *f, int pl, enum sm_topo_format fmt,
+		   struct sm_fabric *g, unsigned into)
+{
+	struct sm_topo_err terr;
+	FILE *t = tmpfile();
+	assert_non_null(t);
+	if (fmt == SM_TOPO_IBND)
+		assert_int_equal(sm_topo_write_ibnd(f, pl, t), 0);
+	else
+		assert_int_equal(sm_topo_write_ibsim(f, pl, t), 0);
+	rewind(t);
+	int rc = sm_topo_load_stream(g, t, "generated", fmt, into, &terr);
+	if (rc)
+		fprintf(stderr, "%s\n", terr.msg);
+	assert_int_equal(rc, 0);
+	fclose(t);
+}
+
+/* What the writers make of a generated fabric loads back unchanged. */
+static void test_roundtrip(void **state)
+{
+	(void)state;
+	struct sm_gen_params p = params(8, 27);
+	p.planes = 3;
+	p.remove_links = 0.1;
+	p.remove_switches = 1;
+	p.seed = 77;
+	struct sm_gen_shape s;
+	struct sm_fabric *f = gen_ok(&p, &s);
+
+	/* ibnetdiscover format, one dump per plane, loaded into that plane */
+	struct sm_fabric *g = sm_fabric_new();
+	assert_non_null(g);
+	for (unsigned pl = 0; pl < p.planes; pl++)
+		reload(f, (int)pl, SM_TOPO_IBND, g, pl);
+	check_same_fabric(f, g, 1);
+	sm_fabric_free(g);
+
+	/* ibsim net format: a 3-level tree */
+	p.planes = 1;
+	p.levels = 3;
+	p.hosts = 0;
+	sm_fabric_free(f);
+	f = gen_ok(&p, &s);
+	g = sm_fabric_new();
+	assert_non_null(g);
+	reload(f, -1, SM_TOPO_IBSIM, g, 0);
+	check_same_fabric(f, g, 0);
+	sm_fabric_free(g);
+	sm_fabric_free(f);
+}
+
 static void test_guids(void **state)
 {
 	(void)state;
@@ -772,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_remove_switches),
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_sweep),
+		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_guids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

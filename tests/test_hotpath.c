@@ -652,6 +652,64 @@ static void test_engine_options(void **state)
 	assert_non_null(strstr(err, "ftree"));
 }
 
+/* share: destinations are taken heaviest first until the share of the weight is covered. */
+static void test_share(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = gen(8, 2, 32, 0);
+	struct sm_lfts *base = base_routes(f);
+	uint32_t h[64];
+	uint32_t nh = hosts_of(f, h);
+	/* weights 8, 4, 2, 1, 1 (total 16) to distinct destinations */
+	struct sm_flow fl[5] = { { h[0], h[20], 8 }, { h[1], h[21], 4 }, { h[2], h[22], 2 }, { h[3], h[23], 1 },
+				 { h[4], h[24], 1 } };
+	(void)nh;
+	double shares[4] = { 0.5, 0.7, 0.8, 1.0 };
+	unsigned want[4] = { 1, 2, 3, 5 };
+	for (unsigned i = 0; i < 4; i++) {
+		struct sm_hotpath_opts o;
+		sm_hotpath_opts_init(&o);
+		o.share = shares[i];
+		struct sm_lfts *out = sm_lfts_dup(base);
+		struct sm_hotpath_report r;
+		assert_int_equal(sm_hotpath_pin(f, 0, base, fl, 5, &o, out, &r, NULL, 0), 0);
+		assert_int_equal(r.hot_dests, want[i]);
+		assert_int_equal(r.pinned, want[i]);
+		assert_true(fabs(r.total_weight - 16) < 1e-12);
+		sm_hotpath_report_clear(&r);
+		sm_lfts_free(out);
+	}
+	sm_lfts_free(base);
+	sm_fabric_free(f);
+}
+
+/* Counter snapshots -> gravity flows -> the engine: a hot receiver's flows are spread, routes stay valid. */
+static void test_engine_counters_profile(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = gen(8, 2, 32, 0);
+	/* hosts 0..3 (leaf 0) each sent 1000 words, host 20 received 4000: all traffic to one host */
+	const char *text = "counters v1\nreading 1\n1 1 0 0\n2 1 0 0\n3 1 0 0\n4 1 0 0\n21 1 0 0\n"
+			   "reading 2\n1 1 1000 0\n2 1 1000 0\n3 1 1000 0\n4 1 1000 0\n21 1 0 4000\n";
+	struct sm_profile *prof = NULL;
+	char err[256], msg[256];
+	assert_int_equal(sm_profile_parse(f, "counters", text, strlen(text), NULL, &prof, err, sizeof(err)), 0);
+	assert_int_equal(prof->n_flows, 4);
+	void *st = NULL;
+	assert_int_equal(engine_init("lmc: false\n", &st, err, sizeof(err)), 0);
+	struct sm_lfts *out = engine_route(st, f, prof, msg, sizeof(msg));
+	const struct sm_hotpath_report *r = sm_hotpath_last_report(st, 0);
+	assert_non_null(r);
+	assert_int_equal(r->pinned, 4);
+	/* four hosts of one leaf to one DLID share the leaf's up-port: 4 x 4000 B on it; the host link has it too */
+	assert_true(fabs(r->max_load_after - r->host_bound) < 1e-6);
+	check_routes(f, out);
+	sm_lfts_free(out);
+	sm_engine_hotpath.free(st);
+	sm_profile_free(prof);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +722,8 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
+		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_engine_counters_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
