@@ -710,6 +710,60 @@ static void test_engine_counters_profile(void **state)
 	sm_fabric_free(f);
 }
 
+/* Degraded trees (links removed): ftree + pinning still validates and never loads the profile more. */
+static void test_engine_degraded(void **state)
+{
+	(void)state;
+	double frac[3] = { 0.05, 0.1, 0.2 };
+	for (unsigned z = 0; z < 3; z++) {
+		struct sm_gen_params gp;
+		char err[256], msg[256];
+		sm_gen_params_init(&gp);
+		gp.radix = 8;
+		gp.levels = 2;
+		gp.remove_links = frac[z];
+		gp.seed = 11 + z;
+		struct sm_fabric *f = sm_fabric_new();
+		assert_int_equal(sm_gen_fat_tree(&gp, f, err, sizeof(err)), 0);
+		void *st = NULL, *fst = NULL;
+		assert_int_equal(engine_init("{}", &st, err, sizeof(err)), 0);
+		assert_int_equal(sm_engine_ftree.init(&fst, NULL, NULL, err, sizeof(err)), 0);
+		struct sm_route_ctx fc;
+		memset(&fc, 0, sizeof(fc));
+		fc.fabric = f;
+		fc.out = sm_lfts_new(f, 0);
+		assert_int_equal(sm_engine_ftree.route(fst, &fc), 0);
+		struct sm_validation vb;
+		assert_int_equal(sm_validate(f, 0, fc.out, 0, &vb), 0);
+		uint32_t h[64];
+		uint32_t nh = hosts_of(f, h);
+		struct sm_flow fl[64 * 3];
+		rng_state = 77 + z;
+		for (unsigned t = 0; t < 5; t++) {
+			struct sm_profile prof;
+			memset(&prof, 0, sizeof(prof));
+			prof.flows = fl;
+			prof.n_flows = perm_flows(h, nh, 1.0, fl);
+			prof.n_flows += perm_flows(h, nh, 2.0, fl + prof.n_flows);
+			struct sm_lfts *out = engine_route(st, f, &prof, msg, sizeof(msg));
+			const struct sm_hotpath_report *r = sm_hotpath_last_report(st, 0);
+			assert_non_null(r);
+			assert_int_equal(r->unroutable, 0);
+			assert_true(r->max_load_after <= r->max_load_before + 1e-9);
+			struct sm_validation v;
+			assert_int_equal(sm_validate(f, 0, out, 0, &v), 0);
+			assert_int_equal(v.unreachable, 0);
+			assert_true(v.credit_loop <= vb.credit_loop);
+			assert_int_equal(v.sw_unreachable, vb.sw_unreachable);
+			sm_lfts_free(out);
+		}
+		sm_lfts_free(fc.out);
+		sm_engine_ftree.free(fst);
+		sm_engine_hotpath.free(st);
+		sm_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
 		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_engine_degraded),
 		cmocka_unit_test(test_engine_counters_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
