@@ -311,17 +311,32 @@ static int ratio_less(uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
 	return a * nb < b * na;
 }
 
-uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *cand, unsigned n,
-			  int is_switch)
+static int has_parallel(const struct sm_graph *g, const uint32_t *cand, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		if (g->adj[cand[i]].peer == g->adj[cand[i - 1]].peer)
+			return 1;
+	return 0;
+}
+
+static uint32_t pick(struct sm_balancer *b, const uint32_t *cand, unsigned n, int is_switch, int parallel)
 {
 	const struct sm_graph *g = b->g;
 	const uint32_t *ct = b->cnt[is_switch ? 1 : 0], *co = b->cnt[is_switch ? 0 : 1];
-	(void)s;
 	/*
 	 * Candidates arrive sorted, so links to one neighbour are consecutive.
 	 * Neighbour load counts every link to that neighbour (all of them lead
 	 * one hop closer if one does), normalised per link.
 	 */
+	if (!parallel) {
+		/* one cable per neighbour: the least used cable, lowest index on ties */
+		unsigned best = 0;
+		for (unsigned i = 1; i < n; i++)
+			if (ct[cand[i]] < ct[cand[best]])
+				best = i;
+		b->cnt[is_switch ? 1 : 0][cand[best]]++;
+		return cand[best];
+	}
 	unsigned best_lo = 0, best_hi = 0;
 	uint64_t best_load = 0, best_links = 0;
 	for (unsigned i = 0; i < n;) {
@@ -344,31 +359,56 @@ uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *can
 	 * shift permutations congestion-free. The other type's counts would
 	 * break that alignment, so they only decide between parallel links.
 	 */
-	uint32_t pick = cand[best_lo];
+	uint32_t best = cand[best_lo];
 	for (unsigned i = best_lo + 1; i < best_hi; i++) {
 		uint32_t c = cand[i];
-		if (ct[c] < ct[pick] || (ct[c] == ct[pick] && co[c] < co[pick]))
-			pick = c;
+		if (ct[c] < ct[best] || (ct[c] == ct[best] && co[c] < co[best]))
+			best = c;
 	}
-	b->cnt[is_switch ? 1 : 0][pick]++;
-	return pick;
+	b->cnt[is_switch ? 1 : 0][best]++;
+	return best;
+}
+
+uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *cand, unsigned n,
+			  int is_switch)
+{
+	(void)s;
+	return pick(b, cand, n, is_switch, has_parallel(b->g, cand, n));
 }
 
 uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32_t d,
 			 const uint32_t *cand_off, const uint32_t *cand, struct sm_lfts *l)
 {
+	/*
+	 * Switch by switch, LIDs inner: the balancer state of one switch is
+	 * independent of the others, so this gives the same choices as LID by
+	 * LID, with row-local writes and the candidate list examined once.
+	 */
 	uint64_t set = 0;
-	for (uint32_t k = g->dest_off[d]; k < g->dest_off[d + 1]; k++) {
-		const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
-		if (dst->lid > l->top_lid)
+	uint32_t k0 = g->dest_off[d], k1 = g->dest_off[d + 1];
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		uint8_t *row = sm_lfts_row(l, s);
+		const uint32_t *c = &cand[cand_off[s]];
+		unsigned n = cand_off[s + 1] - cand_off[s];
+		if (s == d) {
+			for (uint32_t k = k0; k < k1; k++) {
+				const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+				if (dst->lid <= l->top_lid)
+					row[dst->lid] = dst->out_port;
+			}
 			continue;
-		sm_lfts_row(l, d)[dst->lid] = dst->out_port;
-		for (uint32_t s = 0; s < g->n_sw; s++) {
-			unsigned n = cand_off[s + 1] - cand_off[s];
-			if (!n || s == d)
+		}
+		if (!n)
+			continue;
+		int par = has_parallel(g, c, n);
+		for (uint32_t k = k0; k < k1; k++) {
+			const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+			if (dst->lid > l->top_lid)
 				continue;
-			uint32_t i = sm_balancer_pick(b, s, &cand[cand_off[s]], n, dst->is_switch);
-			sm_lfts_row(l, s)[dst->lid] = g->adj[i].port;
+			uint32_t i = n == 1 ? c[0] : pick(b, c, n, dst->is_switch, par);
+			if (n == 1)
+				b->cnt[dst->is_switch ? 1 : 0][i]++;
+			row[dst->lid] = g->adj[i].port;
 			set++;
 		}
 	}

@@ -22,11 +22,16 @@
 
 enum { ST_UNKNOWN = 0, ST_ON_STACK, ST_OK, ST_HOLE, ST_LOOP };
 
+#define NXT_HOLE UINT32_MAX        /* no port, no cable, or a cable back to the same switch */
+#define NXT_ENDPOINT (UINT32_MAX - 1)
+
 struct vctx {
 	const struct sm_fabric *f;
 	const struct sm_lfts *l;
 	const struct sm_graph *g;
 	uint32_t *link_of;       /* [n_sw * (max_ports+1)] adj index of (slot, port) or SM_NONE */
+	uint32_t *nxt;           /* [n_sw * (max_ports+1)] slot across (slot, port), or NXT_* */
+	uint8_t *tr;             /* [(top_lid+1) * n_sw] the LFTs transposed: one LID's entries together */
 	unsigned stride;         /* max_ports + 1 */
 	/* per LID scratch */
 	uint8_t *st;
@@ -52,6 +57,8 @@ static double now_sec(void)
 static void vctx_free(struct vctx *c)
 {
 	free(c->link_of);
+	free(c->nxt);
+	free(c->tr);
 	free(c->st);
 	free(c->hops);
 	free(c->next);
@@ -61,6 +68,26 @@ static void vctx_free(struct vctx *c)
 	free(c->used);
 	free(c->bits);
 	free(c->bit_off);
+}
+
+/*
+ * The walk reads one LID's entry at every switch; rows are per switch, so
+ * reading them in place strides by a whole row per switch (a cache miss
+ * each). Transposing once in 64 x 64 tiles makes those reads sequential.
+ */
+static void transpose(struct vctx *c)
+{
+	const struct sm_lfts *l = c->l;
+	size_t n_sw = c->g->n_sw, n_lid = (size_t)l->top_lid + 1;
+	for (size_t s0 = 0; s0 < n_sw; s0 += 64)
+		for (size_t l0 = 0; l0 < n_lid; l0 += 64) {
+			size_t s1 = s0 + 64 < n_sw ? s0 + 64 : n_sw, l1 = l0 + 64 < n_lid ? l0 + 64 : n_lid;
+			for (size_t s = s0; s < s1; s++) {
+				const uint8_t *row = sm_lfts_row(l, (uint32_t)s);
+				for (size_t lid = l0; lid < l1; lid++)
+					c->tr[lid * n_sw + s] = row[lid];
+			}
+		}
 }
 
 static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_lfts *l,
@@ -73,6 +100,7 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
 	c->stride = (unsigned)g->max_ports + 1;
 	size_t n = (size_t)g->n_sw + 1, nl = (size_t)g->adj_off[g->n_sw];
 	c->link_of = malloc(n * c->stride * sizeof(*c->link_of));
+	c->nxt = malloc(n * c->stride * sizeof(*c->nxt));
 	c->st = malloc(n);
 	c->hops = malloc(n * sizeof(*c->hops));
 	c->next = malloc(n * sizeof(*c->next));
@@ -81,11 +109,25 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
 	c->stack = malloc(n * sizeof(*c->stack));
 	c->used = malloc(n);
 	c->bit_off = malloc((nl + 1) * sizeof(*c->bit_off));
-	if (!c->link_of || !c->st || !c->hops || !c->next || !c->entry || !c->fail_at || !c->stack ||
+	c->tr = malloc(((size_t)l->top_lid + 1) * n);
+	if (!c->link_of || !c->nxt || !c->tr || !c->st || !c->hops || !c->next || !c->entry || !c->fail_at || !c->stack ||
 	    !c->used || !c->bit_off)
 		return -ENOMEM;
-	for (size_t i = 0; i < n * c->stride; i++)
+	transpose(c);
+	for (size_t i = 0; i < n * c->stride; i++) {
 		c->link_of[i] = SM_NONE;
+		c->nxt[i] = NXT_HOLE;
+	}
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		const struct sm_node *nd = &f->nodes[g->sw_node[s]];
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			const struct sm_port *pp = &f->ports[nd->port0 + p];
+			if (pp->peer_node == SM_NONE)
+				continue;
+			uint32_t t = g->slot_of_node[pp->peer_node];
+			c->nxt[(size_t)s * c->stride + p] = t == SM_NONE ? NXT_ENDPOINT : t == s ? NXT_HOLE : t;
+		}
+	}
 	uint64_t bits = 0;
 	for (uint32_t s = 0; s < g->n_sw; s++)
 		for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
@@ -104,25 +146,22 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
  */
 static int step(struct vctx *c, const struct sm_graph_dest *d, uint32_t s)
 {
-	const struct sm_fabric *f = c->f;
-	const struct sm_node *n = &f->nodes[c->g->sw_node[s]];
-	uint8_t e = d->lid <= c->l->top_lid ? sm_lfts_row(c->l, s)[d->lid] : SM_LFT_NONE;
+	uint8_t e = d->lid <= c->l->top_lid ? c->tr[(size_t)d->lid * c->g->n_sw + s] : SM_LFT_NONE;
 	c->entry[s] = e;
 	c->next[s] = SM_NONE;
 	if (e == 0)
-		return f->ports[d->port].node == c->g->sw_node[s] ? ST_OK : ST_HOLE;
-	if (e == SM_LFT_NONE || e > n->nports)
-		return ST_HOLE;
-	const struct sm_port *pp = &f->ports[n->port0 + e];
-	if (pp->peer_node == SM_NONE)
-		return ST_HOLE;
-	uint32_t t = c->g->slot_of_node[pp->peer_node];
-	if (t != SM_NONE && t != s) {
+		return d->is_switch && d->sw == s ? ST_OK : ST_HOLE;
+	if (e >= c->stride)
+		return ST_HOLE;  /* SM_LFT_NONE is always beyond the largest switch */
+	uint32_t t = c->nxt[(size_t)s * c->stride + e];
+	if (t < NXT_ENDPOINT) {
 		c->next[s] = t;
 		return ST_UNKNOWN;
 	}
-	const struct sm_port *dp = &f->ports[d->port];
-	return (pp->peer_node == dp->node && pp->peer_port == dp->num) ? ST_OK : ST_HOLE;
+	if (t == NXT_HOLE)
+		return ST_HOLE;
+	/* cabled to an endpoint: right only if it is the destination port */
+	return !d->is_switch && d->sw == s && d->out_port == e ? ST_OK : ST_HOLE;
 }
 
 /* Resolve every switch's route to d (memoised, iterative). */

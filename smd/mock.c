@@ -778,8 +778,10 @@ static int route_lid(const struct sm_mock *m, uint32_t n, unsigned outp, uint16_
 
 		if (nd->type == SM_NODE_SWITCH) {
 			if (port_has_lid(m, n, 0, dlid)) {
+				/* delivered to the management port 0: NodeInfo.LocalPortNum
+				 * then reads 0, as ibsim answers too */
 				*dn = n;
-				*dp = outp;   /* ingress port, for LocalPortNum */
+				*dp = 0;
 				return 0;
 			}
 			e = dlid < m->nodes[n].lft_len ? m->nodes[n].lft[dlid] : SM_LFT_NO_PORT;
