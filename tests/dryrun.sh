@@ -140,19 +140,37 @@ if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/r.txt"; the
 	grep -q "random permutations" "$T/r.txt" || fail "text report lacks the random permutations"
 fi
 
-# a chain that falls back: the report says why the first engine was passed over
-if run 0 "$SMD" --dry-run -t "$DATA/split.ibnd" -R ftree,minhop --json; then
+# a chain that falls back: ftree refuses a ring, updn routes it; the report says why
+if run 0 "$SMD" --dry-run -t "$DATA/ring.net" -R ftree,updn --json; then
 	check_json "$T/out" '
-p = r["planes"][0]
-assert p["routing"]["routed"]
-att = p["routing"]["attempts"]
-used = [a for a in att if a["used"]]
-assert len(used) == 1 and used[0]["engine"] == p["routing"]["engine"], att
-for a in att:
-    if not a["used"]:
-        assert a["reason"], a
+p = r["planes"][0]["routing"]
+assert p["routed"] and p["engine"] == "updn", p
+att = p["attempts"]
+assert [a["engine"] for a in att] == ["ftree", "updn"], att
+assert not att[0]["used"] and att[0]["rc"] < 0 and "fat tree" in att[0]["reason"], att[0]
+assert att[1]["used"] and att[1]["reason"] is None, att[1]
 '
+	expect_err "engine ftree passed over: .*not a fat tree"
 fi
+# no engine of the chain routes the plane: exit 1, but the report and the LFT file still say so
+if run 1 "$SMD" --dry-run -t "$DATA/ring.net" -t "$DATA/split.ibnd" -R ftree --report "$T/fail.json" --json \
+	--lfts-out "$T/fail.lfts"; then
+	expect_err "plane 0 .*no engine of the chain could route it"
+	check_json "$T/fail.json" '
+assert r["all_routed"] is False
+assert r["planes"][0]["routing"]["routed"] is False and r["planes"][0]["metrics"] is None
+assert r["planes"][1]["routing"]["routed"] is True
+'
+	grep -q "^# plane 0 .*not routed" "$T/fail.lfts" || fail "LFT file does not say plane 0 is not routed"
+	[ "$(grep -c "^Unicast lids" "$T/fail.lfts")" -eq 2 ] || fail "LFT file lacks the 2 switches of plane 1"
+fi
+
+# plugins from the config's plugin_dir: the example plugin routes, a broken one is refused
+printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$T/plugins.yaml"
+run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R ecmp &&
+	expect_err "routed by ecmp"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R bad_version &&
+	expect_err "bad_version.so"
 
 # a traffic profile: max link load of its flows, routed without and with it
 printf 'H1 H8 5\nH2 H7 3\n# a comment\nH3 H6 0\n' >"$T/good.profile"
