@@ -362,8 +362,8 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 		rc = sm_route_chain_planes(d->chain, d->f, planes, n, NULL, base, res);
 		for (unsigned i = 0; i < n; i++) {
 			struct sm_dr_plane *p = &d->run.planes[i];
-			if (base[i])
-				p->load_before = plane_load(d, i, base[i], &p->n_flows, &p->flow_weight);
+			/* negative = unknown: the chain could not route the plane without the profile */
+			p->load_before = base[i] ? plane_load(d, i, base[i], &p->n_flows, &p->flow_weight) : -1;
 			sm_lfts_free(base[i]);
 		}
 		if (rc == -ENOMEM)
@@ -459,6 +459,11 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	for (unsigned i = 0; i < n_threads; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&job.lock);
+	/* planes compared with each other: what each lacks, the share it offers hosts */
+	if (!job.rc && d->run.n_planes > 1) {
+		job.rc = sm_planes_health(d->f, NULL, &d->run.health);
+		d->run.have_health = !job.rc;
+	}
 	d->run.t.metrics = sm_dryrun_now() - t0;
 	return job.rc;
 }
