@@ -26,6 +26,11 @@
  *
  * Library code: nothing here logs; errors come back as a negative errno plus
  * a message in the caller's buffer.
+ *
+ * Threads: an engine's state is read-only after init (minhop, updn, ftree
+ * and the ecmp plugin keep to that), so one chain may route different
+ * planes from different threads at once; the registry itself is not locked
+ * (find/load plugins before starting threads).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +41,8 @@
 extern const struct sm_engine_ops sm_engine_minhop;  /* routing/minhop.c */
 extern const struct sm_engine_ops sm_engine_updn;    /* routing/updn.c */
 extern const struct sm_engine_ops sm_engine_ftree;   /* routing/ftree.c (ftree component) */
+extern const struct sm_engine_ops sm_engine_planes;  /* routing/planes.c (multi-plane) */
+extern const struct sm_engine_ops sm_engine_hotpath; /* routing/hotpath.c (hot-path pinning) */
 
 #define SM_CHAIN_MAX 8          /* engines in one chain */
 #define SM_ENGINE_NAME_MAX 32   /* longest engine name, NUL excluded */

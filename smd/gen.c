@@ -270,6 +270,34 @@ static long long write_one(const struct sm_fabric *f, const struct gen_cli *c, i
 	return size;
 }
 
+/* ibsim's built-in limits (its sim.h): nodes, switches, ports */
+#define IBSIM_DEF_NODES 2048
+#define IBSIM_DEF_SWITCHES 256
+#define IBSIM_DEF_PORTS 13312
+
+/*
+ * What one ibsim instance needs for the file(s) written: nodes, switches,
+ * and ports the way ibsim counts them (a switch takes nports + 1 with port
+ * 0, a CA nports). With --split, the largest plane.
+ */
+static void ibsim_needs(const struct sm_fabric *f, const struct gen_cli *c, unsigned need[3])
+{
+	unsigned per[SM_MAX_PLANES][3] = { { 0 } };
+
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		unsigned pl = c->split ? nd->plane : 0;
+		per[pl][0]++;
+		per[pl][1] += nd->type == SM_NODE_SWITCH;
+		per[pl][2] += nd->nports + (nd->type == SM_NODE_SWITCH);
+	}
+	need[0] = need[1] = need[2] = 0;
+	for (unsigned pl = 0; pl < SM_MAX_PLANES; pl++)
+		for (unsigned i = 0; i < 3; i++)
+			if (per[pl][i] > need[i])
+				need[i] = per[pl][i];
+}
+
 static void summary(const struct smctl_global *g, const struct gen_cli *c,
 		    const struct sm_gen_shape *s, const struct sm_fabric *f, long long bytes,
 		    unsigned files)
@@ -281,7 +309,14 @@ static void summary(const struct smctl_global *g, const struct gen_cli *c,
 	unsigned missing_links = c->p.planes * s->sw_links - all.sw_links;
 	unsigned removed_sw = c->p.planes * s->switches - all.switches;
 	const char *fmt = c->fmt == SM_TOPO_IBSIM ? "ibsim" : "ibnd";
+	unsigned need[3];
+	char ibsim_args[96] = "";
 
+	ibsim_needs(f, c, need);
+	if (c->fmt == SM_TOPO_IBSIM && (need[0] > IBSIM_DEF_NODES || need[1] > IBSIM_DEF_SWITCHES ||
+					need[2] > IBSIM_DEF_PORTS))
+		snprintf(ibsim_args, sizeof(ibsim_args), "-N %u -S %u -P %u", need[0], need[1],
+			 need[2]);
 	if (g && g->json) {
 		fprintf(o,
 			"{\"kind\":\"fat-tree\",\"levels\":%u,\"radix\":%u,\"planes\":%u,"
@@ -289,11 +324,11 @@ static void summary(const struct smctl_global *g, const struct gen_cli *c,
 			"\"pods\":%u,\"aggs\":%u,\"cores\":%u,\"switches\":%u,\"cas\":%u,"
 			"\"links\":%u,\"switch_links\":%u,\"missing_switch_links\":%u,"
 			"\"removed_switches\":%u,\"lids\":%s,\"format\":\"%s\",\"files\":%u,"
-			"\"bytes\":%lld}\n",
+			"\"bytes\":%lld,\"ibsim_args\":\"%s\"}\n",
 			s->levels, s->radix, c->p.planes, s->hosts, s->down, s->up, s->leaves,
 			s->spines, s->pods, s->aggs, s->cores, all.switches, all.cas, all.links,
 			all.sw_links, missing_links, removed_sw, c->p.no_lids ? "false" : "true", fmt,
-			files, bytes);
+			files, bytes, ibsim_args);
 		return;
 	}
 	fprintf(o, "fat-tree: %u levels, radix %u, %u:%u leaves, %u host%s x %u plane%s: "
@@ -302,6 +337,9 @@ static void summary(const struct smctl_global *g, const struct gen_cli *c,
 		s->levels, s->radix, s->down, s->up, s->hosts, s->hosts == 1 ? "" : "s",
 		c->p.planes, c->p.planes == 1 ? "" : "s", all.switches, all.cas, all.links,
 		all.sw_links, missing_links, removed_sw, fmt, files, files == 1 ? "" : "s", bytes);
+	if (ibsim_args[0])
+		fprintf(o, "note: more than ibsim's default limits; run it as ibsim %s ...\n",
+			ibsim_args);
 }
 
 int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv)

@@ -3,7 +3,7 @@
  * DOC: smctl topo info | convert
  *
  *   smctl [--json] topo info DUMP [DUMP...] [--plane N] [--from auto|ibnd|ibsim] [--json]
- *     Loads each dump into its own plane (N, N+1, ...; default 0) of one
+ *     Loads each dump ("-" = standard input) into its own plane (N, N+1, ...; default 0) of one
  *     model and prints, per plane: nodes, switches, CAs, routers, links,
  *     switch-switch links, LIDs and the load time; then the model's memory
  *     and the total load time. --json prints one object:
@@ -60,6 +60,15 @@ static int parse_fmt(const char *s, enum sm_topo_format *f, int allow_auto)
 	return 0;
 }
 
+/* "-" reads standard input (e.g. ibnetdiscover | smctl topo info -). */
+static int load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt, unsigned plane,
+		struct sm_topo_err *err)
+{
+	if (!strcmp(path, "-"))
+		return sm_topo_load_stream(f, stdin, "<stdin>", fmt, plane, err);
+	return sm_topo_load(f, path, fmt, plane, err);
+}
+
 static void json_str(FILE *o, const char *s)
 {
 	fputc('"', o);
@@ -104,7 +113,7 @@ static int cmd_info(const struct smctl_global *g, int argc, char **argv)
 			if (parse_fmt(argv[++i], &fmt, 1))
 				return usage("info: --from takes auto, ibnd or ibsim");
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "smctl: topo info: unknown option '%s'\n", a);
+			fprintf(stderr, "smctl: topo info: unknown option or missing value '%s'\n", a);
 			return usage(NULL);
 		} else {
 			if (nfiles >= SM_MAX_PLANES)
@@ -126,7 +135,7 @@ static int cmd_info(const struct smctl_global *g, int argc, char **argv)
 	for (unsigned i = 0; i < nfiles; i++) {
 		struct sm_topo_err err;
 		double t0 = now_ms();
-		int rc = sm_topo_load(f, files[i], fmt, base + i, &err);
+		int rc = load(f, files[i], fmt, base + i, &err);
 		ms[i] = now_ms() - t0;
 		total += ms[i];
 		if (rc) {
@@ -211,7 +220,7 @@ static int cmd_convert(int argc, char **argv)
 		fprintf(stderr, "smctl: out of memory\n");
 		return 1;
 	}
-	rc = sm_topo_load(f, in, from, 0, &err);
+	rc = load(f, in, from, 0, &err);
 	if (rc) {
 		fprintf(stderr, "smctl: %s\n", err.msg);
 		sm_fabric_free(f);

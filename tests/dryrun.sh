@@ -69,6 +69,7 @@ run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/none.yaml" && expect_err "none
 printf 'this is not a profile ;;\n' >"$T/bad.profile"
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" --profile "$T/bad.profile" && expect_err "bad.profile"
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --lfts-out "$T/no/such/dir/x.lfts" && expect_err "no/such/dir"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/no/such/dir/r.txt" && expect_err "report to .*no/such/dir"
 : >"$T/empty.ibnd"
 "$SMD" --dry-run -t "$T/empty.ibnd" >"$T/out" 2>"$T/err"
 rc=$?
@@ -140,19 +141,42 @@ if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/r.txt"; the
 	grep -q "random permutations" "$T/r.txt" || fail "text report lacks the random permutations"
 fi
 
-# a chain that falls back: the report says why the first engine was passed over
-if run 0 "$SMD" --dry-run -t "$DATA/split.ibnd" -R ftree,minhop --json; then
+# a chain that falls back: ftree refuses a ring, updn routes it; the report says why
+if run 0 "$SMD" --dry-run -t "$DATA/ring.net" -R ftree,updn --json; then
 	check_json "$T/out" '
-p = r["planes"][0]
-assert p["routing"]["routed"]
-att = p["routing"]["attempts"]
-used = [a for a in att if a["used"]]
-assert len(used) == 1 and used[0]["engine"] == p["routing"]["engine"], att
-for a in att:
-    if not a["used"]:
-        assert a["reason"], a
+p = r["planes"][0]["routing"]
+assert p["routed"] and p["engine"] == "updn", p
+att = p["attempts"]
+assert [a["engine"] for a in att] == ["ftree", "updn"], att
+assert not att[0]["used"] and att[0]["rc"] < 0 and "fat tree" in att[0]["reason"], att[0]
+assert att[1]["used"] and att[1]["reason"] is None, att[1]
 '
+	expect_err "engine ftree passed over: .*not a fat tree"
 fi
+# no engine of the chain routes the plane: exit 1, but the report and the LFT file still say so
+if run 1 "$SMD" --dry-run -t "$DATA/ring.net" -t "$DATA/split.ibnd" -R ftree --report "$T/fail.json" --json \
+	--lfts-out "$T/fail.lfts"; then
+	expect_err "plane 0 .*no engine of the chain could route it"
+	check_json "$T/fail.json" '
+assert r["all_routed"] is False
+assert r["planes"][0]["routing"]["routed"] is False and r["planes"][0]["metrics"] is None
+assert r["planes"][1]["routing"]["routed"] is True
+'
+	grep -q "^# plane 0 .*not routed" "$T/fail.lfts" || fail "LFT file does not say plane 0 is not routed"
+	[ "$(grep -c "^Unicast lids" "$T/fail.lfts")" -eq 2 ] || fail "LFT file lacks the 2 switches of plane 1"
+fi
+
+# an engine's own config error names the config file and the line
+printf 'routing_engine: updn\nengines:\n  updn:\n    bogus_key: 1\n' >"$T/engine.yaml"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/engine.yaml" &&
+	expect_err "engine.yaml: .*line 4: .*bogus_key"
+
+# plugins from the config's plugin_dir: the example plugin routes, a broken one is refused
+printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$T/plugins.yaml"
+run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R ecmp &&
+	expect_err "routed by ecmp"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R bad_version &&
+	expect_err "bad_version.so"
 
 # a traffic profile: max link load of its flows, routed without and with it
 printf 'H1 H8 5\nH2 H7 3\n# a comment\nH3 H6 0\n' >"$T/good.profile"
@@ -162,6 +186,18 @@ pr = r["planes"][0]["profile"]
 assert r["profile"].endswith("good.profile")
 assert pr["flows"] == 2 and pr["weight"] == 8, pr
 assert 5 <= pr["max_link_load_before"] <= 8 and 5 <= pr["max_link_load_after"] <= 8, pr
+'
+fi
+
+# with the profile-aware engine the load can only go down (here a permutation: 1 is the optimum)
+printf 'H1 H3 1\nH2 H4 1\nH3 H5 1\nH4 H6 1\nH5 H7 1\nH6 H8 1\nH7 H1 1\nH8 H2 1\n' >"$T/perm.profile"
+if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R hotpath,ftree --profile "$T/perm.profile" --json; then
+	check_json "$T/out" '
+p = r["planes"][0]
+assert p["routing"]["engine"] == "hotpath", p["routing"]
+pr = p["profile"]
+assert pr["flows"] == 8 and pr["max_link_load_after"] == 1, pr
+assert pr["max_link_load_before"] >= pr["max_link_load_after"], pr
 '
 fi
 
@@ -238,31 +274,46 @@ if bad:
 EOF
 }
 
-if ibsim_start "$DATA/ft8.net"; then
-	if ibsim_opensm_once && ibsim_run ibnetdiscover >"$T/live.ibnd" 2>"$T/ibnd.err"; then
-		for eng in minhop updn ftree; do
-			if ! run 0 "$SMD" --dry-run -t "$T/live.ibnd" -R "$eng" --lfts-out "$T/$eng.lfts"; then
-				continue
-			fi
-			if ! ibsim_opensm_once -R file -U "$T/$eng.lfts"; then
-				fail "$eng: OpenSM's file engine refused our LFT file"
-				continue
-			fi
-			grep -q "file tables configured on all switches" "$IBSIM_DIR/opensm.log" ||
-				fail "$eng: OpenSM did not configure its tables from our file"
-			ibsim_run dump_lfts >"$T/$eng.dump" 2>/dev/null || fail "$eng: dump_lfts failed"
-			compare_lfts "$T/$eng.lfts" "$T/$eng.dump" || fail "$eng: switches hold other LFTs than our file"
-			# byte for byte, apart from the header's port id and dump_lfts' trailer
-			sed -E -e '/^#/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' "$T/$eng.lfts" |
-				LC_ALL=C sort >"$T/a"
-			sed -E -e '/^$/d' -e '/^\*\*\* WARNING/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' \
-				"$T/$eng.dump" | LC_ALL=C sort >"$T/b"
-			cmp -s "$T/a" "$T/b" || { fail "$eng: text differs from dump_lfts"; diff "$T/a" "$T/b" | head >&2; }
-		done
-	else
-		fail "OpenSM or ibnetdiscover under ibsim failed"
-		cat "$T/ibnd.err" >&2 2>/dev/null
+# opensm_round_trip LMC ENGINES...: OpenSM assigns LIDs (with LMC), we dry-run its dump and
+# write LFTs, OpenSM loads them with its file engine, dump_lfts must give our file back.
+opensm_round_trip()
+{
+	_lmc=$1
+	shift
+	if ! ibsim_opensm_once -l "$_lmc" || ! ibsim_run ibnetdiscover >"$T/live.ibnd" 2>"$T/ibnd.err"; then
+		fail "LMC $_lmc: OpenSM or ibnetdiscover under ibsim failed"
+		cat "$T/ibnd.err" >&2
+		return
 	fi
+	for eng in "$@"; do
+		out="$T/$eng-lmc$_lmc"
+		run 0 "$SMD" --dry-run -t "$T/live.ibnd" -R "$eng" --lfts-out "$out.lfts" || continue
+		if ! ibsim_opensm_once -l "$_lmc" -R file -U "$out.lfts"; then
+			fail "$eng, LMC $_lmc: OpenSM's file engine refused our LFT file"
+			continue
+		fi
+		grep -q "file tables configured on all switches" "$IBSIM_DIR/opensm.log" ||
+			fail "$eng, LMC $_lmc: OpenSM did not configure its tables from our file"
+		ibsim_run dump_lfts >"$out.dump" 2>/dev/null || fail "$eng, LMC $_lmc: dump_lfts failed"
+		compare_lfts "$out.lfts" "$out.dump" ||
+			fail "$eng, LMC $_lmc: switches hold other LFTs than our file"
+		# byte for byte, apart from the header's port id and dump_lfts' trailer
+		sed -E -e '/^#/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' "$out.lfts" |
+			LC_ALL=C sort >"$T/a"
+		sed -E -e '/^$/d' -e '/^\*\*\* WARNING/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' \
+			"$out.dump" | LC_ALL=C sort >"$T/b"
+		cmp -s "$T/a" "$T/b" || {
+			fail "$eng, LMC $_lmc: text differs from dump_lfts"
+			diff "$T/a" "$T/b" | head >&2
+		}
+	done
+}
+
+if ibsim_start "$DATA/ft8.net"; then
+	trap cleanup EXIT   # ibsim_start installed its own EXIT trap; ours also calls it
+	opensm_round_trip 0 minhop updn ftree
+	# LMC 2: ranges of 4 LIDs per CA port and dump_fts' "path #k out of 4" lines
+	opensm_round_trip 2 minhop
 	ibsim_stop
 else
 	fail "ibsim did not start"

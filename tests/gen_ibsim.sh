@@ -11,46 +11,7 @@ set -u
 SMCTL="$top_builddir/smd/smctl"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/smd-gen-ibsim.XXXXXX") || exit 99
 
-if [ -f "$top_srcdir/tests/lib-ibsim.sh" ]; then
-	. "$top_srcdir/tests/lib-ibsim.sh"
-else
-	# Minimal stand-in until the shared helper is on main.
-	IBSIM_PID=
-	IBSIM_DIR=
-	ibsim_start()
-	{
-		IBSIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/smd-ibsim.XXXXXX") || return 1
-		IBSIM_SOCKNAME="smd-$$-gen-$(date +%s%N)"
-		export IBSIM_SOCKNAME
-		(cd "$IBSIM_DIR" && exec ibsim -s "$@" >ibsim.log 2>&1 </dev/null) &
-		IBSIM_PID=$!
-		_n=0
-		until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-			_n=$((_n + 1))
-			if [ $_n -gt 300 ] || ! kill -0 "$IBSIM_PID" 2>/dev/null; then
-				cat "$IBSIM_DIR/ibsim.log" >&2
-				return 1
-			fi
-			sleep 0.2
-		done
-	}
-	ibsim_run()
-	{
-		(cd "$IBSIM_DIR" && LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so \
-			timeout 300 "$@")
-	}
-	ibsim_stop()
-	{
-		if [ -n "$IBSIM_PID" ]; then
-			kill "$IBSIM_PID" 2>/dev/null
-			wait "$IBSIM_PID" 2>/dev/null
-			IBSIM_PID=
-		fi
-		[ -n "$IBSIM_DIR" ] && rm -rf "$IBSIM_DIR"
-		IBSIM_DIR=
-	}
-	ibsim_cleanup() { ibsim_stop; }
-fi
+. "$top_srcdir/tests/lib-ibsim.sh"
 
 cleanup() { ibsim_cleanup; rm -rf "$TMP"; }
 trap cleanup EXIT

@@ -30,6 +30,13 @@ trap cleanup EXIT
 trap 'cleanup; trap - EXIT; exit 130' INT TERM HUP
 failed=0
 
+# umad2sim (uninstrumented, not ours) copies 320 bytes out of its own 288-byte
+# receive buffer on every umad_recv; a sanitizer build of smd would stop on
+# that. Suppress reports from interceptors called by umad2sim only.
+printf 'interceptor_via_lib:libumad2sim.so\n' >"$WORK/asan.supp"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$WORK/asan.supp"
+export ASAN_OPTIONS
+
 fail() { echo "FAIL: $*"; failed=1; }
 
 # json_num FILE KEY: the integer after the first "KEY": in FILE
@@ -88,13 +95,17 @@ run_case() {
 	[ "$nl" = "$(json_num "$dir/run1.json" lids)" ] || fail "$name: ibnetdiscover shows $nl LIDs, smd assigned $(json_num "$dir/run1.json" lids)"
 	diff "$dir/lids.smd" "$dir/lids.ibnd" >"$dir/lids.diff" || { fail "$name: LIDs differ (guid2lid vs ibnetdiscover)"; cat "$dir/lids.diff"; }
 
-	# every switch forwards every LID
+	# every switch forwards every CA port LID (switch-to-switch LIDs are the
+	# engine's business: ftree leaves spine-to-spine LIDs out; counted only)
 	ibsim_run dump_lfts >"$dir/lfts.txt" 2>"$dir/lfts.err" || fail "$name: dump_lfts failed"
 	nsw=$(grep -c '^Unicast lids' "$dir/lfts.txt")
 	[ "$nsw" = "$(json_num "$dir/run1.json" switches)" ] || fail "$name: dump_lfts shows $nsw switches"
-	if grep 'valid lids dumped' "$dir/lfts.txt" | grep -qv "^$nl valid lids dumped"; then
-		fail "$name: a switch lacks LFT entries:"; grep 'valid lids dumped' "$dir/lfts.txt" | sort | uniq -c
-	fi
+	nca=$(grep -c '^\[[0-9]*\](' "$dir/topo.txt")
+	awk '/^Unicast lids/ { if (n++) print ca; ca = 0 } /Channel Adapter/ { ca++ } END { if (n) print ca }' \
+		"$dir/lfts.txt" | sort | uniq -c >"$dir/lfts.ca"
+	[ "$(awk '{ print $2 }' "$dir/lfts.ca")" = "$nca" ] ||
+		{ fail "$name: not every switch has an entry for all $nca CA port LIDs:"; cat "$dir/lfts.ca"; }
+	echo "$name: LFT entries per switch: $(grep 'valid lids dumped' "$dir/lfts.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
 
 	# every pair of CA port LIDs is routed hop by hop
 	ca_lids=$(awk '/^\[[0-9]+\]\(/ { l = $0; if (sub(/.*# lid /, "", l)) { sub(/ .*/, "", l); print l } }' "$dir/topo.txt" | sort -n)

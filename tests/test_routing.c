@@ -432,6 +432,9 @@ static void test_updn_degraded_fat_tree(void **state)
 	/* leaf 0 and its 4 hosts cannot reach spine 2's LID without going down then up */
 	assert_int_equal(v.sw_unreachable, 5);
 	assert_false(sm_validate_ok(&v, SM_VALIDATE_STRICT_SWITCHES));
+	/* updn's routes to switch LIDs are legal too: no cycle with them either */
+	assert_int_equal(sm_validate(x.f, 0, l, SM_VALIDATE_CDG_SWITCH_LIDS, &v), 0);
+	assert_int_equal(v.credit_loop, 0);
 	/* minhop does route those, with a down-up turn */
 	sm_lfts_free(l);
 	l = route_with(&sm_engine_minhop, x.f, 0, NULL, NULL, 0, msg);
@@ -512,6 +515,87 @@ static void test_updn_config(void **state)
 	assert_non_null(strstr(err, "config line 1: expected a mapping"));
 	yaml_document_delete(&doc);
 	sm_fabric_free(x.f);
+}
+
+/* Seeded random topologies: irregular graphs, parallel cables, islands, multi-port CAs. */
+static uint64_t rnd_state;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((rnd_state >> 33) % n);
+}
+
+static void random_fabric(struct fix *x, unsigned n_sw)
+{
+	fix_init(x);
+	for (unsigned i = 0; i < n_sw; i++)
+		fix_switch(x, 12, 0);
+	uint8_t used[64][13] = { { 0 } };
+	/* a random spanning chain of most switches, then extra cables (some parallel) */
+	for (unsigned i = 1; i < n_sw; i++) {
+		if (rnd(8) == 0)
+			continue;  /* leaves an island now and then */
+		unsigned j = rnd(i), pa = 1 + rnd(12), pb = 1 + rnd(12);
+		if (used[i][pa] || used[j][pb])
+			continue;
+		used[i][pa] = used[j][pb] = 1;
+		fix_link(x, x->sw[i], pa, x->sw[j], pb);
+	}
+	for (unsigned e = 0; e < n_sw; e++) {
+		unsigned i = rnd(n_sw), j = rnd(n_sw), pa = 1 + rnd(12), pb = 1 + rnd(12);
+		if (i == j || used[i][pa] || used[j][pb])
+			continue;
+		used[i][pa] = used[j][pb] = 1;
+		fix_link(x, x->sw[i], pa, x->sw[j], pb);
+	}
+	for (unsigned h = 0; h < 2 * n_sw; h++) {
+		unsigned np = 1 + (rnd(4) == 0);
+		uint32_t ca = fix_ca(x, np, 0);
+		for (unsigned p = 1; p <= np; p++) {
+			unsigned i = rnd(n_sw), pa = 1 + rnd(12);
+			if (!used[i][pa]) {
+				used[i][pa] = 1;
+				fix_link(x, ca, p, x->sw[i], pa);
+			}
+		}
+	}
+	fix_lids(x, (uint8_t)rnd(2));
+}
+
+static void test_random_topologies(void **state)
+{
+	(void)state;
+	rnd_state = 42;
+	for (unsigned iter = 0; iter < 40; iter++) {
+		struct fix x;
+		random_fabric(&x, 4 + rnd(20));
+		struct sm_validation v;
+		char msg[256];
+		struct sm_lfts *l = route_with(&sm_engine_minhop, x.f, 0, NULL, NULL, 0, msg);
+		validate(x.f, 0, l, &v);
+		assert_int_equal(v.unreachable, 0);
+		assert_int_equal(v.sw_unreachable, 0);
+		assert_int_equal(v.reachable + v.disconnected, v.pairs);
+		sm_lfts_free(l);
+		l = route_with(&sm_engine_updn, x.f, 0, NULL, NULL, 0, msg);
+		assert_int_equal(sm_validate(x.f, 0, l, SM_VALIDATE_CDG_SWITCH_LIDS, &v), 0);
+		if (v.unreachable || v.credit_loop)
+			print_error("iteration %u: %s (%s)\n", iter, v.msg, msg);
+		assert_int_equal(v.unreachable, 0);
+		assert_int_equal(v.credit_loop, 0);  /* up* / down*: never, whatever the graph */
+		assert_int_equal(v.sw_loops, 0);
+		assert_true(sm_validate_ok(&v, 0) || (v.pairs && !v.reachable));
+		/* garbage LFTs: the validator counts, never crashes, and every pair is accounted for */
+		for (size_t i = 0; i < (size_t)l->n_switches * (l->top_lid + 1u); i++)
+			if (rnd(3) == 0)
+				l->ports[i] = (uint8_t)(rnd(2) ? rnd(14) : rnd(256));
+		assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
+		assert_int_equal(v.reachable + v.unreachable + v.disconnected, v.pairs);
+		assert_int_equal(v.loops + v.black_holes, v.unreachable);
+		sm_lfts_free(l);
+		sm_fabric_free(x.f);
+	}
 }
 
 /* ---- chain ---- */
@@ -626,6 +710,100 @@ static void test_chain_planes(void **state)
 	sm_fabric_free(x.f);
 }
 
+/*
+ * Test-local engines put straight into a chain (struct sm_chain is public):
+ * "half" routes all planes at once with minhop but leaves odd planes empty,
+ * so only those fall back; "broken" fails with a positive (invalid) code.
+ */
+static int local_init(void **st, yaml_document_t *doc, yaml_node_t *node, char *err, size_t len)
+{
+	*st = NULL;
+	return 0;
+}
+
+static void local_free(void *st)
+{
+}
+
+static int half_route_planes(void *st, struct sm_route_ctx *ctx)
+{
+	for (unsigned i = 0; i < ctx->n_planes; i++) {
+		if (ctx->planes[i] % 2)
+			continue;
+		struct sm_route_ctx one = { .fabric = ctx->fabric, .plane = ctx->planes[i], .out = ctx->outs[i] };
+		int rc = sm_engine_minhop.route(NULL, &one);
+		if (rc)
+			return rc;
+	}
+	snprintf(ctx->msg, sizeof(ctx->msg), "routed %u planes together", ctx->n_planes);
+	return 0;
+}
+
+static int broken_route(void *st, struct sm_route_ctx *ctx)
+{
+	snprintf(ctx->msg, sizeof(ctx->msg), "broken on purpose");
+	return 1;
+}
+
+static const struct sm_engine_ops half_ops = {
+	.size = sizeof(struct sm_engine_ops), .abi_version = SM_ENGINE_ABI_VERSION, .name = "half",
+	.init = local_init, .route_planes = half_route_planes, .free = local_free,
+};
+static const struct sm_engine_ops broken_ops = {
+	.size = sizeof(struct sm_engine_ops), .abi_version = SM_ENGINE_ABI_VERSION, .name = "broken",
+	.init = local_init, .route = broken_route, .free = local_free,
+};
+
+static void test_chain_route_planes(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	for (unsigned p = 0; p < 4; p++)
+		fix_fat_tree(&x, 2, 2, 2, 1, p);
+	fix_lids(&x, 0);
+	struct sm_chain *c = calloc(1, sizeof(*c));
+	assert_non_null(c);
+	c->n = 3;
+	c->e[0].ops = &broken_ops;
+	c->e[1].ops = &half_ops;
+	c->e[2].ops = &sm_engine_updn;
+	char err[128];
+	assert_int_equal(sm_engine_check_ops(&half_ops, err, sizeof(err)), 0);
+	assert_int_equal(sm_engine_updn.init(&c->e[2].state, NULL, NULL, err, sizeof(err)), 0);
+	unsigned planes[4] = { 0, 1, 2, 3 };
+	struct sm_lfts *outs[4];
+	struct sm_plane_result res[4];
+	assert_int_equal(sm_route_chain_planes(c, x.f, planes, 4, NULL, outs, res), 0);
+	for (unsigned p = 0; p < 4; p++) {
+		assert_non_null(outs[p]);
+		assert_int_equal(outs[p]->plane, p);
+		assert_string_equal(res[p].engine, p % 2 ? "updn" : "half");
+		assert_int_equal(res[p].n_attempts, p % 2 ? 3 : 2);
+		/* a positive return is not trusted as an errno */
+		assert_int_equal(res[p].attempts[0].rc, -EIO);
+		assert_non_null(strstr(res[p].attempts[0].why, "broken on purpose"));
+		if (p % 2) {
+			assert_int_equal(res[p].attempts[1].rc, -EBADMSG);
+			assert_non_null(strstr(res[p].attempts[1].why, "failed validation"));
+		} else {
+			assert_string_equal(res[p].notes, "routed 4 planes together");
+		}
+		struct sm_validation v;
+		validate(x.f, p, outs[p], &v);
+		assert_true(sm_validate_ok(&v, 0));
+		assert_int_equal(v.hosts, 4);
+		sm_lfts_free(outs[p]);
+	}
+	/* the single-plane entry uses route_planes with a one-plane list */
+	struct sm_lfts *l;
+	assert_int_equal(sm_route_chain(c, x.f, 2, NULL, &l, &res[0]), 0);
+	assert_string_equal(res[0].engine, "half");
+	sm_lfts_free(l);
+	sm_chain_free(c);
+	sm_fabric_free(x.f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,9 +821,11 @@ int main(void)
 		cmocka_unit_test(test_updn_fat_tree),
 		cmocka_unit_test(test_updn_degraded_fat_tree),
 		cmocka_unit_test(test_updn_config),
+		cmocka_unit_test(test_random_topologies),
 		cmocka_unit_test(test_chain_fallback_on_validation),
 		cmocka_unit_test(test_chain_fallback_on_error),
 		cmocka_unit_test(test_chain_planes),
+		cmocka_unit_test(test_chain_route_planes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

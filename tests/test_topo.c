@@ -356,6 +356,73 @@ static void test_grouped_and_full(void **state)
 	sm_fabric_free(a);
 }
 
+/* ibnetdiscover -g on real chassis hardware: chassis lines, [ext N], slot/scp notes */
+static void test_grouped_chassis(void **state)
+{
+	(void)state;
+	const char *g =
+		"#\n# Topology file: generated on Mon Jan  1 00:00:00 2024\n#\n"
+		"# Initiated from node 0002c90300000001 port 0002c90300000002\n"
+		"\nChassis 1 (guid 0x5ad00000000001)\n"
+		"\n# Spine Nodes\n"
+		"vendid=0x5ad\ndevid=0xb924\n"
+		"sysimgguid=0x5ad00000000001\t\t# Chassis 1 (ISR9288)\n"
+		"switchguid=0x5ad00000000101(5ad00000000101)\t# ISR9288 Spine 1 Chip 1\n"
+		"Switch\t24 \"S-0005ad00000000101\"\t\t# \"ISR9288 Voltaire sFB-12\" base port 0 lid 2 lmc 0\n"
+		"[1][ext 1]\t\"S-0005ad00000000201\"[13][ext 2]\t\t# \"ISR9288/ISR9096 Voltaire sLB-24\" lid 3 4xDDR\n"
+		"\n# Line Nodes\n"
+		"vendid=0x5ad\ndevid=0xb924\n"
+		"sysimgguid=0x5ad00000000001\t\t# Chassis 1 (ISR9288)\n"
+		"switchguid=0x5ad00000000201(5ad00000000201)\t# ISR9288 Line 1 Chip 1\n"
+		"Switch\t24 \"S-0005ad00000000201\"\t\t# \"ISR9288/ISR9096 Voltaire sLB-24\" base port 0 lid 3 lmc 0\n"
+		"[13][ext 2]\t\"S-0005ad00000000101\"[1][ext 1]\t\t# \"ISR9288 Voltaire sFB-12\" lid 2 4xDDR\n"
+		"[1]\t\"H-0002c90300000001\"[1](2c90300000002) \t\t# \"node1 HCA-1\" lid 4 4xDDR slot 1\n"
+		"\nNon-Chassis Nodes\n"
+		"\nvendid=0x2c9\ndevid=0x6274\nsysimgguid=0x2c90300000003\ncaguid=0x2c90300000001\n"
+		"Ca\t2 \"H-0002c90300000001\"\t\t# \"node1 HCA-1\" (scp)\n"
+		"[1](2c90300000002) \t\"S-0005ad00000000201\"[1]\t\t# lid 4 lmc 0 \"ISR9288/ISR9096 Voltaire sLB-24\" lid 3 4xDDR\n"
+		"[2](2c90300000004) \t\"H-0002c90300000010\"[1] (2c90300000011) \t\t# lid 5 lmc 0 \"peer ca\" lid 6 1xSDR\n"
+		"\nvendid=0x2c9\ndevid=0x6274\ncaguid=0x2c90300000010\n"
+		"Ca\t1 \"H-0002c90300000010\"\t\t# \"peer ca\"\n"
+		"[1](2c90300000011) \t\"H-0002c90300000001\"[2] (2c90300000004) \t\t# lid 6 lmc 0 \"node1 HCA-1\" lid 5 1xSDR\n";
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_topo_err err;
+	int rc = load_buf(f, g, strlen(g), "g.ibnd", SM_TOPO_AUTO, 0, &err);
+	if (rc)
+		print_message("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	struct sm_fabric_counts c;
+	sm_fabric_count(f, 0, &c);
+	assert_int_equal(c.nodes, 4);
+	assert_int_equal(c.links, 3);
+	assert_int_equal(c.sw_links, 1);
+	uint32_t ca = sm_fabric_find_node(f, 0x2c90300000001ULL), ca2 = sm_fabric_find_node(f, 0x2c90300000010ULL);
+	assert_string_equal(f->nodes[ca].desc, "node1 HCA-1");
+	assert_int_equal(f->nodes[ca].sysimg_guid, 0x2c90300000003ULL);
+	assert_int_equal(f->nodes[ca2].sysimg_guid, 0);
+	assert_int_equal(sm_port(f, ca, 2)->peer_node, ca2);
+	assert_int_equal(sm_port(f, ca2, 1)->width, 1);
+	assert_int_equal(sm_port(f, ca, 1)->speed, 2);
+	uint32_t sp = sm_fabric_find_node(f, 0x5ad00000000101ULL);
+	assert_int_equal(f->nodes[sp].vendor_id, 0x5ad);
+	assert_int_equal(sm_port(f, sp, 1)->peer_port, 13);
+	/* the ids are not "S-" + 16 digits here (one digit too many): they are only ids */
+	char *t = NULL;
+	size_t l = 0;
+	FILE *o = open_memstream(&t, &l);
+	assert_int_equal(sm_topo_write_ibnd(f, 0, o), 0);
+	fclose(o);
+	struct sm_fabric *b = sm_fabric_new();
+	assert_int_equal(load_buf(b, t, l, "w", SM_TOPO_AUTO, 0, &err), 0);
+	char *ca_ = canon_str(f, 0), *cb = canon_str(b, 0);
+	assert_string_equal(ca_, cb);
+	free(ca_);
+	free(cb);
+	free(t);
+	sm_fabric_free(b);
+	sm_fabric_free(f);
+}
+
 /* The ibsim reader gives the fabric ibsim simulates: compare with what
  * ibnetdiscover saw in ibsim running that very net file. */
 static void test_ibsim_net_matches_simulation(void **state)
@@ -742,6 +809,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_roundtrip_ibnd),
 		cmocka_unit_test(test_roundtrip_ibsim),
 		cmocka_unit_test(test_grouped_and_full),
+		cmocka_unit_test(test_grouped_chassis),
 		cmocka_unit_test(test_ibsim_net_matches_simulation),
 		cmocka_unit_test(test_ibsim_defaults),
 		cmocka_unit_test(test_sniff),

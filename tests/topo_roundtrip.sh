@@ -117,6 +117,8 @@ grep -q "bad.ibnd:5: port 2 out of range 1..1" "$WORK/err" || fail "message lack
 "$SMCTL" topo info "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 [ $? -eq 1 ] || fail "missing dump should exit 1"
 grep -q "nonexistent:0: cannot open" "$WORK/err" || fail "missing-file message: $(cat "$WORK/err")"
+"$SMCTL" topo info - <"$top_srcdir/tests/data/net4.ibnd" >"$WORK/info" || fail "topo info - (stdin)"
+grep -q "nodes 6 (switches 2, CAs 4, routers 0)" "$WORK/info" || fail "stdin info: $(cat "$WORK/info")"
 # several dumps, one plane each
 "$SMCTL" topo info --plane 2 "$top_srcdir/tests/data/net4.ibnd" "$top_srcdir/tests/data/ft-small.ibnd" >"$WORK/info" ||
 	fail "topo info with two planes"
