@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: route validation (see validate.h for what is checked)
  *
@@ -11,6 +9,7 @@
  * link-to-link dependencies of those switches to the CDG bitsets.
  * Cost: O(LIDs x switches) time, O(links x radix) bits for the CDG.
  */
+#include "config.h"
 #include "validate.h"
 #include "graph.h"
 
