@@ -358,7 +358,10 @@ int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (sm_gen_fat_tree_shape(&c.p, &shape, err, sizeof(err))) {
-		fprintf(stderr, "smctl topo gen: %s\n", err);
+		/* the library speaks of parameters; name the options that fix it */
+		const char *hint = strstr(err, "without LIDs") ? " (--no-lids)" :
+				   strstr(err, "use 3 levels") ? " (--levels 3)" : "";
+		fprintf(stderr, "smctl topo gen: %s%s\n", err, hint);
 		return 1;
 	}
 	struct sm_fabric *f = sm_fabric_new();
