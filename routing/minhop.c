@@ -60,7 +60,9 @@ static int minhop_route(void *state, struct sm_route_ctx *ctx)
 	uint32_t *queue = malloc((size_t)g->n_sw * sizeof(*queue));
 	uint32_t *cand_off = malloc(((size_t)g->n_sw + 1) * sizeof(*cand_off));
 	uint32_t *cand = malloc(((size_t)g->adj_off[g->n_sw] + 1) * sizeof(*cand));
-	if (!b || !dist || !queue || !cand_off || !cand) {
+	uint32_t *order = malloc(((size_t)g->n_sw + 1) * sizeof(*order));
+	uint32_t *tmp = malloc(((size_t)g->n_sw + 3) * sizeof(*tmp));
+	if (!b || !dist || !queue || !cand_off || !cand || !order || !tmp) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -82,7 +84,8 @@ static int minhop_route(void *state, struct sm_route_ctx *ctx)
 					cand[k++] = i;
 		}
 		cand_off[g->n_sw] = k;
-		sm_graph_assign(g, b, d, cand_off, cand, ctx->out);
+		sm_graph_order_far_first(g, dist, order, tmp);
+		sm_graph_assign(g, b, d, cand_off, cand, order, g->n_sw, ctx->out);
 	}
 	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
 out:
@@ -90,6 +93,8 @@ out:
 	free(queue);
 	free(cand_off);
 	free(cand);
+	free(order);
+	free(tmp);
 	sm_balancer_free(b);
 	sm_graph_free(g);
 	return rc;

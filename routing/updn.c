@@ -454,7 +454,9 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 	struct sm_balancer *b = sm_balancer_new(g);
 	uint32_t *cand_off = malloc(n * sizeof(*cand_off));
 	uint32_t *cand = malloc(((size_t)g->adj_off[g->n_sw] + 1) * sizeof(*cand));
-	if (!u.rank || !u.ord || !u.pos || !u.ddist || !u.dist || !u.plain || !u.queue || !u.is_root || !u.keys || !b ||
+	uint32_t *order = malloc(n * sizeof(*order));
+	uint32_t *tmp = malloc((n + 2) * sizeof(*tmp));
+	if (!order || !tmp || !u.rank || !u.ord || !u.pos || !u.ddist || !u.dist || !u.plain || !u.queue || !u.is_root || !u.keys || !b ||
 	    !cand_off || !cand) {
 		rc = -ENOMEM;
 		goto out;
@@ -511,7 +513,9 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 			}
 		}
 		cand_off[g->n_sw] = k;
-		sm_graph_assign(g, b, d, cand_off, cand, ctx->out);
+		/* routes strictly decrease the legal distance; switch-only fallbacks (INF) carry nobody */
+		sm_graph_order_far_first(g, u.dist, order, tmp);
+		sm_graph_assign(g, b, d, cand_off, cand, order, g->n_sw, ctx->out);
 	}
 	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
 	if (!rc && !ctx->msg[0])
@@ -531,6 +535,8 @@ out:
 	free(u.keys);
 	free(cand_off);
 	free(cand);
+	free(order);
+	free(tmp);
 	sm_balancer_free(b);
 	sm_graph_free(g);
 	return rc;
