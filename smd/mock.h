@@ -31,7 +31,10 @@
  *
  * Time: by default the mock runs on virtual time (microseconds starting at
  * 0): recv with a timeout and nothing ready advances the clock instead of
- * sleeping, and the transport's now_us reports it, so retries and delayed
+ * sleeping (to the timeout, or to the next held-back answer), and a
+ * non-blocking recv (timeout 0) that finds nothing advances it by 1 ms, so
+ * a loop polling several engines with timeout 0 still reaches their
+ * deadlines. The transport's now_us reports it, so retries and delayed
  * answers cost no wall time. cfg.real_time switches to CLOCK_MONOTONIC.
  *
  * Faults (seeded, deterministic for a seed and a request sequence): a share

@@ -217,6 +217,27 @@ static void test_minhop_fat_tree_balance(void **state)
 	sm_fabric_free(x.f);
 }
 
+/* Counting the sources a cable carries, not LIDs: a 3-level tree stays congestion-free too. */
+static void test_three_level_tree(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	fix_fat_tree3(&x, 4, 4);  /* 4 pods x 4 leaves x 4 hosts = 64 hosts, 16 cores */
+	fix_lids(&x, 0);
+	for (int e = 0; e < 2; e++) {
+		struct sm_lfts *l = route_with(e ? &sm_engine_updn : &sm_engine_minhop, x.f, 0, NULL, NULL, 0, NULL);
+		struct sm_validation v;
+		validate(x.f, 0, l, &v);
+		assert_true(sm_validate_ok(&v, 0));
+		assert_int_equal(v.max_hops, 4);
+		assert_int_equal(v.credit_loop, 0);
+		assert_int_equal(shift_congestion(x.f, l, 0), 1);
+		sm_lfts_free(l);
+	}
+	sm_fabric_free(x.f);
+}
+
 static void test_minhop_parallel_links(void **state)
 {
 	(void)state;
@@ -811,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_chain_parse),
 		cmocka_unit_test(test_minhop_line),
 		cmocka_unit_test(test_minhop_fat_tree_balance),
+		cmocka_unit_test(test_three_level_tree),
 		cmocka_unit_test(test_minhop_parallel_links),
 		cmocka_unit_test(test_minhop_multiport_ca_lmc),
 		cmocka_unit_test(test_lmc_spreads_over_uplinks),
