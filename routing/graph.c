@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: switch graph and balancer (see graph.h)
  *
@@ -10,6 +8,7 @@
  * collect endpoint ports and destination LIDs. All arrays are sized from
  * counts first, so the build is O(nodes + ports + LIDs) with no regrowth.
  */
+#include "config.h"
 #include "graph.h"
 
 #include <errno.h>

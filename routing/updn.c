@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: updn engine: up* / down* routing, credit-loop free by construction
  *
@@ -34,10 +32,11 @@
  * part the switches farthest from any endpoint (the top of a fat tree). If
  * those roots cannot give every switch with endpoints a legal route to
  * every LID (several roots on a mesh, or every switch has endpoints, e.g.
- * a ring), the part uses a single root instead: the most central candidate (least BFS
- * eccentricity, lowest GUID on ties). Configured roots that leave pairs
+ * a ring), the part uses a single root instead: the most central
+ * candidate (least BFS eccentricity, lowest GUID on ties). Configured roots that leave pairs
  * unroutable are an error, so the chain can fall back.
  */
+#include "config.h"
 #include "registry.h"
 #include "graph.h"
 
