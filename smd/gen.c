@@ -393,6 +393,11 @@ int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv)
 			snprintf(path, len, "%s.%u", c.output, pl);
 			long long b = write_one(f, &c, (int)pl, path);
 			if (b < 0) {
+				/* all planes or none: remove the ones already written */
+				for (unsigned q = 0; q < pl; q++) {
+					snprintf(path, len, "%s.%u", c.output, q);
+					remove(path);
+				}
 				free(path);
 				sm_fabric_free(f);
 				return 1;

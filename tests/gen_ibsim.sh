@@ -132,6 +132,9 @@ expect_rc 1 fat-tree --planes 17 --format ibsim -o "$TMP/x"
 expect_rc 1 fat-tree --radix 64 --levels 3 -o "$TMP/x"
 expect_rc 1 fat-tree --radix 8 -o "$TMP/no/such/dir/x"
 [ ! -e "$TMP/x" ] || fail "a refused generation left $TMP/x"
+mkdir "$TMP/w.1" # plane 1 cannot be written: plane 0's file must not stay
+expect_rc 1 fat-tree --radix 8 --planes 2 --split -o "$TMP/w"
+[ ! -e "$TMP/w.0" ] || fail "a failed --split left $TMP/w.0"
 # --split, determinism per seed
 expect_rc 0 fat-tree --radix 8 --planes 3 --split --remove-links 0.2 --seed 4 -o "$TMP/s"
 for p in 0 1 2; do [ -s "$TMP/s.$p" ] || fail "--split did not write $TMP/s.$p"; done
