@@ -534,7 +534,9 @@ uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32
 				continue;
 			}
 			uint32_t i = c[0];
-			if (n > 1)
+			if (n > 1 && !w[k - k0])
+				i = c[t->rank % n];  /* carries no endpoint traffic: any candidate, spread by rank */
+			else if (n > 1)
 				i = pick(b, c, n, dst->is_switch, par, t, w[k - k0]);
 			else
 				b->cnt[dst->is_switch ? 1 : 0][i] += w[k - k0];

@@ -1138,11 +1138,18 @@ static void send_trap128(struct sm_mock *m, uint32_t sw)
 	struct sm_smp s;
 	struct sm_notice nt;
 
+	uint32_t dn;
+	unsigned dp;
+
 	if (!p0->lid || !p0->sm_lid)
 		return;
+	/* the trap travels like any LID-routed packet: no route, no trap */
 	a = attachment_with_lid(m, p0->sm_lid);
-	if (!a)
+	if (!a || route_lid(m, sw, 0, p0->sm_lid, &dn, &dp) < 0 ||
+	    m->f->nodes[dn].port0 + dp != a->port) {
+		m->st.traps_lost++;
 		return;
+	}
 	sm_smp_init_lid(&s, SM_METHOD_TRAP, SM_ATTR_NOTICE, 0);
 	s.tid = m->trap_tid++;
 	sm_notice_trap128(&nt, p0->lid);
