@@ -57,8 +57,8 @@ echo "-- 8 planes x 2,048 hosts (16,384 endpoints)"
 if [ "${SKIP_BIG:-0}" != 1 ]; then
 	echo "-- 3-level, 32,768 hosts, radix 64 (metrics without shifts, 10 permutations)"
 	"$rb" --levels 3 --hosts 32768 --radix 64 --repeat 3 --no-shift --perms 10
-	echo "-- 3-level, 8,192 hosts, radix 64 (same shape, 8 pods)"
-	"$rb" --levels 3 --hosts 8192 --radix 64 --repeat 3 --no-shift --perms 20
+	echo "-- 3-level, 8,192 hosts, radix 64 (same shape, 8 pods; all 8,191 shifts, 20 permutations)"
+	"$rb" --levels 3 --hosts 8192 --radix 64 --repeat 3 --perms 20
 fi
 
 echo

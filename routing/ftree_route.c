@@ -362,19 +362,22 @@ static void route_target(struct ft_run *x, uint32_t t)
 		}
 		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
 		uint32_t dv = m->div[r];
+		/* above the leaves consecutive destinations share a slot: check each slot once */
+		uint32_t last_j = UINT32_MAX;
+		int last_ok = 0;
 		for (uint32_t i = 0; i < nd; i++) {
 			uint32_t j = d0[i].idx / dv % u;
-			uint8_t p = m->slot_port[so + j];
-			uint32_t src = x->ord[s];
-			if (p) {
-				uint32_t q = ft_peer_slot(m, s, p);
-				if (q != SM_NONE && reach(x, q)) {
-					COL(col, d0[i].lid) = p;
-					continue;
-				}
-				/* the ideal parent lost its way to T: every source is displaced */
-				src = FT_SRC_ALL;
+			if (j != last_j) {
+				uint32_t q = m->slot_peer[so + j];
+				last_j = j;
+				last_ok = q != SM_NONE && reach(x, q);
 			}
+			if (last_ok) {
+				COL(col, d0[i].lid) = m->slot_port[so + j];
+				continue;
+			}
+			/* missing link: only this source is displaced; else the parent lost its way to T */
+			uint32_t src = m->slot_port[so + j] ? FT_SRC_ALL : x->ord[s];
 			/* switch LIDs carry management traffic only: any valid parent will do */
 			COL(col, d0[i].lid) = d0[i].port ? displace(x, s, j, u, m->dest_off[t] + i, src) : any_up(x, s, j);
 		}
@@ -382,18 +385,53 @@ static void route_target(struct ft_run *x, uint32_t t)
 	route_valleys(x, d0, nd);
 }
 
-/* Column-major scratch -> the row-major LFTs, in tiles that stay in cache. */
+/* Transpose an 8x8 byte block held as 8 little-endian words: swap row and column index bits. */
+static inline void tr8(uint64_t a[8])
+{
+	uint64_t t;
+	for (int i = 0; i < 4; i++) {
+		t = ((a[i] >> 32) ^ a[i + 4]) & 0x00000000ffffffffull;
+		a[i] ^= t << 32;
+		a[i + 4] ^= t;
+	}
+	for (int i = 0; i < 8; i += (i & 1) ? 3 : 1) {
+		t = ((a[i] >> 16) ^ a[i + 2]) & 0x0000ffff0000ffffull;
+		a[i] ^= t << 16;
+		a[i + 2] ^= t;
+	}
+	for (int i = 0; i < 8; i += 2) {
+		t = ((a[i] >> 8) ^ a[i + 1]) & 0x00ff00ff00ff00ffull;
+		a[i] ^= t << 8;
+		a[i + 1] ^= t;
+	}
+}
+
+/*
+ * Column-major scratch -> the row-major LFTs: 8x8 byte blocks through
+ * registers, in 64x64 tiles that stay in cache; the ragged edges byte by
+ * byte.
+ */
 static void transpose(const struct ft_run *x, struct sm_lfts *out)
 {
 	const uint32_t n = x->m->nsw, nl = (uint32_t)out->top_lid + 1, tb = 64;
-	for (uint32_t l0 = 0; l0 < nl; l0 += tb)
-		for (uint32_t s0 = 0; s0 < n; s0 += tb)
-			for (uint32_t s = s0; s < s0 + tb && s < n; s++) {
-				uint8_t *row = sm_lfts_row(out, s);
-				const uint8_t *c = x->col + s;
-				for (uint32_t l = l0; l < l0 + tb && l < nl; l++)
-					row[l] = c[(size_t)l * n];
-			}
+	const uint32_t n8 = n & ~7u, nl8 = nl & ~7u;
+	uint64_t a[8];
+
+	for (uint32_t l0 = 0; l0 < nl8; l0 += tb)
+		for (uint32_t s0 = 0; s0 < n8; s0 += tb)
+			for (uint32_t l = l0; l < l0 + tb && l < nl8; l += 8)
+				for (uint32_t s = s0; s < s0 + tb && s < n8; s += 8) {
+					for (int k = 0; k < 8; k++)
+						memcpy(&a[k], x->col + (size_t)(l + k) * n + s, 8);
+					tr8(a);
+					for (int k = 0; k < 8; k++)
+						memcpy(sm_lfts_row(out, s + k) + l, &a[k], 8);
+				}
+	for (uint32_t s = 0; s < n; s++) {
+		uint8_t *row = sm_lfts_row(out, s);
+		for (uint32_t l = s < n8 ? nl8 : 0; l < nl; l++)
+			row[l] = x->col[(size_t)l * n + s];
+	}
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
