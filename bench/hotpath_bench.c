@@ -52,7 +52,7 @@ static void usage(void)
 	fprintf(stderr, "usage: hotpath_bench [--hosts N] [--radix K] [--levels 2|3] [--planes P] [--perms M]\n"
 			"                     [--weights equal|linear|random] [--seed S] [--top-k K] [--share X]\n"
 			"                     [--method auto|colour|greedy] [--no-improve] [--repeat R]\n"
-			"                     [--write-profile FILE] [--profile FILE]\n");
+			"                     [--write-profile FILE] [--profile FILE] [--remove-links FRAC]\n");
 }
 
 int main(int argc, char **argv)
@@ -60,13 +60,15 @@ int main(int argc, char **argv)
 	unsigned hosts = 2048, radix = 64, levels = 2, planes = 1, perms = 1, repeat = 3;
 	const char *weights = "equal", *write_profile = NULL, *read_profile = NULL;
 	uint64_t seed = 1;
+	double remove = 0;
 	struct sm_hotpath_opts o;
 	sm_hotpath_opts_init(&o);
 	static const struct option lo[] = {
 		{ "hosts", 1, 0, 'n' }, { "radix", 1, 0, 'k' }, { "levels", 1, 0, 'l' }, { "planes", 1, 0, 'p' },
 		{ "perms", 1, 0, 'm' }, { "weights", 1, 0, 'w' }, { "seed", 1, 0, 's' }, { "top-k", 1, 0, 'K' },
 		{ "share", 1, 0, 'S' }, { "method", 1, 0, 'M' }, { "no-improve", 0, 0, 'I' }, { "repeat", 1, 0, 'R' },
-		{ "write-profile", 1, 0, 'W' }, { "profile", 1, 0, 'P' }, { 0, 0, 0, 0 }
+		{ "write-profile", 1, 0, 'W' }, { "profile", 1, 0, 'P' }, { "remove-links", 1, 0, 'r' },
+		{ 0, 0, 0, 0 }
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -88,6 +90,7 @@ int main(int argc, char **argv)
 		case 'R': repeat = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'W': write_profile = optarg; break;
 		case 'P': read_profile = optarg; break;
+		case 'r': remove = strtod(optarg, NULL); break;
 		default: usage(); return 2;
 		}
 	}
@@ -101,6 +104,7 @@ int main(int argc, char **argv)
 	gp.levels = levels;
 	gp.planes = planes;
 	gp.seed = seed;
+	gp.remove_links = remove;
 	struct sm_fabric *f = sm_fabric_new();
 	double t0 = now_s();
 	if (!f || sm_gen_fat_tree(&gp, f, err, sizeof(err))) {
@@ -170,8 +174,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hotpath_bench: profile: %s\n", err);
 		return 1;
 	}
-	printf("fabric: %u hosts x %u planes, radix %u, %u levels (gen %.3f s); ftree %.1f ms (all planes)\n", hosts,
-	       planes, radix, levels, t_gen, t_ftree * 1e3);
+	printf("fabric: %u hosts x %u planes, radix %u, %u levels, %.1f%% switch links removed (gen %.3f s); "
+	       "ftree %.1f ms (all planes)\n", hosts, planes, radix, levels, remove * 100, t_gen, t_ftree * 1e3);
 	printf("profile: %zu flows (%zu entries, merged %llu) loaded in %.1f ms\n", prof->n_flows,
 	       (size_t)prof->stats.entries, (unsigned long long)prof->stats.merged, t_load * 1e3);
 	double t_pin_all = 0;

@@ -36,6 +36,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of this thread: the machine is shared, so wall time alone says little. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -131,9 +139,9 @@ int main(int argc, char **argv)
 	       cn.switches, cn.cas, cn.sw_links, (now_s() - t0) * 1e3);
 
 	struct sm_lfts *out[SM_MAX_PLANES] = { 0 };
-	double best_total = 1e30, best_plane[SM_MAX_PLANES];
+	double best_total = 1e30, best_plane[SM_MAX_PLANES], best_cpu = 1e30, best_pcpu[SM_MAX_PLANES];
 	for (unsigned p = 0; p < planes; p++)
-		best_plane[p] = 1e30;
+		best_plane[p] = best_pcpu[p] = 1e30;
 	void *st = NULL;
 	char err[256];
 	if (sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err))) {
@@ -142,9 +150,9 @@ int main(int argc, char **argv)
 	}
 	int status = 0, invalid = 0;
 	for (unsigned rep = 0; rep < repeat; rep++) {
-		double ta = now_s();
+		double ta = now_s(), ca = cpu_s();
 		for (unsigned p = 0; p < planes; p++) {
-			double tp = now_s();
+			double tp = now_s(), cp = cpu_s();
 			sm_lfts_free(out[p]);
 			out[p] = sm_lfts_new(f, p);
 			struct sm_route_ctx ctx = { .fabric = f, .plane = p, .out = out[p] };
@@ -155,19 +163,24 @@ int main(int argc, char **argv)
 			} else if (rep == 0) {
 				printf("plane %u: %s\n", p, ctx.msg);
 			}
-			double dt = now_s() - tp;
+			double dt = now_s() - tp, dc = cpu_s() - cp;
 			if (dt < best_plane[p])
 				best_plane[p] = dt;
+			if (dc < best_pcpu[p])
+				best_pcpu[p] = dc;
 		}
-		double dt = now_s() - ta;
+		double dt = now_s() - ta, dc = cpu_s() - ca;
 		if (dt < best_total)
 			best_total = dt;
+		if (dc < best_cpu)
+			best_cpu = dc;
 	}
 	sm_engine_ftree.free(st);
 	for (unsigned p = 0; p < planes; p++)
-		printf("plane %u: ftree routing %.2f ms (LFT alloc included, best of %u)\n", p,
-		       best_plane[p] * 1e3, repeat);
-	printf("all planes: ftree routing %.2f ms (best of %u)\n", best_total * 1e3, repeat);
+		printf("plane %u: ftree routing %.2f ms wall, %.2f ms CPU (LFT alloc included, best of %u)\n", p,
+		       best_plane[p] * 1e3, best_pcpu[p] * 1e3, repeat);
+	printf("all planes: ftree routing %.2f ms wall, %.2f ms CPU (best of %u)\n", best_total * 1e3,
+	       best_cpu * 1e3, repeat);
 
 	for (unsigned p = 0; p < planes && !status; p++) {
 		struct sm_validation v;

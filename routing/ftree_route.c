@@ -42,11 +42,15 @@ struct ft_extra {
 	uint32_t src;  /* source class: leaf order of the displacing switch, or FT_SRC_ALL */
 };
 
+/* Entry for LID lid of the switch whose column base is c (x->col + slot). */
+#define COL(c, lid) ((c)[(size_t)(lid) * x->m->nsw])
+
 struct ft_run {
 	const struct ft_model *m;
 	uint32_t gen;
 	uint32_t *dstamp;      /* [nsw] == gen: in D */
 	uint32_t *rstamp;      /* [nsw] == gen: R known, value in rval */
+	int rcomplete;         /* R was computed for every switch (mark_reach_set): unmarked means no */
 	uint32_t *xstamp;      /* [nsw] == gen: no up/down path, but a detour down (route_detour) */
 	uint32_t *vstamp;      /* [nsw] == gen: routed by a valley (route_valleys) */
 	uint32_t *valley;      /* [nsw] switches left for route_valleys, ascending rank */
@@ -65,6 +69,7 @@ struct ft_run {
 	uint32_t *exn;         /* [up links] entries recorded (may exceed FT_EXN: counted, not kept) */
 	uint32_t *ord;         /* [nsw] source class of a switch: position of a leaf in routing order */
 	uint32_t *rep;         /* [n_dest] parent a destination was first displaced to, SM_NONE */
+	uint8_t *col;          /* [(top_lid+1) * nsw] the LFTs column-major (LID-major), see ft_route */
 	uint8_t cands[256];
 	uint64_t displaced;
 };
@@ -76,6 +81,8 @@ static int reach(struct ft_run *x, uint32_t s)
 		return 1;
 	if (x->rstamp[s] == x->gen)
 		return x->rval[s];
+	if (x->rcomplete)
+		return 0;
 	int r = 0;
 	for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1] && !r; e++)
 		r = reach(x, m->up_peer[e]);
@@ -221,6 +228,44 @@ static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, ui
 }
 
 /*
+ * For a destination switch above the leaves few switches have an up/down
+ * path (T's ancestors and their descendants), and proving "no path" by
+ * climbing from every other switch costs a scan of all its parents. So mark
+ * the set outright: everything below the down set D reaches T.
+ */
+static void mark_reach_set(struct ft_run *x)
+{
+	const struct ft_model *m = x->m;
+	uint32_t qh = 0, qt = 0;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (x->dstamp[s] == x->gen)
+			x->queue[qt++] = s;
+	while (qh < qt) {
+		uint32_t s = x->queue[qh++];
+		for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1]; e++) {
+			uint32_t c = m->dn_peer[e];
+			if (x->dstamp[c] == x->gen || x->rstamp[c] == x->gen)
+				continue;
+			x->rstamp[c] = x->gen;
+			x->rval[c] = 1;
+			x->queue[qt++] = c;
+		}
+	}
+	x->rcomplete = 1;
+}
+
+/* First up port of s, from slot j on, whose parent reaches T. */
+static uint8_t any_up(struct ft_run *x, uint32_t s, uint32_t j)
+{
+	const struct ft_model *m = x->m;
+	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b;
+	for (uint32_t i = 0, e = b + j % n; i < n; i++, e = e + 1 == b + n ? b : e + 1)
+		if (reach(x, m->up_peer[e]))
+			return m->up_port[e];
+	return SM_LFT_NONE;
+}
+
+/*
  * Switch s has no up/down path to T (a spine toward another spine, an
  * aggregation switch toward a core of another group, a spine that lost its
  * link to T): go down to a child that has one (or has such a detour
@@ -229,22 +274,21 @@ static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, ui
  * through a switch without an up/down path, so the credit-loop freedom of
  * endpoint traffic is untouched.
  */
-static void route_detour(struct ft_run *x, uint8_t *row, uint32_t s, const struct ft_dest *d0, uint32_t nd)
+static void route_detour(struct ft_run *x, uint8_t *col, uint32_t s, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
-	unsigned nc = 0;
-	for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1] && nc < sizeof(x->cands); e++) {
+	uint32_t b = m->dn_off[s], n = m->dn_off[s + 1] - b;
+	/* management traffic: the first usable child, starting at a per-destination offset */
+	for (uint32_t i = 0, e = n ? b + d0[0].idx % n : b; i < n; i++, e = e + 1 == b + n ? b : e + 1) {
 		uint32_t c = m->dn_peer[e];
-		if (x->xstamp[c] == x->gen || reach(x, c))
-			x->cands[nc++] = m->dn_port[e];
+		if (x->xstamp[c] == x->gen || reach(x, c)) {
+			x->xstamp[s] = x->gen;
+			for (uint32_t k = 0; k < nd; k++)
+				COL(col, d0[k].lid) = m->dn_port[e];
+			return;
+		}
 	}
-	if (!nc) {
-		x->valley[x->nvalley++] = s;
-		return;
-	}
-	x->xstamp[s] = x->gen;
-	for (uint32_t i = 0; i < nd; i++)
-		row[d0[i].lid] = x->cands[d0[i].idx % nc];
+	x->valley[x->nvalley++] = s;
 }
 
 /*
@@ -259,7 +303,7 @@ static void route_detour(struct ft_run *x, uint8_t *row, uint32_t s, const struc
  * Processed top down, so a parent's own valley route exists before its
  * children choose it.
  */
-static void route_valleys(struct ft_run *x, struct sm_lfts *out, const struct ft_dest *d0, uint32_t nd)
+static void route_valleys(struct ft_run *x, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
 	while (x->nvalley) {
@@ -275,29 +319,32 @@ static void route_valleys(struct ft_run *x, struct sm_lfts *out, const struct ft
 		if (best == SM_NONE)
 			continue;
 		x->vstamp[s] = x->gen;
-		uint8_t *row = sm_lfts_row(out, s);
+		uint8_t *col = x->col + s;
 		for (uint32_t i = 0; i < nd; i++)
-			row[d0[i].lid] = m->up_port[best];
+			COL(col, d0[i].lid) = m->up_port[best];
 	}
 }
 
-static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
+static void route_target(struct ft_run *x, uint32_t t)
 {
 	const struct ft_model *m = x->m;
 	const struct ft_dest *d0 = m->dest + m->dest_off[t];
 	uint32_t nd = m->dest_off[t + 1] - m->dest_off[t];
 
 	x->gen++;
+	x->rcomplete = 0;
 	mark_down_set(x, t);
+	if (m->rank[t] > 0)
+		mark_reach_set(x);
 	for (uint32_t k = 0; k < m->nsw; k++) {
 		uint32_t s = m->by_rank[k];
 		unsigned r = m->rank[s];
 		if (r == FT_RANK_NONE || m->comp[s] != m->comp[t])
 			continue;
-		uint8_t *row = sm_lfts_row(out, s);
+		uint8_t *col = x->col + s;
 		if (s == t) {
 			for (uint32_t i = 0; i < nd; i++)
-				row[d0[i].lid] = d0[i].port;
+				COL(col, d0[i].lid) = d0[i].port;
 			continue;
 		}
 		if (x->dstamp[s] == x->gen) {
@@ -306,11 +353,11 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 				x->cands[nc++] = x->cand_port[e];
 			uint32_t dv = r ? m->div[r - 1] : 1;
 			for (uint32_t i = 0; i < nd; i++)
-				row[d0[i].lid] = nc == 1 ? x->cands[0] : x->cands[(d0[i].idx / dv) % nc];
+				COL(col, d0[i].lid) = nc == 1 ? x->cands[0] : x->cands[(d0[i].idx / dv) % nc];
 			continue;
 		}
 		if (!reach(x, s)) {
-			route_detour(x, row, s, d0, nd);
+			route_detour(x, col, s, d0, nd);
 			continue;
 		}
 		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
@@ -322,16 +369,31 @@ static void route_target(struct ft_run *x, struct sm_lfts *out, uint32_t t)
 			if (p) {
 				uint32_t q = ft_peer_slot(m, s, p);
 				if (q != SM_NONE && reach(x, q)) {
-					row[d0[i].lid] = p;
+					COL(col, d0[i].lid) = p;
 					continue;
 				}
 				/* the ideal parent lost its way to T: every source is displaced */
 				src = FT_SRC_ALL;
 			}
-			row[d0[i].lid] = displace(x, s, j, u, m->dest_off[t] + i, src);
+			/* switch LIDs carry management traffic only: any valid parent will do */
+			COL(col, d0[i].lid) = d0[i].port ? displace(x, s, j, u, m->dest_off[t] + i, src) : any_up(x, s, j);
 		}
 	}
-	route_valleys(x, out, d0, nd);
+	route_valleys(x, d0, nd);
+}
+
+/* Column-major scratch -> the row-major LFTs, in tiles that stay in cache. */
+static void transpose(const struct ft_run *x, struct sm_lfts *out)
+{
+	const uint32_t n = x->m->nsw, nl = (uint32_t)out->top_lid + 1, tb = 64;
+	for (uint32_t l0 = 0; l0 < nl; l0 += tb)
+		for (uint32_t s0 = 0; s0 < n; s0 += tb)
+			for (uint32_t s = s0; s < s0 + tb && s < n; s++) {
+				uint8_t *row = sm_lfts_row(out, s);
+				const uint8_t *c = x->col + s;
+				for (uint32_t l = l0; l < l0 + tb && l < nl; l++)
+					row[l] = c[(size_t)l * n];
+			}
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
@@ -340,6 +402,10 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	size_t ne = (size_t)m->up_off[m->nsw] + 1, ns = (size_t)m->nsw + 1;
 	int rc = -ENOMEM;
 
+	size_t cells = (size_t)m->nsw * ((size_t)out->top_lid + 1);
+	x.col = malloc(cells ? cells : 1);
+	if (x.col)
+		memset(x.col, SM_LFT_NONE, cells);
 	x.dstamp = calloc(ns, sizeof(*x.dstamp));
 	x.rstamp = calloc(ns, sizeof(*x.rstamp));
 	x.xstamp = calloc(ns, sizeof(*x.xstamp));
@@ -377,7 +443,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	uint32_t bad_from = SM_NONE, bad_to = SM_NONE;
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
 		uint32_t t = m->tgt_order[i];
-		route_target(&x, out, t);
+		route_target(&x, t);
 		if (m->rank[t] != 0)
 			continue;
 		/* every leaf must reach every other leaf of its component up then down */
@@ -395,6 +461,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 		rc = -EHOSTUNREACH;
 		goto out;
 	}
+	transpose(&x, out);
 	uint32_t leaves = 0, parts = 0;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		leaves += m->rank[s] == 0;
@@ -419,6 +486,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 		snprintf(msg + n, msglen - (size_t)n, "; %u switches reach no CA and were left unrouted", m->unranked);
 	rc = 0;
 out:
+	free(x.col);
 	free(x.dstamp);
 	free(x.rstamp);
 	free(x.xstamp);

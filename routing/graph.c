@@ -319,7 +319,8 @@ static int has_parallel(const struct sm_graph *g, const uint32_t *cand, unsigned
 	return 0;
 }
 
-static uint32_t pick(struct sm_balancer *b, const uint32_t *cand, unsigned n, int is_switch, int parallel)
+static uint32_t pick(struct sm_balancer *b, uint32_t s, const uint32_t *cand, unsigned n, int is_switch,
+		     int parallel, uint32_t rank)
 {
 	const struct sm_graph *g = b->g;
 	const uint32_t *ct = b->cnt[is_switch ? 1 : 0], *co = b->cnt[is_switch ? 0 : 1];
@@ -329,11 +330,25 @@ static uint32_t pick(struct sm_balancer *b, const uint32_t *cand, unsigned n, in
 	 * one hop closer if one does), normalised per link.
 	 */
 	if (!parallel) {
-		/* one cable per neighbour: the least used cable, lowest index on ties */
+		/*
+		 * One cable per neighbour: the least used cable. Ties go to the
+		 * cable whose position among s's cables comes first counting
+		 * from the destination's rank, so that every switch sends the
+		 * r-th destination of a remote switch the same way when it can
+		 * (on a fat tree: host r of every leaf over spine r, which keeps
+		 * shift permutations free of congestion even where a few cables
+		 * are missing and the counters of the leaves differ).
+		 */
+		uint32_t deg = g->adj_off[s + 1] - g->adj_off[s], off = deg ? rank % deg : 0;
 		unsigned best = 0;
-		for (unsigned i = 1; i < n; i++)
-			if (ct[cand[i]] < ct[cand[best]])
+		uint32_t bkey = (cand[0] - g->adj_off[s] + deg - off) % (deg ? deg : 1);
+		for (unsigned i = 1; i < n; i++) {
+			uint32_t key = (cand[i] - g->adj_off[s] + deg - off) % deg;
+			if (ct[cand[i]] < ct[cand[best]] || (ct[cand[i]] == ct[cand[best]] && key < bkey)) {
 				best = i;
+				bkey = key;
+			}
+		}
 		b->cnt[is_switch ? 1 : 0][cand[best]]++;
 		return cand[best];
 	}
@@ -373,7 +388,7 @@ uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *can
 			  int is_switch)
 {
 	(void)s;
-	return pick(b, cand, n, is_switch, has_parallel(b->g, cand, n));
+	return pick(b, s, cand, n, is_switch, has_parallel(b->g, cand, n), 0);
 }
 
 uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32_t d,
@@ -401,11 +416,13 @@ uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32
 		if (!n)
 			continue;
 		int par = has_parallel(g, c, n);
+		uint32_t rank[2] = { 0, 0 };
 		for (uint32_t k = k0; k < k1; k++) {
 			const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
 			if (dst->lid > l->top_lid)
 				continue;
-			uint32_t i = n == 1 ? c[0] : pick(b, c, n, dst->is_switch, par);
+			uint32_t r = rank[dst->is_switch]++;
+			uint32_t i = n == 1 ? c[0] : pick(b, s, c, n, dst->is_switch, par, r);
 			if (n == 1)
 				b->cnt[dst->is_switch ? 1 : 0][i]++;
 			row[dst->lid] = g->adj[i].port;

@@ -8,6 +8,8 @@
  * sm_engine_ftree.route() fills ctx->out -> copy as base ->
  * sm_hotpath_pin() rewrites pinned up-entries of ctx->out -> ctx->msg gets
  * the one-line report. Without a profile the result is exactly ftree's.
+ * The pinned LFTs are checked for credit loops (sm_cdg_check) and replaced
+ * by the base if pinning introduced one.
  *
  * Config (all optional):
  *   hotpath:
@@ -30,6 +32,7 @@
 
 #include "profile.h"
 #include "registry.h" /* sm_engine_ftree */
+#include "validate.h"
 
 struct hotpath_state {
 	struct sm_hotpath_opts o;
@@ -188,15 +191,38 @@ static int hp_route(void *state, struct sm_route_ctx *ctx)
 		return -ENOMEM;
 	}
 	char err[256] = "";
-	rc = sm_hotpath_pin(ctx->fabric, ctx->plane, base, p->flows, p->n_flows, &st->o, ctx->out,
-			    &st->rep[ctx->plane], err, sizeof(err));
-	sm_lfts_free(base);
+	struct sm_hotpath_report *rep = &st->rep[ctx->plane];
+	rc = sm_hotpath_pin(ctx->fabric, ctx->plane, base, p->flows, p->n_flows, &st->o, ctx->out, rep, err,
+			    sizeof(err));
 	if (rc) {
+		sm_lfts_free(base);
 		snprintf(ctx->msg, sizeof(ctx->msg), "%s", err[0] ? err : "hotpath: pinning failed");
 		return rc;
 	}
+	/*
+	 * Pinning only swaps up-ports for up-ports on up*-down* paths, which
+	 * cannot close a cycle on a tree; but a degraded tree whose base routes
+	 * turn down-up can route transit traffic through a changed entry. Check
+	 * the channel dependencies, and if pinning added a credit loop the base
+	 * did not have, fall back to the base routes.
+	 */
+	if (rep->lft_changed && sm_cdg_check(ctx->fabric, ctx->plane, ctx->out, NULL) == 1 &&
+	    sm_cdg_check(ctx->fabric, ctx->plane, base, NULL) == 0) {
+		memcpy(ctx->out->ports, base->ports, (size_t)base->n_switches * ((size_t)base->top_lid + 1));
+		snprintf(rep->note, sizeof(rep->note), "pinning reverted: it would have created a credit loop");
+		rep->max_load_after = rep->max_load_before;
+		rep->ebb_after = rep->ebb_before;
+		rep->lft_changed = rep->lft_blocks_changed = 0;
+		rep->lft_switches_changed = 0;
+		rep->pinned = 0;
+		for (size_t i = 0; i < rep->n_flows; i++) {
+			rep->dlid[i] = ctx->fabric->ports[rep->flow[i].dst].lid;
+			rep->is_pinned[i] = 0;
+		}
+	}
+	sm_lfts_free(base);
 	st->have[ctx->plane] = 1;
-	sm_hotpath_report_format(&st->rep[ctx->plane], ctx->msg, sizeof(ctx->msg));
+	sm_hotpath_report_format(rep, ctx->msg, sizeof(ctx->msg));
 	return 0;
 }
 

@@ -321,7 +321,14 @@ struct dfs {
 	bool found;
 };
 
-static void dfs(struct dfs *d, uint32_t node)
+/*
+ * Candidate paths of one flow from switch `node`. Choices are made only
+ * while the path still goes up; once it has gone down every hop must go
+ * strictly down (so a candidate is up*-down* and cannot come back to a
+ * switch whose entry it changes). Degraded trees where the base itself
+ * turns down-up keep the base path (no candidate survives).
+ */
+static void dfs(struct dfs *d, uint32_t node, bool down)
 {
 	struct hp *h = d->h;
 	const struct sm_fabric *f = h->f;
@@ -329,7 +336,9 @@ static void dfs(struct dfs *d, uint32_t node)
 		return;
 	uint32_t s = slot_of(h, node);
 	uint32_t hot = h->hot_of_lid[d->dlid];
-	bool choose = is_up(h, node, d->dlid) && !*dec(h, hot, s);
+	if (s == SM_NONE || h->level[s] == HP_LVL_NONE)
+		return;
+	bool choose = !down && is_up(h, node, d->dlid) && !*dec(h, hot, s);
 	unsigned nopt = choose ? h->up_off[s + 1] - h->up_off[s] : 1;
 	uint8_t basee = sm_lfts_get(h->base, node, d->dlid);
 	for (unsigned i = 0; i < nopt; i++) {
@@ -362,7 +371,10 @@ static void dfs(struct dfs *d, uint32_t node)
 				d->found = true;
 			}
 		} else {
-			dfs(d, pt->peer_node);
+			uint32_t t = slot_of(h, pt->peer_node);
+			bool hop_down = t != SM_NONE && h->level[t] < h->level[s];
+			if (t != SM_NONE && (!down || hop_down))
+				dfs(d, pt->peer_node, down || hop_down);
 		}
 		d->cur = save;
 	}
@@ -387,7 +399,7 @@ static void place_greedy(struct hp *h, struct hflow *fl, bool use_lmc)
 		d.cur.max = h->load[fl->src] + fl->w;
 		d.cur.sum = d.cur.max;
 		d.cur.dlid = d.dlid;
-		dfs(&d, sp->peer_node);
+		dfs(&d, sp->peer_node, false);
 		if (d.found && (!any || better(&d.best, &best))) {
 			best = d.best;
 			any = true;
@@ -776,7 +788,34 @@ struct undo {
 	uint8_t old;
 };
 
-/* Set (node, lid) to port e and reroute its flows; returns the new max over links they use. */
+/* The flow has a route and it goes up, then only down (levels of the switches it crosses). */
+static bool updown(const struct hp *h, const struct hflow *fl)
+{
+	if (!fl->len)
+		return false;
+	bool down = false;
+	unsigned prev = HP_LVL_NONE;
+	for (unsigned i = 1; i < fl->len; i++) {
+		uint32_t s = slot_of(h, h->f->ports[fl->path[i]].node);
+		unsigned lv = s == SM_NONE ? HP_LVL_NONE : h->level[s];
+		if (lv == HP_LVL_NONE)
+			return false;
+		if (prev != HP_LVL_NONE) {
+			if (lv < prev)
+				down = true;
+			else if (down || lv == prev)
+				return false;
+		}
+		prev = lv;
+	}
+	return true;
+}
+
+/*
+ * Set (node, lid) to port e and reroute its flows; returns the new max
+ * over the links they use, or HUGE_VAL if a flow lost its route or its
+ * up*-down* shape (the caller then undoes the change).
+ */
 static double unit_set(struct hp *h, uint32_t node, uint16_t lid, uint8_t e)
 {
 	uint32_t hot = h->hot_of_lid[lid];
@@ -793,6 +832,8 @@ static double unit_set(struct hp *h, uint32_t node, uint16_t lid, uint8_t e)
 	}
 	for (uint32_t k = h->byl_off[hot]; k < h->byl_off[hot + 1]; k++) {
 		const struct hflow *fl = &h->fl[h->byl[k]];
+		if (!updown(h, fl))
+			return HUGE_VAL; /* never accepted: the caller undoes it */
 		for (unsigned i = 1; i < fl->len; i++)
 			mx = fmax(mx, h->load[fl->path[i]]);
 	}

@@ -33,6 +33,8 @@ static const struct sm_engine_ops *const builtins[] = {
 	&sm_engine_minhop,
 	&sm_engine_updn,
 	&sm_engine_ftree,
+	&sm_engine_planes,
+	&sm_engine_hotpath,
 	NULL,
 };
 

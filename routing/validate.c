@@ -513,7 +513,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 				note_example(v, st, src, d, &c, c.fail_at[s], 0);
 			}
 		}
-		if (!(flags & SM_VALIDATE_NO_CDG))
+		if (!(flags & SM_VALIDATE_NO_CDG) && (!d->is_switch || (flags & SM_VALIDATE_CDG_SWITCH_LIDS)))
 			add_dependencies(&c, d);
 	}
 	v->credit_loop = -1;

@@ -28,7 +28,11 @@
  * are counted as `disconnected`, not as failures: routing cannot fix them.
  *
  * CDG: vertices are directed switch-to-switch links; an edge a -> b exists
- * when some route from an endpoint (to any LID) uses b right after a. Only
+ * when some route from an endpoint to an endpoint LID uses b right after a
+ * (data traffic; with SM_VALIDATE_CDG_SWITCH_LIDS routes to switch LIDs
+ * count too. minhop's routes to the LID of a spine a leaf lost its cable
+ * to turn down then up and can close a cycle of management-only
+ * dependencies on a degraded fat tree). Only
  * switches that carry endpoint traffic to the LID contribute (a switch on
  * no endpoint's path to a LID adds no dependency). Edges are kept as a
  * bitset per link over the ports of the next switch (deduplicated, a few
@@ -44,6 +48,7 @@
 #define SM_VALIDATE_NO_CDG 0x1           /* skip the credit-loop check */
 #define SM_VALIDATE_ALLOW_CREDIT_LOOP 0x2 /* report a credit loop but do not fail on it */
 #define SM_VALIDATE_STRICT_SWITCHES 0x4  /* fail when a switch LID is unrouted from anywhere */
+#define SM_VALIDATE_CDG_SWITCH_LIDS 0x8  /* CDG: add endpoint routes to switch LIDs too */
 
 #define SM_VALIDATE_CYCLE_MAX 16
 

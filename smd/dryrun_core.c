@@ -339,8 +339,15 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 		return -ENOMEM;
 	}
 	rc = sm_chain_new(d->reg, d->run.chain, c->doc, c->engines_map, &d->chain, err, errlen);
-	if (rc)
+	if (rc) {
+		/* engines word their config errors by line only: name the file */
+		if (c->doc && errlen) {
+			char msg[1024];
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, errlen, "chain %s with config %s: %s", d->run.chain, c->source, msg);
+		}
 		return rc;
+	}
 	res = calloc(SM_MAX_PLANES, sizeof(*res));
 	if (!res) {
 		snprintf(err, errlen, "out of memory");

@@ -165,6 +165,11 @@ assert r["planes"][1]["routing"]["routed"] is True
 	[ "$(grep -c "^Unicast lids" "$T/fail.lfts")" -eq 2 ] || fail "LFT file lacks the 2 switches of plane 1"
 fi
 
+# an engine's own config error names the config file and the line
+printf 'routing_engine: updn\nengines:\n  updn:\n    bogus_key: 1\n' >"$T/engine.yaml"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/engine.yaml" &&
+	expect_err "engine.yaml: .*line 4: .*bogus_key"
+
 # plugins from the config's plugin_dir: the example plugin routes, a broken one is refused
 printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$T/plugins.yaml"
 run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R ecmp &&
@@ -256,31 +261,46 @@ if bad:
 EOF
 }
 
-if ibsim_start "$DATA/ft8.net"; then
-	if ibsim_opensm_once && ibsim_run ibnetdiscover >"$T/live.ibnd" 2>"$T/ibnd.err"; then
-		for eng in minhop updn ftree; do
-			if ! run 0 "$SMD" --dry-run -t "$T/live.ibnd" -R "$eng" --lfts-out "$T/$eng.lfts"; then
-				continue
-			fi
-			if ! ibsim_opensm_once -R file -U "$T/$eng.lfts"; then
-				fail "$eng: OpenSM's file engine refused our LFT file"
-				continue
-			fi
-			grep -q "file tables configured on all switches" "$IBSIM_DIR/opensm.log" ||
-				fail "$eng: OpenSM did not configure its tables from our file"
-			ibsim_run dump_lfts >"$T/$eng.dump" 2>/dev/null || fail "$eng: dump_lfts failed"
-			compare_lfts "$T/$eng.lfts" "$T/$eng.dump" || fail "$eng: switches hold other LFTs than our file"
-			# byte for byte, apart from the header's port id and dump_lfts' trailer
-			sed -E -e '/^#/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' "$T/$eng.lfts" |
-				LC_ALL=C sort >"$T/a"
-			sed -E -e '/^$/d' -e '/^\*\*\* WARNING/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' \
-				"$T/$eng.dump" | LC_ALL=C sort >"$T/b"
-			cmp -s "$T/a" "$T/b" || { fail "$eng: text differs from dump_lfts"; diff "$T/a" "$T/b" | head >&2; }
-		done
-	else
-		fail "OpenSM or ibnetdiscover under ibsim failed"
-		cat "$T/ibnd.err" >&2 2>/dev/null
+# opensm_round_trip LMC ENGINES...: OpenSM assigns LIDs (with LMC), we dry-run its dump and
+# write LFTs, OpenSM loads them with its file engine, dump_lfts must give our file back.
+opensm_round_trip()
+{
+	_lmc=$1
+	shift
+	if ! ibsim_opensm_once -l "$_lmc" || ! ibsim_run ibnetdiscover >"$T/live.ibnd" 2>"$T/ibnd.err"; then
+		fail "LMC $_lmc: OpenSM or ibnetdiscover under ibsim failed"
+		cat "$T/ibnd.err" >&2
+		return
 	fi
+	for eng in "$@"; do
+		out="$T/$eng-lmc$_lmc"
+		run 0 "$SMD" --dry-run -t "$T/live.ibnd" -R "$eng" --lfts-out "$out.lfts" || continue
+		if ! ibsim_opensm_once -l "$_lmc" -R file -U "$out.lfts"; then
+			fail "$eng, LMC $_lmc: OpenSM's file engine refused our LFT file"
+			continue
+		fi
+		grep -q "file tables configured on all switches" "$IBSIM_DIR/opensm.log" ||
+			fail "$eng, LMC $_lmc: OpenSM did not configure its tables from our file"
+		ibsim_run dump_lfts >"$out.dump" 2>/dev/null || fail "$eng, LMC $_lmc: dump_lfts failed"
+		compare_lfts "$out.lfts" "$out.dump" ||
+			fail "$eng, LMC $_lmc: switches hold other LFTs than our file"
+		# byte for byte, apart from the header's port id and dump_lfts' trailer
+		sed -E -e '/^#/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' "$out.lfts" |
+			LC_ALL=C sort >"$T/a"
+		sed -E -e '/^$/d' -e '/^\*\*\* WARNING/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' \
+			"$out.dump" | LC_ALL=C sort >"$T/b"
+		cmp -s "$T/a" "$T/b" || {
+			fail "$eng, LMC $_lmc: text differs from dump_lfts"
+			diff "$T/a" "$T/b" | head >&2
+		}
+	done
+}
+
+if ibsim_start "$DATA/ft8.net"; then
+	trap cleanup EXIT   # ibsim_start installed its own EXIT trap; ours also calls it
+	opensm_round_trip 0 minhop updn ftree
+	# LMC 2: ranges of 4 LIDs per CA port and dump_fts' "path #k out of 4" lines
+	opensm_round_trip 2 minhop
 	ibsim_stop
 else
 	fail "ibsim did not start"

@@ -568,29 +568,40 @@ static struct sm_lfts *engine_route(void *st, const struct sm_fabric *f, const s
 	return ctx.out;
 }
 
+/* Plain ftree LFTs of plane 0 (the base the engine starts from). */
+static struct sm_lfts *ftree_lfts(const struct sm_fabric *f)
+{
+	char err[256];
+	void *fst = NULL;
+	assert_int_equal(sm_engine_ftree.init(&fst, NULL, NULL, err, sizeof(err)), 0);
+	struct sm_route_ctx c;
+	memset(&c, 0, sizeof(c));
+	c.fabric = f;
+	c.out = sm_lfts_new(f, 0);
+	assert_non_null(c.out);
+	assert_int_equal(sm_engine_ftree.route(fst, &c), 0);
+	sm_engine_ftree.free(fst);
+	return c.out;
+}
+
 /* The engine = ftree + pinning: without a profile it is exactly ftree; with one, max load 1. */
 static void test_engine_over_ftree(void **state)
 {
 	(void)state;
 	struct sm_fabric *f = gen(8, 2, 32, 0);
 	char err[256], msg[256];
-	void *st = NULL, *fst = NULL;
+	void *st = NULL;
 	assert_int_equal(engine_init("{top_k: 0, share: 1, method: auto, improve: true, lmc: true, ftree: {}}", &st,
 				     err, sizeof(err)), 0);
 	assert_string_equal(sm_engine_hotpath.name, "hotpath");
 	assert_int_equal(sm_engine_hotpath.abi_version, SM_ENGINE_ABI_VERSION);
 	/* plain ftree for comparison */
-	assert_int_equal(sm_engine_ftree.init(&fst, NULL, NULL, err, sizeof(err)), 0);
-	struct sm_route_ctx fc;
-	memset(&fc, 0, sizeof(fc));
-	fc.fabric = f;
-	fc.out = sm_lfts_new(f, 0);
-	assert_int_equal(sm_engine_ftree.route(fst, &fc), 0);
+	struct sm_lfts *ftl = ftree_lfts(f);
 	struct sm_lfts *plain = engine_route(st, f, NULL, msg, sizeof(msg));
 	assert_non_null(strstr(msg, "no profile"));
 	assert_null(sm_hotpath_last_report(st, 0));
-	assert_int_equal(memcmp(plain->ports, fc.out->ports, (size_t)plain->n_switches * (plain->top_lid + 1u)), 0);
-	check_routes(f, fc.out);
+	assert_int_equal(memcmp(plain->ports, ftl->ports, (size_t)plain->n_switches * (plain->top_lid + 1u)), 0);
+	check_routes(f, ftl);
 	uint64_t ftree_sw_unreachable = last_sw_unreachable;
 
 	uint32_t h[64];
@@ -608,7 +619,7 @@ static void test_engine_over_ftree(void **state)
 		assert_non_null(r);
 		assert_non_null(strstr(msg, "hotpath plane0: colour"));
 		/* the lead's evaluator agrees */
-		double before = sm_metrics_max_load(f, 0, fc.out, fl, prof.n_flows);
+		double before = sm_metrics_max_load(f, 0, ftl, fl, prof.n_flows);
 		double after = sm_metrics_max_load(f, 0, out, fl, prof.n_flows);
 		assert_true(fabs(before - r->max_load_before) < 1e-9);
 		assert_true(fabs(after - 1.0) < 1e-12);
@@ -619,14 +630,13 @@ static void test_engine_over_ftree(void **state)
 		/* only hot-destination up-entries differ from ftree */
 		uint64_t diff = 0;
 		for (size_t i = 0; i < (size_t)out->n_switches * (out->top_lid + 1u); i++)
-			diff += out->ports[i] != fc.out->ports[i];
+			diff += out->ports[i] != ftl->ports[i];
 		assert_int_equal(diff, r->lft_changed);
 		sm_lfts_free(out);
 	}
 	assert_true(improved > 10);
 	sm_lfts_free(plain);
-	sm_lfts_free(fc.out);
-	sm_engine_ftree.free(fst);
+	sm_lfts_free(ftl);
 	sm_engine_hotpath.free(st);
 	sm_engine_hotpath.free(NULL);
 	sm_fabric_free(f);
@@ -710,6 +720,54 @@ static void test_engine_counters_profile(void **state)
 	sm_fabric_free(f);
 }
 
+/* Degraded trees (links removed): ftree + pinning still validates and never loads the profile more. */
+static void test_engine_degraded(void **state)
+{
+	(void)state;
+	double frac[3] = { 0.05, 0.1, 0.2 };
+	for (unsigned z = 0; z < 3; z++) {
+		struct sm_gen_params gp;
+		char err[256], msg[256];
+		sm_gen_params_init(&gp);
+		gp.radix = 8;
+		gp.levels = 2;
+		gp.remove_links = frac[z];
+		gp.seed = 11 + z;
+		struct sm_fabric *f = sm_fabric_new();
+		assert_int_equal(sm_gen_fat_tree(&gp, f, err, sizeof(err)), 0);
+		void *st = NULL;
+		assert_int_equal(engine_init("{}", &st, err, sizeof(err)), 0);
+		struct sm_lfts *ftl = ftree_lfts(f);
+		struct sm_validation vb;
+		assert_int_equal(sm_validate(f, 0, ftl, 0, &vb), 0);
+		uint32_t h[64];
+		uint32_t nh = hosts_of(f, h);
+		struct sm_flow fl[64 * 3];
+		rng_state = 77 + z;
+		for (unsigned t = 0; t < 5; t++) {
+			struct sm_profile prof;
+			memset(&prof, 0, sizeof(prof));
+			prof.flows = fl;
+			prof.n_flows = perm_flows(h, nh, 1.0, fl);
+			prof.n_flows += perm_flows(h, nh, 2.0, fl + prof.n_flows);
+			struct sm_lfts *out = engine_route(st, f, &prof, msg, sizeof(msg));
+			const struct sm_hotpath_report *r = sm_hotpath_last_report(st, 0);
+			assert_non_null(r);
+			assert_int_equal(r->unroutable, 0);
+			assert_true(r->max_load_after <= r->max_load_before + 1e-9);
+			struct sm_validation v;
+			assert_int_equal(sm_validate(f, 0, out, 0, &v), 0);
+			assert_int_equal(v.unreachable, 0);
+			assert_true(v.credit_loop <= vb.credit_loop);
+			assert_int_equal(v.sw_unreachable, vb.sw_unreachable);
+			sm_lfts_free(out);
+		}
+		sm_lfts_free(ftl);
+		sm_engine_hotpath.free(st);
+		sm_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
 		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_engine_degraded),
 		cmocka_unit_test(test_engine_counters_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

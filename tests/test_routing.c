@@ -432,6 +432,9 @@ static void test_updn_degraded_fat_tree(void **state)
 	/* leaf 0 and its 4 hosts cannot reach spine 2's LID without going down then up */
 	assert_int_equal(v.sw_unreachable, 5);
 	assert_false(sm_validate_ok(&v, SM_VALIDATE_STRICT_SWITCHES));
+	/* updn's routes to switch LIDs are legal too: no cycle with them either */
+	assert_int_equal(sm_validate(x.f, 0, l, SM_VALIDATE_CDG_SWITCH_LIDS, &v), 0);
+	assert_int_equal(v.credit_loop, 0);
 	/* minhop does route those, with a down-up turn */
 	sm_lfts_free(l);
 	l = route_with(&sm_engine_minhop, x.f, 0, NULL, NULL, 0, msg);
@@ -512,6 +515,87 @@ static void test_updn_config(void **state)
 	assert_non_null(strstr(err, "config line 1: expected a mapping"));
 	yaml_document_delete(&doc);
 	sm_fabric_free(x.f);
+}
+
+/* Seeded random topologies: irregular graphs, parallel cables, islands, multi-port CAs. */
+static uint64_t rnd_state;
+
+static unsigned rnd(unsigned n)
+{
+	rnd_state = rnd_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)((rnd_state >> 33) % n);
+}
+
+static void random_fabric(struct fix *x, unsigned n_sw)
+{
+	fix_init(x);
+	for (unsigned i = 0; i < n_sw; i++)
+		fix_switch(x, 12, 0);
+	uint8_t used[64][13] = { { 0 } };
+	/* a random spanning chain of most switches, then extra cables (some parallel) */
+	for (unsigned i = 1; i < n_sw; i++) {
+		if (rnd(8) == 0)
+			continue;  /* leaves an island now and then */
+		unsigned j = rnd(i), pa = 1 + rnd(12), pb = 1 + rnd(12);
+		if (used[i][pa] || used[j][pb])
+			continue;
+		used[i][pa] = used[j][pb] = 1;
+		fix_link(x, x->sw[i], pa, x->sw[j], pb);
+	}
+	for (unsigned e = 0; e < n_sw; e++) {
+		unsigned i = rnd(n_sw), j = rnd(n_sw), pa = 1 + rnd(12), pb = 1 + rnd(12);
+		if (i == j || used[i][pa] || used[j][pb])
+			continue;
+		used[i][pa] = used[j][pb] = 1;
+		fix_link(x, x->sw[i], pa, x->sw[j], pb);
+	}
+	for (unsigned h = 0; h < 2 * n_sw; h++) {
+		unsigned np = 1 + (rnd(4) == 0);
+		uint32_t ca = fix_ca(x, np, 0);
+		for (unsigned p = 1; p <= np; p++) {
+			unsigned i = rnd(n_sw), pa = 1 + rnd(12);
+			if (!used[i][pa]) {
+				used[i][pa] = 1;
+				fix_link(x, ca, p, x->sw[i], pa);
+			}
+		}
+	}
+	fix_lids(x, (uint8_t)rnd(2));
+}
+
+static void test_random_topologies(void **state)
+{
+	(void)state;
+	rnd_state = 42;
+	for (unsigned iter = 0; iter < 40; iter++) {
+		struct fix x;
+		random_fabric(&x, 4 + rnd(20));
+		struct sm_validation v;
+		char msg[256];
+		struct sm_lfts *l = route_with(&sm_engine_minhop, x.f, 0, NULL, NULL, 0, msg);
+		validate(x.f, 0, l, &v);
+		assert_int_equal(v.unreachable, 0);
+		assert_int_equal(v.sw_unreachable, 0);
+		assert_int_equal(v.reachable + v.disconnected, v.pairs);
+		sm_lfts_free(l);
+		l = route_with(&sm_engine_updn, x.f, 0, NULL, NULL, 0, msg);
+		assert_int_equal(sm_validate(x.f, 0, l, SM_VALIDATE_CDG_SWITCH_LIDS, &v), 0);
+		if (v.unreachable || v.credit_loop)
+			print_error("iteration %u: %s (%s)\n", iter, v.msg, msg);
+		assert_int_equal(v.unreachable, 0);
+		assert_int_equal(v.credit_loop, 0);  /* up* / down*: never, whatever the graph */
+		assert_int_equal(v.sw_loops, 0);
+		assert_true(sm_validate_ok(&v, 0) || (v.pairs && !v.reachable));
+		/* garbage LFTs: the validator counts, never crashes, and every pair is accounted for */
+		for (size_t i = 0; i < (size_t)l->n_switches * (l->top_lid + 1u); i++)
+			if (rnd(3) == 0)
+				l->ports[i] = (uint8_t)(rnd(2) ? rnd(14) : rnd(256));
+		assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
+		assert_int_equal(v.reachable + v.unreachable + v.disconnected, v.pairs);
+		assert_int_equal(v.loops + v.black_holes, v.unreachable);
+		sm_lfts_free(l);
+		sm_fabric_free(x.f);
+	}
 }
 
 /* ---- chain ---- */
@@ -643,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_updn_fat_tree),
 		cmocka_unit_test(test_updn_degraded_fat_tree),
 		cmocka_unit_test(test_updn_config),
+		cmocka_unit_test(test_random_topologies),
 		cmocka_unit_test(test_chain_fallback_on_validation),
 		cmocka_unit_test(test_chain_fallback_on_error),
 		cmocka_unit_test(test_chain_planes),

@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: "planes" — plane-aware hybrid static routing for multi-plane fat trees
+ *
+ * Input: all planes of a fabric at once (route_planes), each plane a fat
+ * tree, and optionally a traffic profile. Per plane:
+ *   1. static routes: the ftree engine's LFTs (shift-permutation
+ *      congestion-free on a full tree, degraded trees kept as fat trees);
+ *   2. decorrelation: plane p relabels the upper switches seen from each
+ *      leaf by a rotation of r(p) = p * stride positions (stride defaults to
+ *      max(1, S / P), S upper switches, P planes). The destination that
+ *      ftree sends up to upper switch number i from a leaf goes to upper
+ *      switch number (i + r(p)) mod S instead. A uniform relabelling of the
+ *      upper switches maps every link's flow set onto another link's, so
+ *      every congestion property of ftree is kept, while the same host pair
+ *      rides a different spine index in every plane: one failure pattern
+ *      (a spine position, a cabling batch) no longer hits the same pairs in
+ *      every plane. On a degraded tree an entry is rotated only when the
+ *      new upper switch is cabled to the leaf and its own route delivers
+ *      the destination without coming back (walked hop by hop); otherwise
+ *      ftree's entry stays;
+ *   3. hot flows: with a profile, the plane's share of it (the profile
+ *      loader already maps cross-plane traffic — rail i to rail j rides
+ *      plane j after the in-host hop — onto the destination plane) is
+ *      pinned with the hot-path algorithm (hotpath.h) on top of 2.
+ * Only entries of endpoint LIDs are rotated or pinned; switch LIDs keep
+ * ftree's routes. Every route stays up*-then-down*, so no credit loop can
+ * appear; the chain validates the result anyway.
+ *
+ * Options (YAML subtree `planes:`): decorrelate (bool, default true),
+ * stride (int, 0 = auto), pin (bool, default true), top_k, share (as the
+ * hotpath engine).
+ */
+#include "engine.h"
+#include "graph.h"
+#include "hotpath.h"
+#include "metrics.h"
+#include "registry.h"
+#include "profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+extern const struct sm_engine_ops sm_engine_ftree;
+
+struct planes_state {
+	int decorrelate;
+	unsigned stride;
+	int pin;
+	struct sm_hotpath_opts hp;
+	void *ftree_state;
+};
+
+struct planes_stats {
+	unsigned rotation;        /* positions */
+	unsigned uppers;          /* upper switches in the rotation list */
+	uint64_t rotated;         /* entries moved */
+	uint64_t kept;            /* up entries kept (rotation target unusable) */
+	int per_leaf;             /* rotation over each leaf's own upper list (3-level trees) */
+};
+
+static int parse_uint(yaml_node_t *v, unsigned long max, unsigned long *out)
+{
+	char *end;
+	if (!v || v->type != YAML_SCALAR_NODE)
+		return -EINVAL;
+	errno = 0;
+	unsigned long x = strtoul((const char *)v->data.scalar.value, &end, 10);
+	if (errno || *end || end == (char *)v->data.scalar.value || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int parse_bool(yaml_node_t *v, int *out)
+{
+	if (!v || v->type != YAML_SCALAR_NODE)
+		return -EINVAL;
+	const char *s = (const char *)v->data.scalar.value;
+	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "1"))
+		*out = 1;
+	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "0"))
+		*out = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int planes_init(void **state, yaml_document_t *doc, yaml_node_t *node, char *err, size_t errlen)
+{
+	static const char *const known[] = { "decorrelate", "stride", "pin", "top_k", "share", NULL };
+	struct planes_state *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->decorrelate = 1;
+	s->pin = 1;
+	sm_hotpath_opts_init(&s->hp);
+	if (node) {
+		rc = sm_yaml_check_keys(doc, node, "planes", known, err, errlen);
+		if (rc)
+			goto fail;
+		yaml_node_t *v;
+		unsigned long x;
+		rc = -EINVAL;
+		if ((v = sm_yaml_map_get(doc, node, "decorrelate")) && parse_bool(v, &s->decorrelate)) {
+			snprintf(err, errlen, "planes: config line %lu: decorrelate must be true or false",
+				 (unsigned long)v->start_mark.line + 1);
+			goto fail;
+		}
+		if ((v = sm_yaml_map_get(doc, node, "pin")) && parse_bool(v, &s->pin)) {
+			snprintf(err, errlen, "planes: config line %lu: pin must be true or false",
+				 (unsigned long)v->start_mark.line + 1);
+			goto fail;
+		}
+		if ((v = sm_yaml_map_get(doc, node, "stride"))) {
+			if (parse_uint(v, 4096, &x)) {
+				snprintf(err, errlen, "planes: config line %lu: stride must be an integer 0-4096",
+					 (unsigned long)v->start_mark.line + 1);
+				goto fail;
+			}
+			s->stride = (unsigned)x;
+		}
+		if ((v = sm_yaml_map_get(doc, node, "top_k"))) {
+			if (parse_uint(v, 100000000, &x)) {
+				snprintf(err, errlen, "planes: config line %lu: top_k must be a non-negative integer",
+					 (unsigned long)v->start_mark.line + 1);
+				goto fail;
+			}
+			s->hp.top_k = (unsigned)x;
+		}
+		if ((v = sm_yaml_map_get(doc, node, "share"))) {
+			char *end;
+			double d = v->type == YAML_SCALAR_NODE ? strtod((const char *)v->data.scalar.value, &end) : -1;
+			if (v->type != YAML_SCALAR_NODE || *end || !(d > 0 && d <= 1)) {
+				snprintf(err, errlen, "planes: config line %lu: share must be a number in (0, 1]",
+					 (unsigned long)v->start_mark.line + 1);
+				goto fail;
+			}
+			s->hp.share = d;
+		}
+	}
+	rc = sm_engine_ftree.init(&s->ftree_state, NULL, NULL, err, errlen);
+	if (rc)
+		goto fail;
+	*state = s;
+	return 0;
+fail:
+	free(s);
+	return rc;
+}
+
+static void planes_free(void *state)
+{
+	struct planes_state *s = state;
+	if (!s)
+		return;
+	sm_engine_ftree.free(s->ftree_state);
+	free(s);
+}
+
+/*
+ * Does the route to `lid` from switch `start` deliver to dst_port along an
+ * up*-then-down* path (by switch level: distance from the nearest leaf)?
+ * Entered from a leaf going up, so an up hop after a down hop, a lateral
+ * hop, or a visit to `avoid` (the leaf we came from) disqualifies it.
+ */
+static int delivers(const struct sm_fabric *f, const struct sm_lfts *l, const uint16_t *level,
+		    uint32_t start, uint32_t avoid, uint16_t lid, uint32_t dst_port)
+{
+	uint32_t n = start;
+	int down = 0;
+	for (unsigned hop = 0; hop < 16; hop++) {
+		if (n == avoid)
+			return 0;
+		uint8_t p = sm_lfts_get(l, n, lid);
+		if (p == SM_LFT_NONE || p == 0 || p > f->nodes[n].nports)
+			return 0;
+		const struct sm_port *pt = sm_port(f, n, p);
+		if (pt->peer_node == SM_NONE)
+			return 0;
+		uint32_t next = pt->peer_node;
+		if (f->nodes[next].type != SM_NODE_SWITCH)
+			return sm_port_index(f, next, pt->peer_port) == dst_port;
+		uint16_t a = level[l->slot_of_node[n]], b = level[l->slot_of_node[next]];
+		if (b > a && down)
+			return 0;
+		if (b == a)
+			return 0;
+		if (b < a)
+			down = 1;
+		n = next;
+	}
+	return 0;
+}
+
+/* level[s] = switch-link distance from the nearest leaf (switch with endpoints). */
+static void leaf_levels(const struct sm_graph *g, uint16_t *level, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		level[s] = SM_GRAPH_INF;
+		if (g->host_off[s + 1] > g->host_off[s])
+			level[s] = 0, queue[tail++] = s;
+	}
+	while (head < tail) {
+		uint32_t s = queue[head++];
+		for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++) {
+			uint32_t u = g->adj[e].peer;
+			if (level[u] == SM_GRAPH_INF) {
+				level[u] = (uint16_t)(level[s] + 1);
+				queue[tail++] = u;
+			}
+		}
+	}
+}
+
+/*
+ * Rotate the upper switches of every leaf by `rot` positions (see DOC).
+ * The rotation list is the set of all upper neighbours of leaves when every
+ * leaf sees (nearly) all of them (2-level trees), else each leaf's own list.
+ */
+static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lfts *l, unsigned nplanes,
+			unsigned stride, struct planes_stats *st, char *msg, size_t msglen)
+{
+	struct sm_graph *g = NULL;
+	uint32_t *upper_idx = NULL, *uppers = NULL, *list = NULL, *pos_of = NULL, *lstart = NULL, *lcnt = NULL;
+	uint16_t *level = NULL;
+	int rc = sm_graph_build(f, plane, &g);
+	if (rc)
+		return rc;
+	uint32_t n = g->n_sw;
+	upper_idx = malloc(((size_t)n + 1) * sizeof(*upper_idx));
+	uppers = malloc(((size_t)n + 1) * sizeof(*uppers));
+	list = malloc(((size_t)n + 1) * sizeof(*list));
+	pos_of = malloc(((size_t)n + 1) * sizeof(*pos_of));
+	lstart = calloc((size_t)n + 1, sizeof(*lstart));
+	lcnt = calloc((size_t)n + 1, sizeof(*lcnt));
+	level = malloc(((size_t)n + 1) * sizeof(*level));
+	if (!upper_idx || !uppers || !list || !pos_of || !lstart || !lcnt || !level) {
+		rc = -ENOMEM;
+		goto out;
+	}
+#define IS_LEAF(s) (g->host_off[(s) + 1] > g->host_off[(s)])
+	for (uint32_t s = 0; s < n; s++)
+		upper_idx[s] = pos_of[s] = SM_NONE;
+	uint32_t n_up = 0, max_deg = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		if (!IS_LEAF(s))
+			continue;
+		uint32_t deg = 0, last = SM_NONE;
+		for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++) {
+			uint32_t u = g->adj[e].peer;
+			if (IS_LEAF(u) || u == last)
+				continue;
+			last = u;
+			deg++;
+			if (upper_idx[u] == SM_NONE)
+				upper_idx[u] = 0, uppers[n_up++] = u;
+		}
+		if (deg > max_deg)
+			max_deg = deg;
+	}
+	/* uppers[] in slot order: stable numbering */
+	uint32_t k = 0;
+	for (uint32_t s = 0; s < n; s++)
+		if (upper_idx[s] != SM_NONE)
+			uppers[k] = s, upper_idx[s] = k++;
+	memset(st, 0, sizeof(*st));
+	if (n_up < 2)
+		goto out;  /* nothing to rotate */
+	/* 2-level-like when the best leaf reaches at least 3/4 of all uppers */
+	st->per_leaf = (uint64_t)max_deg * 4 < (uint64_t)n_up * 3;
+	unsigned S = st->per_leaf ? max_deg : n_up;
+	unsigned strd = stride ? stride : (S / (nplanes ? nplanes : 1) ? S / nplanes : 1);
+	st->uppers = S;
+	st->rotation = (unsigned)(((uint64_t)plane * strd) % S);
+	if (!st->rotation)
+		goto out;
+	leaf_levels(g, level, list);
+	for (uint32_t s = 0; s < n; s++) {
+		if (!IS_LEAF(s))
+			continue;
+		uint32_t leaf = g->sw_node[s];
+		/* this leaf's links grouped by neighbour (adj is sorted by neighbour slot) */
+		uint32_t m = 0;
+		for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++) {
+			uint32_t u = g->adj[e].peer;
+			if (IS_LEAF(u))
+				continue;
+			if (lcnt[u]++ == 0)
+				lstart[u] = e;
+			if (st->per_leaf && lcnt[u] == 1)
+				pos_of[u] = m, list[m++] = u;
+		}
+		if (!st->per_leaf) {
+			memcpy(list, uppers, (size_t)n_up * sizeof(*list));
+			m = n_up;
+			for (uint32_t i = 0; i < m; i++)
+				pos_of[list[i]] = i;
+		}
+		for (uint32_t di = 0; m >= 2 && di < g->n_dests; di++) {
+			const struct sm_graph_dest *d = &g->dests[di];
+			if (d->is_switch || d->sw == SM_NONE || d->sw == s)
+				continue;
+			uint8_t p = sm_lfts_get(l, leaf, d->lid);
+			if (p == SM_LFT_NONE || p == 0)
+				continue;
+			const struct sm_port *pt = sm_port(f, leaf, p);
+			if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
+				continue;
+			uint32_t us = l->slot_of_node[pt->peer_node];
+			if (us == SM_NONE || !lcnt[us] || pos_of[us] == SM_NONE)
+				continue;
+			uint32_t ts = list[(pos_of[us] + st->rotation) % m];
+			/* parallel-link index of the current link, reused toward the target */
+			unsigned par = 0;
+			for (uint32_t e = lstart[us]; e < lstart[us] + lcnt[us]; e++)
+				if (g->adj[e].port < p)
+					par++;
+			uint8_t tport = lcnt[ts] ? g->adj[lstart[ts] + par % lcnt[ts]].port : 0;
+			if (!tport || !delivers(f, l, level, g->sw_node[ts], leaf, d->lid, d->port)) {
+				st->kept++;
+				continue;
+			}
+			if (tport != p) {
+				sm_lfts_set(l, leaf, d->lid, tport);
+				st->rotated++;
+			}
+		}
+		/* reset this leaf's tables */
+		for (uint32_t e = g->adj_off[s]; e < g->adj_off[s + 1]; e++)
+			lcnt[g->adj[e].peer] = 0;
+		for (uint32_t i = 0; i < m; i++)
+			pos_of[list[i]] = SM_NONE;
+	}
+#undef IS_LEAF
+out:
+	(void)msg;
+	(void)msglen;
+	free(upper_idx);
+	free(uppers);
+	free(list);
+	free(pos_of);
+	free(lstart);
+	free(lcnt);
+	free(level);
+	sm_graph_free(g);
+	return rc;
+}
+
+static int route_one(struct planes_state *s, const struct sm_fabric *f, const struct sm_profile *prof,
+		     unsigned plane, struct sm_lfts *out, char *msg, size_t msglen)
+{
+	struct sm_route_ctx fc;
+	struct planes_stats st = { 0 };
+	int rc;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.fabric = f;
+	fc.plane = plane;
+	fc.out = out;
+	rc = sm_engine_ftree.route(s->ftree_state, &fc);
+	if (rc) {
+		snprintf(msg, msglen, "plane %u: ftree: %.200s", plane, fc.msg[0] ? fc.msg : strerror(-rc));
+		return rc;
+	}
+	const char *verdict = "";
+	if (s->decorrelate) {
+		struct sm_lfts *plain = sm_lfts_dup(out);
+		if (!plain)
+			return -ENOMEM;
+		rc = rotate_plane(f, plane, out, f->n_planes, s->stride, &st, msg, msglen);
+		if (rc) {
+			sm_lfts_free(plain);
+			snprintf(msg, msglen, "plane %u: decorrelation failed: %s", plane, strerror(-rc));
+			return rc;
+		}
+		/*
+		 * On a degraded plane some entries could not rotate, and mixing
+		 * rotated and unrotated entries can stack routes that ftree had
+		 * spread. Keep the rotation only if the worst shift permutation
+		 * and the random-permutation EBB are no worse than plain ftree.
+		 */
+		if (st.kept) {
+			struct sm_metrics_opts mo = { .n_random = 16, .seed = 1, .skip_cdg = 1 };
+			struct sm_route_metrics a, b;
+			rc = sm_metrics_compute(f, plane, plain, &mo, &a);
+			if (!rc)
+				rc = sm_metrics_compute(f, plane, out, &mo, &b);
+			if (rc) {
+				sm_lfts_free(plain);
+				return rc;
+			}
+			if (b.shift_max_congestion > a.shift_max_congestion || b.ebb < a.ebb - 0.005 ||
+			    b.unreachable > a.unreachable) {
+				memcpy(out->ports, plain->ports,
+				       (size_t)out->n_switches * ((size_t)out->top_lid + 1));
+				verdict = " (reverted: degraded plane, rotation would cost quality)";
+				st.rotated = 0;
+			}
+		}
+		sm_lfts_free(plain);
+	}
+	int len = snprintf(msg, msglen, "plane %u: rotation %u/%u%s, %llu entries moved, %llu kept%s", plane,
+			   st.rotation, st.uppers, st.per_leaf ? " per leaf" : "",
+			   (unsigned long long)st.rotated, (unsigned long long)st.kept, verdict);
+	if (len < 0 || (size_t)len >= msglen)
+		len = (int)msglen - 1;
+	if (!prof || !s->pin || !prof->n_flows)
+		return 0;
+	size_t n_plane = 0;
+	for (size_t i = 0; i < prof->n_flows; i++)
+		if (sm_profile_flow_plane(f, &prof->flows[i]) == plane)
+			n_plane++;
+	if (!n_plane)
+		return 0;
+	struct sm_lfts *base = sm_lfts_dup(out);
+	struct sm_hotpath_report rep;
+	char err[160] = "";
+	if (!base)
+		return -ENOMEM;
+	memset(&rep, 0, sizeof(rep));
+	rc = sm_hotpath_pin(f, plane, base, prof->flows, prof->n_flows, &s->hp, out, &rep, err, sizeof(err));
+	if (!rc)
+		snprintf(msg + len, msglen - (size_t)len, "; pinned %zu of %zu flows, max load %.3g -> %.3g",
+			 rep.pinned, rep.flows, rep.max_load_before, rep.max_load_after);
+	else
+		snprintf(msg, msglen, "plane %u: hot-path pinning failed: %s", plane, err[0] ? err : strerror(-rc));
+	sm_hotpath_report_clear(&rep);
+	sm_lfts_free(base);
+	return rc;
+}
+
+static int planes_route(void *state, struct sm_route_ctx *ctx)
+{
+	if (!state || !ctx || !ctx->fabric || !ctx->out)
+		return -EINVAL;
+	ctx->msg[0] = 0;
+	return route_one(state, ctx->fabric, ctx->profile, ctx->plane, ctx->out, ctx->msg, sizeof(ctx->msg));
+}
+
+static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
+{
+	char one[256];
+	size_t used = 0;
+
+	if (!state || !ctx || !ctx->fabric || !ctx->outs || !ctx->planes)
+		return -EINVAL;
+	ctx->msg[0] = 0;
+	for (unsigned i = 0; i < ctx->n_planes; i++) {
+		int rc = route_one(state, ctx->fabric, ctx->profile, ctx->planes[i], ctx->outs[i], one,
+				   sizeof(one));
+		if (rc) {
+			snprintf(ctx->msg, sizeof(ctx->msg), "%s", one);
+			return rc;
+		}
+		/* one short clause per plane: "p3 rot 12/32 moved 1920" (the log has room for 8) */
+		unsigned rot = 0, ups = 0;
+		unsigned long long moved = 0;
+		(void)sscanf(one, "plane %*u: rotation %u/%u", &rot, &ups);
+		const char *m = strstr(one, "entries moved");
+		if (m) {
+			const char *q = m;
+			while (q > one && q[-1] != ' ')
+				q--;
+			while (q > one && q[-1] == ' ')
+				q--;
+			while (q > one && q[-1] >= '0' && q[-1] <= '9')
+				q--;
+			moved = strtoull(q, NULL, 10);
+		}
+		if (used < sizeof(ctx->msg)) {
+			int w = snprintf(ctx->msg + used, sizeof(ctx->msg) - used, "%sp%u rot %u/%u moved %llu%s",
+					 i ? ", " : "planes: ", ctx->planes[i], rot, ups, moved,
+					 strstr(one, "reverted") ? " (reverted)" : strstr(one, "pinned") ? " +pins" : "");
+			used = w < 0 ? sizeof(ctx->msg) : used + (size_t)w;
+		}
+	}
+	return 0;
+}
+
+const struct sm_engine_ops sm_engine_planes = {
+	.size = sizeof(struct sm_engine_ops),
+	.abi_version = SM_ENGINE_ABI_VERSION,
+	.name = "planes",
+	.description = "plane-aware hybrid static routing: ftree per plane, planes decorrelated by "
+		       "rotating upper switches, profile hot flows pinned per plane",
+	.init = planes_init,
+	.route = planes_route,
+	.route_planes = planes_route_planes,
+	.free = planes_free,
+};
