@@ -31,3 +31,22 @@ run "10,240 flows (5 permutations, random weights) on one 2048-host plane" --per
 run "same profile, 8 planes (16,384 endpoints): flows split over planes" --perms 5 --weights random --planes 8 --repeat 3
 run "3-level tree, 8192 hosts (radix 32), one permutation" --levels 3 --radix 32 --hosts 8192 --repeat 1
 run "3-level tree, 8192 hosts (radix 32), 4 permutations random weights" --levels 3 --radix 32 --hosts 8192 --perms 4 --weights random --repeat 1
+run "3% switch links removed (seeded), one permutation" --remove-links 0.03 --repeat 1
+run "3% switch links removed (seeded), 8 permutations random weights" --remove-links 0.03 --perms 8 --weights random --repeat 1
+run "10% switch links removed (seeded), 8 permutations random weights" --remove-links 0.10 --perms 8 --weights random --repeat 1
+
+# End to end: generator dump -> profile file -> smd --dry-run --profile (the loader as smd uses it).
+if [ -x "$B/smd/smd" ] && [ -x "$B/smd/smctl" ]; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	"$B/smd/smctl" topo gen fat-tree --hosts 2048 --radix 64 -o "$tmp/ft.ibnd" >/dev/null
+	"$HB" --seed 1 --repeat 1 --write-profile "$tmp/perm.txt" >/dev/null
+	for eng in hotpath ftree; do
+		echo "## smd --dry-run -t ft.ibnd -R $eng --profile perm.txt (2048 hosts, one permutation, seed 1)"
+		if "$B/smd/smd" --dry-run -t "$tmp/ft.ibnd" -R $eng --profile "$tmp/perm.txt" --report - >"$tmp/out" 2>&1; then
+			grep -E 'routing:|engine notes|profile:|validation:' "$tmp/out" | sed -e 's/^/    /'
+		else
+			sed -e 's/^/    /' "$tmp/out" | tail -2
+		fi
+	done
+fi

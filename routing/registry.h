@@ -26,6 +26,11 @@
  *
  * Library code: nothing here logs; errors come back as a negative errno plus
  * a message in the caller's buffer.
+ *
+ * Threads: an engine's state is read-only after init (minhop, updn, ftree
+ * and the ecmp plugin keep to that), so one chain may route different
+ * planes from different threads at once; the registry itself is not locked
+ * (find/load plugins before starting threads).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -69,6 +69,7 @@ run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/none.yaml" && expect_err "none
 printf 'this is not a profile ;;\n' >"$T/bad.profile"
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" --profile "$T/bad.profile" && expect_err "bad.profile"
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --lfts-out "$T/no/such/dir/x.lfts" && expect_err "no/such/dir"
+run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/no/such/dir/r.txt" && expect_err "report to .*no/such/dir"
 : >"$T/empty.ibnd"
 "$SMD" --dry-run -t "$T/empty.ibnd" >"$T/out" 2>"$T/err"
 rc=$?
@@ -185,6 +186,18 @@ pr = r["planes"][0]["profile"]
 assert r["profile"].endswith("good.profile")
 assert pr["flows"] == 2 and pr["weight"] == 8, pr
 assert 5 <= pr["max_link_load_before"] <= 8 and 5 <= pr["max_link_load_after"] <= 8, pr
+'
+fi
+
+# with the profile-aware engine the load can only go down (here a permutation: 1 is the optimum)
+printf 'H1 H3 1\nH2 H4 1\nH3 H5 1\nH4 H6 1\nH5 H7 1\nH6 H8 1\nH7 H1 1\nH8 H2 1\n' >"$T/perm.profile"
+if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R hotpath,ftree --profile "$T/perm.profile" --json; then
+	check_json "$T/out" '
+p = r["planes"][0]
+assert p["routing"]["engine"] == "hotpath", p["routing"]
+pr = p["profile"]
+assert pr["flows"] == 8 and pr["max_link_load_after"] == 1, pr
+assert pr["max_link_load_before"] >= pr["max_link_load_after"], pr
 '
 fi
 

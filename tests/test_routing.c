@@ -710,6 +710,100 @@ static void test_chain_planes(void **state)
 	sm_fabric_free(x.f);
 }
 
+/*
+ * Test-local engines put straight into a chain (struct sm_chain is public):
+ * "half" routes all planes at once with minhop but leaves odd planes empty,
+ * so only those fall back; "broken" fails with a positive (invalid) code.
+ */
+static int local_init(void **st, yaml_document_t *doc, yaml_node_t *node, char *err, size_t len)
+{
+	*st = NULL;
+	return 0;
+}
+
+static void local_free(void *st)
+{
+}
+
+static int half_route_planes(void *st, struct sm_route_ctx *ctx)
+{
+	for (unsigned i = 0; i < ctx->n_planes; i++) {
+		if (ctx->planes[i] % 2)
+			continue;
+		struct sm_route_ctx one = { .fabric = ctx->fabric, .plane = ctx->planes[i], .out = ctx->outs[i] };
+		int rc = sm_engine_minhop.route(NULL, &one);
+		if (rc)
+			return rc;
+	}
+	snprintf(ctx->msg, sizeof(ctx->msg), "routed %u planes together", ctx->n_planes);
+	return 0;
+}
+
+static int broken_route(void *st, struct sm_route_ctx *ctx)
+{
+	snprintf(ctx->msg, sizeof(ctx->msg), "broken on purpose");
+	return 1;
+}
+
+static const struct sm_engine_ops half_ops = {
+	.size = sizeof(struct sm_engine_ops), .abi_version = SM_ENGINE_ABI_VERSION, .name = "half",
+	.init = local_init, .route_planes = half_route_planes, .free = local_free,
+};
+static const struct sm_engine_ops broken_ops = {
+	.size = sizeof(struct sm_engine_ops), .abi_version = SM_ENGINE_ABI_VERSION, .name = "broken",
+	.init = local_init, .route = broken_route, .free = local_free,
+};
+
+static void test_chain_route_planes(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	for (unsigned p = 0; p < 4; p++)
+		fix_fat_tree(&x, 2, 2, 2, 1, p);
+	fix_lids(&x, 0);
+	struct sm_chain *c = calloc(1, sizeof(*c));
+	assert_non_null(c);
+	c->n = 3;
+	c->e[0].ops = &broken_ops;
+	c->e[1].ops = &half_ops;
+	c->e[2].ops = &sm_engine_updn;
+	char err[128];
+	assert_int_equal(sm_engine_check_ops(&half_ops, err, sizeof(err)), 0);
+	assert_int_equal(sm_engine_updn.init(&c->e[2].state, NULL, NULL, err, sizeof(err)), 0);
+	unsigned planes[4] = { 0, 1, 2, 3 };
+	struct sm_lfts *outs[4];
+	struct sm_plane_result res[4];
+	assert_int_equal(sm_route_chain_planes(c, x.f, planes, 4, NULL, outs, res), 0);
+	for (unsigned p = 0; p < 4; p++) {
+		assert_non_null(outs[p]);
+		assert_int_equal(outs[p]->plane, p);
+		assert_string_equal(res[p].engine, p % 2 ? "updn" : "half");
+		assert_int_equal(res[p].n_attempts, p % 2 ? 3 : 2);
+		/* a positive return is not trusted as an errno */
+		assert_int_equal(res[p].attempts[0].rc, -EIO);
+		assert_non_null(strstr(res[p].attempts[0].why, "broken on purpose"));
+		if (p % 2) {
+			assert_int_equal(res[p].attempts[1].rc, -EBADMSG);
+			assert_non_null(strstr(res[p].attempts[1].why, "failed validation"));
+		} else {
+			assert_string_equal(res[p].notes, "routed 4 planes together");
+		}
+		struct sm_validation v;
+		validate(x.f, p, outs[p], &v);
+		assert_true(sm_validate_ok(&v, 0));
+		assert_int_equal(v.hosts, 4);
+		sm_lfts_free(outs[p]);
+	}
+	/* the single-plane entry uses route_planes with a one-plane list */
+	struct sm_lfts *l;
+	assert_int_equal(sm_route_chain(c, x.f, 2, NULL, &l, &res[0]), 0);
+	assert_string_equal(res[0].engine, "half");
+	sm_lfts_free(l);
+	sm_chain_free(c);
+	sm_fabric_free(x.f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -731,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_chain_fallback_on_validation),
 		cmocka_unit_test(test_chain_fallback_on_error),
 		cmocka_unit_test(test_chain_planes),
+		cmocka_unit_test(test_chain_route_planes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
