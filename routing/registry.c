@@ -41,7 +41,7 @@ static const struct sm_engine_ops *const builtins[] = {
 struct plugin {
 	void *handle;
 	const struct sm_engine_ops *ops;
-	char path[4096];
+	char path[4200];
 };
 
 struct sm_registry {
@@ -166,7 +166,16 @@ int sm_engine_load_plugin(struct sm_registry *r, const char *path,
 	int rc;
 	if (out)
 		*out = NULL;
-	/* RTLD_LOCAL: the plugin's one symbol must not leak into later lookups. */
+	/*
+	 * A bare "x.so" would make dlopen() search the library path: always
+	 * name a file. RTLD_LOCAL: the plugin's one symbol must not leak into
+	 * later lookups.
+	 */
+	char local[4096];
+	if (!strchr(path, '/')) {
+		snprintf(local, sizeof(local), "./%s", path);
+		path = local;
+	}
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();

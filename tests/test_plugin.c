@@ -183,6 +183,9 @@ static void test_bad_plugins(void **state)
 	struct sm_registry *r = sm_registry_new(plugdir);
 	assert_int_equal(sm_engine_load_plugin(r, "/nonexistent/x.so", NULL, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/x.so: cannot load plugin"));
+	/* a bare name is a file in the current directory, never a library-path search */
+	assert_int_equal(sm_engine_load_plugin(r, "libc.so.6", NULL, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "./libc.so.6"));
 	/* a file that is not a shared object */
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/../config.h", plugdir);
