@@ -362,8 +362,8 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 		rc = sm_route_chain_planes(d->chain, d->f, planes, n, NULL, base, res);
 		for (unsigned i = 0; i < n; i++) {
 			struct sm_dr_plane *p = &d->run.planes[i];
-			if (base[i])
-				p->load_before = plane_load(d, i, base[i], &p->n_flows, &p->flow_weight);
+			/* negative = unknown: the chain could not route the plane without the profile */
+			p->load_before = base[i] ? plane_load(d, i, base[i], &p->n_flows, &p->flow_weight) : -1;
 			sm_lfts_free(base[i]);
 		}
 		if (rc == -ENOMEM)

@@ -22,6 +22,15 @@ static int credit_loop(const struct sm_dr_plane *p)
 	return p->m.credit_loop >= 0 ? p->m.credit_loop : p->route.val.credit_loop;
 }
 
+/* A max link load, or "n/a" when it could not be computed (negative). */
+static void load_str(char *buf, size_t len, double load)
+{
+	if (load < 0)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%g", load);
+}
+
 static void text_endpoint(FILE *o, const struct sm_dr_endpoint *e)
 {
 	fprintf(o, "'%s' port %u (guid 0x%016" PRIx64 ", LID %u)", e->desc, e->port, e->guid, e->lid);
@@ -87,9 +96,13 @@ static void text_plane(FILE *o, const struct sm_dr_run *r, const struct sm_dr_pl
 	fprintf(o, "  credit loops: %s\n",
 		credit_loop(p) < 0 ? "not checked" : credit_loop(p) ? "CYCLE FOUND" : "none");
 	fprintf(o, "  metrics time: %.2f ms\n", m->seconds * 1e3);
-	if (p->have_load)
-		fprintf(o, "  profile: %zu flows (weight %g), max link load %g without the profile, %g with it\n",
-			p->n_flows, p->flow_weight, p->load_before, p->load_after);
+	if (p->have_load) {
+		char before[32], after[32];
+		load_str(before, sizeof(before), p->load_before);
+		load_str(after, sizeof(after), p->load_after);
+		fprintf(o, "  profile: %zu flows (weight %g), max link load %s without the profile, %s with it\n",
+			p->n_flows, p->flow_weight, before, after);
+	}
 }
 
 int sm_report_write_text(FILE *o, const struct sm_dr_run *r)
@@ -248,8 +261,14 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 		sm_json_obj_begin(j, "profile");
 		sm_json_uint(j, "flows", p->n_flows);
 		sm_json_double(j, "weight", p->flow_weight);
-		sm_json_double(j, "max_link_load_before", p->load_before);
-		sm_json_double(j, "max_link_load_after", p->load_after);
+		if (p->load_before >= 0)
+			sm_json_double(j, "max_link_load_before", p->load_before);
+		else
+			sm_json_null(j, "max_link_load_before");
+		if (p->load_after >= 0)
+			sm_json_double(j, "max_link_load_after", p->load_after);
+		else
+			sm_json_null(j, "max_link_load_after");
 		sm_json_obj_end(j);
 	} else {
 		sm_json_null(j, "profile");
