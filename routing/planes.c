@@ -7,8 +7,11 @@
  *   1. static routes: the ftree engine's LFTs (shift-permutation
  *      congestion-free on a full tree, degraded trees kept as fat trees);
  *   2. decorrelation: plane p relabels the upper switches seen from each
- *      leaf by a rotation of r(p) = p * stride positions (stride defaults to
- *      max(1, S / P), S upper switches, P planes). The destination that
+ *      leaf by a rotation of r(p) positions, r(p) = (p mod k) * stride +
+ *      (p div k) mod stride, k = S / stride, S upper switches, stride
+ *      S / 8 by default: planes 0-7 are S/8 apart, planes 8 and up fall
+ *      in between, all distinct while p < S. It depends on the plane
+ *      index alone, so a dry-run and the live SM route a plane alike. The destination that
  *      ftree sends up to upper switch number i from a leaf goes to upper
  *      switch number (i + r(p)) mod S instead. A uniform relabelling of the
  *      upper switches maps every link's flow set onto another link's, so
@@ -276,9 +279,18 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 	/* 2-level-like when the best leaf reaches at least 3/4 of all uppers */
 	st->per_leaf = (uint64_t)max_deg * 4 < (uint64_t)n_up * 3;
 	unsigned S = st->per_leaf ? max_deg : n_up;
-	unsigned strd = stride ? stride : (S / (nplanes ? nplanes : 1) ? S / nplanes : 1);
+	/*
+	 * r(p) depends on the plane index only (dry-run and live bring-up route
+	 * a plane identically): the first 8 planes are spaced S/8 apart, later
+	 * ones fall in between, all distinct while p < S.
+	 */
+	unsigned strd = stride ? stride % S : (S >= 8 ? S / 8 : 1);
+	if (!strd)
+		strd = 1;
+	unsigned slots = S / strd ? S / strd : 1;
+	(void)nplanes;
 	st->uppers = S;
-	st->rotation = (unsigned)(((uint64_t)plane * strd) % S);
+	st->rotation = (unsigned)(((plane % slots) * strd + (plane / slots) % strd) % S);
 	if (!st->rotation)
 		goto out;
 	leaf_levels(g, level, list);

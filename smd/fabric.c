@@ -23,7 +23,7 @@ static uint64_t guid_hash(uint64_t k)
 	return k;
 }
 
-static void gmap_free(struct sm_guid_map *m)
+void sm_guid_map_free(struct sm_guid_map *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -57,7 +57,7 @@ static int gmap_resize(struct sm_guid_map *m, uint32_t cap)
 	return 0;
 }
 
-static uint32_t gmap_get(const struct sm_guid_map *m, uint64_t key)
+uint32_t sm_guid_map_get(const struct sm_guid_map *m, uint64_t key)
 {
 	if (!m->cap || !key)
 		return SM_NONE;
@@ -70,7 +70,7 @@ static uint32_t gmap_get(const struct sm_guid_map *m, uint64_t key)
 	return SM_NONE;
 }
 
-static int gmap_put(struct sm_guid_map *m, uint64_t key, uint32_t val)
+int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val)
 {
 	int rc;
 
@@ -114,8 +114,8 @@ void sm_fabric_free(struct sm_fabric *f)
 		return;
 	free(f->nodes);
 	free(f->ports);
-	gmap_free(&f->node_by_guid);
-	gmap_free(&f->port_by_guid);
+	sm_guid_map_free(&f->node_by_guid);
+	sm_guid_map_free(&f->port_by_guid);
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
 		free(f->planes[i].lid_map);
 	free(f);
@@ -166,12 +166,12 @@ int64_t sm_fabric_add_node(struct sm_fabric *f, enum sm_node_type type, uint64_t
 	if (type < SM_NODE_CA || type > SM_NODE_ROUTER || !guid || !nports ||
 	    nports > SM_MAX_PORTS || plane >= SM_MAX_PLANES)
 		return -EINVAL;
-	if (gmap_get(&f->node_by_guid, guid) != SM_NONE)
+	if (sm_guid_map_get(&f->node_by_guid, guid) != SM_NONE)
 		return -EEXIST;
 	if (type == SM_NODE_SWITCH) {
 		if (!port0_guid)
 			port0_guid = guid;
-		if (gmap_get(&f->port_by_guid, port0_guid) != SM_NONE)
+		if (sm_guid_map_get(&f->port_by_guid, port0_guid) != SM_NONE)
 			return -EEXIST;
 	}
 	if (f->n_nodes == SM_NONE - 1 || f->n_ports > UINT32_MAX - 256)
@@ -184,11 +184,11 @@ int64_t sm_fabric_add_node(struct sm_fabric *f, enum sm_node_type type, uint64_t
 		return rc;
 
 	uint32_t n = f->n_nodes;
-	rc = gmap_put(&f->node_by_guid, guid, n);
+	rc = sm_guid_map_put(&f->node_by_guid, guid, n);
 	if (rc)
 		return rc;
 	if (type == SM_NODE_SWITCH) {
-		rc = gmap_put(&f->port_by_guid, port0_guid, f->n_ports);
+		rc = sm_guid_map_put(&f->port_by_guid, port0_guid, f->n_ports);
 		if (rc)
 			return rc; /* node map entry stays but n_nodes not bumped: remove it */
 	}
@@ -238,7 +238,7 @@ int sm_fabric_set_port_guid(struct sm_fabric *f, uint32_t n, unsigned p, uint64_
 		return 0;
 	if (pt->guid)
 		return -EBUSY;
-	rc = gmap_put(&f->port_by_guid, guid, (uint32_t)(pt - f->ports));
+	rc = sm_guid_map_put(&f->port_by_guid, guid, (uint32_t)(pt - f->ports));
 	if (rc)
 		return rc;
 	pt->guid = guid;
@@ -325,12 +325,12 @@ int sm_fabric_set_lid(struct sm_fabric *f, uint32_t n, unsigned p, uint16_t lid,
 
 uint32_t sm_fabric_find_node(const struct sm_fabric *f, uint64_t node_guid)
 {
-	return gmap_get(&f->node_by_guid, node_guid);
+	return sm_guid_map_get(&f->node_by_guid, node_guid);
 }
 
 uint32_t sm_fabric_find_port(const struct sm_fabric *f, uint64_t port_guid)
 {
-	return gmap_get(&f->port_by_guid, port_guid);
+	return sm_guid_map_get(&f->port_by_guid, port_guid);
 }
 
 uint32_t sm_fabric_find_lid(const struct sm_fabric *f, unsigned plane, uint16_t lid)
@@ -431,12 +431,12 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 	for (n = 0; n < src->n_nodes; n++) {
 		const struct sm_node *nd = &src->nodes[n];
 		const struct sm_port *pt = &src->ports[nd->port0];
-		int dup = gmap_get(&dst->node_by_guid, nd->guid) != SM_NONE;
+		int dup = sm_guid_map_get(&dst->node_by_guid, nd->guid) != SM_NONE;
 
 		for (unsigned p = 0; p <= nd->nports && !dup; p++) {
 			if (nd->type == SM_NODE_SWITCH && p > 0)
 				break;
-			if (pt[p].guid && gmap_get(&dst->port_by_guid, pt[p].guid) != SM_NONE)
+			if (pt[p].guid && sm_guid_map_get(&dst->port_by_guid, pt[p].guid) != SM_NONE)
 				dup = 1;
 		}
 		if (dup) {
@@ -489,7 +489,7 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		struct sm_node *nd = &dst->nodes[nbase + n];
 		*nd = src->nodes[n];
 		nd->port0 += pbase;
-		(void)gmap_put(&dst->node_by_guid, nd->guid, nbase + n);
+		(void)sm_guid_map_put(&dst->node_by_guid, nd->guid, nbase + n);
 		add_ports += nd->nports + 1u;
 		if (nd->plane >= dst->n_planes)
 			dst->n_planes = (uint8_t)(nd->plane + 1);
@@ -502,7 +502,7 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 			pt->peer_node += nbase;
 		const struct sm_node *nd = &dst->nodes[pt->node];
 		if (pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
-			(void)gmap_put(&dst->port_by_guid, pt->guid, pbase + i);
+			(void)sm_guid_map_put(&dst->port_by_guid, pt->guid, pbase + i);
 		if (pt->lid) {
 			struct sm_plane *pl = &dst->planes[nd->plane];
 			unsigned span = 1u << pt->lmc;

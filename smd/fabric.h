@@ -96,6 +96,16 @@ struct sm_guid_map {
 	uint32_t count;
 };
 
+/*
+ * The GUID hash map used by the fabric, usable on its own: keys are
+ * non-zero 64-bit GUIDs, values 32-bit. A zeroed struct is an empty map.
+ * get returns SM_NONE when absent; put returns -EEXIST for a present key,
+ * -EINVAL for key 0, -ENOMEM.
+ */
+uint32_t sm_guid_map_get(const struct sm_guid_map *m, uint64_t key);
+int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val);
+void sm_guid_map_free(struct sm_guid_map *m);  /* empties it */
+
 struct sm_plane {
 	char name[32];       /* "plane0" or a user-given name */
 	uint32_t *lid_map;   /* SM_LID_SPACE entries: port index or SM_NONE; NULL until a LID is set */

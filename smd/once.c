@@ -101,6 +101,11 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0307", "%s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
+	if (conf->n_planes > 1 || (o->backend && !strcmp(o->backend, "ibsim")) ||
+	    (conf->n_planes == 1 && !strncmp(conf->planes[0], "ibsim", 5))) {
+		status = smd_once_planes(o, conf);   /* smd/once_planes.c: one thread per plane */
+		goto out;
+	}
 	if (open_transport(o, conf, &mock, &t))
 		goto out;
 	reg = sm_registry_new(conf->plugin_dir);

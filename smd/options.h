@@ -39,6 +39,8 @@ struct smd_opts {
 };
 
 int smd_once(const struct smd_opts *o);
+struct smd_conf;
+int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf);  /* several planes */
 int smd_daemon(const struct smd_opts *o);
 int smd_dry_run(const struct smd_opts *o);
 

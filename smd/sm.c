@@ -325,6 +325,15 @@ static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size
 			cur[i] = c->pi[i].lid;
 	for (uint32_t n = 0; n < f->n_nodes; n++)
 		c->unconfigured[n] = f->nodes[n].type == SM_NODE_SWITCH && !cur[f->nodes[n].port0];
+	if (cfg->lid_want) {
+		/* plane-consistent LIDs: the wanted LIDs stand in for the fabric's */
+		rc = cfg->lid_want(cfg->lid_want_arg, f, c->plane, cur, cur);
+		if (rc) {
+			snprintf(err, errlen, "plane-consistent LID assignment failed: %s",
+				 rc == -ENOSPC ? "LID space exhausted" : strerror(-rc));
+			goto out;
+		}
+	}
 	rc = sm_lidmgr_assign(&m, f, c->plane, cfg->lmc, cur, NULL, &sum->lids, cfg->note, cfg->note_arg);
 	if (rc) {
 		snprintf(err, errlen, "LID assignment failed: %s", rc == -ENOSPC ? "LID space exhausted" :

@@ -57,6 +57,15 @@ struct sm_cfg {
 	unsigned sweep_retries;      /* extra heavy sweeps when the fabric changes, default 3 */
 	bool read_lfts;              /* read back LFT blocks of configured switches (default true) */
 	struct sm_txn_cfg txn;
+	/*
+	 * Multi-plane (smd/planelid.h): fill want[port index] with the LID each
+	 * LID-bearing port of the plane must get, given the LIDs they hold now
+	 * (cur). The LID manager then keeps those (they win over the fabric's
+	 * LIDs); with this hook the per-plane guid2lid file is not used. NULL: off.
+	 */
+	int (*lid_want)(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
+			uint16_t *want);
+	void *lid_want_arg;
 	sm_note_fn *note;            /* notes for the log; may be NULL */
 	void *note_arg;
 };
