@@ -1004,7 +1004,9 @@ static int parse_port(struct rd *r, const char *s)
 		}
 	}
 	if (*s == '#') {
-		if ((rc = port_comment(r, p, nd->type, s + 1)))
+		/* ibsim reads neither LID nor rate from a router's port lines */
+		if (!(r->mode == MODE_IBSIM && nd->type == SM_NODE_ROUTER) &&
+		    (rc = port_comment(r, p, nd->type, s + 1)))
 			return rc;
 	} else if (r->mode == MODE_IBND) {
 		return fail(r, r->line, -EINVAL,
