@@ -50,6 +50,7 @@ static void gen_usage(FILE *o)
 		"  --seed S             seed of the removals (default 1)\n"
 		"  --format ibnd|ibsim  ibnetdiscover dump (default) or ibsim net file\n"
 		"  --no-lids            do not assign LIDs\n"
+		"  --shuffle-lids       random LIDs per plane (not plane-consistent; seeded)\n"
 		"  --split              one file per plane: FILE.0 .. FILE.P-1\n"
 		"  -o, --output FILE    where to write ('-' for stdout)\n"
 		"\n"
@@ -152,7 +153,8 @@ static int parse_args(int argc, char **argv, struct gen_cli *c)
 			gen_usage(stdout);
 			return -1;
 		}
-		int flag = !strcmp(opt, "--no-lids") || !strcmp(opt, "--split");
+		int flag = !strcmp(opt, "--no-lids") || !strcmp(opt, "--split") ||
+			   !strcmp(opt, "--shuffle-lids");
 		if (flag) {
 			if (val) {
 				fprintf(stderr, "smctl topo gen: %s takes no value\n", opt);
@@ -160,6 +162,8 @@ static int parse_args(int argc, char **argv, struct gen_cli *c)
 			}
 			if (!strcmp(opt, "--no-lids"))
 				c->p.no_lids = 1;
+			else if (!strcmp(opt, "--shuffle-lids"))
+				c->p.shuffle_lids = 1;
 			else
 				c->split = 1;
 			continue;

@@ -41,6 +41,9 @@
  * switch s has LID hosts+1+s in every plane; removed switches leave their
  * LID unused, so LIDs never depend on seed or removals. LMC 0. A fabric that
  * needs more than 0xBFFF LIDs per plane is refused unless no_lids is set.
+ * shuffle_lids permutes those LIDs among a plane's hosts and switches with
+ * a permutation drawn from (seed, plane): dumps whose LIDs are not
+ * plane-consistent (as left by per-plane SMs), for testing LID resolution.
  *
  * Faults (per plane; only in plane fault_plane when it is >= 0), drawn from a
  * PRNG seeded by (seed, plane), so a seed gives the same fabric every time:
@@ -99,6 +102,7 @@ struct sm_gen_params {
 	int fault_plane;          /* -1: faults in every plane; else only this plane */
 	uint64_t seed;
 	int no_lids;              /* leave every LID 0 */
+	int shuffle_lids;         /* per-plane random LIDs (same set, not plane-consistent) */
 };
 
 /* Dimensions of one plane, as computed from the parameters (before faults). */

@@ -438,7 +438,8 @@ static uint32_t level_base(const struct sm_gen_shape *s, enum sm_gen_level l)
 }
 
 static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const struct tree *t,
-		       const struct plane_faults *pf, unsigned plane, uint32_t *sw_node)
+		       const struct plane_faults *pf, unsigned plane, uint32_t *sw_node,
+		       const uint32_t *lid_of)
 {
 	const struct sm_gen_shape *s = &t->sh;
 	char desc[SM_DESC_MAX + 1];
@@ -502,26 +503,44 @@ static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const
 		set_port_states(f, n2);
 	if (p->no_lids)
 		return 0;
+	/* slot i < hosts is host i, slot hosts + s is switch s; LID = 1 + lid_of[slot] */
 	for (uint32_t i = 0; i < s->hosts; i++) {
-		rc = sm_fabric_set_lid(f, ca0 + i, 1, (uint16_t)(i + 1), 0);
+		rc = sm_fabric_set_lid(f, ca0 + i, 1, (uint16_t)(1 + lid_of[i]), 0);
 		if (rc)
 			return rc;
 	}
 	for (uint32_t sw = 0; sw < s->switches; sw++) {
 		if (sw_node[sw] == SM_NONE)
 			continue;
-		rc = sm_fabric_set_lid(f, sw_node[sw], 0, (uint16_t)(s->hosts + 1 + sw), 0);
+		rc = sm_fabric_set_lid(f, sw_node[sw], 0, (uint16_t)(1 + lid_of[s->hosts + sw]), 0);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
+/*
+ * LID slots of a plane: the identity (plane-consistent LIDs), or with
+ * shuffle_lids a permutation drawn from (seed, plane) on a stream of its
+ * own, so shuffling never changes which links or switches are removed.
+ */
+static void plane_lids(const struct sm_gen_params *p, const struct sm_gen_shape *s,
+		       unsigned plane, uint32_t *lid_of)
+{
+	for (uint32_t i = 0; i < s->lids; i++)
+		lid_of[i] = i;
+	if (!p->shuffle_lids)
+		return;
+	struct rng r = { p->seed ^ 0x1d5c0ffeeULL };
+	r.s = rng_next(&r) ^ (0xbb67ae8584caa73bULL * (plane + 1));
+	shuffle(&r, lid_of, s->lids);
+}
+
 int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *err, size_t errlen)
 {
 	struct tree t = { 0 };
 	struct plane_faults pf = { 0 };
-	uint32_t *sw_node = NULL;
+	uint32_t *sw_node = NULL, *lid_of = NULL;
 	uint8_t *sw_dead = NULL, *link_dead = NULL;
 	int rc;
 
@@ -538,7 +557,8 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	if (!rc)
 		rc = faults_alloc(&pf, &t);
 	sw_node = calloc((size_t)t.sh.switches + 1, sizeof(*sw_node));
-	if (rc || !sw_node) {
+	lid_of = calloc((size_t)t.sh.lids + 1, sizeof(*lid_of));
+	if (rc || !sw_node || !lid_of) {
 		rc = fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -578,7 +598,8 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	for (unsigned pl = 0; pl < p->planes; pl++) {
 		pf.sw_dead = sw_dead + pl * ns;
 		pf.link_dead = link_dead + pl * nl;
-		rc = build_plane(f, p, &t, &pf, pl, sw_node);
+		plane_lids(p, &t.sh, pl, lid_of);
+		rc = build_plane(f, p, &t, &pf, pl, sw_node, lid_of);
 		if (rc) {
 			fail(err, errlen, rc, "plane %u: building the fabric failed: %s", pl,
 			     strerror(-rc));
@@ -588,6 +609,7 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	rc = 0;
 out:
 	free(sw_node);
+	free(lid_of);
 	free(sw_dead);
 	free(link_dead);
 	faults_free(&pf);

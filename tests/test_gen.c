@@ -491,6 +491,51 @@ static void test_no_lids(void **state)
 	sm_fabric_free(f);
 }
 
+static void test_shuffle_lids(void **state)
+{
+	(void)state;
+	struct sm_gen_params p = params(8, 0);
+	p.planes = 3;
+	p.remove_links = 0.1;
+	p.seed = 5;
+	struct sm_gen_shape s;
+	struct sm_fabric *plain = gen_ok(&p, &s);
+	p.shuffle_lids = 1;
+	struct sm_fabric *f = gen_ok(&p, &s);
+	struct sm_fabric *again = gen(&p);
+	/* same wiring, same removals; LIDs are a permutation of 1..hosts+switches */
+	assert_int_equal(f->n_nodes, plain->n_nodes);
+	for (uint32_t i = 0; i < f->n_ports; i++) {
+		assert_int_equal(f->ports[i].peer_node, plain->ports[i].peer_node);
+		assert_int_equal(f->ports[i].lid, again->ports[i].lid);
+	}
+	unsigned moved = 0, inconsistent = 0;
+	for (unsigned pl = 0; pl < 3; pl++) {
+		uint8_t seen[64] = { 0 };
+		for (uint32_t n = 0; n < f->n_nodes; n++) {
+			if (f->nodes[n].plane != pl)
+				continue;
+			unsigned p0 = f->nodes[n].type == SM_NODE_SWITCH ? 0 : 1;
+			uint16_t lid = sm_port(f, n, p0)->lid;
+			assert_true(lid >= 1 && lid <= s.lids);
+			assert_false(seen[lid]);
+			seen[lid] = 1;
+			moved += lid != sm_port(plain, n, p0)->lid;
+		}
+	}
+	for (unsigned h = 0; h < 32; h++) {
+		char a[32], b[32];
+		snprintf(a, sizeof(a), "host%05u mlx5_0", h);
+		snprintf(b, sizeof(b), "host%05u mlx5_1", h);
+		inconsistent += sm_port(f, find_desc(f, a), 1)->lid != sm_port(f, find_desc(f, b), 1)->lid;
+	}
+	assert_true(moved > 0);
+	assert_true(inconsistent > 0);
+	sm_fabric_free(again);
+	sm_fabric_free(f);
+	sm_fabric_free(plain);
+}
+
 /* peers of every port, to compare two fabrics generated with the same node order */
 static int same_links(const struct sm_fabric *a, const struct sm_fabric *b)
 {
@@ -856,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_oversub),
 		cmocka_unit_test(test_planes),
 		cmocka_unit_test(test_no_lids),
+		cmocka_unit_test(test_shuffle_lids),
 		cmocka_unit_test(test_remove_links),
 		cmocka_unit_test(test_remove_links_planes),
 		cmocka_unit_test(test_remove_switches),
