@@ -33,6 +33,7 @@ void ft_model_free(struct ft_model *m)
 	free(m->dn_peer);
 	free(m->slot_off);
 	free(m->slot_port);
+	free(m->slot_peer);
 	free(m->dest);
 	free(m->dest_off);
 	free(m->tgt_order);
@@ -299,16 +300,21 @@ static int build_slots(struct ft_model *m)
 	for (uint32_t s = 0; s < n; s++)
 		m->slot_off[s + 1] += m->slot_off[s];
 	m->slot_port = calloc((size_t)m->slot_off[n] + 1, 1);
-	if (!m->slot_port)
+	m->slot_peer = malloc(((size_t)m->slot_off[n] + 1) * sizeof(*m->slot_peer));
+	if (!m->slot_port || !m->slot_peer)
 		goto out;
+	for (uint32_t i = 0; i < m->slot_off[n]; i++)
+		m->slot_peer[i] = SM_NONE;
 	for (uint32_t s = 0; s < n; s++) {
 		if (m->slot_off[s] == m->slot_off[s + 1])
 			continue;
 		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++) {
 			uint32_t p = m->up_peer[e];
 			uint32_t j = ppos[p] + seen[p]++;
-			if (m->slot_off[s] + j < m->slot_off[s + 1])
+			if (m->slot_off[s] + j < m->slot_off[s + 1]) {
 				m->slot_port[m->slot_off[s] + j] = m->up_port[e];
+				m->slot_peer[m->slot_off[s] + j] = p;
+			}
 		}
 		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
 			seen[m->up_peer[e]] = 0;

@@ -54,6 +54,7 @@ struct ft_model {
 	/* up-slot table */
 	uint32_t *slot_off;          /* [nsw+1] */
 	uint8_t *slot_port;          /* port number or 0 (missing link) */
+	uint32_t *slot_peer;         /* parent slot behind slot_port, SM_NONE when missing */
 	uint32_t div[FT_MAX_RANK + 2]; /* idx divisor per rank: product of nominal slot counts below (capped) */
 	/* destinations grouped by destination switch (CSR over slots, in routing order) */
 	uint32_t n_dest;

@@ -36,10 +36,12 @@
 
 #define FT_EXN 8                 /* displaced destinations remembered per down link */
 #define FT_SRC_ALL UINT32_MAX    /* displaced for every source */
+#define FT_PATH_MAX (FT_MAX_RANK + 1) /* down links of a route, at most */
 
 struct ft_extra {
 	uint32_t idx;  /* destination index */
-	uint32_t src;  /* source class: leaf order of the displacing switch, or FT_SRC_ALL */
+	uint32_t src;  /* source class: first leaf (in order) below the displacing switch, or FT_SRC_ALL */
+	uint32_t span; /* leaves below the displacing switch */
 };
 
 /* Entry for LID lid of the switch whose column base is c (x->col + slot). */
@@ -67,7 +69,10 @@ struct ft_run {
 	uint32_t nidx;         /* host indices 0..nidx-1 (shift permutations wrap there) */
 	struct ft_extra *ex;   /* [up links * FT_EXN] displaced destinations sent down each link */
 	uint32_t *exn;         /* [up links] entries recorded (may exceed FT_EXN: counted, not kept) */
-	uint32_t *ord;         /* [nsw] source class of a switch: position of a leaf in routing order */
+	uint32_t t;            /* destination switch being routed */
+	uint32_t *up_owner;    /* [up links] the switch whose up port this is */
+	uint32_t *ord;         /* [nsw] source class: position in routing order of the first leaf below */
+	uint32_t *span;        /* [nsw] leaves below a switch (1 for a leaf) */
 	uint32_t *rep;         /* [n_dest] parent a destination was first displaced to, SM_NONE */
 	uint8_t *col;          /* [(top_lid+1) * nsw] the LFTs column-major (LID-major), see ft_route */
 	uint8_t cands[256];
@@ -135,34 +140,70 @@ static uint32_t down_link(const struct ft_run *x, uint32_t q, uint32_t idx)
 }
 
 /*
+ * The down links (as child up-port indices) a route toward destination idx
+ * takes after entering parent q: climbing along ideal slots until it meets
+ * a switch of D, then down toward T. Stops (returning what it has) where a
+ * hop would itself be displaced, since that choice is not made yet: then
+ * *unknown is set.
+ */
+static unsigned down_path(struct ft_run *x, uint32_t q, uint32_t idx, uint32_t *links, int *unknown)
+{
+	const struct ft_model *m = x->m;
+	unsigned n = 0, guard = 0;
+	uint32_t cur = q;
+	while (x->dstamp[cur] != x->gen) {
+		uint32_t so = m->slot_off[cur], u = m->slot_off[cur + 1] - so;
+		*unknown = 1;
+		if (!u || ++guard > FT_MAX_RANK + 1)
+			return 0;
+		uint32_t p = m->slot_peer[so + idx / m->div[m->rank[cur]] % u];
+		if (p == SM_NONE || !reach(x, p))
+			return 0;
+		*unknown = 0;
+		cur = p;
+	}
+	while (cur != x->t && n < FT_PATH_MAX) {
+		uint32_t e = down_link(x, cur, idx);
+		if (e == SM_NONE)
+			break;
+		links[n++] = e;
+		cur = x->up_owner[e];
+	}
+	return n;
+}
+
+/*
  * Would destination idx, displaced by source class src, stack on down link
  * e with a displaced destination recorded there? Two displaced
  * destinations meet in one shift permutation only if both are displaced
  * for the sources that send to them in that shift: always when one of
  * them is displaced for every source (FT_SRC_ALL), else only when their
- * source leaves are the same or neighbours in index order.
+ * sources are the same or neighbours in index order (a shift's sources of
+ * one leaf's destinations span at most two leaves, or two pods).
  */
-/* Leaves a and b are the same or neighbours in the cyclic leaf order (shifts wrap around). */
-static int near(uint32_t a, uint32_t b, uint32_t nleaf)
+static int near(const struct ft_run *x, uint32_t a, uint32_t sa, uint32_t b, uint32_t sb)
 {
-	uint32_t d = a > b ? a - b : b - a;
-	return d <= 1 || (a < nleaf && b < nleaf && d == nleaf - 1);
+	uint32_t d = a > b ? a - b : b - a, w = sa > sb ? sa : sb;
+	return d <= w || (a < x->nleaf && b < x->nleaf && d + w >= x->nleaf);
 }
 
-static unsigned stack_count(const struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
+static unsigned stack_count(const struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src, uint32_t span)
 {
 	unsigned c = x->exn[e] > FT_EXN ? x->exn[e] - FT_EXN : 0;
 	for (unsigned k = 0; k < x->exn[e] && k < FT_EXN; k++) {
 		const struct ft_extra *p = &x->ex[(size_t)e * FT_EXN + k];
 		if (p->idx == idx)
 			continue;
-		if (p->src == FT_SRC_ALL || src == FT_SRC_ALL || near(p->src, src, x->nleaf))
+		/* destinations sharing a link into a subtree of w leaves have sources within w leaves */
+		uint32_t w = x->span[x->up_owner[e]];
+		if (p->src == FT_SRC_ALL || src == FT_SRC_ALL ||
+		    near(x, p->src, p->span > w ? p->span : w, src, span))
 			c++;
 	}
 	return c;
 }
 
-static void stack_add(struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
+static void stack_add(struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src, uint32_t span)
 {
 	for (unsigned k = 0; k < x->exn[e] && k < FT_EXN; k++) {
 		struct ft_extra *p = &x->ex[(size_t)e * FT_EXN + k];
@@ -170,25 +211,30 @@ static void stack_add(struct ft_run *x, uint32_t e, uint32_t idx, uint32_t src)
 			return;
 	}
 	if (x->exn[e] < FT_EXN)
-		x->ex[(size_t)e * FT_EXN + x->exn[e]] = (struct ft_extra){ idx, src };
+		x->ex[(size_t)e * FT_EXN + x->exn[e]] = (struct ft_extra){ idx, src, span };
 	x->exn[e]++;
 }
 
 /*
  * Up port for a displaced route of destination di (index into m->dest) at
- * switch s, whose ideal slot is j of u. Cost of a candidate parent =
- * displaced destinations it would stack with on s's up link (another one
- * within a window of u consecutive indices: a shift sends both) plus those
- * it would stack with on the parent's down link toward the destination.
- * Ties prefer no up-link stacking, then the parent this destination was
+ * switch s, whose ideal slot is j of u (slot = idx / dv mod u). Cost of a
+ * candidate parent = displaced destinations it would stack with on s's up
+ * link (another one within a window of u consecutive slot numbers
+ * idx / dv: a shift sends both) plus those it would stack with on the
+ * last down link of its path (into the destination switch, where extra
+ * destinations collide), plus 1 when the parent would have to displace
+ * the route again (its path is not known yet; treating it as free steers
+ * everything onto the same broken parent). Ties prefer no up-link stacking, then the parent this destination was
  * already displaced to (fewer extra down links per destination), then the
  * up port with the fewest displaced routes, rotating from the ideal slot.
  */
-static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, uint32_t di, uint32_t src)
+static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, uint32_t dv, uint32_t di,
+		       uint32_t src)
 {
 	const struct ft_model *m = x->m;
 	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b;
-	uint32_t best = SM_NONE, best_dl = SM_NONE;
+	uint32_t best = SM_NONE, best_path[FT_PATH_MAX];
+	unsigned best_np = 0;
 	uint64_t best_score = UINT64_MAX;
 	uint32_t idx = m->dest[di].idx;
 
@@ -197,16 +243,23 @@ static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, ui
 		uint32_t q = m->up_peer[e];
 		if (!reach(x, q))
 			continue;
-		uint32_t dl = x->dstamp[q] == x->gen ? down_link(x, q, idx) : SM_NONE;
-		uint64_t down = dl == SM_NONE ? 0 : stack_count(x, dl, idx, src);
+		uint32_t path[FT_PATH_MAX];
+		int unknown = 0;
+		unsigned np = down_path(x, q, idx, path, &unknown);
+		/* a parent that would displace the route again is no free choice */
+		uint64_t down = (uint64_t)unknown;
+		if (np)
+			down += stack_count(x, path[np - 1], idx, src, x->span[s]);
 		/* indices grow along the run; the first one stands in for the wrap-around */
-		uint64_t up = x->last[e] && (idx - (x->last[e] - 1) < u ||
-					     (idx < x->nidx && x->first[e] - 1 + x->nidx - idx < u));
+		uint32_t w = idx / dv;
+		uint64_t up = x->last[e] && (w - (x->last[e] - 1) / dv < u ||
+					     (idx < x->nidx && (x->first[e] - 1) / dv + (x->nidx + dv - 1) / dv - w < u));
 		uint64_t score = ((up + down) << 48) + (up << 40) + ((uint64_t)(q != x->rep[di]) << 32) + x->disp[e];
 		if (score < best_score) {
 			best_score = score;
 			best = e;
-			best_dl = dl;
+			best_np = np;
+			memcpy(best_path, path, np * sizeof(*path));
 			/* nothing stacks and the destination keeps its parent: cannot do better */
 			if (!(score >> 32) || (!(score >> 40) && x->rep[di] == SM_NONE))
 				break;
@@ -215,8 +268,8 @@ static uint8_t displace(struct ft_run *x, uint32_t s, uint32_t j, uint32_t u, ui
 	if (best == SM_NONE)
 		return SM_LFT_NONE;
 	uint32_t q = m->up_peer[best];
-	if (best_dl != SM_NONE)
-		stack_add(x, best_dl, idx, src);
+	for (unsigned k = 0; k < best_np; k++)
+		stack_add(x, best_path[k], idx, src, x->span[s]);
 	if (x->rep[di] == SM_NONE)
 		x->rep[di] = q;
 	x->disp[best]++;
@@ -332,6 +385,7 @@ static void route_target(struct ft_run *x, uint32_t t)
 	uint32_t nd = m->dest_off[t + 1] - m->dest_off[t];
 
 	x->gen++;
+	x->t = t;
 	x->rcomplete = 0;
 	mark_down_set(x, t);
 	if (m->rank[t] > 0)
@@ -362,38 +416,76 @@ static void route_target(struct ft_run *x, uint32_t t)
 		}
 		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
 		uint32_t dv = m->div[r];
+		/* above the leaves consecutive destinations share a slot: check each slot once */
+		uint32_t last_j = UINT32_MAX;
+		int last_ok = 0;
 		for (uint32_t i = 0; i < nd; i++) {
 			uint32_t j = d0[i].idx / dv % u;
-			uint8_t p = m->slot_port[so + j];
-			uint32_t src = x->ord[s];
-			if (p) {
-				uint32_t q = ft_peer_slot(m, s, p);
-				if (q != SM_NONE && reach(x, q)) {
-					COL(col, d0[i].lid) = p;
-					continue;
-				}
-				/* the ideal parent lost its way to T: every source is displaced */
-				src = FT_SRC_ALL;
+			if (j != last_j) {
+				uint32_t q = m->slot_peer[so + j];
+				last_j = j;
+				last_ok = q != SM_NONE && reach(x, q);
 			}
+			if (last_ok) {
+				COL(col, d0[i].lid) = m->slot_port[so + j];
+				continue;
+			}
+			/* missing link: only this source is displaced; else the parent lost its way to T */
+			uint32_t src = m->slot_port[so + j] ? FT_SRC_ALL : x->ord[s];
 			/* switch LIDs carry management traffic only: any valid parent will do */
-			COL(col, d0[i].lid) = d0[i].port ? displace(x, s, j, u, m->dest_off[t] + i, src) : any_up(x, s, j);
+			COL(col, d0[i].lid) = d0[i].port ? displace(x, s, j, u, dv, m->dest_off[t] + i, src) : any_up(x, s, j);
 		}
 	}
 	route_valleys(x, d0, nd);
 }
 
-/* Column-major scratch -> the row-major LFTs, in tiles that stay in cache. */
+/* Transpose an 8x8 byte block held as 8 little-endian words: swap row and column index bits. */
+static inline void tr8(uint64_t a[8])
+{
+	uint64_t t;
+	for (int i = 0; i < 4; i++) {
+		t = ((a[i] >> 32) ^ a[i + 4]) & 0x00000000ffffffffull;
+		a[i] ^= t << 32;
+		a[i + 4] ^= t;
+	}
+	for (int i = 0; i < 8; i += (i & 1) ? 3 : 1) {
+		t = ((a[i] >> 16) ^ a[i + 2]) & 0x0000ffff0000ffffull;
+		a[i] ^= t << 16;
+		a[i + 2] ^= t;
+	}
+	for (int i = 0; i < 8; i += 2) {
+		t = ((a[i] >> 8) ^ a[i + 1]) & 0x00ff00ff00ff00ffull;
+		a[i] ^= t << 8;
+		a[i + 1] ^= t;
+	}
+}
+
+/*
+ * Column-major scratch -> the row-major LFTs: 8x8 byte blocks through
+ * registers, in 64x64 tiles that stay in cache; the ragged edges byte by
+ * byte.
+ */
 static void transpose(const struct ft_run *x, struct sm_lfts *out)
 {
 	const uint32_t n = x->m->nsw, nl = (uint32_t)out->top_lid + 1, tb = 64;
-	for (uint32_t l0 = 0; l0 < nl; l0 += tb)
-		for (uint32_t s0 = 0; s0 < n; s0 += tb)
-			for (uint32_t s = s0; s < s0 + tb && s < n; s++) {
-				uint8_t *row = sm_lfts_row(out, s);
-				const uint8_t *c = x->col + s;
-				for (uint32_t l = l0; l < l0 + tb && l < nl; l++)
-					row[l] = c[(size_t)l * n];
-			}
+	const uint32_t n8 = n & ~7u, nl8 = nl & ~7u;
+	uint64_t a[8];
+
+	for (uint32_t l0 = 0; l0 < nl8; l0 += tb)
+		for (uint32_t s0 = 0; s0 < n8; s0 += tb)
+			for (uint32_t l = l0; l < l0 + tb && l < nl8; l += 8)
+				for (uint32_t s = s0; s < s0 + tb && s < n8; s += 8) {
+					for (int k = 0; k < 8; k++)
+						memcpy(&a[k], x->col + (size_t)(l + k) * n + s, 8);
+					tr8(a);
+					for (int k = 0; k < 8; k++)
+						memcpy(sm_lfts_row(out, s + k) + l, &a[k], 8);
+				}
+	for (uint32_t s = 0; s < n; s++) {
+		uint8_t *row = sm_lfts_row(out, s);
+		for (uint32_t l = s < n8 ? nl8 : 0; l < nl; l++)
+			row[l] = x->col[(size_t)l * n + s];
+	}
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
@@ -422,21 +514,43 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	x.ex = malloc(ne * FT_EXN * sizeof(*x.ex));
 	x.exn = calloc(ne, sizeof(*x.exn));
 	x.ord = malloc(ns * sizeof(*x.ord));
+	x.span = calloc(ns, sizeof(*x.span));
+	x.up_owner = malloc(ne * sizeof(*x.up_owner));
+	if (x.up_owner)
+		for (uint32_t s = 0; s < m->nsw; s++)
+			for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
+				x.up_owner[e] = s;
 	x.rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x.rep));
 	if (x.rep)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x.rep[i] = SM_NONE;
-	if (!x.last || !x.first || !x.ex || !x.exn || !x.ord || !x.rep || !x.dstamp || !x.rstamp || !x.rval || !x.cand_head || !x.cand_next || !x.cand_port ||
+	if (!x.last || !x.first || !x.ex || !x.exn || !x.ord || !x.span || !x.up_owner || !x.rep || !x.dstamp || !x.rstamp || !x.rval || !x.cand_head || !x.cand_next || !x.cand_port ||
 	    !x.queue || !x.disp) {
 		snprintf(msg, msglen, "ftree: out of memory");
 		goto out;
 	}
 	for (uint32_t s = 0; s < m->nsw; s++)
-		x.ord[s] = m->n_tgt + s; /* non-leaves: distinct, never neighbours of a leaf */
+		x.ord[s] = UINT32_MAX / 2;
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
-		x.ord[m->tgt_order[i]] = i;
-		if (m->rank[m->tgt_order[i]] == 0 && m->dest_off[m->tgt_order[i] + 1] > m->dest_off[m->tgt_order[i]])
+		uint32_t t = m->tgt_order[i];
+		if (m->rank[t] != 0)
+			continue;
+		x.ord[t] = i;
+		x.span[t] = 1;
+		if (m->dest_off[t + 1] > m->dest_off[t])
 			x.nleaf = i + 1;
+	}
+	/* upper switches: the first leaf below them and how many leaves they cover (ranks ascending) */
+	for (uint32_t k = 0; k < m->nsw; k++) {
+		uint32_t s = m->by_rank[k];
+		if (m->rank[s] == 0 || m->rank[s] == FT_RANK_NONE)
+			continue;
+		for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1]; e++) {
+			uint32_t c = m->dn_peer[e];
+			if (x.ord[c] < x.ord[s])
+				x.ord[s] = x.ord[c];
+			x.span[s] += x.span[c];
+		}
 	}
 	x.nidx = m->n_hosts;
 	uint64_t bad = 0;
@@ -501,6 +615,8 @@ out:
 	free(x.ex);
 	free(x.exn);
 	free(x.ord);
+	free(x.span);
+	free(x.up_owner);
 	free(x.last);
 	free(x.first);
 	free(x.rep);

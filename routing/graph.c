@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: switch graph and balancer (see graph.h)
  *
@@ -10,6 +8,7 @@
  * collect endpoint ports and destination LIDs. All arrays are sized from
  * counts first, so the build is O(nodes + ports + LIDs) with no regrowth.
  */
+#include "config.h"
 #include "graph.h"
 
 #include <errno.h>
@@ -272,7 +271,11 @@ void sm_graph_bfs(const struct sm_graph *g, uint32_t src, uint16_t *dist, uint32
 
 struct sm_balancer {
 	const struct sm_graph *g;
-	uint32_t *cnt[2];        /* [adj index] routes per link, by destination type */
+	uint64_t *cnt[2];        /* [adj index] routed sources per link, by destination type */
+	uint32_t most;           /* most destinations delivered at one switch */
+	uint32_t *inflow;        /* [n_sw * most] sources arriving at each switch, per destination */
+	uint32_t *w;             /* [most] sources carried by the switch being decided */
+	uint8_t *pinned;         /* [most] */
 };
 
 struct sm_balancer *sm_balancer_new(const struct sm_graph *g)
@@ -282,9 +285,16 @@ struct sm_balancer *sm_balancer_new(const struct sm_graph *g)
 		return NULL;
 	b->g = g;
 	size_t n = (size_t)g->adj_off[g->n_sw] + 1;
-	b->cnt[0] = calloc(n, sizeof(uint32_t));
-	b->cnt[1] = calloc(n, sizeof(uint32_t));
-	if (!b->cnt[0] || !b->cnt[1]) {
+	b->cnt[0] = calloc(n, sizeof(uint64_t));
+	b->cnt[1] = calloc(n, sizeof(uint64_t));
+	b->most = 1;
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		if (g->dest_off[s + 1] - g->dest_off[s] > b->most)
+			b->most = g->dest_off[s + 1] - g->dest_off[s];
+	b->pinned = calloc(b->most, 1);
+	b->w = calloc(b->most, sizeof(uint32_t));
+	b->inflow = calloc(((size_t)g->n_sw + 1) * b->most, sizeof(uint32_t));
+	if (!b->cnt[0] || !b->cnt[1] || !b->pinned || !b->w || !b->inflow) {
 		sm_balancer_free(b);
 		return NULL;
 	}
@@ -297,10 +307,13 @@ void sm_balancer_free(struct sm_balancer *b)
 		return;
 	free(b->cnt[0]);
 	free(b->cnt[1]);
+	free(b->pinned);
+	free(b->w);
+	free(b->inflow);
 	free(b);
 }
 
-uint32_t sm_balancer_count(const struct sm_balancer *b, uint32_t link, int is_switch)
+uint64_t sm_balancer_count(const struct sm_balancer *b, uint32_t link, int is_switch)
 {
 	return b->cnt[is_switch ? 1 : 0][link];
 }
@@ -319,39 +332,74 @@ static int has_parallel(const struct sm_graph *g, const uint32_t *cand, unsigned
 	return 0;
 }
 
-static uint32_t pick(struct sm_balancer *b, uint32_t s, const uint32_t *cand, unsigned n, int is_switch,
-		     int parallel, uint32_t rank)
+/*
+ * The LIDs of one type delivered at one destination switch, seen from one
+ * switch: how many carry traffic through it (m), the rank of the current
+ * one among all of that type, and how many carrying ones each candidate
+ * already got (cnt[i]).
+ */
+struct batch {
+	uint32_t m, rank;
+	uint16_t *cnt;
+};
+
+/*
+ * Alignment: the candidate neighbours are numbered by slot from the lowest
+ * one (by slot, not by position in the list, so a missing cable in the
+ * middle does not shift the others), and a destination of rank r prefers
+ * neighbour r modulo their span; key = distance from that neighbour.
+ */
+static uint32_t pick(struct sm_balancer *b, const uint32_t *cand, unsigned n, int is_switch, int parallel,
+		     struct batch *bt, uint32_t w)
 {
 	const struct sm_graph *g = b->g;
-	const uint32_t *ct = b->cnt[is_switch ? 1 : 0], *co = b->cnt[is_switch ? 0 : 1];
-	/*
-	 * Candidates arrive sorted, so links to one neighbour are consecutive.
-	 * Neighbour load counts every link to that neighbour (all of them lead
-	 * one hop closer if one does), normalised per link.
-	 */
+	const uint64_t *ct = b->cnt[is_switch ? 1 : 0], *co = b->cnt[is_switch ? 0 : 1];
 	if (!parallel) {
 		/*
-		 * One cable per neighbour: the least used cable. Ties go to the
-		 * cable whose position among s's cables comes first counting
-		 * from the destination's rank, so that every switch sends the
-		 * r-th destination of a remote switch the same way when it can
-		 * (on a fat tree: host r of every leaf over spine r, which keeps
-		 * shift permutations free of congestion even where a few cables
-		 * are missing and the counters of the leaves differ).
+		 * One cable per neighbour. First spread the batch evenly over
+		 * the candidates. Then, when the batch covers them all (a leaf
+		 * of a fat tree seen from another leaf), prefer the aligned
+		 * neighbour (see pin_aligned); a smaller batch goes to the
+		 * cable carrying the fewest sources, alignment deciding ties.
 		 */
-		uint32_t deg = g->adj_off[s + 1] - g->adj_off[s], off = deg ? rank % deg : 0;
+		int aligned = bt->m >= n;
+		uint32_t base = g->adj[cand[0]].peer, span = g->adj[cand[n - 1]].peer - base + 1;
+		uint32_t rs = span - bt->rank % span;
 		unsigned best = 0;
-		uint32_t bkey = (cand[0] - g->adj_off[s] + deg - off) % (deg ? deg : 1);
+		uint32_t bkey = UINT32_MAX;  /* computed when a tie needs it */
 		for (unsigned i = 1; i < n; i++) {
-			uint32_t key = (cand[i] - g->adj_off[s] + deg - off) % deg;
-			if (ct[cand[i]] < ct[cand[best]] || (ct[cand[i]] == ct[cand[best]] && key < bkey)) {
-				best = i;
-				bkey = key;
+			uint32_t a = cand[i], z = cand[best];
+			int better;
+			if (w && bt->cnt[i] != bt->cnt[best]) {
+				better = bt->cnt[i] < bt->cnt[best];
+				if (better)
+					bkey = UINT32_MAX;
+			} else if ((!aligned || !w) && ct[a] != ct[z]) {
+				better = ct[a] < ct[z];
+				if (better)
+					bkey = UINT32_MAX;
+			} else {
+				uint32_t key = (g->adj[a].peer - base + rs) % span;
+				if (bkey == UINT32_MAX)
+					bkey = (g->adj[z].peer - base + rs) % span;
+				better = key < bkey;
+				if (better)
+					bkey = key;
 			}
+			if (better)
+				best = i;
 		}
-		b->cnt[is_switch ? 1 : 0][cand[best]]++;
+		if (w)
+			bt->cnt[best]++;
+		b->cnt[is_switch ? 1 : 0][cand[best]] += w;
 		return cand[best];
 	}
+	/*
+	 * Parallel cables: candidates arrive sorted, so the cables to one
+	 * neighbour are consecutive. Pick the neighbour with the fewest
+	 * sources per cable, then its least used cable (the other type's
+	 * load breaks ties between parallel cables only).
+	 */
 	unsigned best_lo = 0, best_hi = 0;
 	uint64_t best_load = 0, best_links = 0;
 	for (unsigned i = 0; i < n;) {
@@ -368,19 +416,13 @@ static uint32_t pick(struct sm_balancer *b, uint32_t s, const uint32_t *cand, un
 		}
 		i = j;
 	}
-	/*
-	 * Ties go to the lowest index on purpose: on a full fat tree every leaf
-	 * then sends host j of each remote leaf over the same spine, which makes
-	 * shift permutations congestion-free. The other type's counts would
-	 * break that alignment, so they only decide between parallel links.
-	 */
 	uint32_t best = cand[best_lo];
 	for (unsigned i = best_lo + 1; i < best_hi; i++) {
 		uint32_t c = cand[i];
 		if (ct[c] < ct[best] || (ct[c] == ct[best] && co[c] < co[best]))
 			best = c;
 	}
-	b->cnt[is_switch ? 1 : 0][best]++;
+	b->cnt[is_switch ? 1 : 0][best] += w;
 	return best;
 }
 
@@ -388,44 +430,119 @@ uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *can
 			  int is_switch)
 {
 	(void)s;
-	return pick(b, s, cand, n, is_switch, has_parallel(b->g, cand, n), 0);
+	uint16_t cnt[SM_MAX_PORTS + 1] = { 0 };
+	struct batch bt = { .m = 1, .rank = 0, .cnt = cnt };
+	return pick(b, cand, n > SM_MAX_PORTS ? SM_MAX_PORTS : n, is_switch, has_parallel(b->g, cand, n), &bt,
+		    1);
+}
+
+/*
+ * When the carrying batch covers every candidate (m >= n), first give each
+ * carrying destination its aligned neighbour if that is a candidate with
+ * room left (an even share); the others then fill the gaps (pick).
+ * Without this pass a missing cable would push every later rank one
+ * neighbour further, and switches with different gaps would disagree.
+ */
+static void pin_aligned(const struct sm_graph *g, struct sm_balancer *b, uint32_t s, const uint32_t *c,
+			unsigned n, uint32_t k0, uint32_t k1, const uint32_t *w, struct batch *bt,
+			struct sm_lfts *l)
+{
+	uint32_t rank[2] = { 0, 0 };
+	uint32_t base = g->adj[c[0]].peer, span = g->adj[c[n - 1]].peer - base + 1;
+	for (uint32_t k = k0; k < k1; k++) {
+		const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+		struct batch *t = &bt[dst->is_switch];
+		uint32_t r = rank[dst->is_switch]++;
+		if (dst->lid > l->top_lid || t->m < n || !w[k - k0])
+			continue;
+		/* candidates are sorted by neighbour: binary search for the aligned one */
+		uint32_t want = base + r % span;
+		unsigned lo = 0, hi = n;
+		while (lo < hi) {
+			unsigned mid = (lo + hi) / 2;
+			if (g->adj[c[mid]].peer < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || g->adj[c[lo]].peer != want || t->cnt[lo] >= t->m / n)
+			continue;
+		t->cnt[lo]++;
+		b->cnt[dst->is_switch][c[lo]] += w[k - k0];
+		sm_lfts_row(l, s)[dst->lid] = g->adj[c[lo]].port;
+		b->pinned[k - k0] = 1;
+		b->inflow[(size_t)g->adj[c[lo]].peer * b->most + (k - k0)] += w[k - k0];
+	}
+}
+
+/* Endpoint sources at switch s for a destination (its own port excluded). */
+static uint32_t sources_at(const struct sm_graph *g, uint32_t s, const struct sm_graph_dest *dst)
+{
+	uint32_t n = g->host_off[s + 1] - g->host_off[s];
+	return !dst->is_switch && dst->sw == s && n ? n - 1 : n;
 }
 
 uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32_t d,
-			 const uint32_t *cand_off, const uint32_t *cand, struct sm_lfts *l)
+			 const uint32_t *cand_off, const uint32_t *cand, const uint32_t *order,
+			 uint32_t n_order, struct sm_lfts *l)
 {
 	/*
-	 * Switch by switch, LIDs inner: the balancer state of one switch is
-	 * independent of the others, so this gives the same choices as LID by
-	 * LID, with row-local writes and the candidate list examined once.
+	 * Switches from the farthest to the nearest: when s decides, every
+	 * switch routing through it has decided, so the number of sources it
+	 * carries for each destination (its weight) is known. Counting
+	 * sources rather than LIDs per cable balances the traffic a cable
+	 * really carries: an entry no endpoint route uses weighs nothing.
 	 */
 	uint64_t set = 0;
-	uint32_t k0 = g->dest_off[d], k1 = g->dest_off[d + 1];
-	for (uint32_t s = 0; s < g->n_sw; s++) {
+	uint32_t k0 = g->dest_off[d], k1 = g->dest_off[d + 1], nd = k1 - k0;
+	uint32_t *w = b->w;
+	uint8_t *drow = sm_lfts_row(l, d);
+	for (uint32_t k = k0; k < k1; k++) {
+		const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+		if (dst->lid <= l->top_lid)
+			drow[dst->lid] = dst->out_port;
+	}
+	for (uint32_t o = 0; o < n_order; o++)
+		memset(&b->inflow[(size_t)order[o] * b->most], 0, nd * sizeof(uint32_t));
+	for (uint32_t o = 0; o < n_order; o++) {
+		uint32_t s = order[o];
 		uint8_t *row = sm_lfts_row(l, s);
 		const uint32_t *c = &cand[cand_off[s]];
 		unsigned n = cand_off[s + 1] - cand_off[s];
-		if (s == d) {
-			for (uint32_t k = k0; k < k1; k++) {
-				const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
-				if (dst->lid <= l->top_lid)
-					row[dst->lid] = dst->out_port;
-			}
+		if (s == d || !n)
 			continue;
-		}
-		if (!n)
-			continue;
-		int par = has_parallel(g, c, n);
-		uint32_t rank[2] = { 0, 0 };
+		uint32_t *in = &b->inflow[(size_t)s * b->most];
+		uint32_t m[2] = { 0, 0 };
 		for (uint32_t k = k0; k < k1; k++) {
 			const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
-			if (dst->lid > l->top_lid)
+			w[k - k0] = in[k - k0] + sources_at(g, s, dst);
+			m[dst->is_switch] += w[k - k0] > 0;
+		}
+		int par = has_parallel(g, c, n);
+		uint16_t bcnt[2][SM_MAX_PORTS + 1];
+		struct batch bt[2] = { { .m = m[0], .cnt = bcnt[0] }, { .m = m[1], .cnt = bcnt[1] } };
+		memset(bcnt, 0, sizeof(bcnt));
+		memset(b->pinned, 0, nd);
+		if (!par && n > 1)
+			pin_aligned(g, b, s, c, n, k0, k1, w, bt, l);
+		for (uint32_t k = k0; k < k1; k++) {
+			const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+			struct batch *t = &bt[dst->is_switch];
+			if (dst->lid > l->top_lid || b->pinned[k - k0]) {
+				set += dst->lid <= l->top_lid;
+				t->rank++;
 				continue;
-			uint32_t r = rank[dst->is_switch]++;
-			uint32_t i = n == 1 ? c[0] : pick(b, s, c, n, dst->is_switch, par, r);
-			if (n == 1)
-				b->cnt[dst->is_switch ? 1 : 0][i]++;
+			}
+			uint32_t i = c[0];
+			if (n > 1 && !w[k - k0])
+				i = c[t->rank % n];  /* carries no endpoint traffic: any candidate, spread by rank */
+			else if (n > 1)
+				i = pick(b, c, n, dst->is_switch, par, t, w[k - k0]);
+			else
+				b->cnt[dst->is_switch ? 1 : 0][i] += w[k - k0];
+			t->rank++;
 			row[dst->lid] = g->adj[i].port;
+			b->inflow[(size_t)g->adj[i].peer * b->most + (k - k0)] += w[k - k0];
 			set++;
 		}
 	}
@@ -449,4 +566,21 @@ int sm_route_note_unreached(const struct sm_graph *g, uint64_t unreached, char *
 			 "(%u parts); %u LIDs on ports not cabled to a switch",
 			 (unsigned long long)unreached, g->n_comp, unroutable);
 	return 0;
+}
+
+void sm_graph_order_far_first(const struct sm_graph *g, const uint16_t *dist, uint32_t *order, uint32_t *tmp)
+{
+	/* counting sort on distance, SM_GRAPH_INF first, then decreasing */
+	uint32_t top = 0;
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		if (dist[s] != SM_GRAPH_INF && dist[s] > top)
+			top = dist[s];
+	/* bucket b: 0 = INF, 1 + (top - dist) otherwise; top < n_sw */
+	memset(tmp, 0, ((size_t)top + 3) * sizeof(*tmp));
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		tmp[1 + (dist[s] == SM_GRAPH_INF ? 0 : 1 + top - dist[s])]++;
+	for (uint32_t i = 1; i < top + 3; i++)
+		tmp[i] += tmp[i - 1];
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		order[tmp[dist[s] == SM_GRAPH_INF ? 0 : 1 + top - dist[s]]++] = s;
 }

@@ -13,13 +13,17 @@
  * the destinations: every LID of the plane with the switch that delivers it
  * and the port it leaves by there (0 for the switch's own LIDs).
  *
- * The balancer keeps, per switch egress port, how many routes were given to
- * it by destination type (endpoint LID or switch LID), and picks among
- * equal-cost candidate links: first the neighbour whose links carry the
- * fewest routes of this type per link, then the least used link to it.
- * Counting per type keeps endpoint routes even on every uplink even though
- * switch LIDs are routed among them; grouping by neighbour keeps parallel
- * links and single links to distinct neighbours equally loaded per cable.
+ * The balancer keeps, per switch egress cable and destination type
+ * (endpoint LID or switch LID), how many endpoint sources it routes, and
+ * picks among equal-cost candidate cables (sm_graph_assign): the LIDs of
+ * one destination switch that carry traffic through s are first spread
+ * evenly over the candidates, aligned so that the r-th LID takes the r-th
+ * neighbour when the batch covers them all (fat-tree leaves: every leaf
+ * then agrees, which keeps shift permutations congestion-free), else
+ * toward the cable carrying the fewest sources. Parallel cables: the
+ * neighbour with the fewest sources per cable, then its least used cable.
+ * Counting per type keeps endpoint routes even on every uplink although
+ * switch LIDs are routed among them.
  *
  * Nothing here allocates per route: BFS takes caller scratch arrays.
  */
@@ -94,18 +98,29 @@ void sm_balancer_free(struct sm_balancer *b);  /* accepts NULL */
 uint32_t sm_balancer_pick(struct sm_balancer *b, uint32_t s, const uint32_t *cand, unsigned n,
 			  int is_switch);
 
-/* Routes recorded on link i (index into adj) for one destination type. */
-uint32_t sm_balancer_count(const struct sm_balancer *b, uint32_t link, int is_switch);
+/* Endpoint sources routed over link i (index into adj) for one destination type. */
+uint64_t sm_balancer_count(const struct sm_balancer *b, uint32_t link, int is_switch);
 
 /*
  * Route every destination delivered at switch slot d: d's own entry is the
- * destination's out_port, and every other switch s with candidates
- * (cand[cand_off[s] .. cand_off[s+1]-1], adj indices sorted ascending) gets
- * the balancer's pick. Slots of l must be the graph's slots (true for
- * sm_lfts_new() on the same plane). Returns the entries set besides d's.
+ * destination's out_port; the switches of `order` (n_order slots, farthest
+ * from d first: every candidate of a switch must come later in the order
+ * or be d) each get, for every LID, the balancer's pick among their
+ * candidates (cand[cand_off[s] .. cand_off[s+1]-1], adj indices sorted
+ * ascending). Picks are weighted by the endpoint sources that reach s for
+ * that LID, so only routes that carry traffic load a cable. Slots of l
+ * must be the graph's slots (true for sm_lfts_new() on the same plane).
+ * Returns the entries set besides d's.
  */
 uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32_t d,
-			 const uint32_t *cand_off, const uint32_t *cand, struct sm_lfts *l);
+			 const uint32_t *cand_off, const uint32_t *cand, const uint32_t *order,
+			 uint32_t n_order, struct sm_lfts *l);
+
+/*
+ * All n_sw slots ordered for sm_graph_assign(): unreachable (SM_GRAPH_INF)
+ * first, then by decreasing dist. tmp: n_sw + 3 entries of scratch.
+ */
+void sm_graph_order_far_first(const struct sm_graph *g, const uint16_t *dist, uint32_t *order, uint32_t *tmp);
 
 /*
  * Engines' common epilogue: -ENETUNREACH with a message when the plane has

@@ -1265,3 +1265,31 @@ void sm_hotpath_report_format(const struct sm_hotpath_report *r, char *buf, size
 		 r->max_load_after, r->host_bound, r->ebb_before, r->ebb_after, (unsigned long long)r->lft_changed,
 		 (unsigned long long)r->lft_blocks_changed, r->note[0] ? "; " : "", r->note);
 }
+
+static void put_endpoint(const struct sm_fabric *f, uint32_t port, FILE *out)
+{
+	const struct sm_node *n = &f->nodes[f->ports[port].node];
+	if (!n->desc[0]) {
+		fprintf(out, "0x%016llx", (unsigned long long)f->ports[port].guid);
+		return;
+	}
+	fputc('"', out);
+	for (const char *c = n->desc; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fputc('\\', out);
+		fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+int sm_hotpath_write_dlids(const struct sm_fabric *f, const struct sm_hotpath_report *r, FILE *out)
+{
+	fprintf(out, "# hotpath plane%u: SRC DST WEIGHT DLID pinned|base\n", r->plane);
+	for (size_t i = 0; i < r->n_flows; i++) {
+		put_endpoint(f, r->flow[i].src, out);
+		fputc(' ', out);
+		put_endpoint(f, r->flow[i].dst, out);
+		fprintf(out, " %.17g %u %s\n", r->flow[i].weight, r->dlid[i], r->is_pinned[i] ? "pinned" : "base");
+	}
+	return ferror(out) ? -EIO : 0;
+}

@@ -299,7 +299,9 @@ static void bfs_dist(struct mx *m, uint32_t t)
 }
 
 /* Path of flow (src host sh -> dst host dh) as switch-link ids; -1 if not routed. */
-static int path_of(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **links)
+static int path_walk(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **links);
+
+static inline int path_of(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **links)
 {
 	uint32_t si = m->h_src[sh];
 	if (si == SM_NONE)
@@ -311,6 +313,12 @@ static int path_of(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **link
 		*links = m->pc_links + m->pc_off[k];
 		return m->pc_len[k];
 	}
+	return path_walk(m, sh, dh, links);
+}
+
+/* Uncached path: walk the LFTs hop by hop. */
+static int path_walk(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **links)
+{
 	uint32_t s = m->h_slot[sh];
 	int len = 0;
 	for (;;) {
@@ -559,8 +567,8 @@ int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct s
 	if (!o->skip_shift && m.nh > 1) {
 		unsigned worst = 0;
 		for (uint32_t k = 1; k < m.nh; k++) {
-			for (uint32_t i = 0; i < m.nh; i++)
-				dst[i] = (uint32_t)(((uint64_t)i + k) % m.nh);
+			for (uint32_t i = 0, d = k; i < m.nh; i++, d = d + 1 == m.nh ? 0 : d + 1)
+				dst[i] = d;
 			unsigned c = perm_eval(&m, &acc, dst, NULL);
 			if (c > worst)
 				worst = c;

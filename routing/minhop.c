@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: minhop engine: shortest paths on any topology, balanced
  *
@@ -9,8 +7,13 @@
  * links to neighbours one hop closer (parallel links included). Every LID
  * delivered at d (its own LIDs, each LID of the LMC range of each endpoint
  * port cabled to it) is then given, at every switch, the candidate the
- * balancer picks (graph.h: fewest routes of the same destination type per
- * cable toward the least loaded neighbour, then the least used cable).
+ * balancer picks (graph.h, sm_graph_assign): switches decide from the
+ * farthest to the nearest, so each knows how many endpoint sources it
+ * carries per LID; the LIDs that carry traffic are spread evenly over the
+ * candidates, aligned by rank across switches, and cables are loaded by
+ * the sources they carry, per destination type. OpenSM's minhop counts
+ * LIDs per port instead, which on a 3-level tree piles the hosts of one
+ * rank onto one core.
  *
  * Cost: one BFS per destination switch plus one pick per (switch, LID):
  * O(S x (S + L) + LIDs x S x radix).
@@ -22,6 +25,7 @@
  * Config: none (an empty mapping or nothing); any key is an error naming
  * its YAML line.
  */
+#include "config.h"
 #include "registry.h"
 #include "graph.h"
 
@@ -60,7 +64,9 @@ static int minhop_route(void *state, struct sm_route_ctx *ctx)
 	uint32_t *queue = malloc((size_t)g->n_sw * sizeof(*queue));
 	uint32_t *cand_off = malloc(((size_t)g->n_sw + 1) * sizeof(*cand_off));
 	uint32_t *cand = malloc(((size_t)g->adj_off[g->n_sw] + 1) * sizeof(*cand));
-	if (!b || !dist || !queue || !cand_off || !cand) {
+	uint32_t *order = malloc(((size_t)g->n_sw + 1) * sizeof(*order));
+	uint32_t *tmp = malloc(((size_t)g->n_sw + 3) * sizeof(*tmp));
+	if (!b || !dist || !queue || !cand_off || !cand || !order || !tmp) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -82,7 +88,8 @@ static int minhop_route(void *state, struct sm_route_ctx *ctx)
 					cand[k++] = i;
 		}
 		cand_off[g->n_sw] = k;
-		sm_graph_assign(g, b, d, cand_off, cand, ctx->out);
+		sm_graph_order_far_first(g, dist, order, tmp);
+		sm_graph_assign(g, b, d, cand_off, cand, order, g->n_sw, ctx->out);
 	}
 	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
 out:
@@ -90,6 +97,8 @@ out:
 	free(queue);
 	free(cand_off);
 	free(cand);
+	free(order);
+	free(tmp);
 	sm_balancer_free(b);
 	sm_graph_free(g);
 	return rc;

@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: engine registry, plugin loader and chain (see registry.h)
  *
@@ -14,6 +12,7 @@
  * sm_engine_check_ops(); plugin names are unique and never shadow a
  * built-in.
  */
+#include "config.h"
 #include "registry.h"
 
 #include <dlfcn.h>

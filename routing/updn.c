@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: updn engine: up* / down* routing, credit-loop free by construction
  *
@@ -34,10 +32,11 @@
  * part the switches farthest from any endpoint (the top of a fat tree). If
  * those roots cannot give every switch with endpoints a legal route to
  * every LID (several roots on a mesh, or every switch has endpoints, e.g.
- * a ring), the part uses a single root instead: the most central candidate (least BFS
- * eccentricity, lowest GUID on ties). Configured roots that leave pairs
+ * a ring), the part uses a single root instead: the most central
+ * candidate (least BFS eccentricity, lowest GUID on ties). Configured roots that leave pairs
  * unroutable are an error, so the chain can fall back.
  */
+#include "config.h"
 #include "registry.h"
 #include "graph.h"
 
@@ -454,7 +453,9 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 	struct sm_balancer *b = sm_balancer_new(g);
 	uint32_t *cand_off = malloc(n * sizeof(*cand_off));
 	uint32_t *cand = malloc(((size_t)g->adj_off[g->n_sw] + 1) * sizeof(*cand));
-	if (!u.rank || !u.ord || !u.pos || !u.ddist || !u.dist || !u.plain || !u.queue || !u.is_root || !u.keys || !b ||
+	uint32_t *order = malloc(n * sizeof(*order));
+	uint32_t *tmp = malloc((n + 2) * sizeof(*tmp));
+	if (!order || !tmp || !u.rank || !u.ord || !u.pos || !u.ddist || !u.dist || !u.plain || !u.queue || !u.is_root || !u.keys || !b ||
 	    !cand_off || !cand) {
 		rc = -ENOMEM;
 		goto out;
@@ -511,7 +512,9 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 			}
 		}
 		cand_off[g->n_sw] = k;
-		sm_graph_assign(g, b, d, cand_off, cand, ctx->out);
+		/* routes strictly decrease the legal distance; switch-only fallbacks (INF) carry nobody */
+		sm_graph_order_far_first(g, u.dist, order, tmp);
+		sm_graph_assign(g, b, d, cand_off, cand, order, g->n_sw, ctx->out);
 	}
 	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
 	if (!rc && !ctx->msg[0])
@@ -531,6 +534,8 @@ out:
 	free(u.keys);
 	free(cand_off);
 	free(cand);
+	free(order);
+	free(tmp);
 	sm_balancer_free(b);
 	sm_graph_free(g);
 	return rc;

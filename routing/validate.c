@@ -1,6 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#include "config.h"
-
 /*
  * DOC: route validation (see validate.h for what is checked)
  *
@@ -11,6 +9,7 @@
  * link-to-link dependencies of those switches to the CDG bitsets.
  * Cost: O(LIDs x switches) time, O(links x radix) bits for the CDG.
  */
+#include "config.h"
 #include "validate.h"
 #include "graph.h"
 
@@ -31,7 +30,8 @@ struct vctx {
 	const struct sm_graph *g;
 	uint32_t *link_of;       /* [n_sw * (max_ports+1)] adj index of (slot, port) or SM_NONE */
 	uint32_t *nxt;           /* [n_sw * (max_ports+1)] slot across (slot, port), or NXT_* */
-	uint8_t *tr;             /* [(top_lid+1) * n_sw] the LFTs transposed: one LID's entries together */
+	uint8_t *tr;             /* [n_dests * n_sw] the LFTs transposed: one LID's entries together */
+	const uint8_t *cur;      /* tr row of the destination being resolved */
 	unsigned stride;         /* max_ports + 1 */
 	/* per LID scratch */
 	uint8_t *st;
@@ -73,19 +73,25 @@ static void vctx_free(struct vctx *c)
 /*
  * The walk reads one LID's entry at every switch; rows are per switch, so
  * reading them in place strides by a whole row per switch (a cache miss
- * each). Transposing once in 64 x 64 tiles makes those reads sequential.
+ * each). Transposing the destination LIDs once, in tiles of 64 switches x
+ * 64 destinations, makes those reads sequential; only LIDs in use are
+ * copied, so a sparse LID space costs nothing.
  */
 static void transpose(struct vctx *c)
 {
 	const struct sm_lfts *l = c->l;
-	size_t n_sw = c->g->n_sw, n_lid = (size_t)l->top_lid + 1;
+	const struct sm_graph *g = c->g;
+	size_t n_sw = g->n_sw;
 	for (size_t s0 = 0; s0 < n_sw; s0 += 64)
-		for (size_t l0 = 0; l0 < n_lid; l0 += 64) {
-			size_t s1 = s0 + 64 < n_sw ? s0 + 64 : n_sw, l1 = l0 + 64 < n_lid ? l0 + 64 : n_lid;
+		for (size_t i0 = 0; i0 < g->n_dests; i0 += 64) {
+			size_t s1 = s0 + 64 < n_sw ? s0 + 64 : n_sw;
+			size_t i1 = i0 + 64 < g->n_dests ? i0 + 64 : g->n_dests;
 			for (size_t s = s0; s < s1; s++) {
 				const uint8_t *row = sm_lfts_row(l, (uint32_t)s);
-				for (size_t lid = l0; lid < l1; lid++)
-					c->tr[lid * n_sw + s] = row[lid];
+				for (size_t i = i0; i < i1; i++) {
+					uint16_t lid = g->dests[i].lid;
+					c->tr[i * n_sw + s] = lid <= l->top_lid ? row[lid] : SM_LFT_NONE;
+				}
 			}
 		}
 }
@@ -109,7 +115,7 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
 	c->stack = malloc(n * sizeof(*c->stack));
 	c->used = malloc(n);
 	c->bit_off = malloc((nl + 1) * sizeof(*c->bit_off));
-	c->tr = malloc(((size_t)l->top_lid + 1) * n);
+	c->tr = malloc(((size_t)g->n_dests + 1) * n);
 	if (!c->link_of || !c->nxt || !c->tr || !c->st || !c->hops || !c->next || !c->entry || !c->fail_at || !c->stack ||
 	    !c->used || !c->bit_off)
 		return -ENOMEM;
@@ -146,7 +152,7 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
  */
 static int step(struct vctx *c, const struct sm_graph_dest *d, uint32_t s)
 {
-	uint8_t e = d->lid <= c->l->top_lid ? c->tr[(size_t)d->lid * c->g->n_sw + s] : SM_LFT_NONE;
+	uint8_t e = c->cur[s];
 	c->entry[s] = e;
 	c->next[s] = SM_NONE;
 	if (e == 0)
@@ -471,6 +477,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 		}
 		if (d->is_switch)
 			v->sw_lids++;
+		c.cur = &c.tr[(size_t)i * g->n_sw];
 		resolve(&c, d);
 		uint32_t dcomp = g->comp[d->sw];
 		for (uint32_t s = 0; s < g->n_sw && !cdg_only; s++) {

@@ -459,6 +459,11 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	for (unsigned i = 0; i < n_threads; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&job.lock);
+	/* planes compared with each other: what each lacks, the share it offers hosts */
+	if (!job.rc && d->run.n_planes > 1) {
+		job.rc = sm_planes_health(d->f, NULL, &d->run.health);
+		d->run.have_health = !job.rc;
+	}
 	d->run.t.metrics = sm_dryrun_now() - t0;
 	return job.rc;
 }

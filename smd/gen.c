@@ -46,7 +46,8 @@ static void gen_usage(FILE *o)
 		"  --oversub A:B        leaf host ports : uplinks (default 1:1)\n"
 		"  --remove-links F     remove this fraction (0..1) of switch-switch links per plane\n"
 		"  --remove-switches N  remove N non-leaf switches per plane\n"
-		"  --fault-plane P      remove links/switches only in plane P\n"
+		"  --remove-nics N      leave N random hosts without their NIC in each plane\n"
+		"  --fault-plane P      remove links/switches/NICs only in plane P\n"
 		"  --seed S             seed of the removals (default 1)\n"
 		"  --format ibnd|ibsim  ibnetdiscover dump (default) or ibsim net file\n"
 		"  --no-lids            do not assign LIDs\n"
@@ -170,7 +171,7 @@ static int parse_args(int argc, char **argv, struct gen_cli *c)
 		}
 		static const char *const known[] = {
 			"--hosts", "--radix", "--levels", "--planes", "--oversub", "--remove-links",
-			"--remove-switches", "--fault-plane", "--seed", "--format", "-o", "--output",
+			"--remove-switches", "--remove-nics", "--fault-plane", "--seed", "--format", "-o", "--output",
 		};
 		int ok = 0;
 		for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
@@ -203,6 +204,8 @@ static int parse_args(int argc, char **argv, struct gen_cli *c)
 			rc = parse_fraction(val, &c->p.remove_links);
 		else if (!strcmp(opt, "--remove-switches"))
 			rc = parse_uint32(opt, val, &c->p.remove_switches);
+		else if (!strcmp(opt, "--remove-nics"))
+			rc = parse_uint32(opt, val, &c->p.remove_nics);
 		else if (!strcmp(opt, "--fault-plane")) {
 			rc = parse_uint(opt, val, SM_MAX_PLANES - 1, &v);
 			c->p.fault_plane = (int)v;
@@ -312,6 +315,7 @@ static void summary(const struct smctl_global *g, const struct gen_cli *c,
 	/* links gone with removed switches count too */
 	unsigned missing_links = c->p.planes * s->sw_links - all.sw_links;
 	unsigned removed_sw = c->p.planes * s->switches - all.switches;
+	unsigned removed_nics = c->p.planes * s->hosts - all.cas;
 	const char *fmt = c->fmt == SM_TOPO_IBSIM ? "ibsim" : "ibnd";
 	unsigned need[3];
 	char ibsim_args[96] = "";
@@ -327,20 +331,20 @@ static void summary(const struct smctl_global *g, const struct gen_cli *c,
 			"\"hosts\":%u,\"down\":%u,\"up\":%u,\"leaves\":%u,\"spines\":%u,"
 			"\"pods\":%u,\"aggs\":%u,\"cores\":%u,\"switches\":%u,\"cas\":%u,"
 			"\"links\":%u,\"switch_links\":%u,\"missing_switch_links\":%u,"
-			"\"removed_switches\":%u,\"lids\":%s,\"format\":\"%s\",\"files\":%u,"
+			"\"removed_switches\":%u,\"removed_nics\":%u,\"lids\":%s,\"format\":\"%s\",\"files\":%u,"
 			"\"bytes\":%lld,\"ibsim_args\":\"%s\"}\n",
 			s->levels, s->radix, c->p.planes, s->hosts, s->down, s->up, s->leaves,
 			s->spines, s->pods, s->aggs, s->cores, all.switches, all.cas, all.links,
-			all.sw_links, missing_links, removed_sw, c->p.no_lids ? "false" : "true", fmt,
+			all.sw_links, missing_links, removed_sw, removed_nics, c->p.no_lids ? "false" : "true", fmt,
 			files, bytes, ibsim_args);
 		return;
 	}
 	fprintf(o, "fat-tree: %u levels, radix %u, %u:%u leaves, %u host%s x %u plane%s: "
 		   "%u switches, %u CAs, %u links (%u switch-switch, %u fewer than the full tree; "
-		   "%u switches removed); %s, %u file%s, %lld bytes\n",
+		   "%u switches and %u NICs removed); %s, %u file%s, %lld bytes\n",
 		s->levels, s->radix, s->down, s->up, s->hosts, s->hosts == 1 ? "" : "s",
 		c->p.planes, c->p.planes == 1 ? "" : "s", all.switches, all.cas, all.links,
-		all.sw_links, missing_links, removed_sw, fmt, files, files == 1 ? "" : "s", bytes);
+		all.sw_links, missing_links, removed_sw, removed_nics, fmt, files, files == 1 ? "" : "s", bytes);
 	if (ibsim_args[0])
 		fprintf(o, "note: more than ibsim's default limits; run it as ibsim %s ...\n",
 			ibsim_args);
@@ -358,7 +362,10 @@ int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (sm_gen_fat_tree_shape(&c.p, &shape, err, sizeof(err))) {
-		fprintf(stderr, "smctl topo gen: %s\n", err);
+		/* the library speaks of parameters; name the options that fix it */
+		const char *hint = strstr(err, "without LIDs") ? " (--no-lids)" :
+				   strstr(err, "use 3 levels") ? " (--levels 3)" : "";
+		fprintf(stderr, "smctl topo gen: %s%s\n", err, hint);
 		return 1;
 	}
 	struct sm_fabric *f = sm_fabric_new();
@@ -386,6 +393,11 @@ int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv)
 			snprintf(path, len, "%s.%u", c.output, pl);
 			long long b = write_one(f, &c, (int)pl, path);
 			if (b < 0) {
+				/* all planes or none: remove the ones already written */
+				for (unsigned q = 0; q < pl; q++) {
+					snprintf(path, len, "%s.%u", c.output, q);
+					remove(path);
+				}
 				free(path);
 				sm_fabric_free(f);
 				return 1;

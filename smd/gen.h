@@ -57,6 +57,12 @@
  *    would split the switch graph is kept (so every leaf keeps an uplink and
  *    every host still reaches every other); if the exact count cannot be
  *    removed that way, the generator fails. Host links are never removed.
+ *  - remove_nics: that many hosts, drawn at random, have no NIC in each
+ *    affected plane (the CA node is absent, as a NIC whose link is down is
+ *    absent from a discovery): hosts whose NIC count differs across planes.
+ *    Their LIDs stay unused in that plane. At least one host keeps its NIC.
+ *  Switches are drawn first, then links, then NICs, from one stream, so
+ *  asking for NIC removals does not move the other faults.
  *
  * Ports: linked ports are ACTIVE/LinkUp, 4x NDR; unlinked ones DOWN/Polling.
  * Vendor 0x02c9, device 0xd2f0 (switches) / 0x1021 (CAs).
@@ -99,6 +105,7 @@ struct sm_gen_params {
 	unsigned oversub_up;      /* B of A:B */
 	double remove_links;      /* fraction 0..1 of switch-switch links, per plane */
 	unsigned remove_switches; /* non-leaf switches per plane */
+	unsigned remove_nics;     /* host NICs left out of each affected plane */
 	int fault_plane;          /* -1: faults in every plane; else only this plane */
 	uint64_t seed;
 	int no_lids;              /* leave every LID 0 */

@@ -150,6 +150,10 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
 		return fail(err, errlen, -ERANGE,
 			    "fabric needs %u LIDs per plane, more than the %u unicast LIDs; generate it without LIDs",
 			    s->lids, SM_UNICAST_LID_MAX);
+	if (p->remove_nics >= s->hosts)
+		return fail(err, errlen, -EINVAL,
+			    "cannot remove %u NICs: a plane has %u hosts and keeps at least one",
+			    p->remove_nics, s->hosts);
 	if (p->remove_switches > s->switches - s->leaves)
 		return fail(err, errlen, -EINVAL,
 			    "cannot remove %u switches: the tree has only %u non-leaf switches per plane",
@@ -281,6 +285,7 @@ static void shuffle(struct rng *r, uint32_t *v, uint32_t n)
 struct plane_faults {
 	uint8_t *sw_dead;   /* points into the per-plane maps */
 	uint8_t *link_dead;
+	uint8_t *nic_dead;  /* per host */
 	uint32_t *mark;     /* BFS visit stamp per switch */
 	uint32_t stamp;
 	uint32_t *queue;
@@ -297,10 +302,13 @@ static void faults_free(struct plane_faults *pf)
 static int faults_alloc(struct plane_faults *pf, const struct tree *t)
 {
 	size_t ns = (size_t)t->sh.switches + 1, nl = (size_t)t->n_links + 1;
+	size_t no = ns > nl ? ns : nl;
 
+	if (no < (size_t)t->sh.hosts + 1)
+		no = (size_t)t->sh.hosts + 1;
 	pf->mark = calloc(ns, sizeof(*pf->mark));
 	pf->queue = calloc(ns, sizeof(*pf->queue));
-	pf->order = calloc(ns > nl ? ns : nl, sizeof(*pf->order));
+	pf->order = calloc(no, sizeof(*pf->order));
 	if (!pf->mark || !pf->queue || !pf->order)
 		return -ENOMEM;
 	return 0;
@@ -394,6 +402,23 @@ static int remove_links(const struct tree *t, struct plane_faults *pf, struct rn
 	return 0;
 }
 
+/* A NIC is a leaf of the graph: removing it never splits anything. */
+static void remove_nics(const struct tree *t, struct plane_faults *pf, struct rng *r, unsigned want)
+{
+	uint32_t n = t->sh.hosts;
+
+	for (uint32_t i = 0; i < n; i++)
+		pf->order[i] = i;
+	/* the first `want` picks of a Fisher-Yates shuffle, from the back */
+	for (uint32_t i = 0; i < want; i++) {
+		uint32_t j = rng_below(r, n - i);
+		uint32_t tmp = pf->order[n - 1 - i];
+		pf->order[n - 1 - i] = pf->order[j];
+		pf->order[j] = tmp;
+		pf->nic_dead[pf->order[n - 1 - i]] = 1;
+	}
+}
+
 static void set_port_states(struct sm_fabric *f, uint32_t n)
 {
 	const struct sm_node *nd = sm_node(f, n);
@@ -439,11 +464,11 @@ static uint32_t level_base(const struct sm_gen_shape *s, enum sm_gen_level l)
 
 static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const struct tree *t,
 		       const struct plane_faults *pf, unsigned plane, uint32_t *sw_node,
-		       const uint32_t *lid_of)
+		       uint32_t *nic_node, const uint32_t *lid_of)
 {
 	const struct sm_gen_shape *s = &t->sh;
 	char desc[SM_DESC_MAX + 1];
-	uint32_t ca0 = f->n_nodes;
+	uint32_t first = f->n_nodes;
 	int64_t n;
 	int rc;
 
@@ -451,10 +476,14 @@ static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < s->hosts; i++) {
+		nic_node[i] = SM_NONE;
+		if (pf->nic_dead[i])
+			continue;
 		n = sm_fabric_add_node(f, SM_NODE_CA, sm_gen_ca_guid(plane, i), 1,
 				       plane, 0);
 		if (n < 0)
 			return (int)n;
+		nic_node[i] = (uint32_t)n;
 		rc = sm_fabric_set_port_guid(f, (uint32_t)n, 1,
 					     sm_gen_ca_port_guid(plane, i));
 		if (rc)
@@ -487,7 +516,9 @@ static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const
 		sm_fabric_set_desc(f, (uint32_t)n, desc);
 	}
 	for (uint32_t i = 0; i < s->hosts; i++) {
-		rc = sm_fabric_link(f, ca0 + i, 1, sw_node[i / s->down], 1 + i % s->down);
+		if (nic_node[i] == SM_NONE)
+			continue;
+		rc = sm_fabric_link(f, nic_node[i], 1, sw_node[i / s->down], 1 + i % s->down);
 		if (rc)
 			return rc;
 	}
@@ -499,13 +530,15 @@ static int build_plane(struct sm_fabric *f, const struct sm_gen_params *p, const
 		if (rc)
 			return rc;
 	}
-	for (uint32_t n2 = ca0; n2 < f->n_nodes; n2++)
+	for (uint32_t n2 = first; n2 < f->n_nodes; n2++)
 		set_port_states(f, n2);
 	if (p->no_lids)
 		return 0;
 	/* slot i < hosts is host i, slot hosts + s is switch s; LID = 1 + lid_of[slot] */
 	for (uint32_t i = 0; i < s->hosts; i++) {
-		rc = sm_fabric_set_lid(f, ca0 + i, 1, (uint16_t)(1 + lid_of[i]), 0);
+		if (nic_node[i] == SM_NONE)
+			continue;
+		rc = sm_fabric_set_lid(f, nic_node[i], 1, (uint16_t)(1 + lid_of[i]), 0);
 		if (rc)
 			return rc;
 	}
@@ -540,8 +573,8 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 {
 	struct tree t = { 0 };
 	struct plane_faults pf = { 0 };
-	uint32_t *sw_node = NULL, *lid_of = NULL;
-	uint8_t *sw_dead = NULL, *link_dead = NULL;
+	uint32_t *sw_node = NULL, *nic_node = NULL, *lid_of = NULL;
+	uint8_t *sw_dead = NULL, *link_dead = NULL, *nic_dead = NULL;
 	int rc;
 
 	if (err && errlen)
@@ -557,8 +590,9 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	if (!rc)
 		rc = faults_alloc(&pf, &t);
 	sw_node = calloc((size_t)t.sh.switches + 1, sizeof(*sw_node));
+	nic_node = calloc((size_t)t.sh.hosts + 1, sizeof(*nic_node));
 	lid_of = calloc((size_t)t.sh.lids + 1, sizeof(*lid_of));
-	if (rc || !sw_node || !lid_of) {
+	if (rc || !sw_node || !nic_node || !lid_of) {
 		rc = fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -567,10 +601,11 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	 * count that cannot be met leaves f untouched. Each plane keeps its own
 	 * dead-switch and dead-link maps (a few MB at most).
 	 */
-	size_t ns = (size_t)t.sh.switches, nl = (size_t)t.n_links;
+	size_t ns = (size_t)t.sh.switches, nl = (size_t)t.n_links, nh = (size_t)t.sh.hosts;
 	sw_dead = calloc(p->planes * ns + 1, 1);
 	link_dead = calloc(p->planes * nl + 1, 1);
-	if (!sw_dead || !link_dead) {
+	nic_dead = calloc(p->planes * nh + 1, 1);
+	if (!sw_dead || !link_dead || !nic_dead) {
 		rc = fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -581,11 +616,14 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 		r.s = rng_next(&r) ^ (0x6a09e667f3bcc909ULL * (pl + 1));
 		pf.sw_dead = sw_dead + pl * ns;
 		pf.link_dead = link_dead + pl * nl;
+		pf.nic_dead = nic_dead + pl * nh;
 		rc = remove_switches(&t, &pf, &r, p->remove_switches, pl, err, errlen);
 		if (!rc)
 			rc = remove_links(&t, &pf, &r, p->remove_links, pl, err, errlen);
 		if (rc)
 			goto out;
+		/* drawn last, so adding NIC removals never moves the other faults */
+		remove_nics(&t, &pf, &r, p->remove_nics);
 	}
 	uint64_t nodes = (uint64_t)p->planes * (t.sh.hosts + t.sh.switches);
 	uint64_t ports = (uint64_t)p->planes * (2ULL * t.sh.hosts +
@@ -598,8 +636,9 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	for (unsigned pl = 0; pl < p->planes; pl++) {
 		pf.sw_dead = sw_dead + pl * ns;
 		pf.link_dead = link_dead + pl * nl;
+		pf.nic_dead = nic_dead + pl * nh;
 		plane_lids(p, &t.sh, pl, lid_of);
-		rc = build_plane(f, p, &t, &pf, pl, sw_node, lid_of);
+		rc = build_plane(f, p, &t, &pf, pl, sw_node, nic_node, lid_of);
 		if (rc) {
 			fail(err, errlen, rc, "plane %u: building the fabric failed: %s", pl,
 			     strerror(-rc));
@@ -609,9 +648,11 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	rc = 0;
 out:
 	free(sw_node);
+	free(nic_node);
 	free(lid_of);
 	free(sw_dead);
 	free(link_dead);
+	free(nic_dead);
 	faults_free(&pf);
 	tree_free(&t);
 	return rc;

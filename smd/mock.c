@@ -39,6 +39,7 @@
 #define PHYS_POLLING 2
 #define PHYS_LINKUP 5
 #define MAX_LID_HOPS 64
+#define SM_MOCK_IDLE_POLL_US 1000
 #define PORT_CAP_IS_SM 0x00000002u
 #define PORT_CAP_HAS_TRAP 0x00000008u
 #define PORT_CAP_SM_DISABLED 0x00000400u
@@ -1017,6 +1018,10 @@ static int mock_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *l
 			} else {
 				m->vnow = deadline;
 			}
+		} else if (timeout_ms == 0 && !m->cfg.real_time) {
+			/* an empty non-blocking poll lets a little virtual time pass, so a
+			 * loop of polls (several planes, one thread) reaches its timeouts */
+			m->vnow += SM_MOCK_IDLE_POLL_US;
 		}
 		return -ETIMEDOUT;
 	}
@@ -1133,11 +1138,18 @@ static void send_trap128(struct sm_mock *m, uint32_t sw)
 	struct sm_smp s;
 	struct sm_notice nt;
 
+	uint32_t dn;
+	unsigned dp;
+
 	if (!p0->lid || !p0->sm_lid)
 		return;
+	/* the trap travels like any LID-routed packet: no route, no trap */
 	a = attachment_with_lid(m, p0->sm_lid);
-	if (!a)
+	if (!a || route_lid(m, sw, 0, p0->sm_lid, &dn, &dp) < 0 ||
+	    m->f->nodes[dn].port0 + dp != a->port) {
+		m->st.traps_lost++;
 		return;
+	}
 	sm_smp_init_lid(&s, SM_METHOD_TRAP, SM_ATTR_NOTICE, 0);
 	s.tid = m->trap_tid++;
 	sm_notice_trap128(&nt, p0->lid);

@@ -31,16 +31,27 @@
  *
  * Time: by default the mock runs on virtual time (microseconds starting at
  * 0): recv with a timeout and nothing ready advances the clock instead of
- * sleeping, and the transport's now_us reports it, so retries and delayed
+ * sleeping (to the timeout, or to the next held-back answer), and a
+ * non-blocking recv (timeout 0) that finds nothing advances it by 1 ms, so
+ * a loop polling several engines with timeout 0 still reaches their
+ * deadlines. The transport's now_us reports it, so retries and delayed
  * answers cost no wall time. cfg.real_time switches to CLOCK_MONOTONIC.
  *
  * Faults (seeded, deterministic for a seed and a request sequence): a share
  * (parts per million) of requests is dropped, answered late by delay_us, or
  * answered corrupted (truncated, wrong base version, wrong attribute id,
- * wrong TID, or a flipped data byte, chosen at random). Link down/up events
- * change port states on both ends, set SwitchInfo.PortStateChange and send
- * a Trap 128 (LID routed, Notice attribute) from each affected switch that
- * has a LID and knows its SM LID to the attachment holding that SM LID.
+ * wrong TID, method or D bit, chosen at random; never a silently wrong
+ * payload: real links drop those on the CRC). Link down/up events change
+ * port states on both ends, set SwitchInfo.PortStateChange and send a
+ * Trap 128 (LID routed over the emulated LFTs, Notice attribute) from each
+ * affected switch that has a LID and knows its SM LID to the attachment
+ * holding that SM LID; one trap per event, no re-send until repressed.
+ *
+ * Not emulated: M_Key checking (keys are stored, never enforced), DR SMPs
+ * with a LID-routed part (DrSLID/DrDLID not permissive: dropped), SMInfo,
+ * P_Keys, multicast, VL arbitration.
+ *
+ * Separate mocks share no state: one thread per mock is fine.
  *
  * Not thread-safe. Functions return 0 or a negative errno and never log.
  */
@@ -145,6 +156,7 @@ struct sm_mock_stats {
 	uint64_t bad_requests;    /* undecodable / not Get/Set / unknown attribute (answered with status) */
 	uint64_t state_errors;    /* PortInfo Set with an invalid state transition */
 	uint64_t traps_sent;
+	uint64_t traps_lost;      /* no LID-routed path from the switch to the SM LID */
 	uint64_t trap_represses;
 	uint64_t gets, sets;
 };

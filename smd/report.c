@@ -116,6 +116,8 @@ int sm_report_write_text(FILE *o, const struct sm_dr_run *r)
 		r->profile[0] ? ", profile " : "", r->profile);
 	for (unsigned i = 0; i < r->n_planes; i++)
 		text_plane(o, r, &r->planes[i]);
+	if (r->have_health)
+		sm_planes_health_print(o, &r->health);
 	fprintf(o, "summary: %u of %u planes routed; time: load %.1f ms, LIDs %.1f ms, routing %.1f ms, "
 		"metrics %.1f ms, LFT file %.1f ms, total %.1f ms\n",
 		routed, r->n_planes, r->t.load * 1e3, r->t.lids * 1e3, r->t.route * 1e3,
@@ -301,6 +303,8 @@ int sm_report_write_json(FILE *o, const struct sm_dr_run *r)
 	for (unsigned i = 0; i < r->n_planes; i++)
 		json_plane(&j, r, &r->planes[i]);
 	sm_json_arr_end(&j);
+	if (r->have_health)
+		sm_planes_health_json(&j, "plane_health", &r->health);
 	sm_json_obj_end(&j);
 	return sm_json_finish(&j);
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "fabric.h"
+#include "hosts.h"
 #include "metrics.h"
 #include "registry.h"
 
@@ -80,6 +81,8 @@ struct sm_dr_run {
 	unsigned n_planes;
 	int all_routed;
 	struct sm_dr_plane planes[SM_MAX_PLANES];
+	int have_health;                /* plane health computed (with the metrics, 2+ planes) */
+	struct sm_planes_health health; /* asymmetry between planes (hosts.h) */
 	struct {
 		double load, lids, route, metrics, profile, write, total;  /* seconds */
 	} t;

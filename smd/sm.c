@@ -25,6 +25,7 @@ void sm_cfg_default(struct sm_cfg *cfg)
 	cfg->subnet_timeout = 18;
 	cfg->sweep_retries = 3;
 	cfg->read_lfts = true;
+	cfg->dead_after = 64;
 	sm_txn_cfg_default(&cfg->txn);
 }
 
@@ -266,12 +267,33 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 	}
 }
 
+int sm_core_run(struct sm_core *c)
+{
+	const struct sm_txn_stats *st = sm_txn_stats(c->txn);
+	uint64_t rx = st->received, lost = st->timed_out;
+	unsigned dead = c->cfg->dead_after;
+
+	while (sm_txn_pending(c->txn)) {
+		int rc = sm_txn_poll(c->txn, -1);
+		if (rc < 0)
+			return rc;
+		if (st->received != rx) {
+			rx = st->received;
+			lost = st->timed_out;
+		} else if (dead && st->timed_out - lost >= dead) {
+			/* nothing has answered for `dead` lost SMPs: the plane is gone */
+			sm_core_note(c, "%llu SMPs in a row lost with no answer: giving the plane up",
+				     (unsigned long long)(st->timed_out - lost));
+			sm_txn_cancel_all(c->txn);
+			return -ETIMEDOUT;
+		}
+	}
+	return c->err;
+}
+
 static int run(struct sm_core *c)
 {
-	int rc = sm_txn_run(c->txn);
-	if (!rc && c->err)
-		rc = c->err;
-	return rc;
+	return sm_core_run(c);
 }
 
 /* Ports that carry a LID: switch port 0, reached CA/router ports. */

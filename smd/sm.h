@@ -56,6 +56,13 @@ struct sm_cfg {
 	const char *guid2lid;        /* read LIDs from this file (OpenSM's) instead of state_dir's */
 	unsigned sweep_retries;      /* extra heavy sweeps when the fabric changes, default 3 */
 	bool read_lfts;              /* read back LFT blocks of configured switches (default true) */
+	/*
+	 * A plane that stops answering is given up fast: when this many SMPs in
+	 * a row are lost (retries exhausted) with no answer at all in between,
+	 * the phase fails with -ETIMEDOUT instead of timing out every request
+	 * that is left. Default 64; 0 disables.
+	 */
+	unsigned dead_after;
 	struct sm_txn_cfg txn;
 	/*
 	 * Multi-plane (smd/planelid.h): fill want[port index] with the LID each

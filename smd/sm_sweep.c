@@ -329,13 +329,9 @@ int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
 	c->n_next = 0;
 	rc = probe(c, SM_NONE, 0);
 	while (!rc) {
-		rc = sm_txn_run(c->txn);
+		rc = sm_core_run(c);
 		if (rc)
 			break;
-		if (c->err) {
-			rc = c->err;
-			break;
-		}
 		if (!c->n_next)
 			break;
 		/* the next level: ports whose peer nobody has found yet */

@@ -12,9 +12,10 @@ static void usage(FILE *o)
 		"Usage: smctl [--socket PATH] [--json] COMMAND [ARGS]\n"
 		"\n"
 		"Commands:\n"
-		"  topo gen KIND [OPTIONS] -o FILE   write a generated fabric (see smctl(8))\n"
-		"  topo info DUMP                    load a topology dump and print its summary\n"
-		"  topo convert DUMP -o FILE [--format ibnd|ibsim]\n"
+		"  topo gen fat-tree [OPTIONS] -o FILE   write a generated fat tree (see smctl(8))\n"
+		"  topo info DUMP [DUMP...] [--plane N] [--from auto|ibnd|ibsim]\n"
+		"                                        load dumps (one plane each), print a summary\n"
+		"  topo convert DUMP -o FILE [--format ibnd|ibsim] [--from auto|ibnd|ibsim]\n"
 		"  help                              this text\n");
 }
 

@@ -173,7 +173,7 @@ static int next_line(struct rd *r, char **out, size_t *len)
 		r->end += got;
 		if (got == 0) {
 			if (ferror(r->in))
-				return fail(r, r->line, -EIO, "read error");
+				return fail(r, r->line, -EIO, "read error: %s", strerror(errno));
 			r->eof = true;
 		}
 	}
@@ -462,7 +462,7 @@ static int sniff(struct rd *r)
 		r->end += got;
 		if (!got) {
 			if (ferror(r->in))
-				return fail(r, 0, -EIO, "read error");
+				return fail(r, 0, -EIO, "read error: %s", strerror(errno));
 			r->eof = true;
 		}
 	}

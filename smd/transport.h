@@ -122,8 +122,11 @@ void sm_transport_close(struct sm_transport *t);  /* accepts NULL */
  * physical state is LinkUp — before any SM ran, ports are INIT, so ACTIVE
  * is not required. ca given and port 0: first LinkUp port of that CA.
  * Registers agents for SMI classes 0x81 and 0x01 (the latter also receiving
- * unsolicited Trap/TrapRepress). Errors: -ENODEV (no CA / no usable port),
- * -EIO and friends from libibumad, with a message in err.
+ * unsolicited Trap/TrapRepress) and holds the port's issm device open, so
+ * the port advertises IsSM and traps reach it (under ibsim too); another SM
+ * holding it makes the open fail (-EAGAIN) rather than wait. Errors:
+ * -ENODEV (no CA / no usable port), -EINVAL (bad CA name / port), -EIO and
+ * friends from libibumad, with a message in err.
  */
 int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char *err,
 		 size_t errlen);

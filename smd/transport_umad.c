@@ -4,8 +4,10 @@
  *
  * Owns one libibumad port handle (umad_open_port) with two registered
  * agents: SMI directed route (0x81) and SMI LID routed (0x01, also
- * receiving unsolicited Trap and TrapRepress), plus one send and one
- * receive buffer of umad_size() + 256 bytes.
+ * receiving unsolicited Trap and TrapRepress), the port's issm device held
+ * open (IsSM capability: the port is an SM port; refused while another SM
+ * holds it), plus one send and one receive buffer of umad_size() + 256
+ * bytes.
  *
  * Data flow: send() copies the MAD into the umad buffer, addresses it
  * (permissive DLID for DR, QP0) and hands it to the kernel with the
@@ -22,6 +24,8 @@
  * the first with physical state LinkUp, not the first ACTIVE one.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,7 @@
 struct umad_priv {
 	struct sm_transport t;     /* first */
 	int portid;
+	int issm_fd;               /* held open: the port advertises IsSM */
 	int agent_dr;
 	int agent_lid;
 	void *sbuf;
@@ -149,6 +154,8 @@ static void umad_close_op(struct sm_transport *t)
 		umad_unregister(u->portid, u->agent_lid);
 	if (u->portid >= 0)
 		umad_close_port(u->portid);
+	if (u->issm_fd >= 0)
+		close(u->issm_fd);
 	free(u->sbuf);
 	free(u->rbuf);
 	free(u);
@@ -229,10 +236,20 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 	struct umad_priv *u;
 	umad_port_t st;
 	char ca_name[UMAD_CA_NAME_LEN];
+	char issm_path[256];
 	int portnum = 0, rc;
 	long mask[16 / sizeof(long)];
 
 	*out = NULL;
+	if (ca && strlen(ca) >= UMAD_CA_NAME_LEN) {
+		set_err(err, errlen, "umad: CA name '%.40s...' longer than %d characters", ca,
+			UMAD_CA_NAME_LEN - 1);
+		return -EINVAL;
+	}
+	if (port > 254) {
+		set_err(err, errlen, "umad: port %u out of range 1..254", port);
+		return -EINVAL;
+	}
 	if (umad_init() < 0) {
 		set_err(err, errlen, "umad: umad_init failed");
 		return -EIO;
@@ -246,6 +263,7 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 		return -ENOMEM;
 	}
 	u->portid = -1;
+	u->issm_fd = -1;
 	u->agent_dr = u->agent_lid = -1;
 	u->t.ops = &umad_ops;
 	u->t.priv = u;
@@ -283,6 +301,24 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 		rc = u->agent_dr < 0 ? u->agent_dr : u->agent_lid;
 		set_err(err, errlen, "umad: cannot register SMI agents on %s:%d: %s (another SM running?)",
 			ca_name, portnum, strerror(-rc));
+		goto fail;
+	}
+	/*
+	 * Claim IsSM: the port then advertises an SM, and SMAs' traps are
+	 * delivered to it (ibsim hands unsolicited MADs only to IsSM clients).
+	 * Non-blocking: the kernel would otherwise wait for another SM to let go.
+	 */
+	if (umad_get_issm_path(ca_name, portnum, issm_path, sizeof(issm_path)) < 0) {
+		rc = -ENODEV;
+		set_err(err, errlen, "umad: no issm device for %s:%d", ca_name, portnum);
+		goto fail;
+	}
+	u->issm_fd = open(issm_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (u->issm_fd < 0) {
+		rc = -errno;
+		set_err(err, errlen, "umad: cannot claim IsSM on %s:%d (%s): %s", ca_name, portnum,
+			issm_path, errno == EAGAIN || errno == EBUSY ?
+			"another SM holds this port" : strerror(errno));
 		goto fail;
 	}
 	*out = &u->t;

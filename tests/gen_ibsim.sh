@@ -78,10 +78,10 @@ same_wiring()
 # check NAME NET EXPECT_SW EXPECT_CA EXPECT_SWLINKS [SIM_HOST]
 check()
 {
-	name=$1 net=$2 esw=$3 eca=$4 eswl=$5 host=${6:-}
+	name=$1 net=$2 esw=$3 eca=$4 eswl=$5 at=${6:-}
 	ibsim_start "$net" || fail "$name: ibsim did not start"
 	trap cleanup EXIT # ibsim_start installs its own
-	discover "$TMP/$name.ibnd" "$host"
+	discover "$TMP/$name.ibnd" "$at"
 	ibsim_stop
 	sw=$(count_sw "$TMP/$name.ibnd")
 	ca=$(count_ca "$TMP/$name.ibnd")
@@ -132,6 +132,9 @@ expect_rc 1 fat-tree --planes 17 --format ibsim -o "$TMP/x"
 expect_rc 1 fat-tree --radix 64 --levels 3 -o "$TMP/x"
 expect_rc 1 fat-tree --radix 8 -o "$TMP/no/such/dir/x"
 [ ! -e "$TMP/x" ] || fail "a refused generation left $TMP/x"
+mkdir "$TMP/w.1" # plane 1 cannot be written: plane 0's file must not stay
+expect_rc 1 fat-tree --radix 8 --planes 2 --split -o "$TMP/w"
+[ ! -e "$TMP/w.0" ] || fail "a failed --split left $TMP/w.0"
 # --split, determinism per seed
 expect_rc 0 fat-tree --radix 8 --planes 3 --split --remove-links 0.2 --seed 4 -o "$TMP/s"
 for p in 0 1 2; do [ -s "$TMP/s.$p" ] || fail "--split did not write $TMP/s.$p"; done
@@ -176,21 +179,28 @@ check l3 "$TMP/l3.net" 19 16 "$(json_field "$js" switch_links)"
 	>/dev/null || fail "ibnd generation"
 same_wiring l3 "$TMP/l3.topo"
 
-# 4. two planes in one net file, links removed in plane 1 only (16 and 14
-#    switch links): discovery from a NIC of each plane sees only that plane
-js=$(gen "$TMP/mp.net" --radix 8 --hosts 16 --planes 2 --remove-links 0.1 --fault-plane 1 \
-	--seed 9) || exit 1
+# 4. two planes in one net file; plane 1 loses 2 of its 16 switch links and
+#    3 of its 16 NICs: discovery from a NIC of each plane sees only that plane
+MP="--radix 8 --hosts 16 --planes 2 --remove-links 0.1 --remove-nics 3 --fault-plane 1 --seed 9"
+# shellcheck disable=SC2086 # MP is a list of options
+js=$(gen "$TMP/mp.net" $MP) || exit 1
 echo "generator: $js"
 [ "$(json_field "$js" switches)" = 16 ] || fail "2-plane summary: switches"
 [ "$(json_field "$js" switch_links)" = 30 ] || fail "2-plane summary: switch_links"
-"$SMCTL" topo gen fat-tree --radix 8 --hosts 16 --planes 2 --remove-links 0.1 --fault-plane 1 \
-	--seed 9 --split -o "$TMP/mp.topo" >/dev/null || fail "ibnd generation"
+[ "$(json_field "$js" cas)" = 29 ] || fail "2-plane summary: cas"
+# shellcheck disable=SC2086
+"$SMCTL" topo gen fat-tree $MP --split -o "$TMP/mp.topo" >/dev/null || fail "ibnd generation"
+# attach at the last NIC plane 1 still has; its host has a NIC in plane 0 too
+mphost=$(awk -F'"' '/^(Hca|Ca)/ && / mlx5_1"/ { h = $4 } END { sub(/ mlx5_1$/, "", h); print h }' \
+	"$TMP/mp.net")
+[ -n "$mphost" ] || fail "no plane-1 NIC in the net file"
 for p in 0 1; do
 	other=$((1 - p))
-	id=$(awk -F'"' -v d="host00003 mlx5_$p" \
+	nics=$((16 - 3 * p))
+	id=$(awk -F'"' -v d="$mphost mlx5_$p" \
 		'/^(Hca|Ca)/ && index($0, "\"" d "\"") { print $2; exit }' "$TMP/mp.net")
-	[ -n "$id" ] || fail "no NIC 'host00003 mlx5_$p' in the net file"
-	check "plane$p" "$TMP/mp.net" 8 16 $((16 - 2 * p)) "$id"
+	[ -n "$id" ] || fail "no NIC '$mphost mlx5_$p' in the net file"
+	check "plane$p" "$TMP/mp.net" 8 "$nics" $((16 - 2 * p)) "$id"
 	same_wiring "plane$p" "$TMP/mp.topo.$p"
 	if grep -q "mlx5_$other\"" "$TMP/plane$p.ibnd"; then
 		fail "plane $p discovery saw plane $other NICs"
@@ -198,16 +208,16 @@ for p in 0 1; do
 	if grep -q "\"p$other-" "$TMP/plane$p.ibnd"; then
 		fail "plane $p discovery saw plane $other switches"
 	fi
-	[ "$(grep -c "^Ca.*mlx5_$p\"" "$TMP/plane$p.ibnd")" = 16 ] || fail "plane $p NICs missing"
+	[ "$(grep -c "^Ca.*mlx5_$p\"" "$TMP/plane$p.ibnd")" = "$nics" ] || fail "plane $p NICs missing"
 done
 # the two NICs of a host share their system image GUID, as discovered
 sysimg_of()
 {
 	awk -v d="\"$2\"" '/^sysimgguid=/ { s = $0 } /^Ca/ && index($0, d) { print s; exit }' "$1"
 }
-sysimg0=$(sysimg_of "$TMP/plane0.ibnd" "host00003 mlx5_0")
-sysimg1=$(sysimg_of "$TMP/plane1.ibnd" "host00003 mlx5_1")
-echo "host00003 system image: plane 0 $sysimg0, plane 1 $sysimg1"
-[ -n "$sysimg0" ] && [ "$sysimg0" = "$sysimg1" ] || fail "NICs of host00003 do not share a sysimg GUID"
+sysimg0=$(sysimg_of "$TMP/plane0.ibnd" "$mphost mlx5_0")
+sysimg1=$(sysimg_of "$TMP/plane1.ibnd" "$mphost mlx5_1")
+echo "$mphost system image: plane 0 $sysimg0, plane 1 $sysimg1"
+[ -n "$sysimg0" ] && [ "$sysimg0" = "$sysimg1" ] || fail "NICs of $mphost do not share a sysimg GUID"
 echo "PASS"
 exit 0

@@ -17,6 +17,11 @@
  *
  * Last line: engine counters. Exit status 0 when every request was
  * answered and decoded, 1 otherwise (with the reason on stderr).
+ *
+ * With --trap SECONDS (first argument), it then prints "waiting for a
+ * trap", waits that long for an unsolicited Trap, prints
+ *   trap method=0x05 num=128 issuer=L lidaddr=L slid=L
+ * answers it with a TrapRepress to the sender, and fails if none came.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -104,6 +109,33 @@ static void ni_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 		fail_probe(p, "PortInfo submit", r, NULL);
 }
 
+struct trapwait {
+	int got;
+	int repress_rc;
+};
+
+static void trap_cb(struct sm_txn *e, const struct sm_smp *smp, const struct sm_mad_addr *from,
+		    void *ctx)
+{
+	struct trapwait *tw = ctx;
+	struct sm_notice n;
+	struct sm_mad_err me;
+	struct sm_smp rep;
+
+	if (smp->method != SM_METHOD_TRAP || smp->attr_id != SM_ATTR_NOTICE)
+		return;
+	if (sm_notice_decode(smp->data, &n, &me) < 0) {
+		fprintf(stderr, "mad_probe: bad notice: %s\n", me.msg);
+		return;
+	}
+	printf("trap method=0x%02x num=%u issuer=%u lidaddr=%u slid=%u\n", smp->method, n.trap_num,
+	       n.issuer_lid, n.lid_addr, from->slid);
+	fflush(stdout);
+	sm_smp_make_trap_repress(smp, &rep);
+	tw->repress_rc = sm_txn_send_raw(e, &rep, from->slid);
+	tw->got++;
+}
+
 int main(int argc, char **argv)
 {
 	const char *spec = "umad";
@@ -115,11 +147,17 @@ int main(int argc, char **argv)
 	char err[256];
 	int rc, bad = 0, argi = 1;
 	const struct sm_txn_stats *st;
+	unsigned trap_wait_s = 0;
 
-	if (argc > 1 && strncmp(argv[1], "umad", 4) == 0)
+	if (argc > 2 && strcmp(argv[1], "--trap") == 0) {
+		trap_wait_s = (unsigned)strtoul(argv[2], NULL, 10);
+		argi += 2;
+	}
+	if (argc > argi && strncmp(argv[argi], "umad", 4) == 0)
 		spec = argv[argi++];
 	if (argi >= argc) {
-		fprintf(stderr, "usage: %s [umad[:CA[:PORT]]] PATH...\n", argv[0]);
+		fprintf(stderr, "usage: %s [--trap SECONDS] [umad[:CA[:PORT]]] PATH|lid:N...\n",
+			argv[0]);
 		return 2;
 	}
 	memset(probes, 0, sizeof(probes));
@@ -189,6 +227,24 @@ int main(int argc, char **argv)
 	       " timed_out=%" PRIu64 " malformed=%" PRIu64 " unknown=%" PRIu64 "\n",
 	       st->sent, st->received, st->completed, st->retried, st->timed_out, st->malformed,
 	       st->unknown_tid);
+	if (trap_wait_s && !bad) {
+		struct trapwait tw = { 0, 0 };
+		uint64_t end = sm_monotonic_us() + (uint64_t)trap_wait_s * 1000000u;
+
+		sm_txn_set_unsolicited(e, trap_cb, &tw);
+		printf("waiting for a trap\n");
+		fflush(stdout);
+		while (!tw.got && sm_monotonic_us() < end)
+			if (sm_txn_poll(e, 200) < 0)
+				break;
+		if (!tw.got) {
+			fprintf(stderr, "mad_probe: no trap within %u s\n", trap_wait_s);
+			bad = 1;
+		} else if (tw.repress_rc < 0) {
+			fprintf(stderr, "mad_probe: TrapRepress not sent: %s\n", strerror(-tw.repress_rc));
+			bad = 1;
+		}
+	}
 	sm_txn_free(e);
 	sm_transport_close(t);
 	return bad;

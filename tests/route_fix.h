@@ -140,6 +140,34 @@ static inline void fix_fat_tree(struct fix *x, unsigned leaves, unsigned spines,
 					 1 + l * par + j);
 }
 
+/*
+ * 3-level fat tree of half-radix k: `pods` pods of k leaves (k hosts each)
+ * and k aggregation switches (every leaf to every one), aggregation switch
+ * j of every pod to the k cores of group j. Leaf ports: hosts 1..k,
+ * aggregation j at k+1+j; aggregation ports: leaf i at 1+i, core c of its
+ * group at k+1+c; core ports: pod p at 1+p.
+ */
+static inline void fix_fat_tree3(struct fix *x, unsigned pods, unsigned k)
+{
+	unsigned base = x->n_sw;
+	for (unsigned p = 0; p < pods; p++)
+		for (unsigned i = 0; i < 2 * k; i++)
+			fix_switch(x, 2 * k, 0);  /* leaves then aggregation of pod p */
+	for (unsigned c = 0; c < k * k; c++)
+		fix_switch(x, pods, 0);
+	for (unsigned p = 0; p < pods; p++)
+		for (unsigned i = 0; i < k; i++)
+			fix_hosts(x, x->sw[base + p * 2 * k + i], k, 0);
+	for (unsigned p = 0; p < pods; p++)
+		for (unsigned j = 0; j < k; j++) {
+			uint32_t agg = x->sw[base + p * 2 * k + k + j];
+			for (unsigned i = 0; i < k; i++)
+				fix_link(x, x->sw[base + p * 2 * k + i], k + 1 + j, agg, 1 + i);
+			for (unsigned c = 0; c < k; c++)
+				fix_link(x, agg, k + 1 + c, x->sw[base + pods * 2 * k + j * k + c], 1 + p);
+		}
+}
+
 /* w x hgt 2-D mesh of switches (ports 1..h hosts, h+1 east, h+2 west, h+3 south, h+4 north). */
 static inline void fix_mesh(struct fix *x, unsigned w, unsigned hgt, unsigned h)
 {

@@ -118,6 +118,14 @@ static uint32_t find_desc(const struct sm_fabric *f, const char *desc)
 	return SM_NONE;
 }
 
+/* Node of host h's NIC in plane pl, by its description; SM_NONE if absent. */
+static uint32_t find_nic(const struct sm_fabric *f, unsigned h, unsigned pl)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "host%05u mlx5_%u", h, pl);
+	return find_desc(f, name);
+}
+
 static int is_prefix(const char *s, const char *pre)
 {
 	return !strncmp(s, pre, strlen(pre));
@@ -129,23 +137,25 @@ static void check_common(const struct sm_fabric *f, const struct sm_gen_params *
 {
 	assert_int_equal(f->n_planes, p->planes);
 	for (unsigned pl = 0; pl < p->planes; pl++) {
+		int faulty = p->fault_plane < 0 || (unsigned)p->fault_plane == pl;
+		uint32_t nics = s->hosts - (faulty ? p->remove_nics : 0);
 		struct sm_fabric_counts c;
 		sm_fabric_count(f, (int)pl, &c);
-		assert_int_equal(c.cas, s->hosts);
+		assert_int_equal(c.cas, nics);
 		assert_int_equal(c.routers, 0);
-		/* every host link is there */
-		assert_int_equal(c.links - c.sw_links, s->hosts);
+		/* every NIC has its host link */
+		assert_int_equal(c.links - c.sw_links, nics);
 		if (!p->no_lids)
-			assert_int_equal(c.lids, s->hosts + c.switches);
+			assert_int_equal(c.lids, nics + c.switches);
 		else
 			assert_int_equal(c.lids, 0);
-		/* every host of the plane reaches every other */
+		/* every NIC of the plane reaches every other */
 		uint32_t first = SM_NONE;
 		for (uint32_t n = 0; n < f->n_nodes && first == SM_NONE; n++)
 			if (f->nodes[n].plane == pl && f->nodes[n].type == SM_NODE_CA)
 				first = n;
 		assert_int_not_equal(first, SM_NONE);
-		assert_int_equal(reach_cas(f, first), s->hosts);
+		assert_int_equal(reach_cas(f, first), nics);
 	}
 	for (uint32_t n = 0; n < f->n_nodes; n++) {
 		const struct sm_node *nd = &f->nodes[n];
@@ -444,9 +454,7 @@ static void test_planes(void **state)
 		uint64_t sysimg = 0;
 		uint16_t lid = 0;
 		for (unsigned pl = 0; pl < 4; pl++) {
-			char name[64];
-			snprintf(name, sizeof(name), "host%05u mlx5_%u", h, pl);
-			uint32_t n = find_desc(f, name);
+			uint32_t n = find_nic(f, h, pl);
 			assert_int_not_equal(n, SM_NONE);
 			assert_int_equal(f->nodes[n].plane, pl);
 			assert_int_equal(f->nodes[n].type, SM_NODE_CA);
@@ -523,15 +531,61 @@ static void test_shuffle_lids(void **state)
 			moved += lid != sm_port(plain, n, p0)->lid;
 		}
 	}
-	for (unsigned h = 0; h < 32; h++) {
-		char a[32], b[32];
-		snprintf(a, sizeof(a), "host%05u mlx5_0", h);
-		snprintf(b, sizeof(b), "host%05u mlx5_1", h);
-		inconsistent += sm_port(f, find_desc(f, a), 1)->lid != sm_port(f, find_desc(f, b), 1)->lid;
-	}
+	for (unsigned h = 0; h < 32; h++)
+		inconsistent += sm_port(f, find_nic(f, h, 0), 1)->lid != sm_port(f, find_nic(f, h, 1), 1)->lid;
 	assert_true(moved > 0);
 	assert_true(inconsistent > 0);
 	sm_fabric_free(again);
+	sm_fabric_free(f);
+	sm_fabric_free(plain);
+}
+
+static void test_remove_nics(void **state)
+{
+	(void)state;
+	struct sm_gen_params p = params(8, 0);
+	p.planes = 2;
+	p.fault_plane = 1;
+	p.remove_links = 0.1;
+	p.seed = 21;
+	struct sm_gen_shape s;
+	struct sm_fabric *plain = gen_ok(&p, &s);
+	p.remove_nics = 3;
+	struct sm_fabric *f = gen_ok(&p, &s);
+	/* plane 0 untouched; plane 1 lacks 3 NICs, the others keep their LIDs */
+	unsigned missing = 0;
+	for (unsigned h = 0; h < 32; h++) {
+		uint32_t n0 = find_nic(f, h, 0), n1 = find_nic(f, h, 1);
+		assert_int_not_equal(n0, SM_NONE);
+		if (n1 == SM_NONE) {
+			missing++;
+			assert_int_equal(sm_fabric_find_lid(f, 1, sm_port(f, n0, 1)->lid), SM_NONE);
+			continue;
+		}
+		assert_int_equal(sm_port(f, n0, 1)->lid, sm_port(f, n1, 1)->lid);
+		assert_int_equal(f->nodes[n0].sysimg_guid, f->nodes[n1].sysimg_guid);
+	}
+	assert_int_equal(missing, 3);
+	/* the switch links removed are the same as without NIC removal */
+	assert_int_equal(sw_links(f, 1), sw_links(plain, 1));
+	for (uint32_t n = 0; n < plain->n_nodes; n++) {
+		if (plain->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		uint32_t m = sm_fabric_find_node(f, plain->nodes[n].guid);
+		assert_int_not_equal(m, SM_NONE);
+		for (unsigned port = 1; port <= 8; port++) {
+			const struct sm_port *a = sm_port(plain, n, port), *b = sm_port(f, m, port);
+			if (a->peer_node == SM_NONE || plain->nodes[a->peer_node].type != SM_NODE_SWITCH)
+				continue;
+			assert_int_not_equal(b->peer_node, SM_NONE);
+			assert_int_equal(plain->nodes[a->peer_node].guid, f->nodes[b->peer_node].guid);
+		}
+	}
+	/* all but one NIC may go; not all */
+	p.remove_nics = 31;
+	sm_fabric_free(gen_ok(&p, &s));
+	p.remove_nics = 32;
+	assert_int_equal(sm_gen_fat_tree_shape(&p, &s, err, sizeof(err)), -EINVAL);
 	sm_fabric_free(f);
 	sm_fabric_free(plain);
 }
@@ -772,6 +826,7 @@ static void test_sweep(void **state)
 					p.hosts = sz == 0 ? 1 : sz == 1 ? s.max_hosts / 3 + 1 : 0;
 					p.remove_switches = sz == 2 && s.switches > s.leaves + 1;
 					p.remove_links = sz == 2 ? 0.05 : 0;
+					p.remove_nics = sz == 2 && s.hosts > 1;
 					check_shape(&p, &s);
 					struct sm_fabric *f = sm_fabric_new();
 					int rc = sm_gen_fat_tree(&p, f, err, sizeof(err));
@@ -902,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_planes),
 		cmocka_unit_test(test_no_lids),
 		cmocka_unit_test(test_shuffle_lids),
+		cmocka_unit_test(test_remove_nics),
 		cmocka_unit_test(test_remove_links),
 		cmocka_unit_test(test_remove_links_planes),
 		cmocka_unit_test(test_remove_switches),

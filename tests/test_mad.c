@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mad.h"
@@ -688,6 +689,79 @@ static void test_round_trips(void **state)
 	}
 }
 
+/* Garbage in: decoders never read past the buffer, never crash, and either
+ * fail naming a field or give values within their documented ranges. */
+static void test_decode_garbage(void **state)
+{
+	uint64_t x = 0x0123456789ABCDEFULL;
+	unsigned failed = 0;
+
+	(void)state;
+	for (int it = 0; it < 20000; it++) {
+		uint8_t buf[SM_MAD_SIZE];
+		size_t len;
+		struct sm_smp s;
+		struct sm_mad_err err;
+		struct sm_node_info ni;
+		struct sm_node_desc nd;
+		struct sm_port_info pi;
+		struct sm_switch_info si;
+		struct sm_sm_info smi;
+		struct sm_notice n;
+		struct sm_lft_block b;
+
+		for (unsigned i = 0; i < sizeof(buf); i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = (uint8_t)x;
+		}
+		/* often a plausible header, so decoding goes deeper */
+		if (it & 1) {
+			buf[0] = 1;
+			buf[1] = (it & 2) ? 0x81 : 0x01;
+			buf[2] = 1;
+		}
+		len = (it % 7 == 0) ? (size_t)(x % SM_MAD_SIZE) : SM_MAD_SIZE;
+		memset(&err, 0, sizeof(err));
+		/* exactly len bytes on the heap: ASan catches a read past the end */
+		uint8_t *exact = malloc(len ? len : 1);
+		assert_non_null(exact);
+		memcpy(exact, buf, len);
+		int rc = sm_smp_decode(exact, len, &s, &err);
+		free(exact);
+		if (rc < 0) {
+			assert_non_null(err.field);
+			assert_true(strlen(err.msg) > 0);
+			failed++;
+		} else {
+			assert_true(s.hop_cnt <= SM_DR_MAX_HOPS);
+			assert_true(s.hop_ptr <= s.hop_cnt + 1);
+		}
+		if (sm_node_info_decode(buf + 64, &ni, &err) == 0) {
+			assert_true(ni.node_type >= 1 && ni.node_type <= 3);
+			assert_true(ni.num_ports >= 1 && ni.num_ports <= 254);
+			assert_true(ni.local_port_num <= ni.num_ports);
+		}
+		assert_int_equal(sm_node_desc_decode(buf + 64, &nd, &err), 0);
+		assert_true(strlen(nd.desc) <= 64);
+		for (size_t i = 0; nd.desc[i]; i++)
+			assert_true((unsigned char)nd.desc[i] >= 0x20 && nd.desc[i] != 0x7F);
+		if (sm_port_info_decode(buf + 64, &pi, &err) == 0) {
+			assert_true(pi.port_state <= 4);
+			assert_true(pi.lmc <= 7);
+		}
+		if (sm_switch_info_decode(buf + 64, &si, &err) == 0)
+			assert_true(si.lft_cap <= 0xC000);
+		if (sm_sm_info_decode(buf + 64, &smi, &err) == 0)
+			assert_true(smi.state <= 3);
+		sm_notice_decode(buf + 64, &n, &err);
+		assert_int_equal(sm_lft_block_decode(buf + 64, &b, &err), 0);
+	}
+	/* short lengths and bad headers did fail */
+	assert_true(failed > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -706,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_sm_info_golden),
 		cmocka_unit_test(test_notice_trap128_golden),
 		cmocka_unit_test(test_round_trips),
+		cmocka_unit_test(test_decode_garbage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -591,6 +591,16 @@ static void test_trap_on_link_down(void **state)
 	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
 	assert_int_equal(sm_switch_info_decode(o.resp.data, &si, NULL), 0);
 	assert_int_equal(si.port_state_change, 1);
+	{
+		struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
+		struct sm_dr_path h4 = p;
+		sm_dr_path_push(&h4, 4);
+		sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &h4);
+		memset(&o, 0, sizeof(o));
+		assert_int_equal(sm_txn_submit_opts(v.e, &req, 0, &opts, one_cb, &o), 0);
+		assert_int_equal(sm_txn_run(v.e), 0);
+		assert_int_equal(o.status, -ETIMEDOUT);
+	}
 	/* link up: INIT again, a second trap */
 	assert_int_equal(sm_mock_link_up(v.m, TF_S2, 4), 0);
 	assert_int_equal(sm_mock_link_up(v.m, TF_S2, 4), -ENOENT);
@@ -599,10 +609,20 @@ static void test_trap_on_link_down(void **state)
 	assert_int_equal(sm_mock_port_state(v.m, sm_port_index(v.f, TF_H4, 1), &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_INIT);
 	assert_int_equal(ps.phys_state, 5);
-	/* a link between two switches: both raise a trap */
+	/* a link between two switches: both raise a trap, but S2 routes LID 3
+	 * (the SM) over that very link, so its trap is lost on the way */
 	assert_int_equal(sm_mock_link_down(v.m, TF_S1, 2), 0);
 	assert_true(sm_txn_poll(v.e, 0) >= 0);
-	assert_int_equal(tc.n, 4);
+	assert_int_equal(tc.n, 3);
+	assert_int_equal(tc.slid, 1);
+	sm_mock_stats(v.m, &ms);
+	assert_int_equal(ms.traps_sent, 3);
+	assert_int_equal(ms.traps_lost, 1);
+	/* reroute S2 to the SM over port 1: the next event's trap arrives */
+	assert_int_equal(sm_mock_lft_poke(v.m, TF_S2, 3, 1), 0);
+	assert_int_equal(sm_mock_link_up(v.m, TF_S1, 2), 0);
+	assert_true(sm_txn_poll(v.e, 0) >= 0);
+	assert_int_equal(tc.n, 5);
 	env_close(&v);
 }
 
@@ -716,6 +736,66 @@ static void test_attach_errors(void **state)
 	env_close(&v);
 }
 
+/* An event loop polling with timeout 0 still sees its timeouts expire. */
+static void test_poll_loop_virtual_time(void **state)
+{
+	struct env v;
+	struct sm_mock_cfg mc;
+	struct sm_smp req;
+	struct sm_dr_path p = { 0 };
+	struct one o = { 0 };
+	unsigned rounds = 0;
+
+	(void)state;
+	sm_mock_cfg_default(&mc);
+	mc.drop_ppm = 1000000;
+	env_open(&v, &mc);
+	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
+	assert_int_equal(sm_txn_submit(v.e, &req, 0, one_cb, &o), 0);
+	while (sm_txn_pending(v.e) && rounds < 100000) {
+		assert_true(sm_txn_poll(v.e, 0) >= 0);
+		rounds++;
+	}
+	assert_int_equal(o.done, 1);
+	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_true(sm_mock_now_us(v.m) >= (100 + 200 + 400 + 800) * 1000);
+	env_close(&v);
+}
+
+/* A shipped ibsim net file through the topology reader. */
+static void test_load_dump(void **state)
+{
+	const char *net = "/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca";
+	struct sm_mock *m = NULL;
+	struct sm_transport *t = NULL;
+	struct sm_txn *e;
+	struct sm_smp req;
+	struct sm_dr_path p = { 0 };
+	struct one o;
+	char err[256];
+	uint32_t port;
+
+	(void)state;
+	assert_true(sm_mock_load("/nonexistent/dump", NULL, &m, err, sizeof(err)) < 0);
+	assert_null(m);
+	assert_true(strlen(err) > 0);
+	assert_int_equal(sm_mock_load(net, NULL, &m, err, sizeof(err)), 0);
+	port = sm_mock_default_port(m, 0);
+	assert_int_not_equal(port, SM_NONE);
+	assert_int_equal(sm_mock_attach(m, port, &t), 0);
+	e = sm_txn_new(t, NULL);
+	assert_non_null(e);
+	/* the first CA's neighbour is a switch called Switch1 or Switch2 */
+	sm_dr_path_push(&p, t->info.port_num);
+	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_DESC, 0, &p);
+	assert_int_equal(sync_req(e, &req, 0, &o), 0);
+	assert_int_equal(o.mad_status, 0);
+	assert_memory_equal(o.resp.data, "Switch", 6);
+	sm_txn_free(e);
+	sm_transport_close(t);
+	sm_mock_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +808,8 @@ int main(void)
 		cmocka_unit_test(test_fault_drop_share),
 		cmocka_unit_test(test_fault_corrupt_and_delay),
 		cmocka_unit_test(test_attach_errors),
+		cmocka_unit_test(test_poll_loop_virtual_time),
+		cmocka_unit_test(test_load_dump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

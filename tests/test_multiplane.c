@@ -21,68 +21,9 @@
 #include "mock.h"
 #include "multiplane.h"
 #include "registry.h"
+#include "transport_fault.h"
 
 #define NP 4
-
-/* A transport that forwards to another and silently loses every send after `budget`. */
-struct dying {
-	struct sm_transport *inner;
-	unsigned budget;
-};
-
-static int d_send(struct sm_transport *t, const uint8_t *mad, size_t len, uint16_t dlid, unsigned to)
-{
-	struct dying *d = t->priv;
-	if (!d->budget)
-		return 0;   /* lost on the wire */
-	d->budget--;
-	return sm_transport_send(d->inner, mad, len, dlid, to);
-}
-
-static int d_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *len, struct sm_mad_addr *from,
-		  int timeout_ms)
-{
-	struct dying *d = t->priv;
-	return sm_transport_recv(d->inner, buf, cap, len, from, timeout_ms);
-}
-
-static uint64_t d_now(struct sm_transport *t)
-{
-	struct dying *d = t->priv;
-	return sm_transport_now_us(d->inner);
-}
-
-static void d_close(struct sm_transport *t)
-{
-	struct dying *d = t->priv;
-	sm_transport_close(d->inner);
-	free(d);
-	free(t);
-}
-
-static const struct sm_transport_ops dying_ops = {
-	.size = sizeof(struct sm_transport_ops),
-	.version = SM_TRANSPORT_OPS_VERSION,
-	.name = "dying",
-	.send = d_send,
-	.recv = d_recv,
-	.now_us = d_now,
-	.close = d_close,
-};
-
-static struct sm_transport *dying_wrap(struct sm_transport *inner, unsigned budget)
-{
-	struct sm_transport *t = calloc(1, sizeof(*t));
-	struct dying *d = calloc(1, sizeof(*d));
-	assert_non_null(t);
-	assert_non_null(d);
-	d->inner = inner;
-	d->budget = budget;
-	t->ops = &dying_ops;
-	t->priv = d;
-	t->info = inner->info;
-	return t;
-}
 
 struct rig {
 	struct sm_fabric *f;                 /* the generated multi-plane fabric */
@@ -119,8 +60,11 @@ static void rig_up(struct rig *r, const char *state_dir, int dying_plane, unsign
 		uint32_t port = sm_mock_default_port(r->mock[i], i);
 		assert_int_not_equal(port, SM_NONE);
 		assert_int_equal(sm_mock_attach(r->mock[i], port, &r->pl[i].t), 0);
-		if ((int)i == dying_plane)
-			r->pl[i].t = dying_wrap(r->pl[i].t, budget);
+		if ((int)i == dying_plane) {
+			struct sm_transport *w = NULL;
+			assert_int_equal(sm_transport_lossy_wrap(r->pl[i].t, budget, &w), 0);
+			r->pl[i].t = w;
+		}
 		r->pl[i].index = i;
 		snprintf(r->pl[i].name, sizeof(r->pl[i].name), "mock-plane-%u", i);
 		assert_int_equal(sm_chain_new(r->reg, "planes,minhop", NULL, NULL, &r->pl[i].chain, err, sizeof(err)), 0);

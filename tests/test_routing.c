@@ -217,6 +217,27 @@ static void test_minhop_fat_tree_balance(void **state)
 	sm_fabric_free(x.f);
 }
 
+/* Counting the sources a cable carries, not LIDs: a 3-level tree stays congestion-free too. */
+static void test_three_level_tree(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	fix_fat_tree3(&x, 4, 4);  /* 4 pods x 4 leaves x 4 hosts = 64 hosts, 16 cores */
+	fix_lids(&x, 0);
+	for (int e = 0; e < 2; e++) {
+		struct sm_lfts *l = route_with(e ? &sm_engine_updn : &sm_engine_minhop, x.f, 0, NULL, NULL, 0, NULL);
+		struct sm_validation v;
+		validate(x.f, 0, l, &v);
+		assert_true(sm_validate_ok(&v, 0));
+		assert_int_equal(v.max_hops, 4);
+		assert_int_equal(v.credit_loop, 0);
+		assert_int_equal(shift_congestion(x.f, l, 0), 1);
+		sm_lfts_free(l);
+	}
+	sm_fabric_free(x.f);
+}
+
 static void test_minhop_parallel_links(void **state)
 {
 	(void)state;
@@ -563,10 +584,68 @@ static void random_fabric(struct fix *x, unsigned n_sw)
 	fix_lids(x, (uint8_t)rnd(2));
 }
 
+/* Brute-force CDG for cross-checking the validator: every endpoint pair walked hop by hop. */
+struct bf_cdg {
+	const struct sm_fabric *f;
+	uint8_t *edge;           /* [n_ports * n_ports] */
+	uint32_t prev;
+};
+
+static void bf_hop(void *arg, uint32_t port)
+{
+	struct bf_cdg *c = arg;
+	const struct sm_port *p = &c->f->ports[port];
+	int sw_link = p->peer_node != SM_NONE && c->f->nodes[p->peer_node].type == SM_NODE_SWITCH;
+	if (c->prev != SM_NONE && sw_link)
+		c->edge[(size_t)c->prev * c->f->n_ports + port] = 1;
+	c->prev = sw_link ? port : SM_NONE;
+}
+
+static int bf_dfs(const struct bf_cdg *c, uint32_t v, uint8_t *color)
+{
+	color[v] = 1;
+	for (uint32_t w = 0; w < c->f->n_ports; w++) {
+		if (!c->edge[(size_t)v * c->f->n_ports + w])
+			continue;
+		if (color[w] == 1 || (!color[w] && bf_dfs(c, w, color)))
+			return 1;
+	}
+	color[v] = 2;
+	return 0;
+}
+
+static int brute_force_credit_loop(const struct sm_fabric *f, const struct sm_lfts *l)
+{
+	uint32_t hosts[512];
+	unsigned n = fix_host_ports(f, 0, hosts, 512);
+	struct bf_cdg c = { f, calloc((size_t)f->n_ports * f->n_ports, 1), SM_NONE };
+	uint8_t *color = calloc(f->n_ports, 1);
+	assert_non_null(c.edge);
+	assert_non_null(color);
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			const struct sm_port *dp = &f->ports[hosts[j]];
+			for (unsigned k = 0; k < (1u << dp->lmc); k++) {
+				c.prev = SM_NONE;
+				fix_walk(f, l, hosts[i], (uint16_t)(dp->lid + k), bf_hop, &c);
+			}
+		}
+	int cyc = 0;
+	for (uint32_t v = 0; v < f->n_ports && !cyc; v++)
+		if (!color[v])
+			cyc = bf_dfs(&c, v, color);
+	free(c.edge);
+	free(color);
+	return cyc;
+}
+
 static void test_random_topologies(void **state)
 {
 	(void)state;
 	rnd_state = 42;
+	unsigned loops_seen = 0;
 	for (unsigned iter = 0; iter < 40; iter++) {
 		struct fix x;
 		random_fabric(&x, 4 + rnd(20));
@@ -577,6 +656,9 @@ static void test_random_topologies(void **state)
 		assert_int_equal(v.unreachable, 0);
 		assert_int_equal(v.sw_unreachable, 0);
 		assert_int_equal(v.reachable + v.disconnected, v.pairs);
+		/* the validator's CDG verdict matches a brute-force one */
+		assert_int_equal(v.credit_loop, brute_force_credit_loop(x.f, l));
+		loops_seen += v.credit_loop;
 		sm_lfts_free(l);
 		l = route_with(&sm_engine_updn, x.f, 0, NULL, NULL, 0, msg);
 		assert_int_equal(sm_validate(x.f, 0, l, SM_VALIDATE_CDG_SWITCH_LIDS, &v), 0);
@@ -592,10 +674,13 @@ static void test_random_topologies(void **state)
 				l->ports[i] = (uint8_t)(rnd(2) ? rnd(14) : rnd(256));
 		assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
 		assert_int_equal(v.reachable + v.unreachable + v.disconnected, v.pairs);
+		assert_int_equal(v.credit_loop, brute_force_credit_loop(x.f, l));
 		assert_int_equal(v.loops + v.black_holes, v.unreachable);
 		sm_lfts_free(l);
 		sm_fabric_free(x.f);
 	}
+	/* the sample has minhop credit loops, so both verdicts were exercised */
+	assert_true(loops_seen > 0 && loops_seen < 40);
 }
 
 /* ---- chain ---- */
@@ -811,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_chain_parse),
 		cmocka_unit_test(test_minhop_line),
 		cmocka_unit_test(test_minhop_fat_tree_balance),
+		cmocka_unit_test(test_three_level_tree),
 		cmocka_unit_test(test_minhop_parallel_links),
 		cmocka_unit_test(test_minhop_multiport_ca_lmc),
 		cmocka_unit_test(test_lmc_spreads_over_uplinks),

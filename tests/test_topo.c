@@ -674,6 +674,10 @@ static void test_bad_missing_file(void **state)
 	assert_int_equal(sm_topo_load(f, "/nonexistent/dir/x.ibnd", SM_TOPO_AUTO, 0, &err), -ENOENT);
 	assert_string_equal(err.msg, "/nonexistent/dir/x.ibnd:0: cannot open: No such file or directory");
 	assert_int_equal(f->n_nodes, 0);
+	/* a directory opens but does not read */
+	assert_int_equal(sm_topo_load(f, "/", SM_TOPO_AUTO, 0, &err), -EIO);
+	assert_non_null(strstr(err.msg, "/:0: read error"));
+	assert_int_equal(f->n_nodes, 0);
 	sm_fabric_free(f);
 }
 

@@ -667,6 +667,67 @@ static void test_many_requests(void **state)
 	free(f);
 }
 
+/* Garbage arriving among real answers: every request still completes once,
+ * with its own answer, and every received MAD lands in exactly one counter. */
+static void test_garbage_mixed_in(void **state)
+{
+	struct fake *f = fake_new();
+	struct sm_txn *e = sm_txn_new(&f->t, NULL);
+	static struct res r[300];
+	uint64_t x = 0xC0FFEE;
+	const struct sm_txn_stats *st;
+	struct sm_smp s;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	f->delay_us = 2000;
+	for (unsigned i = 0; i < 300; i++) {
+		dr_get(&s, 1 + i % 9, SM_ATTR_PORT_INFO, i);
+		assert_int_equal(sm_txn_submit(e, &s, 0, res_cb, &r[i]), 0);
+	}
+	for (unsigned round = 0; sm_txn_pending(e) && round < 100000; round++) {
+		struct qmad *q;
+
+		/* one piece of garbage per round, TIDs near the live ones */
+		assert_true(f->qn < QMAX);
+		q = &f->q[f->qn++];
+		for (unsigned i = 0; i < SM_MAD_SIZE; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			q->mad[i] = (uint8_t)x;
+		}
+		q->mad[0] = 1;
+		q->mad[1] = (x & 1) ? 0x81 : 0x01;
+		q->mad[2] = 1;
+		q->mad[3] = (x & 2) ? SM_METHOD_GET_RESP : (uint8_t)x;
+		q->mad[7] &= 0x3F;   /* hop count */
+		q->mad[6] = 0;
+		memset(q->mad + 8, 0, 6);
+		q->mad[14] = 0;
+		q->mad[15] = (uint8_t)(x >> 8) % 64;   /* TID 0..63 */
+		q->len = (x >> 20) % 5 ? SM_MAD_SIZE : (size_t)((x >> 24) % SM_MAD_SIZE);
+		q->at = f->now + 500;   /* time moves on: real answers come due too */
+		q->dest = -1;
+		assert_true(sm_txn_poll(e, 1) >= 0);
+	}
+	for (unsigned i = 0; i < 300; i++) {
+		assert_int_equal(r[i].calls, 1);
+		assert_int_equal(r[i].status, 0);
+		assert_int_equal(r[i].mod_seen, i & 0xFF);   /* the fake echoes the low byte */
+		assert_int_equal(r[i].mod_req, i);
+	}
+	st = sm_txn_stats(e);
+	assert_int_equal(st->received, st->completed + st->duplicate + st->late + st->mismatched +
+						st->unknown_tid + st->malformed + st->unsolicited +
+						st->unsolicited_dropped);
+	assert_true(st->malformed > 0);
+	assert_true(st->mismatched + st->unknown_tid + st->duplicate > 0);
+	assert_true(st->unsolicited_dropped > 0);
+	sm_txn_free(e);
+	free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_unsolicited_and_poll),
 		cmocka_unit_test(test_errors_and_cancel),
 		cmocka_unit_test(test_many_requests),
+		cmocka_unit_test(test_garbage_mixed_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,8 @@
 #  4. convert the dump to ibsim format, start a second ibsim on that, run
 #     opensm and ibnetdiscover again: same topology, GUIDs, descriptions,
 #     ids and link rates as the first dump (LIDs are OpenSM's business);
-#  5. ibsim also reads our ibnd output directly (it reads ibnetdiscover text).
+#  5. ibsim also reads our ibnd output directly (it reads ibnetdiscover text),
+#     and so do ibhosts/ibswitches/ibrouters (infiniband-diags) in step 3.
 # Plus smctl topo info/convert exit codes and messages on bad input.
 set -u
 
@@ -80,6 +81,13 @@ roundtrip()
 	canon "$d/d1.ibnd" "$d/c1.all"
 	same "$d/c0.all" "$d/c1.all" "$name: ibnd round trip lost something"
 	same "$d/d1.ibnd" "$d/d2.ibnd" "$name: ibnd writer not stable"
+	# infiniband-diags' own readers of ibnetdiscover text see the same fabric
+	for tool in ibhosts ibswitches ibrouters; do
+		"$tool" "$d/d0.ibnd" >"$d/$tool.0" 2>&1
+		"$tool" "$d/d1.ibnd" >"$d/$tool.1" 2>&1
+		same "$d/$tool.0" "$d/$tool.1" "$name: $tool reads our dump differently"
+	done
+	[ -s "$d/ibswitches.1" ] || fail "$name: ibswitches found no switch in our dump"
 	n0=$(grep -c '^\(Switch\|Ca\|Rt\)	' "$d/d0.ibnd")
 	"$SMCTL" --json topo info "$d/d1.ibnd" >"$d/info.json" || fail "$name: topo info"
 	grep -q "\"planes\":\[{\"plane\":0,\"name\":\"plane0\",\"file\":\"[^\"]*\",\"nodes\":$n0," "$d/info.json" ||
@@ -124,6 +132,15 @@ grep -q "nodes 6 (switches 2, CAs 4, routers 0)" "$WORK/info" || fail "stdin inf
 	fail "topo info with two planes"
 grep -q '^plane 3 "plane3": .*ft-small.ibnd' "$WORK/info" || fail "second dump not in plane 3: $(cat "$WORK/info")"
 grep -q '^total: nodes 30 ' "$WORK/info" || fail "two-plane total: $(cat "$WORK/info")"
+
+# a hand-written dump imitating real hardware (rates, LMC, a router, quotes)
+"$SMCTL" topo convert "$top_srcdir/tests/data/handmade.ibnd" -o "$WORK/hm.ibnd" || fail "convert handmade"
+for tool in ibhosts ibswitches ibrouters; do
+	"$tool" "$top_srcdir/tests/data/handmade.ibnd" >"$WORK/$tool.0" 2>&1
+	"$tool" "$WORK/hm.ibnd" >"$WORK/$tool.1" 2>&1
+	same "$WORK/$tool.0" "$WORK/$tool.1" "handmade: $tool reads our dump differently"
+done
+grep -q "^Rt" "$WORK/ibrouters.1" || fail "ibrouters found no router in our dump"
 
 # ---- round trips through the real tools ----
 roundtrip net "$DOC/net"

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * planes_bench PREFIX PLANES LATENCY_US RUNS [FAIL_PLANE]
+ *
+ * Brings up 1 plane, then PLANES planes, of the mock fabrics PREFIX.0 ..
+ * PREFIX.(PLANES-1) (e.g. from `smctl topo gen ... --planes 8 --split`)
+ * with the multi-plane driver smd uses, RUNS times each (alternating),
+ * and prints the median wall times and their ratio.
+ *
+ * LATENCY_US = 0: virtual time, the emulated switches answer at once and
+ * the run is pure CPU (emulation + SM). LATENCY_US > 0: every answer is
+ * held back that long in real time (a model of a switch management CPU
+ * and the wire), which is what bounds a real SM and what concurrency
+ * across planes overlaps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mock.h"
+#include "multiplane.h"
+#include "registry.h"
+#include "transport_fault.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double plane_s[SM_MAX_PLANES];
+
+static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_plane, unsigned *down)
+{
+	struct sm_mock *m[SM_MAX_PLANES] = { 0 };
+	struct sm_mp_plane pl[SM_MAX_PLANES];
+	struct sm_registry *reg = sm_registry_new("/nonexistent");
+	struct sm_mock_cfg mc;
+	struct sm_mp_cfg cfg;
+	char err[512], path[4096];
+
+	memset(pl, 0, sizeof(pl));
+	sm_mock_cfg_default(&mc);
+	if (latency_us) {
+		mc.real_time = true;
+		mc.delay_ppm = 1000000;
+		mc.delay_us = latency_us;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s.%u", prefix, i);
+		if (sm_mock_load(path, &mc, &m[i], err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			exit(1);
+		}
+		sm_mock_attach(m[i], sm_mock_default_port(m[i], 0), &pl[i].t);
+		if ((int)i == fail_plane) {
+			struct sm_transport *w;
+			/* the wire to this plane dies after 2,000 MADs: mid-discovery */
+			if (!sm_transport_lossy_wrap(pl[i].t, 2000, &w))
+				pl[i].t = w;
+		}
+		pl[i].index = i;
+		if (sm_chain_new(reg, "ftree,minhop", NULL, NULL, &pl[i].chain, err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			exit(1);
+		}
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	sm_cfg_default(&cfg.base);
+	struct sm_plane_lids *lids = NULL;
+	sm_plane_lids_open(NULL, 0, NULL, NULL, &lids, err, sizeof(err));
+	cfg.lids = lids;
+	double t0 = now();
+	*down = sm_multiplane_bringup(pl, n, &cfg);
+	double t = now() - t0;
+	for (unsigned i = 0; i < n; i++)
+		plane_s[i] = pl[i].rc ? -1 : pl[i].end_s;
+	for (unsigned i = 0; i < n; i++) {
+		sm_chain_free(pl[i].chain);
+		sm_transport_close(pl[i].t);
+		sm_mock_free(m[i]);
+	}
+	sm_plane_lids_free(lids);
+	sm_registry_free(reg);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: planes_bench PREFIX PLANES LATENCY_US RUNS [FAIL_PLANE]\n");
+		return 2;
+	}
+	int fail = argc == 6 ? atoi(argv[5]) : -1;
+	unsigned n = (unsigned)atoi(argv[2]), lat = (unsigned)atoi(argv[3]), runs = (unsigned)atoi(argv[4]);
+	if (n < 1 || n > SM_MAX_PLANES || runs < 1 || runs > 99)
+		return 2;
+	double one[99], all[99];
+	unsigned down = 0, d;
+	for (unsigned r = 0; r < runs; r++) {
+		one[r] = run(argv[1], 1, lat, -1, &d);
+		down += d;
+		all[r] = run(argv[1], n, lat, -1, &d);
+		down += d;
+	}
+	if (fail >= 0) {
+		double healthy_max = 0, with_fail_max = 0, t;
+		for (unsigned i = 0; i < n; i++)
+			healthy_max = plane_s[i] > healthy_max ? plane_s[i] : healthy_max;
+		t = run(argv[1], n, lat, fail, &d);
+		for (unsigned i = 0; i < n; i++)
+			if ((int)i != fail && plane_s[i] > with_fail_max)
+				with_fail_max = plane_s[i];
+		printf("latency %u us, plane %d dies mid-sweep: %u of %u planes down; healthy planes up after %.3f s "
+		       "(all healthy: %.3f s); the failed plane was given up (with its retry) after %.3f s\n",
+		       lat, fail, d, n, with_fail_max, healthy_max, t);
+		return d == 1 ? 0 : 1;
+	}
+	qsort(one, runs, sizeof(double), cmp_d);
+	qsort(all, runs, sizeof(double), cmp_d);
+	printf("latency %u us: 1 plane %.3f s, %u planes %.3f s (medians of %u), ratio %.2f%s\n", lat,
+	       one[runs / 2], n, all[runs / 2], runs, all[runs / 2] / one[runs / 2],
+	       down ? " (SOME PLANES FAILED)" : "");
+	return down ? 1 : 0;
+}

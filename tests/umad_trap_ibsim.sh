@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Traps through the umad transport under ibsim/umad2sim: OpenSM gives out
+# LIDs and the SM LID once (so switches know where to send traps), then
+# mad_probe, attached at the SM's port, waits for an unsolicited MAD while
+# the ibsim console unlinks Switch2 port 2 (Hca4): Switch2 sends Trap 128
+# (Notice, LIDADDR = its LID) to the SM LID; mad_probe decodes it and
+# answers with a TrapRepress. The switch LID is cross-checked with
+# smpquery.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-ibsim.sh"
+for t in ibsim smpquery opensm; do
+	command -v $t >/dev/null || { echo "FAIL: $t not installed"; exit 1; }
+done
+UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+[ -f "$UMAD2SIM" ] || { echo "FAIL: $UMAD2SIM missing (ibsim-utils)"; exit 1; }
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
+export ASAN_OPTIONS UMAD2SIM
+probe="$top_builddir/tests/mad_probe"
+net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# lib-ibsim starts ibsim without a console; this test needs one (a FIFO), so
+# it starts ibsim itself and hands the PID and folder to lib-ibsim, whose
+# ibsim_run/ibsim_stop then work as usual (ibsim_stop kills only that PID).
+IBSIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/smd-trap.XXXXXX") || exit 1
+IBSIM_SOCKNAME="smd-trap-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+export IBSIM_DIR IBSIM_SOCKNAME
+probe_pid=
+cleanup() {
+	[ -n "$probe_pid" ] && kill "$probe_pid" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	ibsim_stop
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkfifo "$IBSIM_DIR/console" || exit 1
+(cd "$IBSIM_DIR" && exec ibsim -s "$net" <console >ibsim.log 2>&1) &
+IBSIM_PID=$!
+exec 3>"$IBSIM_DIR/console"   # keep the console open for the whole test
+i=0
+until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
+	kill -0 "$IBSIM_PID" 2>/dev/null || { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim died"; exit 1; }
+	sleep 0.1
+done
+
+export SIM_HOST=Hca1
+ibsim_opensm_once || { echo "FAIL: opensm --once"; exit 1; }
+sw2_lid=$(ibsim_run smpquery -D portinfo 0,1,3 0 2>/dev/null | sed -n 's/^Lid:\.*//p')
+sm_lid=$(ibsim_run smpquery -D portinfo 0 1 2>/dev/null | sed -n 's/^Lid:\.*//p')
+[ -n "$sw2_lid" ] && [ "$sw2_lid" != 0 ] || { bad "Switch2 has no LID"; exit 1; }
+
+out="$IBSIM_DIR/probe.out"
+ibsim_run "$probe" --trap 20 0 0,1,3 >"$out" 2>"$IBSIM_DIR/probe.err" &
+probe_pid=$!
+i=0
+until grep -q "^waiting for a trap" "$out"; do
+	i=$((i + 1))
+	if [ $i -gt 300 ] || ! kill -0 "$probe_pid" 2>/dev/null; then
+		cat "$out" "$IBSIM_DIR/probe.err"
+		bad "probe did not get ready"
+		exit 1
+	fi
+	sleep 0.1
+done
+echo 'Unlink "Switch2"[2]' >&3
+wait "$probe_pid"
+rc=$?
+probe_pid=
+cat "$out"
+[ $rc = 0 ] || { cat "$IBSIM_DIR/probe.err"; bad "probe exit $rc"; }
+line=$(grep "^trap " "$out")
+[ -n "$line" ] || bad "no trap received"
+echo "$line" | grep -q " num=128 " || bad "not trap 128: $line"
+echo "$line" | grep -q " lidaddr=$sw2_lid " || bad "LIDADDR is not Switch2's LID $sw2_lid: $line"
+echo "$line" | grep -q " issuer=$sw2_lid " || bad "issuer is not Switch2's LID $sw2_lid: $line"
+echo "$line" | grep -q " slid=$sw2_lid\$" || bad "source LID is not Switch2's LID: $line"
+echo "(SM LID $sm_lid, Switch2 LID $sw2_lid)"
+[ $fail = 0 ] && echo "PASS: trap 128 through the umad transport"
+exit $fail
