@@ -275,6 +275,7 @@ struct sm_balancer {
 	uint32_t most;           /* most destinations delivered at one switch */
 	uint32_t *inflow;        /* [n_sw * most] sources arriving at each switch, per destination */
 	uint32_t *w;             /* [most] sources carried by the switch being decided */
+	uint32_t *rank;          /* [most] alignment rank of each LID delivered at the destination */
 	uint8_t *pinned;         /* [most] */
 };
 
@@ -293,8 +294,9 @@ struct sm_balancer *sm_balancer_new(const struct sm_graph *g)
 			b->most = g->dest_off[s + 1] - g->dest_off[s];
 	b->pinned = calloc(b->most, 1);
 	b->w = calloc(b->most, sizeof(uint32_t));
+	b->rank = calloc(b->most, sizeof(uint32_t));
 	b->inflow = calloc(((size_t)g->n_sw + 1) * b->most, sizeof(uint32_t));
-	if (!b->cnt[0] || !b->cnt[1] || !b->pinned || !b->w || !b->inflow) {
+	if (!b->cnt[0] || !b->cnt[1] || !b->pinned || !b->w || !b->rank || !b->inflow) {
 		sm_balancer_free(b);
 		return NULL;
 	}
@@ -309,6 +311,7 @@ void sm_balancer_free(struct sm_balancer *b)
 	free(b->cnt[1]);
 	free(b->pinned);
 	free(b->w);
+	free(b->rank);
 	free(b->inflow);
 	free(b);
 }
@@ -447,12 +450,11 @@ static void pin_aligned(const struct sm_graph *g, struct sm_balancer *b, uint32_
 			unsigned n, uint32_t k0, uint32_t k1, const uint32_t *w, struct batch *bt,
 			struct sm_lfts *l)
 {
-	uint32_t rank[2] = { 0, 0 };
 	uint32_t base = g->adj[c[0]].peer, span = g->adj[c[n - 1]].peer - base + 1;
 	for (uint32_t k = k0; k < k1; k++) {
 		const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
 		struct batch *t = &bt[dst->is_switch];
-		uint32_t r = rank[dst->is_switch]++;
+		uint32_t r = b->rank[k - k0];
 		if (dst->lid > l->top_lid || t->m < n || !w[k - k0])
 			continue;
 		/* candidates are sorted by neighbour: binary search for the aligned one */
@@ -472,6 +474,43 @@ static void pin_aligned(const struct sm_graph *g, struct sm_balancer *b, uint32_
 		sm_lfts_row(l, s)[dst->lid] = g->adj[c[lo]].port;
 		b->pinned[k - k0] = 1;
 		b->inflow[(size_t)g->adj[c[lo]].peer * b->most + (k - k0)] += w[k - k0];
+	}
+}
+
+/*
+ * Alignment ranks of the LIDs delivered at d. Endpoint LID number k of
+ * port j (of P endpoint ports at d, LMC ranges of 2^lmc LIDs) gets rank
+ * k*P + (j + k*step) mod P with step = P / 2^lmc: the base LIDs take ranks
+ * 0..P-1 (spread over all neighbours, as the hosts' main traffic uses
+ * them), and the other LIDs of one port are shifted by `step` each, so
+ * that a port's LMC paths leave by different neighbours. Switch LIDs are
+ * ranked in LID order.
+ */
+static void set_ranks(const struct sm_graph *g, struct sm_balancer *b, uint32_t d)
+{
+	const struct sm_fabric *f = g->f;
+	uint32_t k0 = g->dest_off[d], k1 = g->dest_off[d + 1], P = 0, j = 0, sw = 0, last = SM_NONE;
+	for (uint32_t k = k0; k < k1; k++) {
+		const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+		if (!dst->is_switch && dst->port != last) {
+			P++;
+			last = dst->port;
+		}
+	}
+	last = SM_NONE;
+	for (uint32_t k = k0; k < k1; k++) {
+		const struct sm_graph_dest *dst = &g->dests[g->dest_idx[k]];
+		if (dst->is_switch) {
+			b->rank[k - k0] = sw++;
+			continue;
+		}
+		if (last != SM_NONE && dst->port != last)
+			j++;
+		last = dst->port;
+		const struct sm_port *pp = &f->ports[dst->port];
+		uint32_t off = (uint32_t)(dst->lid - pp->lid), lids = 1u << pp->lmc;
+		uint32_t step = P / lids ? P / lids : 1;
+		b->rank[k - k0] = off * P + (j + off * step) % P;
 	}
 }
 
@@ -502,6 +541,7 @@ uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32
 		if (dst->lid <= l->top_lid)
 			drow[dst->lid] = dst->out_port;
 	}
+	set_ranks(g, b, d);
 	for (uint32_t o = 0; o < n_order; o++)
 		memset(&b->inflow[(size_t)order[o] * b->most], 0, nd * sizeof(uint32_t));
 	for (uint32_t o = 0; o < n_order; o++) {
@@ -530,9 +570,9 @@ uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32
 			struct batch *t = &bt[dst->is_switch];
 			if (dst->lid > l->top_lid || b->pinned[k - k0]) {
 				set += dst->lid <= l->top_lid;
-				t->rank++;
 				continue;
 			}
+			t->rank = b->rank[k - k0];
 			uint32_t i = c[0];
 			if (n > 1 && !w[k - k0])
 				i = c[t->rank % n];  /* carries no endpoint traffic: any candidate, spread by rank */
@@ -540,7 +580,6 @@ uint64_t sm_graph_assign(const struct sm_graph *g, struct sm_balancer *b, uint32
 				i = pick(b, c, n, dst->is_switch, par, t, w[k - k0]);
 			else
 				b->cnt[dst->is_switch ? 1 : 0][i] += w[k - k0];
-			t->rank++;
 			row[dst->lid] = g->adj[i].port;
 			b->inflow[(size_t)g->adj[i].peer * b->most + (k - k0)] += w[k - k0];
 			set++;

@@ -59,6 +59,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "fabric.h"
 #include "engine.h"
 #include "metrics.h"
@@ -118,6 +119,16 @@ int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 		   struct sm_lfts *out, struct sm_hotpath_report *rep, char *err, size_t errlen);
 
 void sm_hotpath_report_clear(struct sm_hotpath_report *r); /* frees arrays; accepts NULL */
+
+/*
+ * The DLID each flow of the report should use, one line per flow:
+ *   "SRC DST WEIGHT DLID pinned|base"
+ * SRC/DST as quoted node descriptions (port GUIDs when a description is
+ * empty), so the lines read back as a profile if the last two fields are
+ * cut. With LMC > 0 this is what hosts (or SA path records) must use for
+ * the pinned paths. 0 or -EIO.
+ */
+int sm_hotpath_write_dlids(const struct sm_fabric *f, const struct sm_hotpath_report *r, FILE *out);
 
 /* "hotpath plane0: ..." one line for logs and ctx->msg. */
 void sm_hotpath_report_format(const struct sm_hotpath_report *r, char *buf, size_t len);

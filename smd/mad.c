@@ -89,6 +89,10 @@ static_assert(offsetof(ib_mad_notice_attr_t, toggle_count) == 8, "Notice.NoticeT
 static_assert(offsetof(ib_mad_notice_attr_t, data_details) == 10, "Notice.DataDetails");
 static_assert(sizeof(((ib_mad_notice_attr_t *)0)->data_details) == SM_NOTICE_DETAILS,
 	      "Notice.DataDetails size");
+static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_128.sw_lid) == 10,
+	      "Notice trap 128 LIDADDR");
+static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_144.lid) == 12,
+	      "Notice trap 144 LIDADDR");
 
 #define SAME_ID(a, b) ((int)(a) == (int)(b))
 static_assert(SAME_ID(UMAD_SM_ATTR_NODE_INFO, SM_ATTR_NODE_INFO) &&
@@ -703,6 +707,13 @@ static bool notice_has_lid_addr(const struct sm_notice *n)
 	       (n->trap_num == SM_TRAP_LINK_STATE_CHANGE || n->trap_num == SM_TRAP_LOCAL_CHANGES);
 }
 
+/* LIDADDR within DataDetails: trap 128 starts with it, trap 144 has 16
+ * reserved bits first (ib_types.h: ntc_128.sw_lid, ntc_144.lid). */
+static unsigned lid_addr_off(const struct sm_notice *n)
+{
+	return n->trap_num == SM_TRAP_LOCAL_CHANGES ? 2 : 0;
+}
+
 int sm_notice_decode(const uint8_t d[SM_SMP_DATA_SIZE], struct sm_notice *n,
 		     struct sm_mad_err *err)
 {
@@ -716,7 +727,7 @@ int sm_notice_decode(const uint8_t d[SM_SMP_DATA_SIZE], struct sm_notice *n,
 	n->count = get16(d + 8) & 0x7FFF;
 	memcpy(n->details, d + 10, SM_NOTICE_DETAILS);
 	if (notice_has_lid_addr(n))
-		n->lid_addr = get16(d + 10);
+		n->lid_addr = get16(d + 10 + lid_addr_off(n));
 	if (n->is_generic && n->type > 4 && n->type != 0x7F)
 		return mad_fail(err, "Notice.Type", "%u is reserved", n->type);
 	return 0;
@@ -732,7 +743,7 @@ void sm_notice_encode(const struct sm_notice *n, uint8_t d[SM_SMP_DATA_SIZE])
 	put16(d + 8, (uint16_t)((n->toggle & 1) << 15 | (n->count & 0x7FFF)));
 	memcpy(d + 10, n->details, SM_NOTICE_DETAILS);
 	if (notice_has_lid_addr(n))
-		put16(d + 10, n->lid_addr);
+		put16(d + 10 + lid_addr_off(n), n->lid_addr);
 }
 
 void sm_notice_trap128(struct sm_notice *n, uint16_t sw_lid)

@@ -368,8 +368,8 @@ struct sm_notice {
 };
 int sm_notice_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_notice *n,
 		     struct sm_mad_err *err);
-/* Encodes `details`; for trap 128 and 144 lid_addr is written into the
- * first two detail bytes (overriding details[0..1]). */
+/* Encodes `details`; for trap 128 and 144 lid_addr is written over the
+ * LIDADDR detail bytes (details[0..1] for 128, details[2..3] for 144). */
 void sm_notice_encode(const struct sm_notice *n, uint8_t data[SM_SMP_DATA_SIZE]);
 /* Fill a generic Trap 128 notice from a switch with LID `sw_lid`
  * (producer type 2 = switch, type 1 = urgent). */

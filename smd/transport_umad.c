@@ -307,6 +307,11 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 	 * Claim IsSM: the port then advertises an SM, and SMAs' traps are
 	 * delivered to it (ibsim hands unsolicited MADs only to IsSM clients).
 	 * Non-blocking: the kernel would otherwise wait for another SM to let go.
+	 * After the agents exist: setting IsSM changes the port's capability
+	 * mask, and its SMA reports that with a Trap 144 to the SM LID of a
+	 * previous run, i.e. to us; umad2sim crashes (NULL agent, in its
+	 * receive thread) when such a MAD arrives before the class is
+	 * registered. The trap reaches the caller as an unsolicited MAD.
 	 */
 	if (umad_get_issm_path(ca_name, portnum, issm_path, sizeof(issm_path)) < 0) {
 		rc = -ENODEV;

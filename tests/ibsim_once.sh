@@ -7,6 +7,8 @@
 #   - dump_lfts: every switch has an entry for every LID;
 #   - ibtracert SLID DLID for every pair of CA port LIDs: routed, no loop;
 #   - a second smd --once keeps every LID and writes no LFT block and no PortInfo;
+#   - LMC 2; after OpenSM, smd keeps OpenSM's LIDs (from the fabric, or from
+#     OpenSM's own guid2lid file with --guid2lid);
 #   - a bad --guid2lid file is refused with FILE:LINE and exit 1.
 # Fabrics: a generated radix-8 2-level fat tree (SM on its first CA), and
 # ibsim's net.2sw2path4hca2port example (parallel switch links, 2-port CAs)
@@ -69,8 +71,23 @@ run_case() {
 	mkdir -p "$dir"
 	echo "== $name: $(basename "$net") ${SIM_HOST:+(SM at $SIM_HOST)}"
 	ibsim_start "$net" || { fail "$name: ibsim did not start"; return; }
+	lmc=${LMC:-0}
+	args="--lmc $lmc"
 
-	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" --json >"$dir/run1.json" 2>"$dir/run1.err"; then
+	# migration: OpenSM brought the fabric up before; smd must keep its LIDs,
+	# taken from the fabric (OPENSM_FIRST=fabric) or from OpenSM's guid2lid (=file)
+	if [ -n "${OPENSM_FIRST:-}" ]; then
+		ibsim_opensm_once -R minhop --lmc "$lmc" || { fail "$name: opensm --once failed"; ibsim_stop; return; }
+		ibsim_run ibnetdiscover >"$dir/topo.osm" 2>/dev/null || fail "$name: ibnetdiscover after OpenSM failed"
+		ibnd_lids "$dir/topo.osm" >"$dir/lids.osm"
+		if [ "$OPENSM_FIRST" = file ]; then
+			cp "$IBSIM_DIR/guid2lid" "$dir/opensm.guid2lid"
+			echo "$name: OpenSM's guid2lid has $(grep -c '^0x' "$dir/opensm.guid2lid") entries"
+			args="$args --guid2lid $dir/opensm.guid2lid"
+		fi
+	fi
+
+	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" $args --json >"$dir/run1.json" 2>"$dir/run1.err"; then
 		fail "$name: smd --once failed"; cat "$dir/run1.err"; ibsim_stop; return
 	fi
 	cat "$dir/run1.json"
@@ -92,19 +109,39 @@ run_case() {
 	g2l_lids "$dir/state/guid2lid" >"$dir/lids.smd"
 	nl=$(wc -l <"$dir/lids.ibnd")
 	[ "$nl" -gt 0 ] || fail "$name: no LIDs parsed from ibnetdiscover"
-	[ "$nl" = "$(json_num "$dir/run1.json" lids)" ] || fail "$name: ibnetdiscover shows $nl LIDs, smd assigned $(json_num "$dir/run1.json" lids)"
+	nports=$(( $(json_num "$dir/run1.json" new) + $(json_num "$dir/run1.json" from_file) + $(json_num "$dir/run1.json" from_fabric) ))
+	[ "$nl" = "$nports" ] || fail "$name: ibnetdiscover shows $nl LID-bearing ports, smd assigned $nports"
 	diff "$dir/lids.smd" "$dir/lids.ibnd" >"$dir/lids.diff" || { fail "$name: LIDs differ (guid2lid vs ibnetdiscover)"; cat "$dir/lids.diff"; }
+	nbadlmc=$(grep '^\[[0-9]*\](' "$dir/topo.txt" | grep -vc "# lid [0-9]* lmc $lmc ")
+	[ "$nbadlmc" = 0 ] || fail "$name: $nbadlmc CA ports without LMC $lmc"
+	if [ -n "${OPENSM_FIRST:-}" ]; then
+		diff "$dir/lids.osm" "$dir/lids.ibnd" >/dev/null || fail "$name: smd moved LIDs OpenSM had assigned"
+		for k in new moved; do
+			[ "$(json_num "$dir/run1.json" $k)" = 0 ] || fail "$name: after OpenSM: $k = $(json_num "$dir/run1.json" $k)"
+		done
+		src=from_fabric
+		[ "$OPENSM_FIRST" = file ] && src=from_file
+		[ "$(json_num "$dir/run1.json" $src)" = "$nl" ] || fail "$name: only $(json_num "$dir/run1.json" $src) of $nl LIDs kept $src"
+		echo "$name: after OpenSM: $(json_num "$dir/run1.json" lft_blocks_written) LFT blocks rewritten, $(json_num "$dir/run1.json" lft_blocks_read) read"
+	fi
 
 	# every switch forwards every CA port LID (switch-to-switch LIDs are the
 	# engine's business: ftree leaves spine-to-spine LIDs out; counted only)
 	ibsim_run dump_lfts >"$dir/lfts.txt" 2>"$dir/lfts.err" || fail "$name: dump_lfts failed"
 	nsw=$(grep -c '^Unicast lids' "$dir/lfts.txt")
 	[ "$nsw" = "$(json_num "$dir/run1.json" switches)" ] || fail "$name: dump_lfts shows $nsw switches"
-	nca=$(grep -c '^\[[0-9]*\](' "$dir/topo.txt")
-	awk '/^Unicast lids/ { if (n++) print ca; ca = 0 } /Channel Adapter/ { ca++ } END { if (n) print ca }' \
-		"$dir/lfts.txt" | sort | uniq -c >"$dir/lfts.ca"
+	# every LID of every CA port's LMC range
+	awk -v span=$((1 << lmc)) '/^\[[0-9]+\]\(/ { l = $0; if (sub(/.*# lid /, "", l)) { sub(/ .*/, "", l);
+		for (i = 0; i < span; i++) print l + i } }' "$dir/topo.txt" >"$dir/ca.lids"
+	nca=$(wc -l <"$dir/ca.lids")
+	awk 'function hex(h,  i, v, c) { v = 0; h = tolower(substr(h, 3));
+			for (i = 1; i <= length(h); i++) { c = index("0123456789abcdef", substr(h, i, 1)) - 1; v = v * 16 + c } return v }
+		NR == FNR { ca[$1] = 1; next }
+		/^Unicast lids/ { if (n++) print cnt; cnt = 0; next }
+		/^0x[0-9a-fA-F]+ [0-9]+ / { if (hex($1) in ca) cnt++ }
+		END { if (n) print cnt }' "$dir/ca.lids" "$dir/lfts.txt" | sort | uniq -c >"$dir/lfts.ca"
 	[ "$(awk '{ print $2 }' "$dir/lfts.ca")" = "$nca" ] ||
-		{ fail "$name: not every switch has an entry for all $nca CA port LIDs:"; cat "$dir/lfts.ca"; }
+		{ fail "$name: not every switch has an entry for all $nca CA LIDs:"; cat "$dir/lfts.ca"; }
 	echo "$name: LFT entries per switch: $(grep 'valid lids dumped' "$dir/lfts.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
 
 	# every pair of CA port LIDs is routed hop by hop
@@ -125,7 +162,7 @@ run_case() {
 
 	# a second run keeps everything and writes nothing
 	cp "$dir/state/guid2lid" "$dir/guid2lid.1"
-	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" --json >"$dir/run2.json" 2>"$dir/run2.err"; then
+	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" --lmc "$lmc" --json >"$dir/run2.json" 2>"$dir/run2.err"; then
 		fail "$name: second smd --once failed"; cat "$dir/run2.err"
 	else
 		cat "$dir/run2.json"
@@ -162,7 +199,17 @@ if [ -f "$ex" ]; then
 		export SIM_HOST
 		run_case "example-$SIM_HOST" "$ex"
 	done
-	unset SIM_HOST
+	# LMC 2: 4 LIDs per CA port, aligned
+	SIM_HOST=Hca1 LMC=2
+	export SIM_HOST LMC
+	run_case example-lmc2 "$ex"
+	unset LMC
+	# migrating from OpenSM: LIDs kept from the fabric, then from OpenSM's guid2lid
+	for OPENSM_FIRST in fabric file; do
+		export OPENSM_FIRST
+		run_case "after-opensm-$OPENSM_FIRST" "$ex"
+	done
+	unset SIM_HOST OPENSM_FIRST
 else
 	fail "$ex missing (ibsim-utils)"
 fi

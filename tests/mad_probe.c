@@ -148,6 +148,7 @@ int main(int argc, char **argv)
 	int rc, bad = 0, argi = 1;
 	const struct sm_txn_stats *st;
 	unsigned trap_wait_s = 0;
+	struct trapwait tw = { 0, 0 };
 
 	if (argc > 2 && strcmp(argv[1], "--trap") == 0) {
 		trap_wait_s = (unsigned)strtoul(argv[2], NULL, 10);
@@ -191,6 +192,8 @@ int main(int argc, char **argv)
 		sm_transport_close(t);
 		return 1;
 	}
+	if (trap_wait_s)
+		sm_txn_set_unsolicited(e, trap_cb, &tw);
 	for (unsigned i = 0; i < n; i++) {
 		struct sm_smp req;
 		init_get(&req, &probes[i], SM_ATTR_NODE_INFO, 0);
@@ -228,10 +231,9 @@ int main(int argc, char **argv)
 	       st->sent, st->received, st->completed, st->retried, st->timed_out, st->malformed,
 	       st->unknown_tid);
 	if (trap_wait_s && !bad) {
-		struct trapwait tw = { 0, 0 };
 		uint64_t end = sm_monotonic_us() + (uint64_t)trap_wait_s * 1000000u;
 
-		sm_txn_set_unsolicited(e, trap_cb, &tw);
+		tw.got = 0;   /* traps that came during the probes do not count */
 		printf("waiting for a trap\n");
 		fflush(stdout);
 		while (!tw.got && sm_monotonic_us() < end)

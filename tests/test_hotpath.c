@@ -492,6 +492,17 @@ static void test_lmc(void **state)
 			assert_int_not_equal(p0, p1);
 		else
 			assert_int_equal(p0, p1);
+		/* the DLID list names both flows with the DLID each must use */
+		char *txt = NULL;
+		size_t tl = 0;
+		FILE *mem = open_memstream(&txt, &tl);
+		assert_int_equal(sm_hotpath_write_dlids(f, &r, mem), 0);
+		fclose(mem);
+		char want[128];
+		snprintf(want, sizeof(want), "\"host00000 mlx5_0\" \"host00020 mlx5_0\" 1 %u pinned\n", r.dlid[0]);
+		if (!strstr(txt, want))
+			fail_msg("'%s' not in:\n%s", want, txt);
+		free(txt);
 		ml_sw = use_lmc ? 1 : 2;
 		(void)ml_sw;
 		check_routes(f, out);

@@ -606,6 +606,23 @@ static void test_notice_trap128_golden(void **state)
 	assert_int_equal(dec.count, 5);
 	assert_int_equal(dec.lid_addr, 0x21);
 	assert_memory_equal(&dec, &n, sizeof(n));
+	/* generic informational trap 144 from a CA (capability mask change):
+	 * DataDetails = reserved 16 bits, then LIDADDR */
+	memset(v, 0, sizeof(v));
+	PUT(v, 0, 0x84, 0x00, 0x00, 0x01);   /* generic, type 4; producer CA */
+	PUT(v, 4, 0x00, 0x90, 0x00, 0x07);   /* trap 144, issuer LID 7 */
+	PUT(v, 10, 0x00, 0x00, 0x00, 0x07);  /* reserved, LIDADDR 7 */
+	PUT(v, 15, 0x00, 0x00, 0x00, 0x02);  /* NewCapabilityMask (IsSM) */
+	assert_int_equal(sm_notice_decode(v, &dec, NULL), 0);
+	assert_int_equal(dec.trap_num, SM_TRAP_LOCAL_CHANGES);
+	assert_int_equal(dec.type, 4);
+	assert_int_equal(dec.producer_type, 1);
+	assert_int_equal(dec.lid_addr, 7);
+	{
+		uint8_t got144[SM_SMP_DATA_SIZE];
+		sm_notice_encode(&dec, got144);
+		assert_memory_equal(got144, v, sizeof(v));
+	}
 	/* vendor-specific notice: VendorID and DeviceID in the same bytes, no LIDADDR */
 	PUT(v, 0, 0x04, 0x00, 0x02, 0xC9, 0x12, 0x34);
 	assert_int_equal(sm_notice_decode(v, &dec, NULL), 0);

@@ -14,6 +14,7 @@
 #include "fabric.h"
 #include "gen.h"
 #include "profile.h"
+#include "topo.h"
 
 /* 8 hosts (4 leaves x 2), 2 spines, 2 planes; host i has LID i+1 in each plane. */
 static int setup(void **state)
@@ -345,6 +346,31 @@ static void test_fuzz(void **state)
 	}
 }
 
+/* Real tools: an ibnetdiscover dump and perfquery -x output captured on ibsim (after opensm --once). */
+static void test_perfquery_real(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_topo_err te;
+	assert_int_equal(sm_topo_load(f, data_path("ibsim-2sw4hca.ibnd"), SM_TOPO_AUTO, 0, &te), 0);
+	struct sm_profile *p = NULL;
+	char err[512];
+	int rc = sm_profile_load(f, data_path("perfquery-ibsim.txt"), NULL, &p, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	assert_int_equal(rc, 0);
+	assert_int_equal(p->format, SM_PROFILE_FMT_PERFQUERY);
+	assert_int_equal(p->stats.counter_ports, 4);
+	/* deltas (words): LID 2 and 5 sent/received 144, LID 4 and 6 216; bytes = 4 x words */
+	assert_int_equal(p->n_flows, 12);
+	assert_true(fabs(p->stats.kept_weight - 4 * (144 + 216 + 144 + 216)) < 1e-6);
+	uint32_t l2 = sm_fabric_find_lid(f, 0, 2), l4 = sm_fabric_find_lid(f, 0, 4);
+	/* gravity: 576 B from LID 2 spread over the others' receive volume (2880 - 576) */
+	assert_true(fabs(find_flow(p, l2, l4) - 576.0 * 864.0 / 2304.0) < 1e-6);
+	sm_profile_free(p);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_forced_format),
 		cmocka_unit_test(test_fuzz),
+		cmocka_unit_test(test_perfquery_real),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

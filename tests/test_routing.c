@@ -310,6 +310,29 @@ static void test_lmc_spreads_over_uplinks(void **state)
 	sm_fabric_free(x.f);
 }
 
+/* With LMC, base LIDs stay spread (shift-free) and each port's LIDs leave a leaf by distinct spines. */
+static void test_lmc_fat_tree(void **state)
+{
+	(void)state;
+	struct fix x;
+	fix_init(&x);
+	fix_fat_tree(&x, 4, 4, 4, 1, 0);
+	fix_lids(&x, 1);
+	for (int e = 0; e < 2; e++) {
+		struct sm_lfts *l = route_with(e ? &sm_engine_updn : &sm_engine_minhop, x.f, 0, NULL, NULL, 0, NULL);
+		assert_int_equal(shift_congestion(x.f, l, 0), 1);
+		for (unsigned h = 4; h < 16; h++) {
+			uint16_t lid = sm_port(x.f, x.ca[h], 1)->lid;
+			assert_int_not_equal(sm_lfts_get(l, x.sw[0], lid), sm_lfts_get(l, x.sw[0], (uint16_t)(lid + 1)));
+		}
+		struct sm_validation v;
+		validate(x.f, 0, l, &v);
+		assert_true(sm_validate_ok(&v, 0));
+		sm_lfts_free(l);
+	}
+	sm_fabric_free(x.f);
+}
+
 static void test_disconnected_island(void **state)
 {
 	(void)state;
@@ -900,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_minhop_parallel_links),
 		cmocka_unit_test(test_minhop_multiport_ca_lmc),
 		cmocka_unit_test(test_lmc_spreads_over_uplinks),
+		cmocka_unit_test(test_lmc_fat_tree),
 		cmocka_unit_test(test_disconnected_island),
 		cmocka_unit_test(test_no_switch),
 		cmocka_unit_test(test_ring_minhop_loops_updn_not),

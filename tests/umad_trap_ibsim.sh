@@ -5,8 +5,8 @@
 # mad_probe, attached at the SM's port, waits for an unsolicited MAD while
 # the ibsim console unlinks Switch2 port 2 (Hca4): Switch2 sends Trap 128
 # (Notice, LIDADDR = its LID) to the SM LID; mad_probe decodes it and
-# answers with a TrapRepress. The switch LID is cross-checked with
-# smpquery.
+# answers with a TrapRepress. Claiming IsSM itself shows as a Trap 144 from
+# our own port. LIDs are cross-checked with smpquery.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -75,9 +75,12 @@ rc=$?
 probe_pid=
 cat "$out"
 [ $rc = 0 ] || { cat "$IBSIM_DIR/probe.err"; bad "probe exit $rc"; }
-line=$(grep "^trap " "$out")
-[ -n "$line" ] || bad "no trap received"
-echo "$line" | grep -q " num=128 " || bad "not trap 128: $line"
+# claiming IsSM changed our port's capability mask: its SMA said so with a
+# Trap 144 to the SM LID (ours, from opensm's run), LIDADDR = our LID
+grep -q "^trap method=0x05 num=144 issuer=$sm_lid lidaddr=$sm_lid slid=$sm_lid\$" "$out" ||
+	bad "no trap 144 from our own port (IsSM not claimed?)"
+line=$(grep "^trap .* num=128 " "$out")
+[ -n "$line" ] || bad "no trap 128 received"
 echo "$line" | grep -q " lidaddr=$sw2_lid " || bad "LIDADDR is not Switch2's LID $sw2_lid: $line"
 echo "$line" | grep -q " issuer=$sw2_lid " || bad "issuer is not Switch2's LID $sw2_lid: $line"
 echo "$line" | grep -q " slid=$sw2_lid\$" || bad "source LID is not Switch2's LID: $line"
