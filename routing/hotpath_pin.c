@@ -416,22 +416,77 @@ static bool try_swap(struct hp *h, uint32_t node, uint16_t lid, double M)
 	return false;
 }
 
+/* CSR of pinned flow indices keyed by a switch slot (the source or destination leaf). */
+struct fidx {
+	uint32_t *off, *idx;
+};
+
+static int fidx_build(const struct hp *h, bool by_dst, struct fidx *x)
+{
+	x->off = calloc((size_t)h->n_sw + 2, sizeof(uint32_t));
+	x->idx = malloc((h->n + 1) * sizeof(uint32_t));
+	if (!x->off || !x->idx)
+		return -ENOMEM;
+	uint32_t *key = malloc((h->n + 1) * sizeof(uint32_t));
+	if (!key)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct hflow *fl = &h->fl[i];
+		uint32_t port = by_dst ? fl->dst : fl->src;
+		key[i] = fl->pinned ? slot_of(h, h->f->ports[port].peer_node) : SM_NONE;
+		if (key[i] != SM_NONE)
+			x->off[key[i] + 1]++;
+	}
+	for (uint32_t s = 0; s < h->n_sw; s++)
+		x->off[s + 1] += x->off[s];
+	uint32_t *fill = calloc((size_t)h->n_sw + 1, sizeof(uint32_t));
+	if (!fill) {
+		free(key);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < h->n; i++)
+		if (key[i] != SM_NONE)
+			x->idx[x->off[key[i]] + fill[key[i]]++] = (uint32_t)i;
+	free(fill);
+	free(key);
+	return 0;
+}
+
+/*
+ * Local min-max improvement (see hotpath.h). The flows crossing the busiest
+ * link L are found through the endpoint indexes when L is a leaf up-link
+ * (up*-down* flows there start at that leaf) or a link down into a leaf
+ * (they end there); other links are found by scanning every pinned flow.
+ * Missing a transit flow of a down-up base route only weakens the search.
+ */
 static unsigned improve(struct hp *h, unsigned rounds)
 {
 	unsigned moves = 0;
-	uint32_t *cand_node = malloc(HP_MAXHOPS * (h->n + 1) * sizeof(uint32_t));
-	uint16_t *cand_lid = malloc(HP_MAXHOPS * (h->n + 1) * sizeof(uint16_t));
-	if (!cand_node || !cand_lid)
+	size_t cap = 4096, nc = 0;
+	uint32_t *cand_node = malloc(cap * sizeof(uint32_t));
+	uint16_t *cand_lid = malloc(cap * sizeof(uint16_t));
+	struct fidx bysrc = { 0 }, bydst = { 0 };
+	if (!cand_node || !cand_lid || fidx_build(h, false, &bysrc) || fidx_build(h, true, &bydst))
 		goto out;
 	while (moves < rounds) {
 		double M;
 		uint32_t L = busiest(h, &M);
 		if (L == SM_NONE || M <= h->host_bound * (1 + 1e-9))
 			break;
+		uint32_t xs = slot_of(h, h->f->ports[L].node), ys = slot_of(h, h->f->ports[L].peer_node);
+		const uint32_t *list = NULL;
+		size_t nlist = h->n;
+		if (xs != SM_NONE && h->level[xs] == 0) {
+			list = &bysrc.idx[bysrc.off[xs]];
+			nlist = bysrc.off[xs + 1] - bysrc.off[xs];
+		} else if (ys != SM_NONE && h->level[ys] == 0) {
+			list = &bydst.idx[bydst.off[ys]];
+			nlist = bydst.off[ys + 1] - bydst.off[ys];
+		}
 		/* decided units upstream of L on the paths of flows crossing L */
-		size_t nc = 0;
-		for (size_t i = 0; i < h->n; i++) {
-			const struct hflow *fl = &h->fl[i];
+		nc = 0;
+		for (size_t j = 0; j < nlist; j++) {
+			const struct hflow *fl = &h->fl[list ? list[j] : j];
 			if (!fl->pinned || !path_has(fl, L))
 				continue;
 			uint32_t hot = h->hot_of_lid[fl->dlid];
@@ -439,6 +494,17 @@ static unsigned improve(struct hp *h, unsigned rounds)
 				uint32_t node = h->f->ports[fl->path[k]].node;
 				uint32_t s = slot_of(h, node);
 				if (s != SM_NONE && *dec(h, hot, s)) {
+					if (nc == cap) {
+						uint32_t *a = realloc(cand_node, 2 * cap * sizeof(uint32_t));
+						uint16_t *b = a ? realloc(cand_lid, 2 * cap * sizeof(uint16_t)) : NULL;
+						if (a)
+							cand_node = a;
+						if (b)
+							cand_lid = b;
+						if (!a || !b)
+							goto out;
+						cap *= 2;
+					}
 					cand_node[nc] = node;
 					cand_lid[nc++] = fl->dlid;
 				}
@@ -456,6 +522,10 @@ static unsigned improve(struct hp *h, unsigned rounds)
 		moves++;
 	}
 out:
+	free(bysrc.off);
+	free(bysrc.idx);
+	free(bydst.off);
+	free(bydst.idx);
 	free(cand_node);
 	free(cand_lid);
 	return moves;
