@@ -9,21 +9,31 @@
  *  1. D = T and its ancestors (BFS upward). A switch in D routes down; the
  *     BFS records, for each ancestor, the ports leading to D children.
  *  2. Every other switch routes up, to a parent that can still reach T:
- *     R(s) = D(s) or R(some parent), memoised per T. A switch with no R
- *     parent gets no entry: up/down routing never turns down-then-up, which
- *     is what keeps every route credit-loop free.
+ *     R(s) = D(s) or R(some parent) (memoised per T for leaves; for a T
+ *     above the leaves, marked outright as D and everything below it).
+ *     Endpoint routes are thus up* then down*, never down-then-up, which
+ *     keeps the credit dependencies of endpoint traffic acyclic.
  *  3. The up port for destination index idx at a rank-r switch is the
  *     ideal slot (idx / div[r]) mod U(s) of its up-slot table: on a full
  *     tree each upper switch then carries a disjoint set of destinations,
  *     and every shift permutation is congestion free. When the ideal slot's
  *     link is missing, or its parent cannot reach T (it lost its link
- *     toward T), only that route moves: to the valid up port that took the
- *     fewest displaced routes so far (ties broken by rotating from the
- *     ideal slot, which spreads one leaf's displaced set round robin).
+ *     toward T), only that route moves (displace()): to a valid parent
+ *     chosen so that displaced destinations do not stack, on the up link
+ *     within one shift window or on the down link into T (see there).
+ *  4. Switches with no up/down path to T get a management-only route:
+ *     a detour down (route_detour) or, for a leaf toward a spine it lost,
+ *     an up-down-up valley (route_valleys). No endpoint route passes a
+ *     detour; valleys only carry endpoint traffic to switch LIDs.
+ *
+ * LFT entries are written into a column-major (LID-major) scratch table,
+ * so that one destination's entries over all switches are contiguous, and
+ * transposed into the row-major struct sm_lfts at the end: on a 32k-host
+ * 3-level tree (110 M entries) writing rows directly costs a cache and TLB
+ * miss per entry.
  *
  * Cost: O(ancestors + switches) per destination switch plus O(1) per LFT
- * entry; LFT rows are written in LID order per switch and T, which keeps
- * the writes within a few cache lines per row.
+ * entry, plus O(up ports) per displaced route.
  */
 #include "config.h"
 #include "ftree_model.h"
