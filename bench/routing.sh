@@ -59,6 +59,10 @@ if [ "${SKIP_BIG:-0}" != 1 ]; then
 	"$rb" --levels 3 --hosts 32768 --radix 64 --repeat 3 --no-shift --perms 10
 	echo "-- 3-level, 8,192 hosts, radix 64 (same shape, 8 pods; all 8,191 shifts, 20 permutations)"
 	"$rb" --levels 3 --hosts 8192 --radix 64 --repeat 3 --perms 20
+	for frac in 0.01 0.03; do
+		echo "-- the same with $frac of switch-switch links removed, seed 1"
+		"$rb" --levels 3 --hosts 8192 --radix 64 --repeat 1 --perms 20 --remove "$frac" --seed 1 || true
+	done
 fi
 
 echo
@@ -66,6 +70,11 @@ echo "== smd --dry-run, 8 planes from ibnetdiscover dumps"
 "$smctl" topo gen fat-tree --hosts 2048 --radix 64 --planes 8 --split -o "$work/mp8.ibnd"
 dumps=""
 for i in 0 1 2 3 4 5 6 7; do dumps="$dumps -t $work/mp8.ibnd.$i"; done
+for i in 1 2 3; do
+	# shellcheck disable=SC2086
+	/usr/bin/time -f "dry-run (no LFT file, no report): %e s wall, %U s user, %S s sys, %M KB peak RSS" \
+		"$smd" --dry-run $dumps -R ftree -q 2>&1 | grep -E 'dry-run|error' || true
+done
 for i in 1 2 3; do
 	# shellcheck disable=SC2086
 	/usr/bin/time -f "dry-run (LFT file, no report): %e s wall, %U s user, %S s sys, %M KB peak RSS" \

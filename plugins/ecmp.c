@@ -18,8 +18,10 @@
  * that switch is unchanged.
  *
  * Hashes (YAML `ecmp: {hash: lid|mix, seed: N, per_switch: true|false}`):
- *   lid  (default) DLID + seed: consecutive LIDs take consecutive ports,
- *        which on a full fat tree spreads each leaf's hosts over all spines;
+ *   lid  (default) DLID + seed, counted in ports (DLID >> LMC) so that
+ *        consecutive ports take consecutive egress ports, which on a full
+ *        fat tree spreads each leaf's hosts over all spines; the other
+ *        LIDs of an LMC range are shifted to other egress ports;
  *   mix  a 64-bit mixer (splitmix64 finaliser) of DLID ^ seed, for LID
  *        layouts where consecutive LIDs are not spread evenly.
  * per_switch mixes the switch GUID in too, so that switches at different
@@ -141,13 +143,20 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-static unsigned pick(const struct ecmp_cfg *c, uint16_t dlid, uint64_t sw_guid, unsigned n)
+static unsigned pick(const struct ecmp_cfg *c, uint16_t dlid, unsigned lmc, uint64_t sw_guid, unsigned n)
 {
 	uint64_t h;
-	if (c->hash == HASH_LID)
-		h = (uint64_t)dlid + c->seed + (c->per_switch ? mix64(sw_guid) : 0);
-	else
+	if (c->hash == HASH_LID) {
+		/*
+		 * With LMC, base LIDs are 2^lmc apart: count ports, not LIDs,
+		 * so base LIDs still take consecutive ports, and shift a port's
+		 * other LIDs by n / 2^lmc each so they leave by other ports.
+		 */
+		uint64_t off = dlid & ((1u << lmc) - 1), step = n >> lmc ? n >> lmc : 1;
+		h = ((uint64_t)dlid >> lmc) + off * step + c->seed + (c->per_switch ? mix64(sw_guid) : 0);
+	} else {
 		h = mix64((uint64_t)dlid ^ c->seed ^ (c->per_switch ? mix64(sw_guid) : 0));
+	}
 	return (unsigned)(h % n);
 }
 
@@ -158,6 +167,7 @@ struct ecmp_run {
 	uint32_t *queue;
 	uint32_t *deliver;       /* [top_lid+1] slot delivering each LID, SM_NONE */
 	uint8_t *out_port;       /* [top_lid+1] port at that slot */
+	uint8_t *lmc;            /* [top_lid+1] LMC of the port owning the LID */
 };
 
 /* Switch slot across the cable of port p of switch node n, or SM_NONE. */
@@ -199,11 +209,13 @@ static uint32_t find_deliveries(struct ecmp_run *r, unsigned plane, uint32_t *n_
 	for (uint32_t lid = 0; lid <= r->l->top_lid; lid++) {
 		r->deliver[lid] = SM_NONE;
 		r->out_port[lid] = 0;
+		r->lmc[lid] = 0;
 		if (!lid || !pl->lid_map || pl->lid_map[lid] == SM_NONE)
 			continue;
 		++*n_lids;
 		const struct sm_port *pp = &r->f->ports[pl->lid_map[lid]];
 		uint32_t s = r->l->slot_of_node[pp->node];
+		r->lmc[lid] = pp->lmc;
 		if (s == SM_NONE && pp->peer_node != SM_NONE) {
 			s = r->l->slot_of_node[pp->peer_node];
 			r->out_port[lid] = pp->peer_port;
@@ -228,8 +240,9 @@ static int ecmp_route(void *state, struct sm_route_ctx *ctx)
 	r.queue = malloc((size_t)l->n_switches * sizeof(*r.queue));
 	r.deliver = malloc(((size_t)l->top_lid + 1) * sizeof(*r.deliver));
 	r.out_port = malloc((size_t)l->top_lid + 1);
+	r.lmc = malloc((size_t)l->top_lid + 1);
 	uint8_t *has = calloc(l->n_switches, 1);
-	if (!r.dist || !r.queue || !r.deliver || !r.out_port || !has) {
+	if (!r.dist || !r.queue || !r.deliver || !r.out_port || !r.lmc || !has) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -266,7 +279,7 @@ static int ecmp_route(void *state, struct sm_route_ctx *ctx)
 				if (s == d)
 					row[lid] = r.out_port[lid];
 				else if (nc)
-					row[lid] = cand[pick(c, (uint16_t)lid, n->guid, nc)];
+					row[lid] = cand[pick(c, (uint16_t)lid, r.lmc[lid], n->guid, nc)];
 				else
 					unreached++;
 			}
@@ -281,6 +294,7 @@ out:
 	free(r.queue);
 	free(r.deliver);
 	free(r.out_port);
+	free(r.lmc);
 	free(has);
 	return rc;
 }

@@ -9,21 +9,31 @@
  *  1. D = T and its ancestors (BFS upward). A switch in D routes down; the
  *     BFS records, for each ancestor, the ports leading to D children.
  *  2. Every other switch routes up, to a parent that can still reach T:
- *     R(s) = D(s) or R(some parent), memoised per T. A switch with no R
- *     parent gets no entry: up/down routing never turns down-then-up, which
- *     is what keeps every route credit-loop free.
+ *     R(s) = D(s) or R(some parent) (memoised per T for leaves; for a T
+ *     above the leaves, marked outright as D and everything below it).
+ *     Endpoint routes are thus up* then down*, never down-then-up, which
+ *     keeps the credit dependencies of endpoint traffic acyclic.
  *  3. The up port for destination index idx at a rank-r switch is the
  *     ideal slot (idx / div[r]) mod U(s) of its up-slot table: on a full
  *     tree each upper switch then carries a disjoint set of destinations,
  *     and every shift permutation is congestion free. When the ideal slot's
  *     link is missing, or its parent cannot reach T (it lost its link
- *     toward T), only that route moves: to the valid up port that took the
- *     fewest displaced routes so far (ties broken by rotating from the
- *     ideal slot, which spreads one leaf's displaced set round robin).
+ *     toward T), only that route moves (displace()): to a valid parent
+ *     chosen so that displaced destinations do not stack, on the up link
+ *     within one shift window or on the down link into T (see there).
+ *  4. Switches with no up/down path to T get a management-only route:
+ *     a detour down (route_detour) or, for a leaf toward a spine it lost,
+ *     an up-down-up valley (route_valleys). No endpoint route passes a
+ *     detour; valleys only carry endpoint traffic to switch LIDs.
+ *
+ * LFT entries are written into a column-major (LID-major) scratch table,
+ * so that one destination's entries over all switches are contiguous, and
+ * transposed into the row-major struct sm_lfts at the end: on a 32k-host
+ * 3-level tree (110 M entries) writing rows directly costs a cache and TLB
+ * miss per entry.
  *
  * Cost: O(ancestors + switches) per destination switch plus O(1) per LFT
- * entry; LFT rows are written in LID order per switch and T, which keeps
- * the writes within a few cache lines per row.
+ * entry, plus O(up ports) per displaced route.
  */
 #include "config.h"
 #include "ftree_model.h"
@@ -488,6 +498,12 @@ static void transpose(const struct ft_run *x, struct sm_lfts *out)
 	}
 }
 
+/* Destination switch t has CA LIDs (they come first in its destination list). */
+static int has_hosts(const struct ft_model *m, uint32_t t)
+{
+	return m->dest_off[t + 1] > m->dest_off[t] && m->dest[m->dest_off[t]].port != 0;
+}
+
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
 {
 	struct ft_run x = { .m = m };
@@ -537,7 +553,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 			continue;
 		x.ord[t] = i;
 		x.span[t] = 1;
-		if (m->dest_off[t + 1] > m->dest_off[t])
+		if (has_hosts(m, t))
 			x.nleaf = i + 1;
 	}
 	/* upper switches: the first leaf below them and how many leaves they cover (ranks ascending) */
@@ -558,11 +574,11 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
 		uint32_t t = m->tgt_order[i];
 		route_target(&x, t);
-		if (m->rank[t] != 0)
+		if (m->rank[t] != 0 || !has_hosts(m, t))
 			continue;
 		/* every leaf must reach every other leaf of its component up then down */
 		for (uint32_t s = 0; s < m->nsw; s++)
-			if (m->rank[s] == 0 && s != t && m->comp[s] == m->comp[t] && !reach(&x, s)) {
+			if (m->rank[s] == 0 && s != t && m->comp[s] == m->comp[t] && has_hosts(m, s) && !reach(&x, s)) {
 				bad++;
 				bad_from = s;
 				bad_to = t;

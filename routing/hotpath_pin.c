@@ -1,206 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DOC: hot-path pinning algorithm (model and invariants: see hotpath.h)
+ * DOC: hot-path pinning: model, greedy placement, local improvement, entry point
  *
- * Owns nothing beyond one call: struct hp holds the plane's switch levels,
- * up-port lists, per-link loads (indexed by fabric port index of the egress
- * port), the flows of the plane with their current paths, and the decided
- * (switch, hot LID) units. The output LFT `out` is the single source of
- * truth for routes: a flow's path is always the walk of `out`, and a
- * decision is just an `out` entry plus its bit in `decided`.
- *
- * Invariant: hp->load[p] == sum of the weights of flows whose stored path
- * contains egress port p, at every point between operations.
+ * sm_hotpath_pin() builds struct hp (hotpath_int.h: levels, up-ports, the
+ * plane's flows, hot LIDs), loads the unpinned flows on their base routes,
+ * colours (hotpath_colour.c) or places the pinned flows greedily, runs the
+ * local min-max improvement, then reports (evaluator and LFT diff).
  */
-#include "hotpath.h"
+#include "hotpath_int.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define HP_MAXHOPS 16
-#define HP_LVL_NONE 0xff
-#define HP_EPS 1e-9
-
-struct hflow {
-	uint32_t src, dst;       /* CA port indices */
-	double w;
-	uint16_t base_lid;
-	uint16_t dlid;           /* current DLID */
-	uint8_t nlids;           /* 2^lmc */
-	uint8_t pinned;
-	uint8_t len;             /* path length, 0 = no working route */
-	uint32_t in;             /* index in rep->flow (this plane's flows, caller order) */
-	uint32_t path[HP_MAXHOPS];
-};
-
-struct hp {
-	const struct sm_fabric *f;
-	unsigned plane;
-	const struct sm_lfts *base;
-	struct sm_lfts *out;
-	uint32_t n_sw;
-	uint8_t *level;          /* [n_sw] */
-	uint32_t *up_off;        /* [n_sw+1] */
-	uint8_t *up;             /* up-port numbers */
-	double *load;            /* [f->n_ports] */
-	struct hflow *fl;
-	size_t n;
-	uint32_t *hot_of_lid;    /* [top_lid+1] */
-	uint32_t n_hot;
-	uint16_t *hot_lid;       /* [n_hot] */
-	uint8_t *decided;        /* [n_hot * n_sw] */
-	/* flows by hot LID (CSR over pinned flows, by current dlid) */
-	uint32_t *byl_off, *byl;
-	double host_bound;
-	unsigned max_level;
-};
-
-static inline unsigned flow_plane(const struct sm_fabric *f, const struct sm_flow *x)
-{
-	return f->nodes[f->ports[x->src].node].plane;
-}
-
-static inline uint32_t slot_of(const struct hp *h, uint32_t node)
-{
-	return node < h->out->n_nodes ? h->out->slot_of_node[node] : SM_NONE;
-}
-
-static inline uint8_t *dec(const struct hp *h, uint32_t hot, uint32_t slot)
-{
-	return &h->decided[(size_t)hot * h->n_sw + slot];
-}
 
 void sm_hotpath_opts_init(struct sm_hotpath_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->share = 1.0;
 	o->improve_rounds = 100000;
-}
-
-/* ---- walking ---- */
-
-/* Walk src -> dst with dlid through l; fills path (egress port indices). Returns length or 0. */
-static unsigned walk(const struct sm_fabric *f, const struct sm_lfts *l, uint32_t src, uint32_t dst,
-		     uint16_t dlid, uint32_t *path)
-{
-	const struct sm_port *sp = &f->ports[src];
-	unsigned n = 0;
-	if (sp->peer_node == SM_NONE)
-		return 0;
-	path[n++] = src;
-	uint32_t node = sp->peer_node;
-	uint32_t dnode = f->ports[dst].node;
-	uint8_t dport = f->ports[dst].num;
-	while (n < HP_MAXHOPS) {
-		if (f->nodes[node].type != SM_NODE_SWITCH)
-			return 0;
-		uint8_t e = sm_lfts_get(l, node, dlid);
-		if (e == SM_LFT_NONE || e == 0 || e > f->nodes[node].nports)
-			return 0;
-		uint32_t pi = sm_port_index(f, node, e);
-		const struct sm_port *pt = &f->ports[pi];
-		if (pt->peer_node == SM_NONE)
-			return 0;
-		path[n++] = pi;
-		if (f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
-			return (pt->peer_node == dnode && pt->peer_port == dport) ? n : 0;
-		node = pt->peer_node;
-	}
-	return 0;
-}
-
-static void add_path(struct hp *h, const struct hflow *fl, double sign)
-{
-	for (unsigned i = 0; i < fl->len; i++)
-		h->load[fl->path[i]] += sign * fl->w;
-}
-
-static void reroute(struct hp *h, struct hflow *fl)
-{
-	fl->len = (uint8_t)walk(h->f, h->out, fl->src, fl->dst, fl->dlid, fl->path);
-}
-
-/* ---- evaluator ---- */
-
-static double host_bound_of(const struct sm_fabric *f, const struct sm_flow *flows, size_t n, unsigned plane,
-			    double *tmp_s, double *tmp_r)
-{
-	double b = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (flow_plane(f, &flows[i]) != plane)
-			continue;
-		tmp_s[flows[i].src] += flows[i].weight;
-		tmp_r[flows[i].dst] += flows[i].weight;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (flow_plane(f, &flows[i]) != plane)
-			continue;
-		b = fmax(b, fmax(tmp_s[flows[i].src], tmp_r[flows[i].dst]));
-	}
-	return b;
-}
-
-int sm_hotpath_eval(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
-		    const struct sm_flow *flows, const uint16_t *dlids, size_t n_flows, double *max_load,
-		    double *host_bound, double *ebb, size_t *unroutable)
-{
-	double *load = calloc((size_t)f->n_ports + 1, sizeof(double));
-	double *ts = calloc((size_t)f->n_ports + 1, sizeof(double));
-	double *tr = calloc((size_t)f->n_ports + 1, sizeof(double));
-	uint32_t(*paths)[HP_MAXHOPS] = calloc(n_flows + 1, sizeof(*paths));
-	uint8_t *lens = calloc(n_flows + 1, 1);
-	int rc = 0;
-	if (!load || !ts || !tr || !paths || !lens) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	size_t bad = 0, cnt = 0;
-	for (size_t i = 0; i < n_flows; i++) {
-		if (flow_plane(f, &flows[i]) != plane)
-			continue;
-		uint16_t d = dlids ? dlids[i] : f->ports[flows[i].dst].lid;
-		lens[i] = (uint8_t)walk(f, l, flows[i].src, flows[i].dst, d, paths[i]);
-		if (!lens[i])
-			bad++;
-		for (unsigned k = 0; k < lens[i]; k++)
-			load[paths[i][k]] += flows[i].weight;
-	}
-	double mx = 0;
-	for (uint32_t p = 0; p < f->n_ports; p++)
-		mx = fmax(mx, load[p]);
-	double hb = host_bound_of(f, flows, n_flows, plane, ts, tr);
-	double sum = 0;
-	for (size_t i = 0; i < n_flows; i++) {
-		if (flow_plane(f, &flows[i]) != plane)
-			continue;
-		cnt++;
-		if (!lens[i])
-			continue;
-		double worst = 0;
-		for (unsigned k = 0; k < lens[i]; k++)
-			worst = fmax(worst, load[paths[i][k]]);
-		sum += worst > 0 ? fmin(1.0, hb / worst) : 1.0;
-	}
-	if (max_load)
-		*max_load = mx;
-	if (host_bound)
-		*host_bound = hb;
-	if (ebb)
-		*ebb = cnt ? sum / (double)cnt : 0;
-	if (unroutable)
-		*unroutable = bad;
-out:
-	free(load);
-	free(ts);
-	free(tr);
-	free(paths);
-	free(lens);
-	return rc;
 }
 
 /* ---- model building ---- */
@@ -274,7 +94,7 @@ static int build_levels(struct hp *h)
 }
 
 /* Is the base entry of (switch node, lid) an up-port? */
-static bool is_up(const struct hp *h, uint32_t node, uint16_t lid)
+bool hp_is_up(const struct hp *h, uint32_t node, uint16_t lid)
 {
 	uint32_t s = slot_of(h, node);
 	uint8_t e = sm_lfts_get(h->base, node, lid);
@@ -338,7 +158,7 @@ static void dfs(struct dfs *d, uint32_t node, bool down)
 	uint32_t hot = h->hot_of_lid[d->dlid];
 	if (s == SM_NONE || h->level[s] == HP_LVL_NONE)
 		return;
-	bool choose = !down && is_up(h, node, d->dlid) && !*dec(h, hot, s);
+	bool choose = !down && hp_is_up(h, node, d->dlid) && !*dec(h, hot, s);
 	unsigned nopt = choose ? h->up_off[s + 1] - h->up_off[s] : 1;
 	uint8_t basee = sm_lfts_get(h->base, node, d->dlid);
 	for (unsigned i = 0; i < nopt; i++) {
@@ -406,8 +226,8 @@ static void place_greedy(struct hp *h, struct hflow *fl, bool use_lmc)
 		}
 	}
 	if (!any) {
-		reroute(h, fl);
-		add_path(h, fl, 1);
+		hp_reroute(h, fl);
+		hp_add_path(h, fl, 1);
 		return;
 	}
 	for (unsigned i = 0; i < best.nch; i++) {
@@ -417,376 +237,10 @@ static void place_greedy(struct hp *h, struct hflow *fl, bool use_lmc)
 	fl->dlid = best.dlid;
 	fl->len = (uint8_t)best.len;
 	memcpy(fl->path, best.path, best.len * sizeof(best.path[0]));
-	add_path(h, fl, 1);
-}
-
-/* ---- colouring (2 and 3 levels) ---- */
-
-/*
- * Edge-colour a bipartite multigraph with nc colours (Konig: enough when
- * every vertex has degree <= nc). Edge e joins left el[e] (< nl) and right
- * er[e] (< nr); col[e] gets its colour. For each edge: a colour al free at
- * its left end and be free at its right end; if al is taken at the right
- * end, the al/be alternating path from there is flipped (it cannot reach
- * the left end in a bipartite graph), which frees al. O(edges x path).
- * 0, -ERANGE (a degree exceeds nc), -ENOMEM.
- */
-static int kempe(uint32_t nl, uint32_t nr, size_t ne, const uint32_t *el, const uint32_t *er, uint32_t nc,
-		 int32_t *col)
-{
-	size_t nv = (size_t)nl + nr;
-	int32_t *at = malloc((nv * nc + 1) * sizeof(*at));
-	int32_t *path = malloc((ne + 1) * sizeof(*path));
-	int rc = 0;
-	if (!at || !path) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < nv * nc; i++)
-		at[i] = -1;
-#define AT(v, c) at[(size_t)(v) * nc + (c)]
-	for (size_t e = 0; e < ne; e++) {
-		uint32_t va = el[e], vb = nl + er[e], al = 0, be = 0;
-		while (al < nc && AT(va, al) >= 0)
-			al++;
-		while (be < nc && AT(vb, be) >= 0)
-			be++;
-		if (al == nc || be == nc) {
-			rc = -ERANGE;
-			goto out;
-		}
-		if (AT(vb, al) >= 0) {
-			uint32_t v = vb, c = al;
-			size_t plen = 0;
-			while (AT(v, c) >= 0) {
-				int32_t x = AT(v, c);
-				if (plen == ne) { /* cannot happen on a simple alternating path */
-					rc = -ERANGE;
-					goto out;
-				}
-				path[plen++] = x;
-				v = v == el[x] ? nl + er[x] : el[x];
-				c = c == al ? be : al;
-			}
-			for (size_t i = 0; i < plen; i++) {
-				int32_t x = path[i];
-				AT(el[x], col[x]) = -1;
-				AT(nl + er[x], col[x]) = -1;
-			}
-			for (size_t i = 0; i < plen; i++) {
-				int32_t x = path[i];
-				col[x] = col[x] == (int32_t)al ? (int32_t)be : (int32_t)al;
-				AT(el[x], col[x]) = x;
-				AT(nl + er[x], col[x]) = x;
-			}
-		}
-		col[e] = (int32_t)al;
-		AT(va, al) = (int32_t)e;
-		AT(vb, al) = (int32_t)e;
-	}
-#undef AT
-out:
-	free(at);
-	free(path);
-	return rc;
-}
-
-struct unit {
-	uint32_t a, b;           /* vertices: source side, destination side (switch slots) */
-	uint16_t lid;
-	double w;
-	unsigned nlids;          /* LIDs of the destination available to split the unit */
-	unsigned flows;
-};
-
-static int cmp_unit(const void *x, const void *y)
-{
-	const struct unit *a = x, *b = y;
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	return a->lid < b->lid ? -1 : a->lid > b->lid;
-}
-
-/* Merge the units of one (a, lid) (their flows share one LFT entry); returns the new count. */
-static size_t merge_units(struct unit *u, size_t nu)
-{
-	if (!nu)
-		return 0;
-	qsort(u, nu, sizeof(*u), cmp_unit);
-	size_t o = 0;
-	for (size_t i = 1; i < nu; i++) {
-		if (u[i].a == u[o].a && u[i].lid == u[o].lid) {
-			u[o].w += u[i].w;
-			u[o].flows += u[i].flows;
-		} else {
-			u[++o] = u[i];
-		}
-	}
-	return o + 1;
-}
-
-static bool units_colourable(const struct unit *u, size_t nu, bool use_lmc, char *note, size_t notelen)
-{
-	for (size_t i = 0; i < nu; i++)
-		if (use_lmc && u[i].flows > 1 && u[i].nlids > 1) {
-			snprintf(note, notelen, "colour: LMC LIDs can split flows sharing a (switch, destination); greedy used");
-			return false;
-		}
-	for (size_t i = 1; i < nu; i++)
-		if (fabs(u[i].w - u[0].w) > HP_EPS * fmax(1, u[0].w)) {
-			snprintf(note, notelen, "colour needs equal weights per (leaf, destination); greedy used");
-			return false;
-		}
-	return true;
-}
-
-/*
- * Colour the units u[0..nu) (vertices: switch slots) with nc colours and
- * set out[a][lid] = port_of[a * nc + colour] for each. Vertex ids are
- * compacted first. Returns 1 applied, 0 degree too high (note), <0 errno.
- */
-static int colour_units(struct hp *h, struct unit *u, size_t nu, uint32_t nc, const uint8_t *port_of, char *note,
-			size_t notelen)
-{
-	uint32_t *lmap = malloc(((size_t)h->n_sw + 1) * sizeof(uint32_t));
-	uint32_t *rmap = malloc(((size_t)h->n_sw + 1) * sizeof(uint32_t));
-	uint32_t *el = malloc((nu + 1) * sizeof(uint32_t)), *er = malloc((nu + 1) * sizeof(uint32_t));
-	int32_t *col = malloc((nu + 1) * sizeof(int32_t));
-	int rc = 0;
-	if (!lmap || !rmap || !el || !er || !col) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t s = 0; s < h->n_sw; s++)
-		lmap[s] = rmap[s] = SM_NONE;
-	uint32_t nl = 0, nr = 0;
-	for (size_t i = 0; i < nu; i++) {
-		if (lmap[u[i].a] == SM_NONE)
-			lmap[u[i].a] = nl++;
-		if (rmap[u[i].b] == SM_NONE)
-			rmap[u[i].b] = nr++;
-		el[i] = lmap[u[i].a];
-		er[i] = rmap[u[i].b];
-	}
-	rc = kempe(nl, nr, nu, el, er, nc, col);
-	if (rc == -ERANGE) {
-		snprintf(note, notelen, "colour: a switch has more (switch, destination) units than up-links; greedy used");
-		rc = 0;
-		goto out;
-	}
-	if (rc)
-		goto out;
-	for (size_t i = 0; i < nu; i++) {
-		uint32_t node = h->out->sw_node[u[i].a];
-		sm_lfts_set(h->out, node, u[i].lid, port_of[(size_t)u[i].a * nc + (uint32_t)col[i]]);
-		*dec(h, h->hot_of_lid[u[i].lid], u[i].a) = 1;
-	}
-	rc = 1;
-out:
-	free(lmap);
-	free(rmap);
-	free(el);
-	free(er);
-	free(col);
-	return rc;
-}
-
-/* Slot of the switch behind port e of the switch in slot s (SM_NONE if none). */
-static uint32_t peer_slot(const struct hp *h, uint32_t s, uint8_t e)
-{
-	const struct sm_port *pt = sm_port(h->f, h->out->sw_node[s], e);
-	return pt->peer_node == SM_NONE ? SM_NONE : slot_of(h, pt->peer_node);
-}
-
-/*
- * Konig colouring for permutation-like profiles on 2- and 3-level trees.
- *
- * Level-1 switches fall into classes: on 2 levels each spine is a class; on
- * 3 levels aggs with the same set of cores above them form a class (agg j
- * of every pod). Stage 1 colours (source leaf, DLID) units with the
- * classes: the bipartite multigraph source leaf x destination leaf, so no
- * leaf up-link and no level-1 -> leaf down-link carries two units. On 3
- * levels, stage 2 colours, per class, the units that continue up, (agg,
- * DLID), with the class's cores: source agg x destination agg (the class's
- * agg in the destination's pod), so no agg -> core or core -> agg link
- * carries two. Every link then carries one unit: max load = unit weight.
- *
- * Returns 1 if stage 1 (and stage 2 where needed) was applied, 0 if the
- * conditions do not hold (note says why; units left undecided go to
- * greedy), negative errno on allocation failure.
- */
-static int colour(struct hp *h, bool use_lmc, char *note, size_t notelen)
-{
-	const struct sm_fabric *f = h->f;
-	if (h->max_level != 1 && h->max_level != 2) {
-		snprintf(note, notelen, "colour needs a 2- or 3-level tree (found %u levels)", h->max_level + 1);
-		return 0;
-	}
-	uint32_t ns = h->n_sw;
-	uint32_t *cls = malloc(((size_t)ns + 1) * sizeof(*cls));      /* level 1: class; level 2: class */
-	uint32_t *cidx = malloc(((size_t)ns + 1) * sizeof(*cidx));     /* level 2: index among its class's cores */
-	uint32_t *ncore = calloc((size_t)ns + 1, sizeof(*ncore));      /* per class: cores */
-	uint32_t *rep = malloc(((size_t)ns + 1) * sizeof(*rep));       /* per class: representative agg */
-	uint8_t *port1 = NULL, *port2 = NULL;
-	struct unit *u = NULL;
-	int rc = 0;
-	size_t nu = 0;
-	if (!cls || !cidx || !ncore || !rep) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	uint32_t ncls = 0, maxcore = 0;
-	for (uint32_t s = 0; s < ns; s++)
-		cls[s] = cidx[s] = SM_NONE;
-	if (h->max_level == 1) {
-		for (uint32_t s = 0; s < ns; s++)
-			if (h->level[s] == 1)
-				cls[s] = ncls++;
-	} else {
-		/* class of a core: the class of the first agg below it; aggs: the class of their first core */
-		for (uint32_t s = 0; s < ns; s++) {
-			if (h->level[s] != 1)
-				continue;
-			uint32_t c0 = SM_NONE;
-			for (uint32_t k = h->up_off[s]; k < h->up_off[s + 1] && c0 == SM_NONE; k++)
-				c0 = peer_slot(h, s, h->up[k]);
-			if (c0 == SM_NONE) {
-				snprintf(note, notelen, "colour: an aggregation switch has no core link");
-				goto out;
-			}
-			if (cls[c0] == SM_NONE) {
-				cls[c0] = ncls;
-				rep[ncls++] = s;
-			}
-			cls[s] = cls[c0];
-			for (uint32_t k = h->up_off[s]; k < h->up_off[s + 1]; k++) {
-				uint32_t c = peer_slot(h, s, h->up[k]);
-				if (cls[c] == SM_NONE)
-					cls[c] = cls[s];
-				else if (cls[c] != cls[s]) {
-					snprintf(note, notelen, "colour: aggregation switches share cores unevenly");
-					goto out;
-				}
-			}
-		}
-		for (uint32_t s = 0; s < ns; s++)
-			if (h->level[s] == 2 && cls[s] != SM_NONE) {
-				cidx[s] = ncore[cls[s]]++;
-				if (ncore[cls[s]] > maxcore)
-					maxcore = ncore[cls[s]];
-			}
-	}
-	if (!ncls) {
-		snprintf(note, notelen, "colour: no level-1 switches");
-		goto out;
-	}
-	/* port1[leaf * ncls + j]: the leaf's single up-port into class j; port2[agg * maxcore + c] likewise */
-	port1 = calloc((size_t)ns * ncls + 1, 1);
-	port2 = calloc((size_t)ns * (maxcore ? maxcore : 1) + 1, 1);
-	u = calloc(h->n + 1, sizeof(*u));
-	if (!port1 || !port2 || !u) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t s = 0; s < ns && !note[0]; s++) {
-		if (h->level[s] != 0 && h->level[s] != 1)
-			continue;
-		bool leaf = h->level[s] == 0;
-		if (!leaf && h->max_level != 2)
-			continue;
-		uint32_t want = leaf ? ncls : ncore[cls[s]];
-		uint8_t *row = leaf ? &port1[(size_t)s * ncls] : &port2[(size_t)s * maxcore];
-		uint32_t got = 0;
-		for (uint32_t k = h->up_off[s]; k < h->up_off[s + 1]; k++) {
-			uint32_t t = peer_slot(h, s, h->up[k]);
-			uint32_t j = leaf ? cls[t] : cidx[t];
-			if (j == SM_NONE || row[j]) {
-				snprintf(note, notelen, "colour: parallel or unclassified up-links; greedy used");
-				break;
-			}
-			row[j] = h->up[k];
-			got++;
-		}
-		if (!note[0] && got != want)
-			snprintf(note, notelen, "colour: a %s lacks a link to some %s; greedy used", leaf ? "leaf" : "agg",
-				 leaf ? "spine/agg class" : "core of its class");
-	}
-	if (note[0])
-		goto out;
-	/* stage 1: (source leaf, LID) units of pinned flows between different leaves */
-	for (size_t i = 0; i < h->n; i++) {
-		const struct hflow *fl = &h->fl[i];
-		if (!fl->pinned)
-			continue;
-		uint32_t a = slot_of(h, f->ports[fl->src].peer_node), b = slot_of(h, f->ports[fl->dst].peer_node);
-		if (a == SM_NONE || b == SM_NONE || a == b || !is_up(h, h->out->sw_node[a], fl->base_lid))
-			continue;
-		u[nu++] = (struct unit){ a, b, fl->base_lid, fl->w, fl->nlids, 1 };
-	}
-	nu = merge_units(u, nu);
-	if (!units_colourable(u, nu, use_lmc, note, notelen))
-		goto out;
-	rc = colour_units(h, u, nu, ncls, port1, note, notelen);
-	if (rc <= 0 || h->max_level != 2)
-		goto out;
-	/* stage 2: units continuing up from the chosen agg, per class */
-	size_t n2 = 0;
-	for (size_t i = 0; i < nu; i++) {
-		uint32_t a = u[i].a, b = u[i].b;
-		uint8_t e = sm_lfts_get(h->out, h->out->sw_node[a], u[i].lid);
-		uint32_t agg = peer_slot(h, a, e);
-		if (agg == SM_NONE || !is_up(h, h->out->sw_node[agg], u[i].lid))
-			continue;
-		/* destination side: the agg of the same class above the destination leaf */
-		uint32_t dagg = peer_slot(h, b, port1[(size_t)b * ncls + cls[agg]]);
-		if (dagg == SM_NONE)
-			continue;
-		u[n2++] = (struct unit){ agg, dagg, u[i].lid, u[i].w, u[i].nlids, u[i].flows };
-	}
-	nu = merge_units(u, n2);
-	if (!units_colourable(u, nu, use_lmc, note, notelen)) {
-		rc = 1; /* stage 1 stays; greedy places the rest */
-		goto out;
-	}
-	/* colour each class on its own: units sorted by source agg; group by class */
-	struct unit *tmp = malloc((nu + 1) * sizeof(*tmp));
-	if (!tmp) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t j = 0; j < ncls && rc > 0; j++) {
-		size_t k = 0;
-		for (size_t i = 0; i < nu; i++)
-			if (cls[u[i].a] == j)
-				tmp[k++] = u[i];
-		if (!k)
-			continue;
-		int r2 = colour_units(h, tmp, k, ncore[j], port2, note, notelen);
-		if (r2 < 0)
-			rc = r2;
-		/* r2 == 0: this class's agg units stay undecided, greedy places them */
-	}
-	free(tmp);
-	if (rc > 0)
-		rc = 1;
-out:
-	free(port1);
-	free(port2);
-	free(u);
-	free(cls);
-	free(cidx);
-	free(ncore);
-	free(rep);
-	return rc;
+	hp_add_path(h, fl, 1);
 }
 
 /* ---- local improvement ---- */
-
-struct undo {
-	uint32_t node;
-	uint16_t lid;
-	uint8_t old;
-};
 
 /* The flow has a route and it goes up, then only down (levels of the switches it crosses). */
 static bool updown(const struct hp *h, const struct hflow *fl)
@@ -822,13 +276,13 @@ static double unit_set(struct hp *h, uint32_t node, uint16_t lid, uint8_t e)
 	double mx = 0;
 	for (uint32_t k = h->byl_off[hot]; k < h->byl_off[hot + 1]; k++) {
 		struct hflow *fl = &h->fl[h->byl[k]];
-		add_path(h, fl, -1);
+		hp_add_path(h, fl, -1);
 	}
 	sm_lfts_set(h->out, node, lid, e);
 	for (uint32_t k = h->byl_off[hot]; k < h->byl_off[hot + 1]; k++) {
 		struct hflow *fl = &h->fl[h->byl[k]];
-		reroute(h, fl);
-		add_path(h, fl, 1);
+		hp_reroute(h, fl);
+		hp_add_path(h, fl, 1);
 	}
 	for (uint32_t k = h->byl_off[hot]; k < h->byl_off[hot + 1]; k++) {
 		const struct hflow *fl = &h->fl[h->byl[k]];
@@ -962,22 +416,77 @@ static bool try_swap(struct hp *h, uint32_t node, uint16_t lid, double M)
 	return false;
 }
 
+/* CSR of pinned flow indices keyed by a switch slot (the source or destination leaf). */
+struct fidx {
+	uint32_t *off, *idx;
+};
+
+static int fidx_build(const struct hp *h, bool by_dst, struct fidx *x)
+{
+	x->off = calloc((size_t)h->n_sw + 2, sizeof(uint32_t));
+	x->idx = malloc((h->n + 1) * sizeof(uint32_t));
+	if (!x->off || !x->idx)
+		return -ENOMEM;
+	uint32_t *key = malloc((h->n + 1) * sizeof(uint32_t));
+	if (!key)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct hflow *fl = &h->fl[i];
+		uint32_t port = by_dst ? fl->dst : fl->src;
+		key[i] = fl->pinned ? slot_of(h, h->f->ports[port].peer_node) : SM_NONE;
+		if (key[i] != SM_NONE)
+			x->off[key[i] + 1]++;
+	}
+	for (uint32_t s = 0; s < h->n_sw; s++)
+		x->off[s + 1] += x->off[s];
+	uint32_t *fill = calloc((size_t)h->n_sw + 1, sizeof(uint32_t));
+	if (!fill) {
+		free(key);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < h->n; i++)
+		if (key[i] != SM_NONE)
+			x->idx[x->off[key[i]] + fill[key[i]]++] = (uint32_t)i;
+	free(fill);
+	free(key);
+	return 0;
+}
+
+/*
+ * Local min-max improvement (see hotpath.h). The flows crossing the busiest
+ * link L are found through the endpoint indexes when L is a leaf up-link
+ * (up*-down* flows there start at that leaf) or a link down into a leaf
+ * (they end there); other links are found by scanning every pinned flow.
+ * Missing a transit flow of a down-up base route only weakens the search.
+ */
 static unsigned improve(struct hp *h, unsigned rounds)
 {
 	unsigned moves = 0;
-	uint32_t *cand_node = malloc(HP_MAXHOPS * (h->n + 1) * sizeof(uint32_t));
-	uint16_t *cand_lid = malloc(HP_MAXHOPS * (h->n + 1) * sizeof(uint16_t));
-	if (!cand_node || !cand_lid)
+	size_t cap = 4096, nc = 0;
+	uint32_t *cand_node = malloc(cap * sizeof(uint32_t));
+	uint16_t *cand_lid = malloc(cap * sizeof(uint16_t));
+	struct fidx bysrc = { 0 }, bydst = { 0 };
+	if (!cand_node || !cand_lid || fidx_build(h, false, &bysrc) || fidx_build(h, true, &bydst))
 		goto out;
 	while (moves < rounds) {
 		double M;
 		uint32_t L = busiest(h, &M);
 		if (L == SM_NONE || M <= h->host_bound * (1 + 1e-9))
 			break;
+		uint32_t xs = slot_of(h, h->f->ports[L].node), ys = slot_of(h, h->f->ports[L].peer_node);
+		const uint32_t *list = NULL;
+		size_t nlist = h->n;
+		if (xs != SM_NONE && h->level[xs] == 0) {
+			list = &bysrc.idx[bysrc.off[xs]];
+			nlist = bysrc.off[xs + 1] - bysrc.off[xs];
+		} else if (ys != SM_NONE && h->level[ys] == 0) {
+			list = &bydst.idx[bydst.off[ys]];
+			nlist = bydst.off[ys + 1] - bydst.off[ys];
+		}
 		/* decided units upstream of L on the paths of flows crossing L */
-		size_t nc = 0;
-		for (size_t i = 0; i < h->n; i++) {
-			const struct hflow *fl = &h->fl[i];
+		nc = 0;
+		for (size_t j = 0; j < nlist; j++) {
+			const struct hflow *fl = &h->fl[list ? list[j] : j];
 			if (!fl->pinned || !path_has(fl, L))
 				continue;
 			uint32_t hot = h->hot_of_lid[fl->dlid];
@@ -985,6 +494,17 @@ static unsigned improve(struct hp *h, unsigned rounds)
 				uint32_t node = h->f->ports[fl->path[k]].node;
 				uint32_t s = slot_of(h, node);
 				if (s != SM_NONE && *dec(h, hot, s)) {
+					if (nc == cap) {
+						uint32_t *a = realloc(cand_node, 2 * cap * sizeof(uint32_t));
+						uint16_t *b = a ? realloc(cand_lid, 2 * cap * sizeof(uint16_t)) : NULL;
+						if (a)
+							cand_node = a;
+						if (b)
+							cand_lid = b;
+						if (!a || !b)
+							goto out;
+						cap *= 2;
+					}
 					cand_node[nc] = node;
 					cand_lid[nc++] = fl->dlid;
 				}
@@ -1002,6 +522,10 @@ static unsigned improve(struct hp *h, unsigned rounds)
 		moves++;
 	}
 out:
+	free(bysrc.off);
+	free(bysrc.idx);
+	free(bydst.off);
+	free(bydst.idx);
 	free(cand_node);
 	free(cand_lid);
 	return moves;
@@ -1031,16 +555,6 @@ static void hp_free(struct hp *h)
 	free(h->decided);
 	free(h->byl_off);
 	free(h->byl);
-}
-
-void sm_hotpath_report_clear(struct sm_hotpath_report *r)
-{
-	if (!r)
-		return;
-	free(r->flow);
-	free(r->dlid);
-	free(r->is_pinned);
-	memset(r, 0, sizeof(*r));
 }
 
 static double now(void)
@@ -1127,7 +641,7 @@ int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 			rc = -ENOMEM;
 			goto fail;
 		}
-		h->host_bound = host_bound_of(f, rep->flow, h->n, plane, ts, tr);
+		h->host_bound = hp_host_bound(f, rep->flow, h->n, plane, ts, tr);
 		free(ts);
 		free(tr);
 	}
@@ -1183,15 +697,15 @@ int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 			rep->pinned_weight += fl->w;
 		} else {
 			/* background: base route */
-			fl->len = (uint8_t)walk(f, out, fl->src, fl->dst, fl->dlid, fl->path);
-			add_path(h, fl, 1);
+			fl->len = (uint8_t)hp_walk(f, out, fl->src, fl->dst, fl->dlid, fl->path);
+			hp_add_path(h, fl, 1);
 		}
 	}
 	free(dst_hot);
 	/* colouring or greedy */
 	int coloured = 0;
 	if (h->n_hot && o->method != SM_HOTPATH_GREEDY) {
-		coloured = colour(h, !o->no_lmc, rep->note, sizeof(rep->note));
+		coloured = hp_colour(h, !o->no_lmc, rep->note, sizeof(rep->note));
 		if (coloured < 0) {
 			rc = coloured;
 			goto fail;
@@ -1254,42 +768,4 @@ fail:
 	hp_free(h);
 	sm_hotpath_report_clear(rep);
 	return rc;
-}
-
-void sm_hotpath_report_format(const struct sm_hotpath_report *r, char *buf, size_t len)
-{
-	snprintf(buf, len,
-		 "hotpath plane%u: %s, %zu of %zu flows pinned (%u destinations, %u LIDs), max link load %.4g -> %.4g "
-		 "(host-link bound %.4g), profile EBB %.3f -> %.3f, %llu LFT entries changed in %llu blocks%s%s",
-		 r->plane, r->method, r->pinned, r->flows, r->hot_dests, r->hot_lids, r->max_load_before,
-		 r->max_load_after, r->host_bound, r->ebb_before, r->ebb_after, (unsigned long long)r->lft_changed,
-		 (unsigned long long)r->lft_blocks_changed, r->note[0] ? "; " : "", r->note);
-}
-
-static void put_endpoint(const struct sm_fabric *f, uint32_t port, FILE *out)
-{
-	const struct sm_node *n = &f->nodes[f->ports[port].node];
-	if (!n->desc[0]) {
-		fprintf(out, "0x%016llx", (unsigned long long)f->ports[port].guid);
-		return;
-	}
-	fputc('"', out);
-	for (const char *c = n->desc; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fputc('\\', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
-int sm_hotpath_write_dlids(const struct sm_fabric *f, const struct sm_hotpath_report *r, FILE *out)
-{
-	fprintf(out, "# hotpath plane%u: SRC DST WEIGHT DLID pinned|base\n", r->plane);
-	for (size_t i = 0; i < r->n_flows; i++) {
-		put_endpoint(f, r->flow[i].src, out);
-		fputc(' ', out);
-		put_endpoint(f, r->flow[i].dst, out);
-		fprintf(out, " %.17g %u %s\n", r->flow[i].weight, r->dlid[i], r->is_pinned[i] ? "pinned" : "base");
-	}
-	return ferror(out) ? -EIO : 0;
 }

@@ -433,6 +433,15 @@ int sm_validate_ok(const struct sm_validation *v, unsigned flags)
 	return 1;
 }
 
+/* An endpoint port at switch s other than the destination's, SM_NONE if none (for examples). */
+static uint32_t first_source(const struct sm_graph *g, uint32_t s, const struct sm_graph_dest *d)
+{
+	for (uint32_t k = g->host_off[s]; k < g->host_off[s + 1]; k++)
+		if (g->hosts[g->host_idx[k]].port != d->port)
+			return g->hosts[g->host_idx[k]].port;
+	return SM_NONE;
+}
+
 static int check_lfts(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
 		      const struct sm_graph *g)
 {
@@ -482,12 +491,9 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 		uint32_t dcomp = g->comp[d->sw];
 		for (uint32_t s = 0; s < g->n_sw && !cdg_only; s++) {
 			/* hosts at s, minus the destination port itself */
-			uint32_t h0 = g->host_off[s], nh = g->host_off[s + 1] - h0, src = SM_NONE;
+			uint32_t nh = g->host_off[s + 1] - g->host_off[s];
 			if (nh && d->sw == s && !d->is_switch)
 				nh--;
-			for (uint32_t k = h0; nh && src == SM_NONE; k++)
-				if (g->hosts[g->host_idx[k]].port != d->port)
-					src = g->hosts[g->host_idx[k]].port;
 			int st = c.st[s], same = g->comp[s] == dcomp;
 			if (d->is_switch) {
 				/* management destinations: from the hosts of s and from s itself */
@@ -497,6 +503,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 					v->sw_unreachable += n;
 					if (st == ST_LOOP)
 						v->sw_loops += n;
+					uint32_t src = first_source(g, s, d);
 					note_example(v, st, src != SM_NONE ? src : sm_port_index(f, g->sw_node[s], 0), d,
 						     &c, c.fail_at[s], 1);
 				}
@@ -517,7 +524,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 					v->loops += nh;
 				else
 					v->black_holes += nh;
-				note_example(v, st, src, d, &c, c.fail_at[s], 0);
+				note_example(v, st, first_source(g, s, d), d, &c, c.fail_at[s], 0);
 			}
 		}
 		if (!(flags & SM_VALIDATE_NO_CDG) && (!d->is_switch || (flags & SM_VALIDATE_CDG_SWITCH_LIDS)))

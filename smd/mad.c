@@ -93,6 +93,14 @@ static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_128.sw_lid) == 10,
 	      "Notice trap 128 LIDADDR");
 static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_144.lid) == 12,
 	      "Notice trap 144 LIDADDR");
+static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_144.local_changes) == 15,
+	      "Notice trap 144 OtherLocalChanges");
+static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_144.new_cap_mask) == 16,
+	      "Notice trap 144 CapabilityMask");
+static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_144.change_flgs) == 20,
+	      "Notice trap 144 ChangeFlags");
+static_assert(offsetof(ib_mad_notice_attr_t, data_details.ntc_144.cap_mask2) == 22,
+	      "Notice trap 144 CapabilityMask2");
 
 #define SAME_ID(a, b) ((int)(a) == (int)(b))
 static_assert(SAME_ID(UMAD_SM_ATTR_NODE_INFO, SM_ATTR_NODE_INFO) &&
@@ -728,6 +736,12 @@ int sm_notice_decode(const uint8_t d[SM_SMP_DATA_SIZE], struct sm_notice *n,
 	memcpy(n->details, d + 10, SM_NOTICE_DETAILS);
 	if (notice_has_lid_addr(n))
 		n->lid_addr = get16(d + 10 + lid_addr_off(n));
+	if (n->is_generic && n->trap_num == SM_TRAP_LOCAL_CHANGES) {
+		n->other_local_changes = d[15] & 1;
+		n->new_cap_mask = get32(d + 16);
+		n->change_flags = get16(d + 20) & 0x3F;
+		n->new_cap_mask2 = get16(d + 22);
+	}
 	if (n->is_generic && n->type > 4 && n->type != 0x7F)
 		return mad_fail(err, "Notice.Type", "%u is reserved", n->type);
 	return 0;
@@ -744,6 +758,12 @@ void sm_notice_encode(const struct sm_notice *n, uint8_t d[SM_SMP_DATA_SIZE])
 	memcpy(d + 10, n->details, SM_NOTICE_DETAILS);
 	if (notice_has_lid_addr(n))
 		put16(d + 10 + lid_addr_off(n), n->lid_addr);
+	if (n->is_generic && n->trap_num == SM_TRAP_LOCAL_CHANGES) {
+		d[15] = (uint8_t)((d[15] & 0xFE) | (n->other_local_changes & 1));
+		put32(d + 16, n->new_cap_mask);
+		put16(d + 20, n->change_flags & 0x3F);
+		put16(d + 22, n->new_cap_mask2);
+	}
 }
 
 void sm_notice_trap128(struct sm_notice *n, uint16_t sw_lid)

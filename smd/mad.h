@@ -365,7 +365,19 @@ struct sm_notice {
 	uint8_t details[SM_NOTICE_DETAILS];
 	/* decoded details, valid for generic trap 128 and 144 */
 	uint16_t lid_addr;        /* trap 128/144: LID of the reporting switch/port */
+	/* trap 144 (local changes) only; encoded from these fields too */
+	uint8_t other_local_changes; /* 1 bit: something else than the flags below */
+	uint32_t new_cap_mask;    /* the port's new PortInfo.CapabilityMask */
+	uint16_t change_flags;    /* SM_TRAP144_* */
+	uint16_t new_cap_mask2;
 };
+/* Trap 144 ChangeFlags */
+#define SM_TRAP144_NODE_DESC 0x0001
+#define SM_TRAP144_LINK_WIDTH_ENABLE 0x0002
+#define SM_TRAP144_LINK_SPEED_ENABLE 0x0004
+#define SM_TRAP144_SM_PRIORITY 0x0008
+#define SM_TRAP144_HIERARCHY_INFO 0x0010
+#define SM_TRAP144_CAP_MASK2 0x0020
 int sm_notice_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_notice *n,
 		     struct sm_mad_err *err);
 /* Encodes `details`; for trap 128 and 144 lid_addr is written over the

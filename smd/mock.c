@@ -210,6 +210,8 @@ static int copy_fabric(const struct sm_fabric *src, struct sm_fabric **out)
 		if (rc < 0)
 			goto fail;
 		f->planes[p].subnet_prefix = src->planes[p].subnet_prefix;
+		f->planes[p].sm_lid = src->planes[p].sm_lid;
+		f->planes[p].sm_port = src->planes[p].sm_port;
 	}
 	for (uint32_t n = 0; n < src->n_nodes; n++) {
 		const struct sm_node *sn = &src->nodes[n];

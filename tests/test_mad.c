@@ -612,12 +612,19 @@ static void test_notice_trap128_golden(void **state)
 	PUT(v, 0, 0x84, 0x00, 0x00, 0x01);   /* generic, type 4; producer CA */
 	PUT(v, 4, 0x00, 0x90, 0x00, 0x07);   /* trap 144, issuer LID 7 */
 	PUT(v, 10, 0x00, 0x00, 0x00, 0x07);  /* reserved, LIDADDR 7 */
-	PUT(v, 15, 0x00, 0x00, 0x00, 0x02);  /* NewCapabilityMask (IsSM) */
+	PUT(v, 14, 0x00, 0x01);              /* reserved, OtherLocalChanges 1 */
+	PUT(v, 16, 0x02, 0x51, 0x08, 0x6A);  /* NewCapabilityMask (IsSM among others) */
+	PUT(v, 20, 0x00, 0x09);              /* ChangeFlags: SM priority, NodeDescription */
+	PUT(v, 22, 0x00, 0x12);              /* CapabilityMask2 */
 	assert_int_equal(sm_notice_decode(v, &dec, NULL), 0);
 	assert_int_equal(dec.trap_num, SM_TRAP_LOCAL_CHANGES);
 	assert_int_equal(dec.type, 4);
 	assert_int_equal(dec.producer_type, 1);
 	assert_int_equal(dec.lid_addr, 7);
+	assert_int_equal(dec.other_local_changes, 1);
+	assert_int_equal(dec.new_cap_mask, 0x0251086A);
+	assert_int_equal(dec.change_flags, SM_TRAP144_SM_PRIORITY | SM_TRAP144_NODE_DESC);
+	assert_int_equal(dec.new_cap_mask2, 0x12);
 	{
 		uint8_t got144[SM_SMP_DATA_SIZE];
 		sm_notice_encode(&dec, got144);

@@ -796,6 +796,52 @@ static void test_load_dump(void **state)
 	sm_mock_free(m);
 }
 
+/* keep_state: LIDs and port states come from the model (a fabric some SM
+ * configured before); the default is a fresh fabric. */
+static void test_keep_state(void **state)
+{
+	struct sm_fabric *f = two_switch();
+	struct sm_mock_cfg mc;
+	struct sm_mock *m;
+	struct sm_mock_port_state ps;
+	char err[128];
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(sm_fabric_set_lid(f, TF_S1, 0, 10, 0), 0);
+	assert_int_equal(sm_fabric_set_lid(f, TF_H2, 1, 20, 1), 0);
+	sm_port(f, TF_H2, 1)->state = SM_PORT_ACTIVE;
+	sm_port(f, TF_H4, 2)->state = SM_PORT_ACTIVE;   /* unlinked: cannot be ACTIVE */
+	f->planes[0].sm_lid = 10;
+	f->planes[0].subnet_prefix = 0xfe80000000000123ULL;
+
+	assert_int_equal(sm_mock_new(f, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(sm_mock_port_state(m, sm_port_index(f, TF_H2, 1), &ps), 0);
+	assert_int_equal(ps.lid, 0);
+	assert_int_equal(ps.state, SM_PORT_INIT);
+	sm_mock_free(m);
+
+	sm_mock_cfg_default(&mc);
+	mc.keep_state = true;
+	assert_int_equal(sm_mock_new(f, &mc, &m, err, sizeof(err)), 0);
+	assert_int_equal(sm_mock_port_state(m, sm_port_index(f, TF_H2, 1), &ps), 0);
+	assert_int_equal(ps.lid, 20);
+	assert_int_equal(ps.lmc, 1);
+	assert_int_equal(ps.state, SM_PORT_ACTIVE);
+	assert_int_equal(ps.sm_lid, 10);
+	assert_int_equal(ps.gid_prefix, 0xfe80000000000123ULL);
+	assert_int_equal(sm_mock_port_state(m, sm_port_index(f, TF_S1, 0), &ps), 0);
+	assert_int_equal(ps.lid, 10);
+	assert_int_equal(sm_mock_port_state(m, sm_port_index(f, TF_H4, 2), &ps), 0);
+	assert_int_equal(ps.state, SM_PORT_DOWN);
+	assert_int_equal(sm_mock_port_state(m, f->n_ports, &ps), -EINVAL);
+	/* the mock's copy keeps the model's numbering and GUIDs */
+	assert_int_equal(sm_mock_fabric(m)->n_nodes, f->n_nodes);
+	assert_int_equal(sm_mock_fabric(m)->nodes[TF_H3].guid, f->nodes[TF_H3].guid);
+	sm_mock_free(m);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -810,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_attach_errors),
 		cmocka_unit_test(test_poll_loop_virtual_time),
 		cmocka_unit_test(test_load_dump),
+		cmocka_unit_test(test_keep_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

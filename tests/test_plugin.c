@@ -127,6 +127,33 @@ static void test_ecmp_hash_spreads(void **state)
 	for (unsigned p = 5; p <= 8; p++)
 		assert_int_equal(seen[p], 1);
 	sm_lfts_free(l);
+	sm_fabric_free(x.f);
+
+	/* LMC 2: base LIDs still take the 4 spines, and each port's 4 LIDs take 4 different ones */
+	fix_init(&x);
+	fix_fat_tree(&x, 2, 4, 4, 1, 0);
+	fix_lids(&x, 2);
+	assert_int_equal(ops->init(&st, NULL, NULL, err, sizeof(err)), 0);
+	l = sm_lfts_new(x.f, 0);
+	struct sm_route_ctx ctx2 = { .fabric = x.f, .plane = 0, .out = l };
+	assert_int_equal(ops->route(st, &ctx2), 0);
+	ops->free(st);
+	memset(seen, 0, sizeof(seen));
+	for (unsigned h = 4; h < 8; h++) {
+		uint16_t base = sm_port(x.f, x.ca[h], 1)->lid;
+		seen[sm_lfts_get(l, x.sw[0], base)]++;
+		unsigned mine[16] = { 0 };
+		for (unsigned k = 0; k < 4; k++)
+			mine[sm_lfts_get(l, x.sw[0], (uint16_t)(base + k))]++;
+		for (unsigned p = 5; p <= 8; p++)
+			assert_int_equal(mine[p], 1);
+	}
+	for (unsigned p = 5; p <= 8; p++)
+		assert_int_equal(seen[p], 1);
+	struct sm_validation v;
+	assert_int_equal(sm_validate(x.f, 0, l, 0, &v), 0);
+	assert_true(sm_validate_ok(&v, 0));
+	sm_lfts_free(l);
 	sm_registry_free(r);
 	sm_fabric_free(x.f);
 }
