@@ -13,7 +13,8 @@
  *     pointer, return path filled in), drops an SMP whose path leads out of
  *     a bad or unconnected port, answers with the D bit set;
  *   - LID routed: forwards using the switches' emulated LFTs (as programmed
- *     by the SM), the reply goes back the same way to the SM's LID;
+ *     by the SM); the reply is routed by the LFTs too, to the SM port's LID
+ *     (no LID or no route either way: dropped);
  *   - Get/Set NodeInfo, NodeDescription, PortInfo (state machine: link up
  *     -> INIT, Set ARMED only from INIT/ARMED, Set ACTIVE only from
  *     ARMED/ACTIVE, invalid transitions answer status 0x1C and change
@@ -39,8 +40,8 @@
  *
  * Faults (seeded, deterministic for a seed and a request sequence): a share
  * (parts per million) of requests is dropped, answered late by delay_us, or
- * answered corrupted (truncated, wrong base version, wrong attribute id,
- * wrong TID, method or D bit, chosen at random; never a silently wrong
+ * answered corrupted (truncated, wrong base or class version, wrong
+ * attribute id, TID, method or D bit, chosen at random; never a silently wrong
  * payload: real links drop those on the CRC). Link down/up events change
  * port states on both ends, set SwitchInfo.PortStateChange and send a
  * Trap 128 (LID routed over the emulated LFTs, Notice attribute) from each
