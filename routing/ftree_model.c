@@ -41,6 +41,8 @@ void ft_model_free(struct ft_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static int check_adjacent_ranks(struct ft_model *m, char *msg, size_t msglen);
+
 static int rank_switches(struct ft_model *m, uint32_t *queue, char *msg, size_t msglen)
 {
 	const struct sm_fabric *f = m->f;
@@ -82,7 +84,13 @@ static int rank_switches(struct ft_model *m, uint32_t *queue, char *msg, size_t 
 		}
 	}
 	m->unranked = m->nsw - qt;
-	/* A fat tree only has links between adjacent ranks. */
+	return check_adjacent_ranks(m, msg, msglen);
+}
+
+/* A fat tree only has links between adjacent ranks. */
+static int check_adjacent_ranks(struct ft_model *m, char *msg, size_t msglen)
+{
+	const struct sm_fabric *f = m->f;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		if (m->rank[s] == FT_RANK_NONE)
 			continue;
@@ -98,6 +106,96 @@ static int rank_switches(struct ft_model *m, uint32_t *queue, char *msg, size_t 
 		}
 	}
 	return 0;
+}
+
+/*
+ * Ranks from configured roots: BFS depth from the roots of this plane; all
+ * switches with CAs must sit at the same depth H, rank = H - depth.
+ */
+static int rank_from_roots(struct ft_model *m, const struct ft_config *cfg, uint32_t *queue, char *msg,
+			   size_t msglen)
+{
+	const struct sm_fabric *f = m->f;
+	uint32_t qh = 0, qt = 0, leaf_depth = UINT32_MAX;
+	uint32_t *depth = malloc((size_t)m->nsw * sizeof(*depth));
+	int rc = 0;
+
+	if (!depth)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		depth[s] = UINT32_MAX;
+	for (uint32_t i = 0; i < cfg->n_roots; i++) {
+		uint32_t n = sm_fabric_find_node(f, cfg->roots[i]);
+		uint32_t s = n == SM_NONE || n >= m->n_nodes ? SM_NONE : m->slot_of_node[n];
+		if (s != SM_NONE && depth[s] == UINT32_MAX) {
+			depth[s] = 0;
+			queue[qt++] = s;
+		}
+	}
+	if (!qt) {
+		snprintf(msg, msglen, "ftree: none of the %u configured roots is a switch of this plane", cfg->n_roots);
+		rc = -ENOENT;
+		goto out;
+	}
+	while (qh < qt) {
+		uint32_t s = queue[qh++];
+		for (unsigned p = 1; p <= f->nodes[m->sw_node[s]].nports; p++) {
+			uint32_t q = ft_peer_slot(m, s, p);
+			if (q != SM_NONE && depth[q] == UINT32_MAX) {
+				depth[q] = depth[s] + 1;
+				queue[qt++] = q;
+			}
+		}
+	}
+	for (uint32_t s = 0; s < m->nsw && !rc; s++) {
+		uint32_t n = m->sw_node[s];
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node == SM_NONE || !is_endpoint(f, pt->peer_node))
+				continue;
+			if (depth[s] == UINT32_MAX) {
+				snprintf(msg, msglen, "ftree: switch 0x%016" PRIx64 " has CAs but no path from the configured roots",
+					 f->nodes[n].guid);
+				rc = -EINVAL;
+			} else if (leaf_depth == UINT32_MAX) {
+				leaf_depth = depth[s];
+			} else if (depth[s] != leaf_depth) {
+				snprintf(msg, msglen,
+					 "ftree: CAs at different depths below the configured roots (switch 0x%016" PRIx64 " at %u, others at %u): not a fat tree",
+					 f->nodes[n].guid, depth[s], leaf_depth);
+				rc = -EINVAL;
+			}
+			break;
+		}
+	}
+	if (!rc && leaf_depth == UINT32_MAX) {
+		snprintf(msg, msglen, "ftree: no CA is cabled to a switch in this plane: nothing to route as a fat tree");
+		rc = -ENOENT;
+	}
+	if (!rc && leaf_depth > FT_MAX_RANK) {
+		snprintf(msg, msglen, "ftree: leaves are %u levels below the configured roots: more than %u levels", leaf_depth,
+			 FT_MAX_RANK + 1);
+		rc = -EINVAL;
+	}
+	for (uint32_t s = 0; s < m->nsw && !rc; s++) {
+		if (depth[s] != UINT32_MAX && depth[s] > leaf_depth) {
+			snprintf(msg, msglen, "ftree: switch 0x%016" PRIx64 " hangs below the leaves: not a fat tree",
+				 f->nodes[m->sw_node[s]].guid);
+			rc = -EINVAL;
+		}
+	}
+	if (rc)
+		goto out;
+	m->h = (uint8_t)leaf_depth;
+	m->unranked = 0;
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		m->rank[s] = depth[s] == UINT32_MAX ? FT_RANK_NONE : (uint8_t)(leaf_depth - depth[s]);
+		m->unranked += depth[s] == UINT32_MAX;
+	}
+	rc = check_adjacent_ranks(m, msg, msglen);
+out:
+	free(depth);
+	return rc;
 }
 
 static int build_dirs(struct ft_model *m)
@@ -455,7 +553,7 @@ out:
 }
 
 int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane,
-		   const struct sm_lfts *out, char *msg, size_t msglen)
+		   const struct sm_lfts *out, const struct ft_config *cfg, char *msg, size_t msglen)
 {
 	uint32_t *queue = NULL;
 	int rc;
@@ -476,7 +574,10 @@ int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane
 	rc = -ENOMEM;
 	if (!m->rank || !m->comp || !queue)
 		goto fail;
-	rc = rank_switches(m, queue, msg, msglen);
+	if (cfg && cfg->n_roots)
+		rc = rank_from_roots(m, cfg, queue, msg, msglen);
+	else
+		rc = rank_switches(m, queue, msg, msglen);
 	if (rc)
 		goto fail;
 	rc = build_dirs(m);

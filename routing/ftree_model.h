@@ -67,9 +67,20 @@ struct ft_model {
 	uint32_t unranked;           /* switches not connected to any leaf */
 };
 
-/* Build the model; 0, or a negative errno with a message in msg. */
+/* Optional configuration (YAML `ftree: {roots: [GUID, ...]}`). */
+struct ft_config {
+	uint64_t *roots;             /* switch node GUIDs of the top rank, any plane */
+	uint32_t n_roots;
+};
+
+/*
+ * Build the model; 0, or a negative errno with a message in msg. With
+ * roots (cfg may be NULL), ranks come from the roots downward instead of
+ * from the CAs upward: rank = depth of the leaves - BFS depth from the
+ * roots, so a leaf whose CAs are all gone still ranks as a leaf.
+ */
 int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane,
-		   const struct sm_lfts *out, char *msg, size_t msglen);
+		   const struct sm_lfts *out, const struct ft_config *cfg, char *msg, size_t msglen);
 void ft_model_free(struct ft_model *m);
 
 static inline uint32_t ft_peer_slot(const struct ft_model *m, uint32_t s, unsigned port)

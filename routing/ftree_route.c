@@ -498,6 +498,12 @@ static void transpose(const struct ft_run *x, struct sm_lfts *out)
 	}
 }
 
+/* Destination switch t has CA LIDs (they come first in its destination list). */
+static int has_hosts(const struct ft_model *m, uint32_t t)
+{
+	return m->dest_off[t + 1] > m->dest_off[t] && m->dest[m->dest_off[t]].port != 0;
+}
+
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
 {
 	struct ft_run x = { .m = m };
@@ -547,7 +553,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 			continue;
 		x.ord[t] = i;
 		x.span[t] = 1;
-		if (m->dest_off[t + 1] > m->dest_off[t])
+		if (has_hosts(m, t))
 			x.nleaf = i + 1;
 	}
 	/* upper switches: the first leaf below them and how many leaves they cover (ranks ascending) */
@@ -568,11 +574,11 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
 		uint32_t t = m->tgt_order[i];
 		route_target(&x, t);
-		if (m->rank[t] != 0)
+		if (m->rank[t] != 0 || !has_hosts(m, t))
 			continue;
 		/* every leaf must reach every other leaf of its component up then down */
 		for (uint32_t s = 0; s < m->nsw; s++)
-			if (m->rank[s] == 0 && s != t && m->comp[s] == m->comp[t] && !reach(&x, s)) {
+			if (m->rank[s] == 0 && s != t && m->comp[s] == m->comp[t] && has_hosts(m, s) && !reach(&x, s)) {
 				bad++;
 				bad_from = s;
 				bad_to = t;

@@ -1,11 +1,356 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder until this mode lands: refuses honestly with exit 1. */
+/*
+ * DOC: smd -f (the daemon program)
+ *
+ * Foreground only (systemd Type=notify runs it; no fork, no pid file):
+ * reads the config, opens the control socket (ctl.h) first, so a second
+ * smd on the same socket fails before touching the fabric, then starts the
+ * sweep core (daemon.h) and serves the socket, signals and cycle
+ * completions from one poll loop in the main thread.
+ *
+ * Signals are blocked in every thread and read from a signalfd: SIGTERM /
+ * SIGINT stop (STOPPING=1, the worker finishes its cycle, the LID table is
+ * saved, transports closed), SIGHUP reloads the config file (a bad file is
+ * logged with FILE:LINE and changes nothing). sd_notify: READY=1 once the
+ * first cycle has completed, whatever its result; STATUS= after each cycle.
+ */
+#include "config.h"
 #include "options.h"
 #include "log.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "json.h"
+#include "smdconf.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#define NOTE_SET 512
+
+struct dctx {
+	const struct smd_opts *o;
+	struct smd_dmn *d;
+	uint64_t seen_sweeps;
+	/*
+	 * Plane notes (from plane threads). Every cycle of a healthy fabric
+	 * repeats the same notes (e.g. the engine's summary): a note already
+	 * given in the previous cycle goes to debug, so the journal shows
+	 * changes, not a line per plane every sweep_interval.
+	 */
+	pthread_mutex_t note_mu;
+	uint64_t prev[NOTE_SET], cur[NOTE_SET];
+	unsigned n_prev, n_cur;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void note_log(void *arg, const char *msg)
+{
+	struct dctx *c = arg;
+	uint64_t h = fnv1a(msg);
+	int seen = 0;
+
+	pthread_mutex_lock(&c->note_mu);
+	for (unsigned i = 0; i < c->n_prev && !seen; i++)
+		seen = c->prev[i] == h;
+	if (c->n_cur < NOTE_SET)
+		c->cur[c->n_cur++] = h;
+	pthread_mutex_unlock(&c->note_mu);
+	if (seen)
+		sm_debug("SMD-0501", "%s", msg);
+	else
+		sm_notice("SMD-0501", "%s", msg);
+}
+
+/* A cycle ended: its notes become the ones not to repeat. */
+static void notes_rotate(struct dctx *c)
+{
+	pthread_mutex_lock(&c->note_mu);
+	memcpy(c->prev, c->cur, sizeof(c->cur[0]) * c->n_cur);
+	c->n_prev = c->n_cur;
+	c->n_cur = 0;
+	pthread_mutex_unlock(&c->note_mu);
+}
+
+static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
+		  uint64_t *wait_for, char *err, size_t errlen)
+{
+	struct dctx *c = arg;
+	struct smd_dmn_status *st;
+
+	if (!strcmp(cmd, "version")) {
+		sm_json_str(j, "smd", PACKAGE_VERSION);
+		sm_json_uint(j, "protocol", SMD_CTL_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "sweep")) {
+		const struct smd_jv *w = smd_jv_get(req, "wait");
+		if (w && w->type != SMD_J_BOOL) {
+			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
+			return -EINVAL;
+		}
+		uint64_t target = smd_dmn_request_sweep(c->d);
+		if (w && !w->boolean) {
+			sm_json_bool(j, "queued", 1);
+			sm_json_uint(j, "target", target);
+			return 0;
+		}
+		*wait_for = target;
+		return SMD_CTL_WAIT;
+	}
+	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
+		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, version)", cmd);
+		return -EINVAL;
+	}
+	st = malloc(sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	smd_dmn_status(c->d, st);
+	if (!strcmp(cmd, "status"))
+		smd_dmn_status_json(j, st);
+	else
+		smd_dmn_planes_json(j, st);
+	free(st);
+	return 0;
+}
+
+/* A sweep we parked has completed: report that cycle (the latest one). */
+static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j, char *err,
+		  size_t errlen)
+{
+	struct dctx *c = arg;
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+
+	(void)cmd;
+	(void)req;
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	smd_dmn_status(c->d, st);
+	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_str(j, "result", smd_dmn_state_name(st->last));
+	sm_json_uint(j, "planes_up", st->planes_up);
+	sm_json_uint(j, "failed", st->n_planes - st->planes_up);
+	sm_json_double(j, "seconds", st->last_sweep_s);
+	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
+	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
+	free(st);
+	return 0;
+}
+
+static const struct smd_ctl_ops ctl_ops = { .handle = handle, .resume = resume };
+
+/* Config file (or defaults) with the command line laid over it. */
+static int load_conf(const struct smd_opts *o, struct smd_conf **out)
+{
+	char err[1024] = "";
+	struct smd_conf *conf = NULL;
+	int rc;
+
+	if (o->config)
+		rc = smd_conf_load(o->config, &conf, err, sizeof(err));
+	else
+		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
+	if (!rc && (rc = smd_conf_apply_opts(conf, o, err, sizeof(err)))) {
+		smd_conf_free(conf);
+		conf = NULL;
+	}
+	if (rc) {
+		sm_err("SMD-0502", "%s", err[0] ? err : strerror(-rc));
+		return rc;
+	}
+	*out = conf;
+	return 0;
+}
+
+/* The plane specs: --backend mock --topology DUMP is one mock plane; else the configured planes. */
+static int plane_specs(const struct smd_opts *o, const struct smd_conf *conf, const char **specs,
+		       unsigned *n, char *mockspec, size_t mocklen)
+{
+	*n = 0;
+	if (o->backend && !strcmp(o->backend, "mock") && !o->n_planes) {
+		if (!o->topology) {
+			sm_err("SMD-0503", "--backend mock needs --topology DUMP (or --plane mock:DUMP)");
+			return -EINVAL;
+		}
+		snprintf(mockspec, mocklen, "mock:%s", o->topology);
+		specs[(*n)++] = mockspec;
+		return 0;
+	}
+	for (unsigned i = 0; i < conf->n_planes; i++)
+		specs[(*n)++] = conf->planes[i];
+	if (!*n)
+		specs[(*n)++] = o->backend && !strcmp(o->backend, "ibsim") ? "ibsim" : "umad";
+	return 0;
+}
+
+static void reload(struct dctx *c)
+{
+	struct smd_conf *conf = NULL;
+	char notes[256], err[1024] = "";
+	int rc;
+
+	if (!c->o->config) {
+		sm_notice("SMD-0510", "SIGHUP: no config file (-c) to reload; nothing changed");
+		return;
+	}
+	sm_notice("SMD-0511", "SIGHUP: reloading %s", c->o->config);
+	if (load_conf(c->o, &conf)) {
+		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		return;
+	}
+	int level = conf->log_level;
+	rc = smd_dmn_reconfigure(c->d, conf, notes, sizeof(notes), err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
+		smd_conf_free(conf);
+		return;
+	}
+	sm_log_set_level(level);
+	if (notes[0])
+		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
+	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
+}
+
+static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
+{
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+	char line[256];
+
+	if (!st)
+		return;
+	smd_dmn_status(c->d, st);
+	if (st->sweeps != c->seen_sweeps) {
+		int first = c->seen_sweeps == 0;
+		smd_dmn_status_line(st, line, sizeof(line));
+		for (unsigned i = 0; i < st->n_planes; i++)
+			if (st->planes[i].rc)
+				sm_err("SMD-0520", "plane %u (%s) is not up: %s", i, st->planes[i].spec,
+				       st->planes[i].err);
+		if (st->lids_err[0])
+			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
+		/* routine cycles that changed nothing are logged at info level only */
+		if (first || st->last != SMD_ST_UP || st->lft_blocks_written || st->portinfo_sets)
+			sm_notice("SMD-0522", "sweep %llu: %s, %llu LFT blocks and %llu PortInfo written",
+				  (unsigned long long)st->sweeps, line, (unsigned long long)st->lft_blocks_written,
+				  (unsigned long long)st->portinfo_sets);
+		else
+			sm_info("SMD-0522", "sweep %llu: %s", (unsigned long long)st->sweeps, line);
+		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
+		c->seen_sweeps = st->sweeps;
+		notes_rotate(c);
+	}
+	smd_ctl_server_wake(srv, st->sweeps);
+	free(st);
+}
 
 int smd_daemon(const struct smd_opts *o)
 {
-	(void)o;
-	sm_err("SMD-0001", "this mode is not implemented yet in this build");
-	return 1;
+	struct dctx c = { .o = o, .note_mu = PTHREAD_MUTEX_INITIALIZER };
+	struct smd_conf *conf = NULL;
+	struct smd_ctl_server *srv = NULL;
+	const char *specs[SM_MAX_PLANES];
+	char mockspec[300], err[1024] = "", sock[128];
+	sigset_t mask, oldmask;
+	unsigned n = 0;
+	int sfd = -1, status = 1, rc;
+
+	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
+		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
+	if (load_conf(o, &conf))
+		return 1;
+	if (o->config || o->verbose || o->quiet)
+		sm_log_set_level(conf->log_level);
+	if (plane_specs(o, conf, specs, &n, mockspec, sizeof(mockspec)))
+		goto out;
+	snprintf(sock, sizeof(sock), "%s", conf->socket);
+
+	/* before any thread exists, so every thread inherits the mask */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		sm_err("SMD-0505", "signalfd: %s", strerror(errno));
+		goto out;
+	}
+	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &srv, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0506", "control socket: %s", err);
+		goto out;
+	}
+	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = n, .note = note_log, .note_arg = &c };
+	/* specs point into conf (or mockspec); the daemon copies them before conf can be replaced */
+	rc = smd_dmn_new(conf, &dc, &c.d, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0507", "%s", err);
+		goto out;
+	}
+	conf = NULL;   /* owned by the daemon now */
+	sm_notice("SMD-0508", "smd %s: %u plane%s, control socket %s", PACKAGE_VERSION, n, n == 1 ? "" : "s",
+		  sock);
+	for (unsigned i = 0; i < n; i++)
+		sm_info("SMD-0509", "plane %u: %s", i, specs[i]);
+
+	for (;;) {
+		struct pollfd ext[2] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = smd_dmn_wake_fd(c.d), .events = POLLIN },
+		};
+		rc = smd_ctl_server_poll(srv, ext, 2, -1);
+		if (rc) {
+			sm_err("SMD-0515", "poll: %s", strerror(-rc));
+			break;
+		}
+		if (ext[1].revents & POLLIN) {
+			smd_dmn_drain(c.d);
+			cycle_done(&c, srv);
+		}
+		if (ext[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			int stop = 0;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGHUP)
+					reload(&c);
+				else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+					stop = 1;
+			}
+			if (stop) {
+				sd_notify(0, "STOPPING=1");
+				sm_notice("SMD-0516", "stopping");
+				status = 0;
+				break;
+			}
+		}
+	}
+out:
+	smd_ctl_server_free(srv);   /* parked clients get "daemon stopping" */
+	smd_dmn_free(c.d);          /* waits for a running cycle, saves LIDs, closes transports */
+	smd_conf_free(conf);
+	if (sfd >= 0) {
+		close(sfd);
+		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	}
+	if (status == 0)
+		sm_notice("SMD-0517", "stopped");
+	return status;
 }

@@ -146,10 +146,25 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 			   void *ctx)
 {
 	struct sm_core *c = ctx;
+	struct sm_notice n;
+	struct sm_mad_err me;
 	(void)e;
-	if (smp->method == SM_METHOD_TRAP)
-		sm_core_changed(c, "trap %s from LID %u during the sweep", sm_attr_name(smp->attr_id),
-				from ? from->slid : 0);
+	if (smp->method != SM_METHOD_TRAP)
+		return;
+	/*
+	 * Only a link state change (trap 128) changes what the sweep sees.
+	 * Others (trap 144: a port's capability mask, e.g. our own port
+	 * claiming IsSM) are noted, not a reason to sweep again. A trap that
+	 * does not decode is treated as a change: better one sweep too many.
+	 */
+	if (smp->attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp->data, &n, &me) && n.is_generic &&
+	    n.trap_num != 128) {
+		sm_core_note(c, "trap %u from LID %u during the sweep (no topology change)", n.trap_num,
+			     from ? from->slid : 0);
+		return;
+	}
+	sm_core_changed(c, "trap %s from LID %u during the sweep", sm_attr_name(smp->attr_id),
+			from ? from->slid : 0);
 }
 
 static double since(uint64_t t0)

@@ -2,6 +2,7 @@
 /* DOC: smctl main: global options, then a subcommand (smctl.h). */
 #include "config.h"
 #include "smctl.h"
+#include "ctl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +17,8 @@ static void usage(FILE *o)
 		"  topo info DUMP [DUMP...] [--plane N] [--from auto|ibnd|ibsim]\n"
 		"                                        load dumps (one plane each), print a summary\n"
 		"  topo convert DUMP -o FILE [--format ibnd|ibsim] [--from auto|ibnd|ibsim]\n"
+		"  status | planes | version            ask the running smd (--socket PATH, default /run/smd/smd.sock)\n"
+		"  sweep [--no-wait] [--timeout SEC]    run a sweep cycle now and wait for it\n"
 		"  help                              this text\n");
 }
 
@@ -59,6 +62,9 @@ int main(int argc, char **argv)
 			return smctl_topo_gen(&g, argc - i - 2, argv + i + 2);
 		return smctl_topo_cmd(&g, argc - i - 1, argv + i + 1);
 	}
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "planes") || !strcmp(cmd, "sweep") ||
+	    !strcmp(cmd, "version"))
+		return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */
 	fprintf(stderr, "smctl: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

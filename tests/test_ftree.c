@@ -292,6 +292,163 @@ static void test_no_updown_path(void **state)
 	sm_fabric_free(f);
 }
 
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Random small fabrics (rings, meshes, trees with odd cabling, self-loops,
+ * CAs anywhere): ftree either refuses with a message, or its routes pass
+ * the validator (every connected pair reachable, no loop, no black hole,
+ * no credit loop). Never a crash (this also runs under ASan in CI).
+ */
+static void test_random_fabrics(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned routed = 0, refused = 0;
+	for (unsigned iter = 0; iter < 300; iter++) {
+		struct sm_fabric *f = sm_fabric_new();
+		unsigned nsw = 1 + rnd(&seed) % 10, nca = 1 + rnd(&seed) % 12, np = 3 + rnd(&seed) % 6;
+		uint16_t lid = 1;
+		for (unsigned i = 0; i < nsw; i++) {
+			assert_int_equal(sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100 + i, np, 0, 0), i);
+			if (rnd(&seed) % 8)
+				assert_int_equal(sm_fabric_set_lid(f, i, 0, lid++, 0), 0);
+		}
+		for (unsigned i = 0; i < nca; i++) {
+			uint32_t n = nsw + i;
+			assert_int_equal(sm_fabric_add_node(f, SM_NODE_CA, 0x1000 + i, 1 + rnd(&seed) % 2, 0, 0), n);
+			for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+				assert_int_equal(sm_fabric_set_port_guid(f, n, p, 0x10000 + i * 4 + p), 0);
+				uint8_t lmc = (uint8_t)(rnd(&seed) % 4 == 0 ? 1 : 0);
+				if (rnd(&seed) % 6) {
+					assert_int_equal(sm_fabric_set_lid(f, n, p, lid, lmc), 0);
+					lid = (uint16_t)(lid + (1u << lmc));
+				}
+			}
+		}
+		/* random cables: switch-switch (self-loops included), CA-switch, CA-CA */
+		unsigned cables = rnd(&seed) % (nsw * np + nca * 2);
+		for (unsigned c = 0; c < cables; c++) {
+			uint32_t a = (uint32_t)(rnd(&seed) % (nsw + nca)), b = (uint32_t)(rnd(&seed) % (nsw + nca));
+			unsigned pa = 1 + rnd(&seed) % f->nodes[a].nports, pb = 1 + rnd(&seed) % f->nodes[b].nports;
+			(void)sm_fabric_link(f, a, pa, b, pb); /* busy ports just fail */
+		}
+		struct sm_lfts *l;
+		char msg[256];
+		int rc = route(f, 0, &l, msg);
+		if (rc) {
+			assert_true(rc < 0);
+			assert_true(msg[0] != 0);
+			refused++;
+		} else {
+			struct sm_validation v;
+			assert_int_equal(sm_validate(f, 0, l, 0, &v), 0);
+			if (v.unreachable || v.credit_loop == 1)
+				fail_msg("iteration %u: ftree routed but validation says: %s", iter, v.msg);
+			routed++;
+		}
+		sm_lfts_free(l);
+		sm_fabric_free(f);
+	}
+	/* both outcomes are exercised */
+	assert_true(routed > 20);
+	assert_true(refused > 20);
+}
+
+/* Parse `src` (YAML with an `ftree:` mapping) and init the engine from its subtree. */
+static int init_from(const char *src, void **st, char *err, size_t errlen)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	assert_true(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (const unsigned char *)src, strlen(src));
+	assert_true(yaml_parser_load(&p, &doc));
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	yaml_node_t *sub = yaml_document_get_node(&doc, root->data.mapping.pairs.start->value);
+	int rc = sm_engine_ftree.init(st, &doc, sub, err, errlen);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+static int route_with(void *st, struct sm_fabric *f, struct sm_lfts **out, char *msg)
+{
+	*out = sm_lfts_new(f, 0);
+	assert_non_null(*out);
+	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = *out };
+	int rc = sm_engine_ftree.route(st, &ctx);
+	memcpy(msg, ctx.msg, sizeof(ctx.msg));
+	return rc;
+}
+
+/*
+ * roots: a leaf whose CAs are all gone ranks above the spines when ranks
+ * come from the CAs (3 levels); with the spines given as roots it stays a
+ * leaf (2 levels). Both route every pair and every switch LID.
+ */
+static void test_roots(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 8, 16);  /* leaves 0-3 (GUID 0x10000..), spines 4-7 (0x10004..) */
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_lfts *l;
+	char msg[256], err[256];
+	void *st = NULL;
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	for (unsigned h = 0; h < 4; h++) {
+		sm_fabric_unlink(f, 3, 1 + h); /* leaf 3 loses its 4 CAs (nodes 20-23) */
+		assert_int_equal(sm_fabric_set_lid(f, 20 + h, 1, 0, 0), 0);
+	}
+	assert_int_equal(route(f, 0, &l, msg), 0);
+	assert_non_null(strstr(msg, "3 levels"));
+	check_valid(f, l);
+	sm_lfts_free(l);
+
+	assert_int_equal(init_from("ftree:\n  roots: [0x10004, 0x10005, 65542, 0x10007]\n", &st, err, sizeof(err)), 0);
+	assert_non_null(st);
+	assert_int_equal(route_with(st, f, &l, msg), 0);
+	assert_non_null(strstr(msg, "2 levels"));
+	check_valid(f, l);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 5, .seed = 1 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.shift_max_congestion, 1);
+	sm_lfts_free(l);
+	sm_engine_ftree.free(st);
+
+	/* a leaf as the only root: the other leaves sit 2 below it, its own CAs at 0 */
+	assert_int_equal(init_from("ftree:\n  roots: [0x10000]\n", &st, err, sizeof(err)), 0);
+	assert_int_equal(route_with(st, f, &l, msg), -EINVAL);
+	assert_non_null(strstr(msg, "different depths"));
+	sm_lfts_free(l);
+	sm_engine_ftree.free(st);
+
+	/* roots of another fabric */
+	assert_int_equal(init_from("ftree:\n  roots: [0xdead]\n", &st, err, sizeof(err)), 0);
+	assert_int_equal(route_with(st, f, &l, msg), -ENOENT);
+	assert_non_null(strstr(msg, "none of the 1 configured roots"));
+	sm_lfts_free(l);
+	sm_engine_ftree.free(st);
+	sm_fabric_free(f);
+
+	/* bad configs name their line */
+	assert_int_equal(init_from("ftree:\n  roots:\n    - 0x10\n    - nope\n", &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 4"));
+	assert_non_null(strstr(err, "nope"));
+	assert_int_equal(init_from("ftree:\n  roots: 5\n", &st, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "must be a list"));
+	assert_int_equal(init_from("ftree:\n  roots: [0]\n", &st, err, sizeof(err)), -EINVAL);
+	assert_null(st);
+}
+
 static void test_init_options(void **state)
 {
 	(void)state;
@@ -326,6 +483,8 @@ int main(void)
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_not_a_fat_tree),
 		cmocka_unit_test(test_no_updown_path),
+		cmocka_unit_test(test_random_fabrics),
+		cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_init_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

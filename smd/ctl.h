@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_CTL_H
+#define SMD_CTL_H
+/*
+ * DOC: smd control protocol (the contract between smd and smctl)
+ *
+ * Transport: a Unix stream socket (config `socket`, --socket PATH; default
+ * /run/smd/smd.sock), mode 0660, so access is granted by the socket's group.
+ *
+ * Requests: one JSON object per line (at most SMD_CTL_MAX_REQ bytes with
+ * the newline). A client may send several lines on one connection; each is
+ * answered in order. A request that ends at EOF without a newline is still
+ * answered. Requests are flat objects: every value is a string, number,
+ * boolean or null (nested objects/arrays are refused).
+ *     {"version":1,"cmd":"status"}
+ * Members: "cmd" (required, string); "version" (optional number; only 1 is
+ * accepted, a missing version means 1); command arguments (below). Unknown
+ * members are ignored, so later clients may send optional arguments.
+ *
+ * Replies: one JSON object on one line, ending with "\n":
+ *     {"version":1,"ok":true,"cmd":"status",...}      success
+ *     {"version":1,"ok":false,"error":"text"}         failure
+ * A reply's members are stable: new members may be added, existing ones are
+ * never renamed or removed within protocol version 1.
+ *
+ * Commands (version 1):
+ *   status   state ("starting": the first cycle has not completed;
+ *            "sweeping": a later cycle is running; "up": every plane came up
+ *            in the last cycle; "degraded": some did; "down": none did),
+ *            planes, planes_up, switches, cas, lids (sums over the planes of
+ *            the last cycle), sweeps (cycles completed), engine (engine
+ *            that routed plane 0 last, or the configured chain before the
+ *            first cycle), chain, sweep_interval, last_sweep_s,
+ *            last_sweep_age_s, uptime_s, config, pid.
+ *   planes   "planes": array of {index, spec, state ("up", "failed",
+ *            "not swept"), error (when failed), attempts, switches, cas,
+ *            lids, active_ports, link_ports, sweeps, smps_sent,
+ *            lft_blocks_written, portinfo_sets, engine, seconds}; plus
+ *            "plane_lids" (shared LID table counters) when the table is open.
+ *   sweep    run a cycle. Argument "wait" (bool, default true): the reply
+ *            comes when a cycle that started after the request has
+ *            completed, with "sweeps" and "up"/"failed" of that cycle; with
+ *            "wait": false it comes at once with "queued": true.
+ *   version  "smd" (package version), "protocol" (1).
+ *
+ * Robustness (requests are untrusted): a line longer than SMD_CTL_MAX_REQ,
+ * bad JSON, a non-object, a nested value, a missing/unknown cmd or an
+ * unsupported version get an error reply; an overlong line also closes the
+ * connection. A client that does not complete a request within
+ * SMD_CTL_TIMEOUT_MS, or does not read its reply in that time, is dropped.
+ * At most SMD_CTL_MAX_CLIENTS connections are served; one more is answered
+ * {"ok":false,"error":"too many clients"} and closed. No client can block
+ * the daemon: sockets are non-blocking and served from one poll loop.
+ */
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SMD_CTL_VERSION 1
+#define SMD_CTL_DEFAULT_SOCKET "/run/smd/smd.sock"   /* as smd.conf(5) `socket` */
+#define SMD_CTL_MAX_REQ 4096
+#define SMD_CTL_MAX_CLIENTS 32
+#define SMD_CTL_TIMEOUT_MS 5000
+#define SMD_CTL_MAX_REPLY (4u << 20)   /* what the client helper accepts */
+
+/* ---- a small JSON reader (for requests, and for smctl to read replies) ---- */
+enum smd_jtype { SMD_J_NULL, SMD_J_BOOL, SMD_J_NUM, SMD_J_STR, SMD_J_ARR, SMD_J_OBJ };
+
+struct smd_jv {
+	enum smd_jtype type;
+	char *key;              /* member name inside an object, else NULL */
+	char *str;              /* SMD_J_STR: NUL-terminated (embedded NULs are refused) */
+	double num;
+	int boolean;
+	struct smd_jv *child;   /* first element/member */
+	struct smd_jv *next;    /* next sibling */
+	unsigned n;             /* number of children */
+};
+
+#define SMD_JSON_MAX_DEPTH 16
+
+/*
+ * Parse exactly one JSON value from buf[0..len) (surrounding whitespace
+ * allowed). 0 and *out (free with smd_jv_free), or -EINVAL with
+ * "offset N: what" in err, -ENOMEM.
+ */
+int smd_json_parse(const char *buf, size_t len, struct smd_jv **out, char *err, size_t errlen);
+void smd_jv_free(struct smd_jv *v);   /* accepts NULL */
+/* Member `key` of an object (NULL when absent or v is not an object). */
+const struct smd_jv *smd_jv_get(const struct smd_jv *v, const char *key);
+const char *smd_jv_str(const struct smd_jv *v, const char *key, const char *def);
+double smd_jv_num(const struct smd_jv *v, const char *key, double def);
+int smd_jv_bool(const struct smd_jv *v, const char *key, int def);
+
+/*
+ * Validate one request line: a flat object with a string "cmd" and an
+ * accepted version. 0 with *out (the object) and *cmd (points into it), or
+ * -EINVAL / -E2BIG / -ENOMEM with a message for the error reply.
+ */
+int smd_ctl_parse_request(const char *buf, size_t len, struct smd_jv **out, const char **cmd,
+			  char *err, size_t errlen);
+
+/* ---- replies ---- */
+struct sm_json;
+/* Start a success reply: opens the object and writes version, ok, cmd. */
+void smd_ctl_reply_begin(struct sm_json *j, const char *cmd);
+/* A complete error reply line into a malloc'ed buffer (NULL on ENOMEM). */
+char *smd_ctl_error_line(const char *msg, size_t *len);
+
+/* ---- server ---- */
+struct smd_ctl_server;
+
+/* What a handler returns besides 0 / -errno: the reply waits for an event. */
+#define SMD_CTL_WAIT 1
+
+struct smd_ctl_ops {
+	/*
+	 * Answer req (cmd already validated). Write the reply's members into j
+	 * (smd_ctl_reply_begin() already called, the object is closed by the
+	 * server) and return 0; or return a negative errno with a message in
+	 * err (error reply); or return SMD_CTL_WAIT with *wait_for set: the
+	 * server parks the connection until smd_ctl_server_wake() is called with
+	 * a value >= *wait_for, then calls resume().
+	 */
+	int (*handle)(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
+		      uint64_t *wait_for, char *err, size_t errlen);
+	int (*resume)(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
+		      char *err, size_t errlen);
+};
+
+/*
+ * Listen on path (mode 0660). A stale socket file (nobody answers on it) is
+ * replaced; a live one is -EADDRINUSE ("another smd is running"). A missing
+ * parent folder is created (one level, 0755).
+ */
+int smd_ctl_server_open(const char *path, const struct smd_ctl_ops *ops, void *arg,
+			struct smd_ctl_server **out, char *err, size_t errlen);
+/* Close every connection (parked ones get "daemon stopping") and unlink the socket if it is still ours. */
+void smd_ctl_server_free(struct smd_ctl_server *s);  /* accepts NULL */
+
+/*
+ * One poll round: poll the server's sockets plus the caller's `extra` fds
+ * (their revents are filled for the caller), serve what is ready, drop
+ * clients past their deadline. Returns 0 or a negative errno from poll
+ * (-EINTR is returned as 0).
+ */
+int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned n_extra, int timeout_ms);
+/* Resume parked connections whose wait_for <= value. */
+void smd_ctl_server_wake(struct smd_ctl_server *s, uint64_t value);
+unsigned smd_ctl_server_clients(const struct smd_ctl_server *s);
+
+/* ---- client ---- */
+/*
+ * Send one request line (a newline is added if missing) to the daemon at
+ * path and read one reply line. timeout_ms < 0: wait forever (sweep).
+ * 0 and a malloc'ed NUL-terminated *reply; -ENOENT/-ECONNREFUSED (no
+ * daemon), -ETIMEDOUT, -EPROTO (reply too long / cut), with a message.
+ */
+int smd_ctl_call(const char *path, const char *request, int timeout_ms, char **reply, char *err,
+		 size_t errlen);
+
+/*
+ * smctl status|planes|sweep|version (smd/smctl_cmds.c): argv holds the
+ * command name and its words. Exit 0, 1 (failed: no daemon, error reply),
+ * 2 (usage).
+ */
+struct smctl_global;
+int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_DAEMON_H
+#define SMD_DAEMON_H
+/*
+ * DOC: the long-running SM (core of `smd -f`)
+ *
+ * Owns: one transport per plane (kept open for the daemon's life; a plane
+ * whose transport could not be opened is retried at the start of every
+ * cycle), the mocks behind mock: planes, one routing chain per plane, the
+ * shared plane-consistent LID table (planelid.h, persisted in state_dir
+ * after every cycle), the running config, and a worker thread that runs
+ * sweep cycles.
+ *
+ * A cycle is one sm_multiplane_bringup() over all planes. Bring-up is
+ * idempotent, so a cycle on a configured fabric reads, compares and writes
+ * nothing (no LFT block, no PortInfo Set); a changed fabric is repaired.
+ * Cycles run every sweep_interval seconds (0: only on request) and when
+ * smd_dmn_request_sweep() asks.
+ *
+ * Threads: the worker runs cycles; everybody else reads a snapshot
+ * (smd_dmn_status) copied under a mutex, so status answers never wait for
+ * a sweep. After each cycle the worker writes one byte to the wake fd
+ * (smd_dmn_wake_fd) so the caller's poll loop learns of it.
+ *
+ * Reconfiguration (BIRD-style): the caller parses and validates a new
+ * config, smd_dmn_reconfigure() builds new chains from it (failure: the old
+ * config stays, nothing changes) and hands them to the worker, which swaps
+ * them in at the start of its next cycle. Planes, socket and state_dir are
+ * fixed for the daemon's life (a change is reported in err, the rest
+ * applies).
+ *
+ * Library code: nothing is logged. Notes of the planes go to the note
+ * callback given at creation (called from plane threads).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric.h"
+#include "sm.h"
+#include "planelid.h"
+
+struct smd_conf;
+struct smd_dmn;
+
+enum smd_dmn_state { SMD_ST_STARTING, SMD_ST_SWEEPING, SMD_ST_UP, SMD_ST_DEGRADED, SMD_ST_DOWN };
+const char *smd_dmn_state_name(enum smd_dmn_state st);
+
+struct smd_dmn_plane {
+	char spec[280];
+	int swept;              /* has been through at least one cycle */
+	int rc;                 /* last cycle: 0 up, negative errno */
+	char err[512];
+	unsigned attempts;      /* last cycle */
+	uint64_t cycles_up, cycles_failed;
+	struct sm_summary sum;  /* last cycle (sum.engine is a static string) */
+	double seconds;
+};
+
+struct smd_dmn_status {
+	enum smd_dmn_state state;     /* see ctl.h "status" */
+	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
+	uint64_t sweeps;              /* cycles completed */
+	uint64_t requested;           /* cycles asked for (internal, for waiting) */
+	unsigned n_planes, planes_up;
+	uint32_t switches, cas, lids; /* sums over the planes of the last cycle */
+	uint64_t lft_blocks_written;  /* last cycle, all planes */
+	uint64_t portinfo_sets;       /* last cycle, all planes */
+	char engine[32];              /* engine that routed the first plane that came up */
+	char chain[256];
+	unsigned sweep_interval;
+	double last_sweep_s;          /* duration of the last cycle */
+	uint64_t last_end_us;         /* monotonic time the last cycle ended, 0 none */
+	uint64_t start_us;
+	int lids_open;
+	struct sm_plane_lids_stats plane_lids;
+	char lids_err[256];           /* last failure saving the LID table, "" none */
+	struct smd_dmn_plane planes[SM_MAX_PLANES];
+};
+
+struct smd_dmn_cfg {
+	const char *const *specs;     /* plane specs (mock:DUMP, ibsim:NODE, umad[:CA[:PORT]]) */
+	unsigned n_specs;
+	sm_note_fn *note;             /* plane notes, called from plane threads; may be NULL */
+	void *note_arg;
+};
+
+/*
+ * Open planes, chains and the LID table; start the worker, which begins
+ * the first cycle at once. On success the daemon owns conf (freed by
+ * smd_dmn_free() or after a reconfigure replaced it); on failure the
+ * caller still owns it. A plane that cannot be opened is not an error (it
+ * is reported per plane and retried each cycle); a chain, LID-table or
+ * thread error is: negative errno with err.
+ */
+int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd_dmn **out,
+		char *err, size_t errlen);
+/* Stop the worker (waits for a running cycle), save the LID table, close everything. Accepts NULL. */
+void smd_dmn_free(struct smd_dmn *d);
+
+/* Readable (one byte per completed cycle) for the caller's poll loop; drain it with smd_dmn_drain(). */
+int smd_dmn_wake_fd(const struct smd_dmn *d);
+void smd_dmn_drain(struct smd_dmn *d);
+
+void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st);
+
+/*
+ * Ask for a cycle that starts after this call. Returns the value of
+ * `sweeps` at which that cycle will have completed.
+ */
+uint64_t smd_dmn_request_sweep(struct smd_dmn *d);
+
+/*
+ * Use conf from the next cycle on: chains rebuilt, sweep interval, LMC,
+ * subnet prefix and MAD settings. 0: taken over (the daemon owns conf;
+ * notes lists what needs a restart, "" if nothing). -errno with err: the
+ * caller still owns conf and nothing changed.
+ */
+int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, size_t notes_len,
+			char *err, size_t errlen);
+
+/*
+ * One line for sd_notify STATUS= and the log: "2/2 planes up, 64 CAs,
+ * last sweep 0.012 s".
+ */
+void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len);
+
+/*
+ * Open the transport of one plane spec: mock:DUMP (the mock is returned in
+ * *mock, to free after the transport is closed), ibsim[:NODE], umad[:CA[:PORT]].
+ * 0 or -errno with err.
+ */
+struct sm_mock;
+struct sm_transport;
+int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
+		   size_t errlen);
+
+struct sm_json;
+/* Reply members of the "status" and "planes" commands (ctl.h). */
+void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
+void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
+
+#endif

@@ -1,0 +1,576 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: the long-running SM (see daemon.h)
+ *
+ * Locking: d->mu guards the snapshot (d->st), the sweep request counter,
+ * the pending reconfiguration and the stop flag. Everything else the worker
+ * touches (transports, mocks, chains, the sm_mp_plane array, the current
+ * config) belongs to the worker while it runs and is only touched by
+ * others after it has been joined. The pending reconfiguration is built
+ * outside the lock and handed over by pointer, so the worker never frees
+ * a chain another thread uses, and a reload never waits for a sweep.
+ */
+#include "daemon.h"
+#include "ibsim_client.h"
+#include "json.h"
+#include "mock.h"
+#include "multiplane.h"
+#include "registry.h"
+#include "smdconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct dmn_gen {                     /* a config and the chains built from it */
+	struct smd_conf *conf;
+	struct sm_chain *chains[SM_MAX_PLANES];
+};
+
+struct dmn_note {
+	struct smd_dmn *d;
+	unsigned plane;
+};
+
+struct smd_dmn {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t worker;
+	int worker_started;
+	int stop;
+	int running;                 /* a cycle is in progress */
+	uint64_t requested;          /* run cycles until st.sweeps reaches this */
+	uint64_t next_due_us;        /* periodic cycle, 0 = none */
+	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
+	struct smd_dmn_status st;
+
+	/* worker-owned */
+	struct dmn_gen *cur;
+	struct sm_registry *reg;
+	struct sm_plane_lids *lids;
+	unsigned n;
+	struct sm_mp_plane planes[SM_MAX_PLANES];
+	struct sm_mock *mocks[SM_MAX_PLANES];
+	sm_note_fn *note;
+	void *note_arg;
+	struct dmn_note note_ctx[SM_MAX_PLANES];
+
+	int wake[2];                 /* pipe: worker -> caller's poll loop */
+};
+
+const char *smd_dmn_state_name(enum smd_dmn_state st)
+{
+	switch (st) {
+	case SMD_ST_STARTING: return "starting";
+	case SMD_ST_SWEEPING: return "sweeping";
+	case SMD_ST_UP: return "up";
+	case SMD_ST_DEGRADED: return "degraded";
+	default: return "down";
+	}
+}
+
+/* Plane notes get the plane's index in front: the caller's callback sees one stream from all threads. */
+static void plane_note(void *arg, const char *msg)
+{
+	struct dmn_note *nc = arg;
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "plane %u: %s", nc->plane, msg);
+	nc->d->note(nc->d->note_arg, buf);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
+		   size_t errlen)
+{
+	int rc;
+
+	*t = NULL;
+	*mock = NULL;
+	if (!strncmp(spec, "mock:", 5)) {
+		if (!spec[5]) {
+			snprintf(err, errlen, "'%s': missing a dump file after the colon", spec);
+			return -EINVAL;
+		}
+		rc = sm_mock_load(spec + 5, NULL, mock, err, errlen);
+		if (rc)
+			return rc;
+		uint32_t port = sm_mock_default_port(*mock, 0);
+		if (port == SM_NONE) {
+			snprintf(err, errlen, "%s: no CA port with its link up to attach the SM to", spec + 5);
+			rc = -ENODEV;
+		} else if ((rc = sm_mock_attach(*mock, port, t))) {
+			snprintf(err, errlen, "cannot attach to the mock fabric: %s", strerror(-rc));
+		}
+		if (rc) {
+			sm_mock_free(*mock);
+			*mock = NULL;
+		}
+		return rc;
+	}
+	if (!strcmp(spec, "ibsim") || !strncmp(spec, "ibsim:", 6)) {
+		const char *node = spec[5] == ':' && spec[6] ? spec + 6 : NULL;
+		return sm_ibsim_transport_open(NULL, node, t, err, errlen);
+	}
+	return sm_transport_open(spec, t, err, errlen);
+}
+
+static void gen_free(struct dmn_gen *g)
+{
+	if (!g)
+		return;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		sm_chain_free(g->chains[i]);
+	smd_conf_free(g->conf);
+	free(g);
+}
+
+/* Chains for n planes from conf; conf is only borrowed (err: caller keeps it). */
+static int gen_new(struct sm_registry *reg, struct smd_conf *conf, unsigned n, struct dmn_gen **out,
+		   char *err, size_t errlen)
+{
+	char spec[SMD_CONF_MAX_CHAIN * (SMD_CONF_NAME_MAX + 2)];
+	struct dmn_gen *g = calloc(1, sizeof(*g));
+	char cerr[512] = "";
+	int rc;
+
+	if (!g) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	smd_conf_chain_str(conf, spec, sizeof(spec));
+	for (unsigned i = 0; i < n; i++) {
+		rc = sm_chain_new(reg, spec, conf->doc, conf->engines_map, &g->chains[i], cerr, sizeof(cerr));
+		if (rc) {
+			snprintf(err, errlen, "routing: %s", cerr[0] ? cerr : strerror(-rc));
+			gen_free(g);   /* conf not yet set: not freed */
+			return rc;
+		}
+	}
+	g->conf = conf;
+	*out = g;
+	return 0;
+}
+
+static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct sm_plane_lids *lids)
+{
+	memset(mp, 0, sizeof(*mp));
+	sm_cfg_default(&mp->base);
+	mp->base.lmc = (unsigned)conf->lmc;
+	mp->base.subnet_prefix = conf->subnet_prefix;
+	if (conf->mad.window)
+		mp->base.txn.window = conf->mad.window;
+	if (conf->mad.per_switch_window)
+		mp->base.txn.per_dest = conf->mad.per_switch_window;
+	if (conf->mad.timeout_ms)
+		mp->base.txn.timeout_ms = conf->mad.timeout_ms;
+	mp->base.txn.retries = conf->mad.retries;
+	mp->retries = 1;
+	mp->lids = lids;
+}
+
+/* Results of the cycle that just ended into the snapshot (d->mu held). */
+static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
+{
+	struct smd_dmn_status *st = &d->st;
+
+	st->planes_up = 0;
+	st->switches = st->cas = st->lids = 0;
+	st->lft_blocks_written = st->portinfo_sets = 0;
+	st->engine[0] = '\0';
+	for (unsigned i = 0; i < d->n; i++) {
+		const struct sm_mp_plane *p = &d->planes[i];
+		struct smd_dmn_plane *sp = &st->planes[i];
+		sp->swept = 1;
+		sp->rc = p->rc;
+		snprintf(sp->err, sizeof(sp->err), "%s", p->rc ? p->err : "");
+		sp->attempts = p->attempts;
+		sp->sum = p->sum;
+		sp->seconds = p->end_s - p->start_s;
+		if (p->rc) {
+			sp->cycles_failed++;
+			continue;
+		}
+		sp->cycles_up++;
+		st->planes_up++;
+		st->switches += p->sum.counts.switches;
+		st->cas += p->sum.counts.cas;
+		st->lids += p->sum.counts.lids;
+		st->lft_blocks_written += p->sum.lft_blocks_written;
+		st->portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+		if (!st->engine[0] && p->sum.engine)
+			snprintf(st->engine, sizeof(st->engine), "%s", p->sum.engine);
+	}
+	st->last = st->planes_up == d->n && d->n ? SMD_ST_UP : st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
+	st->state = st->last;
+	st->last_sweep_s = secs;
+	st->last_end_us = mono_us();
+	if (d->lids) {
+		sm_plane_lids_stats(d->lids, &st->plane_lids);
+		st->lids_open = 1;
+	}
+	snprintf(st->lids_err, sizeof(st->lids_err), "%s", lids_err);
+	st->sweeps++;
+}
+
+static void run_cycle(struct smd_dmn *d)
+{
+	struct sm_mp_cfg mp;
+	char err[512] = "", lerr[256] = "";
+	uint64_t t0 = mono_us();
+
+	/* a plane that could not be opened gets another chance every cycle */
+	for (unsigned i = 0; i < d->n; i++) {
+		struct sm_mp_plane *p = &d->planes[i];
+		if (p->t)
+			continue;
+		if (smd_plane_open(p->name, &p->t, &d->mocks[i], err, sizeof(err)))
+			snprintf(p->open_err, sizeof(p->open_err), "%s", err[0] ? err : "cannot open");
+		else
+			p->open_err[0] = '\0';
+	}
+	for (unsigned i = 0; i < d->n; i++)
+		d->planes[i].chain = d->cur->chains[i];
+	mp_cfg_from(&mp, d->cur->conf, d->lids);
+	sm_multiplane_bringup(d->planes, d->n, &mp);
+	if (d->lids) {
+		int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
+		if (rc && !lerr[0])
+			snprintf(lerr, sizeof(lerr), "%s", strerror(-rc));
+	}
+	double secs = (double)(mono_us() - t0) / 1e6;
+	pthread_mutex_lock(&d->mu);
+	snapshot(d, secs, lerr);
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void *worker_main(void *arg)
+{
+	struct smd_dmn *d = arg;
+
+	pthread_mutex_lock(&d->mu);
+	for (;;) {
+		while (!d->stop && d->requested <= d->st.sweeps &&
+		       !(d->next_due_us && mono_us() >= d->next_due_us)) {
+			if (d->next_due_us) {
+				struct timespec ts;
+				uint64_t due = d->next_due_us;
+				ts.tv_sec = (time_t)(due / 1000000u);
+				ts.tv_nsec = (long)(due % 1000000u) * 1000;
+				pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+			} else {
+				pthread_cond_wait(&d->cv, &d->mu);
+			}
+		}
+		if (d->stop)
+			break;
+		struct dmn_gen *old = NULL;
+		if (d->pending) {
+			old = d->cur;
+			d->cur = d->pending;
+			d->pending = NULL;
+			d->st.sweep_interval = d->cur->conf->sweep_interval;
+			smd_conf_chain_str(d->cur->conf, d->st.chain, sizeof(d->st.chain));
+		}
+		d->running = 1;
+		if (d->st.sweeps)
+			d->st.state = SMD_ST_SWEEPING;
+		pthread_mutex_unlock(&d->mu);
+
+		gen_free(old);
+		run_cycle(d);
+
+		pthread_mutex_lock(&d->mu);
+		d->running = 0;
+		unsigned iv = d->cur->conf->sweep_interval;
+		/* a reload may have changed the interval meanwhile: it applies from the next wait */
+		if (d->pending)
+			iv = d->pending->conf->sweep_interval;
+		d->next_due_us = iv ? mono_us() + (uint64_t)iv * 1000000u : 0;
+		pthread_cond_broadcast(&d->cv);
+		/* best effort: a full pipe already tells the caller to look */
+		(void)!write(d->wake[1], "x", 1);
+	}
+	pthread_mutex_unlock(&d->mu);
+	return NULL;
+}
+
+int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd_dmn **out,
+		char *err, size_t errlen)
+{
+	struct smd_dmn *d;
+	pthread_condattr_t ca;
+	char lerr[512] = "";
+	int rc;
+
+	if (!cfg->n_specs || cfg->n_specs > SM_MAX_PLANES) {
+		snprintf(err, errlen, "%u planes configured (1-%d allowed)", cfg->n_specs, SM_MAX_PLANES);
+		return -EINVAL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->wake[0] = d->wake[1] = -1;
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	d->n = cfg->n_specs;
+	d->note = cfg->note;
+	d->note_arg = cfg->note_arg;
+	d->st.n_planes = d->n;
+	d->st.start_us = mono_us();
+	d->st.sweep_interval = conf->sweep_interval;
+	smd_conf_chain_str(conf, d->st.chain, sizeof(d->st.chain));
+	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	d->reg = sm_registry_new(conf->plugin_dir);
+	if (!d->reg) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if ((rc = gen_new(d->reg, conf, d->n, &d->cur, err, errlen)))
+		goto fail;
+	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, cfg->note, cfg->note_arg, &d->lids, lerr, sizeof(lerr));
+	if (rc) {
+		snprintf(err, errlen, "plane-consistent LID table: %s", lerr[0] ? lerr : strerror(-rc));
+		goto fail;
+	}
+	for (unsigned i = 0; i < d->n; i++) {
+		struct sm_mp_plane *p = &d->planes[i];
+		snprintf(p->name, sizeof(p->name), "%s", cfg->specs[i]);
+		snprintf(d->st.planes[i].spec, sizeof(d->st.planes[i].spec), "%s", cfg->specs[i]);
+		p->index = i;
+		if (cfg->note) {
+			d->note_ctx[i].d = d;
+			d->note_ctx[i].plane = i;
+			p->note = plane_note;
+			p->note_arg = &d->note_ctx[i];
+		}
+		if (smd_plane_open(p->name, &p->t, &d->mocks[i], lerr, sizeof(lerr)))
+			snprintf(p->open_err, sizeof(p->open_err), "%s", lerr[0] ? lerr : "cannot open");
+	}
+	d->requested = 1;   /* the first cycle starts at once */
+	if (pthread_create(&d->worker, NULL, worker_main, d)) {
+		rc = -EAGAIN;
+		snprintf(err, errlen, "cannot start the sweep thread");
+		goto fail;
+	}
+	d->worker_started = 1;
+	*out = d;
+	return 0;
+fail:
+	if (d->cur)
+		d->cur->conf = NULL;   /* the caller keeps conf on failure */
+	smd_dmn_free(d);
+	return rc;
+}
+
+void smd_dmn_free(struct smd_dmn *d)
+{
+	char err[256];
+
+	if (!d)
+		return;
+	if (d->worker_started) {
+		pthread_mutex_lock(&d->mu);
+		d->stop = 1;
+		pthread_cond_broadcast(&d->cv);
+		pthread_mutex_unlock(&d->mu);
+		pthread_join(d->worker, NULL);
+	}
+	if (d->lids)
+		(void)sm_plane_lids_save(d->lids, err, sizeof(err));   /* saved after each cycle already */
+	for (unsigned i = 0; i < d->n; i++) {
+		sm_transport_close(d->planes[i].t);
+		sm_mock_free(d->mocks[i]);
+	}
+	gen_free(d->pending);
+	gen_free(d->cur);
+	sm_plane_lids_free(d->lids);
+	sm_registry_free(d->reg);
+	if (d->wake[0] >= 0)
+		close(d->wake[0]);
+	if (d->wake[1] >= 0)
+		close(d->wake[1]);
+	pthread_cond_destroy(&d->cv);
+	pthread_mutex_destroy(&d->mu);
+	free(d);
+}
+
+int smd_dmn_wake_fd(const struct smd_dmn *d)
+{
+	return d->wake[0];
+}
+
+void smd_dmn_drain(struct smd_dmn *d)
+{
+	char buf[64];
+	while (read(d->wake[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st)
+{
+	pthread_mutex_lock(&d->mu);
+	*st = d->st;
+	st->requested = d->requested;
+	pthread_mutex_unlock(&d->mu);
+}
+
+uint64_t smd_dmn_request_sweep(struct smd_dmn *d)
+{
+	uint64_t target;
+
+	pthread_mutex_lock(&d->mu);
+	/* a cycle already running may have passed discovery: the request needs the next one */
+	target = d->st.sweeps + (d->running ? 2 : 1);
+	if (d->requested < target)
+		d->requested = target;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	return target;
+}
+
+static int str_differs(const char *a, const char *b)
+{
+	return (a == NULL) != (b == NULL) || (a && strcmp(a, b));
+}
+
+int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, size_t notes_len,
+			char *err, size_t errlen)
+{
+	struct dmn_gen *g = NULL, *old;
+	const struct smd_conf *cur;
+	size_t off = 0;
+	int rc;
+
+	notes[0] = '\0';
+	if ((rc = gen_new(d->reg, conf, d->n, &g, err, errlen)))
+		return rc;
+	pthread_mutex_lock(&d->mu);
+	/* the current generation's config is read only by the worker, never freed while we hold mu */
+	cur = d->pending ? d->pending->conf : d->cur->conf;
+	int planes_differ = conf->n_planes != cur->n_planes;
+	for (unsigned i = 0; !planes_differ && i < conf->n_planes; i++)
+		planes_differ = strcmp(conf->planes[i], cur->planes[i]) != 0;
+	const struct { int differs; const char *what; } fixed[] = {
+		{ planes_differ, "planes" },
+		{ str_differs(conf->socket, cur->socket), "socket" },
+		{ str_differs(conf->state_dir, cur->state_dir), "state_dir" },
+		{ str_differs(conf->plugin_dir, cur->plugin_dir), "plugin_dir" },
+		{ conf->lmc != cur->lmc, "lmc (the LID table keeps its LMC)" },
+	};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (fixed[i].differs && off < notes_len)
+			off += (size_t)snprintf(notes + off, notes_len - off, "%s%s", off ? ", " : "",
+						fixed[i].what);
+	old = d->pending;
+	d->pending = g;
+	/* a new interval counts from now, so shortening it takes effect at once */
+	d->next_due_us = conf->sweep_interval && !d->running ?
+		mono_us() + (uint64_t)conf->sweep_interval * 1000000u : d->next_due_us;
+	if (!conf->sweep_interval && !d->running)
+		d->next_due_us = 0;
+	pthread_cond_broadcast(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	gen_free(old);   /* never swapped in: nobody used its chains */
+	return 0;
+}
+
+void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
+{
+	if (!st->sweeps) {
+		snprintf(buf, len, "starting: first sweep of %u plane%s", st->n_planes, st->n_planes == 1 ? "" : "s");
+		return;
+	}
+	snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
+		 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
+		 (unsigned long long)st->sweeps);
+}
+
+void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	uint64_t now = mono_us();
+
+	sm_json_str(j, "state", smd_dmn_state_name(st->state));
+	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
+	sm_json_uint(j, "planes", st->n_planes);
+	sm_json_uint(j, "planes_up", st->planes_up);
+	sm_json_uint(j, "switches", st->switches);
+	sm_json_uint(j, "cas", st->cas);
+	sm_json_uint(j, "lids", st->lids);
+	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_str(j, "engine", st->engine[0] ? st->engine : st->chain);
+	sm_json_str(j, "chain", st->chain);
+	sm_json_uint(j, "sweep_interval", st->sweep_interval);
+	sm_json_double(j, "last_sweep_s", st->last_sweep_s);
+	if (st->last_end_us)
+		sm_json_double(j, "last_sweep_age_s", (double)(now - st->last_end_us) / 1e6);
+	else
+		sm_json_null(j, "last_sweep_age_s");
+	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
+	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
+	sm_json_double(j, "uptime_s", (double)(now - st->start_us) / 1e6);
+	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
+	sm_json_uint(j, "pid", (uint64_t)getpid());
+}
+
+void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_arr_begin(j, "planes");
+	for (unsigned i = 0; i < st->n_planes; i++) {
+		const struct smd_dmn_plane *p = &st->planes[i];
+		const struct sm_summary *s = &p->sum;
+		sm_json_obj_begin(j, NULL);
+		sm_json_uint(j, "index", i);
+		sm_json_str(j, "spec", p->spec);
+		sm_json_str(j, "state", !p->swept ? "not swept" : p->rc ? "failed" : "up");
+		sm_json_str(j, "error", p->swept && p->rc ? p->err : NULL);
+		sm_json_uint(j, "attempts", p->attempts);
+		sm_json_uint(j, "cycles_up", p->cycles_up);
+		sm_json_uint(j, "cycles_failed", p->cycles_failed);
+		sm_json_uint(j, "switches", s->counts.switches);
+		sm_json_uint(j, "cas", s->counts.cas);
+		sm_json_uint(j, "lids", s->counts.lids);
+		sm_json_uint(j, "active_ports", s->active_ports);
+		sm_json_uint(j, "link_ports", s->link_ports);
+		sm_json_uint(j, "sweeps", s->sweeps);
+		sm_json_uint(j, "smps_sent", s->txn.sent);
+		sm_json_uint(j, "lft_blocks_written", s->lft_blocks_written);
+		sm_json_uint(j, "portinfo_sets", s->portinfo_lid_sets + s->portinfo_state_sets);
+		sm_json_uint(j, "sm_lid", s->sm_lid);
+		sm_json_str(j, "engine", s->engine);
+		sm_json_double(j, "seconds", p->seconds);
+		sm_json_obj_end(j);
+	}
+	sm_json_arr_end(j);
+	if (st->lids_open) {
+		sm_json_obj_begin(j, "plane_lids");
+		sm_json_uint(j, "keys", st->plane_lids.keys);
+		sm_json_uint(j, "from_table", st->plane_lids.from_table);
+		sm_json_uint(j, "inherited", st->plane_lids.inherited);
+		sm_json_uint(j, "fresh", st->plane_lids.fresh);
+		sm_json_uint(j, "conflicts", st->plane_lids.conflicts);
+		sm_json_obj_end(j);
+	}
+}

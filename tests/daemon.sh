@@ -1,0 +1,259 @@
+#!/bin/sh
+# The daemon (smd -f) and its control socket, end to end on mock fabrics:
+# one plane from --backend mock --topology, then two planes from
+# `smctl topo gen --planes 2 --split`. Checks status/planes/sweep/version
+# replies (parsed with python3), that a second cycle writes no LFT block and
+# no PortInfo, that garbage, oversized, partial and too many clients are
+# refused while the daemon keeps answering, that SIGHUP with a broken config
+# is logged with FILE:LINE and changes nothing, that a good reload applies
+# (periodic sweeps start), and that SIGTERM stops it promptly with exit 0.
+# Only the PIDs started here are signalled; everything is removed on exit.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+smd="$top_builddir/smd/smd"
+smctl="$top_builddir/smd/smctl"
+command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/smd-daemon.XXXXXX")
+pids=""
+cleanup() {
+	for p in $pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# json FILE PYTHON-EXPR: evaluate EXPR with r = the parsed reply
+json() {
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+
+# ask SOCKET BYTES...: send raw bytes (python escapes) on one connection, print the reply
+ask_raw() {
+	python3 - "$1" "$2" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(10)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode('latin-1').decode('unicode_escape').encode('latin-1'))
+data = b''
+while not data.endswith(b'\n'):
+	try:
+		d = s.recv(65536)
+	except ConnectionResetError:
+		break
+	if not d:
+		break
+	data += d
+print(data.decode('utf-8', 'replace').strip())
+EOF
+}
+
+# start NAME ARGS...: run smd -f in the background, wait for its first sweep
+start() {
+	name=$1
+	shift
+	"$smd" -f "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	pid=$!
+	pids="$pids $pid"
+	i=0
+	while [ $i -lt 100 ]; do
+		if "$smctl" --socket "$sock" --json status >"$work/st.json" 2>/dev/null &&
+			[ "$(json "$work/st.json" 'r["sweeps"] >= 1')" = True ]; then
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	cat "$work/$name.err"
+	return 1
+}
+
+# stop: SIGTERM, must exit 0 within 3 s and remove its socket
+stop() {
+	kill -TERM "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 30 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		bad "$1: still running 3 s after SIGTERM"
+		return
+	fi
+	wait "$pid"
+	rc=$?
+	[ $rc = 0 ] || bad "$1: exit $rc after SIGTERM"
+	[ -e "$sock" ] && bad "$1: socket $sock left behind"
+	grep -q "stopped" "$work/$1.err" || bad "$1: no 'stopped' in the log"
+}
+
+"$smctl" topo gen fat-tree --radix 8 --hosts 32 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
+"$smctl" topo gen fat-tree --radix 8 --hosts 16 --planes 2 --split --no-lids -o "$work/mp" >/dev/null ||
+	{ echo "FAIL: generator (planes)"; exit 1; }
+
+# ---- usage and no daemon ----
+sock="$work/none.sock"
+"$smctl" --socket "$sock" status >/dev/null 2>"$work/nod.err"
+[ $? = 1 ] || bad "smctl status without a daemon: want exit 1"
+grep -q "$sock" "$work/nod.err" || bad "smctl without a daemon does not name the socket: $(cat "$work/nod.err")"
+"$smctl" --socket "$sock" status --bogus >/dev/null 2>&1
+[ $? = 2 ] || bad "smctl status --bogus: want exit 2"
+
+# ---- one plane ----
+sock="$work/smd.sock"
+conf="$work/smd.conf"
+cat >"$conf" <<EOF
+# daemon test
+sweep_interval: 0
+log_level: notice
+EOF
+start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state1" ||
+	{ echo "FAIL: smd -f did not come up"; exit 1; }
+mode=$(stat -c %a "$sock")
+[ "$mode" = 660 ] || bad "socket mode $mode, want 660"
+for k in state planes switches cas lids sweeps engine; do
+	[ "$(json "$work/st.json" "'$k' in r")" = True ] || bad "status lacks '$k'"
+done
+[ "$(json "$work/st.json" '(r["ok"], r["version"], r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"], r["lids"], r["sweeps"])')" = \
+	"(True, 1, 'up', 1, 1, 12, 32, 44, 1)" ] || bad "status after the first sweep: $(cat "$work/st.json")"
+[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree"')" = True ] ||
+	bad "first sweep wrote no LFT block or engine is not ftree: $(cat "$work/st.json")"
+[ -s "$work/state1/plane-lids" ] || bad "no plane-lids file in the state dir"
+"$smctl" --socket "$sock" status >"$work/st.txt" || bad "smctl status (text) failed"
+grep -q "^state *up" "$work/st.txt" || bad "text status: $(cat "$work/st.txt")"
+
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "smctl sweep failed"
+[ "$(json "$work/sw.json" '(r["ok"], r["sweeps"], r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
+	"(True, 2, 'up', 0, 0)" ] || bad "second sweep is not idempotent: $(cat "$work/sw.json")"
+"$smctl" --socket "$sock" --json status >"$work/st.json"
+[ "$(json "$work/st.json" 'r["sweeps"]')" = 2 ] || bad "sweeps did not reach 2: $(cat "$work/st.json")"
+"$smctl" --socket "$sock" sweep --no-wait --json >"$work/sw.json" || bad "sweep --no-wait failed"
+[ "$(json "$work/sw.json" 'r["queued"]')" = True ] || bad "sweep --no-wait: $(cat "$work/sw.json")"
+"$smctl" --socket "$sock" sweep >"$work/sw.txt" || bad "text sweep failed"
+grep -q "0 LFT blocks and 0 PortInfo written" "$work/sw.txt" || bad "text sweep: $(cat "$work/sw.txt")"
+"$smctl" --socket "$sock" --json version >"$work/v.json" || bad "version failed"
+[ "$(json "$work/v.json" 'r["protocol"]')" = 1 ] || bad "version: $(cat "$work/v.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json" || bad "planes failed"
+[ "$(json "$work/pl.json" '[(p["state"], p["cas"], p["lft_blocks_written"]) for p in r["planes"]]')" = \
+	"[('up', 32, 0)]" ] || bad "planes: $(cat "$work/pl.json")"
+
+# ---- hostile clients ----
+r=$(ask_raw "$sock" '\x00\xff\x01garbage\n')
+case $r in *'"ok":false'*'bad JSON'*) ;; *) bad "garbage: '$r'" ;; esac
+r=$(ask_raw "$sock" '{"cmd":"launch-missiles"}\n')
+case $r in *'unknown command'*) ;; *) bad "unknown command: '$r'" ;; esac
+r=$(ask_raw "$sock" '{"version":7,"cmd":"status"}\n')
+case $r in *'unsupported protocol version'*) ;; *) bad "version 7: '$r'" ;; esac
+big=$(python3 -c 'print("{\"cmd\":\"status\",\"x\":\"" + "a" * 9000 + "\"}")')
+r=$(ask_raw "$sock" "$big")
+case $r in *'longer than 4096'*) ;; *) bad "oversized: '$(echo "$r" | cut -c1-200)'" ;; esac
+# a slow client holding a partial request, plus more clients than the limit, while status still answers
+python3 - "$sock" "$smctl" >"$work/many.out" 2>&1 <<'EOF' || bad "many/slow clients: $(cat "$work/many.out")"
+import socket, subprocess, sys, time
+path, smctl = sys.argv[1], sys.argv[2]
+conns = []
+slow = socket.socket(socket.AF_UNIX); slow.connect(path); slow.sendall(b'{"cmd":"sta')
+for i in range(40):
+	s = socket.socket(socket.AF_UNIX); s.connect(path); conns.append(s)
+time.sleep(0.3)
+refused = 0
+for s in conns:
+	s.setblocking(False)
+	try:
+		d = s.recv(4096)
+		if b'too many clients' in d:
+			refused += 1
+	except BlockingIOError:
+		pass
+if refused < 8:
+	print("only %d connections refused" % refused); sys.exit(1)
+for s in conns:
+	s.close()
+time.sleep(0.2)
+t0 = time.time()
+out = subprocess.run([smctl, '--socket', path, '--json', 'status'], capture_output=True, timeout=10)
+if out.returncode != 0:
+	print("status failed while a slow client holds a partial request", out.stderr); sys.exit(1)
+print("status with a slow client: %.3f s" % (time.time() - t0))
+slow.close()
+EOF
+kill -0 "$pid" 2>/dev/null || bad "the daemon died from hostile clients"
+
+# ---- SIGHUP: broken config is refused with FILE:LINE, good config applies ----
+cat >"$conf" <<EOF
+# daemon test, broken
+sweep_interval: 0
+sweep_interval_typo: 3
+EOF
+kill -HUP "$pid"
+i=0
+while ! grep -q "smd.conf:3" "$work/one.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "smd.conf:3" "$work/one.err" || bad "broken config on SIGHUP not logged with FILE:LINE: $(tail -3 "$work/one.err")"
+grep -q "running configuration is kept" "$work/one.err" || bad "no 'kept' message after a bad reload"
+"$smctl" --socket "$sock" --json status >"$work/st.json" || bad "no answer after a bad reload"
+[ "$(json "$work/st.json" '(r["state"], r["sweep_interval"])')" = "('up', 0)" ] ||
+	bad "status after a bad reload: $(cat "$work/st.json")"
+n0=$(json "$work/st.json" 'r["sweeps"]')
+cat >"$conf" <<EOF
+sweep_interval: 1
+EOF
+kill -HUP "$pid"
+i=0
+while [ $i -lt 60 ]; do
+	"$smctl" --socket "$sock" --json status >"$work/st.json" 2>/dev/null
+	[ "$(json "$work/st.json" "r['sweeps'] >= $n0 + 2")" = True ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'])")" = "(True, 1)" ] ||
+	bad "after reloading sweep_interval: 1 no periodic sweeps: $(cat "$work/st.json")"
+grep -q "configuration reloaded" "$work/one.err" || bad "good reload not logged"
+
+# a second daemon on the same socket refuses to start
+"$smd" -f --backend mock --topology "$work/ft" --socket "$sock" --state-dir "$work/state1b" \
+	>/dev/null 2>"$work/two.err" &
+p2=$!
+pids="$pids $p2"
+wait "$p2"
+[ $? = 1 ] || bad "a second smd on a live socket did not exit 1"
+grep -q "another smd" "$work/two.err" || bad "second smd: $(cat "$work/two.err")"
+"$smctl" --socket "$sock" status >/dev/null || bad "the first daemon lost its socket to the second"
+stop one
+
+# ---- two planes ----
+sock="$work/mp.sock"
+start two --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
+	{ echo "FAIL: 2-plane smd -f did not come up"; exit 1; }
+[ "$(json "$work/st.json" '(r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"])')" = \
+	"('up', 2, 2, 16, 32)" ] || bad "2-plane status: $(cat "$work/st.json")"
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "2-plane sweep failed"
+[ "$(json "$work/sw.json" '(r["planes_up"], r["failed"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
+	"(2, 0, 0, 0)" ] || bad "2-plane second sweep: $(cat "$work/sw.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json" || bad "2-plane planes failed"
+[ "$(json "$work/pl.json" '[(p["index"], p["state"], p["cas"], p["cycles_up"]) for p in r["planes"]]')" = \
+	"[(0, 'up', 16, 2), (1, 'up', 16, 2)]" ] || bad "2-plane planes: $(cat "$work/pl.json")"
+[ "$(json "$work/pl.json" 'r["plane_lids"]["conflicts"]')" = 0 ] || bad "LID conflicts: $(cat "$work/pl.json")"
+"$smctl" --socket "$sock" planes | grep -q "mp.1" || bad "text planes lacks plane 1"
+stop two
+
+# ---- a plane that cannot be opened: degraded, still READY and answering ----
+sock="$work/deg.sock"
+start deg --plane "mock:$work/mp.0" --plane "mock:$work/missing" --socket "$sock" --state-dir "$work/state3" ||
+	{ echo "FAIL: degraded smd -f did not come up"; exit 1; }
+[ "$(json "$work/st.json" '(r["state"], r["planes_up"])')" = "('degraded', 1)" ] ||
+	bad "degraded status: $(cat "$work/st.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+[ "$(json "$work/pl.json" 'r["planes"][1]["state"] == "failed" and "missing" in r["planes"][1]["error"]')" = True ] ||
+	bad "failed plane not reported: $(cat "$work/pl.json")"
+"$smctl" --socket "$sock" sweep >/dev/null 2>&1
+[ $? = 1 ] || bad "a sweep with a failed plane should exit 1"
+stop deg
+
+[ $fail = 0 ] && echo "daemon: all checks passed"
+exit $fail
