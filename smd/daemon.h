@@ -29,6 +29,11 @@
  * fixed for the daemon's life (a change is reported in err, the rest
  * applies).
  *
+ * Plane health: each cycle keeps a copy of every plane's discovered
+ * fabric (taken in the LID hook, see smd_dmn_status.health), merges them
+ * and runs sm_planes_health() once the cycle is over; the copies are freed
+ * right after, so only the small health summary stays in memory.
+ *
  * Library code: nothing is logged. Notes of the planes go to the note
  * callback given at creation (called from plane threads).
  */
@@ -38,6 +43,7 @@
 #include "fabric.h"
 #include "sm.h"
 #include "planelid.h"
+#include "hosts.h"
 
 struct smd_conf;
 struct smd_dmn;
@@ -75,6 +81,15 @@ struct smd_dmn_status {
 	struct sm_plane_lids_stats plane_lids;
 	char lids_err[256];           /* last failure saving the LID table, "" none */
 	struct smd_dmn_plane planes[SM_MAX_PLANES];
+	/*
+	 * Plane health of the last cycle (hosts.h), computed on the fabrics as
+	 * discovered in that cycle (a copy is taken at each plane's LID phase,
+	 * the point where its topology is final). A plane not discovered in the
+	 * cycle counts as empty. health_ok 0: not computed (health_err says why).
+	 */
+	int health_ok;
+	char health_err[128];
+	struct sm_planes_health health;
 };
 
 struct smd_dmn_cfg {

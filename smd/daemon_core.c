@@ -12,6 +12,7 @@
  */
 #include "daemon.h"
 #include "ibsim_client.h"
+#include "hosts.h"
 #include "json.h"
 #include "mock.h"
 #include "multiplane.h"
@@ -56,6 +57,7 @@ struct smd_dmn {
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_mock *mocks[SM_MAX_PLANES];
+	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
 	sm_note_fn *note;
 	void *note_arg;
 	struct dmn_note note_ctx[SM_MAX_PLANES];
@@ -163,7 +165,53 @@ static int gen_new(struct sm_registry *reg, struct smd_conf *conf, unsigned n, s
 	return 0;
 }
 
-static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct sm_plane_lids *lids)
+/*
+ * The LID hook of every plane: the shared table's answer, plus a copy of
+ * the plane's fabric for plane health. Called from plane threads; each
+ * writes only its own cap[plane]. A retried plane replaces its copy.
+ */
+static int capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
+			uint16_t *want)
+{
+	struct smd_dmn *d = arg;
+	int rc = sm_plane_lids_want(d->lids, f, plane, cur, want);
+	struct sm_fabric *copy;
+
+	if (rc || plane >= SM_MAX_PLANES)
+		return rc;
+	copy = sm_fabric_new();
+	if (copy && sm_fabric_append(copy, f, NULL)) {
+		sm_fabric_free(copy);
+		copy = NULL;   /* no health this cycle; the bring-up itself goes on */
+	}
+	sm_fabric_free(d->cap[plane]);
+	d->cap[plane] = copy;
+	return 0;
+}
+
+/* Merge this cycle's copies and compute plane health; frees the copies. */
+static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
+{
+	struct sm_fabric *all = sm_fabric_new();
+	int rc = all ? 0 : -ENOMEM;
+
+	for (unsigned i = 0; !rc && i < d->n; i++)
+		rc = sm_fabric_add_plane(all, i, NULL);
+	for (unsigned i = 0; !rc && i < d->n; i++)
+		if (d->cap[i] && (rc = sm_fabric_append(all, d->cap[i], NULL)) == -EEXIST)
+			snprintf(err, errlen, "plane %u shares node or port GUIDs with another plane", i);
+	if (!rc)
+		rc = sm_planes_health(all, NULL, ph);
+	if (rc && !err[0])
+		snprintf(err, errlen, "%s", strerror(-rc));
+	sm_fabric_free(all);
+	for (unsigned i = 0; i < d->n; i++) {
+		sm_fabric_free(d->cap[i]);
+		d->cap[i] = NULL;
+	}
+}
+
+static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct smd_dmn *d)
 {
 	memset(mp, 0, sizeof(*mp));
 	sm_cfg_default(&mp->base);
@@ -177,7 +225,16 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 		mp->base.txn.timeout_ms = conf->mad.timeout_ms;
 	mp->base.txn.retries = conf->mad.retries;
 	mp->retries = 1;
-	mp->lids = lids;
+	/*
+	 * The shared LID table is asked through our own hook (it also copies
+	 * each plane's fabric for plane health), so mp->lids stays NULL: with
+	 * it set, sm_multiplane_bringup() would install its own hook instead.
+	 * The hook replaces the per-plane guid2lid file (sm.h), as with mp->lids.
+	 */
+	mp->base.state_dir = NULL;
+	mp->base.guid2lid = NULL;
+	mp->base.lid_want = capture_want;
+	mp->base.lid_want_arg = d;
 }
 
 /* Results of the cycle that just ended into the snapshot (d->mu held). */
@@ -242,8 +299,14 @@ static void run_cycle(struct smd_dmn *d)
 	}
 	for (unsigned i = 0; i < d->n; i++)
 		d->planes[i].chain = d->cur->chains[i];
-	mp_cfg_from(&mp, d->cur->conf, d->lids);
+	mp_cfg_from(&mp, d->cur->conf, d);
 	sm_multiplane_bringup(d->planes, d->n, &mp);
+	struct sm_planes_health *ph = calloc(1, sizeof(*ph));
+	char herr[128] = "";
+	if (ph)
+		cycle_health(d, ph, herr, sizeof(herr));
+	else
+		snprintf(herr, sizeof(herr), "out of memory");
 	if (d->lids) {
 		int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
 		if (rc && !lerr[0])
@@ -252,7 +315,12 @@ static void run_cycle(struct smd_dmn *d)
 	double secs = (double)(mono_us() - t0) / 1e6;
 	pthread_mutex_lock(&d->mu);
 	snapshot(d, secs, lerr);
+	d->st.health_ok = !herr[0];
+	snprintf(d->st.health_err, sizeof(d->st.health_err), "%s", herr);
+	if (ph && !herr[0])
+		d->st.health = *ph;
 	pthread_mutex_unlock(&d->mu);
+	free(ph);
 }
 
 static void *worker_main(void *arg)
@@ -402,6 +470,7 @@ void smd_dmn_free(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		sm_transport_close(d->planes[i].t);
 		sm_mock_free(d->mocks[i]);
+		sm_fabric_free(d->cap[i]);
 	}
 	gen_free(d->pending);
 	gen_free(d->cur);
@@ -573,4 +642,9 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_uint(j, "conflicts", st->plane_lids.conflicts);
 		sm_json_obj_end(j);
 	}
+	if (st->health_ok)
+		sm_planes_health_json(j, "health", &st->health);
+	else
+		sm_json_null(j, "health");
+	sm_json_str(j, "health_error", st->health_err[0] ? st->health_err : NULL);
 }

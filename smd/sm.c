@@ -623,6 +623,11 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 		free_reqs(c);
 	}
 	sum->unresponsive = c->unresponsive;
+	rc = sm_sweep_canonicalize(c);
+	if (rc) {
+		snprintf(err, errlen, "cannot renumber the swept fabric: %s", strerror(-rc));
+		goto out;
+	}
 	sum->phase_s[SM_PH_DISCOVER] = since(t0);
 
 	t0 = sm_monotonic_us();

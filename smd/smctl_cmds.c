@@ -54,6 +54,29 @@ static void print_status(const struct smd_jv *r)
 	printf("pid        %llu, up %.0f s\n", num(r, "pid"), smd_jv_num(r, "uptime_s", 0));
 }
 
+/* The "health" member (hosts.h sm_planes_health_json) as a table. */
+static void print_health(const struct smd_jv *h, const char *herr)
+{
+	const struct smd_jv *pp = smd_jv_get(h, "per_plane");
+
+	if (!h || h->type != SMD_J_OBJ) {
+		printf("plane health: not available%s%s\n", herr ? ": " : "", herr ? herr : "");
+		return;
+	}
+	printf("plane health (last sweep): %llu planes, %llu hosts (%llu with an uneven NIC count), %s\n",
+	       num(h, "planes"), num(h, "hosts"), num(h, "uneven_hosts"),
+	       smd_jv_bool(h, "asymmetric", 0) ? "ASYMMETRIC" : "symmetric");
+	printf("  %-10s %8s %8s %6s %8s %8s %7s %9s %9s %6s\n", "plane", "switches", "sw-links", "nics",
+	       "-switch", "-links", "no-nic", "share-min", "share-avg", "below");
+	for (const struct smd_jv *p = pp && pp->type == SMD_J_ARR ? pp->child : NULL; p; p = p->next)
+		printf("  %-10.10s %8llu %8llu %6llu %8llu %8llu %7llu %9.4f %9.4f %6llu\n", smd_jv_str(p, "name", "?"),
+		       num(p, "switches"), num(p, "switch_links"), num(p, "nics"), num(p, "missing_switches"),
+		       num(p, "missing_links"), num(p, "hosts_without_nic"), smd_jv_num(p, "share_min", 0),
+		       smd_jv_num(p, "share_mean", 0), num(p, "hosts_below_fair"));
+	printf("  (-switch/-links: fewer than the best plane; share: bandwidth share a plane offers a host;\n"
+	       "   below: hosts under 90%% of the fair share)\n");
+}
+
 static void print_planes(const struct smd_jv *r)
 {
 	const struct smd_jv *arr = smd_jv_get(r, "planes");
@@ -78,6 +101,7 @@ static void print_planes(const struct smd_jv *r)
 		printf("plane-consistent LIDs: %llu hosts/switches in the table, %llu fresh, %llu conflicts resolved\n",
 		       num(pl, "keys"), num(pl, "fresh"), num(pl, "conflicts"));
 	printf("(columns: blocks = LFT blocks written in the last sweep; cycles = sweeps up / swept)\n");
+	print_health(smd_jv_get(r, "health"), smd_jv_str(r, "health_error", NULL));
 }
 
 int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)

@@ -91,11 +91,19 @@ stop() {
 	[ $rc = 0 ] || bad "$1: exit $rc after SIGTERM"
 	[ -e "$sock" ] && bad "$1: socket $sock left behind"
 	grep -q "stopped" "$work/$1.err" || bad "$1: no 'stopped' in the log"
+	# under --enable-sanitizers: any report fails the test
+	if grep -q "runtime error\|Sanitizer" "$work/$1.err"; then
+		bad "$1: sanitizer report"
+		grep -A5 "runtime error\|Sanitizer" "$work/$1.err" | head -30
+	fi
 }
 
 "$smctl" topo gen fat-tree --radix 8 --hosts 32 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
 "$smctl" topo gen fat-tree --radix 8 --hosts 16 --planes 2 --split --no-lids -o "$work/mp" >/dev/null ||
 	{ echo "FAIL: generator (planes)"; exit 1; }
+# the same planes with 2 of plane 1's 16 switch links removed
+"$smctl" topo gen fat-tree --radix 8 --hosts 16 --planes 2 --split --no-lids --remove-links 0.1 --fault-plane 1 \
+	-o "$work/mpf" >/dev/null || { echo "FAIL: generator (faulty plane)"; exit 1; }
 
 # ---- usage and no daemon ----
 sock="$work/none.sock"
@@ -239,18 +247,23 @@ start two --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" -
 [ "$(json "$work/pl.json" '[(p["index"], p["state"], p["cas"], p["cycles_up"]) for p in r["planes"]]')" = \
 	"[(0, 'up', 16, 2), (1, 'up', 16, 2)]" ] || bad "2-plane planes: $(cat "$work/pl.json")"
 [ "$(json "$work/pl.json" 'r["plane_lids"]["conflicts"]')" = 0 ] || bad "LID conflicts: $(cat "$work/pl.json")"
+[ "$(json "$work/pl.json" '(r["health"]["planes"], r["health"]["hosts"], r["health"]["asymmetric"], [p["missing_links"] for p in r["health"]["per_plane"]])')" = \
+	"(2, 16, False, [0, 0])" ] || bad "2-plane health: $(cat "$work/pl.json")"
 "$smctl" --socket "$sock" planes | grep -q "mp.1" || bad "text planes lacks plane 1"
 stop two
 
-# ---- a plane that cannot be opened: degraded, still READY and answering ----
+# ---- a plane with links missing and a plane that cannot be opened: degraded, asymmetric, answering ----
 sock="$work/deg.sock"
-start deg --plane "mock:$work/mp.0" --plane "mock:$work/missing" --socket "$sock" --state-dir "$work/state3" ||
-	{ echo "FAIL: degraded smd -f did not come up"; exit 1; }
-[ "$(json "$work/st.json" '(r["state"], r["planes_up"])')" = "('degraded', 1)" ] ||
+start deg --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
+	--state-dir "$work/state3" || { echo "FAIL: degraded smd -f did not come up"; exit 1; }
+[ "$(json "$work/st.json" '(r["state"], r["planes_up"])')" = "('degraded', 2)" ] ||
 	bad "degraded status: $(cat "$work/st.json")"
 "$smctl" --socket "$sock" --json planes >"$work/pl.json"
-[ "$(json "$work/pl.json" 'r["planes"][1]["state"] == "failed" and "missing" in r["planes"][1]["error"]')" = True ] ||
+[ "$(json "$work/pl.json" 'r["planes"][2]["state"] == "failed" and "missing" in r["planes"][2]["error"]')" = True ] ||
 	bad "failed plane not reported: $(cat "$work/pl.json")"
+[ "$(json "$work/pl.json" '(r["health"]["asymmetric"], [(p["nics"], p["missing_links"]) for p in r["health"]["per_plane"]])')" = \
+	"(True, [(16, 0), (16, 2), (0, 16)])" ] || bad "asymmetric health: $(cat "$work/pl.json")"
+"$smctl" --socket "$sock" planes | grep -q ASYMMETRIC || bad "text planes does not say ASYMMETRIC"
 "$smctl" --socket "$sock" sweep >/dev/null 2>&1
 [ $? = 1 ] || bad "a sweep with a failed plane should exit 1"
 stop deg

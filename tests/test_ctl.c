@@ -150,8 +150,9 @@ static void test_garbage(void **state)
 			const char *good = "{\"version\":1,\"cmd\":\"sweep\",\"wait\":true,\"s\":\"a\\u00e9\",\"n\":[1,{\"x\":2.5e3}]}";
 			n = strlen(good);
 			memcpy(buf, good, n);
+			static const char bytes[] = "{}[]\":,\\u0e.-tfn \x01\xff";
 			for (int k = rand_r(&seed) % 4; k >= 0; k--)
-				buf[rand_r(&seed) % n] = "{}[]\":,\\u0e.-tfn \x01\xff"[rand_r(&seed) % 21];
+				buf[rand_r(&seed) % n] = bytes[(size_t)rand_r(&seed) % (sizeof(bytes) - 1)];
 		}
 		if (smd_json_parse(buf, n, &v, err, sizeof(err)) == 0)
 			smd_jv_free(v);
