@@ -11,6 +11,7 @@
  */
 #include "sm_priv.h"
 #include "registry.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -639,7 +640,21 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 
 	t0 = sm_monotonic_us();
 	struct sm_plane_result res;
-	rc = sm_route_chain(chain, c->f, c->plane, NULL, &lfts, &res);
+	struct sm_profile *prof = NULL;
+	if (cfg->profile_path) {
+		char perr[512] = "";
+		rc = sm_profile_load(c->f, cfg->profile_path, NULL, &prof, perr, sizeof(perr));
+		if (rc) {
+			snprintf(err, errlen, "profile: %s", perr[0] ? perr : strerror(-rc));
+			goto out;
+		}
+		char warn[512];
+		if (sm_profile_warning(prof, warn, sizeof(warn)))
+			sm_core_note(c, "profile: %s", warn);
+		sum->profile_flows = (uint32_t)prof->n_flows;
+	}
+	rc = sm_route_chain(chain, c->f, c->plane, prof, &lfts, &res);
+	sm_profile_free(prof);
 	sum->phase_s[SM_PH_ROUTE] = since(t0);
 	if (rc) {
 		char buf[1024];
