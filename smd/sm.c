@@ -723,9 +723,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
 	fprintf(out, "routing: %s\n", s->engine ? s->engine : "-");
 	fprintf(out, "smps: %" PRIu64 " sent, %" PRIu64 " retried, %" PRIu64 " lost, %" PRIu64
-		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown)\n",
+		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown); up to %u in flight\n",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
-		x->malformed + x->mismatched + x->unknown_tid + x->duplicate);
+		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
 		if (!as->sent)
@@ -754,9 +754,9 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
 	fprintf(out, "\"engine\":\"%s\",", s->engine ? s->engine : "");
 	fprintf(out, "\"smps\":{\"sent\":%" PRIu64 ",\"retried\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"by_attr\":{",
+		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"max_in_flight\":%u,\"by_attr\":{",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
-		x->malformed + x->mismatched + x->unknown_tid + x->duplicate);
+		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
 	int first = 1;
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
