@@ -50,6 +50,12 @@ for frac in 0.01 0.03 0.10; do
 	done
 done
 
+for sw in 1 4; do
+	echo
+	echo "-- $sw spine(s) removed, seed 1"
+	"$rb" --hosts 2048 --radix 64 --repeat 3 --remove-switches "$sw" --seed 1 || true
+done
+
 echo
 echo "== ftree speed"
 echo "-- 8 planes x 2,048 hosts (16,384 endpoints)"

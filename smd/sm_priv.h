@@ -92,6 +92,8 @@ void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((for
 
 /* One heavy sweep into c->f (empty fabric). 0, or -errno for hard failures. */
 int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
+/* Renumber c->f (and the side tables) in node-GUID order: routing input independent of timing. */
+int sm_sweep_canonicalize(struct sm_core *c);
 
 /* Drive the transactions to completion; -ETIMEDOUT when the plane stops answering (cfg.dead_after). */
 int sm_core_run(struct sm_core *c);

@@ -142,6 +142,11 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 				me.msg);
 		return;
 	}
+	if (ni.node_type != SM_NODE_SWITCH && ni.local_port_num == 0) {
+		/* only a switch has a port 0; the answer cannot be trusted */
+		sm_core_changed(c, "NodeInfo of CA 0x%016" PRIx64 " claims it arrived on port 0", ni.node_guid);
+		return;
+	}
 	struct sm_dr_path p;
 	memset(&p, 0, sizeof(p));
 	if (rq->node != SM_NONE) {
@@ -362,4 +367,128 @@ int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
 		return -EHOSTUNREACH;
 	}
 	return 0;
+}
+
+static int cmp_node_guid(const void *a, const void *b, void *arg)
+{
+	const struct sm_fabric *f = arg;
+	uint64_t x = f->nodes[*(const uint32_t *)a].guid, y = f->nodes[*(const uint32_t *)b].guid;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Renumber the swept fabric in node-GUID order. BFS adds nodes in the order
+ * answers arrive, which depends on timing and on the window; engines may
+ * break ties by node index, so without this two runs over the same fabric
+ * could route differently and rewrite LFT blocks for nothing.
+ */
+int sm_sweep_canonicalize(struct sm_core *c)
+{
+	struct sm_fabric *f = c->f, *g = NULL;
+	uint32_t *order = NULL, *newidx = NULL;
+	struct sm_dr_path *path = NULL;
+	struct sm_switch_info *si = NULL;
+	uint8_t *si_ok = NULL, *pi_ok = NULL;
+	struct sm_port_info *pi = NULL;
+	int rc = -ENOMEM;
+
+	order = malloc(((size_t)f->n_nodes + 1) * sizeof(*order));
+	newidx = malloc(((size_t)f->n_nodes + 1) * sizeof(*newidx));
+	g = sm_fabric_new();
+	if (!order || !newidx || !g)
+		goto out;
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		order[n] = n;
+	qsort_r(order, f->n_nodes, sizeof(*order), cmp_node_guid, f);
+	rc = sm_fabric_reserve(g, f->n_nodes, f->n_ports);
+	if (!rc)
+		rc = sm_fabric_add_plane(g, c->plane, f->planes[c->plane].name);
+	for (uint32_t i = 0; i < f->n_nodes && !rc; i++) {
+		const struct sm_node *nd = &f->nodes[order[i]];
+		int64_t n = sm_fabric_add_node(g, (enum sm_node_type)nd->type, nd->guid, nd->nports, nd->plane,
+					       nd->type == SM_NODE_SWITCH ? f->ports[nd->port0].guid : 0);
+		if (n < 0) {
+			rc = (int)n;
+			break;
+		}
+		newidx[order[i]] = (uint32_t)n;
+		struct sm_node *m = &g->nodes[n];
+		uint32_t port0 = m->port0;
+		*m = *nd;
+		m->port0 = port0;
+		for (unsigned p = 0; p <= nd->nports && !rc; p++) {
+			const struct sm_port *op = &f->ports[nd->port0 + p];
+			struct sm_port *np = &g->ports[port0 + p];
+			if (nd->type != SM_NODE_SWITCH && p && op->guid)
+				rc = sm_fabric_set_port_guid(g, (uint32_t)n, p, op->guid);
+			np->state = op->state;
+			np->phys_state = op->phys_state;
+			np->width = op->width;
+			np->speed = op->speed;
+			np->flags = op->flags;
+		}
+	}
+	if (rc)
+		goto out;
+	for (uint32_t n = 0; n < f->n_nodes && !rc; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		for (unsigned p = 1; p <= nd->nports && !rc; p++) {
+			const struct sm_port *op = &f->ports[nd->port0 + p];
+			if (op->peer_node != SM_NONE)
+				rc = sm_fabric_link(g, newidx[n], p, newidx[op->peer_node], op->peer_port);
+		}
+	}
+	if (rc)
+		goto out;
+	rc = -ENOMEM;
+	path = calloc((size_t)g->n_nodes + 1, sizeof(*path));
+	si = calloc((size_t)g->n_nodes + 1, sizeof(*si));
+	si_ok = calloc((size_t)g->n_nodes + 1, 1);
+	pi = calloc((size_t)g->n_ports + 1, sizeof(*pi));
+	pi_ok = calloc((size_t)g->n_ports + 1, 1);
+	if (!path || !si || !si_ok || !pi || !pi_ok)
+		goto out;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		uint32_t m = newidx[n];
+		path[m] = c->path[n];
+		si[m] = c->si[n];
+		si_ok[m] = c->si_ok[n];
+		for (unsigned p = 0; p <= f->nodes[n].nports; p++) {
+			pi[g->nodes[m].port0 + p] = c->pi[f->nodes[n].port0 + p];
+			pi_ok[g->nodes[m].port0 + p] = c->pi_ok[f->nodes[n].port0 + p];
+		}
+	}
+	free(c->path);
+	free(c->si);
+	free(c->si_ok);
+	free(c->pi);
+	free(c->pi_ok);
+	c->path = path;
+	c->si = si;
+	c->si_ok = si_ok;
+	c->pi = pi;
+	c->pi_ok = pi_ok;
+	c->cap_nodes = g->n_nodes + 1;
+	c->cap_ports = g->n_ports + 1;
+	path = NULL;
+	si = NULL;
+	si_ok = NULL;
+	pi = NULL;
+	pi_ok = NULL;
+	if (c->sm_node != SM_NONE)
+		c->sm_node = newidx[c->sm_node];
+	sm_fabric_free(c->f);
+	c->f = g;
+	g = NULL;
+	rc = 0;
+out:
+	free(order);
+	free(newidx);
+	free(path);
+	free(si);
+	free(si_ok);
+	free(pi);
+	free(pi_ok);
+	sm_fabric_free(g);
+	return rc;
 }

@@ -198,6 +198,65 @@ static void test_credit_loop(void **state)
 	sm_fabric_free(f);
 }
 
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Random fabrics with random LFT bytes (0, 255, ports out of range,
+ * unconnected ports, loops): the evaluator never fails and its counts stay
+ * consistent. Also runs under ASan in CI.
+ */
+static void test_random_tables(void **state)
+{
+	(void)state;
+	uint64_t seed = 12345;
+	for (unsigned iter = 0; iter < 200; iter++) {
+		struct sm_fabric *f = sm_fabric_new();
+		unsigned nsw = 1 + rnd(&seed) % 8, nca = rnd(&seed) % 10, np = 2 + rnd(&seed) % 6;
+		uint16_t lid = 1;
+		for (unsigned i = 0; i < nsw; i++) {
+			assert_int_equal(sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100 + i, np, 0, 0), i);
+			assert_int_equal(sm_fabric_set_lid(f, i, 0, lid++, 0), 0);
+		}
+		for (unsigned i = 0; i < nca; i++) {
+			assert_int_equal(sm_fabric_add_node(f, SM_NODE_CA, 0x1000 + i, 1, 0, 0), nsw + i);
+			if (rnd(&seed) % 5)
+				assert_int_equal(sm_fabric_set_lid(f, nsw + i, 1, lid++, 0), 0);
+		}
+		for (unsigned c = rnd(&seed) % (nsw * np + nca); c > 0; c--) {
+			uint32_t a = (uint32_t)(rnd(&seed) % (nsw + nca)), b = (uint32_t)(rnd(&seed) % (nsw + nca));
+			(void)sm_fabric_link(f, a, 1 + rnd(&seed) % f->nodes[a].nports, b, 1 + rnd(&seed) % f->nodes[b].nports);
+		}
+		struct sm_lfts *l = sm_lfts_new(f, 0);
+		assert_non_null(l);
+		for (uint32_t s = 0; s < l->n_switches; s++)
+			for (uint32_t k = 0; k <= l->top_lid; k++) {
+				uint64_t r = rnd(&seed) % 10;
+				sm_lfts_row(l, s)[k] = r == 0 ? SM_LFT_NONE : r == 1 ? (uint8_t)(np + 1) : (uint8_t)(r % (np + 1));
+			}
+		struct sm_route_metrics m;
+		struct sm_metrics_opts o = { .n_random = 3, .seed = iter };
+		assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+		assert_true(m.unreachable + m.loops <= m.pairs);
+		assert_true(m.ebb >= 0.0 && m.ebb <= 1.0);
+		if (m.unreachable + m.loops < m.pairs)
+			assert_true(m.hops_min >= 2 && m.hops_min <= m.hops_max);
+		struct sm_flow fl[4];
+		unsigned nf = 0;
+		for (unsigned i = 0; i + 1 < nca && nf < 4; i += 2)
+			if (sm_port(f, nsw + i, 1)->lid && sm_port(f, nsw + i + 1, 1)->lid)
+				fl[nf++] = (struct sm_flow){ sm_port_index(f, nsw + i, 1), sm_port_index(f, nsw + i + 1, 1), 1.0 };
+		assert_true(sm_metrics_max_load(f, 0, l, fl, nf) >= 0);
+		sm_lfts_free(l);
+		sm_fabric_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_black_hole_and_loop),
 		cmocka_unit_test(test_empty_plane),
 		cmocka_unit_test(test_credit_loop),
+		cmocka_unit_test(test_random_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
