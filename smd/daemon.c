@@ -21,6 +21,7 @@
 #include "daemon.h"
 #include "json.h"
 #include "smdconf.h"
+#include "transport.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -270,6 +271,7 @@ int smd_daemon(const struct smd_opts *o)
 	sigset_t mask, oldmask;
 	unsigned n = 0;
 	int sfd = -1, status = 1, rc;
+	uint64_t t_stop = 0;
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
@@ -335,6 +337,7 @@ int smd_daemon(const struct smd_opts *o)
 					stop = 1;
 			}
 			if (stop) {
+				t_stop = sm_monotonic_us();
 				sd_notify(0, "STOPPING=1");
 				sm_notice("SMD-0516", "stopping");
 				status = 0;
@@ -351,6 +354,6 @@ out:
 		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	if (status == 0)
-		sm_notice("SMD-0517", "stopped");
+		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_monotonic_us() - t_stop) / 1e6);
 	return status;
 }

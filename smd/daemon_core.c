@@ -193,7 +193,14 @@ static int capture_want(void *arg, const struct sm_fabric *f, unsigned plane, co
 static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
 {
 	struct sm_fabric *all = sm_fabric_new();
-	int rc = all ? 0 : -ENOMEM;
+	int rc = all ? 0 : -ENOMEM, any = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		any |= d->cap[i] != NULL;
+	if (!any && !rc) {
+		snprintf(err, errlen, "no plane was discovered in the last sweep");
+		rc = -ENODATA;
+	}
 
 	for (unsigned i = 0; !rc && i < d->n; i++)
 		rc = sm_fabric_add_plane(all, i, NULL);
@@ -292,6 +299,7 @@ static void run_cycle(struct smd_dmn *d)
 		struct sm_mp_plane *p = &d->planes[i];
 		if (p->t)
 			continue;
+		err[0] = '\0';
 		if (smd_plane_open(p->name, &p->t, &d->mocks[i], err, sizeof(err)))
 			snprintf(p->open_err, sizeof(p->open_err), "%s", err[0] ? err : "cannot open");
 		else
@@ -433,8 +441,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 			p->note = plane_note;
 			p->note_arg = &d->note_ctx[i];
 		}
-		if (smd_plane_open(p->name, &p->t, &d->mocks[i], lerr, sizeof(lerr)))
-			snprintf(p->open_err, sizeof(p->open_err), "%s", lerr[0] ? lerr : "cannot open");
+		/* transports are opened by the worker's first cycle: loading a large mock
+		 * dump must not keep the caller from serving its socket meanwhile */
 	}
 	d->requested = 1;   /* the first cycle starts at once */
 	if (pthread_create(&d->worker, NULL, worker_main, d)) {

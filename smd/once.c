@@ -132,6 +132,7 @@ int smd_once(const struct smd_opts *o)
 	if (conf->mad.timeout_ms)
 		cfg.txn.timeout_ms = conf->mad.timeout_ms;
 	cfg.txn.retries = conf->mad.retries;
+	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
 	rc = sm_bringup(t, chain, &cfg, &sum, NULL, err, sizeof(err));

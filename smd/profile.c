@@ -1317,7 +1317,8 @@ int sm_profile_warning(const struct sm_profile *p, char *buf, size_t len)
 	int w;
 #define ADD(...)                                                        \
 	do {                                                            \
-		w = snprintf(buf + k, k < len ? len - k : 0, __VA_ARGS__); \
+		w = k < len ? snprintf(buf + k, len - k, __VA_ARGS__)     \
+			    : snprintf(NULL, 0, __VA_ARGS__);            \
 		if (w > 0)                                              \
 			k += (size_t)w;                                 \
 	} while (0)

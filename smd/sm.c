@@ -11,6 +11,7 @@
  */
 #include "sm_priv.h"
 #include "registry.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -639,7 +640,21 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 
 	t0 = sm_monotonic_us();
 	struct sm_plane_result res;
-	rc = sm_route_chain(chain, c->f, c->plane, NULL, &lfts, &res);
+	struct sm_profile *prof = NULL;
+	if (cfg->profile_path) {
+		char perr[512] = "";
+		rc = sm_profile_load(c->f, cfg->profile_path, NULL, &prof, perr, sizeof(perr));
+		if (rc) {
+			snprintf(err, errlen, "profile: %s", perr[0] ? perr : strerror(-rc));
+			goto out;
+		}
+		char warn[512];
+		if (sm_profile_warning(prof, warn, sizeof(warn)))
+			sm_core_note(c, "profile: %s", warn);
+		sum->profile_flows = (uint32_t)prof->n_flows;
+	}
+	rc = sm_route_chain(chain, c->f, c->plane, prof, &lfts, &res);
+	sm_profile_free(prof);
 	sum->phase_s[SM_PH_ROUTE] = since(t0);
 	if (rc) {
 		char buf[1024];
@@ -708,9 +723,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
 	fprintf(out, "routing: %s\n", s->engine ? s->engine : "-");
 	fprintf(out, "smps: %" PRIu64 " sent, %" PRIu64 " retried, %" PRIu64 " lost, %" PRIu64
-		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown)\n",
+		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown); up to %u in flight\n",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
-		x->malformed + x->mismatched + x->unknown_tid + x->duplicate);
+		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
 		if (!as->sent)
@@ -739,9 +754,9 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
 	fprintf(out, "\"engine\":\"%s\",", s->engine ? s->engine : "");
 	fprintf(out, "\"smps\":{\"sent\":%" PRIu64 ",\"retried\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"by_attr\":{",
+		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"max_in_flight\":%u,\"by_attr\":{",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
-		x->malformed + x->mismatched + x->unknown_tid + x->duplicate);
+		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
 	int first = 1;
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];

@@ -63,6 +63,13 @@ struct sm_cfg {
 	 * that is left. Default 64; 0 disables.
 	 */
 	unsigned dead_after;
+	/*
+	 * Traffic profile (smd/profile.h) for the routing engines (hotpath,
+	 * planes). Resolved against each swept fabric anew, so port indices are
+	 * always this sweep's. A profile that does not load fails the route
+	 * phase with its FILE:LINE message. NULL: none.
+	 */
+	const char *profile_path;
 	struct sm_txn_cfg txn;
 	/*
 	 * Multi-plane (smd/planelid.h): fill want[port index] with the LID each
@@ -89,6 +96,7 @@ struct sm_summary {
 	uint16_t sm_lid;
 	uint16_t top_lid;
 	const char *engine;          /* engine that routed (static string) */
+	uint32_t profile_flows;      /* flows of the profile resolved in this fabric (0: none) */
 	struct sm_txn_stats txn;     /* SMP counters, by attribute too */
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
 	uint32_t switchinfo_sets;

@@ -142,6 +142,11 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 				me.msg);
 		return;
 	}
+	if (ni.node_type != SM_NODE_SWITCH && ni.local_port_num == 0) {
+		/* only a switch has a port 0; the answer cannot be trusted */
+		sm_core_changed(c, "NodeInfo of CA 0x%016" PRIx64 " claims it arrived on port 0", ni.node_guid);
+		return;
+	}
 	struct sm_dr_path p;
 	memset(&p, 0, sizeof(p));
 	if (rq->node != SM_NONE) {

@@ -128,6 +128,9 @@ static void test_text_file(void **state)
 	assert_int_equal(sm_profile_warning(p, warn, sizeof(warn)), 1);
 	assert_non_null(strstr(warn, "1 entries with unknown endpoints dropped (weight 4"));
 	assert_non_null(strstr(warn, "'host00099' at line 9"));
+	char small[16];
+	assert_int_equal(sm_profile_warning(p, small, sizeof(small)), 1);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
 	sm_profile_free(p);
 	sm_profile_free(NULL);
 }

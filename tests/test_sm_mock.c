@@ -400,6 +400,7 @@ struct cut_ctx {
 	uint32_t leaf;        /* node the SM's port is linked to */
 	int done;
 	uint32_t cut_port;
+	int garble;           /* instead of cutting: one CA's NodeInfo answer claims port 0 */
 };
 static const struct sm_transport_ops cut_ops;
 
@@ -417,6 +418,14 @@ static int cut_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *le
 	int rc = sm_transport_recv(c->inner, buf, cap, len, from, timeout_ms);
 	if (rc || c->done)
 		return rc;
+	if (c->garble) {
+		if (!sm_smp_decode(buf, *len, &smp, NULL) && smp.method == SM_METHOD_GET_RESP &&
+		    smp.attr_id == SM_ATTR_NODE_INFO && smp.hop_cnt >= 2 && buf[SM_SMP_DATA_OFF + 2] == SM_NODE_CA) {
+			buf[SM_SMP_DATA_OFF + 36] = 0;   /* NodeInfo.LocalPortNum */
+			c->done = 1;
+		}
+		return rc;
+	}
 	/* the first switch answering NodeInfo two hops out: cut the link the answer came through */
 	struct sm_node_info ni;
 	if (!sm_smp_decode(buf, *len, &smp, NULL) && smp.method == SM_METHOD_GET_RESP &&
@@ -450,9 +459,8 @@ static const struct sm_transport_ops cut_ops = {
 	.close = cut_close,
 };
 
-static void test_link_cut_mid_sweep(void **state)
+static void run_wrapped(int garble)
 {
-	(void)state;
 	struct env e;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
@@ -463,6 +471,7 @@ static void test_link_cut_mid_sweep(void **state)
 	cc.inner = e.t;
 	cc.mock = e.mock;
 	cc.leaf = mf->ports[e.sm_port].peer_node;
+	cc.garble = garble;
 	struct sm_transport *w = calloc(1, sizeof(*w));
 	assert_non_null(w);
 	w->ops = &cut_ops;
@@ -477,11 +486,27 @@ static void test_link_cut_mid_sweep(void **state)
 	assert_true(cc.done);
 	assert_true(sum.sweeps >= 2);  /* detected, swept again */
 	uint32_t leaf = sm_fabric_find_node(f, mf->nodes[cc.leaf].guid);
-	assert_int_equal(sm_port(f, leaf, cc.cut_port)->peer_node, SM_NONE);
+	if (!garble)
+		assert_int_equal(sm_port(f, leaf, cc.cut_port)->peer_node, SM_NONE);
+	else
+		assert_int_equal(sum.counts.cas, 16);
 	check_fabric(&e, f, 0);
 	sm_fabric_free(f);
 	sm_transport_close(w);
 	env_free(&e);
+}
+
+static void test_link_cut_mid_sweep(void **state)
+{
+	(void)state;
+	run_wrapped(0);
+}
+
+/* An answer that cannot be true (a CA port 0) is not trusted: the sweep runs again. */
+static void test_bad_nodeinfo_sweeps_again(void **state)
+{
+	(void)state;
+	run_wrapped(1);
 }
 
 int main(void)
@@ -496,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_drops_converge),
 		cmocka_unit_test(test_link_cut_mid_sweep),
+		cmocka_unit_test(test_bad_nodeinfo_sweeps_again),
 	};
 	int rc = cmocka_run_group_tests_name("lft_diff", lft, NULL, NULL);
 	return rc | cmocka_run_group_tests_name("sm_mock", mock, NULL, NULL);
