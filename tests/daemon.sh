@@ -10,6 +10,9 @@
 # first sweep, STATUS= per sweep and STOPPING=1 (to a stand-in NOTIFY_SOCKET),
 # that plane health flags a plane with missing links and a plane that cannot
 # be opened, and that SIGTERM stops it promptly with exit 0.
+# Under ibsim (ibsim's client protocol, no umad2sim): the transport stays open
+# across cycles, and a link unlinked on ibsim's console is routed around by
+# the next `smctl sweep`, which itself is then idempotent again.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -21,6 +24,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/smd-daemon.XXXXXX")
 pids=""
 cleanup() {
+	exec 3>&- 2>/dev/null
 	for p in $pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -297,6 +301,50 @@ start deg --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$wo
 "$smctl" --socket "$sock" sweep >/dev/null 2>&1
 [ $? = 1 ] || bad "a sweep with a failed plane should exit 1"
 stop deg
+
+# ---- under ibsim: the transport stays open across cycles; a link taken down is rerouted by the next sweep ----
+command -v ibsim >/dev/null || { echo "FAIL: ibsim not found (Debian package ibsim-utils)"; exit 1; }
+"$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$work/ft.net" >/dev/null ||
+	{ echo "FAIL: generator (ibsim)"; exit 1; }
+mkdir "$work/ib"
+mkfifo "$work/ib/console"
+IBSIM_SOCKNAME="smd-daemon-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+export IBSIM_SOCKNAME
+(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >ibsim.log 2>&1) &
+ibpid=$!
+pids="$pids $ibpid"
+exec 3>"$work/ib/console"   # ibsim's console, open for the whole run
+i=0
+until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && { cat "$work/ib/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
+	sleep 0.1
+done
+sock="$work/ib.sock"
+start ib --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
+	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
+[ "$(json "$work/st.json" '(r["state"], r["switches"], r["cas"], r["lft_blocks_written"] > 0)')" = "('up', 8, 16, True)" ] ||
+	bad "ibsim: first sweep: $(cat "$work/st.json")"
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: second sweep failed"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = "('up', 0, 0)" ] ||
+	bad "ibsim: second sweep is not idempotent: $(cat "$work/sw.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+links0=$(json "$work/pl.json" 'r["planes"][0]["link_ports"]')
+echo 'Unlink "S-0002c91000000000"[5]' >&3   # leaf 0's first uplink
+sleep 0.3
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: sweep after the unlink failed"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"] > 0)')" = "('up', True)" ] ||
+	bad "ibsim: the sweep after an unlink did not reroute: $(cat "$work/sw.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+[ "$(json "$work/pl.json" "(r['planes'][0]['link_ports'], r['planes'][0]['active_ports'])")" = "($((links0 - 2)), $((links0 - 2)))" ] ||
+	bad "ibsim: link ports after the unlink (had $links0): $(cat "$work/pl.json")"
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"])')" = "('up', 0)" ] ||
+	bad "ibsim: the sweep after the reroute is not idempotent: $(cat "$work/sw.json")"
+stop ib
+exec 3>&-
+kill "$ibpid" 2>/dev/null
+wait "$ibpid" 2>/dev/null
 
 [ $fail = 0 ] && echo "daemon: all checks passed"
 exit $fail
