@@ -6,7 +6,10 @@
 # no PortInfo, that garbage, oversized, partial and too many clients are
 # refused while the daemon keeps answering, that SIGHUP with a broken config
 # is logged with FILE:LINE and changes nothing, that a good reload applies
-# (periodic sweeps start), and that SIGTERM stops it promptly with exit 0.
+# (periodic sweeps start), that sd_notify sends READY=1 with STATUS= after the
+# first sweep, STATUS= per sweep and STOPPING=1 (to a stand-in NOTIFY_SOCKET),
+# that plane health flags a plane with missing links and a plane that cannot
+# be opened, and that SIGTERM stops it promptly with exit 0.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -121,8 +124,32 @@ cat >"$conf" <<EOF
 sweep_interval: 0
 log_level: notice
 EOF
-start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state1" ||
-	{ echo "FAIL: smd -f did not come up"; exit 1; }
+# a stand-in for systemd's notification socket: records every datagram until STOPPING=1
+python3 - "$work/notify" "$work/notify.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+with open(sys.argv[2], 'w') as log:
+	while True:
+		try:
+			m = s.recv(4096).decode()
+		except socket.timeout:
+			break
+		log.write(m.replace('\n', '|') + '\n')
+		log.flush()
+		if 'STOPPING=1' in m:
+			break
+PY
+npid=$!
+pids="$pids $npid"
+i=0
+while [ ! -S "$work/notify" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+NOTIFY_SOCKET="$work/notify" start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" \
+	--state-dir "$work/state1" || { echo "FAIL: smd -f did not come up"; exit 1; }
+unset NOTIFY_SOCKET
+head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=1/1 planes up, 12 switches, 32 CAs, last sweep" ||
+	bad "first notification is not READY=1 with STATUS: $(cat "$work/notify.log")"
 mode=$(stat -c %a "$sock")
 [ "$mode" = 660 ] || bad "socket mode $mode, want 660"
 for k in state planes switches cas lids sweeps engine; do
@@ -233,6 +260,9 @@ wait "$p2"
 grep -q "another smd" "$work/two.err" || bad "second smd: $(cat "$work/two.err")"
 "$smctl" --socket "$sock" status >/dev/null || bad "the first daemon lost its socket to the second"
 stop one
+wait "$npid"
+grep -q "^STOPPING=1" "$work/notify.log" || bad "no STOPPING=1 notification: $(cat "$work/notify.log")"
+[ "$(grep -c "^STATUS=" "$work/notify.log")" -ge 4 ] || bad "no STATUS= per sweep: $(cat "$work/notify.log")"
 
 # ---- two planes ----
 sock="$work/mp.sock"
