@@ -248,11 +248,13 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
 		/* routine cycles that changed nothing are logged at info level only */
 		if (first || st->last != SMD_ST_UP || st->lft_blocks_written || st->portinfo_sets)
-			sm_notice("SMD-0522", "sweep %llu: %s, %llu LFT blocks and %llu PortInfo written",
-				  (unsigned long long)st->sweeps, line, (unsigned long long)st->lft_blocks_written,
-				  (unsigned long long)st->portinfo_sets);
+			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written",
+				  (unsigned long long)st->sweeps, st->last_reason,
+				  strcmp(st->last_reason, "trap") ? "" : ": ",
+				  strcmp(st->last_reason, "trap") ? "" : st->last_trap, line,
+				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
 		else
-			sm_info("SMD-0522", "sweep %llu: %s", (unsigned long long)st->sweeps, line);
+			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
 		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
 		c->seen_sweeps = st->sweeps;
 		notes_rotate(c);
