@@ -37,7 +37,9 @@
  * each link must be listed identically by both ends, links are made, and
  * the scratch fabric is appended to the caller's in one all-or-nothing step
  * (sm_fabric_append). Any error frees the scratch state: the caller's
- * fabric never sees a partial load.
+ * fabric never sees a partial load. sm_topo_parse() stops before the
+ * append and sm_topo_commit() does it, so several dumps can be read in
+ * parallel threads (each parse owns all its state) and appended in order.
  *
  * A dump carries no port state: linked ports and switch port 0 are loaded
  * ACTIVE with physical state LinkUp, unlinked ones stay DOWN.
@@ -1200,89 +1202,112 @@ static void rd_free(struct rd *r)
 	free(r->ht);
 }
 
-int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
-			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err)
+/*
+ * Read and check a whole dump into r's scratch fabric; no caller fabric is
+ * touched, so several dumps can be parsed at once in different threads.
+ */
+static int rd_parse(struct rd *r, FILE *in, const char *name, enum sm_topo_format fmt,
+		    unsigned plane, struct sm_topo_err *err)
 {
-	struct rd r;
 	char *line = NULL;
 	size_t len = 0;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	r.name = name ? name : "<stream>";
-	r.in = in;
-	r.err = err;
-	r.mode = fmt;
-	r.plane = plane;
-	r.cur = -1;
-	r.guid_base[SM_NODE_CA] = r.abs_base[SM_NODE_CA] = 0x100000; /* ibsim's defaults */
-	r.guid_base[SM_NODE_SWITCH] = r.abs_base[SM_NODE_SWITCH] = 0x200000;
-	r.netwidth = 2;                          /* 4x */
-	r.netspeed = 1;                          /* SDR */
+	memset(r, 0, sizeof(*r));
+	r->name = name ? name : "<stream>";
+	r->in = in;
+	r->err = err;
+	r->mode = fmt;
+	r->plane = plane;
+	r->cur = -1;
+	r->guid_base[SM_NODE_CA] = r->abs_base[SM_NODE_CA] = 0x100000; /* ibsim's defaults */
+	r->guid_base[SM_NODE_SWITCH] = r->abs_base[SM_NODE_SWITCH] = 0x200000;
+	r->netwidth = 2;                          /* 4x */
+	r->netspeed = 1;                          /* SDR */
 	if (err) {
 		err->msg[0] = '\0';
 		err->line = 0;
 	}
 	if (fmt != SM_TOPO_AUTO && fmt != SM_TOPO_IBND && fmt != SM_TOPO_IBSIM)
-		return fail(&r, 0, -EINVAL, "unknown dump format %d", (int)fmt);
+		return fail(r, 0, -EINVAL, "unknown dump format %d", (int)fmt);
 	if (plane >= SM_MAX_PLANES)
-		return fail(&r, 0, -EINVAL, "plane %u out of range 0..%d", plane, SM_MAX_PLANES - 1);
-	r.buf = malloc(RD_BLOCK);
-	r.fab = sm_fabric_new();
-	if (!r.buf || !r.fab) {
-		rc = fail(&r, 0, -ENOMEM, "out of memory");
-		goto out;
-	}
-	if (r.mode == MODE_AUTO && (rc = sniff(&r)))
-		goto out;
-	while ((rc = next_line(&r, &line, &len)) > 0) {
-		if ((rc = parse_line(&r, line, len)))
-			goto out;
+		return fail(r, 0, -EINVAL, "plane %u out of range 0..%d", plane, SM_MAX_PLANES - 1);
+	r->buf = malloc(RD_BLOCK);
+	r->fab = sm_fabric_new();
+	if (!r->buf || !r->fab)
+		return fail(r, 0, -ENOMEM, "out of memory");
+	if (r->mode == MODE_AUTO && (rc = sniff(r)))
+		return rc;
+	while ((rc = next_line(r, &line, &len)) > 0) {
+		if ((rc = parse_line(r, line, len)))
+			return rc;
 	}
 	if (rc < 0)
-		goto out;
-	if (r.line == 0) {
-		rc = fail(&r, 1, -ENODATA, "empty file");
-		goto out;
-	}
-	if (r.mode == MODE_IBND && r.pend) {
-		rc = fail(&r, r.pend_line, -EINVAL,
-			  "truncated block: no node header follows (end of file at line %u)", r.line);
-		goto out;
-	}
-	if (r.mode == MODE_IBND && r.unterminated) {
-		rc = fail(&r, r.line, -EINVAL, "last line has no newline (truncated file?)");
-		goto out;
-	}
-	if (!r.fab->n_nodes) {
-		rc = fail(&r, r.line, -ENODATA, "no nodes in file");
-		goto out;
-	}
-	if ((rc = make_links(&r)))
-		goto out;
+		return rc;
+	if (r->line == 0)
+		return fail(r, 1, -ENODATA, "empty file");
+	if (r->mode == MODE_IBND && r->pend)
+		return fail(r, r->pend_line, -EINVAL,
+			    "truncated block: no node header follows (end of file at line %u)", r->line);
+	if (r->mode == MODE_IBND && r->unterminated)
+		return fail(r, r->line, -EINVAL, "last line has no newline (truncated file?)");
+	if (!r->fab->n_nodes)
+		return fail(r, r->line, -ENODATA, "no nodes in file");
+	return make_links(r);
+}
+
+/* Append r's scratch fabric to f, all or nothing. */
+static int rd_commit(struct rd *r, struct sm_fabric *f, struct sm_topo_err *err)
+{
 	uint32_t conflict = 0;
-	rc = sm_fabric_append(f, r.fab, &conflict);
+	int rc;
+
+	r->err = err;
+	if (err) {
+		err->msg[0] = '\0';
+		err->line = 0;
+	}
+	rc = sm_fabric_append(f, r->fab, &conflict);
 	if (rc == -EEXIST)
-		rc = fail(&r, r.nodes[conflict].line, rc,
+		rc = fail(r, r->nodes[conflict].line, rc,
 			  "GUID of \"%s\" (0x%016llx or one of its ports) is already in the fabric",
-			  node_name(&r, conflict), (unsigned long long)r.fab->nodes[conflict].guid);
+			  node_name(r, conflict), (unsigned long long)r->fab->nodes[conflict].guid);
 	else if (rc == -EADDRINUSE)
-		rc = fail(&r, r.nodes[conflict].line, rc,
+		rc = fail(r, r->nodes[conflict].line, rc,
 			  "a LID of \"%s\" is already used in plane %u of the fabric",
-			  node_name(&r, conflict), plane);
+			  node_name(r, conflict), r->plane);
 	else if (rc)
-		rc = fail(&r, 0, rc, "cannot add to the fabric: %s", strerror(-rc));
-out:
+		rc = fail(r, 0, rc, "cannot add to the fabric: %s", strerror(-rc));
+	return rc;
+}
+
+int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
+			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err)
+{
+	struct rd r;
+	int rc = rd_parse(&r, in, name, fmt, plane, err);
+
+	if (!rc)
+		rc = rd_commit(&r, f, err);
 	rd_free(&r);
 	return rc;
 }
 
-int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
-		 unsigned plane, struct sm_topo_err *err)
+struct sm_topo_parsed {
+	struct rd r;
+	char name[];
+};
+
+int sm_topo_parse(const char *path, enum sm_topo_format fmt, unsigned plane,
+		  struct sm_topo_parsed **out, struct sm_topo_err *err)
 {
-	FILE *in = fopen(path, "r");
+	size_t nl = strlen(path);
+	struct sm_topo_parsed *p;
+	FILE *in;
 	int rc;
 
+	*out = NULL;
+	in = fopen(path, "r");
 	if (!in) {
 		rc = -errno;
 		if (err) {
@@ -1291,7 +1316,50 @@ int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
 		}
 		return rc;
 	}
-	rc = sm_topo_load_stream(f, in, path, fmt, plane, err);
+	p = malloc(sizeof(*p) + nl + 1);
+	if (!p) {
+		fclose(in);
+		if (err) {
+			err->line = 0;
+			snprintf(err->msg, sizeof(err->msg), "%s:0: out of memory", path);
+		}
+		return -ENOMEM;
+	}
+	memcpy(p->name, path, nl + 1);
+	rc = rd_parse(&p->r, in, p->name, fmt, plane, err);
 	fclose(in);
+	p->r.in = NULL;
+	free(p->r.buf);   /* the block reader is done; the rest names nodes in errors */
+	p->r.buf = NULL;
+	if (rc) {
+		sm_topo_parsed_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int sm_topo_commit(struct sm_fabric *f, struct sm_topo_parsed *p, struct sm_topo_err *err)
+{
+	return rd_commit(&p->r, f, err);
+}
+
+void sm_topo_parsed_free(struct sm_topo_parsed *p)
+{
+	if (!p)
+		return;
+	rd_free(&p->r);
+	free(p);
+}
+
+int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
+		 unsigned plane, struct sm_topo_err *err)
+{
+	struct sm_topo_parsed *p;
+	int rc = sm_topo_parse(path, fmt, plane, &p, err);
+
+	if (!rc)
+		rc = sm_topo_commit(f, p, err);
+	sm_topo_parsed_free(p);
 	return rc;
 }
