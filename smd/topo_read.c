@@ -190,6 +190,15 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
+/* Value of a hex digit, or -1. */
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;  /* ASCII lower case; maps no non-letter into a..f */
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /* 0 ok, -1 no digits, -2 too large. Decimal, or hex with 0x when base0. */
 static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 {
@@ -198,7 +207,7 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 	unsigned base = 10;
 	bool any = false, big = false;
 
-	if (base0 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2])) {
+	if (base0 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0) {
 		base = 16;
 		s += 2;
 	}
@@ -213,10 +222,12 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 		else
 			break;
 		any = true;
-		if (d > max || x > (max - d) / base)
+		/* x * base + d > max, without a division per digit */
+		uint64_t t;
+		if (big || __builtin_mul_overflow(x, base, &t) || __builtin_add_overflow(t, d, &t) || t > max)
 			big = true;
 		else
-			x = x * base + d;
+			x = t;
 	}
 	if (!any)
 		return -1;
@@ -232,14 +243,12 @@ static int get_guid(const char **sp, uint64_t *v)
 {
 	const char *s = *sp;
 	uint64_t x = 0;
-	int n = 0;
+	int n = 0, d;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]))
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0)
 		s += 2;
-	for (; isxdigit((unsigned char)*s); s++, n++) {
-		unsigned c = (unsigned char)*s;
-		x = (x << 4) | (isdigit(c) ? c - '0' : (unsigned)tolower((int)c) - 'a' + 10);
-	}
+	for (; (d = hexval((unsigned char)*s)) >= 0; s++, n++)
+		x = (x << 4) | (unsigned)d;
 	if (!n)
 		return -1;
 	*sp = s;
@@ -268,20 +277,20 @@ static int guid_fail(struct rd *r, int how, const char *what)
 
 static const struct {
 	const char *s;
-	uint8_t speed, flags;
+	uint8_t len, speed, flags;
 } speeds[] = {
-	{ "SDR", 1, 0 }, { "DDR", 2, 0 }, { "QDR", 4, 0 },
-	{ "FDR10", 4, SM_PORT_F_FDR10 },
-	{ "FDR", 1, SM_PORT_F_EXT_SPEED }, { "EDR", 2, SM_PORT_F_EXT_SPEED },
-	{ "HDR", 4, SM_PORT_F_EXT_SPEED }, { "NDR", 8, SM_PORT_F_EXT_SPEED },
-	{ "XDR", 16, SM_PORT_F_EXT_SPEED },
+	{ "SDR", 3, 1, 0 }, { "DDR", 3, 2, 0 }, { "QDR", 3, 4, 0 },
+	{ "FDR10", 5, 4, SM_PORT_F_FDR10 },
+	{ "FDR", 3, 1, SM_PORT_F_EXT_SPEED }, { "EDR", 3, 2, SM_PORT_F_EXT_SPEED },
+	{ "HDR", 3, 4, SM_PORT_F_EXT_SPEED }, { "NDR", 3, 8, SM_PORT_F_EXT_SPEED },
+	{ "XDR", 3, 16, SM_PORT_F_EXT_SPEED },
 };
 
 static const struct {
 	const char *s;
-	uint8_t width;
+	uint8_t len, width;
 } widths[] = {
-	{ "1x", 1 }, { "4x", 2 }, { "8x", 4 }, { "12x", 8 }, { "2x", 16 },
+	{ "1x", 2, 1 }, { "4x", 2, 2 }, { "8x", 2, 4 }, { "12x", 3, 8 }, { "2x", 2, 16 },
 };
 
 const char *sm_topo_width_str(unsigned width)
@@ -311,7 +320,7 @@ int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *spe
 	} else {
 		size_t i;
 		for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
-			size_t l = strlen(widths[i].s);
+			size_t l = widths[i].len;
 			if (len >= l && !memcmp(tok, widths[i].s, l)) {
 				*width = widths[i].width;
 				break;
@@ -319,14 +328,19 @@ int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *spe
 		}
 		if (i == sizeof(widths) / sizeof(widths[0]))
 			return -EINVAL;
-		wl = strlen(widths[i].s);
+		wl = widths[i].len;
 	}
 	tok += wl;
 	len -= wl;
 	if (len == 3 && !memcmp(tok, "???", 3))
 		return 0;
 	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
-		if (strlen(speeds[i].s) == len && !memcmp(tok, speeds[i].s, len)) {
+		size_t k = 0;
+		if (speeds[i].len != len)
+			continue;
+		while (k < len && tok[k] == speeds[i].s[k])
+			k++;
+		if (k == len) {
 			*speed = speeds[i].speed;
 			*flags = speeds[i].flags;
 			return 0;
@@ -376,12 +390,24 @@ static int arena_add(struct rd *r, const char *s, size_t len, uint32_t *off)
 	return 0;
 }
 
+/* Node ids are ~18 bytes: hash them 8 bytes at a time (multiply-xorshift). */
 static uint32_t name_hash(const char *s, size_t len)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, s + i, len - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 29;
+	return (uint32_t)h;
 }
 
 static uint32_t name_find(const struct rd *r, const char *s, size_t len)
@@ -635,10 +661,13 @@ static void header_desc(struct rd *r, const char **sp, char *desc)
 static int get_lid_word(struct rd *r, const char **sp, const char *word, uint64_t max, uint64_t *v)
 {
 	const char *s = skip_ws(*sp);
-	size_t wl = strlen(word);
+	size_t wl = 0;
 	int rc;
 
-	if (strncmp(s, word, wl) || (s[wl] != ' ' && s[wl] != '\t'))
+	/* word has no NUL before its end, so a short line stops the compare */
+	while (word[wl] && s[wl] == word[wl])
+		wl++;
+	if (word[wl] || (s[wl] != ' ' && s[wl] != '\t'))
 		return 1;
 	s = skip_ws(s + wl);
 	if ((rc = get_uint(&s, false, max, v)))
@@ -770,7 +799,11 @@ static int parse_header(struct rd *r, int type, const char *s)
 		sm_port(r->fab, (uint32_t)n, 0)->state = SM_PORT_ACTIVE;
 		sm_port(r->fab, (uint32_t)n, 0)->phys_state = 5;
 	}
-	sm_fabric_set_desc(r->fab, (uint32_t)n, desc[0] || r->mode == MODE_IBND ? desc : r->arena + rn->name);
+	/* what sm_fabric_set_desc() does, without a printf per node */
+	const char *dsrc = desc[0] || r->mode == MODE_IBND ? desc : r->arena + rn->name;
+	size_t dl = strnlen(dsrc, SM_DESC_MAX);
+	memcpy(nd->desc, dsrc, dl);
+	nd->desc[dl] = '\0';
 	if (has_lid && lid && (rc = set_lid(r, (uint32_t)n, 0, lid, lmc)))
 		return rc;
 	if (r->mode == MODE_IBSIM && type != SM_NODE_SWITCH) {
@@ -1044,12 +1077,40 @@ static int is_ports_report(const char *s)
 	return isdigit((unsigned char)*s);
 }
 
+typedef unsigned char v16u8 __attribute__((vector_size(16)));
+
+/*
+ * Whether line holds a control byte other than tab, or DEL: 16 bytes at a
+ * time (GCC vector extension: SSE2/NEON or plain code), as every byte of a
+ * dump passes here; the caller finds which byte on the rare yes.
+ */
+static bool has_binary(const char *line, size_t len)
+{
+	v16u8 acc = { 0 };
+	size_t i = 0;
+
+	for (; i + 16 <= len; i += 16) {
+		v16u8 v;
+		memcpy(&v, line + i, 16);
+		acc |= (v16u8)(((v < 0x20) & (v != 0x09)) | (v == 0x7f));
+	}
+	if (i < len) {
+		v16u8 v;
+		memset(&v, ' ', 16);  /* pad the tail with harmless blanks */
+		memcpy(&v, line + i, len - i);
+		acc |= (v16u8)(((v < 0x20) & (v != 0x09)) | (v == 0x7f));
+	}
+	uint64_t w[2];
+	memcpy(w, &acc, 16);
+	return (w[0] | w[1]) != 0;
+}
+
 static int parse_line(struct rd *r, char *line, size_t len)
 {
 	/* binary data: NUL or control bytes other than tab (and a final CR) */
 	if (len && line[len - 1] == '\r')
 		line[--len] = '\0';
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = has_binary(line, len) ? 0 : len; i < len; i++) {
 		unsigned char c = (unsigned char)line[i];
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
 			return fail(r, r->line, -EINVAL,
