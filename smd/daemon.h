@@ -71,7 +71,7 @@ struct smd_dmn_status {
 	enum smd_dmn_state state;     /* see ctl.h "status" */
 	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
 	uint64_t sweeps;              /* cycles completed */
-	char last_reason[16];         /* why the last (or running) cycle ran: start, request, interval, trap */
+	char last_reason[16];         /* why the last completed cycle ran: start, request, interval, trap */
 	uint64_t traps;               /* traps received between cycles (each repressed) */
 	char last_trap[128];          /* the last one that asked for a cycle, "" none */
 	uint64_t requested;           /* cycles asked for (internal, for waiting) */

@@ -55,6 +55,7 @@ struct smd_dmn {
 
 	/* worker-owned */
 	struct dmn_gen *cur;
+	const char *reason;          /* why the running cycle runs (static string) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
 	unsigned n;
@@ -283,6 +284,7 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
+	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
 		st->lids_open = 1;
@@ -450,7 +452,8 @@ static void *worker_main(void *arg)
 			idle_wait(d);   /* unlocks while it waits */
 		}
 		d->trap_due_us = 0;   /* this cycle sees whatever the trap reported */
-		snprintf(d->st.last_reason, sizeof(d->st.last_reason), "%s", reason);		if (d->stop)
+		d->reason = reason;   /* published with the cycle's results (snapshot) */
+		if (d->stop)
 			break;
 		struct dmn_gen *old = NULL;
 		if (d->pending) {

@@ -162,7 +162,7 @@ for k in state planes switches cas lids sweeps engine; do
 done
 [ "$(json "$work/st.json" '(r["ok"], r["version"], r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"], r["lids"], r["sweeps"])')" = \
 	"(True, 1, 'up', 1, 1, 12, 32, 44, 1)" ] || bad "status after the first sweep: $(cat "$work/st.json")"
-[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree"')" = True ] ||
+[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree" and r["last_reason"] == "start"')" = True ] ||
 	bad "first sweep wrote no LFT block or engine is not ftree: $(cat "$work/st.json")"
 [ -s "$work/state1/plane-lids" ] || bad "no plane-lids file in the state dir"
 "$smctl" --socket "$sock" status >"$work/st.txt" || bad "smctl status (text) failed"
@@ -172,7 +172,8 @@ grep -q "^state *up" "$work/st.txt" || bad "text status: $(cat "$work/st.txt")"
 [ "$(json "$work/sw.json" '(r["ok"], r["sweeps"], r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
 	"(True, 2, 'up', 0, 0)" ] || bad "second sweep is not idempotent: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
-[ "$(json "$work/st.json" 'r["sweeps"]')" = 2 ] || bad "sweeps did not reach 2: $(cat "$work/st.json")"
+[ "$(json "$work/st.json" '(r["sweeps"], r["last_reason"])')" = "(2, 'request')" ] ||
+	bad "sweeps did not reach 2 by request: $(cat "$work/st.json")"
 "$smctl" --socket "$sock" sweep --no-wait --json >"$work/sw.json" || bad "sweep --no-wait failed"
 [ "$(json "$work/sw.json" 'r["queued"]')" = True ] || bad "sweep --no-wait: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" sweep >"$work/sw.txt" || bad "text sweep failed"
@@ -251,7 +252,7 @@ while [ $i -lt 60 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'])")" = "(True, 1)" ] ||
+[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'], r['last_reason'])")" = "(True, 1, 'interval')" ] ||
 	bad "after reloading sweep_interval: 1 no periodic sweeps: $(cat "$work/st.json")"
 grep -q "configuration reloaded" "$work/one.err" || bad "good reload not logged"
 
