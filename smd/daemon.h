@@ -5,8 +5,9 @@
  * DOC: the long-running SM (core of `smd -f`)
  *
  * Owns: one transport per plane (opened by the first cycle, in the worker,
- * and kept open for the daemon's life; a plane whose transport could not be
- * opened is retried at the start of every cycle), the mocks behind mock: planes, one routing chain per plane, the
+ * and kept open; a plane whose transport could not be opened, or whose
+ * cycle failed, is (re)opened at the start of the next cycle, except mock
+ * planes, whose transport is their fabric), the mocks behind mock: planes, one routing chain per plane, the
  * shared plane-consistent LID table (planelid.h, persisted in state_dir
  * after every cycle), the running config, and a worker thread that runs
  * sweep cycles.

@@ -14,6 +14,8 @@
 # across cycles, and a link unlinked on ibsim's console makes the switches
 # trap (128); the idle daemon represses the traps and runs one cycle on its
 # own that routes around the link; a following `smctl sweep` writes nothing.
+# ibsim stopped: a sweep fails and says so; ibsim restarted: the next sweep
+# reopens the port and configures the fresh fabric with the same LIDs.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -350,6 +352,31 @@ done
 "$smctl" --socket "$sock" --json sweep >"$work/sw.json"
 [ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"])')" = "('up', 0)" ] ||
 	bad "ibsim: the sweep after the reroute is not idempotent: $(cat "$work/sw.json")"
+# ibsim goes away: the sweep fails (exit 1), the plane is reported; ibsim comes back
+# (unconfigured): the next sweep reopens the port and brings it up with the same LIDs
+smlid=$(json "$work/pl.json" 'r["planes"][0]["sm_lid"]')
+exec 3>&-
+kill "$ibpid" 2>/dev/null
+wait "$ibpid" 2>/dev/null
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+[ $? = 1 ] || bad "ibsim: a sweep without ibsim did not exit 1"
+[ "$(json "$work/sw.json" '(r["result"], r["failed"])')" = "('down', 1)" ] ||
+	bad "ibsim: sweep without ibsim: $(cat "$work/sw.json")"
+(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >ibsim2.log 2>&1) &
+ibpid=$!
+pids="$pids $ibpid"
+exec 3>"$work/ib/console"
+i=0
+until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && { cat "$work/ib/ibsim2.log"; echo "FAIL: ibsim did not restart"; exit 1; }
+	sleep 0.1
+done
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: sweep after ibsim came back failed"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"] > 0)')" = "('up', True)" ] &&
+	[ "$(json "$work/pl.json" '(r["planes"][0]["state"], r["planes"][0]["sm_lid"], r["planes"][0]["cycles_failed"])')" = "('up', $smlid, 1)" ] ||
+	bad "ibsim: after ibsim came back (SM LID was $smlid): $(cat "$work/sw.json") $(cat "$work/pl.json")"
 stop ib
 exec 3>&-
 kill "$ibpid" 2>/dev/null
