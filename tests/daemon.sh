@@ -314,16 +314,20 @@ mkdir "$work/ib"
 mkfifo "$work/ib/console"
 IBSIM_SOCKNAME="smd-daemon-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 export IBSIM_SOCKNAME
-(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >ibsim.log 2>&1) &
-ibpid=$!
-pids="$pids $ibpid"
-exec 3>"$work/ib/console"   # ibsim's console, open for the whole run
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$work/ib/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
-	sleep 0.1
-done
+# ibsim_up LOG: start ibsim with its console on fd 3, wait until clients can attach
+ibsim_up() {
+	(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >"$1" 2>&1) &
+	ibpid=$!
+	pids="$pids $ibpid"
+	exec 3>"$work/ib/console"   # ibsim's console, open while it runs
+	i=0
+	until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && { cat "$work/ib/$1"; echo "FAIL: ibsim did not start"; exit 1; }
+		sleep 0.1
+	done
+}
+ibsim_up ibsim.log
 sock="$work/ib.sock"
 start ib --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
 	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
@@ -362,16 +366,7 @@ wait "$ibpid" 2>/dev/null
 [ $? = 1 ] || bad "ibsim: a sweep without ibsim did not exit 1"
 [ "$(json "$work/sw.json" '(r["result"], r["failed"])')" = "('down', 1)" ] ||
 	bad "ibsim: sweep without ibsim: $(cat "$work/sw.json")"
-(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >ibsim2.log 2>&1) &
-ibpid=$!
-pids="$pids $ibpid"
-exec 3>"$work/ib/console"
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$work/ib/ibsim2.log"; echo "FAIL: ibsim did not restart"; exit 1; }
-	sleep 0.1
-done
+ibsim_up ibsim2.log
 "$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: sweep after ibsim came back failed"
 "$smctl" --socket "$sock" --json planes >"$work/pl.json"
 [ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"] > 0)')" = "('up', True)" ] &&
