@@ -28,7 +28,10 @@
  *            "sweeping": a later cycle is running; "up": every plane came up
  *            in the last cycle; "degraded": some did; "down": none did),
  *            planes, planes_up, switches, cas, lids (sums over the planes of
- *            the last cycle), sweeps (cycles completed), engine (engine
+ *            the last cycle), sweeps (cycles completed), last_reason (of
+ *            the last completed cycle: "start", "request", "interval",
+ *            "trap"), traps, last_trap,
+ *            engine (engine
  *            that routed plane 0 last, or the configured chain before the
  *            first cycle), chain, sweep_interval, last_sweep_s,
  *            last_sweep_age_s, uptime_s, config, pid.
@@ -36,7 +39,9 @@
  *            "not swept"), error (when failed), attempts, switches, cas,
  *            lids, active_ports, link_ports, sweeps, smps_sent,
  *            lft_blocks_written, portinfo_sets, engine, seconds}; plus
- *            "plane_lids" (shared LID table counters) when the table is open.
+ *            "plane_lids" (shared LID table counters) when the table is open;
+ *            "health" (hosts.h sm_planes_health_json of the last cycle's
+ *            fabrics, null with "health_error" when not computed).
  *   sweep    run a cycle. Argument "wait" (bool, default true): the reply
  *            comes when a cycle that started after the request has
  *            completed, with "sweeps" and "up"/"failed" of that cycle; with

@@ -21,6 +21,7 @@
 #include "daemon.h"
 #include "json.h"
 #include "smdconf.h"
+#include "transport.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -247,11 +248,13 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
 		/* routine cycles that changed nothing are logged at info level only */
 		if (first || st->last != SMD_ST_UP || st->lft_blocks_written || st->portinfo_sets)
-			sm_notice("SMD-0522", "sweep %llu: %s, %llu LFT blocks and %llu PortInfo written",
-				  (unsigned long long)st->sweeps, line, (unsigned long long)st->lft_blocks_written,
-				  (unsigned long long)st->portinfo_sets);
+			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written",
+				  (unsigned long long)st->sweeps, st->last_reason,
+				  strcmp(st->last_reason, "trap") ? "" : ": ",
+				  strcmp(st->last_reason, "trap") ? "" : st->last_trap, line,
+				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
 		else
-			sm_info("SMD-0522", "sweep %llu: %s", (unsigned long long)st->sweeps, line);
+			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
 		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
 		c->seen_sweeps = st->sweeps;
 		notes_rotate(c);
@@ -270,6 +273,7 @@ int smd_daemon(const struct smd_opts *o)
 	sigset_t mask, oldmask;
 	unsigned n = 0;
 	int sfd = -1, status = 1, rc;
+	uint64_t t_stop = 0;
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
@@ -335,6 +339,7 @@ int smd_daemon(const struct smd_opts *o)
 					stop = 1;
 			}
 			if (stop) {
+				t_stop = sm_monotonic_us();
 				sd_notify(0, "STOPPING=1");
 				sm_notice("SMD-0516", "stopping");
 				status = 0;
@@ -351,6 +356,6 @@ out:
 		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	if (status == 0)
-		sm_notice("SMD-0517", "stopped");
+		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_monotonic_us() - t_stop) / 1e6);
 	return status;
 }

@@ -4,9 +4,10 @@
 /*
  * DOC: the long-running SM (core of `smd -f`)
  *
- * Owns: one transport per plane (kept open for the daemon's life; a plane
- * whose transport could not be opened is retried at the start of every
- * cycle), the mocks behind mock: planes, one routing chain per plane, the
+ * Owns: one transport per plane (opened by the first cycle, in the worker,
+ * and kept open; a plane whose transport could not be opened, or whose
+ * cycle failed, is (re)opened at the start of the next cycle, except mock
+ * planes, whose transport is their fabric), the mocks behind mock: planes, one routing chain per plane, the
  * shared plane-consistent LID table (planelid.h, persisted in state_dir
  * after every cycle), the running config, and a worker thread that runs
  * sweep cycles.
@@ -14,8 +15,11 @@
  * A cycle is one sm_multiplane_bringup() over all planes. Bring-up is
  * idempotent, so a cycle on a configured fabric reads, compares and writes
  * nothing (no LFT block, no PortInfo Set); a changed fabric is repaired.
- * Cycles run every sweep_interval seconds (0: only on request) and when
- * smd_dmn_request_sweep() asks.
+ * Cycles run every sweep_interval seconds (0: only on request), when
+ * smd_dmn_request_sweep() asks, and after a trap: between cycles the idle
+ * worker watches every plane's transport fd; a trap is repressed, and a
+ * link state change (trap 128) starts a cycle SMD_DMN_TRAP_HOLDOFF_MS later
+ * (both ends of a link trap; one cycle then sees the whole change).
  *
  * Threads: the worker runs cycles; everybody else reads a snapshot
  * (smd_dmn_status) copied under a mutex, so status answers never wait for
@@ -48,6 +52,8 @@
 struct smd_conf;
 struct smd_dmn;
 
+#define SMD_DMN_TRAP_HOLDOFF_MS 200
+
 enum smd_dmn_state { SMD_ST_STARTING, SMD_ST_SWEEPING, SMD_ST_UP, SMD_ST_DEGRADED, SMD_ST_DOWN };
 const char *smd_dmn_state_name(enum smd_dmn_state st);
 
@@ -66,6 +72,9 @@ struct smd_dmn_status {
 	enum smd_dmn_state state;     /* see ctl.h "status" */
 	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
 	uint64_t sweeps;              /* cycles completed */
+	char last_reason[16];         /* why the last completed cycle ran: start, request, interval, trap */
+	uint64_t traps;               /* traps received between cycles (each repressed) */
+	char last_trap[128];          /* the last one that asked for a cycle, "" none */
 	uint64_t requested;           /* cycles asked for (internal, for waiting) */
 	unsigned n_planes, planes_up;
 	uint32_t switches, cas, lids; /* sums over the planes of the last cycle */

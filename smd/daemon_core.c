@@ -14,6 +14,7 @@
 #include "ibsim_client.h"
 #include "hosts.h"
 #include "json.h"
+#include "mad.h"
 #include "mock.h"
 #include "multiplane.h"
 #include "registry.h"
@@ -21,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,24 +42,27 @@ struct dmn_note {
 
 struct smd_dmn {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	pthread_t worker;
 	int worker_started;
 	int stop;
 	int running;                 /* a cycle is in progress */
 	uint64_t requested;          /* run cycles until st.sweeps reaches this */
 	uint64_t next_due_us;        /* periodic cycle, 0 = none */
+	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
+	int kick[2];                 /* pipe: anyone -> idle worker ("look at the state again") */
 	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
 	struct smd_dmn_status st;
 
 	/* worker-owned */
 	struct dmn_gen *cur;
+	const char *reason;          /* why the running cycle runs (static string) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_mock *mocks[SM_MAX_PLANES];
 	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
+	uint8_t unwatched[SM_MAX_PLANES];       /* fd hung up with nothing to read: not polled until the next cycle */
 	sm_note_fn *note;
 	void *note_arg;
 	struct dmn_note note_ctx[SM_MAX_PLANES];
@@ -193,7 +198,14 @@ static int capture_want(void *arg, const struct sm_fabric *f, unsigned plane, co
 static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
 {
 	struct sm_fabric *all = sm_fabric_new();
-	int rc = all ? 0 : -ENOMEM;
+	int rc = all ? 0 : -ENOMEM, any = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		any |= d->cap[i] != NULL;
+	if (!any && !rc) {
+		snprintf(err, errlen, "no plane was discovered in the last sweep");
+		rc = -ENODATA;
+	}
 
 	for (unsigned i = 0; !rc && i < d->n; i++)
 		rc = sm_fabric_add_plane(all, i, NULL);
@@ -273,6 +285,7 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
+	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
 		st->lids_open = 1;
@@ -292,6 +305,7 @@ static void run_cycle(struct smd_dmn *d)
 		struct sm_mp_plane *p = &d->planes[i];
 		if (p->t)
 			continue;
+		err[0] = '\0';
 		if (smd_plane_open(p->name, &p->t, &d->mocks[i], err, sizeof(err)))
 			snprintf(p->open_err, sizeof(p->open_err), "%s", err[0] ? err : "cannot open");
 		else
@@ -321,6 +335,124 @@ static void run_cycle(struct smd_dmn *d)
 		d->st.health = *ph;
 	pthread_mutex_unlock(&d->mu);
 	free(ph);
+	/*
+	 * A failed plane's port is reopened by the next cycle, so a restarted
+	 * ibsim or a reset HCA is picked up. A mock plane keeps its transport:
+	 * reopening would reload the dump and forget the emulated state.
+	 */
+	for (unsigned i = 0; i < d->n; i++) {
+		struct sm_mp_plane *p = &d->planes[i];
+		d->unwatched[i] = 0;
+		if (p->rc && p->t && !d->mocks[i]) {
+			sm_transport_close(p->t);
+			p->t = NULL;
+		}
+	}
+}
+
+/* Tell an idle worker to look at the state again (mu held or not). */
+static void kick(struct smd_dmn *d)
+{
+	/* best effort: a full pipe wakes the worker just as well */
+	(void)!write(d->kick[1], "k", 1);
+}
+
+/*
+ * Unsolicited MADs that arrived on plane i's transport between cycles
+ * (worker only). Every trap is repressed (as during a sweep, sm.c), so its
+ * sender stops repeating it; a link state change (trap 128) or a trap that
+ * does not decode asks for a cycle. Anything else (a late answer of the
+ * last cycle) is dropped: the next cycle asks again anyway.
+ * Returns 1 when a cycle is wanted, with a description in why; *nmads
+ * counts what was read.
+ */
+static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *ntraps, char *why,
+		     size_t whylen)
+{
+	struct sm_transport *t = d->planes[i].t;
+	uint8_t buf[SM_MAD_SIZE + 64], out[SM_MAD_SIZE];
+	int want = 0;
+
+	for (int k = 0; k < 256; k++) {   /* bounded: a babbling port cannot keep us here */
+		struct sm_mad_addr from = { 0 };
+		struct sm_smp smp, rep;
+		struct sm_mad_err me;
+		struct sm_notice n;
+		size_t len = 0;
+
+		if (sm_transport_recv(t, buf, sizeof(buf), &len, &from, 0))
+			break;
+		(*nmads)++;
+		if (sm_smp_decode(buf, len, &smp, &me) || smp.method != SM_METHOD_TRAP)
+			continue;
+		sm_smp_make_trap_repress(&smp, &rep);
+		if (!sm_smp_encode(&rep, out))
+			(void)sm_transport_send(t, out, SM_MAD_SIZE, from.slid, 0);
+		(*ntraps)++;
+		if (smp.attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp.data, &n, &me) && n.is_generic &&
+		    n.trap_num != 128)
+			continue;
+		want = 1;
+		if (smp.attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp.data, &n, &me))
+			snprintf(why, whylen, "plane %u: trap %u from LID %u", i, n.trap_num, from.slid);
+		else
+			snprintf(why, whylen, "plane %u: undecodable trap from LID %u", i, from.slid);
+	}
+	return want;
+}
+
+/*
+ * Wait (mu held on entry and exit, released meanwhile) until kicked, a
+ * deadline passes, or a transport has something: traps between cycles.
+ * Mock transports have no fd; they are not watched.
+ */
+static void idle_wait(struct smd_dmn *d)
+{
+	struct pollfd pf[SM_MAX_PLANES + 1];
+	unsigned idx[SM_MAX_PLANES], n = 0;
+	uint64_t now = mono_us(), due = 0;
+	int timeout = -1;
+
+	for (unsigned i = 0; i < d->n; i++) {
+		int fd = d->planes[i].t && !d->unwatched[i] ? sm_transport_fd(d->planes[i].t) : -1;
+		if (fd < 0)
+			continue;
+		pf[n].fd = fd;
+		pf[n].events = POLLIN;
+		idx[n++] = i;
+	}
+	pf[n].fd = d->kick[0];
+	pf[n].events = POLLIN;
+	if (d->next_due_us)
+		due = d->next_due_us;
+	if (d->trap_due_us && (!due || d->trap_due_us < due))
+		due = d->trap_due_us;
+	if (due)
+		timeout = due > now ? (int)((due - now) / 1000u) + 1 : 0;
+	pthread_mutex_unlock(&d->mu);
+	int rc = poll(pf, n + 1, timeout);
+	char drain[64], why[128] = "";
+	unsigned ntraps = 0;
+	int trap = 0;
+	while (read(d->kick[0], drain, sizeof(drain)) > 0)
+		;
+	for (unsigned k = 0; rc > 0 && k < n; k++) {
+		unsigned got = 0;
+		if (!(pf[k].revents & (POLLIN | POLLERR | POLLHUP)))
+			continue;
+		trap |= idle_mads(d, idx[k], &got, &ntraps, why, sizeof(why));
+		/* an fd that stays ready with nothing to read would spin this loop */
+		if (!got && (pf[k].revents & (POLLERR | POLLHUP)))
+			d->unwatched[idx[k]] = 1;
+	}
+	pthread_mutex_lock(&d->mu);
+	d->st.traps += ntraps;
+	if (trap) {
+		snprintf(d->st.last_trap, sizeof(d->st.last_trap), "%s", why);
+		/* both ends of a link report it: give the burst a moment, then one cycle sees it all */
+		if (!d->trap_due_us)
+			d->trap_due_us = mono_us() + SMD_DMN_TRAP_HOLDOFF_MS * 1000u;
+	}
 }
 
 static void *worker_main(void *arg)
@@ -329,18 +461,21 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&d->mu);
 	for (;;) {
-		while (!d->stop && d->requested <= d->st.sweeps &&
-		       !(d->next_due_us && mono_us() >= d->next_due_us)) {
-			if (d->next_due_us) {
-				struct timespec ts;
-				uint64_t due = d->next_due_us;
-				ts.tv_sec = (time_t)(due / 1000000u);
-				ts.tv_nsec = (long)(due % 1000000u) * 1000;
-				pthread_cond_timedwait(&d->cv, &d->mu, &ts);
-			} else {
-				pthread_cond_wait(&d->cv, &d->mu);
+		const char *reason = d->st.sweeps ? "request" : "start";
+		while (!d->stop && d->requested <= d->st.sweeps) {
+			uint64_t now = mono_us();
+			if (d->next_due_us && now >= d->next_due_us) {
+				reason = "interval";
+				break;
 			}
+			if (d->trap_due_us && now >= d->trap_due_us) {
+				reason = "trap";
+				break;
+			}
+			idle_wait(d);   /* unlocks while it waits */
 		}
+		d->trap_due_us = 0;   /* this cycle sees whatever the trap reported */
+		d->reason = reason;   /* published with the cycle's results (snapshot) */
 		if (d->stop)
 			break;
 		struct dmn_gen *old = NULL;
@@ -366,7 +501,6 @@ static void *worker_main(void *arg)
 		if (d->pending)
 			iv = d->pending->conf->sweep_interval;
 		d->next_due_us = iv ? mono_us() + (uint64_t)iv * 1000000u : 0;
-		pthread_cond_broadcast(&d->cv);
 		/* best effort: a full pipe already tells the caller to look */
 		(void)!write(d->wake[1], "x", 1);
 	}
@@ -378,7 +512,6 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		char *err, size_t errlen)
 {
 	struct smd_dmn *d;
-	pthread_condattr_t ca;
 	char lerr[512] = "";
 	int rc;
 
@@ -391,12 +524,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	d->wake[0] = d->wake[1] = -1;
+	d->wake[0] = d->wake[1] = d->kick[0] = d->kick[1] = -1;
 	pthread_mutex_init(&d->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	d->n = cfg->n_specs;
 	d->note = cfg->note;
 	d->note_arg = cfg->note_arg;
@@ -404,7 +533,7 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	d->st.start_us = mono_us();
 	d->st.sweep_interval = conf->sweep_interval;
 	smd_conf_chain_str(conf, d->st.chain, sizeof(d->st.chain));
-	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(d->kick, O_CLOEXEC | O_NONBLOCK) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
@@ -433,8 +562,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 			p->note = plane_note;
 			p->note_arg = &d->note_ctx[i];
 		}
-		if (smd_plane_open(p->name, &p->t, &d->mocks[i], lerr, sizeof(lerr)))
-			snprintf(p->open_err, sizeof(p->open_err), "%s", lerr[0] ? lerr : "cannot open");
+		/* transports are opened by the worker's first cycle: loading a large mock
+		 * dump must not keep the caller from serving its socket meanwhile */
 	}
 	d->requested = 1;   /* the first cycle starts at once */
 	if (pthread_create(&d->worker, NULL, worker_main, d)) {
@@ -461,7 +590,7 @@ void smd_dmn_free(struct smd_dmn *d)
 	if (d->worker_started) {
 		pthread_mutex_lock(&d->mu);
 		d->stop = 1;
-		pthread_cond_broadcast(&d->cv);
+		kick(d);
 		pthread_mutex_unlock(&d->mu);
 		pthread_join(d->worker, NULL);
 	}
@@ -476,11 +605,12 @@ void smd_dmn_free(struct smd_dmn *d)
 	gen_free(d->cur);
 	sm_plane_lids_free(d->lids);
 	sm_registry_free(d->reg);
-	if (d->wake[0] >= 0)
-		close(d->wake[0]);
-	if (d->wake[1] >= 0)
-		close(d->wake[1]);
-	pthread_cond_destroy(&d->cv);
+	for (int i = 0; i < 2; i++) {
+		if (d->wake[i] >= 0)
+			close(d->wake[i]);
+		if (d->kick[i] >= 0)
+			close(d->kick[i]);
+	}
 	pthread_mutex_destroy(&d->mu);
 	free(d);
 }
@@ -514,7 +644,7 @@ uint64_t smd_dmn_request_sweep(struct smd_dmn *d)
 	target = d->st.sweeps + (d->running ? 2 : 1);
 	if (d->requested < target)
 		d->requested = target;
-	pthread_cond_broadcast(&d->cv);
+	kick(d);
 	pthread_mutex_unlock(&d->mu);
 	return target;
 }
@@ -559,7 +689,7 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		mono_us() + (uint64_t)conf->sweep_interval * 1000000u : d->next_due_us;
 	if (!conf->sweep_interval && !d->running)
 		d->next_due_us = 0;
-	pthread_cond_broadcast(&d->cv);
+	kick(d);
 	pthread_mutex_unlock(&d->mu);
 	gen_free(old);   /* never swapped in: nobody used its chains */
 	return 0;
@@ -588,6 +718,9 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_uint(j, "cas", st->cas);
 	sm_json_uint(j, "lids", st->lids);
 	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_str(j, "last_reason", st->last_reason[0] ? st->last_reason : NULL);
+	sm_json_uint(j, "traps", st->traps);
+	sm_json_str(j, "last_trap", st->last_trap[0] ? st->last_trap : NULL);
 	sm_json_str(j, "engine", st->engine[0] ? st->engine : st->chain);
 	sm_json_str(j, "chain", st->chain);
 	sm_json_uint(j, "sweep_interval", st->sweep_interval);

@@ -48,6 +48,11 @@ static void print_status(const struct smd_jv *r)
 		printf(", every %llu s\n", iv);
 	else
 		printf(", on request only\n");
+	if (smd_jv_str(r, "last_reason", NULL))
+		printf("last cause %s\n", smd_jv_str(r, "last_reason", ""));
+	if (num(r, "traps"))
+		printf("traps      %llu between sweeps (last that asked for one: %s)\n", num(r, "traps"),
+		       smd_jv_str(r, "last_trap", "none"));
 	printf("engine     %s (chain %s)\n", smd_jv_str(r, "engine", "?"), smd_jv_str(r, "chain", "?"));
 	if (smd_jv_str(r, "lid_table_error", NULL))
 		printf("LID table  cannot be saved: %s\n", smd_jv_str(r, "lid_table_error", ""));

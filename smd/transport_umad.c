@@ -213,6 +213,16 @@ static int pick_port(const char *ca, unsigned port, char *ca_out, size_t ca_len,
 		umad_ca_t c;
 		if (umad_get_ca(cas[i], &c) < 0)
 			continue;
+		/*
+		 * A switch is managed through its port 0 (the SM can run on a
+		 * switch): it is up whenever the switch is, so it qualifies.
+		 */
+		if (c.node_type == 2 && (!port || port == 0) && umad_get_port(cas[i], 0, st) == 0) {
+			snprintf(ca_out, ca_len, "%.*s", (int)sizeof(cas[i]) - 1, cas[i]);
+			*port_out = 0;
+			umad_release_ca(&c);
+			return 0;
+		}
 		for (int p = 1; p <= c.numports; p++) {
 			if (port && (unsigned)p != port)
 				continue;

@@ -6,7 +6,16 @@
 # no PortInfo, that garbage, oversized, partial and too many clients are
 # refused while the daemon keeps answering, that SIGHUP with a broken config
 # is logged with FILE:LINE and changes nothing, that a good reload applies
-# (periodic sweeps start), and that SIGTERM stops it promptly with exit 0.
+# (periodic sweeps start), that sd_notify sends READY=1 with STATUS= after the
+# first sweep, STATUS= per sweep and STOPPING=1 (to a stand-in NOTIFY_SOCKET),
+# that plane health flags a plane with missing links and a plane that cannot
+# be opened, and that SIGTERM stops it promptly with exit 0.
+# Under ibsim (ibsim's client protocol, no umad2sim): the transport stays open
+# across cycles, and a link unlinked on ibsim's console makes the switches
+# trap (128); the idle daemon represses the traps and runs one cycle on its
+# own that routes around the link; a following `smctl sweep` writes nothing.
+# ibsim stopped: a sweep fails and says so; ibsim restarted: the next sweep
+# reopens the port and configures the fresh fabric with the same LIDs.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -18,6 +27,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/smd-daemon.XXXXXX")
 pids=""
 cleanup() {
+	exec 3>&- 2>/dev/null
 	for p in $pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -121,8 +131,32 @@ cat >"$conf" <<EOF
 sweep_interval: 0
 log_level: notice
 EOF
-start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state1" ||
-	{ echo "FAIL: smd -f did not come up"; exit 1; }
+# a stand-in for systemd's notification socket: records every datagram until STOPPING=1
+python3 - "$work/notify" "$work/notify.log" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(60)
+with open(sys.argv[2], 'w') as log:
+	while True:
+		try:
+			m = s.recv(4096).decode()
+		except socket.timeout:
+			break
+		log.write(m.replace('\n', '|') + '\n')
+		log.flush()
+		if 'STOPPING=1' in m:
+			break
+PY
+npid=$!
+pids="$pids $npid"
+i=0
+while [ ! -S "$work/notify" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+NOTIFY_SOCKET="$work/notify" start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" \
+	--state-dir "$work/state1" || { echo "FAIL: smd -f did not come up"; exit 1; }
+unset NOTIFY_SOCKET
+head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=1/1 planes up, 12 switches, 32 CAs, last sweep" ||
+	bad "first notification is not READY=1 with STATUS: $(cat "$work/notify.log")"
 mode=$(stat -c %a "$sock")
 [ "$mode" = 660 ] || bad "socket mode $mode, want 660"
 for k in state planes switches cas lids sweeps engine; do
@@ -130,7 +164,7 @@ for k in state planes switches cas lids sweeps engine; do
 done
 [ "$(json "$work/st.json" '(r["ok"], r["version"], r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"], r["lids"], r["sweeps"])')" = \
 	"(True, 1, 'up', 1, 1, 12, 32, 44, 1)" ] || bad "status after the first sweep: $(cat "$work/st.json")"
-[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree"')" = True ] ||
+[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree" and r["last_reason"] == "start"')" = True ] ||
 	bad "first sweep wrote no LFT block or engine is not ftree: $(cat "$work/st.json")"
 [ -s "$work/state1/plane-lids" ] || bad "no plane-lids file in the state dir"
 "$smctl" --socket "$sock" status >"$work/st.txt" || bad "smctl status (text) failed"
@@ -140,7 +174,8 @@ grep -q "^state *up" "$work/st.txt" || bad "text status: $(cat "$work/st.txt")"
 [ "$(json "$work/sw.json" '(r["ok"], r["sweeps"], r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
 	"(True, 2, 'up', 0, 0)" ] || bad "second sweep is not idempotent: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
-[ "$(json "$work/st.json" 'r["sweeps"]')" = 2 ] || bad "sweeps did not reach 2: $(cat "$work/st.json")"
+[ "$(json "$work/st.json" '(r["sweeps"], r["last_reason"])')" = "(2, 'request')" ] ||
+	bad "sweeps did not reach 2 by request: $(cat "$work/st.json")"
 "$smctl" --socket "$sock" sweep --no-wait --json >"$work/sw.json" || bad "sweep --no-wait failed"
 [ "$(json "$work/sw.json" 'r["queued"]')" = True ] || bad "sweep --no-wait: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" sweep >"$work/sw.txt" || bad "text sweep failed"
@@ -219,7 +254,7 @@ while [ $i -lt 60 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'])")" = "(True, 1)" ] ||
+[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'], r['last_reason'])")" = "(True, 1, 'interval')" ] ||
 	bad "after reloading sweep_interval: 1 no periodic sweeps: $(cat "$work/st.json")"
 grep -q "configuration reloaded" "$work/one.err" || bad "good reload not logged"
 
@@ -233,6 +268,9 @@ wait "$p2"
 grep -q "another smd" "$work/two.err" || bad "second smd: $(cat "$work/two.err")"
 "$smctl" --socket "$sock" status >/dev/null || bad "the first daemon lost its socket to the second"
 stop one
+wait "$npid"
+grep -q "^STOPPING=1" "$work/notify.log" || bad "no STOPPING=1 notification: $(cat "$work/notify.log")"
+[ "$(grep -c "^STATUS=" "$work/notify.log")" -ge 4 ] || bad "no STATUS= per sweep: $(cat "$work/notify.log")"
 
 # ---- two planes ----
 sock="$work/mp.sock"
@@ -267,6 +305,77 @@ start deg --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$wo
 "$smctl" --socket "$sock" sweep >/dev/null 2>&1
 [ $? = 1 ] || bad "a sweep with a failed plane should exit 1"
 stop deg
+
+# ---- under ibsim: the transport stays open across cycles; a link taken down is rerouted after its traps ----
+command -v ibsim >/dev/null || { echo "FAIL: ibsim not found (Debian package ibsim-utils)"; exit 1; }
+"$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$work/ft.net" >/dev/null ||
+	{ echo "FAIL: generator (ibsim)"; exit 1; }
+mkdir "$work/ib"
+mkfifo "$work/ib/console"
+IBSIM_SOCKNAME="smd-daemon-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
+export IBSIM_SOCKNAME
+# ibsim_up LOG: start ibsim with its console on fd 3, wait until clients can attach
+ibsim_up() {
+	(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >"$1" 2>&1) &
+	ibpid=$!
+	pids="$pids $ibpid"
+	exec 3>"$work/ib/console"   # ibsim's console, open while it runs
+	i=0
+	until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && { cat "$work/ib/$1"; echo "FAIL: ibsim did not start"; exit 1; }
+		sleep 0.1
+	done
+}
+ibsim_up ibsim.log
+sock="$work/ib.sock"
+start ib --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
+	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
+[ "$(json "$work/st.json" '(r["state"], r["switches"], r["cas"], r["lft_blocks_written"] > 0)')" = "('up', 8, 16, True)" ] ||
+	bad "ibsim: first sweep: $(cat "$work/st.json")"
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: second sweep failed"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = "('up', 0, 0)" ] ||
+	bad "ibsim: second sweep is not idempotent: $(cat "$work/sw.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+links0=$(json "$work/pl.json" 'r["planes"][0]["link_ports"]')
+n0=$(json "$work/sw.json" 'r["sweeps"]')
+echo 'Unlink "S-0002c91000000000"[5]' >&3   # leaf 0's first uplink
+# both ends trap 128 to the SM: the idle daemon represses them and sweeps by itself
+i=0
+while [ $i -lt 100 ]; do
+	"$smctl" --socket "$sock" --json status >"$work/st.json" 2>/dev/null
+	[ "$(json "$work/st.json" "r['sweeps'] > $n0 and r['state'] != 'sweeping'")" = True ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(json "$work/st.json" "(r['sweeps'], r['last_reason'], r['traps'] >= 1, 'trap 128' in r['last_trap'], r['lft_blocks_written'] > 0)")" = \
+	"($((n0 + 1)), 'trap', True, True, True)" ] || bad "ibsim: no trap-driven reroute after an unlink: $(cat "$work/st.json")"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+[ "$(json "$work/pl.json" "(r['planes'][0]['link_ports'], r['planes'][0]['active_ports'])")" = "($((links0 - 2)), $((links0 - 2)))" ] ||
+	bad "ibsim: link ports after the unlink (had $links0): $(cat "$work/pl.json")"
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"])')" = "('up', 0)" ] ||
+	bad "ibsim: the sweep after the reroute is not idempotent: $(cat "$work/sw.json")"
+# ibsim goes away: the sweep fails (exit 1), the plane is reported; ibsim comes back
+# (unconfigured): the next sweep reopens the port and brings it up with the same LIDs
+smlid=$(json "$work/pl.json" 'r["planes"][0]["sm_lid"]')
+exec 3>&-
+kill "$ibpid" 2>/dev/null
+wait "$ibpid" 2>/dev/null
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+[ $? = 1 ] || bad "ibsim: a sweep without ibsim did not exit 1"
+[ "$(json "$work/sw.json" '(r["result"], r["failed"])')" = "('down', 1)" ] ||
+	bad "ibsim: sweep without ibsim: $(cat "$work/sw.json")"
+ibsim_up ibsim2.log
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: sweep after ibsim came back failed"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"] > 0)')" = "('up', True)" ] &&
+	[ "$(json "$work/pl.json" '(r["planes"][0]["state"], r["planes"][0]["sm_lid"], r["planes"][0]["cycles_failed"])')" = "('up', $smlid, 1)" ] ||
+	bad "ibsim: after ibsim came back (SM LID was $smlid): $(cat "$work/sw.json") $(cat "$work/pl.json")"
+stop ib
+exec 3>&-
+kill "$ibpid" 2>/dev/null
+wait "$ibpid" 2>/dev/null
 
 [ $fail = 0 ] && echo "daemon: all checks passed"
 exit $fail
