@@ -273,8 +273,10 @@ grep -q "^STOPPING=1" "$work/notify.log" || bad "no STOPPING=1 notification: $(c
 [ "$(grep -c "^STATUS=" "$work/notify.log")" -ge 4 ] || bad "no STATUS= per sweep: $(cat "$work/notify.log")"
 
 # ---- two planes ----
+# no periodic sweeps from here on: the sweep counts checked below are exact
+printf 'sweep_interval: 0\n' >"$work/quiet.conf"
 sock="$work/mp.sock"
-start two --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
+start two -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
 	{ echo "FAIL: 2-plane smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"])')" = \
 	"('up', 2, 2, 16, 32)" ] || bad "2-plane status: $(cat "$work/st.json")"
@@ -292,7 +294,7 @@ stop two
 
 # ---- a plane with links missing and a plane that cannot be opened: degraded, asymmetric, answering ----
 sock="$work/deg.sock"
-start deg --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
+start deg -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
 	--state-dir "$work/state3" || { echo "FAIL: degraded smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes_up"])')" = "('degraded', 2)" ] ||
 	bad "degraded status: $(cat "$work/st.json")"
@@ -329,7 +331,9 @@ ibsim_up() {
 }
 ibsim_up ibsim.log
 sock="$work/ib.sock"
-start ib --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
+# no periodic sweeps (the sweep counts below are exact); short MAD timeouts for the sweep without ibsim
+printf 'sweep_interval: 0\nmad:\n  timeout_ms: 50\n  retries: 1\n' >"$work/ib.conf"
+start ib -c "$work/ib.conf" --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
 	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["switches"], r["cas"], r["lft_blocks_written"] > 0)')" = "('up', 8, 16, True)" ] ||
 	bad "ibsim: first sweep: $(cat "$work/st.json")"
