@@ -6,7 +6,12 @@
  * handle + descriptor each, freed by sm_registry_free) and, per chain, each
  * engine's init state. Data flow: name -> descriptor (built-in table, loaded
  * plugins, PLUGINDIR/NAME.so) -> init(config subtree) -> route() per plane
- * -> sm_validate() -> accepted LFTs or the next engine.
+ * -> sm_validate() -> accepted LFTs or the next engine. The planes an
+ * engine takes one by one are routed and validated in parallel
+ * (sm_parallel_for, one thread per CPU; engines are pure, validation only
+ * reads): each job writes only its own plane's result and LFT slot, and
+ * results are gathered in plane order, so the outcome is that of a
+ * sequential run.
  *
  * Invariant: every descriptor reachable from a registry passed
  * sm_engine_check_ops(); plugin names are unique and never shadow a
@@ -21,7 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #ifndef SMD_PLUGINDIR
@@ -67,6 +75,45 @@ static double now_sec(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+struct par_job {
+	void (*fn)(void *arg, unsigned i);
+	void *arg;
+	unsigned n;
+	atomic_uint next;
+};
+
+static void *par_worker(void *p)
+{
+	struct par_job *j = p;
+	unsigned i;
+
+	while ((i = atomic_fetch_add(&j->next, 1)) < j->n)
+		j->fn(j->arg, i);
+	return NULL;
+}
+
+void sm_parallel_for(unsigned n, void (*fn)(void *arg, unsigned i), void *arg)
+{
+	struct par_job j = { .fn = fn, .arg = arg, .n = n };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned want = cpus > 1 ? (unsigned)cpus : 1, n_th = 0;
+	pthread_t th[SM_PARALLEL_MAX];
+
+	atomic_init(&j.next, 0);
+	if (want > n)
+		want = n;
+	if (want > SM_PARALLEL_MAX)
+		want = SM_PARALLEL_MAX;
+	for (unsigned i = 1; i < want; i++) {
+		if (pthread_create(&th[n_th], NULL, par_worker, &j))
+			break;   /* fewer threads is only slower */
+		n_th++;
+	}
+	par_worker(&j);
+	for (unsigned i = 0; i < n_th; i++)
+		pthread_join(th[i], NULL);
 }
 
 const struct sm_engine_ops *const *sm_engine_builtins(void)
@@ -540,6 +587,39 @@ int sm_route_chain(struct sm_chain *c, const struct sm_fabric *f, unsigned plane
 	return rc;
 }
 
+/* One engine over the planes still to route; job t touches only plane idx[t]'s slots. */
+struct plane_jobs {
+	struct sm_chain *c;
+	unsigned engine;
+	const struct sm_fabric *f;
+	const struct sm_profile *profile;
+	const unsigned *todo, *idx;
+	struct sm_lfts **outs;       /* per chain plane */
+	struct sm_plane_result *res;
+	struct sm_lfts **ls;         /* route_planes() outputs, per job */
+	int rc[SM_MAX_PLANES];       /* per job */
+};
+
+static void route_one(void *arg, unsigned t)
+{
+	struct plane_jobs *pj = arg;
+	struct sm_plane_result *r = &pj->res[pj->idx[t]];
+	struct sm_chain_attempt *a = &r->attempts[r->n_attempts++];
+
+	a->engine = pj->c->e[pj->engine].ops->name;
+	pj->rc[t] = try_engine(pj->c, pj->engine, pj->f, pj->todo[t], pj->profile, &pj->outs[pj->idx[t]],
+			       a, r);
+}
+
+static void validate_one(void *arg, unsigned t)
+{
+	struct plane_jobs *pj = arg;
+	struct sm_plane_result *r = &pj->res[pj->idx[t]];
+
+	pj->rc[t] = accept_output(pj->c, pj->f, pj->todo[t], pj->ls[t], &r->attempts[r->n_attempts - 1],
+				  &r->val);
+}
+
 int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const unsigned *planes,
 			  unsigned n_planes, const struct sm_profile *profile, struct sm_lfts **outs,
 			  struct sm_plane_result *res)
@@ -566,15 +646,19 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 			}
 		if (!n_todo)
 			break;
+		struct plane_jobs pj = {
+			.c = c, .engine = i, .f = f, .profile = profile, .todo = todo, .idx = idx,
+			.outs = outs, .res = res,
+		};
 		if (!ops->route_planes || n_todo == 1) {
+			/* engines are pure (see registry.h): planes route and validate at once */
+			sm_parallel_for(n_todo, route_one, &pj);
 			for (unsigned t = 0; t < n_todo; t++) {
 				struct sm_plane_result *r = &res[idx[t]];
-				struct sm_chain_attempt *a = &r->attempts[r->n_attempts++];
-				a->engine = ops->name;
-				int rc = try_engine(c, i, f, todo[t], profile, &outs[idx[t]], a, r);
+				int rc = pj.rc[t];
 				r->rc = rc;
 				if (!rc)
-					result_accept(r, c, i, a);
+					result_accept(r, c, i, &r->attempts[r->n_attempts - 1]);
 				else if (rc == -ENOMEM)
 					stop[idx[t]] = 1;
 			}
@@ -603,6 +687,13 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 			struct sm_chain_attempt *a = &r->attempts[r->n_attempts++];
 			a->engine = ops->name;
 			a->seconds = secs / n_todo;  /* the engine ran the planes together */
+		}
+		pj.ls = ls;
+		if (!rc)
+			sm_parallel_for(n_todo, validate_one, &pj);
+		for (unsigned t = 0; t < n_todo; t++) {
+			struct sm_plane_result *r = &res[idx[t]];
+			struct sm_chain_attempt *a = &r->attempts[r->n_attempts - 1];
 			if (rc) {
 				snprintf(a->why, sizeof(a->why), "engine failed (%s): %s", strerror(-rc),
 					 ctx.msg[0] ? ctx.msg : "no message");
@@ -610,7 +701,7 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 				sm_lfts_free(ls[t]);
 				continue;
 			}
-			int vr = accept_output(c, f, todo[t], ls[t], a, &r->val);
+			int vr = pj.rc[t];
 			r->rc = a->rc = vr;
 			if (vr) {
 				sm_lfts_free(ls[t]);

@@ -167,6 +167,15 @@ int sm_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *engin
 		       const char *const *known, char *err, size_t errlen);
 unsigned long sm_yaml_line(const yaml_node_t *node);
 
+/*
+ * Run fn(arg, 0) .. fn(arg, n - 1), taken in index order by up to one
+ * thread per online CPU (at most SM_PARALLEL_MAX; the calling thread is one
+ * of them), and return when all are done. Jobs must not depend on each
+ * other; failing to start a thread only makes it slower.
+ */
+#define SM_PARALLEL_MAX 16
+void sm_parallel_for(unsigned n, void (*fn)(void *arg, unsigned i), void *arg);
+
 /* Multi-line human summary of a plane result ("plane0: routed by minhop in 12.3 ms; ftree: ..."). */
 void sm_plane_result_format(const struct sm_plane_result *res, char *buf, size_t len);
 

@@ -41,6 +41,7 @@ struct vctx {
 	uint32_t *fail_at;       /* slot where a failing walk stopped */
 	uint32_t *stack;
 	uint8_t *used;
+	uint8_t *hostful;        /* [n_sw] 1 if endpoints are cabled to the switch */
 	/* CDG */
 	uint64_t *bits;
 	uint64_t *bit_off;       /* [n_links + 1] */
@@ -66,6 +67,7 @@ static void vctx_free(struct vctx *c)
 	free(c->fail_at);
 	free(c->stack);
 	free(c->used);
+	free(c->hostful);
 	free(c->bits);
 	free(c->bit_off);
 }
@@ -114,12 +116,15 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
 	c->fail_at = malloc(n * sizeof(*c->fail_at));
 	c->stack = malloc(n * sizeof(*c->stack));
 	c->used = malloc(n);
+	c->hostful = malloc(n);
 	c->bit_off = malloc((nl + 1) * sizeof(*c->bit_off));
 	c->tr = malloc(((size_t)g->n_dests + 1) * n);
 	if (!c->link_of || !c->nxt || !c->tr || !c->st || !c->hops || !c->next || !c->entry || !c->fail_at || !c->stack ||
-	    !c->used || !c->bit_off)
+	    !c->used || !c->hostful || !c->bit_off)
 		return -ENOMEM;
 	transpose(c);
+	for (uint32_t s = 0; s < g->n_sw; s++)
+		c->hostful[s] = g->host_off[s + 1] > g->host_off[s];
 	for (size_t i = 0; i < n * c->stride; i++) {
 		c->link_of[i] = SM_NONE;
 		c->nxt[i] = NXT_HOLE;
@@ -170,10 +175,17 @@ static int step(struct vctx *c, const struct sm_graph_dest *d, uint32_t s)
 	return !d->is_switch && d->sw == s && d->out_port == e ? ST_OK : ST_HOLE;
 }
 
-/* Resolve every switch's route to d (memoised, iterative). */
-static void resolve(struct vctx *c, const struct sm_graph_dest *d)
+/*
+ * Resolve every switch's route to d (memoised, iterative). Returns 1 when
+ * every switch delivers (then *maxh is the longest walk from a switch with
+ * endpoints), else 0.
+ */
+static int resolve(struct vctx *c, const struct sm_graph_dest *d, uint16_t *maxh)
 {
 	const struct sm_graph *g = c->g;
+	int all_ok = 1;
+	uint16_t mh = 0;
+
 	memset(c->st, ST_UNKNOWN, g->n_sw);
 	for (uint32_t s0 = 0; s0 < g->n_sw; s0++) {
 		if (c->st[s0] != ST_UNKNOWN)
@@ -208,14 +220,20 @@ static void resolve(struct vctx *c, const struct sm_graph_dest *d)
 			}
 			cur = nx;
 		}
+		if (res != ST_OK)
+			all_ok = 0;
 		while (top) {
 			uint32_t u = c->stack[--top];
 			c->st[u] = (uint8_t)res;
 			c->fail_at[u] = at;
 			h = res == ST_OK ? (uint16_t)(h + 1) : 0;
 			c->hops[u] = h;
+			if (h > mh && c->hostful[u])
+				mh = h;
 		}
 	}
+	*maxh = mh;
+	return all_ok;
 }
 
 /* The first failure; an endpoint failure replaces a switch-sourced one (it matters more). */
@@ -241,18 +259,18 @@ static void add_dependencies(struct vctx *c, const struct sm_graph_dest *d)
 		uint32_t nh = g->host_off[s + 1] - g->host_off[s];
 		if (!nh || (nh == 1 && g->hosts[g->host_idx[g->host_off[s]]].port == d->port))
 			continue;
-		for (uint32_t u = s; u != SM_NONE && !c->used[u]; u = c->next[u])
+		/* each switch once: its dependency is set when the walk first reaches it */
+		for (uint32_t u = s; u != SM_NONE && !c->used[u]; u = c->next[u]) {
+			uint32_t t = c->next[u];
 			c->used[u] = 1;
-	}
-	for (uint32_t s = 0; s < g->n_sw; s++) {
-		uint32_t t = c->next[s];
-		if (!c->used[s] || t == SM_NONE || c->next[t] == SM_NONE)
-			continue;
-		uint32_t a = c->link_of[(size_t)s * c->stride + c->entry[s]];
-		if (a == SM_NONE)
-			continue;
-		uint64_t bit = c->bit_off[a] + c->entry[t];
-		c->bits[bit / 64] |= 1ull << (bit % 64);
+			if (t == SM_NONE || c->next[t] == SM_NONE)
+				continue;
+			uint32_t a = c->link_of[(size_t)u * c->stride + c->entry[u]];
+			if (a == SM_NONE)
+				continue;
+			uint64_t bit = c->bit_off[a] + c->entry[t];
+			c->bits[bit / 64] |= 1ull << (bit % 64);
+		}
 	}
 }
 
@@ -260,6 +278,29 @@ static int has_bit(const struct vctx *c, uint32_t a, unsigned q)
 {
 	uint64_t bit = c->bit_off[a] + q;
 	return (c->bits[bit / 64] >> (bit % 64)) & 1;
+}
+
+/*
+ * The set ports q (1..np) of link a's row, ascending, into out; returns
+ * how many. A word at a time: rows are sparse (a few turns per link).
+ */
+static unsigned row_bits(const struct vctx *c, uint32_t a, unsigned np, uint8_t *out)
+{
+	uint64_t lo = c->bit_off[a] + 1, hi = c->bit_off[a] + np + 1;  /* [lo, hi) */
+	unsigned n = 0;
+
+	for (uint64_t w = lo / 64; w * 64 < hi; w++) {
+		uint64_t m = c->bits[w];
+		if (w == lo / 64)
+			m &= ~0ull << (lo % 64);
+		if ((w + 1) * 64 > hi)
+			m &= (1ull << (hi % 64)) - 1;
+		while (m) {
+			out[n++] = (uint8_t)(w * 64 + (uint64_t)__builtin_ctzll(m) - c->bit_off[a]);
+			m &= m - 1;
+		}
+	}
+	return n;
 }
 
 /* Kahn over the CDG; returns 1 and fills v->cycle on a cycle, 0 if acyclic. */
@@ -275,15 +316,15 @@ static int cdg_cycle(struct vctx *c, struct sm_validation *v)
 		free(queue);
 		return -ENOMEM;
 	}
+	uint8_t qs[SM_MAX_PORTS + 1];
 	for (uint32_t a = 0; a < nl; a++) {
 		uint32_t t = g->adj[a].peer;
-		unsigned np = f->nodes[g->sw_node[t]].nports;
-		for (unsigned q = 1; q <= np; q++)
-			if (has_bit(c, a, q)) {
-				uint32_t b = c->link_of[(size_t)t * c->stride + q];
-				if (b != SM_NONE)
-					indeg[b]++;
-			}
+		unsigned nq = row_bits(c, a, f->nodes[g->sw_node[t]].nports, qs);
+		for (unsigned k = 0; k < nq; k++) {
+			uint32_t b = c->link_of[(size_t)t * c->stride + qs[k]];
+			if (b != SM_NONE)
+				indeg[b]++;
+		}
 	}
 	uint32_t head = 0, tail = 0;
 	for (uint32_t a = 0; a < nl; a++)
@@ -292,13 +333,12 @@ static int cdg_cycle(struct vctx *c, struct sm_validation *v)
 	while (head < tail) {
 		uint32_t a = queue[head++];
 		uint32_t t = g->adj[a].peer;
-		unsigned np = f->nodes[g->sw_node[t]].nports;
-		for (unsigned q = 1; q <= np; q++)
-			if (has_bit(c, a, q)) {
-				uint32_t b = c->link_of[(size_t)t * c->stride + q];
-				if (b != SM_NONE && !--indeg[b])
-					queue[tail++] = b;
-			}
+		unsigned nq = row_bits(c, a, f->nodes[g->sw_node[t]].nports, qs);
+		for (unsigned k = 0; k < nq; k++) {
+			uint32_t b = c->link_of[(size_t)t * c->stride + qs[k]];
+			if (b != SM_NONE && !--indeg[b])
+				queue[tail++] = b;
+		}
 	}
 	int cyclic = tail < nl;
 	if (cyclic && v) {
@@ -487,9 +527,27 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 		if (d->is_switch)
 			v->sw_lids++;
 		c.cur = &c.tr[(size_t)i * g->n_sw];
-		resolve(&c, d);
+		uint16_t maxh;
+		int all_ok = resolve(&c, d, &maxh);
 		uint32_t dcomp = g->comp[d->sw];
-		for (uint32_t s = 0; s < g->n_sw && !cdg_only; s++) {
+		if (all_ok && !cdg_only) {
+			/*
+			 * The loop below in closed form: a switch that delivers is
+			 * cabled to d's part, so every pair counts as reachable
+			 * (d's own port excluded; its switch is 0 hops away).
+			 */
+			uint32_t nh_all = g->host_off[g->n_sw];
+			if (d->is_switch) {
+				v->sw_pairs += (uint64_t)nh_all + g->n_sw - 1;
+			} else {
+				uint64_t n = nh_all - (g->host_off[d->sw + 1] > g->host_off[d->sw] ? 1 : 0);
+				v->pairs += n;
+				v->reachable += n;
+				if (n && maxh > v->max_hops)
+					v->max_hops = maxh;
+			}
+		}
+		for (uint32_t s = 0; s < g->n_sw && !cdg_only && !all_ok; s++) {
 			/* hosts at s, minus the destination port itself */
 			uint32_t nh = g->host_off[s + 1] - g->host_off[s];
 			if (nh && d->sw == s && !d->is_switch)

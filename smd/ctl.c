@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -992,9 +993,14 @@ int smd_ctl_call(const char *path, const char *request, int timeout_ms, char **r
 		snprintf(err, errlen, "socket: %s", strerror(errno));
 		return -errno;
 	}
+	if (timeout_ms >= 0) {
+		/* a unix connect waits for room in a full backlog up to the send timeout */
+		struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot connect to %s: %s (is smd running?)", path, strerror(errno));
+		rc = errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+		snprintf(err, errlen, "cannot connect to %s: %s (is smd running?)", path, strerror(-rc));
 		close(fd);
 		return rc;
 	}

@@ -28,8 +28,9 @@
  *            "sweeping": a later cycle is running; "up": every plane came up
  *            in the last cycle; "degraded": some did; "down": none did),
  *            planes, planes_up, switches, cas, lids (sums over the planes of
- *            the last cycle), sweeps (cycles completed), last_reason
- *            ("start", "request", "interval", "trap"), traps, last_trap,
+ *            the last cycle), sweeps (cycles completed), last_reason (of
+ *            the last completed cycle: "start", "request", "interval",
+ *            "trap"), traps, last_trap,
  *            engine (engine
  *            that routed plane 0 last, or the configured chain before the
  *            first cycle), chain, sweep_interval, last_sweep_s,

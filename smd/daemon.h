@@ -5,8 +5,9 @@
  * DOC: the long-running SM (core of `smd -f`)
  *
  * Owns: one transport per plane (opened by the first cycle, in the worker,
- * and kept open for the daemon's life; a plane whose transport could not be
- * opened is retried at the start of every cycle), the mocks behind mock: planes, one routing chain per plane, the
+ * and kept open; a plane whose transport could not be opened, or whose
+ * cycle failed, is (re)opened at the start of the next cycle, except mock
+ * planes, whose transport is their fabric), the mocks behind mock: planes, one routing chain per plane, the
  * shared plane-consistent LID table (planelid.h, persisted in state_dir
  * after every cycle), the running config, and a worker thread that runs
  * sweep cycles.
@@ -71,7 +72,7 @@ struct smd_dmn_status {
 	enum smd_dmn_state state;     /* see ctl.h "status" */
 	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
 	uint64_t sweeps;              /* cycles completed */
-	char last_reason[16];         /* why the last (or running) cycle ran: start, request, interval, trap */
+	char last_reason[16];         /* why the last completed cycle ran: start, request, interval, trap */
 	uint64_t traps;               /* traps received between cycles (each repressed) */
 	char last_trap[128];          /* the last one that asked for a cycle, "" none */
 	uint64_t requested;           /* cycles asked for (internal, for waiting) */

@@ -55,12 +55,14 @@ struct smd_dmn {
 
 	/* worker-owned */
 	struct dmn_gen *cur;
+	const char *reason;          /* why the running cycle runs (static string) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_mock *mocks[SM_MAX_PLANES];
 	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
+	uint8_t unwatched[SM_MAX_PLANES];       /* fd hung up with nothing to read: not polled until the next cycle */
 	sm_note_fn *note;
 	void *note_arg;
 	struct dmn_note note_ctx[SM_MAX_PLANES];
@@ -283,6 +285,7 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
+	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
 		st->lids_open = 1;
@@ -332,6 +335,19 @@ static void run_cycle(struct smd_dmn *d)
 		d->st.health = *ph;
 	pthread_mutex_unlock(&d->mu);
 	free(ph);
+	/*
+	 * A failed plane's port is reopened by the next cycle, so a restarted
+	 * ibsim or a reset HCA is picked up. A mock plane keeps its transport:
+	 * reopening would reload the dump and forget the emulated state.
+	 */
+	for (unsigned i = 0; i < d->n; i++) {
+		struct sm_mp_plane *p = &d->planes[i];
+		d->unwatched[i] = 0;
+		if (p->rc && p->t && !d->mocks[i]) {
+			sm_transport_close(p->t);
+			p->t = NULL;
+		}
+	}
 }
 
 /* Tell an idle worker to look at the state again (mu held or not). */
@@ -347,9 +363,11 @@ static void kick(struct smd_dmn *d)
  * sender stops repeating it; a link state change (trap 128) or a trap that
  * does not decode asks for a cycle. Anything else (a late answer of the
  * last cycle) is dropped: the next cycle asks again anyway.
- * Returns 1 when a cycle is wanted, with a description in why.
+ * Returns 1 when a cycle is wanted, with a description in why; *nmads
+ * counts what was read.
  */
-static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *ntraps, char *why, size_t whylen)
+static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *ntraps, char *why,
+		     size_t whylen)
 {
 	struct sm_transport *t = d->planes[i].t;
 	uint8_t buf[SM_MAD_SIZE + 64], out[SM_MAD_SIZE];
@@ -364,6 +382,7 @@ static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *ntraps, char *why,
 
 		if (sm_transport_recv(t, buf, sizeof(buf), &len, &from, 0))
 			break;
+		(*nmads)++;
 		if (sm_smp_decode(buf, len, &smp, &me) || smp.method != SM_METHOD_TRAP)
 			continue;
 		sm_smp_make_trap_repress(&smp, &rep);
@@ -395,7 +414,7 @@ static void idle_wait(struct smd_dmn *d)
 	int timeout = -1;
 
 	for (unsigned i = 0; i < d->n; i++) {
-		int fd = d->planes[i].t ? sm_transport_fd(d->planes[i].t) : -1;
+		int fd = d->planes[i].t && !d->unwatched[i] ? sm_transport_fd(d->planes[i].t) : -1;
 		if (fd < 0)
 			continue;
 		pf[n].fd = fd;
@@ -417,9 +436,15 @@ static void idle_wait(struct smd_dmn *d)
 	int trap = 0;
 	while (read(d->kick[0], drain, sizeof(drain)) > 0)
 		;
-	for (unsigned k = 0; rc > 0 && k < n; k++)
-		if (pf[k].revents & (POLLIN | POLLERR | POLLHUP))
-			trap |= idle_mads(d, idx[k], &ntraps, why, sizeof(why));
+	for (unsigned k = 0; rc > 0 && k < n; k++) {
+		unsigned got = 0;
+		if (!(pf[k].revents & (POLLIN | POLLERR | POLLHUP)))
+			continue;
+		trap |= idle_mads(d, idx[k], &got, &ntraps, why, sizeof(why));
+		/* an fd that stays ready with nothing to read would spin this loop */
+		if (!got && (pf[k].revents & (POLLERR | POLLHUP)))
+			d->unwatched[idx[k]] = 1;
+	}
 	pthread_mutex_lock(&d->mu);
 	d->st.traps += ntraps;
 	if (trap) {
@@ -450,7 +475,8 @@ static void *worker_main(void *arg)
 			idle_wait(d);   /* unlocks while it waits */
 		}
 		d->trap_due_us = 0;   /* this cycle sees whatever the trap reported */
-		snprintf(d->st.last_reason, sizeof(d->st.last_reason), "%s", reason);		if (d->stop)
+		d->reason = reason;   /* published with the cycle's results (snapshot) */
+		if (d->stop)
 			break;
 		struct dmn_gen *old = NULL;
 		if (d->pending) {

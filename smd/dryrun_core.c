@@ -19,11 +19,9 @@
 #include "topo.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 double sm_dryrun_now(void)
 {
@@ -60,38 +58,72 @@ void sm_dryrun_free(struct sm_dryrun *d)
 	free(d);
 }
 
+struct load_job {
+	const char *const *dumps;
+	struct sm_topo_parsed *parsed[SM_MAX_PLANES];
+	struct sm_topo_err err[SM_MAX_PLANES];
+	int rc[SM_MAX_PLANES];
+};
+
+static void load_one(void *arg, unsigned i)
+{
+	struct load_job *j = arg;
+
+	memset(&j->err[i], 0, sizeof(j->err[i]));
+	j->rc[i] = sm_topo_parse(j->dumps[i], SM_TOPO_AUTO, i, &j->parsed[i], &j->err[i]);
+}
+
+/*
+ * Dumps are parsed at once (one thread per CPU: reading text is most of a
+ * dry-run's time), then appended in plane order, so the fabric and the
+ * first error reported are those of loading them one by one.
+ */
 int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, char *err,
 		   size_t errlen)
 {
 	double t0 = sm_dryrun_now();
-	int rc;
+	struct load_job *j;
+	int rc = 0;
 
 	if (n == 0 || n > SM_MAX_PLANES) {
 		snprintf(err, errlen, "need 1 to %d topology dumps, got %u", SM_MAX_PLANES, n);
 		return -EINVAL;
 	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	j->dumps = dumps;
+	sm_parallel_for(n, load_one, j);
 	for (unsigned i = 0; i < n; i++) {
-		struct sm_topo_err te;
+		struct sm_topo_err *te = &j->err[i];
 		struct sm_dr_plane *p = &d->run.planes[i];
 
-		memset(&te, 0, sizeof(te));
 		rc = sm_fabric_add_plane(d->f, i, NULL);
 		if (rc) {
 			snprintf(err, errlen, "plane %u: %s", i, strerror(-rc));
-			return rc;
+			break;
 		}
-		rc = sm_topo_load(d->f, dumps[i], SM_TOPO_AUTO, i, &te);
+		rc = j->rc[i];
+		if (!rc)
+			rc = sm_topo_commit(d->f, j->parsed[i], te);
 		if (rc) {
-			if (te.msg[0])
-				snprintf(err, errlen, "%s", te.msg);
+			if (te->msg[0])
+				snprintf(err, errlen, "%s", te->msg);
 			else
 				snprintf(err, errlen, "%s: %s", dumps[i], strerror(-rc));
-			return rc;
+			break;
 		}
 		p->plane = i;
 		snprintf(p->dump, sizeof(p->dump), "%s", dumps[i]);
 		snprintf(p->name, sizeof(p->name), "%s", d->f->planes[i].name);
 	}
+	for (unsigned i = 0; i < n; i++)
+		sm_topo_parsed_free(j->parsed[i]);
+	free(j);
+	if (rc)
+		return rc;
 	d->run.n_planes = n;
 	d->run.t.load = sm_dryrun_now() - t0;
 	return 0;
@@ -397,34 +429,20 @@ nomem:
 struct metrics_job {
 	struct sm_dryrun *d;
 	const struct sm_metrics_opts *o;
-	unsigned next;              /* next plane to take (under lock) */
-	int rc;                     /* first error */
-	pthread_mutex_t lock;
+	int rc[SM_MAX_PLANES];
 };
 
-/* Worker: take planes one by one; metrics only read the fabric and the LFTs. */
-static void *metrics_worker(void *arg)
+/* Planes are independent: metrics only read the fabric and the LFTs. */
+static void metrics_one(void *arg, unsigned i)
 {
 	struct metrics_job *job = arg;
+	struct sm_dr_plane *p = &job->d->run.planes[i];
 
-	for (;;) {
-		unsigned i;
-		pthread_mutex_lock(&job->lock);
-		i = job->next++;
-		pthread_mutex_unlock(&job->lock);
-		if (i >= job->d->run.n_planes)
-			return NULL;
-		struct sm_dr_plane *p = &job->d->run.planes[i];
-		if (!p->routed)
-			continue;
-		int rc = sm_metrics_compute(job->d->f, i, job->d->lfts[i], job->o, &p->m);
-		pthread_mutex_lock(&job->lock);
-		if (rc && !job->rc)
-			job->rc = rc;
-		pthread_mutex_unlock(&job->lock);
-		if (!rc)
-			p->have_metrics = 1;
-	}
+	if (!p->routed)
+		return;
+	job->rc[i] = sm_metrics_compute(job->d->f, i, job->d->lfts[i], job->o, &p->m);
+	if (!job->rc[i])
+		p->have_metrics = 1;
 }
 
 int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
@@ -432,9 +450,7 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	double t0 = sm_dryrun_now();
 	struct sm_metrics_opts o;
 	struct metrics_job job;
-	pthread_t th[SM_MAX_PLANES];
-	unsigned n_threads = 0, want;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.n_random = n_random;
@@ -444,28 +460,16 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	memset(&job, 0, sizeof(job));
 	job.d = d;
 	job.o = &o;
-	if (pthread_mutex_init(&job.lock, NULL))
-		return -ENOMEM;
-	/* planes are independent: one worker per CPU, the calling thread is one of them */
-	want = cpus > 1 ? (unsigned)cpus : 1;
-	if (want > d->run.n_planes)
-		want = d->run.n_planes;
-	for (unsigned i = 1; i < want; i++) {
-		if (pthread_create(&th[n_threads], NULL, metrics_worker, &job))
-			break;   /* fewer threads is only slower */
-		n_threads++;
-	}
-	metrics_worker(&job);
-	for (unsigned i = 0; i < n_threads; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&job.lock);
+	sm_parallel_for(d->run.n_planes, metrics_one, &job);
+	for (unsigned i = 0; i < d->run.n_planes && !rc; i++)
+		rc = job.rc[i];
 	/* planes compared with each other: what each lacks, the share it offers hosts */
-	if (!job.rc && d->run.n_planes > 1) {
-		job.rc = sm_planes_health(d->f, NULL, &d->run.health);
-		d->run.have_health = !job.rc;
+	if (!rc && d->run.n_planes > 1) {
+		rc = sm_planes_health(d->f, NULL, &d->run.health);
+		d->run.have_health = !rc;
 	}
 	d->run.t.metrics = sm_dryrun_now() - t0;
-	return job.rc;
+	return rc;
 }
 
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen)

@@ -41,6 +41,20 @@ int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
 			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err);
 
 /*
+ * sm_topo_load() in two halves, so that several dumps can be read at once:
+ * sm_topo_parse() reads and checks the file (errors as sm_topo_load(); it
+ * touches no fabric and is safe to call from several threads), and
+ * sm_topo_commit() appends the result to f, all or nothing (a GUID or LID
+ * clash with what f holds is reported against the dump's line). The
+ * parsed dump stays the caller's: free it with sm_topo_parsed_free().
+ */
+struct sm_topo_parsed;
+int sm_topo_parse(const char *path, enum sm_topo_format fmt, unsigned plane,
+		  struct sm_topo_parsed **out, struct sm_topo_err *err);
+int sm_topo_commit(struct sm_fabric *f, struct sm_topo_parsed *p, struct sm_topo_err *err);
+void sm_topo_parsed_free(struct sm_topo_parsed *p);  /* accepts NULL */
+
+/*
  * Link rate names as ibnetdiscover prints them: width "1x" "2x" "4x" "8x"
  * "12x" or "??"; speed "SDR" "DDR" "QDR" "FDR10" "FDR" "EDR" "HDR" "NDR"
  * "XDR" or "???" (speed/flags as in struct sm_port).

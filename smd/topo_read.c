@@ -37,7 +37,9 @@
  * each link must be listed identically by both ends, links are made, and
  * the scratch fabric is appended to the caller's in one all-or-nothing step
  * (sm_fabric_append). Any error frees the scratch state: the caller's
- * fabric never sees a partial load.
+ * fabric never sees a partial load. sm_topo_parse() stops before the
+ * append and sm_topo_commit() does it, so several dumps can be read in
+ * parallel threads (each parse owns all its state) and appended in order.
  *
  * A dump carries no port state: linked ports and switch port 0 are loaded
  * ACTIVE with physical state LinkUp, unlinked ones stay DOWN.
@@ -188,6 +190,15 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
+/* Value of a hex digit, or -1. */
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;  /* ASCII lower case; maps no non-letter into a..f */
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /* 0 ok, -1 no digits, -2 too large. Decimal, or hex with 0x when base0. */
 static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 {
@@ -196,7 +207,7 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 	unsigned base = 10;
 	bool any = false, big = false;
 
-	if (base0 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2])) {
+	if (base0 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0) {
 		base = 16;
 		s += 2;
 	}
@@ -211,10 +222,12 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 		else
 			break;
 		any = true;
-		if (d > max || x > (max - d) / base)
+		/* x * base + d > max, without a division per digit */
+		uint64_t t;
+		if (big || __builtin_mul_overflow(x, base, &t) || __builtin_add_overflow(t, d, &t) || t > max)
 			big = true;
 		else
-			x = x * base + d;
+			x = t;
 	}
 	if (!any)
 		return -1;
@@ -230,14 +243,12 @@ static int get_guid(const char **sp, uint64_t *v)
 {
 	const char *s = *sp;
 	uint64_t x = 0;
-	int n = 0;
+	int n = 0, d;
 
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2]))
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0)
 		s += 2;
-	for (; isxdigit((unsigned char)*s); s++, n++) {
-		unsigned c = (unsigned char)*s;
-		x = (x << 4) | (isdigit(c) ? c - '0' : (unsigned)tolower((int)c) - 'a' + 10);
-	}
+	for (; (d = hexval((unsigned char)*s)) >= 0; s++, n++)
+		x = (x << 4) | (unsigned)d;
 	if (!n)
 		return -1;
 	*sp = s;
@@ -266,20 +277,20 @@ static int guid_fail(struct rd *r, int how, const char *what)
 
 static const struct {
 	const char *s;
-	uint8_t speed, flags;
+	uint8_t len, speed, flags;
 } speeds[] = {
-	{ "SDR", 1, 0 }, { "DDR", 2, 0 }, { "QDR", 4, 0 },
-	{ "FDR10", 4, SM_PORT_F_FDR10 },
-	{ "FDR", 1, SM_PORT_F_EXT_SPEED }, { "EDR", 2, SM_PORT_F_EXT_SPEED },
-	{ "HDR", 4, SM_PORT_F_EXT_SPEED }, { "NDR", 8, SM_PORT_F_EXT_SPEED },
-	{ "XDR", 16, SM_PORT_F_EXT_SPEED },
+	{ "SDR", 3, 1, 0 }, { "DDR", 3, 2, 0 }, { "QDR", 3, 4, 0 },
+	{ "FDR10", 5, 4, SM_PORT_F_FDR10 },
+	{ "FDR", 3, 1, SM_PORT_F_EXT_SPEED }, { "EDR", 3, 2, SM_PORT_F_EXT_SPEED },
+	{ "HDR", 3, 4, SM_PORT_F_EXT_SPEED }, { "NDR", 3, 8, SM_PORT_F_EXT_SPEED },
+	{ "XDR", 3, 16, SM_PORT_F_EXT_SPEED },
 };
 
 static const struct {
 	const char *s;
-	uint8_t width;
+	uint8_t len, width;
 } widths[] = {
-	{ "1x", 1 }, { "4x", 2 }, { "8x", 4 }, { "12x", 8 }, { "2x", 16 },
+	{ "1x", 2, 1 }, { "4x", 2, 2 }, { "8x", 2, 4 }, { "12x", 3, 8 }, { "2x", 2, 16 },
 };
 
 const char *sm_topo_width_str(unsigned width)
@@ -309,7 +320,7 @@ int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *spe
 	} else {
 		size_t i;
 		for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
-			size_t l = strlen(widths[i].s);
+			size_t l = widths[i].len;
 			if (len >= l && !memcmp(tok, widths[i].s, l)) {
 				*width = widths[i].width;
 				break;
@@ -317,14 +328,19 @@ int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *spe
 		}
 		if (i == sizeof(widths) / sizeof(widths[0]))
 			return -EINVAL;
-		wl = strlen(widths[i].s);
+		wl = widths[i].len;
 	}
 	tok += wl;
 	len -= wl;
 	if (len == 3 && !memcmp(tok, "???", 3))
 		return 0;
 	for (size_t i = 0; i < sizeof(speeds) / sizeof(speeds[0]); i++) {
-		if (strlen(speeds[i].s) == len && !memcmp(tok, speeds[i].s, len)) {
+		size_t k = 0;
+		if (speeds[i].len != len)
+			continue;
+		while (k < len && tok[k] == speeds[i].s[k])
+			k++;
+		if (k == len) {
 			*speed = speeds[i].speed;
 			*flags = speeds[i].flags;
 			return 0;
@@ -374,12 +390,24 @@ static int arena_add(struct rd *r, const char *s, size_t len, uint32_t *off)
 	return 0;
 }
 
+/* Node ids are ~18 bytes: hash them 8 bytes at a time (multiply-xorshift). */
 static uint32_t name_hash(const char *s, size_t len)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, s + i, len - i);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	}
+	h ^= h >> 29;
+	return (uint32_t)h;
 }
 
 static uint32_t name_find(const struct rd *r, const char *s, size_t len)
@@ -633,10 +661,13 @@ static void header_desc(struct rd *r, const char **sp, char *desc)
 static int get_lid_word(struct rd *r, const char **sp, const char *word, uint64_t max, uint64_t *v)
 {
 	const char *s = skip_ws(*sp);
-	size_t wl = strlen(word);
+	size_t wl = 0;
 	int rc;
 
-	if (strncmp(s, word, wl) || (s[wl] != ' ' && s[wl] != '\t'))
+	/* word has no NUL before its end, so a short line stops the compare */
+	while (word[wl] && s[wl] == word[wl])
+		wl++;
+	if (word[wl] || (s[wl] != ' ' && s[wl] != '\t'))
 		return 1;
 	s = skip_ws(s + wl);
 	if ((rc = get_uint(&s, false, max, v)))
@@ -768,7 +799,11 @@ static int parse_header(struct rd *r, int type, const char *s)
 		sm_port(r->fab, (uint32_t)n, 0)->state = SM_PORT_ACTIVE;
 		sm_port(r->fab, (uint32_t)n, 0)->phys_state = 5;
 	}
-	sm_fabric_set_desc(r->fab, (uint32_t)n, desc[0] || r->mode == MODE_IBND ? desc : r->arena + rn->name);
+	/* what sm_fabric_set_desc() does, without a printf per node */
+	const char *dsrc = desc[0] || r->mode == MODE_IBND ? desc : r->arena + rn->name;
+	size_t dl = strnlen(dsrc, SM_DESC_MAX);
+	memcpy(nd->desc, dsrc, dl);
+	nd->desc[dl] = '\0';
 	if (has_lid && lid && (rc = set_lid(r, (uint32_t)n, 0, lid, lmc)))
 		return rc;
 	if (r->mode == MODE_IBSIM && type != SM_NODE_SWITCH) {
@@ -1042,12 +1077,40 @@ static int is_ports_report(const char *s)
 	return isdigit((unsigned char)*s);
 }
 
+typedef unsigned char v16u8 __attribute__((vector_size(16)));
+
+/*
+ * Whether line holds a control byte other than tab, or DEL: 16 bytes at a
+ * time (GCC vector extension: SSE2/NEON or plain code), as every byte of a
+ * dump passes here; the caller finds which byte on the rare yes.
+ */
+static bool has_binary(const char *line, size_t len)
+{
+	v16u8 acc = { 0 };
+	size_t i = 0;
+
+	for (; i + 16 <= len; i += 16) {
+		v16u8 v;
+		memcpy(&v, line + i, 16);
+		acc |= (v16u8)(((v < 0x20) & (v != 0x09)) | (v == 0x7f));
+	}
+	if (i < len) {
+		v16u8 v;
+		memset(&v, ' ', 16);  /* pad the tail with harmless blanks */
+		memcpy(&v, line + i, len - i);
+		acc |= (v16u8)(((v < 0x20) & (v != 0x09)) | (v == 0x7f));
+	}
+	uint64_t w[2];
+	memcpy(w, &acc, 16);
+	return (w[0] | w[1]) != 0;
+}
+
 static int parse_line(struct rd *r, char *line, size_t len)
 {
 	/* binary data: NUL or control bytes other than tab (and a final CR) */
 	if (len && line[len - 1] == '\r')
 		line[--len] = '\0';
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = has_binary(line, len) ? 0 : len; i < len; i++) {
 		unsigned char c = (unsigned char)line[i];
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
 			return fail(r, r->line, -EINVAL,
@@ -1200,89 +1263,112 @@ static void rd_free(struct rd *r)
 	free(r->ht);
 }
 
-int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
-			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err)
+/*
+ * Read and check a whole dump into r's scratch fabric; no caller fabric is
+ * touched, so several dumps can be parsed at once in different threads.
+ */
+static int rd_parse(struct rd *r, FILE *in, const char *name, enum sm_topo_format fmt,
+		    unsigned plane, struct sm_topo_err *err)
 {
-	struct rd r;
 	char *line = NULL;
 	size_t len = 0;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	r.name = name ? name : "<stream>";
-	r.in = in;
-	r.err = err;
-	r.mode = fmt;
-	r.plane = plane;
-	r.cur = -1;
-	r.guid_base[SM_NODE_CA] = r.abs_base[SM_NODE_CA] = 0x100000; /* ibsim's defaults */
-	r.guid_base[SM_NODE_SWITCH] = r.abs_base[SM_NODE_SWITCH] = 0x200000;
-	r.netwidth = 2;                          /* 4x */
-	r.netspeed = 1;                          /* SDR */
+	memset(r, 0, sizeof(*r));
+	r->name = name ? name : "<stream>";
+	r->in = in;
+	r->err = err;
+	r->mode = fmt;
+	r->plane = plane;
+	r->cur = -1;
+	r->guid_base[SM_NODE_CA] = r->abs_base[SM_NODE_CA] = 0x100000; /* ibsim's defaults */
+	r->guid_base[SM_NODE_SWITCH] = r->abs_base[SM_NODE_SWITCH] = 0x200000;
+	r->netwidth = 2;                          /* 4x */
+	r->netspeed = 1;                          /* SDR */
 	if (err) {
 		err->msg[0] = '\0';
 		err->line = 0;
 	}
 	if (fmt != SM_TOPO_AUTO && fmt != SM_TOPO_IBND && fmt != SM_TOPO_IBSIM)
-		return fail(&r, 0, -EINVAL, "unknown dump format %d", (int)fmt);
+		return fail(r, 0, -EINVAL, "unknown dump format %d", (int)fmt);
 	if (plane >= SM_MAX_PLANES)
-		return fail(&r, 0, -EINVAL, "plane %u out of range 0..%d", plane, SM_MAX_PLANES - 1);
-	r.buf = malloc(RD_BLOCK);
-	r.fab = sm_fabric_new();
-	if (!r.buf || !r.fab) {
-		rc = fail(&r, 0, -ENOMEM, "out of memory");
-		goto out;
-	}
-	if (r.mode == MODE_AUTO && (rc = sniff(&r)))
-		goto out;
-	while ((rc = next_line(&r, &line, &len)) > 0) {
-		if ((rc = parse_line(&r, line, len)))
-			goto out;
+		return fail(r, 0, -EINVAL, "plane %u out of range 0..%d", plane, SM_MAX_PLANES - 1);
+	r->buf = malloc(RD_BLOCK);
+	r->fab = sm_fabric_new();
+	if (!r->buf || !r->fab)
+		return fail(r, 0, -ENOMEM, "out of memory");
+	if (r->mode == MODE_AUTO && (rc = sniff(r)))
+		return rc;
+	while ((rc = next_line(r, &line, &len)) > 0) {
+		if ((rc = parse_line(r, line, len)))
+			return rc;
 	}
 	if (rc < 0)
-		goto out;
-	if (r.line == 0) {
-		rc = fail(&r, 1, -ENODATA, "empty file");
-		goto out;
-	}
-	if (r.mode == MODE_IBND && r.pend) {
-		rc = fail(&r, r.pend_line, -EINVAL,
-			  "truncated block: no node header follows (end of file at line %u)", r.line);
-		goto out;
-	}
-	if (r.mode == MODE_IBND && r.unterminated) {
-		rc = fail(&r, r.line, -EINVAL, "last line has no newline (truncated file?)");
-		goto out;
-	}
-	if (!r.fab->n_nodes) {
-		rc = fail(&r, r.line, -ENODATA, "no nodes in file");
-		goto out;
-	}
-	if ((rc = make_links(&r)))
-		goto out;
+		return rc;
+	if (r->line == 0)
+		return fail(r, 1, -ENODATA, "empty file");
+	if (r->mode == MODE_IBND && r->pend)
+		return fail(r, r->pend_line, -EINVAL,
+			    "truncated block: no node header follows (end of file at line %u)", r->line);
+	if (r->mode == MODE_IBND && r->unterminated)
+		return fail(r, r->line, -EINVAL, "last line has no newline (truncated file?)");
+	if (!r->fab->n_nodes)
+		return fail(r, r->line, -ENODATA, "no nodes in file");
+	return make_links(r);
+}
+
+/* Append r's scratch fabric to f, all or nothing. */
+static int rd_commit(struct rd *r, struct sm_fabric *f, struct sm_topo_err *err)
+{
 	uint32_t conflict = 0;
-	rc = sm_fabric_append(f, r.fab, &conflict);
+	int rc;
+
+	r->err = err;
+	if (err) {
+		err->msg[0] = '\0';
+		err->line = 0;
+	}
+	rc = sm_fabric_append(f, r->fab, &conflict);
 	if (rc == -EEXIST)
-		rc = fail(&r, r.nodes[conflict].line, rc,
+		rc = fail(r, r->nodes[conflict].line, rc,
 			  "GUID of \"%s\" (0x%016llx or one of its ports) is already in the fabric",
-			  node_name(&r, conflict), (unsigned long long)r.fab->nodes[conflict].guid);
+			  node_name(r, conflict), (unsigned long long)r->fab->nodes[conflict].guid);
 	else if (rc == -EADDRINUSE)
-		rc = fail(&r, r.nodes[conflict].line, rc,
+		rc = fail(r, r->nodes[conflict].line, rc,
 			  "a LID of \"%s\" is already used in plane %u of the fabric",
-			  node_name(&r, conflict), plane);
+			  node_name(r, conflict), r->plane);
 	else if (rc)
-		rc = fail(&r, 0, rc, "cannot add to the fabric: %s", strerror(-rc));
-out:
+		rc = fail(r, 0, rc, "cannot add to the fabric: %s", strerror(-rc));
+	return rc;
+}
+
+int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
+			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err)
+{
+	struct rd r;
+	int rc = rd_parse(&r, in, name, fmt, plane, err);
+
+	if (!rc)
+		rc = rd_commit(&r, f, err);
 	rd_free(&r);
 	return rc;
 }
 
-int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
-		 unsigned plane, struct sm_topo_err *err)
+struct sm_topo_parsed {
+	struct rd r;
+	char name[];
+};
+
+int sm_topo_parse(const char *path, enum sm_topo_format fmt, unsigned plane,
+		  struct sm_topo_parsed **out, struct sm_topo_err *err)
 {
-	FILE *in = fopen(path, "r");
+	size_t nl = strlen(path);
+	struct sm_topo_parsed *p;
+	FILE *in;
 	int rc;
 
+	*out = NULL;
+	in = fopen(path, "r");
 	if (!in) {
 		rc = -errno;
 		if (err) {
@@ -1291,7 +1377,50 @@ int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
 		}
 		return rc;
 	}
-	rc = sm_topo_load_stream(f, in, path, fmt, plane, err);
+	p = malloc(sizeof(*p) + nl + 1);
+	if (!p) {
+		fclose(in);
+		if (err) {
+			err->line = 0;
+			snprintf(err->msg, sizeof(err->msg), "%s:0: out of memory", path);
+		}
+		return -ENOMEM;
+	}
+	memcpy(p->name, path, nl + 1);
+	rc = rd_parse(&p->r, in, p->name, fmt, plane, err);
 	fclose(in);
+	p->r.in = NULL;
+	free(p->r.buf);   /* the block reader is done; the rest names nodes in errors */
+	p->r.buf = NULL;
+	if (rc) {
+		sm_topo_parsed_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int sm_topo_commit(struct sm_fabric *f, struct sm_topo_parsed *p, struct sm_topo_err *err)
+{
+	return rd_commit(&p->r, f, err);
+}
+
+void sm_topo_parsed_free(struct sm_topo_parsed *p)
+{
+	if (!p)
+		return;
+	rd_free(&p->r);
+	free(p);
+}
+
+int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
+		 unsigned plane, struct sm_topo_err *err)
+{
+	struct sm_topo_parsed *p;
+	int rc = sm_topo_parse(path, fmt, plane, &p, err);
+
+	if (!rc)
+		rc = sm_topo_commit(f, p, err);
+	sm_topo_parsed_free(p);
 	return rc;
 }

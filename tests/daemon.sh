@@ -14,6 +14,8 @@
 # across cycles, and a link unlinked on ibsim's console makes the switches
 # trap (128); the idle daemon represses the traps and runs one cycle on its
 # own that routes around the link; a following `smctl sweep` writes nothing.
+# ibsim stopped: a sweep fails and says so; ibsim restarted: the next sweep
+# reopens the port and configures the fresh fabric with the same LIDs.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -162,7 +164,7 @@ for k in state planes switches cas lids sweeps engine; do
 done
 [ "$(json "$work/st.json" '(r["ok"], r["version"], r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"], r["lids"], r["sweeps"])')" = \
 	"(True, 1, 'up', 1, 1, 12, 32, 44, 1)" ] || bad "status after the first sweep: $(cat "$work/st.json")"
-[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree"')" = True ] ||
+[ "$(json "$work/st.json" 'r["lft_blocks_written"] > 0 and r["engine"] == "ftree" and r["last_reason"] == "start"')" = True ] ||
 	bad "first sweep wrote no LFT block or engine is not ftree: $(cat "$work/st.json")"
 [ -s "$work/state1/plane-lids" ] || bad "no plane-lids file in the state dir"
 "$smctl" --socket "$sock" status >"$work/st.txt" || bad "smctl status (text) failed"
@@ -172,7 +174,8 @@ grep -q "^state *up" "$work/st.txt" || bad "text status: $(cat "$work/st.txt")"
 [ "$(json "$work/sw.json" '(r["ok"], r["sweeps"], r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
 	"(True, 2, 'up', 0, 0)" ] || bad "second sweep is not idempotent: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
-[ "$(json "$work/st.json" 'r["sweeps"]')" = 2 ] || bad "sweeps did not reach 2: $(cat "$work/st.json")"
+[ "$(json "$work/st.json" '(r["sweeps"], r["last_reason"])')" = "(2, 'request')" ] ||
+	bad "sweeps did not reach 2 by request: $(cat "$work/st.json")"
 "$smctl" --socket "$sock" sweep --no-wait --json >"$work/sw.json" || bad "sweep --no-wait failed"
 [ "$(json "$work/sw.json" 'r["queued"]')" = True ] || bad "sweep --no-wait: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" sweep >"$work/sw.txt" || bad "text sweep failed"
@@ -251,7 +254,7 @@ while [ $i -lt 60 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'])")" = "(True, 1)" ] ||
+[ "$(json "$work/st.json" "(r['sweeps'] >= $n0 + 2, r['sweep_interval'], r['last_reason'])")" = "(True, 1, 'interval')" ] ||
 	bad "after reloading sweep_interval: 1 no periodic sweeps: $(cat "$work/st.json")"
 grep -q "configuration reloaded" "$work/one.err" || bad "good reload not logged"
 
@@ -270,8 +273,10 @@ grep -q "^STOPPING=1" "$work/notify.log" || bad "no STOPPING=1 notification: $(c
 [ "$(grep -c "^STATUS=" "$work/notify.log")" -ge 4 ] || bad "no STATUS= per sweep: $(cat "$work/notify.log")"
 
 # ---- two planes ----
+# no periodic sweeps from here on: the sweep counts checked below are exact
+printf 'sweep_interval: 0\n' >"$work/quiet.conf"
 sock="$work/mp.sock"
-start two --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
+start two -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
 	{ echo "FAIL: 2-plane smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"])')" = \
 	"('up', 2, 2, 16, 32)" ] || bad "2-plane status: $(cat "$work/st.json")"
@@ -289,7 +294,7 @@ stop two
 
 # ---- a plane with links missing and a plane that cannot be opened: degraded, asymmetric, answering ----
 sock="$work/deg.sock"
-start deg --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
+start deg -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
 	--state-dir "$work/state3" || { echo "FAIL: degraded smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes_up"])')" = "('degraded', 2)" ] ||
 	bad "degraded status: $(cat "$work/st.json")"
@@ -311,18 +316,24 @@ mkdir "$work/ib"
 mkfifo "$work/ib/console"
 IBSIM_SOCKNAME="smd-daemon-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
 export IBSIM_SOCKNAME
-(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >ibsim.log 2>&1) &
-ibpid=$!
-pids="$pids $ibpid"
-exec 3>"$work/ib/console"   # ibsim's console, open for the whole run
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$work/ib/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
-	sleep 0.1
-done
+# ibsim_up LOG: start ibsim with its console on fd 3, wait until clients can attach
+ibsim_up() {
+	(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >"$1" 2>&1) &
+	ibpid=$!
+	pids="$pids $ibpid"
+	exec 3>"$work/ib/console"   # ibsim's console, open while it runs
+	i=0
+	until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && { cat "$work/ib/$1"; echo "FAIL: ibsim did not start"; exit 1; }
+		sleep 0.1
+	done
+}
+ibsim_up ibsim.log
 sock="$work/ib.sock"
-start ib --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
+# no periodic sweeps (the sweep counts below are exact); short MAD timeouts for the sweep without ibsim
+printf 'sweep_interval: 0\nmad:\n  timeout_ms: 50\n  retries: 1\n' >"$work/ib.conf"
+start ib -c "$work/ib.conf" --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
 	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["switches"], r["cas"], r["lft_blocks_written"] > 0)')" = "('up', 8, 16, True)" ] ||
 	bad "ibsim: first sweep: $(cat "$work/st.json")"
@@ -349,6 +360,22 @@ done
 "$smctl" --socket "$sock" --json sweep >"$work/sw.json"
 [ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"])')" = "('up', 0)" ] ||
 	bad "ibsim: the sweep after the reroute is not idempotent: $(cat "$work/sw.json")"
+# ibsim goes away: the sweep fails (exit 1), the plane is reported; ibsim comes back
+# (unconfigured): the next sweep reopens the port and brings it up with the same LIDs
+smlid=$(json "$work/pl.json" 'r["planes"][0]["sm_lid"]')
+exec 3>&-
+kill "$ibpid" 2>/dev/null
+wait "$ibpid" 2>/dev/null
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+[ $? = 1 ] || bad "ibsim: a sweep without ibsim did not exit 1"
+[ "$(json "$work/sw.json" '(r["result"], r["failed"])')" = "('down', 1)" ] ||
+	bad "ibsim: sweep without ibsim: $(cat "$work/sw.json")"
+ibsim_up ibsim2.log
+"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: sweep after ibsim came back failed"
+"$smctl" --socket "$sock" --json planes >"$work/pl.json"
+[ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"] > 0)')" = "('up', True)" ] &&
+	[ "$(json "$work/pl.json" '(r["planes"][0]["state"], r["planes"][0]["sm_lid"], r["planes"][0]["cycles_failed"])')" = "('up', $smlid, 1)" ] ||
+	bad "ibsim: after ibsim came back (SM LID was $smlid): $(cat "$work/sw.json") $(cat "$work/pl.json")"
 stop ib
 exec 3>&-
 kill "$ibpid" 2>/dev/null
