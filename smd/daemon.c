@@ -112,8 +112,10 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		*wait_for = target;
 		return SMD_CTL_WAIT;
 	}
+	if (!strcmp(cmd, "profile"))
+		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon_profile.c */
 	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
-		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, version)", cmd);
+		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version)", cmd);
 		return -EINVAL;
 	}
 	st = malloc(sizeof(*st));

@@ -163,4 +163,13 @@ struct sm_json;
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
 
+/* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
+void smd_dmn_set_profile(struct smd_dmn *d, const char *path);
+void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len);
+/* The control socket's "profile" request (daemon_profile.c). */
+struct smd_jv;
+struct sm_json;
+int smd_dmn_profile_request(struct smd_dmn *d, const struct smd_jv *req, struct sm_json *j,
+			    uint64_t *wait_for, char *err, size_t errlen);
+
 #endif

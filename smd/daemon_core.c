@@ -68,7 +68,22 @@ struct smd_dmn {
 	struct dmn_note note_ctx[SM_MAX_PLANES];
 
 	int wake[2];                 /* pipe: worker -> caller's poll loop */
+	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
 };
+
+void smd_dmn_set_profile(struct smd_dmn *d, const char *path)
+{
+	pthread_mutex_lock(&d->mu);
+	snprintf(d->profile, sizeof(d->profile), "%s", path ? path : "");
+	pthread_mutex_unlock(&d->mu);
+}
+
+void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len)
+{
+	pthread_mutex_lock(&d->mu);
+	snprintf(buf, len, "%s", d->profile);
+	pthread_mutex_unlock(&d->mu);
+}
 
 const char *smd_dmn_state_name(enum smd_dmn_state st)
 {
@@ -314,6 +329,9 @@ static void run_cycle(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++)
 		d->planes[i].chain = d->cur->chains[i];
 	mp_cfg_from(&mp, d->cur->conf, d);
+	char profile[4096];
+	smd_dmn_get_profile(d, profile, sizeof(profile));
+	mp.base.profile_path = profile[0] ? profile : NULL;
 	sm_multiplane_bringup(d->planes, d->n, &mp);
 	struct sm_planes_health *ph = calloc(1, sizeof(*ph));
 	char herr[128] = "";

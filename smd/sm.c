@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void sm_cfg_default(struct sm_cfg *cfg)
 {
@@ -644,14 +645,19 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 	if (cfg->profile_path) {
 		char perr[512] = "";
 		rc = sm_profile_load(c->f, cfg->profile_path, NULL, &prof, perr, sizeof(perr));
-		if (rc) {
+		if (rc == -ENOENT && access(cfg->profile_path, R_OK) == 0) {
+			/* readable, but none of its endpoints is in this plane: route without it */
+			sm_core_note(c, "profile: %s", perr[0] ? perr : "no flow in this plane");
+			prof = NULL;
+		} else if (rc) {
 			snprintf(err, errlen, "profile: %s", perr[0] ? perr : strerror(-rc));
 			goto out;
+		} else {
+			char warn[512];
+			if (sm_profile_warning(prof, warn, sizeof(warn)))
+				sm_core_note(c, "profile: %s", warn);
+			sum->profile_flows = (uint32_t)prof->n_flows;
 		}
-		char warn[512];
-		if (sm_profile_warning(prof, warn, sizeof(warn)))
-			sm_core_note(c, "profile: %s", warn);
-		sum->profile_flows = (uint32_t)prof->n_flows;
 	}
 	rc = sm_route_chain(chain, c->f, c->plane, prof, &lfts, &res);
 	sm_profile_free(prof);

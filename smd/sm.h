@@ -67,7 +67,8 @@ struct sm_cfg {
 	 * Traffic profile (smd/profile.h) for the routing engines (hotpath,
 	 * planes). Resolved against each swept fabric anew, so port indices are
 	 * always this sweep's. A profile that does not load fails the route
-	 * phase with its FILE:LINE message. NULL: none.
+	 * phase with its FILE:LINE message; one none of whose endpoints is in
+	 * this plane is noted and the plane routed without it. NULL: none.
 	 */
 	const char *profile_path;
 	struct sm_txn_cfg txn;

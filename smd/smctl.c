@@ -19,6 +19,7 @@ static void usage(FILE *o)
 		"  topo convert DUMP -o FILE [--format ibnd|ibsim] [--from auto|ibnd|ibsim]\n"
 		"  status | planes | version            ask the running smd (--socket PATH, default /run/smd/smd.sock)\n"
 		"  sweep [--no-wait] [--timeout SEC]    run a sweep cycle now and wait for it\n"
+		"  profile load FILE | profile clear    route with a traffic profile from now on (hotpath, planes)\n"
 		"  help                              this text\n");
 }
 
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
 			return smctl_topo_gen(&g, argc - i - 2, argv + i + 2);
 		return smctl_topo_cmd(&g, argc - i - 1, argv + i + 1);
 	}
+	if (!strcmp(cmd, "profile"))
+		return smctl_profile_cmd(&g, argc - i - 1, argv + i + 1);
 	if (!strcmp(cmd, "status") || !strcmp(cmd, "planes") || !strcmp(cmd, "sweep") ||
 	    !strcmp(cmd, "version"))
 		return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */

@@ -8,4 +8,5 @@ struct smctl_global {
 };
 int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv);  /* smd/gen.c */
 int smctl_topo_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/topo_cmd.c: info, convert */
+int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/profile_cmd.c */
 #endif
