@@ -45,6 +45,7 @@ struct vctx {
 	/* CDG */
 	uint64_t *bits;
 	uint64_t *bit_off;       /* [n_links + 1] */
+	uint32_t *indeg;         /* [n_links + 1] CDG in-degree, counted as edges are added */
 	int example_from_switch; /* v->example has a switch as source */
 };
 
@@ -70,6 +71,7 @@ static void vctx_free(struct vctx *c)
 	free(c->hostful);
 	free(c->bits);
 	free(c->bit_off);
+	free(c->indeg);
 }
 
 /*
@@ -148,7 +150,8 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
 		}
 	c->bit_off[nl] = bits;
 	c->bits = calloc(bits / 64 + 1, sizeof(uint64_t));
-	return c->bits ? 0 : -ENOMEM;
+	c->indeg = calloc(nl + 1, sizeof(*c->indeg));
+	return c->bits && c->indeg ? 0 : -ENOMEM;
 }
 
 /*
@@ -268,8 +271,14 @@ static void add_dependencies(struct vctx *c, const struct sm_graph_dest *d)
 			uint32_t a = c->link_of[(size_t)u * c->stride + c->entry[u]];
 			if (a == SM_NONE)
 				continue;
-			uint64_t bit = c->bit_off[a] + c->entry[t];
-			c->bits[bit / 64] |= 1ull << (bit % 64);
+			uint64_t bit = c->bit_off[a] + c->entry[t], m = 1ull << (bit % 64);
+			if (c->bits[bit / 64] & m)
+				continue;
+			/* a new CDG edge a -> (t, entry[t]): count it for Kahn now */
+			c->bits[bit / 64] |= m;
+			uint32_t b = c->link_of[(size_t)t * c->stride + c->entry[t]];
+			if (b != SM_NONE)
+				c->indeg[b]++;
 		}
 	}
 }
@@ -309,23 +318,11 @@ static int cdg_cycle(struct vctx *c, struct sm_validation *v)
 	const struct sm_graph *g = c->g;
 	const struct sm_fabric *f = c->f;
 	uint32_t nl = g->adj_off[g->n_sw];
-	uint32_t *indeg = calloc((size_t)nl + 1, sizeof(*indeg));
+	uint32_t *indeg = c->indeg;  /* counted by add_dependencies(); consumed here */
 	uint32_t *queue = malloc(((size_t)nl + 1) * sizeof(*queue));
-	if (!indeg || !queue) {
-		free(indeg);
-		free(queue);
+	if (!queue)
 		return -ENOMEM;
-	}
 	uint8_t qs[SM_MAX_PORTS + 1];
-	for (uint32_t a = 0; a < nl; a++) {
-		uint32_t t = g->adj[a].peer;
-		unsigned nq = row_bits(c, a, f->nodes[g->sw_node[t]].nports, qs);
-		for (unsigned k = 0; k < nq; k++) {
-			uint32_t b = c->link_of[(size_t)t * c->stride + qs[k]];
-			if (b != SM_NONE)
-				indeg[b]++;
-		}
-	}
 	uint32_t head = 0, tail = 0;
 	for (uint32_t a = 0; a < nl; a++)
 		if (!indeg[a])
@@ -353,7 +350,6 @@ static int cdg_cycle(struct vctx *c, struct sm_validation *v)
 				cur = a;
 		uint32_t *pos = calloc((size_t)nl + 1, sizeof(*pos));
 		if (!pos) {
-			free(indeg);
 			free(queue);
 			return -ENOMEM;
 		}
@@ -390,7 +386,6 @@ static int cdg_cycle(struct vctx *c, struct sm_validation *v)
 		}
 		free(pos);
 	}
-	free(indeg);
 	free(queue);
 	return cyclic;
 }

@@ -19,9 +19,12 @@
 #include "topo.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 double sm_dryrun_now(void)
 {
@@ -60,28 +63,128 @@ void sm_dryrun_free(struct sm_dryrun *d)
 
 struct load_job {
 	const char *const *dumps;
+	unsigned n, next;                 /* next dump to parse (under lock) */
+	uint8_t done[SM_MAX_PLANES];      /* parse i finished (under lock) */
 	struct sm_topo_parsed *parsed[SM_MAX_PLANES];
 	struct sm_topo_err err[SM_MAX_PLANES];
 	int rc[SM_MAX_PLANES];
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
-static void load_one(void *arg, unsigned i)
+/* Worker: parse dumps in plane order until none is left. */
+static void *load_worker(void *arg)
 {
 	struct load_job *j = arg;
 
-	memset(&j->err[i], 0, sizeof(j->err[i]));
-	j->rc[i] = sm_topo_parse(j->dumps[i], SM_TOPO_AUTO, i, &j->parsed[i], &j->err[i]);
+	for (;;) {
+		pthread_mutex_lock(&j->lock);
+		unsigned i = j->next < j->n ? j->next++ : j->n;
+		pthread_mutex_unlock(&j->lock);
+		if (i == j->n)
+			return NULL;
+		j->rc[i] = sm_topo_parse(j->dumps[i], SM_TOPO_AUTO, i, &j->parsed[i], &j->err[i]);
+		pthread_mutex_lock(&j->lock);
+		j->done[i] = 1;
+		pthread_cond_broadcast(&j->cond);
+		pthread_mutex_unlock(&j->lock);
+	}
+}
+
+/* Append parse i to the fabric as soon as it is done, then free it. */
+static int load_commit(struct sm_dryrun *d, struct load_job *j, unsigned i, char *err, size_t errlen)
+{
+	struct sm_topo_err *te = &j->err[i];
+	struct sm_dr_plane *p = &d->run.planes[i];
+	int rc;
+
+	pthread_mutex_lock(&j->lock);
+	while (!j->done[i])
+		pthread_cond_wait(&j->cond, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+	rc = sm_fabric_add_plane(d->f, i, NULL);
+	if (rc) {
+		snprintf(err, errlen, "plane %u: %s", i, strerror(-rc));
+		return rc;
+	}
+	rc = j->rc[i];
+	if (!rc)
+		rc = sm_topo_commit(d->f, j->parsed[i], te);
+	sm_topo_parsed_free(j->parsed[i]);
+	j->parsed[i] = NULL;
+	if (rc) {
+		if (te->msg[0])
+			snprintf(err, errlen, "%s", te->msg);
+		else
+			snprintf(err, errlen, "%s: %s", j->dumps[i], strerror(-rc));
+		return rc;
+	}
+	p->plane = i;
+	snprintf(p->dump, sizeof(p->dump), "%s", j->dumps[i]);
+	snprintf(p->name, sizeof(p->name), "%s", d->f->planes[i].name);
+	return 0;
+}
+
+/* An empty GUID map with room for n keys (a zeroed map with a capacity is empty). */
+static void presize_map(struct sm_guid_map *m, uint64_t n)
+{
+	uint32_t cap = 64;
+
+	if (m->cap)
+		return;
+	while (cap < 2 * (n + 1) && cap < (1u << 24))
+		cap *= 2;
+	m->keys = calloc(cap, sizeof(*m->keys));
+	m->vals = calloc(cap, sizeof(*m->vals));
+	if (!m->keys || !m->vals) {
+		free(m->keys);
+		free(m->vals);
+		m->keys = NULL;
+		m->vals = NULL;
+		return;
+	}
+	m->cap = cap;
 }
 
 /*
- * Dumps are parsed at once (one thread per CPU: reading text is most of a
- * dry-run's time), then appended in plane order, so the fabric and the
- * first error reported are those of loading them one by one.
+ * Room for what the dumps will add, guessed from their sizes (as the
+ * parser does for each): the fabric then takes them without growing its
+ * arrays and GUID maps once per dump. Only a guess: appending still grows
+ * what it must.
+ */
+static void presize(struct sm_fabric *f, const char *const *dumps, unsigned n)
+{
+	uint64_t size = 0;
+	struct stat st;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!stat(dumps[i], &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+			size += (uint64_t)st.st_size;
+	if (!size || f->n_nodes)
+		return;
+	if (size > (1u << 30))
+		size = 1u << 30;
+	/* about 400 bytes of ibnetdiscover text per node, 85 per port */
+	if (sm_fabric_reserve(f, (uint32_t)(size / 256 + 16), (uint32_t)(size / 64 + 64)))
+		return;
+	presize_map(&f->node_by_guid, size / 256);
+	presize_map(&f->port_by_guid, size / 256);
+}
+
+/*
+ * Dumps are parsed by one worker thread per CPU (reading text is most of
+ * a dry-run's time) while this thread appends each to the fabric, in plane
+ * order, as soon as it is parsed, and frees it (so at most a few parsed
+ * dumps are held at once). The fabric and the first error reported are
+ * those of loading the dumps one by one.
  */
 int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, char *err,
 		   size_t errlen)
 {
 	double t0 = sm_dryrun_now();
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned want = cpus > 1 ? (unsigned)cpus : 1, n_th = 0, i;
+	pthread_t th[SM_MAX_PLANES];
 	struct load_job *j;
 	int rc = 0;
 
@@ -95,32 +198,36 @@ int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, ch
 		return -ENOMEM;
 	}
 	j->dumps = dumps;
-	sm_parallel_for(n, load_one, j);
-	for (unsigned i = 0; i < n; i++) {
-		struct sm_topo_err *te = &j->err[i];
-		struct sm_dr_plane *p = &d->run.planes[i];
-
-		rc = sm_fabric_add_plane(d->f, i, NULL);
-		if (rc) {
-			snprintf(err, errlen, "plane %u: %s", i, strerror(-rc));
-			break;
-		}
-		rc = j->rc[i];
-		if (!rc)
-			rc = sm_topo_commit(d->f, j->parsed[i], te);
-		if (rc) {
-			if (te->msg[0])
-				snprintf(err, errlen, "%s", te->msg);
-			else
-				snprintf(err, errlen, "%s: %s", dumps[i], strerror(-rc));
-			break;
-		}
-		p->plane = i;
-		snprintf(p->dump, sizeof(p->dump), "%s", dumps[i]);
-		snprintf(p->name, sizeof(p->name), "%s", d->f->planes[i].name);
+	j->n = n;
+	if (pthread_mutex_init(&j->lock, NULL)) {
+		free(j);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < n; i++)
+	if (pthread_cond_init(&j->cond, NULL)) {
+		pthread_mutex_destroy(&j->lock);
+		free(j);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (want > n)
+		want = n;
+	for (i = 0; i < want; i++) {
+		if (pthread_create(&th[n_th], NULL, load_worker, j))
+			break;
+		n_th++;
+	}
+	presize(d->f, dumps, n);
+	if (!n_th)
+		load_worker(j);  /* no thread at all: parse everything here first */
+	for (i = 0; i < n && !rc; i++)
+		rc = load_commit(d, j, i, err, errlen);
+	for (i = 0; i < n_th; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < n; i++)
 		sm_topo_parsed_free(j->parsed[i]);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
 	free(j);
 	if (rc)
 		return rc;

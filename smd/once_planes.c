@@ -14,7 +14,7 @@
 #include "mock.h"
 #include "registry.h"
 #include "smdconf.h"
-#include "ibsim_client.h"
+#include "daemon.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,44 +41,16 @@ static void lids_note(void *arg, const char *msg)
 	sm_notice("SMD-0402", "%s", msg);
 }
 
+/* Open one plane's transport (the daemon's opener: mock, ibsim, umad); failures go to open_err. */
 static void open_plane(struct sm_mp_plane *pl, const char *spec, struct sm_mock **mock)
 {
-	struct smd_plane_spec ps;
 	char err[512] = "";
 	int rc;
 
 	snprintf(pl->name, sizeof(pl->name), "%s", spec);
-	if (smd_plane_spec_parse(spec, &ps, err, sizeof(err))) {
-		snprintf(pl->open_err, sizeof(pl->open_err), "bad plane spec: %s", err);
-		return;
-	}
-	switch (ps.kind) {
-	case SMD_PLANE_MOCK:
-		rc = sm_mock_load(ps.arg, NULL, mock, err, sizeof(err));
-		if (rc) {
-			snprintf(pl->open_err, sizeof(pl->open_err), "%s", err[0] ? err : strerror(-rc));
-			return;
-		}
-		uint32_t port = sm_mock_default_port(*mock, 0);
-		if (port == SM_NONE) {
-			snprintf(pl->open_err, sizeof(pl->open_err), "%s: no CA port with its link up", ps.arg);
-			return;
-		}
-		rc = sm_mock_attach(*mock, port, &pl->t);
-		if (rc)
-			snprintf(pl->open_err, sizeof(pl->open_err), "cannot attach: %s", strerror(-rc));
-		return;
-	case SMD_PLANE_IBSIM:
-		rc = sm_ibsim_transport_open(NULL, ps.arg[0] ? ps.arg : NULL, &pl->t, err, sizeof(err));
-		if (rc)
-			snprintf(pl->open_err, sizeof(pl->open_err), "%s", err[0] ? err : strerror(-rc));
-		return;
-	default:
-		rc = sm_transport_open(spec, &pl->t, err, sizeof(err));
-		if (rc)
-			snprintf(pl->open_err, sizeof(pl->open_err), "%s", err[0] ? err : strerror(-rc));
-		return;
-	}
+	rc = smd_plane_open(spec, &pl->t, mock, err, sizeof(err));
+	if (rc)
+		snprintf(pl->open_err, sizeof(pl->open_err), "%s", err[0] ? err : strerror(-rc));
 }
 
 int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)

@@ -53,6 +53,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define RD_BLOCK 65536
 
@@ -1264,6 +1265,35 @@ static void rd_free(struct rd *r)
 }
 
 /*
+ * Size the scratch arrays from the file size, so that they are not grown
+ * (and copied, and their pages touched twice) dozens of times on a big
+ * dump. Estimates err high (untouched capacity costs no memory) and are
+ * capped; a failure here only means growing as needed.
+ */
+static void reserve(struct rd *r)
+{
+	struct stat st;
+
+	if (fstat(fileno(r->in), &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return;
+	uint64_t size = (uint64_t)st.st_size > (1u << 30) ? (1u << 30) : (uint64_t)st.st_size;
+	uint32_t nodes = (uint32_t)(size / 128 + 16), ports = (uint32_t)(size / 32 + 64);
+	uint32_t lines = (uint32_t)(size / 40 + 16);
+
+	if (sm_fabric_reserve(r->fab, nodes, ports))
+		return;
+	if (grow((void **)&r->nodes, &r->cap_nodes, nodes, sizeof(*r->nodes)) ||
+	    grow((void **)&r->portmap, &r->cap_portmap, ports, sizeof(*r->portmap)) ||
+	    grow((void **)&r->ports, &r->cap_ports, lines, sizeof(*r->ports)))
+		return;
+	char *a = r->arena_cap ? NULL : malloc(size / 2 + 64);
+	if (a) {
+		r->arena = a;
+		r->arena_cap = size / 2 + 64;
+	}
+}
+
+/*
  * Read and check a whole dump into r's scratch fabric; no caller fabric is
  * touched, so several dumps can be parsed at once in different threads.
  */
@@ -1297,6 +1327,7 @@ static int rd_parse(struct rd *r, FILE *in, const char *name, enum sm_topo_forma
 	r->fab = sm_fabric_new();
 	if (!r->buf || !r->fab)
 		return fail(r, 0, -ENOMEM, "out of memory");
+	reserve(r);
 	if (r->mode == MODE_AUTO && (rc = sniff(r)))
 		return rc;
 	while ((rc = next_line(r, &line, &len)) > 0) {
