@@ -207,7 +207,7 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 	const char *s = *sp;
 	uint64_t x = 0;
 	unsigned base = 10;
-	bool any = false, big = false;
+	bool any = false, big = false, small = max < (UINT64_MAX >> 5);
 
 	if (base0 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0) {
 		base = 16;
@@ -226,7 +226,15 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 		any = true;
 		/* x * base + d > max, without a division per digit */
 		uint64_t t;
-		if (big || __builtin_mul_overflow(x, base, &t) || __builtin_add_overflow(t, d, &t) || t > max)
+		if (big)
+			continue;
+		if (small)
+			t = x * base + d;  /* x <= max < 2^59: cannot wrap */
+		else if (__builtin_mul_overflow(x, base, &t) || __builtin_add_overflow(t, d, &t)) {
+			big = true;
+			continue;
+		}
+		if (t > max)
 			big = true;
 		else
 			x = t;
@@ -322,8 +330,10 @@ int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *spe
 	} else {
 		size_t i;
 		for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
-			size_t l = widths[i].len;
-			if (len >= l && !memcmp(tok, widths[i].s, l)) {
+			size_t l = widths[i].len, k = 0;
+			while (k < l && k < len && tok[k] == widths[i].s[k])
+				k++;
+			if (k == l) {
 				*width = widths[i].width;
 				break;
 			}
@@ -933,7 +943,7 @@ static int skip_ext(struct rd *r, const char **sp)
 	const char *s = *sp;
 	uint64_t v;
 
-	if (strncmp(s, "[ext ", 5))
+	if (s[0] != '[' || strncmp(s, "[ext ", 5))
 		return 0;
 	s += 5;
 	if (get_uint(&s, false, 255, &v) || *s != ']')
