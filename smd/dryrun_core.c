@@ -11,6 +11,12 @@
  * Connected parts are found with a union-find over the plane's cables; they
  * tell a disconnected fabric (pairs no routing can join, reported as
  * unreachable pairs) from a routing failure (which validation rejects).
+ *
+ * Threads (one per CPU): dumps are parsed in parallel and appended in plane
+ * order; LIDs, parts, routing with validation (registry.c) and metrics run
+ * plane by plane in parallel, each job writing only its own plane's ports,
+ * LID table and result. Results and errors are taken in plane order, so a
+ * run gives what a sequential one would.
  */
 #include "dryrun_core.h"
 #include "lftfile.h"
@@ -22,6 +28,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +73,8 @@ struct load_job {
 	unsigned n, next;                 /* next dump to parse (under lock) */
 	uint8_t done[SM_MAX_PLANES];      /* parse i finished (under lock) */
 	struct sm_topo_parsed *parsed[SM_MAX_PLANES];
+	struct sm_topo_parsed *pool[SM_MAX_PLANES];  /* committed, for reuse (under lock) */
+	unsigned n_pool;
 	struct sm_topo_err err[SM_MAX_PLANES];
 	int rc[SM_MAX_PLANES];
 	pthread_mutex_t lock;
@@ -78,12 +87,18 @@ static void *load_worker(void *arg)
 	struct load_job *j = arg;
 
 	for (;;) {
+		struct sm_topo_parsed *p = NULL;
 		pthread_mutex_lock(&j->lock);
 		unsigned i = j->next < j->n ? j->next++ : j->n;
+		if (i < j->n && j->n_pool)
+			p = j->pool[--j->n_pool];   /* parse into a committed dump's memory */
 		pthread_mutex_unlock(&j->lock);
-		if (i == j->n)
+		if (i == j->n) {
+			sm_topo_parsed_free(p);
 			return NULL;
-		j->rc[i] = sm_topo_parse(j->dumps[i], SM_TOPO_AUTO, i, &j->parsed[i], &j->err[i]);
+		}
+		j->rc[i] = sm_topo_parse(j->dumps[i], SM_TOPO_AUTO, i, &p, &j->err[i]);
+		j->parsed[i] = p;
 		pthread_mutex_lock(&j->lock);
 		j->done[i] = 1;
 		pthread_cond_broadcast(&j->cond);
@@ -110,8 +125,11 @@ static int load_commit(struct sm_dryrun *d, struct load_job *j, unsigned i, char
 	rc = j->rc[i];
 	if (!rc)
 		rc = sm_topo_commit(d->f, j->parsed[i], te);
-	sm_topo_parsed_free(j->parsed[i]);
+	pthread_mutex_lock(&j->lock);
+	if (j->parsed[i])
+		j->pool[j->n_pool++] = j->parsed[i];
 	j->parsed[i] = NULL;
+	pthread_mutex_unlock(&j->lock);
 	if (rc) {
 		if (te->msg[0])
 			snprintf(err, errlen, "%s", te->msg);
@@ -125,6 +143,30 @@ static int load_commit(struct sm_dryrun *d, struct load_job *j, unsigned i, char
 	return 0;
 }
 
+/*
+ * Fault in [p, p + len) for writing with one system call where Linux can
+ * (5.14+): the fabric's arrays are written page after page while the dumps
+ * are appended, and one fault per page costs more than appending. Only a
+ * hint: errors are ignored.
+ */
+static void populate(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p, b = a + len;
+
+	if (pg <= 0 || !p)
+		return;
+	a = (a + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	b &= ~((uintptr_t)pg - 1);
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 /* An empty GUID map with room for n keys (a zeroed map with a capacity is empty). */
 static void presize_map(struct sm_guid_map *m, uint64_t n)
 {
@@ -134,9 +176,13 @@ static void presize_map(struct sm_guid_map *m, uint64_t n)
 		return;
 	while (cap < 2 * (n + 1) && cap < (1u << 24))
 		cap *= 2;
-	m->keys = calloc(cap, sizeof(*m->keys));
-	m->vals = calloc(cap, sizeof(*m->vals));
-	if (!m->keys || !m->vals) {
+	m->keys = malloc(cap * sizeof(*m->keys));
+	m->vals = malloc(cap * sizeof(*m->vals));
+	if (m->keys && m->vals) {
+		populate(m->keys, cap * sizeof(*m->keys));
+		populate(m->vals, cap * sizeof(*m->vals));
+		memset(m->keys, 0, cap * sizeof(*m->keys));
+	} else {
 		free(m->keys);
 		free(m->vals);
 		m->keys = NULL;
@@ -167,6 +213,8 @@ static void presize(struct sm_fabric *f, const char *const *dumps, unsigned n)
 	/* about 400 bytes of ibnetdiscover text per node, 85 per port */
 	if (sm_fabric_reserve(f, (uint32_t)(size / 256 + 16), (uint32_t)(size / 64 + 64)))
 		return;
+	populate(f->nodes, (size_t)f->cap_nodes * sizeof(*f->nodes));
+	populate(f->ports, (size_t)f->cap_ports * sizeof(*f->ports));
 	presize_map(&f->node_by_guid, size / 256);
 	presize_map(&f->port_by_guid, size / 256);
 }
@@ -174,8 +222,9 @@ static void presize(struct sm_fabric *f, const char *const *dumps, unsigned n)
 /*
  * Dumps are parsed by one worker thread per CPU (reading text is most of
  * a dry-run's time) while this thread appends each to the fabric, in plane
- * order, as soon as it is parsed, and frees it (so at most a few parsed
- * dumps are held at once). The fabric and the first error reported are
+ * order, as soon as it is parsed, and hands its memory back for the next
+ * parse (so at most a few parsed dumps exist, and their pages are faulted
+ * in once, not once per dump). The fabric and the first error reported are
  * those of loading the dumps one by one.
  */
 int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, char *err,
@@ -226,6 +275,8 @@ int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, ch
 		pthread_join(th[i], NULL);
 	for (i = 0; i < n; i++)
 		sm_topo_parsed_free(j->parsed[i]);
+	for (i = 0; i < j->n_pool; i++)
+		sm_topo_parsed_free(j->pool[i]);
 	pthread_cond_destroy(&j->cond);
 	pthread_mutex_destroy(&j->lock);
 	free(j);
@@ -400,27 +451,56 @@ out:
 	return rc;
 }
 
+struct lids_job {
+	struct sm_dryrun *d;
+	unsigned lmc;
+	int rc[SM_MAX_PLANES];
+	char err[SM_MAX_PLANES][256];
+};
+
+/* One plane's LIDs and parts: it writes only its own ports and LID table. */
+static void lids_one(void *arg, unsigned i)
+{
+	struct lids_job *j = arg;
+	struct sm_dr_plane *p = &j->d->run.planes[i];
+
+	j->rc[i] = assign_plane(j->d->f, i, j->lmc, p, j->err[i], sizeof(j->err[i]));
+	if (j->rc[i])
+		return;
+	j->rc[i] = find_parts(j->d->f, i, p);
+	if (j->rc[i]) {
+		snprintf(j->err[i], sizeof(j->err[i]), "%s", strerror(-j->rc[i]));
+		return;
+	}
+	sm_fabric_count(j->d->f, (int)i, &p->counts);
+}
+
 int sm_dryrun_lids(struct sm_dryrun *d, unsigned lmc, char *err, size_t errlen)
 {
 	double t0 = sm_dryrun_now();
-	int rc;
+	struct lids_job *j;
 
 	if (lmc > 7) {
 		snprintf(err, errlen, "LMC %u out of range 0-7", lmc);
 		return -EINVAL;
 	}
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	j->d = d;
+	j->lmc = lmc;
+	sm_parallel_for(d->run.n_planes, lids_one, j);
 	for (unsigned i = 0; i < d->run.n_planes; i++) {
-		struct sm_dr_plane *p = &d->run.planes[i];
-		rc = assign_plane(d->f, i, lmc, p, err, errlen);
-		if (rc)
-			return rc;
-		rc = find_parts(d->f, i, p);
+		int rc = j->rc[i];
 		if (rc) {
-			snprintf(err, errlen, "%s", strerror(-rc));
+			snprintf(err, errlen, "%s", j->err[i]);
+			free(j);
 			return rc;
 		}
-		sm_fabric_count(d->f, (int)i, &p->counts);
 	}
+	free(j);
 	d->run.t.lids = sm_dryrun_now() - t0;
 	return 0;
 }

@@ -46,7 +46,10 @@ int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
  * touches no fabric and is safe to call from several threads), and
  * sm_topo_commit() appends the result to f, all or nothing (a GUID or LID
  * clash with what f holds is reported against the dump's line). The
- * parsed dump stays the caller's: free it with sm_topo_parsed_free().
+ * parsed dump stays the caller's: free it with sm_topo_parsed_free(), or
+ * hand it back to sm_topo_parse() in *out (after its commit) to parse the
+ * next dump in the same memory. *out must be NULL or such a dump; on
+ * error it is freed and set to NULL.
  */
 struct sm_topo_parsed;
 int sm_topo_parse(const char *path, enum sm_topo_format fmt, unsigned plane,

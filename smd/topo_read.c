@@ -110,6 +110,7 @@ struct rd {
 	uint32_t ht_cap;
 
 	int64_t cur;             /* node taking port lines, -1 none */
+	uint32_t *spare_lid_map; /* a recycled plane LID table (SM_LID_SPACE entries) */
 
 	/* attributes for the next node */
 	unsigned pend, pend_line;
@@ -206,7 +207,7 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 	const char *s = *sp;
 	uint64_t x = 0;
 	unsigned base = 10;
-	bool any = false, big = false;
+	bool any = false, big = false, small = max < (UINT64_MAX >> 5);
 
 	if (base0 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval((unsigned char)s[2]) >= 0) {
 		base = 16;
@@ -225,7 +226,15 @@ static int get_uint(const char **sp, bool base0, uint64_t max, uint64_t *v)
 		any = true;
 		/* x * base + d > max, without a division per digit */
 		uint64_t t;
-		if (big || __builtin_mul_overflow(x, base, &t) || __builtin_add_overflow(t, d, &t) || t > max)
+		if (big)
+			continue;
+		if (small)
+			t = x * base + d;  /* x <= max < 2^59: cannot wrap */
+		else if (__builtin_mul_overflow(x, base, &t) || __builtin_add_overflow(t, d, &t)) {
+			big = true;
+			continue;
+		}
+		if (t > max)
 			big = true;
 		else
 			x = t;
@@ -321,8 +330,10 @@ int sm_topo_parse_rate(const char *tok, size_t len, uint8_t *width, uint8_t *spe
 	} else {
 		size_t i;
 		for (i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
-			size_t l = widths[i].len;
-			if (len >= l && !memcmp(tok, widths[i].s, l)) {
+			size_t l = widths[i].len, k = 0;
+			while (k < l && k < len && tok[k] == widths[i].s[k])
+				k++;
+			if (k == l) {
 				*width = widths[i].width;
 				break;
 			}
@@ -932,7 +943,7 @@ static int skip_ext(struct rd *r, const char **sp)
 	const char *s = *sp;
 	uint64_t v;
 
-	if (strncmp(s, "[ext ", 5))
+	if (s[0] != '[' || strncmp(s, "[ext ", 5))
 		return 0;
 	s += 5;
 	if (get_uint(&s, false, 255, &v) || *s != ']')
@@ -1255,6 +1266,7 @@ static int make_links(struct rd *r)
 
 static void rd_free(struct rd *r)
 {
+	free(r->spare_lid_map);
 	sm_fabric_free(r->fab);
 	free(r->buf);
 	free(r->nodes);
@@ -1294,6 +1306,57 @@ static void reserve(struct rd *r)
 }
 
 /*
+ * Empty r for another dump but keep its memory: a fresh scratch fabric and
+ * arrays would fault their pages in again for every dump, which costs
+ * more than parsing when several threads do it at once. The fabric is
+ * reset field by field to what sm_fabric_new() gives, its arrays, GUID
+ * maps (emptied) and one LID table kept.
+ */
+static void rd_recycle(struct rd *r)
+{
+	struct rd k = *r;
+	struct sm_fabric *f = k.fab;
+
+	memset(r, 0, sizeof(*r));
+	if (!f)
+		return;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
+		if (f->planes[i].lid_map && !k.spare_lid_map)
+			k.spare_lid_map = f->planes[i].lid_map;
+		else
+			free(f->planes[i].lid_map);
+		memset(&f->planes[i], 0, sizeof(f->planes[i]));
+		snprintf(f->planes[i].name, sizeof(f->planes[i].name), "plane%u", i);
+		f->planes[i].sm_port = SM_NONE;
+		f->planes[i].subnet_prefix = 0xfe80000000000000ULL;
+	}
+	struct sm_guid_map *maps[2] = { &f->node_by_guid, &f->port_by_guid };
+	for (unsigned i = 0; i < 2; i++) {
+		if (maps[i]->cap)
+			memset(maps[i]->keys, 0, (size_t)maps[i]->cap * sizeof(*maps[i]->keys));
+		maps[i]->count = 0;
+	}
+	f->n_nodes = 0;
+	f->n_ports = 0;
+	f->n_planes = 1;
+	r->fab = f;
+	r->buf = k.buf;
+	r->nodes = k.nodes;
+	r->cap_nodes = k.cap_nodes;
+	r->ports = k.ports;
+	r->cap_ports = k.cap_ports;
+	r->portmap = k.portmap;
+	r->cap_portmap = k.cap_portmap;
+	r->arena = k.arena;
+	r->arena_cap = k.arena_cap;
+	r->ht = k.ht;
+	r->ht_cap = k.ht_cap;
+	if (r->ht_cap)
+		memset(r->ht, 0xff, (size_t)r->ht_cap * sizeof(*r->ht));
+	r->spare_lid_map = k.spare_lid_map;
+}
+
+/*
  * Read and check a whole dump into r's scratch fabric; no caller fabric is
  * touched, so several dumps can be parsed at once in different threads.
  */
@@ -1304,7 +1367,7 @@ static int rd_parse(struct rd *r, FILE *in, const char *name, enum sm_topo_forma
 	size_t len = 0;
 	int rc;
 
-	memset(r, 0, sizeof(*r));
+	rd_recycle(r);  /* r: zeroed, or what an earlier parse left */
 	r->name = name ? name : "<stream>";
 	r->in = in;
 	r->err = err;
@@ -1323,10 +1386,18 @@ static int rd_parse(struct rd *r, FILE *in, const char *name, enum sm_topo_forma
 		return fail(r, 0, -EINVAL, "unknown dump format %d", (int)fmt);
 	if (plane >= SM_MAX_PLANES)
 		return fail(r, 0, -EINVAL, "plane %u out of range 0..%d", plane, SM_MAX_PLANES - 1);
-	r->buf = malloc(RD_BLOCK);
-	r->fab = sm_fabric_new();
+	if (!r->buf)
+		r->buf = malloc(RD_BLOCK);
+	if (!r->fab)
+		r->fab = sm_fabric_new();
 	if (!r->buf || !r->fab)
 		return fail(r, 0, -ENOMEM, "out of memory");
+	if (r->spare_lid_map) {
+		/* what sm_fabric_set_lid() would allocate for the first LID */
+		memset(r->spare_lid_map, 0xff, SM_LID_SPACE * sizeof(*r->spare_lid_map));
+		r->fab->planes[plane].lid_map = r->spare_lid_map;
+		r->spare_lid_map = NULL;
+	}
 	reserve(r);
 	if (r->mode == MODE_AUTO && (rc = sniff(r)))
 		return rc;
@@ -1345,6 +1416,11 @@ static int rd_parse(struct rd *r, FILE *in, const char *name, enum sm_topo_forma
 		return fail(r, r->line, -EINVAL, "last line has no newline (truncated file?)");
 	if (!r->fab->n_nodes)
 		return fail(r, r->line, -ENODATA, "no nodes in file");
+	if (!r->fab->planes[plane].max_lid && r->fab->planes[plane].lid_map) {
+		/* no LID in the dump: leave the plane without a table, as a fresh fabric would */
+		r->spare_lid_map = r->fab->planes[plane].lid_map;
+		r->fab->planes[plane].lid_map = NULL;
+	}
 	return make_links(r);
 }
 
@@ -1377,7 +1453,10 @@ int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
 			enum sm_topo_format fmt, unsigned plane, struct sm_topo_err *err)
 {
 	struct rd r;
-	int rc = rd_parse(&r, in, name, fmt, plane, err);
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = rd_parse(&r, in, name, fmt, plane, err);
 
 	if (!rc)
 		rc = rd_commit(&r, f, err);
@@ -1387,14 +1466,13 @@ int sm_topo_load_stream(struct sm_fabric *f, FILE *in, const char *name,
 
 struct sm_topo_parsed {
 	struct rd r;
-	char name[];
+	char *name;
 };
 
 int sm_topo_parse(const char *path, enum sm_topo_format fmt, unsigned plane,
 		  struct sm_topo_parsed **out, struct sm_topo_err *err)
 {
-	size_t nl = strlen(path);
-	struct sm_topo_parsed *p;
+	struct sm_topo_parsed *p = *out;
 	FILE *in;
 	int rc;
 
@@ -1406,23 +1484,27 @@ int sm_topo_parse(const char *path, enum sm_topo_format fmt, unsigned plane,
 			err->line = 0;
 			snprintf(err->msg, sizeof(err->msg), "%s:0: cannot open: %s", path, strerror(-rc));
 		}
+		sm_topo_parsed_free(p);
 		return rc;
 	}
-	p = malloc(sizeof(*p) + nl + 1);
-	if (!p) {
+	if (!p)
+		p = calloc(1, sizeof(*p));
+	if (p) {
+		free(p->name);
+		p->name = strdup(path);
+	}
+	if (!p || !p->name) {
 		fclose(in);
+		sm_topo_parsed_free(p);
 		if (err) {
 			err->line = 0;
 			snprintf(err->msg, sizeof(err->msg), "%s:0: out of memory", path);
 		}
 		return -ENOMEM;
 	}
-	memcpy(p->name, path, nl + 1);
 	rc = rd_parse(&p->r, in, p->name, fmt, plane, err);
 	fclose(in);
 	p->r.in = NULL;
-	free(p->r.buf);   /* the block reader is done; the rest names nodes in errors */
-	p->r.buf = NULL;
 	if (rc) {
 		sm_topo_parsed_free(p);
 		return rc;
@@ -1441,13 +1523,14 @@ void sm_topo_parsed_free(struct sm_topo_parsed *p)
 	if (!p)
 		return;
 	rd_free(&p->r);
+	free(p->name);
 	free(p);
 }
 
 int sm_topo_load(struct sm_fabric *f, const char *path, enum sm_topo_format fmt,
 		 unsigned plane, struct sm_topo_err *err)
 {
-	struct sm_topo_parsed *p;
+	struct sm_topo_parsed *p = NULL;
 	int rc = sm_topo_parse(path, fmt, plane, &p, err);
 
 	if (!rc)
