@@ -11,6 +11,12 @@
  * config only (read-only while routing); every route() builds and frees
  * its own model.
  *
+ * Destinations are indexed in the canonical host order of metrics.h
+ * (pods contiguous, leaves by node GUID, hosts by leaf port), which is
+ * also the order of the evaluator's shift permutations: the routes do not
+ * depend on node numbering, discovery order or LID values, and a full tree
+ * is shift-permutation congestion-free in that order.
+ *
  * A plane that is not a fat tree (CAs at different depths, a ring, more
  * than 4 levels, leaves with no up/down path between them) is refused with
  * an error and a reason in ctx->msg, so the engine chain can fall back.

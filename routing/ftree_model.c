@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "ftree_model.h"
+#include "metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -286,8 +287,10 @@ static uint32_t uf_find(uint32_t *par, uint32_t x)
 	return x;
 }
 
+/* Sort record: key, then node GUID, so that the order never depends on slot (node) numbering. */
 struct keyed {
 	uint64_t key;
+	uint64_t guid;
 	uint32_t slot;
 };
 
@@ -296,13 +299,16 @@ static int cmp_keyed(const void *a, const void *b)
 	const struct keyed *x = a, *y = b;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
 /*
  * Up-slot tables. key[] orders parents the same way for all siblings:
- * top switches by slot (node order), lower ranks by their smallest parent
- * key, so a pod's aggregation switches sort by the core group they serve.
+ * top switches by node GUID, lower ranks by their smallest parent key
+ * (then GUID), so a pod's aggregation switches sort by the core group they
+ * serve. Never by slot: the tables must not depend on node numbering.
  */
 static int build_slots(struct ft_model *m)
 {
@@ -332,6 +338,7 @@ static int build_slots(struct ft_model *m)
 					if (key[m->up_peer[e]] < best)
 						best = key[m->up_peer[e]];
 			kv[k].key = r == m->h ? 0 : best;
+			kv[k].guid = m->f->nodes[m->sw_node[s]].guid;
 			kv[k].slot = s;
 			k++;
 		}
@@ -362,6 +369,7 @@ static int build_slots(struct ft_model *m)
 		for (uint32_t s = 0; s < n; s++)
 			if (m->rank[s] == r + 1) {
 				kv[k].key = key[s];
+				kv[k].guid = m->f->nodes[m->sw_node[s]].guid;
 				kv[k].slot = s;
 				k++;
 			}
@@ -442,58 +450,79 @@ static uint32_t host_leaf(const struct ft_model *m, const struct sm_port *pt)
 	return m->slot_of_node[pt->peer_node];
 }
 
+/* Destination switch s enters the routing order (once) and counts the LIDs of port pt. */
+static void add_target(struct ft_model *m, uint8_t *is_tgt, uint32_t s, const struct sm_port *pt, unsigned top_lid)
+{
+	if (!is_tgt[s]) {
+		is_tgt[s] = 1;
+		m->tgt_order[m->n_tgt++] = s;
+	}
+	for (unsigned k = 0; k < (1u << pt->lmc); k++)
+		if ((unsigned)pt->lid + k <= top_lid)
+			m->dest_off[s + 1]++;
+}
+
 static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts *out)
 {
 	const struct sm_fabric *f = m->f;
 	uint32_t n = m->nsw;
-	uint32_t *cnt = calloc((size_t)n + 1, sizeof(*cnt));   /* host ports per leaf */
-	uint32_t *base = calloc((size_t)n + 1, sizeof(*base));
-	uint32_t *cur = calloc((size_t)n + 1, sizeof(*cur));
+	uint32_t *hp = NULL;          /* host port indices, canonical order */
+	struct keyed *sorted = NULL;  /* switch slots by GUID */
+	uint32_t *swpos = NULL;       /* [nsw] position of a switch in sorted */
 	uint8_t *is_tgt = calloc((size_t)n + 1, 1);
+	uint32_t *cur = calloc((size_t)n + 1, sizeof(*cur));
 	int rc = -ENOMEM;
 	uint32_t unom0 = m->div[1] / m->div[0];
+	uint32_t nh = 0;
 
 	m->dest_off = calloc((size_t)n + 1, sizeof(*m->dest_off));
 	m->tgt_order = malloc(((size_t)n + 1) * sizeof(*m->tgt_order));
-	if (!cnt || !base || !cur || !is_tgt || !m->dest_off || !m->tgt_order)
+	if (!is_tgt || !cur || !m->dest_off || !m->tgt_order)
 		goto out;
 
-	/* pass 1: leaves in order of their first host, host and LID counts */
-	for (uint32_t nd = 0; nd < f->n_nodes; nd++) {
-		if (!is_endpoint(f, nd) || f->nodes[nd].plane != plane)
-			continue;
-		for (unsigned p = 1; p <= f->nodes[nd].nports; p++) {
-			const struct sm_port *pt = sm_port(f, nd, p);
-			uint32_t s = host_leaf(m, pt);
-			if (s == SM_NONE)
+	/* routed endpoint ports: with a LID, cabled to a switch of the plane */
+	for (int pass = 0; pass < 2; pass++) {
+		nh = 0;
+		for (uint32_t nd = 0; nd < f->n_nodes; nd++) {
+			if (!is_endpoint(f, nd) || f->nodes[nd].plane != plane)
 				continue;
-			if (!is_tgt[s]) {
-				is_tgt[s] = 1;
-				m->tgt_order[m->n_tgt++] = s;
-			}
-			cnt[s]++;
-			m->n_hosts++;
-			for (unsigned i = 0; i < (1u << pt->lmc); i++)
-				if ((unsigned)pt->lid + i <= out->top_lid)
-					m->dest_off[s + 1]++;
+			for (unsigned p = 1; p <= f->nodes[nd].nports; p++)
+				if (host_leaf(m, sm_port(f, nd, p)) != SM_NONE) {
+					if (pass)
+						hp[nh] = sm_port_index(f, nd, p);
+					nh++;
+				}
 		}
+		if (!pass && !(hp = malloc(((size_t)nh + 1) * sizeof(*hp))))
+			goto out;
 	}
-	for (uint32_t s = 0; s < n; s++) {
+	/*
+	 * Destination indices follow the canonical host order the evaluator uses
+	 * for shift permutations (metrics.h): leaves grouped by pod, by GUID,
+	 * hosts by leaf port. A leaf's hosts are contiguous in it, so leaves
+	 * enter the routing order at their first host.
+	 */
+	rc = sm_metrics_host_order(f, plane, hp, nh);
+	if (rc)
+		goto out;
+	rc = -ENOMEM;
+	for (uint32_t i = 0; i < nh; i++)
+		add_target(m, is_tgt, host_leaf(m, &f->ports[hp[i]]), &f->ports[hp[i]], out->top_lid);
+	m->n_hosts = nh;
+	/* switch LIDs: the other destination switches by GUID */
+	sorted = malloc(((size_t)n + 1) * sizeof(*sorted));
+	swpos = malloc(((size_t)n + 1) * sizeof(*swpos));
+	if (!sorted || !swpos)
+		goto out;
+	for (uint32_t s = 0; s < n; s++)
+		sorted[s] = (struct keyed){ f->nodes[m->sw_node[s]].guid, 0, s };
+	qsort(sorted, n, sizeof(*sorted), cmp_keyed);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = sorted[i].slot;
 		const struct sm_port *pt = sm_port(f, m->sw_node[s], 0);
-		if (!pt->lid)
-			continue;
-		if (!is_tgt[s]) {
-			is_tgt[s] = 1;
-			m->tgt_order[m->n_tgt++] = s;
-		}
-		for (unsigned i = 0; i < (1u << pt->lmc); i++)
-			if ((unsigned)pt->lid + i <= out->top_lid)
-				m->dest_off[s + 1]++;
-	}
-	uint32_t b = 0;
-	for (uint32_t i = 0; i < m->n_tgt; i++) {
-		base[m->tgt_order[i]] = b;
-		b += cnt[m->tgt_order[i]];
+		swpos[s] = i;
+		if (pt->lid)
+			add_target(m, is_tgt, s, pt, out->top_lid);
 	}
 	for (uint32_t s = 0; s < n; s++)
 		m->dest_off[s + 1] += m->dest_off[s];
@@ -504,29 +533,22 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 	for (uint32_t s = 0; s < n; s++)
 		cur[s] = m->dest_off[s];
 
-	/* pass 2: fill, hosts first (node order = index order within a leaf) */
-	for (uint32_t nd = 0; nd < f->n_nodes; nd++) {
-		if (!is_endpoint(f, nd) || f->nodes[nd].plane != plane)
-			continue;
-		for (unsigned p = 1; p <= f->nodes[nd].nports; p++) {
-			const struct sm_port *pt = sm_port(f, nd, p);
-			uint32_t s = host_leaf(m, pt);
-			if (s == SM_NONE)
-				continue;
-			uint32_t idx = base[s]++;
-			/* spread the LIDs of an LMC range over different uplinks */
-			uint32_t step = unom0 >> pt->lmc;
-			if (!step)
-				step = 1;
-			for (unsigned i = 0; i < (1u << pt->lmc); i++) {
-				if ((unsigned)pt->lid + i > out->top_lid)
-					break;
-				struct ft_dest *d = &m->dest[cur[s]++];
-				d->lid = (uint16_t)(pt->lid + i);
-				d->port = pt->peer_port;
-				d->pad = 0;
-				d->idx = idx + i * step;
-			}
+	/* fill, hosts first (index = canonical position) */
+	for (uint32_t idx = 0; idx < nh; idx++) {
+		const struct sm_port *pt = &f->ports[hp[idx]];
+		uint32_t s = host_leaf(m, pt);
+		/* spread the LIDs of an LMC range over different uplinks */
+		uint32_t step = unom0 >> pt->lmc;
+		if (!step)
+			step = 1;
+		for (unsigned i = 0; i < (1u << pt->lmc); i++) {
+			if ((unsigned)pt->lid + i > out->top_lid)
+				break;
+			struct ft_dest *d = &m->dest[cur[s]++];
+			d->lid = (uint16_t)(pt->lid + i);
+			d->port = pt->peer_port;
+			d->pad = 0;
+			d->idx = idx + i * step;
 		}
 	}
 	for (uint32_t s = 0; s < n; s++) {
@@ -540,15 +562,16 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 			d->lid = (uint16_t)(pt->lid + i);
 			d->port = 0;
 			d->pad = 0;
-			d->idx = m->n_hosts + s + i;
+			d->idx = m->n_hosts + swpos[s] + i;
 		}
 	}
 	rc = 0;
 out:
-	free(cnt);
-	free(base);
-	free(cur);
+	free(sorted);
+	free(swpos);
+	free(hp);
 	free(is_tgt);
+	free(cur);
 	return rc;
 }
 
@@ -588,11 +611,16 @@ int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane
 	rc = -ENOMEM;
 	if (!m->by_rank)
 		goto fail;
-	uint32_t k = 0;
-	for (unsigned r = 0; r <= (unsigned)m->h + 1; r++)
-		for (uint32_t s = 0; s < m->nsw; s++)
-			if (m->rank[s] == (r > m->h ? FT_RANK_NONE : r))
-				m->by_rank[k++] = s;
+	/* ranks ascending, then node GUID: routing decisions never depend on node numbering */
+	struct keyed *kv = malloc((size_t)m->nsw * sizeof(*kv));
+	if (!kv)
+		goto fail;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		kv[s] = (struct keyed){ m->rank[s], f->nodes[m->sw_node[s]].guid, s };
+	qsort(kv, m->nsw, sizeof(*kv), cmp_keyed);
+	for (uint32_t s = 0; s < m->nsw; s++)
+		m->by_rank[s] = kv[s].slot;
+	free(kv);
 	rc = build_slots(m);
 	if (rc)
 		goto fail;

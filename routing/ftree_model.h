@@ -21,9 +21,17 @@
  *    assignment of a full one and move only the displaced routes.
  *  - destinations: every LID of the plane (CA/router ports with their LMC
  *    range, switch port 0), grouped by destination switch (the leaf a CA
- *    is cabled to, or the switch itself), with an index idx: hosts are
- *    numbered leaf by leaf (leaves ordered by their first host in node
- *    order), so consecutive hosts of a leaf have consecutive indices.
+ *    is cabled to, or the switch itself), with an index idx: a host's
+ *    idx is its position in the canonical host order of
+ *    sm_metrics_host_order() (metrics.h: pods contiguous, leaves by GUID,
+ *    hosts by leaf port), the same order that defines the evaluator's
+ *    shift permutations; switch LIDs follow, switches by GUID.
+ *
+ * Invariant: nothing in the model or the routes depends on node indices,
+ * slot numbers or LID values. Every order is by rank, GUID, port number or
+ * the canonical host order (parents in up-slot tables, switches within a
+ * rank in by_rank, destinations), so a fabric loaded from a dump and the
+ * same fabric as the SM sweeps it (BFS order, other LIDs) route alike.
  */
 #include <stdint.h>
 #include "engine.h"
@@ -46,7 +54,7 @@ struct ft_model {
 	uint32_t n_nodes;
 	uint8_t *rank;               /* [nsw] */
 	uint8_t h;                   /* highest rank */
-	uint32_t *by_rank;           /* [nsw] slots by ascending rank (unranked last) */
+	uint32_t *by_rank;           /* [nsw] slots by ascending rank (unranked last), then GUID */
 	/* switch-switch ports by direction, CSR: port numbers */
 	uint32_t *up_off, *dn_off;   /* [nsw+1] */
 	uint8_t *up_port, *dn_port;

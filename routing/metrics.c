@@ -6,8 +6,9 @@
  * sm_metrics_compute() and freed before it returns.
  *
  * Data flow:
- *  1. hosts = CA ports with a base LID in the plane, in (node, port) order;
- *     each host's leaf = the switch its port is cabled to.
+ *  1. hosts = CA ports with a base LID in the plane, in the canonical host
+ *     order of sm_metrics_host_order() (below; independent of node indices
+ *     and LIDs); each host's leaf = the switch its port is cabled to.
  *  2. Directed switch-to-switch links get compact ids (link_of_port[] maps
  *     an egress port index to its id), so per-pattern counters are small
  *     arrays that stay in cache.
@@ -115,6 +116,161 @@ static uint32_t slot_of(const struct mx *m, uint32_t node)
 	return node < m->l->n_nodes ? m->l->slot_of_node[node] : SM_NONE;
 }
 
+/*
+ * Canonical host order (metrics.h). Leaves = switches of the plane with an
+ * endpoint cabled to them; rank = switch-link distance from the nearest
+ * leaf. Level r groups leaves by the connected component of the switch
+ * graph restricted to ranks <= r + 1 (a pod at r = 0 on a 3-level tree,
+ * the whole tree at the top), named by its smallest leaf GUID. Nested
+ * groups sort outermost first, so pods (and every subtree) stay contiguous
+ * whatever the GUIDs; inside a group leaves sort by GUID, hosts by the
+ * leaf's port number, then port GUID. Nothing here reads a node index or
+ * a LID, so two numberings of one fabric give the same order.
+ */
+#define HO_LEVELS 4
+
+struct ho_key {
+	uint64_t grp[HO_LEVELS]; /* outermost group first */
+	uint64_t leaf;           /* leaf node GUID, UINT64_MAX when not cabled to a switch */
+	uint64_t pguid;          /* the host port's GUID */
+	uint32_t port;           /* fabric port index (last resort, keeps the sort total) */
+	uint8_t lport;           /* the leaf's port number */
+};
+
+static int cmp_ho(const void *a, const void *b)
+{
+	const struct ho_key *x = a, *y = b;
+	for (int i = 0; i < HO_LEVELS; i++)
+		if (x->grp[i] != y->grp[i])
+			return x->grp[i] < y->grp[i] ? -1 : 1;
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	if (x->lport != y->lport)
+		return x->lport < y->lport ? -1 : 1;
+	if (x->pguid != y->pguid)
+		return x->pguid < y->pguid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+static uint32_t ho_find(uint32_t *par, uint32_t x)
+{
+	while (par[x] != x) {
+		par[x] = par[par[x]];
+		x = par[x];
+	}
+	return x;
+}
+
+static int ho_is_sw(const struct sm_fabric *f, uint32_t n, unsigned plane)
+{
+	return n < f->n_nodes && f->nodes[n].type == SM_NODE_SWITCH && f->nodes[n].plane == plane;
+}
+
+int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *ports, size_t n)
+{
+	if (n < 2)
+		return 0;
+	size_t nn = (size_t)f->n_nodes + 1;
+	uint32_t *rank = malloc(nn * sizeof(*rank));
+	uint32_t *queue = malloc(nn * sizeof(*queue));
+	uint32_t *uf = malloc(nn * sizeof(*uf));
+	uint64_t *gkey = malloc(nn * sizeof(*gkey));
+	struct ho_key *k = calloc(n, sizeof(*k));
+	int rc = -ENOMEM;
+	if (!rank || !queue || !uf || !gkey || !k)
+		goto out;
+
+	/* ranks: BFS up from the leaves over switch-switch links */
+	uint32_t qh = 0, qt = 0, h = 0;
+	for (uint32_t s = 0; s < f->n_nodes; s++) {
+		rank[s] = UINT32_MAX;
+		uf[s] = s;
+		if (!ho_is_sw(f, s, plane))
+			continue;
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t q = sm_port(f, s, p)->peer_node;
+			if (q < f->n_nodes && (f->nodes[q].type == SM_NODE_CA || f->nodes[q].type == SM_NODE_ROUTER)) {
+				rank[s] = 0;
+				queue[qt++] = s;
+				break;
+			}
+		}
+	}
+	while (qh < qt) {
+		uint32_t s = queue[qh++];
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t q = sm_port(f, s, p)->peer_node;
+			if (!ho_is_sw(f, q, plane) || rank[q] != UINT32_MAX)
+				continue;
+			rank[q] = rank[s] + 1;
+			if (rank[q] > h)
+				h = rank[q];
+			queue[qt++] = q;
+		}
+	}
+	/* the leaves are queue[0 .. nleaf) */
+	uint32_t nleaf = 0;
+	while (nleaf < qt && rank[queue[nleaf]] == 0)
+		nleaf++;
+	uint32_t levels = h < HO_LEVELS ? h : HO_LEVELS;
+	for (size_t i = 0; i < n; i++)
+		for (int g = 0; g < HO_LEVELS; g++)
+			k[i].grp[g] = 0;
+	for (uint32_t r = 0; r < levels; r++) {
+		/* links whose upper end is rank r + 1 (at the last level: every link left) */
+		for (uint32_t i = 0; i < qt; i++) {
+			uint32_t s = queue[i];
+			for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+				uint32_t q = sm_port(f, s, p)->peer_node;
+				if (!ho_is_sw(f, q, plane) || rank[q] == UINT32_MAX)
+					continue;
+				uint32_t top = rank[q] > rank[s] ? rank[q] : rank[s];
+				if (top <= r + 1 || (r + 1 == levels && top > r + 1)) {
+					uint32_t a = ho_find(uf, s), b = ho_find(uf, q);
+					if (a != b)
+						uf[a] = b;
+				}
+			}
+		}
+		for (uint32_t i = 0; i < nleaf; i++)
+			gkey[ho_find(uf, queue[i])] = UINT64_MAX;
+		for (uint32_t i = 0; i < nleaf; i++) {
+			uint32_t root = ho_find(uf, queue[i]);
+			if (f->nodes[queue[i]].guid < gkey[root])
+				gkey[root] = f->nodes[queue[i]].guid;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct sm_port *pt = &f->ports[ports[i]];
+			uint32_t leaf = pt->peer_node;
+			k[i].grp[HO_LEVELS - 1 - r] = ho_is_sw(f, leaf, plane) && rank[leaf] == 0
+							   ? gkey[ho_find(uf, leaf)] : UINT64_MAX;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sm_port *pt = &f->ports[ports[i]];
+		uint32_t leaf = pt->peer_node;
+		int cabled = ho_is_sw(f, leaf, plane) && rank[leaf] == 0;
+		k[i].leaf = cabled ? f->nodes[leaf].guid : UINT64_MAX;
+		k[i].lport = cabled ? pt->peer_port : 0;
+		k[i].pguid = pt->guid;
+		k[i].port = ports[i];
+		if (!cabled)
+			for (int g = 0; g < HO_LEVELS; g++)
+				k[i].grp[g] = UINT64_MAX;
+	}
+	qsort(k, n, sizeof(*k), cmp_ho);
+	for (size_t i = 0; i < n; i++)
+		ports[i] = k[i].port;
+	rc = 0;
+out:
+	free(rank);
+	free(queue);
+	free(uf);
+	free(gkey);
+	free(k);
+	return rc;
+}
+
 static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l)
 {
 	memset(m, 0, sizeof(*m));
@@ -157,17 +313,19 @@ static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, cons
 		const struct sm_node *nd = &f->nodes[n];
 		if (nd->type != SM_NODE_CA || nd->plane != plane)
 			continue;
-		for (unsigned p = 1; p <= nd->nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			if (!pt->lid)
-				continue;
-			m->h_port[h] = sm_port_index(f, n, p);
-			m->h_lid[h] = pt->lid;
-			m->h_slot[h] = pt->peer_node == SM_NONE ? SM_NONE : slot_of(m, pt->peer_node);
-			if (m->h_slot[h] != SM_NONE)
-				m->hosts_at[m->h_slot[h]]++;
-			h++;
-		}
+		for (unsigned p = 1; p <= nd->nports; p++)
+			if (sm_port(f, n, p)->lid)
+				m->h_port[h++] = sm_port_index(f, n, p);
+	}
+	int rc = sm_metrics_host_order(f, plane, m->h_port, m->nh);
+	if (rc)
+		return rc;
+	for (h = 0; h < m->nh; h++) {
+		const struct sm_port *pt = &f->ports[m->h_port[h]];
+		m->h_lid[h] = pt->lid;
+		m->h_slot[h] = pt->peer_node == SM_NONE ? SM_NONE : slot_of(m, pt->peer_node);
+		if (m->h_slot[h] != SM_NONE)
+			m->hosts_at[m->h_slot[h]]++;
 	}
 	/* source-switch numbering, reusing order[] as slot -> source index */
 	for (uint32_t s = 0; s < m->nsw; s++)

@@ -6,8 +6,24 @@
  *
  * Computed from a fabric plane and its LFTs by walking routes hop by hop;
  * the same evaluator serves the dry-run report, the tests and the
- * benchmarks. Hosts are the CA ports with a LID in the plane, ordered by
- * (node index, port number); that order defines shift permutations.
+ * benchmarks. Hosts are the CA ports with a LID in the plane, in the
+ * canonical host order of sm_metrics_host_order(); that order defines shift
+ * permutations (host i sends to host i+k) and is the order ftree numbers
+ * its destinations in, so "shift congestion 1" means the same thing for
+ * every numbering of one fabric.
+ *
+ * Canonical host order: independent of node indices, LIDs and discovery
+ * order (two dumps of one fabric, or the fabric as the SM sweeps it, give
+ * the same order). Leaves are the switches with endpoints cabled to them,
+ * ranks the switch-link distance from the nearest leaf. Leaves are grouped
+ * hierarchically: at level r by the connected component of the switch
+ * graph over ranks 0..r+1 (on a 3-level tree: pods, then the whole tree),
+ * each group named by its smallest leaf node GUID, outermost group first;
+ * so every pod (subtree) is a contiguous run of hosts whatever the GUIDs.
+ * Within a group leaves sort by node GUID; hosts of a leaf by the leaf's
+ * port number, then port GUID. Ports not cabled to a switch come last, by
+ * port GUID. (Leaf GUID, not description or LID: it is the one stable,
+ * unique key a swept fabric and every dump agree on.)
  */
 #include <stdint.h>
 #include "fabric.h"
@@ -41,6 +57,12 @@ struct sm_route_metrics {
 /* 0 or a negative errno (ENOMEM). Never fails for unreachable pairs: they are counted. */
 int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
 		       const struct sm_metrics_opts *o, struct sm_route_metrics *m);
+
+/*
+ * Sort ports[0..n) (fabric port indices of endpoint ports of the plane)
+ * into the canonical host order above. 0 or -ENOMEM (ports untouched).
+ */
+int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *ports, size_t n);
 
 /*
  * Max link load of a weighted flow list under the LFTs: flows[i] = (src port

@@ -8,11 +8,17 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <yaml.h>
 
 #include "engine.h"
+#include "mock.h"
+#include "registry.h"
+#include "sm.h"
 #include "ftbuild.h"
 #include "metrics.h"
 #include "validate.h"
@@ -449,6 +455,253 @@ static void test_roots(void **state)
 	assert_null(st);
 }
 
+/* splitmix64 step, for seeded shuffles */
+static uint64_t mix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * The same plane renumbered: nodes added in another order (seeded shuffle,
+ * or BFS from the last CA as the SM core discovers it), links as in src,
+ * LIDs shuffled (distinct, spread over 1..3N) or handed out in the new
+ * node order (switches and CAs interleaved, as a sweep does).
+ */
+static struct sm_fabric *renumber(const struct sm_fabric *src, int bfs, uint64_t seed)
+{
+	uint32_t n = src->n_nodes;
+	uint32_t *ord = malloc(n * sizeof(*ord)), *map = malloc(n * sizeof(*map));
+	uint8_t *seen = calloc(n, 1);
+	assert_true(ord && map && seen);
+	if (bfs) {
+		uint32_t qh = 0, qt = 0;
+		ord[qt++] = n - 1;
+		seen[n - 1] = 1;
+		while (qh < qt) {
+			uint32_t a = ord[qh++];
+			for (unsigned p = 1; p <= src->nodes[a].nports; p++) {
+				uint32_t b = sm_port(src, a, p)->peer_node;
+				if (b != SM_NONE && !seen[b]) {
+					seen[b] = 1;
+					ord[qt++] = b;
+				}
+			}
+		}
+		for (uint32_t a = 0; a < n; a++) /* nodes cut off by removed links: last */
+			if (!seen[a])
+				ord[qt++] = a;
+	} else {
+		for (uint32_t a = 0; a < n; a++)
+			ord[a] = a;
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)(mix64(&seed) % (i + 1)), t = ord[i];
+			ord[i] = ord[j];
+			ord[j] = t;
+		}
+	}
+	struct sm_fabric *f = sm_fabric_new();
+	assert_non_null(f);
+	assert_int_equal(sm_fabric_add_plane(f, 0, NULL), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct sm_node *nd = &src->nodes[ord[i]];
+		int64_t r = sm_fabric_add_node(f, nd->type, nd->guid, nd->nports, 0, 0);
+		assert_true(r >= 0);
+		map[ord[i]] = (uint32_t)r;
+		f->nodes[r].lft_cap = nd->lft_cap;
+		if (nd->type != SM_NODE_SWITCH)
+			for (unsigned p = 1; p <= nd->nports; p++)
+				assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)r, p, sm_port(src, ord[i], p)->guid), 0);
+	}
+	/* links, visiting ports in the new node order */
+	for (uint32_t i = 0; i < n; i++)
+		for (unsigned p = 1; p <= src->nodes[ord[i]].nports; p++) {
+			const struct sm_port *pt = sm_port(src, ord[i], p);
+			if (pt->peer_node != SM_NONE)
+				assert_int_equal(sm_fabric_link(f, map[ord[i]], p, map[pt->peer_node], pt->peer_port), 0);
+		}
+	/* LIDs: one per LID-bearing port, either shuffled over 1..3N or in the new node order */
+	uint32_t nl = 0;
+	uint16_t *lids = malloc(3 * (size_t)n * sizeof(*lids) + 2);
+	assert_non_null(lids);
+	for (uint32_t i = 0; i < 3 * n; i++)
+		lids[i] = (uint16_t)(i + 1);
+	for (uint32_t i = 0; !bfs && i < 3 * n - 1; i++) {
+		uint32_t j = i + (uint32_t)(mix64(&seed) % (3 * n - i)), t = lids[i];
+		lids[i] = lids[j];
+		lids[j] = (uint16_t)t;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t a = ord[i];
+		for (unsigned p = 0; p <= src->nodes[a].nports; p++) {
+			const struct sm_port *pt = sm_port(src, a, p);
+			if ((p == 0) != (src->nodes[a].type == SM_NODE_SWITCH) || !pt->lid)
+				continue;
+			assert_int_equal(sm_fabric_set_lid(f, map[a], p, lids[nl++], 0), 0);
+			sm_port(f, map[a], p)->state = pt->state;
+		}
+	}
+	free(lids);
+	free(ord);
+	free(map);
+	free(seen);
+	return f;
+}
+
+/*
+ * a and b are one fabric numbered two ways: every switch must send every
+ * destination port (by GUID) out of the same port in both.
+ */
+static void assert_same_routes(const struct sm_fabric *a, const struct sm_lfts *la, const struct sm_fabric *b,
+			       const struct sm_lfts *lb)
+{
+	assert_int_equal(la->n_switches, lb->n_switches);
+	for (uint32_t s = 0; s < la->n_switches; s++) {
+		uint32_t na = la->sw_node[s];
+		uint32_t nb = sm_fabric_find_node(b, a->nodes[na].guid);
+		assert_int_not_equal(nb, SM_NONE);
+		for (uint32_t d = 0; d < a->n_nodes; d++) {
+			uint32_t db = sm_fabric_find_node(b, a->nodes[d].guid);
+			for (unsigned p = 0; p <= a->nodes[d].nports; p++) {
+				uint16_t lid = sm_port(a, d, p)->lid;
+				if ((p == 0) != (a->nodes[d].type == SM_NODE_SWITCH) || !lid)
+					continue;
+				uint8_t ea = sm_lfts_get(la, na, lid), eb = sm_lfts_get(lb, nb, sm_port(b, db, p)->lid);
+				if (ea != eb)
+					fail_msg("switch 0x%llx to node 0x%llx port %u (LIDs %u, %u; top %u, %u): port %u in one numbering, %u in the other",
+						 (unsigned long long)a->nodes[na].guid, (unsigned long long)a->nodes[d].guid, p,
+						 lid, sm_port(b, db, p)->lid, la->top_lid, lb->top_lid, ea, eb);
+			}
+		}
+	}
+}
+
+/*
+ * One tree, nodes added in other orders and LIDs shuffled: the routes are
+ * the same (per GUID), so is the quality; a full tree stays shift
+ * congestion-free with nothing moved, whatever the numbering.
+ */
+static void test_order_independent(void **state)
+{
+	(void)state;
+	struct ftb_shape shapes[4];
+	ftb_shape_2level(&shapes[0], 8, 32);
+	shapes[1] = (struct ftb_shape){ .levels = 2, .leaves = 6, .hosts = 8, .up = 4, .width = 2 };
+	ftb_shape_3level(&shapes[2], 8, 64);
+	ftb_shape_2level(&shapes[3], 16, 128);
+	for (unsigned si = 0; si < 4; si++)
+		for (double frac = 0; frac < 0.06; frac += 0.05)
+			for (uint64_t seed = 1; seed <= 3; seed++) {
+				struct sm_fabric *f = sm_fabric_new();
+				struct sm_lfts *l0, *l1;
+				char m0[256], m1[256];
+				assert_int_equal(ftb_build(f, 0, &shapes[si], 0), 0);
+				if (frac > 0)
+					assert_true(ftb_remove_links(f, 0, frac, seed) > 0);
+				struct sm_fabric *g = renumber(f, seed == 3, seed * 7919);
+				assert_int_equal(route(f, 0, &l0, m0), 0);
+				assert_int_equal(route(g, 0, &l1, m1), 0);
+				assert_string_equal(m0, m1);
+				assert_same_routes(f, l0, g, l1);
+				struct sm_route_metrics a, b;
+				struct sm_metrics_opts o = { .n_random = 10, .seed = seed };
+				assert_int_equal(sm_metrics_compute(f, 0, l0, &o, &a), 0);
+				assert_int_equal(sm_metrics_compute(g, 0, l1, &o, &b), 0);
+				assert_int_equal(a.shift_max_congestion, b.shift_max_congestion);
+				assert_true(a.ebb == b.ebb);
+				assert_int_equal(a.efi_max, b.efi_max);
+				assert_int_equal(b.unreachable, 0);
+				if (frac == 0) {
+					assert_non_null(strstr(m1, "; 0 routes moved"));
+					assert_int_equal(b.shift_max_congestion, 1);
+				}
+				check_valid(g, l1);
+				sm_lfts_free(l0);
+				sm_lfts_free(l1);
+				sm_fabric_free(g);
+				sm_fabric_free(f);
+			}
+}
+
+/*
+ * The fabric as the SM core sweeps it (mock transport, sm_bringup): its
+ * node order and LIDs are the SM's, not the builder's. ftree on it must
+ * route optimally, and the LFTs the SM programmed into the (mock)
+ * switches must be as good.
+ */
+static void test_swept_fabric(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 16, 128);
+	struct sm_fabric *model = sm_fabric_new();
+	assert_int_equal(ftb_build(model, 0, &s, 0), 0);
+	struct sm_mock *mock;
+	struct sm_transport *t;
+	char err[512] = "", dir[] = "/tmp/smd-test-ftree-XXXXXX", path[64];
+	assert_int_equal(sm_mock_new(model, NULL, &mock, err, sizeof(err)), 0);
+	assert_int_equal(sm_mock_attach(mock, sm_mock_default_port(mock, 0), &t), 0);
+	struct sm_registry *reg = sm_registry_new(NULL);
+	struct sm_chain *chain;
+	assert_non_null(reg);
+	if (sm_chain_new(reg, "ftree", NULL, NULL, &chain, err, sizeof(err)))
+		fail_msg("chain: %s", err);
+	assert_non_null(mkdtemp(dir));
+	struct sm_cfg cfg;
+	sm_cfg_default(&cfg);
+	cfg.state_dir = dir;
+	struct sm_summary sum;
+	struct sm_fabric *f = NULL;
+	if (sm_bringup(t, chain, &cfg, &sum, &f, err, sizeof(err)))
+		fail_msg("bring-up: %s", err);
+	snprintf(path, sizeof(path), "%s/guid2lid", dir);
+	unlink(path);
+	rmdir(dir);
+
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 10, .seed = 5 };
+	/* what the SM programmed */
+	struct sm_lfts *prog = sm_lfts_new(f, 0);
+	assert_non_null(prog);
+	const struct sm_fabric *mf = sm_mock_fabric(mock);
+	for (uint32_t sl = 0; sl < prog->n_switches; sl++) {
+		uint32_t mn = sm_fabric_find_node(mf, f->nodes[prog->sw_node[sl]].guid);
+		assert_int_not_equal(mn, SM_NONE);
+		for (unsigned lid = 0; lid <= prog->top_lid; lid++)
+			sm_lfts_row(prog, sl)[lid] = sm_mock_lft_get(mock, mn, (uint16_t)lid);
+	}
+	assert_int_equal(sm_metrics_compute(f, 0, prog, &o, &m), 0);
+	assert_int_equal(m.unreachable, 0);
+	assert_int_equal(m.shift_max_congestion, 1);
+	/* ftree on the swept fabric, and on it renumbered in BFS order with other LIDs */
+	struct sm_lfts *l, *lg;
+	char msg[256], msg2[256];
+	assert_int_equal(route(f, 0, &l, msg), 0);
+	assert_non_null(strstr(msg, "; 0 routes moved"));
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.shift_max_congestion, 1);
+	double ebb = m.ebb;
+	struct sm_fabric *g = renumber(f, 1, 0);
+	assert_int_equal(route(g, 0, &lg, msg2), 0);
+	assert_string_equal(msg, msg2);
+	assert_same_routes(f, l, g, lg);
+	assert_int_equal(sm_metrics_compute(g, 0, lg, &o, &m), 0);
+	assert_int_equal(m.shift_max_congestion, 1);
+	assert_true(m.ebb == ebb);
+	sm_lfts_free(l);
+	sm_lfts_free(lg);
+	sm_lfts_free(prog);
+	sm_fabric_free(g);
+	sm_fabric_free(f);
+	sm_chain_free(chain);
+	sm_registry_free(reg);
+	sm_transport_close(t);
+	sm_mock_free(mock);
+	sm_fabric_free(model);
+}
+
 static void test_init_options(void **state)
 {
 	(void)state;
@@ -486,6 +739,8 @@ int main(void)
 		cmocka_unit_test(test_random_fabrics),
 		cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_init_options),
+		cmocka_unit_test(test_order_independent),
+		cmocka_unit_test(test_swept_fabric),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

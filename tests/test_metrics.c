@@ -257,6 +257,61 @@ static void test_random_tables(void **state)
 	}
 }
 
+/*
+ * Canonical host order: pods contiguous even when leaf GUIDs interleave
+ * them, leaves by GUID inside a pod, hosts by leaf port, whatever the node
+ * indices. 3 levels: 2 pods of 2 leaves (GUIDs 0x11, 0x13 | 0x12, 0x14)
+ * and 2 aggregation switches, 2 cores; 2 hosts per leaf on ports 2 and 1,
+ * added so that node order and port order disagree.
+ */
+static void test_host_order(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = sm_fabric_new();
+	assert_non_null(f);
+	assert_int_equal(sm_fabric_add_plane(f, 0, NULL), 0);
+	static const uint64_t leaf_guid[4] = { 0x14, 0x11, 0x12, 0x13 }; /* pods: {0x11,0x13} {0x12,0x14} */
+	static const unsigned leaf_pod[4] = { 1, 0, 1, 0 };
+	uint32_t leaf[4], agg[2][2], core[2], host[4][2];
+	for (unsigned i = 0; i < 2; i++) {
+		core[i] = (uint32_t)sm_fabric_add_node(f, SM_NODE_SWITCH, 0x40 + i, 2, 0, 0);
+		for (unsigned p = 0; p < 2; p++)
+			agg[p][i] = (uint32_t)sm_fabric_add_node(f, SM_NODE_SWITCH, 0x30 + 2 * p + i, 3, 0, 0);
+	}
+	for (unsigned l = 0; l < 4; l++) {
+		leaf[l] = (uint32_t)sm_fabric_add_node(f, SM_NODE_SWITCH, leaf_guid[l], 4, 0, 0);
+		for (unsigned h = 0; h < 2; h++) {
+			host[l][h] = (uint32_t)sm_fabric_add_node(f, SM_NODE_CA, 0x100 + 2 * l + h, 1, 0, 0);
+			assert_int_equal(sm_fabric_set_port_guid(f, host[l][h], 1, 0x200 + 2 * l + h), 0);
+			/* host h on leaf port 2 - h: node order is the reverse of port order */
+			assert_int_equal(sm_fabric_link(f, host[l][h], 1, leaf[l], 2 - h), 0);
+			assert_int_equal(sm_fabric_set_lid(f, host[l][h], 1, (uint16_t)(100 - 2 * l - h), 0), 0);
+		}
+		for (unsigned a = 0; a < 2; a++) {
+			unsigned p = leaf_pod[l], slot = leaf_guid[l] == 0x11 || leaf_guid[l] == 0x12 ? 1 : 2;
+			assert_int_equal(sm_fabric_link(f, leaf[l], 3 + a, agg[p][a], slot), 0);
+		}
+	}
+	for (unsigned p = 0; p < 2; p++)
+		for (unsigned a = 0; a < 2; a++)
+			assert_int_equal(sm_fabric_link(f, agg[p][a], 3, core[a], 1 + p), 0);
+	uint32_t ports[8], n = 0;
+	for (uint32_t nd = 0; nd < f->n_nodes; nd++)
+		if (f->nodes[nd].type == SM_NODE_CA)
+			ports[n++] = sm_port_index(f, nd, 1);
+	assert_int_equal(n, 8);
+	assert_int_equal(sm_metrics_host_order(f, 0, ports, n), 0);
+	/* expected: leaf 0x11 (pod 0), 0x13 (pod 0), 0x12 (pod 1), 0x14 (pod 1); per leaf port 1 then 2 */
+	static const unsigned exp_leaf[4] = { 1, 3, 2, 0 }; /* indices into leaf_guid */
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned l = exp_leaf[i / 2], h = 1 - i % 2; /* port 1 holds host 1 */
+		if (ports[i] != sm_port_index(f, host[l][h], 1))
+			fail_msg("position %u: port GUID 0x%llx, expected 0x%llx", i,
+				 (unsigned long long)f->ports[ports[i]].guid, (unsigned long long)(0x200 + 2 * l + h));
+	}
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_empty_plane),
 		cmocka_unit_test(test_credit_loop),
 		cmocka_unit_test(test_random_tables),
+		cmocka_unit_test(test_host_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
