@@ -186,20 +186,48 @@ static int step(struct vctx *c, const struct sm_graph_dest *d, uint32_t s)
 static int resolve(struct vctx *c, const struct sm_graph_dest *d, uint16_t *maxh)
 {
 	const struct sm_graph *g = c->g;
-	int all_ok = 1;
+	const unsigned stride = c->stride;
+	int all_ok = 1, dres;
 	uint16_t mh = 0;
 
+	/*
+	 * Every switch's step at once: away from d's switch a step either
+	 * goes on to another switch or ends in a hole (delivering happens
+	 * only at d's switch), so one table lookup decides it; d's switch
+	 * takes the full step().
+	 */
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		uint8_t e = c->cur[s];
+		uint32_t t = (unsigned)e - 1u < stride - 1u ? c->nxt[(size_t)s * stride + e] : NXT_HOLE;
+		c->entry[s] = e;
+		c->next[s] = t < NXT_ENDPOINT ? t : SM_NONE;
+	}
+	dres = step(c, d, d->sw);
 	memset(c->st, ST_UNKNOWN, g->n_sw);
 	for (uint32_t s0 = 0; s0 < g->n_sw; s0++) {
 		if (c->st[s0] != ST_UNKNOWN)
 			continue;
+		uint32_t nx0 = c->next[s0];
+		if (nx0 != SM_NONE && c->st[nx0] != ST_UNKNOWN && c->st[nx0] != ST_ON_STACK) {
+			/* the common case: the next switch is resolved (the loop below, one step) */
+			int r0 = c->st[nx0];
+			uint16_t h0 = r0 == ST_OK ? (uint16_t)(c->hops[nx0] + 1) : 0;
+			c->st[s0] = (uint8_t)r0;
+			c->fail_at[s0] = c->fail_at[nx0];
+			c->hops[s0] = h0;
+			if (r0 != ST_OK)
+				all_ok = 0;
+			else if (h0 > mh && c->hostful[s0])
+				mh = h0;
+			continue;
+		}
 		uint32_t top = 0, cur = s0, at = s0;
 		int res;
 		uint16_t h = 0;
 		for (;;) {
 			c->st[cur] = ST_ON_STACK;
 			c->stack[top++] = cur;
-			res = step(c, d, cur);
+			res = c->next[cur] != SM_NONE ? ST_UNKNOWN : cur == d->sw ? dres : ST_HOLE;
 			if (res != ST_UNKNOWN) {
 				at = cur;
 				h = 0;
