@@ -43,7 +43,9 @@ echo
 echo "== ftree quality, 2,048-host radix-64 2-level tree (generator), 100 random permutations, seed = removal seed"
 "$rb" --hosts 2048 --radix 64 --repeat 5
 for frac in 0.01 0.03 0.10; do
-	for seed in 1 2 3; do
+	seeds="1 2 3"
+	[ "$frac" = 0.03 ] && seeds="1 2 3 4 5"   # the 3% target is checked on seeds 1-5
+	for seed in $seeds; do
 		echo
 		echo "-- $frac of switch-switch links removed, seed $seed"
 		"$rb" --hosts 2048 --radix 64 --repeat 3 --remove "$frac" --seed "$seed" || true
