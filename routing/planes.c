@@ -456,20 +456,42 @@ static int planes_route(void *state, struct sm_route_ctx *ctx)
 	return route_one(state, ctx->fabric, ctx->profile, ctx->plane, ctx->out, ctx->msg, sizeof(ctx->msg));
 }
 
+struct planes_job {
+	struct planes_state *s;
+	struct sm_route_ctx *ctx;
+	int rc[SM_MAX_PLANES];
+	char msg[SM_MAX_PLANES][256];
+};
+
+/* One plane of a joint call; planes share nothing but read-only state, so they run in parallel. */
+static void planes_job_run(void *arg, unsigned i)
+{
+	struct planes_job *job = arg;
+	job->rc[i] = route_one(job->s, job->ctx->fabric, job->ctx->profile, job->ctx->planes[i],
+			       job->ctx->outs[i], job->msg[i], sizeof(job->msg[i]));
+}
+
 static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
 {
-	char one[256];
+	struct planes_job *job;
 	size_t used = 0;
+	int rc = 0;
 
-	if (!state || !ctx || !ctx->fabric || !ctx->outs || !ctx->planes)
+	if (!state || !ctx || !ctx->fabric || !ctx->outs || !ctx->planes || ctx->n_planes > SM_MAX_PLANES)
 		return -EINVAL;
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return -ENOMEM;
+	job->s = state;
+	job->ctx = ctx;
 	ctx->msg[0] = 0;
+	sm_parallel_for(ctx->n_planes, planes_job_run, job);
 	for (unsigned i = 0; i < ctx->n_planes; i++) {
-		int rc = route_one(state, ctx->fabric, ctx->profile, ctx->planes[i], ctx->outs[i], one,
-				   sizeof(one));
-		if (rc) {
+		const char *one = job->msg[i];
+		if (job->rc[i]) {
 			snprintf(ctx->msg, sizeof(ctx->msg), "%s", one);
-			return rc;
+			rc = job->rc[i];
+			break;
 		}
 		/* one short clause per plane: "p3 rot 12/32 moved 1920" (the log has room for 8) */
 		unsigned rot = 0, ups = 0;
@@ -493,7 +515,8 @@ static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
 			used = w < 0 ? sizeof(ctx->msg) : used + (size_t)w;
 		}
 	}
-	return 0;
+	free(job);
+	return rc;
 }
 
 const struct sm_engine_ops sm_engine_planes = {
