@@ -233,6 +233,7 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 	struct sm_graph *g = NULL;
 	uint32_t *upper_idx = NULL, *uppers = NULL, *list = NULL, *pos_of = NULL, *lstart = NULL, *lcnt = NULL;
 	uint16_t *level = NULL;
+	int8_t *memo = NULL;     /* [upper slot][dest]: -1 unknown, 0/1 delivers up-then-down */
 	int rc = sm_graph_build(f, plane, &g);
 	if (rc)
 		return rc;
@@ -244,7 +245,8 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 	lstart = calloc((size_t)n + 1, sizeof(*lstart));
 	lcnt = calloc((size_t)n + 1, sizeof(*lcnt));
 	level = malloc(((size_t)n + 1) * sizeof(*level));
-	if (!upper_idx || !uppers || !list || !pos_of || !lstart || !lcnt || !level) {
+	memo = malloc((size_t)n * g->n_dests + 1);
+	if (!upper_idx || !uppers || !list || !pos_of || !lstart || !lcnt || !level || !memo) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -294,6 +296,7 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 	if (!st->rotation)
 		goto out;
 	leaf_levels(g, level, list);
+	memset(memo, 0xff, (size_t)n * g->n_dests);
 	for (uint32_t s = 0; s < n; s++) {
 		if (!IS_LEAF(s))
 			continue;
@@ -335,7 +338,15 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 				if (g->adj[e].port < p)
 					par++;
 			uint8_t tport = lcnt[ts] ? g->adj[lstart[ts] + par % lcnt[ts]].port : 0;
-			if (!tport || !delivers(f, l, level, g->sw_node[ts], leaf, d->lid, d->port)) {
+			/*
+			 * Whether ts delivers d up-then-down does not depend on the leaf
+			 * asking: such a path cannot pass through a leaf other than d's
+			 * (from level 0 only delivery is left), so the walk is memoized.
+			 */
+			int8_t *mm = &memo[(size_t)ts * g->n_dests + di];
+			if (*mm < 0)
+				*mm = (int8_t)delivers(f, l, level, g->sw_node[ts], SM_NONE, d->lid, d->port);
+			if (!tport || !*mm) {
 				st->kept++;
 				continue;
 			}
@@ -361,6 +372,7 @@ out:
 	free(lstart);
 	free(lcnt);
 	free(level);
+	free(memo);
 	sm_graph_free(g);
 	return rc;
 }
