@@ -10,7 +10,7 @@
 # usage: bench/dryrun_vs_opensm.sh BUILD_DIR [WORK_DIR]
 #   BUILD_DIR: a built tree (smd/smd and smd/smctl); WORK_DIR: scratch
 #   (default mktemp; the dumps are kept there).
-# Environment: RUNS (default 11) dry-runs per OpenSM run, OSM_RUNS (default
+# Environment: SMD_ENGINE (default ftree) the chain smd routes with, RUNS (default 11) dry-runs per OpenSM run, OSM_RUNS (default
 # 3) OpenSM runs. Exit status 0 if smd's median is below OpenSM's, 1 if not,
 # 2 on a setup failure.
 #
@@ -63,7 +63,7 @@ echo "smd: $smd"
 "$smctl" topo gen fat-tree --hosts 2048 --radix 64 --format ibsim -o "$work/ft2048.net"
 dumps=""
 for i in 0 1 2 3 4 5 6 7; do dumps="$dumps -t $work/p8.$i"; done
-echo "smd command: smd --dry-run$dumps -R ftree -q"
+echo "smd command: smd --dry-run$dumps -R ${SMD_ENGINE:-ftree} -q"
 echo "opensm command (under ibsim -s -n ft2048.net -N 2144 -S 96 -P 8288, umad2sim):"
 echo "  opensm --once -R ftree -D 0x07 -f LOG"
 
@@ -88,7 +88,7 @@ while [ "$r" -le "$osm_runs" ]; do
 	while [ "$i" -le "$runs" ]; do
 		t0=$(date +%s%N)
 		# shellcheck disable=SC2086
-		"$smd" --dry-run $dumps -R ftree -q || { echo "smd --dry-run failed" >&2; exit 2; }
+		"$smd" --dry-run $dumps -R "${SMD_ENGINE:-ftree}" -q || { echo "smd --dry-run failed" >&2; exit 2; }
 		t1=$(date +%s%N)
 		ms1=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", (b - a) / 1e6 }')
 		echo "$ms1" >>"$work/smd.ms"
@@ -96,7 +96,7 @@ while [ "$r" -le "$osm_runs" ]; do
 		i=$((i + 1))
 	done
 	# shellcheck disable=SC2086
-	/usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$smd" --dry-run $dumps -R ftree -q
+	/usr/bin/time -f "%U %S %M" -o "$work/time.txt" "$smd" --dry-run $dumps -R "${SMD_ENGINE:-ftree}" -q
 	cat "$work/time.txt" >>"$work/smd.cpu"
 	echo "round $r: OpenSM ftree routing phase $ms ms; smd dry-run ms:$batch;" \
 		"cpu user+sys, peak RSS: $(awk '{ printf "%.0f ms, %d KB", ($1 + $2) * 1000, $3 }' "$work/time.txt");" \

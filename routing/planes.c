@@ -233,7 +233,8 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 	struct sm_graph *g = NULL;
 	uint32_t *upper_idx = NULL, *uppers = NULL, *list = NULL, *pos_of = NULL, *lstart = NULL, *lcnt = NULL;
 	uint16_t *level = NULL;
-	int8_t *memo = NULL;     /* [upper slot][dest]: -1 unknown, 0/1 delivers up-then-down */
+	int8_t *memo = NULL;
+	uint32_t *tgt = NULL;    /* [upper slot]: its rotation target, for the current leaf */     /* [upper slot][dest]: -1 unknown, 0/1 delivers up-then-down */
 	int rc = sm_graph_build(f, plane, &g);
 	if (rc)
 		return rc;
@@ -246,7 +247,8 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 	lcnt = calloc((size_t)n + 1, sizeof(*lcnt));
 	level = malloc(((size_t)n + 1) * sizeof(*level));
 	memo = malloc((size_t)n * g->n_dests + 1);
-	if (!upper_idx || !uppers || !list || !pos_of || !lstart || !lcnt || !level || !memo) {
+	tgt = malloc(((size_t)n + 1) * sizeof(*tgt));
+	if (!upper_idx || !uppers || !list || !pos_of || !lstart || !lcnt || !level || !memo || !tgt) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -318,6 +320,9 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 			for (uint32_t i = 0; i < m; i++)
 				pos_of[list[i]] = i;
 		}
+		/* each upper switch's rotation target, once per leaf (no division per entry) */
+		for (uint32_t i = 0; i < m; i++)
+			tgt[list[i]] = list[(i + st->rotation) % m];
 		for (uint32_t di = 0; m >= 2 && di < g->n_dests; di++) {
 			const struct sm_graph_dest *d = &g->dests[di];
 			if (d->is_switch || d->sw == SM_NONE || d->sw == s)
@@ -331,13 +336,14 @@ static int rotate_plane(const struct sm_fabric *f, unsigned plane, struct sm_lft
 			uint32_t us = l->slot_of_node[pt->peer_node];
 			if (us == SM_NONE || !lcnt[us] || pos_of[us] == SM_NONE)
 				continue;
-			uint32_t ts = list[(pos_of[us] + st->rotation) % m];
+			uint32_t ts = tgt[us];
 			/* parallel-link index of the current link, reused toward the target */
 			unsigned par = 0;
-			for (uint32_t e = lstart[us]; e < lstart[us] + lcnt[us]; e++)
-				if (g->adj[e].port < p)
-					par++;
-			uint8_t tport = lcnt[ts] ? g->adj[lstart[ts] + par % lcnt[ts]].port : 0;
+			if (lcnt[us] > 1)
+				for (uint32_t e = lstart[us]; e < lstart[us] + lcnt[us]; e++)
+					if (g->adj[e].port < p)
+						par++;
+			uint8_t tport = !lcnt[ts] ? 0 : g->adj[lstart[ts] + (par < lcnt[ts] ? par : par % lcnt[ts])].port;
 			/*
 			 * Whether ts delivers d up-then-down does not depend on the leaf
 			 * asking: such a path cannot pass through a leaf other than d's
@@ -373,6 +379,7 @@ out:
 	free(lcnt);
 	free(level);
 	free(memo);
+	free(tgt);
 	sm_graph_free(g);
 	return rc;
 }
