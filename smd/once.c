@@ -106,8 +106,7 @@ int smd_once(const struct smd_opts *o)
 		status = smd_once_planes(o, conf);   /* smd/once_planes.c: one thread per plane */
 		goto out;
 	}
-	if (open_transport(o, conf, &mock, &t))
-		goto out;
+	/* the routing chain first: a bad engine or engine option is refused before any port is opened */
 	reg = sm_registry_new(conf->plugin_dir);
 	if (!reg) {
 		sm_err("SMD-0308", "out of memory");
@@ -120,6 +119,8 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0309", "routing: %s", err);
 		goto out;
 	}
+	if (open_transport(o, conf, &mock, &t))
+		goto out;
 	sm_cfg_default(&cfg);
 	cfg.lmc = (unsigned)conf->lmc;
 	cfg.state_dir = conf->state_dir;

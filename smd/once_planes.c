@@ -80,17 +80,20 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	}
 	char chain_spec[SMD_CONF_MAX_CHAIN * (SMD_CONF_NAME_MAX + 2)];
 	smd_conf_chain_str(conf, chain_spec, sizeof(chain_spec));
+	/* every plane's routing chain first: a bad engine is refused before any port is opened */
 	for (unsigned i = 0; i < n; i++) {
-		planes[i].index = i;
-		open_plane(&planes[i], specs[i], &mocks[i]);
-		if (!planes[i].t)
-			sm_err("SMD-0404", "plane %u (%s): %s", i, specs[i], planes[i].open_err);
 		rc = sm_chain_new(reg, chain_spec, conf->doc, conf->engines_map, &planes[i].chain, err,
 				  sizeof(err));
 		if (rc) {
 			sm_err("SMD-0405", "routing: %s", err);
 			goto out;
 		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		planes[i].index = i;
+		open_plane(&planes[i], specs[i], &mocks[i]);
+		if (!planes[i].t)
+			sm_err("SMD-0404", "plane %u (%s): %s", i, specs[i], planes[i].open_err);
 	}
 	memset(&mp, 0, sizeof(mp));
 	sm_cfg_default(&mp.base);
