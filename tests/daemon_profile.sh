@@ -41,6 +41,19 @@ grep -q "bad:1:" "$w/e" || { bad "refusal does not name FILE:LINE"; cat "$w/e"; 
 "$B/smd/smctl" --socket "$sock" --json profile clear >"$w/r3" || bad "profile clear failed"
 [ "$(get lft_blocks_written <"$w/r3")" = "$blocks" ] || bad "clearing did not restore exactly the pinned blocks"
 "$B/smd/smctl" --socket "$sock" profile load relative-missing 2>/dev/null && bad "a missing file was accepted"
+# raw requests, as a script could send them: refused with a reason, the daemon keeps answering
+raw() { python3 - "$sock" "$1" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n"); print(s.recv(65536).decode().strip())
+PY
+}
+for req in '{"version":1,"cmd":"profile"}' '{"version":1,"cmd":"profile","path":"relative.txt"}' \
+	'{"version":1,"cmd":"profile","path":42}' "{\"version\":1,\"cmd\":\"profile\",\"path\":\"$w/nope\"}"; do
+	r=$(raw "$req") || bad "no reply to $req"
+	echo "$r" | grep -q '"ok": *false' || bad "accepted: $req -> $r"
+done
+"$B/smd/smctl" --socket "$sock" status >/dev/null || bad "daemon stopped answering after bad requests"
 kill "$pid"; wait "$pid"; rc=$?; pid=
 [ $rc = 0 ] || bad "daemon exited $rc"
 [ $fail = 0 ] && echo "PASS: live profile ($blocks blocks rewritten, only the changed ones)"

@@ -199,11 +199,36 @@ static void test_plane_dies_mid_sweep(void **state)
 	rig_down(&r);
 }
 
+/* A damaged plane-lids file is refused with its FILE:LINE; nothing is half-loaded. */
+static void test_plane_lids_bad_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/smd-mpbad-XXXXXX", path[512], err[512] = "";
+	struct sm_plane_lids *pl = (void *)1;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/plane-lids", dir);
+	FILE *f = fopen(path, "w");
+	fputs("0x0002c94000000001 0x0005 0x0005\n0x0002c94000000002 0x0005 0x0005\n", f);
+	fclose(f);
+	assert_int_equal(sm_plane_lids_open(dir, 0, NULL, NULL, &pl, err, sizeof(err)), -EINVAL);
+	assert_null(pl);
+	assert_non_null(strstr(err, "plane-lids:2:"));
+	f = fopen(path, "w");
+	fputs("0x0002c94000000001 banana 5\n", f);
+	fclose(f);
+	err[0] = 0;
+	assert_int_equal(sm_plane_lids_open(dir, 0, NULL, NULL, &pl, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "plane-lids:1:"));
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_planes_consistent_and_persisted),
 		cmocka_unit_test(test_plane_dies_mid_sweep),
+		cmocka_unit_test(test_plane_lids_bad_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
