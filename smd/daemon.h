@@ -163,6 +163,28 @@ struct sm_json;
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
 
+/*
+ * What one plane looked like after its last successful bring-up: the
+ * discovered fabric with its LIDs and the LFTs as programmed. Read-only and
+ * reference-counted, so the control socket can walk it while the worker
+ * runs the next cycle (which publishes a new view; the old one lives until
+ * its last reader puts it). For smctl nodes, links, route, lft, dump.
+ */
+struct sm_lfts;
+struct smd_view {
+	unsigned plane;
+	uint64_t cycle;                  /* value of `sweeps` once the cycle that made it completed */
+	uint64_t made_us;                /* monotonic time it was published */
+	const struct sm_fabric *fabric;  /* has exactly this plane */
+	const struct sm_lfts *lfts;
+};
+/*
+ * 0 and *out (release with smd_dmn_view_put), -ENOENT: the plane has not
+ * come up yet (or plane >= planes). Thread-safe.
+ */
+int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out);
+void smd_dmn_view_put(const struct smd_view *v);   /* accepts NULL */
+
 /* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path);
 void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len);

@@ -19,11 +19,13 @@
 #include "multiplane.h"
 #include "registry.h"
 #include "smdconf.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,13 @@
 struct dmn_gen {                     /* a config and the chains built from it */
 	struct smd_conf *conf;
 	struct sm_chain *chains[SM_MAX_PLANES];
+};
+
+struct dmn_view {                    /* struct smd_view plus what owns it */
+	struct smd_view pub;
+	atomic_uint refs;
+	struct sm_fabric *fabric;
+	struct sm_lfts *lfts;
 };
 
 struct dmn_note {
@@ -67,6 +76,7 @@ struct smd_dmn {
 	void *note_arg;
 	struct dmn_note note_ctx[SM_MAX_PLANES];
 
+	struct dmn_view *views[SM_MAX_PLANES];  /* last successful bring-up per plane (d->mu) */
 	int wake[2];                 /* pipe: worker -> caller's poll loop */
 	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
 };
@@ -209,6 +219,70 @@ static int capture_want(void *arg, const struct sm_fabric *f, unsigned plane, co
 	return 0;
 }
 
+static void view_unref(struct dmn_view *v)
+{
+	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
+		return;
+	sm_fabric_free(v->fabric);
+	sm_lfts_free(v->lfts);
+	free(v);
+}
+
+void smd_dmn_view_put(const struct smd_view *v)
+{
+	/* pub is the first member of struct dmn_view */
+	view_unref((struct dmn_view *)(uintptr_t)v);
+}
+
+int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out)
+{
+	struct dmn_view *v;
+
+	*out = NULL;
+	if (plane >= SM_MAX_PLANES)
+		return -ENOENT;
+	pthread_mutex_lock(&d->mu);
+	v = d->views[plane];
+	if (v)
+		atomic_fetch_add(&v->refs, 1);
+	pthread_mutex_unlock(&d->mu);
+	if (!v)
+		return -ENOENT;
+	*out = &v->pub;
+	return 0;
+}
+
+/*
+ * The routed hook of every plane (sm.h): copy the fabric and LFTs into a new
+ * view and publish it. From plane threads; a copy that fails (ENOMEM) keeps
+ * the previous view, which is only stale, never wrong about its own cycle.
+ */
+static void publish_view(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts)
+{
+	struct smd_dmn *d = arg;
+	struct dmn_view *v, *old;
+
+	if (plane >= SM_MAX_PLANES || !(v = calloc(1, sizeof(*v))))
+		return;
+	atomic_init(&v->refs, 1);
+	v->fabric = sm_fabric_new();
+	if (!v->fabric || sm_fabric_append(v->fabric, f, NULL) || !(v->lfts = sm_lfts_dup(lfts))) {
+		sm_fabric_free(v->fabric);
+		free(v);
+		return;
+	}
+	v->pub.plane = plane;
+	v->pub.fabric = v->fabric;
+	v->pub.lfts = v->lfts;
+	v->pub.made_us = mono_us();
+	pthread_mutex_lock(&d->mu);
+	v->pub.cycle = d->st.sweeps + 1;
+	old = d->views[plane];
+	d->views[plane] = v;
+	pthread_mutex_unlock(&d->mu);
+	view_unref(old);
+}
+
 /* Merge this cycle's copies and compute plane health; frees the copies. */
 static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
 {
@@ -262,6 +336,8 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.guid2lid = NULL;
 	mp->base.lid_want = capture_want;
 	mp->base.lid_want_arg = d;
+	mp->base.routed = publish_view;
+	mp->base.routed_arg = d;
 }
 
 /* Results of the cycle that just ended into the snapshot (d->mu held). */
@@ -619,6 +695,8 @@ void smd_dmn_free(struct smd_dmn *d)
 		sm_mock_free(d->mocks[i]);
 		sm_fabric_free(d->cap[i]);
 	}
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		view_unref(d->views[i]);   /* a reader still holding one keeps it alive */
 	gen_free(d->pending);
 	gen_free(d->cur);
 	sm_plane_lids_free(d->lids);

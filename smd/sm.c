@@ -704,6 +704,8 @@ out:
 	sum->txn = *sm_txn_stats(c->txn);
 	sm_txn_free(c->txn);
 	c->txn = NULL;
+	if (!rc && cfg->routed)
+		cfg->routed(cfg->routed_arg, c->plane, c->f, lfts);
 	sm_lfts_free(lfts);
 	if (!rc && fabric_out) {
 		*fabric_out = c->f;

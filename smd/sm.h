@@ -46,6 +46,7 @@
 #include "txn.h"
 
 struct sm_chain;
+struct sm_lfts;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -81,6 +82,14 @@ struct sm_cfg {
 	int (*lid_want)(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
 			uint16_t *want);
 	void *lid_want_arg;
+	/*
+	 * Called once at the end of a successful bring-up with the discovered
+	 * fabric (with its LIDs) and the LFTs as they now are on the switches.
+	 * Both are only valid during the call (copy what you keep). From the
+	 * plane's thread. NULL: off.
+	 */
+	void (*routed)(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts);
+	void *routed_arg;
 	sm_note_fn *note;            /* notes for the log; may be NULL */
 	void *note_arg;
 };
