@@ -62,7 +62,7 @@
 #include <stdint.h>
 
 #define SMD_CTL_VERSION 1
-#define SMD_CTL_DEFAULT_SOCKET "/run/smd/smd.sock"   /* as smd.conf(5) `socket` */
+#define SMD_CTL_DEFAULT_SOCKET "/run/smd/smd.sock"   /* as smd.yaml(5) `socket` */
 #define SMD_CTL_MAX_REQ 4096
 #define SMD_CTL_MAX_CLIENTS 32
 #define SMD_CTL_TIMEOUT_MS 5000

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DOC: dry-run report writers (text and JSON); layout in report.h and
- * smd.conf(5). Both walk struct sm_dr_run in the same order, so a field
+ * smd.yaml(5). Both walk struct sm_dr_run in the same order, so a field
  * added to one is easy to add to the other.
  */
 #include "report.h"

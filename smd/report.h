@@ -13,7 +13,7 @@
  * descriptions, so the report writers need no fabric.
  *
  * Two renderings: human text and JSON. The JSON layout is a stable,
- * versioned contract ("version": 1; keys documented in smd.conf(5),
+ * versioned contract ("version": 1; keys documented in smd.yaml(5),
  * section DRY-RUN REPORT): keys are only ever added.
  */
 #include <stdint.h>

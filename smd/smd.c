@@ -28,7 +28,7 @@ static void usage(FILE *o)
 		"  --topology DUMP             fabric for the mock backend (ibnetdiscover or ibsim net file)\n"
 		"  --plane SPEC                umad:CA:PORT, mock:DUMP or ibsim:NODE; repeat per plane\n"
 		"Other options:\n"
-		"  -c, --config FILE           YAML configuration (see smd.conf(5))\n"
+		"  -c, --config FILE           YAML configuration (see smd.yaml(5))\n"
 		"  -R, --routing ENGINES       engine chain, e.g. ftree,minhop (minhop updn ftree planes hotpath)\n"
 		"  --state-dir DIR             where guid2lid and state are kept\n"
 		"  --guid2lid FILE             read LIDs from this (OpenSM-format) guid2lid file\n"

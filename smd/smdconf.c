@@ -383,7 +383,7 @@ static int walk_map(struct walk *w, yaml_node_t *map, const char *prefix,
 				break;
 		snprintf(full, sizeof(full), "%s%.60s", prefix, scalar(k));
 		if (i == n_defs)
-			return fail(w, k, "unknown key '%s' (see smd.conf(5))", full);
+			return fail(w, k, "unknown key '%s' (see smd.yaml(5))", full);
 		if (seen_line[i])
 			return fail(w, k, "duplicate key '%s' (first at line %u)", full, seen_line[i]);
 		seen_line[i] = node_line(k);

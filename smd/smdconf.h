@@ -2,7 +2,7 @@
 #ifndef SMD_SMDCONF_H
 #define SMD_SMDCONF_H
 /*
- * DOC: smd configuration (YAML, see conf/smd.conf and smd.conf(5))
+ * DOC: smd configuration (YAML, see conf/smd.yaml and smd.yaml(5))
  *
  * (Named smdconf.h, not config.h: smd/smd.c and smd/smctl.c include the
  * autoconf "config.h", and a quoted include looks in the including file's
@@ -80,7 +80,7 @@ struct smd_conf {
 	unsigned n_engines;
 };
 
-/* A config holding the defaults (the values documented in smd.conf(5)). NULL on ENOMEM. */
+/* A config holding the defaults (the values documented in smd.yaml(5)). NULL on ENOMEM. */
 struct smd_conf *smd_conf_new(void);
 void smd_conf_free(struct smd_conf *c);   /* accepts NULL */
 

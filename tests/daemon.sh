@@ -125,7 +125,7 @@ grep -q "$sock" "$work/nod.err" || bad "smctl without a daemon does not name the
 
 # ---- one plane ----
 sock="$work/smd.sock"
-conf="$work/smd.conf"
+conf="$work/smd.yaml"
 cat >"$conf" <<EOF
 # daemon test
 sweep_interval: 0
@@ -236,8 +236,8 @@ sweep_interval_typo: 3
 EOF
 kill -HUP "$pid"
 i=0
-while ! grep -q "smd.conf:3" "$work/one.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q "smd.conf:3" "$work/one.err" || bad "broken config on SIGHUP not logged with FILE:LINE: $(tail -3 "$work/one.err")"
+while ! grep -q "smd.yaml:3" "$work/one.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "smd.yaml:3" "$work/one.err" || bad "broken config on SIGHUP not logged with FILE:LINE: $(tail -3 "$work/one.err")"
 grep -q "running configuration is kept" "$work/one.err" || bad "no 'kept' message after a bad reload"
 "$smctl" --socket "$sock" --json status >"$work/st.json" || bad "no answer after a bad reload"
 [ "$(json "$work/st.json" '(r["state"], r["sweep_interval"])')" = "('up', 0)" ] ||

@@ -135,7 +135,7 @@ static void test_example_file(void **state)
 	char a[128], b[128];
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/conf/smd.conf", top ? top : "..");
+	snprintf(path, sizeof(path), "%s/conf/smd.yaml", top ? top : "..");
 	assert_int_equal(smd_conf_load(path, &c, err, sizeof(err)), 0);
 	smd_conf_chain_str(c, a, sizeof(a));
 	smd_conf_chain_str(d, b, sizeof(b));
@@ -222,9 +222,9 @@ static void test_missing_file(void **state)
 	char err[512] = "";
 
 	(void)state;
-	assert_int_equal(smd_conf_load("/nonexistent/smd.conf", &c, err, sizeof(err)), -ENOENT);
+	assert_int_equal(smd_conf_load("/nonexistent/smd.yaml", &c, err, sizeof(err)), -ENOENT);
 	assert_null(c);
-	assert_non_null(strstr(err, "/nonexistent/smd.conf"));
+	assert_non_null(strstr(err, "/nonexistent/smd.yaml"));
 }
 
 /* Command-line options override the file; invalid option values are refused. */
