@@ -119,6 +119,8 @@ struct sm_summary {
 	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
 	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */
 	uint32_t psc_cleared;        /* SwitchInfo Sets clearing PortStateChange */
+	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
+	char state_err[512];         /* the first such error, naming the file */
 	double phase_s[SM_PH_COUNT];
 	double total_s;
 };
