@@ -18,6 +18,7 @@
 #include "options.h"
 #include "log.h"
 #include "ctl.h"
+#include "ctl_daemon.h"
 #include "daemon.h"
 #include "json.h"
 #include "smdconf.h"
@@ -98,11 +99,16 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return 0;
 	}
 	if (!strcmp(cmd, "sweep")) {
-		const struct smd_jv *w = smd_jv_get(req, "wait");
+		const struct smd_jv *w = smd_jv_get(req, "wait"), *h = smd_jv_get(req, "heavy");
 		if (w && w->type != SMD_J_BOOL) {
 			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
 			return -EINVAL;
 		}
+		if (h && h->type != SMD_J_BOOL) {
+			snprintf(err, errlen, "sweep: \"heavy\" must be true or false");
+			return -EINVAL;
+		}
+		/* every cycle is a full (heavy) one until light sweeps exist: heavy needs nothing more */
 		uint64_t target = smd_dmn_request_sweep(c->d);
 		if (w && !w->boolean) {
 			sm_json_bool(j, "queued", 1);
@@ -114,8 +120,16 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	}
 	if (!strcmp(cmd, "profile"))
 		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon_profile.c */
+	if (smd_ctl_daemon_has(cmd)) {   /* nodes, links, route, lft, dump, metrics, engine: ctl_daemon.c */
+		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
+		if (!strcmp(cmd, "engine"))
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
+				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
+		return rc;
+	}
 	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
-		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version)", cmd);
+		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version, nodes, "
+			 "links, route, lft, dump, metrics, engine)", cmd);
 		return -EINVAL;
 	}
 	st = malloc(sizeof(*st));
@@ -139,13 +153,17 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	struct dctx *c = arg;
 	struct smd_dmn_status *st = malloc(sizeof(*st));
 
-	(void)cmd;
-	(void)req;
 	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	smd_dmn_status(c->d, st);
+	if (!strcmp(cmd, "sweep"))
+		sm_json_bool(j, "heavy", smd_jv_bool(req, "heavy", 0));
+	if (!strcmp(cmd, "engine")) {
+		sm_json_str(j, "chain", st->chain);
+		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);
+	}
 	sm_json_uint(j, "sweeps", st->sweeps);
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
@@ -157,7 +175,28 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	return 0;
 }
 
-static const struct smd_ctl_ops ctl_ops = { .handle = handle, .resume = resume };
+/* Control socket access (ctl_auth.c): the running config's socket_group, and who was refused. */
+static void socket_group(void *arg, char *name, size_t len)
+{
+	struct dctx *c = arg;
+	if (c->d)
+		smd_dmn_socket_group(c->d, name, len);
+	else
+		name[0] = '\0';
+}
+
+static void access_note(void *arg, const char *msg)
+{
+	(void)arg;
+	sm_warn("SMD-0530", "%s", msg);
+}
+
+static const struct smd_ctl_ops ctl_ops = {
+	.handle = handle,
+	.resume = resume,
+	.socket_group = socket_group,
+	.access_note = access_note,
+};
 
 /* Config file (or defaults) with the command line laid over it. */
 static int load_conf(const struct smd_opts *o, struct smd_conf **out)

@@ -66,6 +66,8 @@ struct smd_dmn_plane {
 	uint64_t cycles_up, cycles_failed;
 	struct sm_summary sum;  /* last cycle (sum.engine is a static string) */
 	double seconds;
+	/* since the daemon started, over the cycles this plane came up in (smctl metrics) */
+	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
 };
 
 struct smd_dmn_status {
@@ -99,6 +101,7 @@ struct smd_dmn_status {
 	int health_ok;
 	char health_err[128];
 	struct sm_planes_health health;
+	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
 };
 
 struct smd_dmn_cfg {
@@ -184,6 +187,9 @@ struct smd_view {
  */
 int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out);
 void smd_dmn_view_put(const struct smd_view *v);   /* accepts NULL */
+
+/* The socket_group of the running (or pending) config into buf, "" none. Thread-safe (smctl access). */
+void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len);
 
 /* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path);
