@@ -126,14 +126,14 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		{ "smd_plane_link_ports", "gauge", "Ports with a physical link in the last sweep", PF_LINKP },
 		{ "smd_plane_sweeps_up_total", "counter", "Sweeps in which the plane came up", PF_CYC_UP },
 		{ "smd_plane_sweeps_failed_total", "counter", "Sweeps in which the plane failed", PF_CYC_FAIL },
-		{ "smd_smps_sent_total", "counter", "SMPs sent in the sweeps the plane came up in", PF_SMPS_T },
+		{ "smd_smps_sent_total", "counter", "SMPs sent to the plane (light and heavy sweeps)", PF_SMPS_T },
 		{ "smd_lft_blocks_written_total", "counter", "LFT blocks written (Set LinearForwardingTable)",
 		  PF_BLOCKS_T },
 		{ "smd_portinfo_sets_total", "counter", "PortInfo Sets (LID, SM LID, state)", PF_PI_T },
-		{ "smd_last_sweep_smps_sent", "gauge", "SMPs sent in the plane's last sweep", PF_SMPS },
-		{ "smd_last_sweep_lft_blocks_written", "gauge", "LFT blocks written in the plane's last sweep", PF_BLOCKS },
-		{ "smd_last_sweep_portinfo_sets", "gauge", "PortInfo Sets in the plane's last sweep", PF_PI },
-		{ "smd_plane_last_sweep_duration_seconds", "gauge", "Duration of the plane's last bring-up", PF_SECS },
+		{ "smd_last_sweep_smps_sent", "gauge", "SMPs sent in the plane's last heavy bring-up", PF_SMPS },
+		{ "smd_last_sweep_lft_blocks_written", "gauge", "LFT blocks written in the plane's last heavy bring-up", PF_BLOCKS },
+		{ "smd_last_sweep_portinfo_sets", "gauge", "PortInfo Sets in the plane's last heavy bring-up", PF_PI },
+		{ "smd_plane_last_sweep_duration_seconds", "gauge", "Duration of the plane's last heavy bring-up", PF_SECS },
 	};
 	uint64_t now = mono_us();
 	char lv[16];
@@ -145,6 +145,14 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 	metric1(j, "smd_uptime_seconds", "gauge", "Seconds since the daemon started",
 		(double)(now - st->start_us) / 1e6);
 	metric1(j, "smd_sweeps_total", "counter", "Sweep cycles completed", (double)st->sweeps);
+	metric1(j, "smd_light_sweeps_total", "counter", "Cycles in which only light sweeps ran",
+		(double)st->light_sweeps);
+	metric1(j, "smd_heavy_sweeps_total", "counter", "Cycles in which some plane was brought up (heavy)",
+		(double)st->heavy_sweeps);
+	metric1(j, "smd_sweep_escalations_total", "counter", "Light sweeps that saw a change and went heavy",
+		(double)st->escalations);
+	metric1(j, "smd_lft_blocks_read_total", "counter", "LFT blocks read back from switches, all planes",
+		(double)st->lft_blocks_read_total);
 	metric1(j, "smd_sweep_running", "gauge", "1 while a sweep cycle runs", st->cycle_start_us ? 1 : 0);
 	metric1(j, "smd_last_sweep_duration_seconds", "gauge", "Duration of the last completed sweep cycle",
 		st->last_sweep_s);

@@ -99,17 +99,21 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return 0;
 	}
 	if (!strcmp(cmd, "sweep")) {
-		const struct smd_jv *w = smd_jv_get(req, "wait"), *h = smd_jv_get(req, "heavy");
+		const struct smd_jv *w = smd_jv_get(req, "wait"), *k = smd_jv_get(req, "kind");
+		enum smd_sweep_kind kind = SMD_SWEEP_HEAVY;   /* what "sweep" meant before kinds existed */
 		if (w && w->type != SMD_J_BOOL) {
 			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
 			return -EINVAL;
 		}
-		if (h && h->type != SMD_J_BOOL) {
-			snprintf(err, errlen, "sweep: \"heavy\" must be true or false");
+		if (k && (k->type != SMD_J_STR || (strcmp(k->str, "light") && strcmp(k->str, "heavy") &&
+						  strcmp(k->str, "reread")))) {
+			snprintf(err, errlen, "sweep: \"kind\" must be \"light\", \"heavy\" or \"reread\"");
 			return -EINVAL;
 		}
-		/* every cycle is a full (heavy) one until light sweeps exist: heavy needs nothing more */
-		uint64_t target = smd_dmn_request_sweep(c->d);
+		if (k)
+			kind = !strcmp(k->str, "light") ? SMD_SWEEP_LIGHT :
+			       !strcmp(k->str, "reread") ? SMD_SWEEP_REREAD : SMD_SWEEP_HEAVY;
+		uint64_t target = smd_dmn_request_sweep_kind(c->d, kind);
 		if (w && !w->boolean) {
 			sm_json_bool(j, "queued", 1);
 			sm_json_uint(j, "target", target);
@@ -158,8 +162,13 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return -ENOMEM;
 	}
 	smd_dmn_status(c->d, st);
-	if (!strcmp(cmd, "sweep"))
-		sm_json_bool(j, "heavy", smd_jv_bool(req, "heavy", 0));
+	if (!strcmp(cmd, "sweep")) {
+		sm_json_str(j, "kind", smd_jv_str(req, "kind", "heavy"));
+		/* what the cycle that answers us did: a light one may have escalated */
+		const struct smd_dmn_sweep *last = st->n_history ? &st->history[st->n_history - 1] : NULL;
+		sm_json_str(j, "ran", last ? last->kind : NULL);
+		sm_json_bool(j, "escalated", last && last->escalated);
+	}
 	if (!strcmp(cmd, "engine")) {
 		sm_json_str(j, "chain", st->chain);
 		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);

@@ -29,7 +29,7 @@ static void cmd_usage(FILE *o)
 {
 	fprintf(o,
 		"Usage: smctl [--socket PATH] [--json] status|planes|version|metrics\n"
-		"       smctl [--socket PATH] [--json] resweep|sweep [--heavy] [--no-wait] [--timeout SEC]\n"
+		"       smctl [--socket PATH] [--json] resweep|sweep [--heavy|--reread] [--no-wait] [--timeout SEC]\n"
 		"       smctl [--socket PATH] [--json] nodes|links [--plane N]\n"
 		"       smctl [--socket PATH] [--json] route SRC DST [--plane N]\n"
 		"       smctl [--socket PATH] [--json] lft SWITCH [--plane N]\n"
@@ -318,7 +318,10 @@ static void print_sweep(const struct smd_jv *r, const char *cmd)
 	}
 	if (!strcmp(cmd, "engine"))
 		printf("engine chain %s: ", smd_jv_str(r, "chain", "?"));
-	printf("sweep %llu: %s, %llu/%llu planes up, %llu LFT blocks and %llu PortInfo written, %.3f s", num(r, "sweeps"),
+	printf("sweep %llu", num(r, "sweeps"));
+	if (smd_jv_str(r, "ran", NULL))
+		printf(" (%s%s)", smd_jv_str(r, "ran", ""), smd_jv_bool(r, "escalated", 0) ? ", escalated from light" : "");
+	printf(": %s, %llu/%llu planes up, %llu LFT blocks and %llu PortInfo written, %.3f s",
 	       smd_jv_str(r, "result", "?"), num(r, "planes_up"), num(r, "planes_up") + num(r, "failed"),
 	       num(r, "lft_blocks_written"), num(r, "portinfo_sets"), smd_jv_num(r, "seconds", 0));
 	if (!strcmp(cmd, "engine") && smd_jv_str(r, "engine", NULL))
@@ -362,7 +365,7 @@ static void progress_tick(void *arg, double waited)
 struct args {
 	const char *cmd;
 	const char *path;
-	int json, nowait, heavy, plane;   /* plane -1: all */
+	int json, nowait, heavy, reread, plane;   /* plane -1: all */
 	int timeout_ms;
 	const char *pos[3];
 	unsigned n_pos;
@@ -392,6 +395,8 @@ static int parse_args(const struct smctl_global *g, int argc, char **argv, struc
 			a->nowait = 1;
 		} else if (!strcmp(argv[i], "--heavy") && sweep) {
 			a->heavy = 1;
+		} else if (!strcmp(argv[i], "--reread") && sweep) {
+			a->reread = 1;
 		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc && sweep) {
 			double s = strtod(argv[++i], &end);
 			if (*end || s <= 0 || s > 86400) {
@@ -461,7 +466,8 @@ int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 	}
 	fprintf(m, "{\"version\":%d,\"cmd\":\"%s\"", SMD_CTL_VERSION, wire);
 	if (sweep)
-		fprintf(m, ",\"wait\":%s,\"heavy\":%s", a.nowait ? "false" : "true", a.heavy ? "true" : "false");
+		fprintf(m, ",\"wait\":%s,\"kind\":\"%s\"", a.nowait ? "false" : "true",
+			a.reread ? "reread" : a.heavy ? "heavy" : "light");
 	if (a.plane >= 0)
 		fprintf(m, ",\"plane\":%d", a.plane);
 	if (!strcmp(a.cmd, "route")) {
