@@ -8,6 +8,7 @@
  * LID space) and a 16k-port plane is assigned in well under a millisecond.
  */
 #include "lidmgr.h"
+#include "statefile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -459,65 +460,22 @@ int sm_lidmgr_write_stream(const struct sm_lidmgr *m, FILE *out)
 
 int sm_lidmgr_save(const struct sm_lidmgr *m, const char *path, char *err, size_t errlen)
 {
-	char dir[4096], tmp[4200];
-	FILE *out = NULL;
-	int fd = -1, rc;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int rc;
 
-	if (strlen(path) >= sizeof(dir)) {
-		seterr(err, errlen, "%s: path too long", path);
-		return -ENAMETOOLONG;
-	}
-	strcpy(dir, path);
-	char *slash = strrchr(dir, '/');
-	if (slash == dir)
-		dir[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	else
-		strcpy(dir, ".");
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		rc = -errno;
-		seterr(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
-		return rc;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		seterr(err, errlen, "%s: %s", tmp, strerror(errno));
-		return rc;
-	}
-	out = fdopen(fd, "w");
 	if (!out) {
-		rc = -errno;
-		close(fd);
-		goto fail_unlink;
+		seterr(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
 	}
 	rc = sm_lidmgr_write_stream(m, out);
-	if (!rc && fflush(out))
-		rc = -errno;
-	if (!rc && fsync(fileno(out)))
-		rc = -errno;
 	if (fclose(out) && !rc)
-		rc = -errno;
+		rc = -ENOMEM;
 	if (rc)
-		goto fail_unlink;
-	if (rename(tmp, path)) {
-		rc = -errno;
-		goto fail_unlink;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		/* the rename is durable only once the directory is */
-		if (fsync(fd))
-			rc = -errno;
-		close(fd);
-	}
-	if (rc)
-		seterr(err, errlen, "%s: fsync of directory: %s", dir, strerror(-rc));
-	return rc;
-fail_unlink:
-	seterr(err, errlen, "%s: %s", tmp, strerror(-rc));
-	unlink(tmp);
+		seterr(err, errlen, "%s: out of memory", path);
+	else
+		rc = sm_state_write(path, buf, len, 0644, err, errlen);
+	free(buf);
 	return rc;
 }

@@ -148,6 +148,11 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0310", "bring-up failed: %s", err);
 		goto out;
 	}
+	if (sum.state_errors) {
+		/* the subnet is up, but a restart would not find these LIDs */
+		sm_err("SMD-0801", "state not saved: %s", sum.state_err);
+		goto out;
+	}
 	status = 0;
 out:
 	sm_chain_free(chain);

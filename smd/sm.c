@@ -380,10 +380,15 @@ static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size
 		goto out;
 	}
 	if (path[0] && (m.dirty || !have_file || cfg->guid2lid)) {
-		rc = sm_lidmgr_save(&m, path, lerr, sizeof(lerr));
-		if (rc) {
-			snprintf(err, errlen, "cannot save LIDs: %s", lerr);
-			goto out;
+		/*
+		 * A state file that cannot be written (disk full, read-only) must
+		 * not take the subnet down: the LIDs are assigned in memory and
+		 * the previous file is intact. Report it; the caller decides.
+		 */
+		if (sm_lidmgr_save(&m, path, lerr, sizeof(lerr))) {
+			sum->state_errors++;
+			snprintf(sum->state_err, sizeof(sum->state_err), "%s", lerr);
+			sm_core_note(c, "cannot save LIDs: %s", lerr);
 		}
 	}
 	uint32_t smp_idx = sm_port_index(f, c->sm_node, c->sm_portnum);
@@ -745,6 +750,8 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets);
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
+	if (s->state_errors)
+		fprintf(out, "state: NOT SAVED: %s\n", s->state_err);
 	fprintf(out, "time:");
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, " %s %.3f s,", sm_phase_name(p), s->phase_s[p]);
@@ -776,9 +783,10 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 	}
 	fprintf(out, "}},\"lft_blocks_written\":%u,\"lft_switches_written\":%u,\"lft_blocks_read\":%u,"
 		"\"switchinfo_sets\":%u,\"portinfo_lid_sets\":%u,\"portinfo_state_sets\":%u,"
-		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"seconds\":{",
+		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,\"seconds\":{",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
-		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors);
+		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
+		s->state_errors);
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
 	fprintf(out, "\"total\":%.6f}}\n", s->total_s);

@@ -115,6 +115,8 @@ struct sm_summary {
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
+	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
+	char state_err[512];         /* the first such error, naming the file */
 	double phase_s[SM_PH_COUNT];
 	double total_s;
 };

@@ -1,0 +1,136 @@
+#!/bin/sh
+# State files under file-system failures (issue 8, persistence). An
+# LD_PRELOAD shim (tests/fsfail_preload.so) makes open/write/fsync/rename
+# under the state directory fail with ENOSPC, EROFS, EACCES or EIO (chmod
+# would not do: tests may run as root). For each failure, `smd --once` on a
+# mock fabric that needs its guid2lid rewritten must: still bring the whole
+# subnet up (every link port ACTIVE), exit 1 with SMD-0801 naming the file
+# and errno's text, leave the previous guid2lid byte-identical and no temp
+# file behind. A later run without the failure saves the same table as a run
+# that never failed. A short write (FSFAIL_AFTER) must not leave a partial
+# file either. The daemon (smd -f) with a full disk keeps running, reports
+# the error (status lid_table_error, log SMD-0521 naming plane-lids), and
+# saves the table once the disk has room again (after a restart).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+smd="$top_builddir/smd/smd"
+smctl="$top_builddir/smd/smctl"
+shim="$top_builddir/tests/fsfail_preload.so"
+command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+[ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 1; }
+# a sanitizer runtime must otherwise come first in the library list
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+export ASAN_OPTIONS
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/smd-fsfail.XXXXXX")
+pid=""
+cleanup() {
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+json() {
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+
+"$smctl" topo gen fat-tree --radix 8 --hosts 32 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
+once() {
+	"$smd" --once --backend mock --topology "$work/ft" --json "$@"
+}
+
+# the reference: a run that never failed, from the same partial table
+mkdir "$work/ref"
+once --state-dir "$work/ref" >/dev/null 2>&1 || { echo "FAIL: reference run"; exit 1; }
+head -n -5 "$work/ref/guid2lid" >"$work/partial"
+cp "$work/partial" "$work/ref/guid2lid"
+once --state-dir "$work/ref" >/dev/null 2>&1 || { echo "FAIL: reference run 2"; exit 1; }
+cmp -s "$work/partial" "$work/ref/guid2lid" && { echo "FAIL: the reference run did not rewrite guid2lid"; exit 1; }
+
+n=0
+for spec in ENOSPC:write:0 ENOSPC:write:100 EDQUOT:write:0 EIO:fsync:0 EROFS:open:0 EACCES:open:0 EROFS:rename:0; do
+	err=${spec%%:*}
+	rest=${spec#*:}
+	op=${rest%%:*}
+	after=${rest#*:}
+	n=$((n + 1))
+	d="$work/s$n"
+	mkdir "$d"
+	cp "$work/partial" "$d/guid2lid"
+	FSFAIL_PATH="$d" FSFAIL_ERRNO=$err FSFAIL_OPS=$op FSFAIL_AFTER=$after LD_PRELOAD="$shim" \
+		once --state-dir "$d" >"$d.json" 2>"$d.err"
+	rc=$?
+	[ $rc = 1 ] || bad "$spec: exit $rc, expected 1"
+	grep -q "SMD-0801.*$d/guid2lid: cannot write" "$d.err" || { bad "$spec: no SMD-0801 naming the file"; cat "$d.err"; }
+	msg=$(python3 -c "import os,errno; print(os.strerror(errno.$err))")
+	grep -q "$msg" "$d.err" || bad "$spec: the error does not say '$msg'"
+	cmp -s "$work/partial" "$d/guid2lid" || bad "$spec: the previous guid2lid was changed"
+	ls "$d" | grep -q tmp && bad "$spec: temp file left: $(ls "$d")"
+	[ "$(json "$d.json" 'r["active_ports"] == r["link_ports"] > 0 and r["state_errors"] == 1')" = True ] ||
+		bad "$spec: the subnet did not come up fully: $(cat "$d.json")"
+	# the disk has room again: the same table as a run that never failed
+	once --state-dir "$d" >/dev/null 2>&1 || bad "$spec: the run after the failure failed"
+	cmp -s "$work/ref/guid2lid" "$d/guid2lid" || bad "$spec: the saved table differs from the reference"
+done
+
+# a first start on a read-only state directory: no file at all, no temp file
+d="$work/ro"
+mkdir "$d"
+FSFAIL_PATH="$d" FSFAIL_ERRNO=EROFS LD_PRELOAD="$shim" once --state-dir "$d" >"$d.json" 2>"$d.err"
+[ $? = 1 ] || bad "read-only first start: exit status"
+grep -q "Read-only file system" "$d.err" || bad "read-only first start: no clear error"
+[ -z "$(ls "$d")" ] || bad "read-only first start: left $(ls "$d")"
+
+# the daemon: a full disk does not stop it; the table is saved once there is room
+sock="$work/d.sock"
+d="$work/dmn"
+mkdir "$d"
+FSFAIL_PATH="$d" FSFAIL_ERRNO=ENOSPC FSFAIL_OPS=write LD_PRELOAD="$shim" \
+	"$smd" -f --backend mock --topology "$work/ft" --state-dir "$d" --socket "$sock" >"$d.out" 2>"$d.err" &
+pid=$!
+i=0
+up=0
+while [ $i -lt 100 ]; do
+	if "$smctl" --socket "$sock" --json status >"$d.json" 2>/dev/null &&
+		[ "$(json "$d.json" 'r["sweeps"] >= 1')" = True ]; then
+		up=1
+		break
+	fi
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ $up = 1 ]; then
+	"$smctl" --socket "$sock" sweep >/dev/null 2>&1
+	"$smctl" --socket "$sock" --json status >"$d.json" 2>/dev/null
+	kill -0 "$pid" 2>/dev/null || bad "daemon: died after a failed save"
+	[ "$(json "$d.json" '"No space left on device" in (r.get("lid_table_error") or "")')" = True ] ||
+		bad "daemon: status does not report the failed save: $(cat "$d.json")"
+	grep -q "SMD-0521.*$d/plane-lids: cannot write" "$d.err" || bad "daemon: no SMD-0521 naming plane-lids"
+	[ -z "$(ls "$d")" ] || bad "daemon: left $(ls "$d")"
+else
+	bad "daemon: did not come up with a full disk"
+	cat "$d.err"
+fi
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+pid=""
+"$smd" -f --backend mock --topology "$work/ft" --state-dir "$d" --socket "$sock" >"$d.out" 2>"$d.err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && [ ! -s "$d/plane-lids" ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -s "$d/plane-lids" ] || bad "daemon: plane-lids not saved once the disk had room"
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+pid=""
+if grep -q "runtime error\|Sanitizer" "$work"/*.err; then
+	bad "sanitizer report"
+	grep -h -A5 "runtime error\|Sanitizer" "$work"/*.err | head -30
+fi
+[ $fail = 0 ] && echo "PASS: state files under ENOSPC/EDQUOT/EIO/EROFS/EACCES ($n failure kinds, --once and daemon)"
+exit $fail
