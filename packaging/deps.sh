@@ -3,7 +3,7 @@
 # Sourced by packaging/bootstrap and packaging/check. Needs root (or sudo).
 SMD_BUILD_DEPS="gcc make autoconf automake libtool pkg-config libibumad-dev libibverbs-dev \
 libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev"
-SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3"
+SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 clang libclang-rt-14-dev"
 
 smd_install_deps() {
 	missing=""
