@@ -3,7 +3,11 @@
 # Sourced by packaging/bootstrap and packaging/check. Needs root (or sudo).
 SMD_BUILD_DEPS="gcc make autoconf automake libtool pkg-config libibumad-dev libibverbs-dev \
 libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev"
-SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 clang libclang-rt-14-dev"
+# mandoc, groff-base: tests/man_lint.sh; systemd: systemd-analyze (tests/unit_check.sh);
+# debhelper, dpkg-dev, fakeroot: the Debian package (packaging/deb);
+# clang, libclang-rt-14-dev: libFuzzer for make fuzz and fuzz/quick.sh.
+SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 mandoc groff-base systemd \
+debhelper dpkg-dev fakeroot clang libclang-rt-14-dev"
 
 smd_install_deps() {
 	missing=""

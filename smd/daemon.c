@@ -10,9 +10,27 @@
  *
  * Signals are blocked in every thread and read from a signalfd: SIGTERM /
  * SIGINT stop (STOPPING=1, the worker finishes its cycle, the LID table is
- * saved, transports closed), SIGHUP reloads the config file (a bad file is
- * logged with FILE:LINE and changes nothing). sd_notify: READY=1 once the
- * first cycle has completed, whatever its result; STATUS= after each cycle.
+ * saved, transports closed, exit 0), SIGHUP reloads the config file (a bad
+ * file is logged with FILE:LINE and changes nothing).
+ *
+ * systemd (sd_notify; every message is a no-op without NOTIFY_SOCKET):
+ *  - READY=1 once the first cycle has completed, whatever its result: a
+ *    fabric that is down at boot (cable, switch power) must not make
+ *    systemd kill and restart the one process that will bring it up when
+ *    it appears. STATUS= then says "down: 0/1 planes up ..." and smctl
+ *    status tells the same.
+ *  - STATUS="STATE: N/M planes up, ..., last sweep S s (K sweeps)" after
+ *    every cycle, "reloading FILE" during a reload.
+ *  - WATCHDOG=1 every WATCHDOG_USEC/2 (sd_watchdog_enabled), sent from this
+ *    poll loop, so a wedged loop stops the pings. A wedged worker stops
+ *    them too: a cycle running longer than SMD_WATCHDOG_CYCLE_MAX_S (a
+ *    bound far above any healthy cycle: every SMP has a timeout and a plane
+ *    that stops answering is given up) is logged once (SMD-0524) and the
+ *    pings stop, so systemd restarts smd (LIDs are kept: the table is saved
+ *    after every cycle and read back at start).
+ *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP, READY=1 once the new file
+ *    is applied or refused (only after the first READY=1).
+ *  - STOPPING=1 on SIGTERM/SIGINT.
  */
 #include "config.h"
 #include "options.h"
@@ -24,6 +42,7 @@
 #include "transport.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,11 +53,17 @@
 #include <unistd.h>
 
 #define NOTE_SET 512
+/* A sweep cycle running this long is taken as a wedged worker (see DOC). */
+#define SMD_WATCHDOG_CYCLE_MAX_S 600
 
 struct dctx {
 	const struct smd_opts *o;
 	struct smd_dmn *d;
 	uint64_t seen_sweeps;
+	int ready;                   /* READY=1 sent */
+	/* watchdog: the cycle seen running (sweeps count) and since when */
+	uint64_t wd_sweeps, wd_since_us;
+	int wd_wedged;               /* SMD-0524 logged, pings stopped */
 	/*
 	 * Plane notes (from plane threads). Every cycle of a healthy fabric
 	 * repeats the same notes (e.g. the engine's summary): a note already
@@ -203,6 +228,37 @@ static int plane_specs(const struct smd_opts *o, const struct smd_conf *conf, co
 	return 0;
 }
 
+/* "STATE: N/M planes up, ..." for STATUS= */
+static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
+{
+	char line[224];
+
+	smd_dmn_status_line(st, line, sizeof(line));
+	if (st->sweeps)
+		snprintf(buf, len, "%s: %s", smd_dmn_state_name(st->last), line);
+	else
+		snprintf(buf, len, "%s", line);
+}
+
+/* End of a reload: READY=1 again (systemd waits for it after RELOADING=1), STATUS= says how it went. */
+static void reload_done(struct dctx *c, const char *what)
+{
+	struct smd_dmn_status *st;
+	char line[256];
+
+	if (!c->ready)
+		return;
+	st = malloc(sizeof(*st));
+	if (st) {
+		smd_dmn_status(c->d, st);
+		status_text(st, line, sizeof(line));
+		free(st);
+	} else {
+		line[0] = '\0';
+	}
+	sd_notifyf(0, "READY=1\nSTATUS=%s; %s", what, line);
+}
+
 static void reload(struct dctx *c)
 {
 	struct smd_conf *conf = NULL;
@@ -214,8 +270,13 @@ static void reload(struct dctx *c)
 		return;
 	}
 	sm_notice("SMD-0511", "SIGHUP: reloading %s", c->o->config);
+	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
+	if (c->ready)
+		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
+			   sm_monotonic_us(), c->o->config);
 	if (load_conf(c->o, &conf)) {
 		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		reload_done(c, "reload failed, running configuration kept");
 		return;
 	}
 	int level = conf->log_level;
@@ -223,12 +284,14 @@ static void reload(struct dctx *c)
 	if (rc) {
 		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
 		smd_conf_free(conf);
+		reload_done(c, "reload failed, running configuration kept");
 		return;
 	}
 	sm_log_set_level(level);
 	if (notes[0])
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
+	reload_done(c, "configuration reloaded");
 }
 
 static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
@@ -257,11 +320,44 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
 		else
 			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
+		status_text(st, line, sizeof(line));
 		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
+		c->ready = 1;
 		c->seen_sweeps = st->sweeps;
 		notes_rotate(c);
 	}
 	smd_ctl_server_wake(srv, st->sweeps);
+	free(st);
+}
+
+/*
+ * One watchdog period has passed: ping, unless the worker is stuck in one
+ * cycle (the same cycle seen sweeping for SMD_WATCHDOG_CYCLE_MAX_S).
+ */
+static void watchdog_tick(struct dctx *c)
+{
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+	uint64_t now = sm_monotonic_us();
+
+	if (!st) {
+		sd_notify(0, "WATCHDOG=1");   /* no memory is not a wedged loop */
+		return;
+	}
+	smd_dmn_status(c->d, st);
+	if (st->state != SMD_ST_SWEEPING || st->sweeps != c->wd_sweeps || !c->wd_since_us) {
+		c->wd_sweeps = st->sweeps;
+		c->wd_since_us = now;
+		c->wd_wedged = 0;
+	}
+	if (st->state == SMD_ST_SWEEPING && now - c->wd_since_us > SMD_WATCHDOG_CYCLE_MAX_S * 1000000ull) {
+		if (!c->wd_wedged)
+			sm_err("SMD-0524", "sweep %llu has been running for over %d s: the worker looks wedged; "
+			       "watchdog pings stop, so systemd restarts smd",
+			       (unsigned long long)st->sweeps + 1, SMD_WATCHDOG_CYCLE_MAX_S);
+		c->wd_wedged = 1;
+	} else {
+		sd_notify(0, "WATCHDOG=1");
+	}
 	free(st);
 }
 
@@ -275,7 +371,7 @@ int smd_daemon(const struct smd_opts *o)
 	sigset_t mask, oldmask;
 	unsigned n = 0;
 	int sfd = -1, status = 1, rc;
-	uint64_t t_stop = 0;
+	uint64_t t_stop = 0, wd_usec = 0, wd_period = 0, wd_next = 0;
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
@@ -317,12 +413,28 @@ int smd_daemon(const struct smd_opts *o)
 	for (unsigned i = 0; i < n; i++)
 		sm_info("SMD-0509", "plane %u: %s", i, specs[i]);
 
+	/* WATCHDOG_USEC set by systemd (WatchdogSec=): ping at half the period */
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec) {
+		wd_period = wd_usec / 2 ? wd_usec / 2 : 1;
+		wd_next = sm_monotonic_us();
+		sm_info("SMD-0523", "systemd watchdog: %.3f s, pinging every %.3f s", (double)wd_usec / 1e6,
+			(double)wd_period / 1e6);
+	}
 	for (;;) {
 		struct pollfd ext[2] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = smd_dmn_wake_fd(c.d), .events = POLLIN },
 		};
-		rc = smd_ctl_server_poll(srv, ext, 2, -1);
+		int timeout = -1;
+		if (wd_period) {
+			uint64_t now = sm_monotonic_us();
+			if (now >= wd_next) {
+				watchdog_tick(&c);
+				wd_next = now + wd_period;
+			}
+			timeout = (int)((wd_next - now + 999) / 1000);
+		}
+		rc = smd_ctl_server_poll(srv, ext, 2, timeout);
 		if (rc) {
 			sm_err("SMD-0515", "poll: %s", strerror(-rc));
 			break;

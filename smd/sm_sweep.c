@@ -36,6 +36,27 @@ static int submit_get(struct sm_core *c, uint16_t attr, uint32_t mod, const stru
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
 }
 
+/*
+ * IBA: SwitchInfo.PortStateChange is cleared by writing 1 to it. It is
+ * cleared as soon as this sweep has read it set, so the light sweep only
+ * sees changes that happen after this heavy sweep looked (a change in
+ * between also sends a trap 128, which makes this sweep run again).
+ * Everything else is written back as read.
+ */
+static int clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_info *si)
+{
+	struct sm_req *rq = sm_core_req(c, SM_RQ_SI_CLEAR, node, 0);
+	struct sm_switch_info w = *si;
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	w.port_state_change = 1;
+	sm_smp_init_dr(&smp, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &c->path[node]);
+	sm_switch_info_encode(&w, smp.data);
+	c->psc_cleared++;
+	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
+}
+
 static int probe(struct sm_core *c, uint32_t parent, uint8_t port)
 {
 	struct sm_dr_path p;
@@ -318,6 +339,21 @@ static void sweep_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 		c->f->nodes[rq->node].lft_cap = si.lft_cap;
 		if (si.enhanced_port0)
 			c->f->nodes[rq->node].flags |= SM_NODE_F_ENHANCED_SP0;
+		if (si.port_state_change) {
+			int rc = clear_psc(c, rq->node, &si);
+			if (rc)
+				fail(c, rc);
+		}
+		break;
+	}
+	case SM_RQ_SI_CLEAR: {
+		struct sm_switch_info si;
+		if (r->status || r->mad_status || sm_switch_info_decode(r->resp->data, &si, &me)) {
+			sm_core_note(c, "switch 0x%016" PRIx64 ": clearing PortStateChange failed (%s)",
+				     c->f->nodes[rq->node].guid, r->status ? "lost" : "error status or bad answer");
+			break;
+		}
+		c->si[rq->node] = si;
 		break;
 	}
 	default:

@@ -155,7 +155,7 @@ while [ ! -S "$work/notify" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 NOTIFY_SOCKET="$work/notify" start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" \
 	--state-dir "$work/state1" || { echo "FAIL: smd -f did not come up"; exit 1; }
 unset NOTIFY_SOCKET
-head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=1/1 planes up, 12 switches, 32 CAs, last sweep" ||
+head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=up: 1/1 planes up, 12 switches, 32 CAs, last sweep" ||
 	bad "first notification is not READY=1 with STATUS: $(cat "$work/notify.log")"
 mode=$(stat -c %a "$sock")
 [ "$mode" = 660 ] || bad "socket mode $mode, want 660"
