@@ -36,6 +36,7 @@
 #include "options.h"
 #include "log.h"
 #include "ctl.h"
+#include "ctl_daemon.h"
 #include "daemon.h"
 #include "json.h"
 #include "smdconf.h"
@@ -123,12 +124,21 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return 0;
 	}
 	if (!strcmp(cmd, "sweep")) {
-		const struct smd_jv *w = smd_jv_get(req, "wait");
+		const struct smd_jv *w = smd_jv_get(req, "wait"), *k = smd_jv_get(req, "kind");
+		enum smd_sweep_kind kind = SMD_SWEEP_HEAVY;   /* what "sweep" meant before kinds existed */
 		if (w && w->type != SMD_J_BOOL) {
 			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
 			return -EINVAL;
 		}
-		uint64_t target = smd_dmn_request_sweep(c->d);
+		if (k && (k->type != SMD_J_STR || (strcmp(k->str, "light") && strcmp(k->str, "heavy") &&
+						  strcmp(k->str, "reread")))) {
+			snprintf(err, errlen, "sweep: \"kind\" must be \"light\", \"heavy\" or \"reread\"");
+			return -EINVAL;
+		}
+		if (k)
+			kind = !strcmp(k->str, "light") ? SMD_SWEEP_LIGHT :
+			       !strcmp(k->str, "reread") ? SMD_SWEEP_REREAD : SMD_SWEEP_HEAVY;
+		uint64_t target = smd_dmn_request_sweep_kind(c->d, kind);
 		if (w && !w->boolean) {
 			sm_json_bool(j, "queued", 1);
 			sm_json_uint(j, "target", target);
@@ -139,8 +149,16 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	}
 	if (!strcmp(cmd, "profile"))
 		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon_profile.c */
+	if (smd_ctl_daemon_has(cmd)) {   /* nodes, links, route, lft, dump, metrics, engine: ctl_daemon.c */
+		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
+		if (!strcmp(cmd, "engine"))
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
+				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
+		return rc;
+	}
 	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
-		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version)", cmd);
+		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version, nodes, "
+			 "links, route, lft, dump, metrics, engine)", cmd);
 		return -EINVAL;
 	}
 	st = malloc(sizeof(*st));
@@ -164,13 +182,22 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	struct dctx *c = arg;
 	struct smd_dmn_status *st = malloc(sizeof(*st));
 
-	(void)cmd;
-	(void)req;
 	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	smd_dmn_status(c->d, st);
+	if (!strcmp(cmd, "sweep")) {
+		sm_json_str(j, "kind", smd_jv_str(req, "kind", "heavy"));
+		/* what the cycle that answers us did: a light one may have escalated */
+		const struct smd_dmn_sweep *last = st->n_history ? &st->history[st->n_history - 1] : NULL;
+		sm_json_str(j, "ran", last ? last->kind : NULL);
+		sm_json_bool(j, "escalated", last && last->escalated);
+	}
+	if (!strcmp(cmd, "engine")) {
+		sm_json_str(j, "chain", st->chain);
+		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);
+	}
 	sm_json_uint(j, "sweeps", st->sweeps);
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
@@ -182,7 +209,28 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	return 0;
 }
 
-static const struct smd_ctl_ops ctl_ops = { .handle = handle, .resume = resume };
+/* Control socket access (ctl_auth.c): the running config's socket_group, and who was refused. */
+static void socket_group(void *arg, char *name, size_t len)
+{
+	struct dctx *c = arg;
+	if (c->d)
+		smd_dmn_socket_group(c->d, name, len);
+	else
+		name[0] = '\0';
+}
+
+static void access_note(void *arg, const char *msg)
+{
+	(void)arg;
+	sm_warn("SMD-0530", "%s", msg);
+}
+
+static const struct smd_ctl_ops ctl_ops = {
+	.handle = handle,
+	.resume = resume,
+	.socket_group = socket_group,
+	.access_note = access_note,
+};
 
 /* Config file (or defaults) with the command line laid over it. */
 static int load_conf(const struct smd_opts *o, struct smd_conf **out)

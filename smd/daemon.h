@@ -84,6 +84,8 @@ struct smd_dmn_plane {
 	int last_heavy;         /* 1: brought up; 0: light sweep only, found nothing */
 	struct sm_light_summary light;  /* its light sweep (zero if none ran) */
 	double seconds;
+	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
+	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
 };
 
 /*
@@ -147,6 +149,7 @@ struct smd_dmn_status {
 	/* the last n_history cycles, oldest first; history[n_history - 1] is the last one */
 	unsigned n_history;
 	struct smd_dmn_sweep history[SMD_DMN_HISTORY];
+	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
 };
 
 struct smd_dmn_cfg {
@@ -241,6 +244,9 @@ struct smd_view {
  */
 int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out);
 void smd_dmn_view_put(const struct smd_view *v);   /* accepts NULL */
+
+/* The socket_group of the running (or pending) config into buf, "" none. Thread-safe (smctl access). */
+void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len);
 
 /* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path);

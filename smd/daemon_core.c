@@ -92,6 +92,15 @@ void smd_dmn_set_profile(struct smd_dmn *d, const char *path)
 	pthread_mutex_unlock(&d->mu);
 }
 
+void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len)
+{
+	pthread_mutex_lock(&d->mu);
+	/* the current generation's config is never freed while we hold mu (see reconfigure) */
+	const struct smd_conf *c = d->pending ? d->pending->conf : d->cur->conf;
+	snprintf(buf, len, "%s", c->socket_group ? c->socket_group : "");
+	pthread_mutex_unlock(&d->mu);
+}
+
 void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len)
 {
 	pthread_mutex_lock(&d->mu);
@@ -382,6 +391,12 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		} else if (p->light_ran && !p->rc) {
 			sw.planes_light++;
 		}
+		/* per-plane totals for smctl metrics: every SMP of the cycle, light and heavy parts */
+		sp->smps_total += p->light.smps + (p->heavy ? p->sum.txn.sent : 0);
+		if (p->heavy) {
+			sp->lft_blocks_total += p->sum.lft_blocks_written;
+			sp->portinfo_sets_total += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+		}
 		if (p->rc) {
 			sp->cycles_failed++;
 			continue;
@@ -402,6 +417,7 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
+	st->cycle_start_us = 0;
 	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
@@ -669,6 +685,7 @@ static void *worker_main(void *arg)
 			for (unsigned i = 0; i < d->n; i++)
 				sm_state_forget(d->states[i]);
 		d->running = 1;
+		d->st.cycle_start_us = mono_us();
 		if (d->st.sweeps)
 			d->st.state = SMD_ST_SWEEPING;
 		pthread_mutex_unlock(&d->mu);
@@ -930,6 +947,11 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
 	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
 	sm_json_double(j, "uptime_s", (double)(now - st->start_us) / 1e6);
+	/* how long the running cycle has been going (smctl progress), null when idle */
+	if (st->cycle_start_us)
+		sm_json_double(j, "sweep_running_s", (double)(now - st->cycle_start_us) / 1e6);
+	else
+		sm_json_null(j, "sweep_running_s");
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
 	sm_json_uint(j, "light_sweeps", st->light_sweeps);
