@@ -891,6 +891,17 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown); up to %u in flight\n",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
 		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
+	if (x->adaptive_retries)
+		fprintf(out, "  %" PRIu64 " of the retries beyond the configured count (lossy fabric)\n",
+			x->adaptive_retries);
+	fprintf(out, "rejected answers:");
+	int any = 0;
+	for (unsigned k = 1; k < SM_CHK_COUNT; k++)
+		if (x->rejected[k]) {
+			fprintf(out, "%s %s %" PRIu64, any ? "," : "", sm_check_kind_name(k), x->rejected[k]);
+			any = 1;
+		}
+	fprintf(out, "%s\n", any ? "" : " none");
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
 		if (!as->sent)
@@ -924,9 +935,13 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
 	fprintf(out, "\"engine\":\"%s\",", s->engine ? s->engine : "");
 	fprintf(out, "\"smps\":{\"sent\":%" PRIu64 ",\"retried\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"max_in_flight\":%u,\"by_attr\":{",
+		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"max_in_flight\":%u,",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
 		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
+	fprintf(out, "\"adaptive_retries\":%" PRIu64 ",\"rejected\":{", x->adaptive_retries);
+	for (unsigned k = 1; k < SM_CHK_COUNT; k++)
+		fprintf(out, "%s\"%s\":%" PRIu64, k > 1 ? "," : "", sm_check_kind_name(k), x->rejected[k]);
+	fprintf(out, "},\"by_attr\":{");
 	int first = 1;
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
