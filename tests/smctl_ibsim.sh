@@ -14,48 +14,30 @@ set -u
 : "${top_builddir:=$(pwd)}"
 smd="$top_builddir/smd/smd"
 smctl="$top_builddir/smd/smctl"
-umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-command -v ibsim >/dev/null || { echo "FAIL: ibsim not found (Debian package ibsim-utils)"; exit 1; }
 command -v ibroute >/dev/null && command -v ibtracert >/dev/null ||
 	{ echo "FAIL: ibroute/ibtracert not found (Debian package infiniband-diags)"; exit 1; }
-[ -f "$umad2sim" ] || { echo "FAIL: $umad2sim not found (ibsim-utils)"; exit 1; }
+. "$top_srcdir/tests/lib-ibsim.sh"
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/smd-smctl-ibsim.XXXXXX")
-pids=""
-cleanup() {
-	exec 3>&- 2>/dev/null
-	for p in $pids; do
-		kill -CONT "$p" 2>/dev/null
-		kill -KILL "$p" 2>/dev/null
-	done
-	[ -n "${KEEP:-}" ] || rm -rf "$w"
-}
-trap cleanup EXIT INT TERM
+spid=
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
-
 "$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$w/ft.net" >/dev/null || { echo "FAIL: generator"; exit 1; }
-mkdir "$w/ib" "$w/diag"
-mkfifo "$w/ib/console"
-IBSIM_SOCKNAME="smd-smctl-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
-export IBSIM_SOCKNAME
-(cd "$w/ib" && exec ibsim -s "$w/ft.net" <console >"$w/ibsim.log" 2>&1) &
-ibpid=$!
-pids="$pids $ibpid"
-exec 3>"$w/ib/console"
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$w/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
-	sleep 0.1
-done
+ibsim_start "$w/ft.net" || { echo "FAIL: ibsim did not start"; exit 1; }
+cleanup() {
+	[ -n "$spid" ] && kill -KILL "$spid" 2>/dev/null
+	[ -n "$IBSIM_PID" ] && kill -CONT "$IBSIM_PID" 2>/dev/null
+	ibsim_cleanup
+	[ -n "${KEEP:-}" ] || rm -rf "$w"
+}
+trap cleanup EXIT
+ibpid=$IBSIM_PID
 
 sock="$w/smd.sock"
 # long MAD timeouts: SMPs sent while ibsim is stopped are answered once it continues
 printf 'sweep_interval: 0\nmad:\n  timeout_ms: 8000\n  retries: 0\n' >"$w/smd.yaml"
 "$smd" -f -c "$w/smd.yaml" --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$w/st" 2>"$w/smd.log" &
 spid=$!
-pids="$pids $spid"
 i=0
 until "$smctl" --socket "$sock" --json status 2>/dev/null | grep -q '"state":"up"'; do
 	i=$((i + 1))
@@ -63,8 +45,8 @@ until "$smctl" --socket "$sock" --json status 2>/dev/null | grep -q '"state":"up
 	sleep 0.1
 done
 
-# diags: run from a scratch folder (umad2sim writes ./sys-PID), attached at another host
-diag() { (cd "$w/diag" && SIM_HOST=H-0002c92000000006 LD_PRELOAD="$umad2sim" "$@"); }
+# diags attached at another host
+diag() { SIM_HOST=H-0002c92000000006 ibsim_run "$@"; }
 
 # ---- lft: byte for byte what ibroute reads back from each switch ----
 "$smctl" --socket "$sock" --json nodes >"$w/nodes.json" || bad "nodes failed"
@@ -109,5 +91,6 @@ np=$(grep -c "^smctl: sweep: waiting" "$w/sw.err")
 
 kill -TERM "$spid"
 wait "$spid" || bad "smd exited $?"
+spid=
 [ $fail = 0 ] && echo "PASS: lft of $nsw switches = ibroute, route = ibtracert, $np progress line(s) while a sweep waited"
 exit $fail
