@@ -92,5 +92,10 @@ np=$(grep -c "^smctl: sweep: waiting" "$w/sw.err")
 kill -TERM "$spid"
 wait "$spid" || bad "smd exited $?"
 spid=
+# under --enable-sanitizers: any report fails the test
+if grep -q "runtime error\|Sanitizer" "$w/smd.log"; then
+	bad "sanitizer report"
+	grep -A5 "runtime error\|Sanitizer" "$w/smd.log" | head -20
+fi
 [ $fail = 0 ] && echo "PASS: lft of $nsw switches = ibroute, route = ibtracert, $np progress line(s) while a sweep waited"
 exit $fail
