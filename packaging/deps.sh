@@ -3,7 +3,10 @@
 # Sourced by packaging/bootstrap and packaging/check. Needs root (or sudo).
 SMD_BUILD_DEPS="gcc make autoconf automake libtool pkg-config libibumad-dev libibverbs-dev \
 libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev"
-SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3"
+# mandoc, groff-base: tests/man_lint.sh; systemd: systemd-analyze (tests/unit_check.sh);
+# debhelper, dpkg-dev, fakeroot: the Debian package (packaging/deb).
+SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 mandoc groff-base systemd \
+debhelper dpkg-dev fakeroot"
 
 smd_install_deps() {
 	missing=""

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -489,6 +490,10 @@ struct smd_ctl_server {
 	const struct smd_ctl_ops *ops;
 	void *arg;
 	uint64_t woken;
+	/* access (ctl_auth.c): the socket_group last applied, and its gid */
+	char group[SMD_CTL_GROUP_MAX];
+	int have_gid;
+	gid_t gid;
 	struct slot slot[SMD_CTL_MAX_CLIENTS];
 };
 
@@ -802,6 +807,77 @@ static void slot_write(struct smd_ctl_server *s, struct slot *c)
 	slot_next(s, c);   /* a pipelined request may already be buffered */
 }
 
+static void access_note(struct smd_ctl_server *s, const char *msg)
+{
+	if (s->ops->access_note)
+		s->ops->access_note(s->arg, msg);
+}
+
+/*
+ * The configured socket_group changed (or is seen for the first time):
+ * resolve it and give the socket file that group, so its members can
+ * connect (mode 0660). A group that cannot be resolved or applied is
+ * reported; its members are then refused (root and smd's user still pass).
+ */
+static void apply_group(struct smd_ctl_server *s)
+{
+	char name[SMD_CTL_GROUP_MAX] = "", msg[SMD_CTL_GROUP_MAX + 160];
+	gid_t gid;
+
+	if (!s->ops->socket_group)
+		return;
+	s->ops->socket_group(s->arg, name, sizeof(name));
+	if (!strcmp(name, s->group))
+		return;
+	snprintf(s->group, sizeof(s->group), "%s", name);
+	s->have_gid = 0;
+	if (!name[0])
+		return;
+	if (smd_ctl_group_gid(name, &gid)) {
+		snprintf(msg, sizeof(msg), "socket_group '%s': no such group; only root and smd's user may connect",
+			 name);
+		access_note(s, msg);
+		return;
+	}
+	s->have_gid = 1;
+	s->gid = gid;
+	if (chown(s->path, (uid_t)-1, gid) < 0) {
+		snprintf(msg, sizeof(msg), "%s: cannot give the socket group '%s' (gid %u): %s", s->path, name,
+			 (unsigned)gid, strerror(errno));
+		access_note(s, msg);
+	}
+}
+
+/* Check the peer's credentials (SO_PEERCRED); 1 when refused (answered and noted), 0 to serve it. */
+static int refuse_peer(struct smd_ctl_server *s, int fd)
+{
+	struct ucred uc;
+	socklen_t ul = sizeof(uc);
+	char why[256], msg[400];
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 || ul != sizeof(uc)) {
+		snprintf(why, sizeof(why), "peer credentials unavailable: %s", strerror(errno));
+		uc.pid = 0;
+		uc.uid = (uid_t)-1;
+		uc.gid = (gid_t)-1;
+	} else {
+		struct smd_ctl_peer p = { .pid = uc.pid, .uid = uc.uid, .gid = uc.gid };
+		if (smd_ctl_peer_allowed(&p, geteuid(), s->have_gid, s->gid, s->group, why, sizeof(why)))
+			return 0;
+	}
+	size_t n = 0;
+	snprintf(msg, sizeof(msg), "permission denied: %s", why);
+	char *line = smd_ctl_error_line(msg, &n);
+	/* best effort, never blocking: the socket buffer takes a short line */
+	if (line)
+		(void)!send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(line);
+	snprintf(msg, sizeof(msg), "refused a control connection from uid %d pid %d: %s", (int)uc.uid,
+		 (int)uc.pid, why);
+	access_note(s, msg);
+	return 1;
+}
+
 static void do_accept(struct smd_ctl_server *s)
 {
 	for (;;) {
@@ -823,6 +899,10 @@ static void do_accept(struct smd_ctl_server *s)
 			close(fd);
 			continue;
 		}
+		if (refuse_peer(s, fd)) {
+			close(fd);
+			continue;
+		}
 		struct slot *c = &s->slot[i];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
@@ -839,6 +919,7 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 	uint64_t now = now_us(), next = 0;
 	int rc;
 
+	apply_group(s);
 	for (unsigned i = 0; i < ne; i++) {
 		pf[n] = extra[i];
 		pf[n++].revents = 0;
@@ -948,38 +1029,70 @@ void smd_ctl_server_free(struct smd_ctl_server *s)
 /* ------------------------------------------------------------------ */
 /* client                                                               */
 
-static int wait_fd(int fd, short ev, uint64_t deadline)
+struct tick {
+	int every_ms;
+	smd_ctl_tick_fn *fn;
+	void *arg;
+	uint64_t start, next;
+};
+
+static int wait_fd(int fd, short ev, uint64_t deadline, struct tick *tk)
 {
 	struct pollfd pf = { .fd = fd, .events = ev };
-	int to = -1, rc;
+	int rc;
 
-	if (deadline) {
+	for (;;) {
 		uint64_t now = now_us();
-		if (now >= deadline)
+		int to = -1, ticked = 0;
+		if (deadline) {
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			to = (int)((deadline - now) / 1000u) + 1;
+		}
+		if (tk && tk->fn) {
+			if (now >= tk->next) {
+				tk->fn(tk->arg, (double)(now - tk->start) / 1e6);
+				now = now_us();
+				tk->next = now + (uint64_t)tk->every_ms * 1000u;
+			}
+			int tt = (int)((tk->next - now) / 1000u) + 1;
+			if (to < 0 || tt < to) {
+				to = tt;
+				ticked = 1;
+			}
+		}
+		do
+			rc = poll(&pf, 1, to);
+		while (rc < 0 && errno == EINTR);
+		if (rc < 0)
+			return -errno;
+		if (rc)
+			return 0;
+		if (!ticked)
 			return -ETIMEDOUT;
-		to = (int)((deadline - now) / 1000u) + 1;
 	}
-	do
-		rc = poll(&pf, 1, to);
-	while (rc < 0 && errno == EINTR);
-	if (rc < 0)
-		return -errno;
-	return rc ? 0 : -ETIMEDOUT;
 }
 
 /* After a failed read/write: 0 to try again (after waiting for the socket), or -errno. */
-static int io_again(int fd, short ev, uint64_t deadline)
+static int io_again(int fd, short ev, uint64_t deadline, struct tick *tk)
 {
 	if (errno == EINTR)
 		return 0;
 	if (errno == EAGAIN || errno == EWOULDBLOCK)
-		return wait_fd(fd, ev, deadline);
+		return wait_fd(fd, ev, deadline, tk);
 	return -errno;
 }
 
 int smd_ctl_call(const char *path, const char *request, int timeout_ms, char **reply, char *err,
 		 size_t errlen)
 {
+	return smd_ctl_call_ex(path, request, timeout_ms, 0, NULL, NULL, reply, err, errlen);
+}
+
+int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int tick_ms, smd_ctl_tick_fn *tick,
+		    void *tick_arg, char **reply, char *err, size_t errlen)
+{
+	struct tick tk = { .every_ms = tick_ms > 0 ? tick_ms : 1000, .fn = tick, .arg = tick_arg };
 	struct sockaddr_un sa;
 	uint64_t deadline = timeout_ms >= 0 ? now_us() + (uint64_t)timeout_ms * 1000u : 0;
 	size_t rlen = strlen(request), off = 0, cap = 0, len = 0;
@@ -1012,12 +1125,15 @@ int smd_ctl_call(const char *path, const char *request, int timeout_ms, char **r
 		size_t n = off < rlen ? rlen - off : 1;
 		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
 		if (w < 0) {
-			if ((rc = io_again(fd, POLLOUT, deadline)))
+			if ((rc = io_again(fd, POLLOUT, deadline, NULL)))
 				goto fail_msg;
 			continue;
 		}
 		off += (size_t)w;
 	}
+	/* the first tick comes one interval after the request was sent */
+	tk.start = now_us();
+	tk.next = tk.start + (uint64_t)tk.every_ms * 1000u;
 	for (;;) {
 		if (len + 4096 + 1 > cap) {
 			size_t ncap = cap ? cap * 2 : 8192;
@@ -1037,7 +1153,7 @@ int smd_ctl_call(const char *path, const char *request, int timeout_ms, char **r
 		}
 		ssize_t r = read(fd, buf + len, cap - len - 1);
 		if (r < 0) {
-			if ((rc = io_again(fd, POLLIN, deadline)))
+			if ((rc = io_again(fd, POLLIN, deadline, len ? NULL : &tk)))
 				goto fail_msg;
 			continue;
 		}

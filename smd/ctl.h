@@ -60,13 +60,15 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SMD_CTL_VERSION 1
 #define SMD_CTL_DEFAULT_SOCKET "/run/smd/smd.sock"   /* as smd.yaml(5) `socket` */
 #define SMD_CTL_MAX_REQ 4096
 #define SMD_CTL_MAX_CLIENTS 32
 #define SMD_CTL_TIMEOUT_MS 5000
-#define SMD_CTL_MAX_REPLY (4u << 20)   /* what the client helper accepts */
+#define SMD_CTL_MAX_REPLY (64u << 20)  /* what the client helper accepts (dump, lft of big fabrics) */
+#define SMD_CTL_GROUP_MAX 64           /* socket_group name */
 
 /* ---- a small JSON reader (for requests, and for smctl to read replies) ---- */
 enum smd_jtype { SMD_J_NULL, SMD_J_BOOL, SMD_J_NUM, SMD_J_STR, SMD_J_ARR, SMD_J_OBJ };
@@ -131,7 +133,34 @@ struct smd_ctl_ops {
 		      uint64_t *wait_for, char *err, size_t errlen);
 	int (*resume)(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 		      char *err, size_t errlen);
+	/*
+	 * Optional: the group (name or number; "" none) whose members may use
+	 * the socket besides root and the daemon's own user. Asked at every poll
+	 * round, so a reload applies; when it changes the socket file is given
+	 * that group (chown). NULL: root and the daemon's user only.
+	 */
+	void (*socket_group)(void *arg, char *name, size_t len);
+	/* Optional: access events for the log (a refused peer with its uid/pid, a group that cannot be applied). */
+	void (*access_note)(void *arg, const char *msg);
 };
+
+/* ---- access (ctl_auth.c) ---- */
+struct smd_ctl_peer {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+};
+/*
+ * May this peer (SO_PEERCRED) use the socket? 1 yes: uid 0, uid == self,
+ * or (with have_group) a member of group `gid`: the peer's gid, a
+ * supplementary group of the peer process (/proc/PID/status "Groups:",
+ * used when its "Uid:" matches the peer's uid), else of the peer's user
+ * (getgrouplist). 0 no, with the reason in why (group_name names the group).
+ */
+int smd_ctl_peer_allowed(const struct smd_ctl_peer *p, uid_t self, int have_group, gid_t gid,
+			 const char *group_name, char *why, size_t whylen);
+/* A group name or decimal gid to a gid: 0, or -ENOENT. */
+int smd_ctl_group_gid(const char *name, gid_t *gid);
 
 /*
  * Listen on path (mode 0660). A stale socket file (nobody answers on it) is
@@ -163,6 +192,21 @@ unsigned smd_ctl_server_clients(const struct smd_ctl_server *s);
  */
 int smd_ctl_call(const char *path, const char *request, int timeout_ms, char **reply, char *err,
 		 size_t errlen);
+/*
+ * The same; while no reply byte has come, tick(tick_arg, seconds waited)
+ * is called every tick_ms (first after tick_ms), e.g. to print progress
+ * of a long sweep. tick may be NULL.
+ */
+typedef void smd_ctl_tick_fn(void *arg, double waited_s);
+int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int tick_ms, smd_ctl_tick_fn *tick,
+		    void *tick_arg, char **reply, char *err, size_t errlen);
+
+/*
+ * A "metrics" reply as Prometheus text exposition (ctl_metrics.c). 0,
+ * -EPROTO (a malformed reply: bad name, type or label) with err, -EIO.
+ */
+#include <stdio.h>
+int smd_metrics_render(FILE *out, const struct smd_jv *reply, char *err, size_t errlen);
 
 /*
  * smctl status|planes|sweep|version (smd/smctl_cmds.c): argv holds the

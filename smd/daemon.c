@@ -10,14 +10,33 @@
  *
  * Signals are blocked in every thread and read from a signalfd: SIGTERM /
  * SIGINT stop (STOPPING=1, the worker finishes its cycle, the LID table is
- * saved, transports closed), SIGHUP reloads the config file (a bad file is
- * logged with FILE:LINE and changes nothing). sd_notify: READY=1 once the
- * first cycle has completed, whatever its result; STATUS= after each cycle.
+ * saved, transports closed, exit 0), SIGHUP reloads the config file (a bad
+ * file is logged with FILE:LINE and changes nothing).
+ *
+ * systemd (sd_notify; every message is a no-op without NOTIFY_SOCKET):
+ *  - READY=1 once the first cycle has completed, whatever its result: a
+ *    fabric that is down at boot (cable, switch power) must not make
+ *    systemd kill and restart the one process that will bring it up when
+ *    it appears. STATUS= then says "down: 0/1 planes up ..." and smctl
+ *    status tells the same.
+ *  - STATUS="STATE: N/M planes up, ..., last sweep S s (K sweeps)" after
+ *    every cycle, "reloading FILE" during a reload.
+ *  - WATCHDOG=1 every WATCHDOG_USEC/2 (sd_watchdog_enabled), sent from this
+ *    poll loop, so a wedged loop stops the pings. A wedged worker stops
+ *    them too: a cycle running longer than SMD_WATCHDOG_CYCLE_MAX_S (a
+ *    bound far above any healthy cycle: every SMP has a timeout and a plane
+ *    that stops answering is given up) is logged once (SMD-0524) and the
+ *    pings stop, so systemd restarts smd (LIDs are kept: the table is saved
+ *    after every cycle and read back at start).
+ *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP, READY=1 once the new file
+ *    is applied or refused (only after the first READY=1).
+ *  - STOPPING=1 on SIGTERM/SIGINT.
  */
 #include "config.h"
 #include "options.h"
 #include "log.h"
 #include "ctl.h"
+#include "ctl_daemon.h"
 #include "daemon.h"
 #include "json.h"
 #include "smdconf.h"
@@ -25,6 +44,7 @@
 #include "transport.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,11 +55,17 @@
 #include <unistd.h>
 
 #define NOTE_SET 512
+/* A sweep cycle running this long is taken as a wedged worker (see DOC). */
+#define SMD_WATCHDOG_CYCLE_MAX_S 600
 
 struct dctx {
 	const struct smd_opts *o;
 	struct smd_dmn *d;
 	uint64_t seen_sweeps;
+	int ready;                   /* READY=1 sent */
+	/* watchdog: the cycle seen running (sweeps count) and since when */
+	uint64_t wd_sweeps, wd_since_us;
+	int wd_wedged;               /* SMD-0524 logged, pings stopped */
 	/*
 	 * Plane notes (from plane threads). Every cycle of a healthy fabric
 	 * repeats the same notes (e.g. the engine's summary): a note already
@@ -103,12 +129,21 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return 0;
 	}
 	if (!strcmp(cmd, "sweep")) {
-		const struct smd_jv *w = smd_jv_get(req, "wait");
+		const struct smd_jv *w = smd_jv_get(req, "wait"), *k = smd_jv_get(req, "kind");
+		enum smd_sweep_kind kind = SMD_SWEEP_HEAVY;   /* what "sweep" meant before kinds existed */
 		if (w && w->type != SMD_J_BOOL) {
 			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
 			return -EINVAL;
 		}
-		uint64_t target = smd_dmn_request_sweep(c->d);
+		if (k && (k->type != SMD_J_STR || (strcmp(k->str, "light") && strcmp(k->str, "heavy") &&
+						  strcmp(k->str, "reread")))) {
+			snprintf(err, errlen, "sweep: \"kind\" must be \"light\", \"heavy\" or \"reread\"");
+			return -EINVAL;
+		}
+		if (k)
+			kind = !strcmp(k->str, "light") ? SMD_SWEEP_LIGHT :
+			       !strcmp(k->str, "reread") ? SMD_SWEEP_REREAD : SMD_SWEEP_HEAVY;
+		uint64_t target = smd_dmn_request_sweep_kind(c->d, kind);
 		if (w && !w->boolean) {
 			sm_json_bool(j, "queued", 1);
 			sm_json_uint(j, "target", target);
@@ -119,8 +154,16 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	}
 	if (!strcmp(cmd, "profile"))
 		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon_profile.c */
+	if (smd_ctl_daemon_has(cmd)) {   /* nodes, links, route, lft, dump, metrics, engine: ctl_daemon.c */
+		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
+		if (!strcmp(cmd, "engine"))
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
+				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
+		return rc;
+	}
 	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
-		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version)", cmd);
+		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version, nodes, "
+			 "links, route, lft, dump, metrics, engine)", cmd);
 		return -EINVAL;
 	}
 	st = malloc(sizeof(*st));
@@ -144,13 +187,22 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	struct dctx *c = arg;
 	struct smd_dmn_status *st = malloc(sizeof(*st));
 
-	(void)cmd;
-	(void)req;
 	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	smd_dmn_status(c->d, st);
+	if (!strcmp(cmd, "sweep")) {
+		sm_json_str(j, "kind", smd_jv_str(req, "kind", "heavy"));
+		/* what the cycle that answers us did: a light one may have escalated */
+		const struct smd_dmn_sweep *last = st->n_history ? &st->history[st->n_history - 1] : NULL;
+		sm_json_str(j, "ran", last ? last->kind : NULL);
+		sm_json_bool(j, "escalated", last && last->escalated);
+	}
+	if (!strcmp(cmd, "engine")) {
+		sm_json_str(j, "chain", st->chain);
+		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);
+	}
 	sm_json_uint(j, "sweeps", st->sweeps);
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
@@ -162,7 +214,28 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	return 0;
 }
 
-static const struct smd_ctl_ops ctl_ops = { .handle = handle, .resume = resume };
+/* Control socket access (ctl_auth.c): the running config's socket_group, and who was refused. */
+static void socket_group(void *arg, char *name, size_t len)
+{
+	struct dctx *c = arg;
+	if (c->d)
+		smd_dmn_socket_group(c->d, name, len);
+	else
+		name[0] = '\0';
+}
+
+static void access_note(void *arg, const char *msg)
+{
+	(void)arg;
+	sm_warn("SMD-0530", "%s", msg);
+}
+
+static const struct smd_ctl_ops ctl_ops = {
+	.handle = handle,
+	.resume = resume,
+	.socket_group = socket_group,
+	.access_note = access_note,
+};
 
 /* Config file (or defaults) with the command line laid over it. */
 static int load_conf(const struct smd_opts *o, struct smd_conf **out)
@@ -208,6 +281,37 @@ static int plane_specs(const struct smd_opts *o, const struct smd_conf *conf, co
 	return 0;
 }
 
+/* "STATE: N/M planes up, ..." for STATUS= */
+static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
+{
+	char line[224];
+
+	smd_dmn_status_line(st, line, sizeof(line));
+	if (st->sweeps)
+		snprintf(buf, len, "%s: %s", smd_dmn_state_name(st->last), line);
+	else
+		snprintf(buf, len, "%s", line);
+}
+
+/* End of a reload: READY=1 again (systemd waits for it after RELOADING=1), STATUS= says how it went. */
+static void reload_done(struct dctx *c, const char *what)
+{
+	struct smd_dmn_status *st;
+	char line[256];
+
+	if (!c->ready)
+		return;
+	st = malloc(sizeof(*st));
+	if (st) {
+		smd_dmn_status(c->d, st);
+		status_text(st, line, sizeof(line));
+		free(st);
+	} else {
+		line[0] = '\0';
+	}
+	sd_notifyf(0, "READY=1\nSTATUS=%s; %s", what, line);
+}
+
 static void reload(struct dctx *c)
 {
 	struct smd_conf *conf = NULL;
@@ -219,8 +323,13 @@ static void reload(struct dctx *c)
 		return;
 	}
 	sm_notice("SMD-0511", "SIGHUP: reloading %s", c->o->config);
+	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
+	if (c->ready)
+		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
+			   sm_monotonic_us(), c->o->config);
 	if (load_conf(c->o, &conf)) {
 		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		reload_done(c, "reload failed, running configuration kept");
 		return;
 	}
 	int level = conf->log_level;
@@ -228,12 +337,14 @@ static void reload(struct dctx *c)
 	if (rc) {
 		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
 		smd_conf_free(conf);
+		reload_done(c, "reload failed, running configuration kept");
 		return;
 	}
 	sm_log_set_level(level);
 	if (notes[0])
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
+	reload_done(c, "configuration reloaded");
 }
 
 /*
@@ -283,11 +394,44 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
 		if (first)
 			drop_root(c);
+		status_text(st, line, sizeof(line));
 		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
+		c->ready = 1;
 		c->seen_sweeps = st->sweeps;
 		notes_rotate(c);
 	}
 	smd_ctl_server_wake(srv, st->sweeps);
+	free(st);
+}
+
+/*
+ * One watchdog period has passed: ping, unless the worker is stuck in one
+ * cycle (the same cycle seen sweeping for SMD_WATCHDOG_CYCLE_MAX_S).
+ */
+static void watchdog_tick(struct dctx *c)
+{
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+	uint64_t now = sm_monotonic_us();
+
+	if (!st) {
+		sd_notify(0, "WATCHDOG=1");   /* no memory is not a wedged loop */
+		return;
+	}
+	smd_dmn_status(c->d, st);
+	if (st->state != SMD_ST_SWEEPING || st->sweeps != c->wd_sweeps || !c->wd_since_us) {
+		c->wd_sweeps = st->sweeps;
+		c->wd_since_us = now;
+		c->wd_wedged = 0;
+	}
+	if (st->state == SMD_ST_SWEEPING && now - c->wd_since_us > SMD_WATCHDOG_CYCLE_MAX_S * 1000000ull) {
+		if (!c->wd_wedged)
+			sm_err("SMD-0524", "sweep %llu has been running for over %d s: the worker looks wedged; "
+			       "watchdog pings stop, so systemd restarts smd",
+			       (unsigned long long)st->sweeps + 1, SMD_WATCHDOG_CYCLE_MAX_S);
+		c->wd_wedged = 1;
+	} else {
+		sd_notify(0, "WATCHDOG=1");
+	}
 	free(st);
 }
 
@@ -301,7 +445,7 @@ int smd_daemon(const struct smd_opts *o)
 	sigset_t mask, oldmask;
 	unsigned n = 0;
 	int sfd = -1, status = 1, rc;
-	uint64_t t_stop = 0;
+	uint64_t t_stop = 0, wd_usec = 0, wd_period = 0, wd_next = 0;
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
@@ -349,12 +493,28 @@ int smd_daemon(const struct smd_opts *o)
 	for (unsigned i = 0; i < n; i++)
 		sm_info("SMD-0509", "plane %u: %s", i, specs[i]);
 
+	/* WATCHDOG_USEC set by systemd (WatchdogSec=): ping at half the period */
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec) {
+		wd_period = wd_usec / 2 ? wd_usec / 2 : 1;
+		wd_next = sm_monotonic_us();
+		sm_info("SMD-0523", "systemd watchdog: %.3f s, pinging every %.3f s", (double)wd_usec / 1e6,
+			(double)wd_period / 1e6);
+	}
 	for (;;) {
 		struct pollfd ext[2] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = smd_dmn_wake_fd(c.d), .events = POLLIN },
 		};
-		rc = smd_ctl_server_poll(srv, ext, 2, -1);
+		int timeout = -1;
+		if (wd_period) {
+			uint64_t now = sm_monotonic_us();
+			if (now >= wd_next) {
+				watchdog_tick(&c);
+				wd_next = now + wd_period;
+			}
+			timeout = (int)((wd_next - now + 999) / 1000);
+		}
+		rc = smd_ctl_server_poll(srv, ext, 2, timeout);
 		if (rc) {
 			sm_err("SMD-0515", "poll: %s", strerror(-rc));
 			break;

@@ -12,14 +12,27 @@
  * after every cycle), the running config, and a worker thread that runs
  * sweep cycles.
  *
- * A cycle is one sm_multiplane_bringup() over all planes. Bring-up is
- * idempotent, so a cycle on a configured fabric reads, compares and writes
- * nothing (no LFT block, no PortInfo Set); a changed fabric is repaired.
- * Cycles run every sweep_interval seconds (0: only on request), when
- * smd_dmn_request_sweep() asks, and after a trap: between cycles the idle
- * worker watches every plane's transport fd; a trap is repressed, and a
- * link state change (trap 128) starts a cycle SMD_DMN_TRAP_HOLDOFF_MS later
- * (both ends of a link trap; one cycle then sees the whole change).
+ * A cycle is one sm_multiplane_bringup() over all planes, light or heavy.
+ * Each plane keeps a struct sm_state (sm.h) across cycles: the fabric, DR
+ * paths, LIDs and the LFT blocks as programmed, so a heavy cycle of a
+ * configured fabric reads no LFT block back (only switches that are new or
+ * rebooted are read) and writes only the blocks whose entries change; a
+ * changed fabric is repaired.
+ *   light  every sweep_interval seconds (0: never), and on
+ *          smd_dmn_request_sweep_kind(SMD_SWEEP_LIGHT) (smctl resweep):
+ *          one SwitchInfo per known switch (PortStateChange, LinearFDBTop)
+ *          and the SM port's state; a plane where that shows a change (or
+ *          that has no valid state: never up, failed last time) is brought
+ *          up heavy in the same cycle ("escalated").
+ *   heavy  the first cycle, after a trap 128, after a reload swapped in new
+ *          chains, on smd_dmn_request_sweep() and
+ *          smd_dmn_request_sweep_kind(SMD_SWEEP_HEAVY / SMD_SWEEP_REREAD):
+ *          every plane rediscovered, rerouted (engines keep their state, so
+ *          ftree moves only displaced routes) and reprogrammed where needed.
+ * Between cycles the idle worker watches every plane's transport fd; a
+ * trap is repressed, and a link state change (trap 128) starts a heavy
+ * cycle SMD_DMN_TRAP_HOLDOFF_MS later (both ends of a link trap; one cycle
+ * then sees the whole change).
  *
  * Threads: the worker runs cycles; everybody else reads a snapshot
  * (smd_dmn_status) copied under a mutex, so status answers never wait for
@@ -33,10 +46,12 @@
  * fixed for the daemon's life (a change is reported in err, the rest
  * applies).
  *
- * Plane health: each cycle keeps a copy of every plane's discovered
- * fabric (taken in the LID hook, see smd_dmn_status.health), merges them
- * and runs sm_planes_health() once the cycle is over; the copies are freed
- * right after, so only the small health summary stays in memory.
+ * Plane health: each heavy bring-up keeps a copy of its plane's discovered
+ * fabric (taken in the LID hook, see smd_dmn_status.health); after a cycle
+ * in which some plane was brought up, the copies are merged and
+ * sm_planes_health() runs. A copy is kept until its plane's next heavy
+ * bring-up (a light-only plane contributes its last one), so memory holds
+ * one fabric copy per plane besides the states.
  *
  * Library code: nothing is logged. Notes of the planes go to the note
  * callback given at creation (called from plane threads).
@@ -62,10 +77,38 @@ struct smd_dmn_plane {
 	int swept;              /* has been through at least one cycle */
 	int rc;                 /* last cycle: 0 up, negative errno */
 	char err[512];
-	unsigned attempts;      /* last cycle */
+	unsigned attempts;      /* last heavy cycle */
 	uint64_t cycles_up, cycles_failed;
-	struct sm_summary sum;  /* last cycle (sum.engine is a static string) */
+	struct sm_summary sum;  /* last heavy bring-up of the plane (sum.engine is a static string) */
+	/* the plane's part of the last cycle */
+	int last_heavy;         /* 1: brought up; 0: light sweep only, found nothing */
+	struct sm_light_summary light;  /* its light sweep (zero if none ran) */
 	double seconds;
+	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
+	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
+};
+
+/*
+ * What one cycle did (status "last_sweep", "sweep_history"; metrics).
+ * Counters are sums over all planes of that cycle, light and heavy parts.
+ */
+#define SMD_DMN_HISTORY 16
+struct smd_dmn_sweep {
+	uint64_t seq;                 /* value of `sweeps` once it completed (1 = first) */
+	char kind[8];                 /* "light": only light sweeps ran; "heavy": some plane was brought up */
+	char reason[16];              /* start, interval, request, trap (as last_reason) */
+	int escalated;                /* asked for light, a change made it heavy */
+	char change[192];             /* first change a light sweep saw ("plane 0: switch ..."), "" none */
+	unsigned planes_light;        /* planes that ran only a light sweep (nothing changed) */
+	unsigned planes_heavy;        /* planes brought up */
+	unsigned planes_up;
+	double seconds;               /* wall time of the cycle */
+	uint64_t end_us;              /* monotonic time it ended */
+	uint64_t smps;                /* SMPs sent (first tries and retries) */
+	uint64_t lft_blocks_written;
+	uint64_t lft_blocks_read;     /* read back (switches the state did not know) */
+	uint64_t portinfo_sets;       /* LID/SM LID/prefix and ARMED/ACTIVE Sets */
+	uint64_t switchinfo_sets;     /* LinearFDBTop Sets and PortStateChange clears */
 };
 
 struct smd_dmn_status {
@@ -99,6 +142,14 @@ struct smd_dmn_status {
 	int health_ok;
 	char health_err[128];
 	struct sm_planes_health health;
+	/* sweeps by kind (since start; a light cycle that escalated counts as heavy) */
+	uint64_t light_sweeps, heavy_sweeps, escalations;
+	/* totals since start, all cycles and planes */
+	uint64_t smps_total, lft_blocks_written_total, lft_blocks_read_total, portinfo_sets_total;
+	/* the last n_history cycles, oldest first; history[n_history - 1] is the last one */
+	unsigned n_history;
+	struct smd_dmn_sweep history[SMD_DMN_HISTORY];
+	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
 };
 
 struct smd_dmn_cfg {
@@ -130,8 +181,15 @@ void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st);
 /*
  * Ask for a cycle that starts after this call. Returns the value of
  * `sweeps` at which that cycle will have completed.
+ * smd_dmn_request_sweep() asks for a heavy one (SMD_SWEEP_HEAVY).
+ * SMD_SWEEP_REREAD is heavy and also forgets the LFTs the planes' states
+ * remember, so every LFT block is read back (`smctl resweep --heavy` after
+ * someone else wrote LFTs). When requests of several kinds wait, the
+ * heaviest wins.
  */
+enum smd_sweep_kind { SMD_SWEEP_LIGHT, SMD_SWEEP_HEAVY, SMD_SWEEP_REREAD };
 uint64_t smd_dmn_request_sweep(struct smd_dmn *d);
+uint64_t smd_dmn_request_sweep_kind(struct smd_dmn *d, enum smd_sweep_kind kind);
 
 /*
  * Use conf from the next cycle on: chains rebuilt, sweep interval, LMC,
@@ -162,6 +220,8 @@ struct sm_json;
 /* Reply members of the "status" and "planes" commands (ctl.h). */
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
+/* One sweep record as a JSON object member `name` (NULL inside an array). */
+void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw);
 
 /*
  * What one plane looked like after its last successful bring-up: the
@@ -184,6 +244,9 @@ struct smd_view {
  */
 int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out);
 void smd_dmn_view_put(const struct smd_view *v);   /* accepts NULL */
+
+/* The socket_group of the running (or pending) config into buf, "" none. Thread-safe (smctl access). */
+void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len);
 
 /* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path);

@@ -58,6 +58,8 @@ struct smd_dmn {
 	uint64_t requested;          /* run cycles until st.sweeps reaches this */
 	uint64_t next_due_us;        /* periodic cycle, 0 = none */
 	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
+	int want_heavy;              /* the next cycle is heavy (request, trap) */
+	int want_reread;             /* ... and forgets the LFTs the states remember */
 	int kick[2];                 /* pipe: anyone -> idle worker ("look at the state again") */
 	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
 	struct smd_dmn_status st;
@@ -65,6 +67,8 @@ struct smd_dmn {
 	/* worker-owned */
 	struct dmn_gen *cur;
 	const char *reason;          /* why the running cycle runs (static string) */
+	int light;                   /* the running cycle is a light one */
+	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
 	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/mkey.h) */
@@ -86,6 +90,15 @@ void smd_dmn_set_profile(struct smd_dmn *d, const char *path)
 {
 	pthread_mutex_lock(&d->mu);
 	snprintf(d->profile, sizeof(d->profile), "%s", path ? path : "");
+	pthread_mutex_unlock(&d->mu);
+}
+
+void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len)
+{
+	pthread_mutex_lock(&d->mu);
+	/* the current generation's config is never freed while we hold mu (see reconfigure) */
+	const struct smd_conf *c = d->pending ? d->pending->conf : d->cur->conf;
+	snprintf(buf, len, "%s", c->socket_group ? c->socket_group : "");
 	pthread_mutex_unlock(&d->mu);
 }
 
@@ -284,7 +297,13 @@ static void publish_view(void *arg, unsigned plane, const struct sm_fabric *f, c
 	view_unref(old);
 }
 
-/* Merge this cycle's copies and compute plane health; frees the copies. */
+/*
+ * Merge the planes' copies and compute plane health. A plane brought up in
+ * this cycle contributes its new copy (none if it failed before its LID
+ * phase: it counts as empty); one that only ran a light sweep, finding
+ * nothing, keeps the copy of its last heavy sweep. The copies are kept for
+ * the next light cycle.
+ */
 static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
 {
 	struct sm_fabric *all = sm_fabric_new();
@@ -307,10 +326,6 @@ static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *e
 	if (rc && !err[0])
 		snprintf(err, errlen, "%s", strerror(-rc));
 	sm_fabric_free(all);
-	for (unsigned i = 0; i < d->n; i++) {
-		sm_fabric_free(d->cap[i]);
-		d->cap[i] = NULL;
-	}
 }
 
 static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct smd_dmn *d)
@@ -346,7 +361,9 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 {
 	struct smd_dmn_status *st = &d->st;
+	struct smd_dmn_sweep sw;
 
+	memset(&sw, 0, sizeof(sw));
 	st->planes_up = 0;
 	st->switches = st->cas = st->lids = 0;
 	st->lft_blocks_written = st->portinfo_sets = 0;
@@ -357,27 +374,52 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		sp->swept = 1;
 		sp->rc = p->rc;
 		snprintf(sp->err, sizeof(sp->err), "%s", p->rc ? p->err : "");
-		sp->attempts = p->attempts;
-		sp->sum = p->sum;
-		sp->seconds = p->end_s - p->start_s;
+		sp->last_heavy = p->heavy;
+		sp->light = p->light;
+		sw.smps += p->light.smps;
+		if (p->light_ran && p->light_rc && !sw.change[0] && p->light.why[0])
+			snprintf(sw.change, sizeof(sw.change), "plane %u: %s", i, p->light.why);
+		if (p->heavy) {
+			/* a light-only plane keeps the summary of its last bring-up */
+			sp->attempts = p->attempts;
+			sp->sum = p->sum;
+			sp->seconds = p->end_s - p->start_s;
+			sw.planes_heavy++;
+			sw.smps += p->sum.txn.sent;
+			sw.lft_blocks_written += p->sum.lft_blocks_written;
+			sw.lft_blocks_read += p->sum.lft_blocks_read;
+			sw.portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+			sw.switchinfo_sets += p->sum.switchinfo_sets + p->sum.psc_cleared;
+		} else if (p->light_ran && !p->rc) {
+			sw.planes_light++;
+		}
+		/* per-plane totals for smctl metrics: every SMP of the cycle, light and heavy parts */
+		sp->smps_total += p->light.smps + (p->heavy ? p->sum.txn.sent : 0);
+		if (p->heavy) {
+			sp->lft_blocks_total += p->sum.lft_blocks_written;
+			sp->portinfo_sets_total += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+		}
 		if (p->rc) {
 			sp->cycles_failed++;
 			continue;
 		}
 		sp->cycles_up++;
 		st->planes_up++;
-		st->switches += p->sum.counts.switches;
-		st->cas += p->sum.counts.cas;
-		st->lids += p->sum.counts.lids;
-		st->lft_blocks_written += p->sum.lft_blocks_written;
-		st->portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
-		if (!st->engine[0] && p->sum.engine)
-			snprintf(st->engine, sizeof(st->engine), "%s", p->sum.engine);
+		st->switches += sp->sum.counts.switches;
+		st->cas += sp->sum.counts.cas;
+		st->lids += sp->sum.counts.lids;
+		if (p->heavy) {
+			st->lft_blocks_written += p->sum.lft_blocks_written;
+			st->portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+		}
+		if (!st->engine[0] && sp->sum.engine)
+			snprintf(st->engine, sizeof(st->engine), "%s", sp->sum.engine);
 	}
 	st->last = st->planes_up == d->n && d->n ? SMD_ST_UP : st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
+	st->cycle_start_us = 0;
 	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
@@ -385,6 +427,28 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	}
 	snprintf(st->lids_err, sizeof(st->lids_err), "%s", lids_err);
 	st->sweeps++;
+
+	sw.seq = st->sweeps;
+	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : "light");
+	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
+	sw.escalated = d->light && sw.planes_heavy;
+	sw.planes_up = st->planes_up;
+	sw.seconds = secs;
+	sw.end_us = st->last_end_us;
+	if (sw.planes_heavy)
+		st->heavy_sweeps++;
+	else
+		st->light_sweeps++;
+	st->escalations += (uint64_t)sw.escalated;
+	st->smps_total += sw.smps;
+	st->lft_blocks_written_total += sw.lft_blocks_written;
+	st->lft_blocks_read_total += sw.lft_blocks_read;
+	st->portinfo_sets_total += sw.portinfo_sets;
+	if (st->n_history == SMD_DMN_HISTORY)
+		memmove(&st->history[0], &st->history[1], (SMD_DMN_HISTORY - 1) * sizeof(st->history[0]));
+	else
+		st->n_history++;
+	st->history[st->n_history - 1] = sw;
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -392,6 +456,8 @@ static void run_cycle(struct smd_dmn *d)
 	struct sm_mp_cfg mp;
 	char err[512] = "", lerr[256] = "";
 	uint64_t t0 = mono_us();
+	struct sm_fabric *prev[SM_MAX_PLANES];
+	int any_heavy = 0;
 
 	/* a plane that could not be opened gets another chance every cycle */
 	for (unsigned i = 0; i < d->n; i++) {
@@ -404,31 +470,57 @@ static void run_cycle(struct smd_dmn *d)
 		else
 			p->open_err[0] = '\0';
 	}
-	for (unsigned i = 0; i < d->n; i++)
+	for (unsigned i = 0; i < d->n; i++) {
 		d->planes[i].chain = d->cur->chains[i];
+		d->planes[i].state = d->states[i];
+		d->planes[i].force_heavy = 0;
+		/* the LID hook of a heavy bring-up fills cap[i] anew */
+		prev[i] = d->cap[i];
+		d->cap[i] = NULL;
+	}
 	mp_cfg_from(&mp, d->cur->conf, d);
+	mp.light = d->light != 0;
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
 	sm_multiplane_bringup(d->planes, d->n, &mp);
-	struct sm_planes_health *ph = calloc(1, sizeof(*ph));
+	for (unsigned i = 0; i < d->n; i++) {
+		if (d->planes[i].heavy) {
+			any_heavy = 1;
+			sm_fabric_free(prev[i]);
+		} else {
+			sm_fabric_free(d->cap[i]);
+			d->cap[i] = prev[i];
+		}
+	}
+	struct sm_planes_health *ph = NULL;
 	char herr[128] = "";
-	if (ph)
-		cycle_health(d, ph, herr, sizeof(herr));
-	else
-		snprintf(herr, sizeof(herr), "out of memory");
-	if (d->lids) {
-		int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
-		if (rc && !lerr[0])
-			snprintf(lerr, sizeof(lerr), "%s", strerror(-rc));
+	if (any_heavy) {
+		ph = calloc(1, sizeof(*ph));
+		if (ph)
+			cycle_health(d, ph, herr, sizeof(herr));
+		else
+			snprintf(herr, sizeof(herr), "out of memory");
+		if (d->lids) {
+			int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
+			if (rc && !lerr[0])
+				snprintf(lerr, sizeof(lerr), "%s", strerror(-rc));
+		}
+	} else {
+		/* nothing was rediscovered: the last health and LID table stand */
+		pthread_mutex_lock(&d->mu);
+		snprintf(lerr, sizeof(lerr), "%s", d->st.lids_err);
+		pthread_mutex_unlock(&d->mu);
 	}
 	double secs = (double)(mono_us() - t0) / 1e6;
 	pthread_mutex_lock(&d->mu);
 	snapshot(d, secs, lerr);
-	d->st.health_ok = !herr[0];
-	snprintf(d->st.health_err, sizeof(d->st.health_err), "%s", herr);
-	if (ph && !herr[0])
-		d->st.health = *ph;
+	if (any_heavy) {
+		d->st.health_ok = !herr[0];
+		snprintf(d->st.health_err, sizeof(d->st.health_err), "%s", herr);
+		if (ph && !herr[0])
+			d->st.health = *ph;
+	}
 	pthread_mutex_unlock(&d->mu);
 	free(ph);
 	/*
@@ -473,7 +565,6 @@ static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *n
 		struct sm_mad_addr from = { 0 };
 		struct sm_smp smp, rep;
 		struct sm_mad_err me;
-		struct sm_notice n;
 		size_t len = 0;
 
 		if (sm_transport_recv(t, buf, sizeof(buf), &len, &from, 0))
@@ -485,12 +576,12 @@ static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *n
 		if (!sm_smp_encode(&rep, out))
 			(void)sm_transport_send(t, out, SM_MAD_SIZE, from.slid, 0);
 		(*ntraps)++;
-		if (smp.attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp.data, &n, &me) && n.is_generic &&
-		    n.trap_num != 128)
+		unsigned num;
+		if (!sm_trap_wants_sweep(&smp, &num))
 			continue;
 		want = 1;
-		if (smp.attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp.data, &n, &me))
-			snprintf(why, whylen, "plane %u: trap %u from LID %u", i, n.trap_num, from.slid);
+		if (num)
+			snprintf(why, whylen, "plane %u: trap %u from LID %u", i, num, from.slid);
 		else
 			snprintf(why, whylen, "plane %u: undecodable trap from LID %u", i, from.slid);
 	}
@@ -570,7 +661,15 @@ static void *worker_main(void *arg)
 			}
 			idle_wait(d);   /* unlocks while it waits */
 		}
-		d->trap_due_us = 0;   /* this cycle sees whatever the trap reported */
+		/*
+		 * Heavy: the first cycle, a trap (due or not yet: this cycle sees
+		 * whatever it reported), a heavy request, new chains. Otherwise
+		 * (interval, light request) light, escalating per plane.
+		 */
+		int heavy = !d->st.sweeps || d->trap_due_us || d->want_heavy;
+		int reread = d->want_reread;
+		d->want_heavy = d->want_reread = 0;
+		d->trap_due_us = 0;
 		d->reason = reason;   /* published with the cycle's results (snapshot) */
 		if (d->stop)
 			break;
@@ -581,8 +680,14 @@ static void *worker_main(void *arg)
 			d->pending = NULL;
 			d->st.sweep_interval = d->cur->conf->sweep_interval;
 			smd_conf_chain_str(d->cur->conf, d->st.chain, sizeof(d->st.chain));
+			heavy = 1;   /* new engines (or their config): reroute */
 		}
+		d->light = !heavy;
+		if (reread)
+			for (unsigned i = 0; i < d->n; i++)
+				sm_state_forget(d->states[i]);
 		d->running = 1;
+		d->st.cycle_start_us = mono_us();
 		if (d->st.sweeps)
 			d->st.state = SMD_ST_SWEEPING;
 		pthread_mutex_unlock(&d->mu);
@@ -655,6 +760,10 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	}
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
+		if ((rc = sm_state_new(&d->states[i]))) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 		snprintf(p->name, sizeof(p->name), "%s", cfg->specs[i]);
 		snprintf(d->st.planes[i].spec, sizeof(d->st.planes[i].spec), "%s", cfg->specs[i]);
 		p->index = i;
@@ -702,6 +811,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		sm_transport_close(d->planes[i].t);
 		sm_mock_free(d->mocks[i]);
 		sm_fabric_free(d->cap[i]);
+		sm_state_free(d->states[i]);
 	}
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
 		view_unref(d->views[i]);   /* a reader still holding one keeps it alive */
@@ -741,6 +851,11 @@ void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st)
 
 uint64_t smd_dmn_request_sweep(struct smd_dmn *d)
 {
+	return smd_dmn_request_sweep_kind(d, SMD_SWEEP_HEAVY);
+}
+
+uint64_t smd_dmn_request_sweep_kind(struct smd_dmn *d, enum smd_sweep_kind kind)
+{
 	uint64_t target;
 
 	pthread_mutex_lock(&d->mu);
@@ -748,6 +863,10 @@ uint64_t smd_dmn_request_sweep(struct smd_dmn *d)
 	target = d->st.sweeps + (d->running ? 2 : 1);
 	if (d->requested < target)
 		d->requested = target;
+	if (kind != SMD_SWEEP_LIGHT)
+		d->want_heavy = 1;
+	if (kind == SMD_SWEEP_REREAD)
+		d->want_reread = 1;
 	kick(d);
 	pthread_mutex_unlock(&d->mu);
 	return target;
@@ -842,8 +961,51 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
 	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
 	sm_json_double(j, "uptime_s", (double)(now - st->start_us) / 1e6);
+	/* how long the running cycle has been going (smctl progress), null when idle */
+	if (st->cycle_start_us)
+		sm_json_double(j, "sweep_running_s", (double)(now - st->cycle_start_us) / 1e6);
+	else
+		sm_json_null(j, "sweep_running_s");
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
+	sm_json_uint(j, "light_sweeps", st->light_sweeps);
+	sm_json_uint(j, "heavy_sweeps", st->heavy_sweeps);
+	sm_json_uint(j, "escalations", st->escalations);
+	sm_json_uint(j, "smps_total", st->smps_total);
+	sm_json_uint(j, "lft_blocks_written_total", st->lft_blocks_written_total);
+	sm_json_uint(j, "lft_blocks_read_total", st->lft_blocks_read_total);
+	sm_json_uint(j, "portinfo_sets_total", st->portinfo_sets_total);
+	if (st->n_history)
+		smd_dmn_sweep_json(j, "last_sweep", &st->history[st->n_history - 1]);
+	else
+		sm_json_null(j, "last_sweep");
+	sm_json_arr_begin(j, "sweep_history");
+	for (unsigned i = 0; i < st->n_history; i++)
+		smd_dmn_sweep_json(j, NULL, &st->history[i]);
+	sm_json_arr_end(j);
+}
+
+void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw)
+{
+	uint64_t now = mono_us();
+
+	sm_json_obj_begin(j, name);
+	sm_json_uint(j, "seq", sw->seq);
+	sm_json_str(j, "kind", sw->kind);
+	sm_json_str(j, "reason", sw->reason);
+	sm_json_bool(j, "escalated", sw->escalated);
+	sm_json_str(j, "change", sw->change[0] ? sw->change : NULL);
+	sm_json_uint(j, "planes_light", sw->planes_light);
+	sm_json_uint(j, "planes_heavy", sw->planes_heavy);
+	sm_json_uint(j, "planes_up", sw->planes_up);
+	sm_json_double(j, "seconds", sw->seconds);
+	sm_json_double(j, "age_s", now > sw->end_us ? (double)(now - sw->end_us) / 1e6 : 0.0);
+	sm_json_uint(j, "smps", sw->smps);
+	sm_json_uint(j, "lft_blocks_written", sw->lft_blocks_written);
+	sm_json_uint(j, "lft_blocks_read", sw->lft_blocks_read);
+	sm_json_uint(j, "portinfo_sets", sw->portinfo_sets);
+	sm_json_uint(j, "switchinfo_sets", sw->switchinfo_sets);
+	sm_json_obj_end(j);
 }
 
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
@@ -873,6 +1035,11 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_uint(j, "sm_lid", s->sm_lid);
 		sm_json_str(j, "engine", s->engine);
 		sm_json_double(j, "seconds", p->seconds);
+		sm_json_str(j, "last_kind", !p->swept ? NULL : p->last_heavy ? "heavy" : "light");
+		sm_json_uint(j, "light_smps", p->light.smps);
+		sm_json_str(j, "light_change", p->light.why[0] ? p->light.why : NULL);
+		sm_json_uint(j, "lft_blocks_read", s->lft_blocks_read);
+		sm_json_uint(j, "lft_switches_trusted", s->lft_switches_trusted);
 		sm_json_obj_end(j);
 	}
 	sm_json_arr_end(j);

@@ -71,6 +71,10 @@ struct mnode {
 	uint16_t lft_top;
 	uint8_t psc;               /* SwitchInfo.PortStateChange */
 	uint8_t life;              /* SwitchInfo.LifeTimeValue */
+	uint8_t hostile;           /* enum sm_mock_hostile */
+	uint32_t hostile_arg;
+	uint32_t hostile_n;        /* answers given while hostile */
+	uint32_t flip_n;           /* NodeInfo answers given while TYPE_FLIP */
 };
 
 struct qent {
@@ -917,12 +921,114 @@ static struct attach *attachment_with_lid(const struct sm_mock *m, uint16_t lid)
 	return NULL;
 }
 
+const char *sm_mock_hostile_name(unsigned mode)
+{
+	static const char *const names[SM_MOCK_H_COUNT] = {
+		"none", "wrong-attr", "wrong-mod", "bad-hopcnt", "bad-hopptr", "wrong-method",
+		"bad-status", "truncated", "port-beyond", "ca-port0", "ports-255", "ports-0",
+		"type-flip", "dup-guid", "guid-zero",
+	};
+	return mode < SM_MOCK_H_COUNT ? names[mode] : "?";
+}
+
+int sm_mock_set_hostile(struct sm_mock *m, uint32_t node, enum sm_mock_hostile mode, uint32_t arg)
+{
+	if (node >= m->f->n_nodes || (unsigned)mode >= SM_MOCK_H_COUNT)
+		return -EINVAL;
+	if (mode == SM_MOCK_H_DUP_GUID && (arg >= m->f->n_nodes || arg == node))
+		return -EINVAL;
+	m->nodes[node].hostile = (uint8_t)mode;
+	m->nodes[node].hostile_arg = arg;
+	m->nodes[node].hostile_n = 0;
+	m->nodes[node].flip_n = 0;
+	return 0;
+}
+
+/*
+ * Spoil the answer node n computed (status already in it), as its hostile
+ * mode says. *len may be cut. Honest nodes: untouched.
+ */
+static void hostile_apply(struct sm_mock *m, uint32_t n, struct sm_smp *s, size_t *len)
+{
+	struct mnode *mn = &m->nodes[n];
+	const struct sm_fabric *f = m->f;
+	int ni = s->attr_id == SM_ATTR_NODE_INFO && !s->status;
+
+	if (mn->hostile == SM_MOCK_H_NONE)
+		return;
+	mn->hostile_n++;
+	switch (mn->hostile) {
+	case SM_MOCK_H_WRONG_ATTR:
+		s->attr_id = s->attr_id == SM_ATTR_NODE_DESC ? SM_ATTR_NODE_INFO : SM_ATTR_NODE_DESC;
+		break;
+	case SM_MOCK_H_WRONG_MOD: s->attr_mod ^= 0x10; break;
+	case SM_MOCK_H_BAD_HOPCNT:
+		if (s->mgmt_class != SM_CLASS_SMI_DR || s->hop_cnt >= SM_DR_MAX_HOPS)
+			return;
+		s->hop_cnt++;
+		break;
+	case SM_MOCK_H_BAD_HOPPTR:
+		if (s->mgmt_class != SM_CLASS_SMI_DR)
+			return;
+		s->hop_ptr = (uint8_t)(s->hop_cnt + 1);
+		break;
+	case SM_MOCK_H_WRONG_METHOD: s->method = SM_METHOD_SET; break;
+	case SM_MOCK_H_BAD_STATUS: s->status = 5 << 2; break;   /* code 5: reserved */
+	case SM_MOCK_H_TRUNCATED: *len = 100; break;
+	case SM_MOCK_H_PORT_BEYOND:
+		if (!ni)
+			return;
+		s->data[36] = (uint8_t)(s->data[3] + 1);
+		break;
+	case SM_MOCK_H_CA_PORT0:
+		if (!ni)
+			return;
+		s->data[36] = 0;
+		break;
+	case SM_MOCK_H_PORTS_255:
+		if (!ni)
+			return;
+		s->data[3] = 255;
+		break;
+	case SM_MOCK_H_PORTS_0:
+		if (!ni)
+			return;
+		s->data[3] = 0;
+		break;
+	case SM_MOCK_H_TYPE_FLIP:
+		if (!ni || (++mn->flip_n & 1))
+			return;
+		s->data[2] = s->data[2] == SM_NODE_SWITCH ? SM_NODE_CA : SM_NODE_SWITCH;
+		break;
+	case SM_MOCK_H_DUP_GUID: {
+		if (!ni)
+			return;
+		struct sm_node_info x;
+		const struct sm_node *o = &f->nodes[mn->hostile_arg];
+		if (sm_node_info_decode(s->data, &x, NULL))
+			return;
+		x.node_guid = o->guid;
+		x.sys_guid = o->sysimg_guid;
+		x.port_guid = f->ports[o->port0 + (o->type == SM_NODE_SWITCH ? 0 : 1)].guid;
+		sm_node_info_encode(&x, s->data);
+		break;
+	}
+	case SM_MOCK_H_GUID_ZERO:
+		if (!ni)
+			return;
+		memset(s->data + 12, 0, 8);
+		break;
+	default:
+		return;
+	}
+	m->st.hostile++;
+}
+
 /* Queue an answer at attachment a, applying corrupt/delay faults. */
 static void deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp, uint16_t slid,
-		    int faults)
+		    int faults, size_t len)
 {
 	uint8_t wire[SM_MAD_SIZE];
-	size_t len = SM_MAD_SIZE;
 	uint64_t release = 0;
 
 	if (sm_smp_encode(resp, wire) < 0)
@@ -994,7 +1100,9 @@ static void handle_dr(struct sm_mock *m, struct attach *a, struct sm_smp *s)
 		return;
 	sm_smp_make_response(s, s, status);
 	s->hop_ptr = 0;   /* as it arrives back at the SM */
-	deliver(m, a, s, 0, 1);
+	size_t len = SM_MAD_SIZE;
+	hostile_apply(m, n, s, &len);
+	deliver(m, a, s, 0, 1, len);
 }
 
 static void handle_lid(struct sm_mock *m, struct attach *a, struct sm_smp *s, uint16_t dlid)
@@ -1023,7 +1131,9 @@ static void handle_lid(struct sm_mock *m, struct attach *a, struct sm_smp *s, ui
 		m->st.lid_dropped++;
 		return;
 	}
-	deliver(m, a, s, lid_port(m, dn, dp)->lid, 1);
+	size_t len = SM_MAD_SIZE;
+	hostile_apply(m, dn, s, &len);
+	deliver(m, a, s, lid_port(m, dn, dp)->lid, 1, len);
 }
 
 /* ---- transport ops ---- */
@@ -1252,7 +1362,7 @@ static void send_trap128(struct sm_mock *m, uint32_t sw)
 	sm_notice_trap128(&nt, p0->lid);
 	sm_notice_encode(&nt, s.data);
 	m->st.traps_sent++;
-	deliver(m, a, &s, p0->lid, 0);
+	deliver(m, a, &s, p0->lid, 0, SM_MAD_SIZE);
 }
 
 static void link_event(struct sm_mock *m, uint32_t n, unsigned p, uint32_t pn, unsigned pp, int up)

@@ -48,6 +48,12 @@
  * affected switch that has a LID and knows its SM LID to the attachment
  * holding that SM LID; one trap per event, no re-send until repressed.
  *
+ * Hostile nodes (sm_mock_set_hostile()): a node whose SMA lies in one
+ * chosen way in every answer it gives (wrong attribute, modifier, method,
+ * hop fields or status, truncated MADs, impossible NodeInfo contents, a
+ * type that flips, another node's GUIDs), to test that the SM drops and
+ * counts what cannot be true and brings the rest of the fabric up.
+ *
  * M_Key (IBA 14.2.4): every SMP is checked against the addressed SMA's
  * M_Key (switch port 0, CA arrival port); a wrong key gets Gets at protect
  * bits 1 a zeroed PortInfo.M_Key, and Gets at 2-3 and all Sets dropped
@@ -155,6 +161,31 @@ int sm_mock_link_up(struct sm_mock *m, uint32_t node, unsigned port);
 void sm_mock_set_faults(struct sm_mock *m, uint32_t drop_ppm, uint32_t corrupt_ppm,
 			uint32_t delay_ppm, uint32_t delay_us);
 
+/* A node whose answers are wrong in one way (see DOC). */
+enum sm_mock_hostile {
+	SM_MOCK_H_NONE,
+	SM_MOCK_H_WRONG_ATTR,    /* every answer carries another attribute ID */
+	SM_MOCK_H_WRONG_MOD,     /* ... another attribute modifier */
+	SM_MOCK_H_BAD_HOPCNT,    /* DR answers: hop count one more than asked */
+	SM_MOCK_H_BAD_HOPPTR,    /* DR answers: hop pointer beyond the hop count */
+	SM_MOCK_H_WRONG_METHOD,  /* answers with method Set instead of GetResp */
+	SM_MOCK_H_BAD_STATUS,    /* status with a reserved code (5) */
+	SM_MOCK_H_TRUNCATED,     /* answers cut to 100 bytes */
+	SM_MOCK_H_PORT_BEYOND,   /* NodeInfo: LocalPortNum = NumPorts + 1 */
+	SM_MOCK_H_CA_PORT0,      /* NodeInfo: LocalPortNum 0 (a CA: impossible) */
+	SM_MOCK_H_PORTS_255,     /* NodeInfo: NumPorts 255 */
+	SM_MOCK_H_PORTS_0,       /* NodeInfo: NumPorts 0 */
+	SM_MOCK_H_TYPE_FLIP,     /* every second NodeInfo answer claims the other type (CA <-> switch) */
+	SM_MOCK_H_DUP_GUID,      /* NodeInfo: node and port GUIDs of node `arg` (its port 1 / port 0) */
+	SM_MOCK_H_GUID_ZERO,     /* NodeInfo: node GUID 0 */
+	SM_MOCK_H_COUNT
+};
+const char *sm_mock_hostile_name(unsigned mode);
+/* Make node `node` hostile (SM_MOCK_H_NONE: honest again). -EINVAL for a bad
+ * node or mode, or DUP_GUID with a bad `arg`. Answers it spoiled are counted
+ * in stats.hostile. */
+int sm_mock_set_hostile(struct sm_mock *m, uint32_t node, enum sm_mock_hostile mode, uint32_t arg);
+
 /* Virtual (or real) time of the mock in microseconds; advance virtual time. */
 uint64_t sm_mock_now_us(const struct sm_mock *m);
 void sm_mock_advance_us(struct sm_mock *m, uint64_t us);
@@ -175,6 +206,7 @@ struct sm_mock_stats {
 	uint64_t gets, sets;
 	uint64_t mkey_violations;   /* SMPs dropped for a wrong M_Key */
 	uint64_t mkey_leases_expired;
+	uint64_t hostile;         /* answers spoiled by a hostile node */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
 

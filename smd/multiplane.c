@@ -46,10 +46,27 @@ static void *plane_main(void *arg)
 		cfg.guid2lid = NULL;
 	}
 	pl->start_s = (double)(sm_monotonic_us() - w->t0) / 1e6;
+	pl->heavy = 0;
+	pl->light_ran = 0;
+	pl->light_rc = 0;
+	memset(&pl->light, 0, sizeof(pl->light));
+	if (w->cfg->light && !pl->force_heavy) {
+		pl->err[0] = '\0';
+		pl->light_ran = 1;
+		pl->light_rc = sm_light_sweep(pl->t, &cfg, pl->state, &pl->light, pl->err, sizeof(pl->err));
+		if (pl->light_rc == 0) {
+			pl->rc = 0;
+			pl->end_s = (double)(sm_monotonic_us() - w->t0) / 1e6;
+			return NULL;
+		}
+		/* a change, no state, or a failed light sweep: the heavy one finds out */
+	}
+	pl->heavy = 1;
 	for (pl->attempts = 0; pl->attempts <= w->cfg->retries; ) {
 		pl->attempts++;
 		pl->err[0] = '\0';
-		pl->rc = sm_bringup(pl->t, pl->chain, &cfg, &pl->sum, NULL, pl->err, sizeof(pl->err));
+		pl->rc = sm_bringup_state(pl->t, pl->chain, &cfg, pl->state, &pl->sum, NULL, pl->err,
+					  sizeof(pl->err));
 		if (!pl->rc)
 			break;
 	}
@@ -70,6 +87,7 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 		w[i].pl = &planes[i];
 		w[i].cfg = cfg;
 		w[i].t0 = t0;
+		planes[i].heavy = planes[i].light_ran = 0;
 		if (!planes[i].t) {
 			planes[i].rc = -ENODEV;
 			snprintf(planes[i].err, sizeof(planes[i].err), "%s",

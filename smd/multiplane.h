@@ -11,6 +11,12 @@
  * thing the planes share is the plane-consistent LID table
  * (planelid.h), asked under a mutex by each plane at its own LID phase.
  *
+ * Light cycles (cfg.light): each plane thread first runs sm_light_sweep()
+ * against the plane's state and brings the plane up (heavy) only when that
+ * finds a change, finds no valid state, or fails; pl->heavy says which ran.
+ * With a state (pl->state), heavy bring-ups use sm_bringup_state(): LFT
+ * blocks are neither read back nor written where the state knows them.
+ *
  * A plane whose bring-up fails is retried (cfg.retries times, on the same
  * transport, after the other planes are done or in parallel with the ones
  * still running); its failure is reported with the reason. A plane whose
@@ -30,7 +36,13 @@ struct sm_mp_plane {
 	struct sm_chain *chain;         /* this plane's routing chain (one per plane: engines keep state) */
 	sm_note_fn *note;               /* this plane's notes (NULL: the template's) */
 	void *note_arg;
+	struct sm_state *state;         /* the caller's memory of this plane across runs; NULL: none */
+	int force_heavy;                /* with cfg.light: skip the light sweep for this plane */
 	/* results */
+	int heavy;                      /* a heavy bring-up ran (sum, attempts are its results) */
+	int light_rc;                   /* light sweep (if light_ran): 1 change seen, 0 none, -errno */
+	int light_ran;                  /* the light sweep ran (light holds its counters) */
+	struct sm_light_summary light;
 	int rc;                         /* 0 up; negative errno */
 	unsigned attempts;
 	struct sm_summary sum;
@@ -42,9 +54,15 @@ struct sm_mp_cfg {
 	struct sm_cfg base;             /* template; plane, lid_want and persistence are set per plane */
 	unsigned retries;               /* extra attempts for a failed plane (default 1) */
 	struct sm_plane_lids *lids;     /* shared LID table; NULL: each plane on its own */
+	bool light;                     /* light sweep first, heavy only where it sees a change */
 };
 
-/* Bring every plane with a transport up, concurrently. Returns the number of planes not up. */
+/*
+ * Bring every plane with a transport up (or light-sweep it, see above),
+ * concurrently. Returns the number of planes not up. A plane that ran only
+ * a light sweep and found nothing is up (rc 0) with sum and attempts
+ * untouched.
+ */
 unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const struct sm_mp_cfg *cfg);
 
 void sm_multiplane_print(FILE *out, const struct sm_mp_plane *planes, unsigned n, double wall_s,

@@ -124,6 +124,8 @@ static void free_sweep_state(struct sm_core *c)
 	c->cap_nodes = c->cap_ports = c->n_next = c->cap_next = 0;
 	free(c->unconfigured);
 	c->unconfigured = NULL;
+	free(c->trusted);
+	c->trusted = NULL;
 	if (c->shadow) {
 		for (uint32_t n = 0; n < c->n_shadow; n++)
 			sm_lft_shadow_free(&c->shadow[n]);
@@ -144,24 +146,33 @@ static void free_reqs(struct sm_core *c)
 	}
 }
 
+int sm_trap_wants_sweep(const struct sm_smp *smp, unsigned *trap_num)
+{
+	struct sm_notice n;
+	struct sm_mad_err me;
+	int decoded;
+
+	if (trap_num)
+		*trap_num = 0;
+	if (smp->method != SM_METHOD_TRAP)
+		return 0;
+	decoded = smp->attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp->data, &n, &me);
+	if (decoded && trap_num)
+		*trap_num = n.trap_num;
+	return !(decoded && n.is_generic && n.trap_num != 128);
+}
+
 static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const struct sm_mad_addr *from,
 			   void *ctx)
 {
 	struct sm_core *c = ctx;
-	struct sm_notice n;
-	struct sm_mad_err me;
+	unsigned num;
 	(void)e;
 	if (smp->method != SM_METHOD_TRAP)
 		return;
-	/*
-	 * Only a link state change (trap 128) changes what the sweep sees.
-	 * Others (trap 144: a port's capability mask, e.g. our own port
-	 * claiming IsSM) are noted, not a reason to sweep again. A trap that
-	 * does not decode is treated as a change: better one sweep too many.
-	 */
-	if (smp->attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp->data, &n, &me) && n.is_generic &&
-	    n.trap_num != 128) {
-		sm_core_note(c, "trap %u from LID %u during the sweep (no topology change)", n.trap_num,
+	/* only a link state change (trap 128) changes what the sweep sees */
+	if (!sm_trap_wants_sweep(smp, &num)) {
+		sm_core_note(c, "trap %u from LID %u during the sweep (no topology change)", num,
 			     from ? from->slid : 0);
 		return;
 	}
@@ -344,6 +355,28 @@ static int lid_port(const struct sm_core *c, uint32_t n, unsigned p)
 	return p >= 1 && c->f->ports[idx].guid && c->pi_ok[idx];
 }
 
+/*
+ * Index in the state's fabric of switch n when what the state remembers of
+ * its LFT still holds, else SM_NONE. Read before this bring-up set any LID:
+ * a switch that rebooted comes back with LID 0 and LinearFDBTop 0; one that
+ * another SM took over has other values.
+ */
+static uint32_t trusted_shadow(const struct sm_core *c, uint32_t n, uint16_t lid_read)
+{
+	const struct sm_state *st = c->state;
+	const struct sm_node *nd = &c->f->nodes[n];
+	if (!st || !st->f || nd->type != SM_NODE_SWITCH || !c->si_ok[n] || !lid_read)
+		return SM_NONE;
+	uint32_t o = sm_fabric_find_node(st->f, nd->guid);
+	if (o == SM_NONE || o >= st->n_nodes || st->f->nodes[o].type != SM_NODE_SWITCH)
+		return SM_NONE;
+	const struct sm_lft_shadow *sh = &st->shadow[o];
+	if (!sh->n_blocks || sh->top != c->si[n].lft_top ||
+	    st->f->ports[st->f->nodes[o].port0].lid != lid_read)
+		return SM_NONE;
+	return o;
+}
+
 static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
 {
 	const struct sm_cfg *cfg = c->cfg;
@@ -376,15 +409,18 @@ static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size
 		goto out;
 	}
 	c->unconfigured = calloc((size_t)f->n_nodes + 1, 1);
-	if (!c->unconfigured) {
+	c->trusted = malloc(((size_t)f->n_nodes + 1) * sizeof(*c->trusted));
+	if (!c->unconfigured || !c->trusted) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		if (c->pi_ok[i])
 			cur[i] = c->pi[i].lid;
-	for (uint32_t n = 0; n < f->n_nodes; n++)
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
 		c->unconfigured[n] = f->nodes[n].type == SM_NODE_SWITCH && !cur[f->nodes[n].port0];
+		c->trusted[n] = trusted_shadow(c, n, cur[f->nodes[n].port0]);
+	}
 	if (cfg->lid_want) {
 		/* plane-consistent LIDs: the wanted LIDs stand in for the fabric's */
 		rc = cfg->lid_want(cfg->lid_want_arg, f, c->plane, cur, cur);
@@ -479,6 +515,14 @@ static int phase_program(struct sm_core *c, char *err, size_t errlen)
 		sm_lft_shadow_init(sh);
 		if (!c->si_ok[n])
 			continue;
+		if (c->trusted && c->trusted[n] != SM_NONE) {
+			/* what we wrote last time is still there: no read-back */
+			*sh = c->state->shadow[c->trusted[n]];
+			sm_lft_shadow_init(&c->state->shadow[c->trusted[n]]);
+			c->lft_sw_trusted++;
+		} else if (c->state && c->state->f) {
+			c->lft_sw_unknown++;
+		}
 		sh->top = c->si[n].lft_top;
 		/* a switch that had no LID has never been programmed by an SM: nothing to read */
 		if (!c->cfg->read_lfts || c->unconfigured[n])
@@ -599,8 +643,108 @@ static int phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, 
 	return 0;
 }
 
+/* ---- state across bring-ups ---- */
+
+int sm_state_new(struct sm_state **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+static void state_clear(struct sm_state *s)
+{
+	for (uint32_t n = 0; n < s->n_nodes; n++)
+		sm_lft_shadow_free(&s->shadow[n]);
+	free(s->shadow);
+	free(s->path);
+	sm_fabric_free(s->f);
+	s->shadow = NULL;
+	s->path = NULL;
+	s->f = NULL;
+	s->n_nodes = s->n_switches = 0;
+	s->valid = 0;
+}
+
+void sm_state_free(struct sm_state *s)
+{
+	if (!s)
+		return;
+	state_clear(s);
+	free(s);
+}
+
+void sm_state_forget(struct sm_state *s)
+{
+	if (!s)
+		return;
+	for (uint32_t n = 0; n < s->n_nodes; n++)
+		sm_lft_shadow_free(&s->shadow[n]);
+	s->valid = 0;
+}
+
+bool sm_state_valid(const struct sm_state *s)
+{
+	return s && s->valid && s->f;
+}
+
+uint32_t sm_state_switches(const struct sm_state *s)
+{
+	return sm_state_valid(s) ? s->n_switches : 0;
+}
+
+/*
+ * After a bring-up that reached the program phase: the swept fabric, its
+ * paths and the shadows (moved out of the core) become the new state. On
+ * ENOMEM the state is dropped: the next heavy sweep reads LFTs back.
+ */
+static void state_update(struct sm_core *c, int ok)
+{
+	struct sm_state *st = c->state;
+	struct sm_fabric *g = sm_fabric_new();
+	const struct sm_fabric *f = c->f;
+
+	state_clear(st);
+	if (!g || sm_fabric_append(g, f, NULL)) {
+		sm_fabric_free(g);
+		return;
+	}
+	st->path = calloc((size_t)g->n_nodes + 1, sizeof(*st->path));
+	st->shadow = calloc((size_t)g->n_nodes + 1, sizeof(*st->shadow));
+	if (!st->path || !st->shadow) {
+		free(st->path);
+		free(st->shadow);
+		st->path = NULL;
+		st->shadow = NULL;
+		sm_fabric_free(g);
+		return;
+	}
+	st->f = g;
+	st->n_nodes = g->n_nodes;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		uint32_t m = sm_fabric_find_node(g, f->nodes[n].guid);
+		if (m == SM_NONE)
+			continue;
+		st->path[m] = c->path[n];
+		if (f->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		st->n_switches++;
+		if (n < c->n_shadow) {
+			st->shadow[m] = c->shadow[n];
+			sm_lft_shadow_init(&c->shadow[n]);
+		}
+	}
+	st->valid = ok;
+}
+
 int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
 	       struct sm_summary *sum, struct sm_fabric **fabric_out, char *err, size_t errlen)
+{
+	return sm_bringup_state(t, chain, cfg, NULL, sum, fabric_out, err, errlen);
+}
+
+int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
+		     struct sm_state *state, struct sm_summary *sum, struct sm_fabric **fabric_out,
+		     char *err, size_t errlen)
 {
 	struct sm_core core, *c = &core;
 	struct sm_lfts *lfts = NULL;
@@ -617,6 +761,7 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 	}
 	c->t = t;
 	c->cfg = cfg;
+	c->state = state;
 	c->plane = cfg->plane;
 	c->txn = sm_txn_new(t, &cfg->txn);
 	if (!c->txn) {
@@ -744,12 +889,19 @@ out:
 	sum->portinfo_lid_sets = c->pi_lid_sets;
 	sum->portinfo_state_sets = c->pi_state_sets;
 	sum->set_errors = c->set_errors;
+	sum->lft_switches_trusted = c->lft_sw_trusted;
+	sum->lft_switches_unknown = c->lft_sw_unknown;
+	sum->psc_cleared = c->psc_cleared;
 	sum->txn = *sm_txn_stats(c->txn);
 	sm_txn_free(c->txn);
 	c->txn = NULL;
 	if (!rc && cfg->routed)
 		cfg->routed(cfg->routed_arg, c->plane, c->f, lfts);
 	sm_lfts_free(lfts);
+	if (state && c->shadow)
+		state_update(c, !rc);
+	else if (state)
+		state->valid = 0;   /* shadows still hold (nothing was written): only the light sweep waits */
 	if (!rc && fabric_out) {
 		*fabric_out = c->f;
 		c->f = NULL;
@@ -777,6 +929,17 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 		" errors, %" PRIu64 " late, %" PRIu64 " dropped (malformed/mismatched/unknown); up to %u in flight\n",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
 		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
+	if (x->adaptive_retries)
+		fprintf(out, "  %" PRIu64 " of the retries beyond the configured count (lossy fabric)\n",
+			x->adaptive_retries);
+	fprintf(out, "rejected answers:");
+	int any = 0;
+	for (unsigned k = 1; k < SM_CHK_COUNT; k++)
+		if (x->rejected[k]) {
+			fprintf(out, "%s %s %" PRIu64, any ? "," : "", sm_check_kind_name(k), x->rejected[k]);
+			any = 1;
+		}
+	fprintf(out, "%s\n", any ? "" : " none");
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
 		if (!as->sent)
@@ -786,6 +949,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 	}
 	fprintf(out, "lft: %u blocks written (%u switches), %u blocks read, %u SwitchInfo sets\n",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets);
+	if (s->lft_switches_trusted || s->lft_switches_unknown || s->psc_cleared)
+		fprintf(out, "state: %u switches' LFTs known from the last sweep, %u unknown; %u PortStateChange cleared\n",
+			s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared);
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
 	if (s->mkey_foreign || s->mkey_violations)
@@ -810,9 +976,13 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		s->lids.from_file, s->lids.from_fabric, s->lids.fresh, s->lids.moved, s->lids.conflicts);
 	fprintf(out, "\"engine\":\"%s\",", s->engine ? s->engine : "");
 	fprintf(out, "\"smps\":{\"sent\":%" PRIu64 ",\"retried\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"max_in_flight\":%u,\"by_attr\":{",
+		",\"errors\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"max_in_flight\":%u,",
 		x->sent, x->retried, x->timed_out, x->mad_errors, x->late,
 		x->malformed + x->mismatched + x->unknown_tid + x->duplicate, x->max_outstanding);
+	fprintf(out, "\"adaptive_retries\":%" PRIu64 ",\"rejected\":{", x->adaptive_retries);
+	for (unsigned k = 1; k < SM_CHK_COUNT; k++)
+		fprintf(out, "%s\"%s\":%" PRIu64, k > 1 ? "," : "", sm_check_kind_name(k), x->rejected[k]);
+	fprintf(out, "},\"by_attr\":{");
 	int first = 1;
 	for (unsigned a = 0; a < SM_TXN_A_COUNT; a++) {
 		const struct sm_txn_attr_stats *as = &x->attr[a];
@@ -825,10 +995,12 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 	fprintf(out, "}},\"lft_blocks_written\":%u,\"lft_switches_written\":%u,\"lft_blocks_read\":%u,"
 		"\"switchinfo_sets\":%u,\"portinfo_lid_sets\":%u,\"portinfo_state_sets\":%u,"
 		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,"
+		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,"
 		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",\"seconds\":{",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
-		s->state_errors, s->mkey_foreign, s->mkey_violations);
+		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
+		s->mkey_foreign, s->mkey_violations);
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
 	fprintf(out, "\"total\":%.6f}}\n", s->total_s);

@@ -125,6 +125,10 @@ struct sm_summary {
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
 	uint32_t mkey_foreign;       /* LID ports protected by an M_Key smd does not hold */
 	uint64_t mkey_violations;    /* sum of the M_KeyViolations counters read from those ports */
+	/* with a struct sm_state (sm_bringup_state) */
+	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
+	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */
+	uint32_t psc_cleared;        /* SwitchInfo Sets clearing PortStateChange */
 	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
 	char state_err[512];         /* the first such error, naming the file */
 	double phase_s[SM_PH_COUNT];
@@ -139,6 +143,77 @@ struct sm_summary {
  */
 int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
 	       struct sm_summary *sum, struct sm_fabric **fabric_out, char *err, size_t errlen);
+
+/*
+ * DOC: state across bring-ups (the daemon's per-plane memory)
+ *
+ * A struct sm_state remembers, per plane, what the last heavy sweep found
+ * and programmed: the fabric (GUIDs, links, LIDs), the DR path of every node
+ * and, per switch GUID, the LFT shadow (blocks known to be on the switch,
+ * LinearFDBTop). sm_bringup_state() uses it so that a heavy sweep of a
+ * configured fabric reads no LFT block back: a switch's shadow is trusted
+ * when the switch is known by GUID, its port 0 still has the LID we gave it
+ * and its LinearFDBTop is what we left. Anything else (a new switch, one
+ * that rebooted: LID 0 / top 0, one another SM reprogrammed: other LID or
+ * top) is unknown and read back (cfg.read_lfts) or rewritten. Blocks are
+ * then written only where the new tables differ from the shadow.
+ *
+ * Limitation (stated): LFT entries changed behind our back without the
+ * switch's LID or top changing (e.g. an admin's ibroute tool writing one
+ * block) are not seen; sm_state_forget() (smctl resweep --heavy) makes
+ * every switch unknown again.
+ *
+ * The state is updated by every bring-up that reached the program phase
+ * (the shadow then mirrors what the switches acknowledged, even if the
+ * bring-up failed later); it is marked valid only by a successful one.
+ * sm_light_sweep() needs a valid state.
+ *
+ * Not thread-safe: one state per plane, used by that plane's thread.
+ */
+struct sm_state;
+int sm_state_new(struct sm_state **out);            /* 0 or -ENOMEM */
+void sm_state_free(struct sm_state *s);             /* accepts NULL */
+/* Forget every shadow (next heavy sweep reads LFTs back) and invalidate. */
+void sm_state_forget(struct sm_state *s);
+bool sm_state_valid(const struct sm_state *s);
+/* Switches the state knows (0 without a valid state). */
+uint32_t sm_state_switches(const struct sm_state *s);
+
+/* sm_bringup() with a state (NULL state: exactly sm_bringup()). */
+int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
+		     struct sm_state *state, struct sm_summary *sum, struct sm_fabric **fabric_out,
+		     char *err, size_t errlen);
+
+/*
+ * Light sweep: one Get SwitchInfo per switch the state knows, along its
+ * remembered DR path, plus the SM's own port state. A change is: a switch
+ * that does not answer (or answers badly), PortStateChange set (a port of it
+ * went down or came up; the heavy sweep clears it, as IBA says, by writing
+ * 1), LinearFDBTop other than what we left (reset or reprogrammed), a trap
+ * 128 arriving meanwhile, or the SM's port not ACTIVE. Nothing is written.
+ * Returns 1 when a heavy sweep is needed (why says the first reason; also
+ * when the state is not valid), 0 when nothing changed, -errno on a hard
+ * error (err).
+ */
+struct sm_light_summary {
+	uint32_t switches;           /* SwitchInfo Gets sent */
+	uint32_t changed;            /* switches that showed a change */
+	uint64_t smps;               /* SMPs sent (retries included) */
+	double seconds;
+	char why[192];               /* first change seen, "" none */
+};
+int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
+		   struct sm_light_summary *ls, char *err, size_t errlen);
+
+/*
+ * Does an unsolicited SMP call for a (new) heavy sweep? A Trap with a
+ * generic Notice 128 (link state change), or one that does not decode
+ * (better one sweep too many): 1. Other traps (144: a capability mask, e.g.
+ * a port claiming IsSM) and anything not a Trap: 0. *trap_num (may be NULL)
+ * gets the trap number, 0 when unknown.
+ */
+struct sm_smp;
+int sm_trap_wants_sweep(const struct sm_smp *smp, unsigned *trap_num);
 
 /* Human summary (several lines) or one JSON object. */
 void sm_summary_print(FILE *out, const struct sm_summary *s);

@@ -23,6 +23,17 @@ enum sm_req_kind {
 	SM_RQ_SI_SET,
 	SM_RQ_LFT_GET,
 	SM_RQ_LFT_SET,
+	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
+};
+
+/* The daemon's per-plane memory (sm.h "state across bring-ups"). */
+struct sm_state {
+	struct sm_fabric *f;           /* last fabric that reached the program phase (own copy) */
+	struct sm_dr_path *path;       /* per node of f */
+	struct sm_lft_shadow *shadow;  /* per node of f (switches; others empty) */
+	uint32_t n_nodes;              /* entries of path and shadow */
+	uint32_t n_switches;
+	int valid;                     /* the bring-up that made it succeeded */
 };
 
 struct sm_core;
@@ -77,6 +88,9 @@ struct sm_core {
 	struct sm_lft_shadow *shadow;  /* per node (switches) */
 	uint32_t n_shadow;
 	uint8_t *unconfigured;         /* per node: switch had no LID when swept (LFT never written) */
+	struct sm_state *state;        /* NULL: stateless bring-up */
+	uint32_t *trusted;             /* per node: index in state->f whose shadow holds, SM_NONE if unknown */
+	uint32_t lft_sw_trusted, lft_sw_unknown, psc_cleared;
 	const struct sm_lfts *lfts;
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;

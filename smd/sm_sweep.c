@@ -15,6 +15,10 @@
  * that reads DOWN, a probe lost behind a port that then reads DOWN, a
  * PortInfo/SwitchInfo lost from a node we just reached). Any of these marks
  * the sweep changed; sm_bringup() then runs a new one on a new fabric.
+ * Answers that cannot be true never get here (the transaction engine drops
+ * them, sm_check.h); contradictions between answers also flag the GUID, and
+ * a GUID flagged again in a later sweep is ignored for the rest of the
+ * bring-up (a duplicate GUID stays; a cable moved mid-sweep does not).
  */
 #include "sm_priv.h"
 
@@ -34,6 +38,28 @@ static int submit_get(struct sm_core *c, uint16_t attr, uint32_t mod, const stru
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
 	smp.mkey = sm_core_mkey(c);
+	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
+}
+
+/*
+ * IBA: SwitchInfo.PortStateChange is cleared by writing 1 to it. It is
+ * cleared as soon as this sweep has read it set, so the light sweep only
+ * sees changes that happen after this heavy sweep looked (a change in
+ * between also sends a trap 128, which makes this sweep run again).
+ * Everything else is written back as read.
+ */
+static int clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_info *si)
+{
+	struct sm_req *rq = sm_core_req(c, SM_RQ_SI_CLEAR, node, 0);
+	struct sm_switch_info w = *si;
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	w.port_state_change = 1;
+	sm_smp_init_dr(&smp, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &c->path[node]);
+	smp.mkey = sm_core_mkey(c);
+	sm_switch_info_encode(&w, smp.data);
+	c->psc_cleared++;
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
 }
 
@@ -81,6 +107,7 @@ static int new_node(struct sm_core *c, const struct sm_node_info *ni, const stru
 	int rc;
 
 	if (n == -EEXIST) {
+		sm_txn_flag_guid(c->txn, ni->port_guid, SM_CHK_GUID_DUP);
 		sm_core_changed(c, "node 0x%016" PRIx64 ": port GUID 0x%016" PRIx64 " already seen on another node",
 				ni->node_guid, ni->port_guid);
 		return 0;
@@ -99,6 +126,7 @@ static int new_node(struct sm_core *c, const struct sm_node_info *ni, const stru
 	if (ni->node_type != SM_NODE_SWITCH) {
 		rc = sm_fabric_set_port_guid(f, (uint32_t)n, ni->local_port_num, ni->port_guid);
 		if (rc == -EEXIST) {
+			sm_txn_flag_guid(c->txn, ni->port_guid, SM_CHK_GUID_DUP);
 			sm_core_changed(c, "CA port GUID 0x%016" PRIx64 " already seen on another node",
 					ni->port_guid);
 			return 0;
@@ -148,6 +176,15 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 		sm_core_changed(c, "NodeInfo of CA 0x%016" PRIx64 " claims it arrived on port 0", ni.node_guid);
 		return;
 	}
+	unsigned sus = sm_txn_suspect(c->txn, ni.node_guid);
+	if (sus == SM_CHK_OK)
+		sus = sm_txn_suspect(c->txn, ni.port_guid);
+	if (sus != SM_CHK_OK && rq->node != SM_NONE) {
+		sm_txn_reject(c->txn, sus);
+		sm_core_note(c, "node 0x%016" PRIx64 " behind node %u port %u ignored: it contradicted itself (%s)",
+			     ni.node_guid, rq->node, rq->port, sm_check_kind_name(sus));
+		return;
+	}
 	struct sm_dr_path p;
 	memset(&p, 0, sizeof(p));
 	if (rq->node != SM_NONE) {
@@ -171,6 +208,8 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 	} else {
 		struct sm_node *nd = &f->nodes[n];
 		if (nd->type != ni.node_type || nd->nports != ni.num_ports) {
+			sm_txn_flag_guid(c->txn, ni.node_guid,
+					 nd->type != ni.node_type ? SM_CHK_NODE_TYPE : SM_CHK_NUM_PORTS);
 			sm_core_changed(c, "node 0x%016" PRIx64 " changed from %s/%u ports to %s/%u ports",
 					ni.node_guid, sm_node_type_str((enum sm_node_type)nd->type), nd->nports,
 					sm_node_type_str((enum sm_node_type)ni.node_type), ni.num_ports);
@@ -182,6 +221,7 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 				/* a second port of a CA we know */
 				rc = sm_fabric_set_port_guid(f, n, ni.local_port_num, ni.port_guid);
 				if (rc == -EEXIST) {
+					sm_txn_flag_guid(c->txn, ni.port_guid, SM_CHK_GUID_DUP);
 					sm_core_changed(c, "CA port GUID 0x%016" PRIx64 " seen twice", ni.port_guid);
 					return;
 				}
@@ -193,11 +233,13 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 					return;
 				}
 			} else if (pt->guid != ni.port_guid) {
+				sm_txn_flag_guid(c->txn, ni.node_guid, SM_CHK_GUID_DUP);
 				sm_core_changed(c, "port %u of node 0x%016" PRIx64 " changed GUID",
 						ni.local_port_num, ni.node_guid);
 				return;
 			}
 		} else if (sm_port(f, n, 0)->guid != ni.port_guid) {
+			sm_txn_flag_guid(c->txn, ni.node_guid, SM_CHK_GUID_DUP);
 			sm_core_changed(c, "switch 0x%016" PRIx64 " changed port GUID", ni.node_guid);
 			return;
 		}
@@ -205,10 +247,11 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 	if (rq->node == SM_NONE)
 		return;
 	rc = sm_fabric_link(f, rq->node, rq->port, n, ni.local_port_num);
-	if (rc == -EBUSY)
+	if (rc == -EBUSY) {
+		sm_txn_flag_guid(c->txn, ni.node_guid, SM_CHK_GUID_DUP);
 		sm_core_changed(c, "port %u of node 0x%016" PRIx64 " found linked to two peers", rq->port,
 				f->nodes[rq->node].guid);
-	else if (rc)
+	} else if (rc)
 		sm_core_changed(c, "bad link node 0x%016" PRIx64 " port %u -> 0x%016" PRIx64 " port %u",
 				f->nodes[rq->node].guid, rq->port, ni.node_guid, ni.local_port_num);
 }
@@ -342,6 +385,21 @@ static void sweep_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 		c->f->nodes[rq->node].lft_cap = si.lft_cap;
 		if (si.enhanced_port0)
 			c->f->nodes[rq->node].flags |= SM_NODE_F_ENHANCED_SP0;
+		if (si.port_state_change) {
+			int rc = clear_psc(c, rq->node, &si);
+			if (rc)
+				fail(c, rc);
+		}
+		break;
+	}
+	case SM_RQ_SI_CLEAR: {
+		struct sm_switch_info si;
+		if (r->status || r->mad_status || sm_switch_info_decode(r->resp->data, &si, &me)) {
+			sm_core_note(c, "switch 0x%016" PRIx64 ": clearing PortStateChange failed (%s)",
+				     c->f->nodes[rq->node].guid, r->status ? "lost" : "error status or bad answer");
+			break;
+		}
+		c->si[rq->node] = si;
 		break;
 	}
 	default:

@@ -17,10 +17,19 @@ static void usage(FILE *o)
 		"  topo info DUMP [DUMP...] [--plane N] [--from auto|ibnd|ibsim]\n"
 		"                                        load dumps (one plane each), print a summary\n"
 		"  topo convert DUMP -o FILE [--format ibnd|ibsim] [--from auto|ibnd|ibsim]\n"
-		"  status | planes | version            ask the running smd (--socket PATH, default /run/smd/smd.sock)\n"
-		"  sweep [--no-wait] [--timeout SEC]    run a sweep cycle now and wait for it\n"
+		"\n"
+		"Ask the running smd (--socket PATH, default /run/smd/smd.sock; exit 0 ok, 1 failed, 2 usage):\n"
+		"  status | planes | version | metrics  state, per-plane results, versions, Prometheus metrics\n"
+		"  nodes | links [--plane N]            the fabric as last brought up, per plane\n"
+		"  route SRC DST [--plane N]            path hop by hop through the programmed LFTs\n"
+		"  lft SWITCH [--plane N]               a switch's LFT as programmed (dump_lfts format)\n"
+		"  dump topology [--plane N]            the fabric in ibnetdiscover format\n"
+		"  resweep [--heavy] [--no-wait] [--timeout SEC]\n"
+		"                                       run a sweep cycle now and wait for it (alias: sweep)\n"
+		"  engine set NAME[,NAME...]            route with this engine chain from the next sweep on\n"
 		"  profile load FILE | profile clear    route with a traffic profile from now on (hotpath, planes)\n"
-		"  help                              this text\n");
+		"  help                                 this text\n"
+		"SRC, DST, SWITCH: a LID, a port or node GUID, a node description or a host name.\n");
 }
 
 int main(int argc, char **argv)
@@ -65,9 +74,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "profile"))
 		return smctl_profile_cmd(&g, argc - i - 1, argv + i + 1);
-	if (!strcmp(cmd, "status") || !strcmp(cmd, "planes") || !strcmp(cmd, "sweep") ||
-	    !strcmp(cmd, "version"))
-		return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */
+	static const char *const daemon_cmds[] = { "status", "planes", "sweep", "resweep", "version", "nodes",
+						   "links", "route", "lft", "dump", "metrics", "engine" };
+	for (size_t k = 0; k < sizeof(daemon_cmds) / sizeof(daemon_cmds[0]); k++)
+		if (!strcmp(cmd, daemon_cmds[k]))
+			return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */
 	fprintf(stderr, "smctl: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DOC: smctl commands that talk to a running smd (status, planes, sweep,
- * version) over the control socket (protocol: ctl.h).
+ * DOC: smctl commands that talk to a running smd over the control socket
+ * (protocol: ctl.h): status, planes, version, sweep/resweep, nodes, links,
+ * route, lft, dump topology, metrics, engine.
  *
- * Each sends one request, reads one reply line; --json prints that line as
- * it came (the documented contract), otherwise it is rendered as text.
- * Exit: 0 ok, 1 no daemon / error reply / bad reply, 2 usage.
+ * Each builds one request, reads one reply line; --json prints that line
+ * as it came (the documented contract), otherwise it is rendered as text
+ * (metrics: Prometheus text format). A sweep that has waited longer than
+ * PROGRESS_MS prints progress lines to stderr, from status requests on a
+ * second connection (the state of the daemon and how long the cycle has
+ * been running), while the first connection waits for the sweep's reply.
+ * Exit: 0 ok, 1 no daemon / error reply / failed operation (a sweep that
+ * left planes down, a broken route, nothing found), 2 usage.
  */
 #include "config.h"
 #include "ctl.h"
+#include "json.h"
 #include "smctl.h"
 
 #include <errno.h>
@@ -16,11 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PROGRESS_MS 1000
+
 static void cmd_usage(FILE *o)
 {
 	fprintf(o,
-		"Usage: smctl [--socket PATH] [--json] status|planes|version\n"
-		"       smctl [--socket PATH] [--json] sweep [--no-wait] [--timeout SEC]\n");
+		"Usage: smctl [--socket PATH] [--json] status|planes|version|metrics\n"
+		"       smctl [--socket PATH] [--json] resweep|sweep [--heavy|--reread] [--no-wait] [--timeout SEC]\n"
+		"       smctl [--socket PATH] [--json] nodes|links [--plane N]\n"
+		"       smctl [--socket PATH] [--json] route SRC DST [--plane N]\n"
+		"       smctl [--socket PATH] [--json] lft SWITCH [--plane N]\n"
+		"       smctl [--socket PATH] [--json] dump topology [--plane N]\n"
+		"       smctl [--socket PATH] [--json] engine set NAME[,NAME...]\n"
+		"SRC, DST, SWITCH: a LID, a GUID, a node description or a host name (lid:N, guid:G force one)\n");
 }
 
 static unsigned long long num(const struct smd_jv *v, const char *key)
@@ -109,85 +124,431 @@ static void print_planes(const struct smd_jv *r)
 	print_health(smd_jv_get(r, "health"), smd_jv_str(r, "health_error", NULL));
 }
 
-int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
+static const struct smd_jv *arr_of(const struct smd_jv *r, const char *key)
 {
-	const char *cmd = argv[0];
-	const char *path = g->socket ? g->socket : SMD_CTL_DEFAULT_SOCKET;
-	int json = g->json, nowait = 0, timeout_ms = 5000, rc;
-	char req[256], err[512] = "", *reply = NULL;
-	struct smd_jv *r = NULL;
+	const struct smd_jv *a = smd_jv_get(r, key);
+	return a && a->type == SMD_J_ARR ? a->child : NULL;
+}
 
+/*
+ * The per-plane entries of a fabric reply: planes without data ("error")
+ * are reported on stderr. Returns how many entries have data; *n_entries
+ * gets all of them.
+ */
+static unsigned planes_with_data(const struct smd_jv *r, unsigned *n_entries)
+{
+	unsigned n = 0, all = 0;
+	for (const struct smd_jv *p = arr_of(r, "planes"); p; p = p->next, all++) {
+		if (smd_jv_get(p, "cycle"))
+			n++;
+		else
+			fprintf(stderr, "smctl: plane %llu: %s\n", num(p, "plane"), smd_jv_str(p, "error", "no data"));
+	}
+	*n_entries = all;
+	return n;
+}
+
+static int print_nodes(const struct smd_jv *r)
+{
+	unsigned all, n = planes_with_data(r, &all);
+
+	for (const struct smd_jv *p = arr_of(r, "planes"); p; p = p->next) {
+		unsigned sw = 0, ca = 0, other = 0;
+		if (!smd_jv_get(p, "cycle"))
+			continue;
+		for (const struct smd_jv *nd = arr_of(p, "nodes"); nd; nd = nd->next) {
+			const char *t = smd_jv_str(nd, "type", "");
+			sw += !strcmp(t, "Switch");
+			ca += !strcmp(t, "Ca");
+			other += strcmp(t, "Switch") && strcmp(t, "Ca");
+		}
+		printf("plane %llu (sweep %llu): %u switches, %u CAs", num(p, "plane"), num(p, "cycle"), sw, ca);
+		if (other)
+			printf(", %u other nodes", other);
+		printf("\n  %-6s %-18s %5s %5s %5s  %s\n", "type", "guid", "lid", "ports", "links", "description");
+		for (const struct smd_jv *nd = arr_of(p, "nodes"); nd; nd = nd->next) {
+			printf("  %-6s %-18s %5llu %5llu %5llu  %s", smd_jv_str(nd, "type", "?"),
+			       smd_jv_str(nd, "guid", "?"), num(nd, "lid"), num(nd, "ports"), num(nd, "links"),
+			       smd_jv_str(nd, "desc", ""));
+			/* a CA with several LID-bearing ports: the others too */
+			unsigned k = 0, shown = 0;
+			for (const struct smd_jv *l = arr_of(nd, "port_lids"); l; l = l->next) {
+				k++;
+				if (l->type == SMD_J_NUM && l->num > 0 && (unsigned long long)l->num != num(nd, "lid"))
+					printf("%s port %u lid %.0f", shown++ ? "," : "  (also", k, l->num);
+			}
+			printf("%s\n", shown ? ")" : "");
+		}
+	}
+	return n && n == all ? 0 : 1;
+}
+
+static void end_str(char *buf, size_t len, const struct smd_jv *e)
+{
+	snprintf(buf, len, "%s %s[%llu] lid %llu \"%s\"", smd_jv_str(e, "type", "?"), smd_jv_str(e, "guid", "?"),
+		 num(e, "port"), num(e, "lid"), smd_jv_str(e, "desc", ""));
+}
+
+static int print_links(const struct smd_jv *r)
+{
+	unsigned all, n = planes_with_data(r, &all);
+	char a[160], b[160];
+
+	for (const struct smd_jv *p = arr_of(r, "planes"); p; p = p->next) {
+		unsigned cnt = 0;
+		if (!smd_jv_get(p, "cycle"))
+			continue;
+		for (const struct smd_jv *l = arr_of(p, "links"); l; l = l->next)
+			cnt++;
+		printf("plane %llu (sweep %llu): %u links\n", num(p, "plane"), num(p, "cycle"), cnt);
+		for (const struct smd_jv *l = arr_of(p, "links"); l; l = l->next) {
+			const char *st = smd_jv_str(l, "state", "?"), *ps = smd_jv_str(l, "peer_state", "?");
+			end_str(a, sizeof(a), smd_jv_get(l, "a"));
+			end_str(b, sizeof(b), smd_jv_get(l, "b"));
+			printf("  %s <-> %s  %s%s  %s", a, b, smd_jv_str(l, "width", "?"), smd_jv_str(l, "speed", "?"), st);
+			if (strcmp(st, ps))
+				printf("/%s", ps);
+			printf("\n");
+		}
+	}
+	return n && n == all ? 0 : 1;
+}
+
+static char *lower_type(const char *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", !strcmp(t, "Ca") ? "ca" : !strcmp(t, "Switch") ? "switch" : !strcmp(t, "Router") ? "router" : t);
+	return buf;
+}
+
+/* One plane's route, in the shape of infiniband-diags' ibtracert. */
+static void print_route(const struct smd_jv *p)
+{
+	const struct smd_jv *src = smd_jv_get(p, "src"), *dst = smd_jv_get(p, "dst");
+	const char *res = smd_jv_str(p, "result", "?");
+	char t[16];
+	unsigned long long out;
+
+	printf("plane %llu (sweep %llu): ", num(p, "plane"), num(p, "cycle"));
+	if (!src || !dst) {
+		printf("%s: %s\n", res, smd_jv_str(p, "error", ""));
+		return;
+	}
+	printf("%s to lid %llu: %s\n", smd_jv_str(src, "desc", "?"), num(p, "dlid"), res);
+	printf("  From %s {%s} portnum %llu lid %llu \"%s\"\n", lower_type(smd_jv_str(src, "type", "?"), t, sizeof(t)),
+	       smd_jv_str(src, "guid", "?"), num(src, "port"), num(src, "lid"), smd_jv_str(src, "desc", ""));
+	out = num(src, "port");
+	const struct smd_jv *h = arr_of(p, "hops");
+	/* a switch source is the first hop itself: its line is the From line */
+	if (h && !strcmp(smd_jv_str(src, "type", ""), "Switch")) {
+		const struct smd_jv *o = smd_jv_get(h, "out_port");
+		out = o && o->type == SMD_J_NUM ? (unsigned long long)o->num : 255;
+		h = h->next;
+	}
+	const struct smd_jv *last = NULL;
+	for (; h; h = h->next) {
+		printf("  [%llu] -> switch port {%s}[%llu] lid %llu \"%s\"\n", out, smd_jv_str(h, "guid", "?"),
+		       num(h, "in_port"), num(h, "lid"), smd_jv_str(h, "desc", ""));
+		const struct smd_jv *o = smd_jv_get(h, "out_port");
+		out = o && o->type == SMD_J_NUM ? (unsigned long long)o->num : 255;
+		last = h;
+	}
+	if (!strcmp(res, "ok")) {
+		if (strcmp(smd_jv_str(dst, "type", ""), "Switch"))
+			printf("  [%llu] -> %s port {%s}[%llu] lid %llu \"%s\"\n", out,
+			       lower_type(smd_jv_str(dst, "type", "?"), t, sizeof(t)), smd_jv_str(dst, "port_guid", "?"),
+			       num(dst, "port"), num(dst, "lid"), smd_jv_str(dst, "desc", ""));
+		printf("  To %s {%s} portnum %llu lid %llu \"%s\"\n", lower_type(smd_jv_str(dst, "type", "?"), t, sizeof(t)),
+		       smd_jv_str(dst, "guid", "?"), num(dst, "port"), num(dst, "lid"), smd_jv_str(dst, "desc", ""));
+		return;
+	}
+	const struct smd_jv *arr = smd_jv_get(p, "arrived");
+	if (arr)
+		printf("  [%llu] -> %s {%s}[%llu] lid %llu \"%s\": not the destination\n", out,
+		       lower_type(smd_jv_str(arr, "type", "?"), t, sizeof(t)), smd_jv_str(arr, "port_guid", "?"),
+		       num(arr, "port"), num(arr, "lid"), smd_jv_str(arr, "desc", ""));
+	else if (!strcmp(res, "no route") && last)
+		printf("  ! switch {%s} has no LFT entry for lid %llu\n", smd_jv_str(last, "guid", "?"), num(p, "dlid"));
+	else if (!strcmp(res, "loop") && last)
+		printf("  [%llu] -> back to a switch already on the path: routing loop\n", out);
+	else if (!strcmp(res, "dead end"))
+		printf("  [%llu] -> port has no link\n", out);
+	else
+		printf("  ! %s\n", res);
+}
+
+static int print_routes(const struct smd_jv *r)
+{
+	for (const struct smd_jv *p = arr_of(r, "planes"); p; p = p->next) {
+		if (!smd_jv_get(p, "cycle")) {
+			fprintf(stderr, "smctl: plane %llu: %s\n", num(p, "plane"), smd_jv_str(p, "error", "no data"));
+			continue;
+		}
+		print_route(p);
+	}
+	return num(r, "broken") || !num(r, "routed") ? 1 : 0;
+}
+
+/* lft and dump: the text of each plane; a "# plane N" line between planes when there are several. */
+static int print_texts(const struct smd_jv *r, const char *cmd)
+{
+	unsigned all, n = planes_with_data(r, &all), shown = 0;
+
+	for (const struct smd_jv *p = arr_of(r, "planes"); p; p = p->next) {
+		const char *text = smd_jv_str(p, "text", NULL);
+		if (!smd_jv_get(p, "cycle"))
+			continue;
+		if (!text) {
+			if (!strcmp(cmd, "lft"))
+				printf("# plane %llu: %s\n", num(p, "plane"), smd_jv_str(p, "error", "not found"));
+			continue;
+		}
+		if (all > 1)
+			printf("# plane %llu (sweep %llu)\n", num(p, "plane"), num(p, "cycle"));
+		fputs(text, stdout);
+		shown++;
+	}
+	return n && shown ? 0 : 1;
+}
+
+static void print_sweep(const struct smd_jv *r, const char *cmd)
+{
+	if (smd_jv_bool(r, "queued", 0)) {
+		printf("%s queued\n", cmd);
+		return;
+	}
+	if (!strcmp(cmd, "engine"))
+		printf("engine chain %s: ", smd_jv_str(r, "chain", "?"));
+	printf("sweep %llu", num(r, "sweeps"));
+	if (smd_jv_str(r, "ran", NULL))
+		printf(" (%s%s)", smd_jv_str(r, "ran", ""), smd_jv_bool(r, "escalated", 0) ? ", escalated from light" : "");
+	printf(": %s, %llu/%llu planes up, %llu LFT blocks and %llu PortInfo written, %.3f s",
+	       smd_jv_str(r, "result", "?"), num(r, "planes_up"), num(r, "planes_up") + num(r, "failed"),
+	       num(r, "lft_blocks_written"), num(r, "portinfo_sets"), smd_jv_num(r, "seconds", 0));
+	if (!strcmp(cmd, "engine") && smd_jv_str(r, "engine", NULL))
+		printf(", routed by %s", smd_jv_str(r, "engine", ""));
+	printf("\n");
+}
+
+/* ---- progress of a sweep someone waits for ---- */
+struct progress {
+	const char *path;
+	const char *what;
+};
+
+static void progress_tick(void *arg, double waited)
+{
+	const struct progress *pg = arg;
+	char *reply = NULL, err[256];
+	struct smd_jv *r = NULL;
+	char req[64];
+
+	snprintf(req, sizeof(req), "{\"version\":%d,\"cmd\":\"status\"}", SMD_CTL_VERSION);
+	if (smd_ctl_call(pg->path, req, 2000, &reply, err, sizeof(err)) ||
+	    smd_json_parse(reply, strlen(reply), &r, err, sizeof(err))) {
+		fprintf(stderr, "smctl: %s: waiting, %.0f s\n", pg->what, waited);
+	} else {
+		const struct smd_jv *run = smd_jv_get(r, "sweep_running_s");
+		fprintf(stderr, "smctl: %s: waiting %.0f s; daemon %s", pg->what, waited, smd_jv_str(r, "state", "?"));
+		if (run && run->type == SMD_J_NUM)
+			fprintf(stderr, ", sweep %llu running for %.1f s", num(r, "sweeps") + 1, run->num);
+		else
+			fprintf(stderr, ", between sweeps (%llu done)", num(r, "sweeps"));
+		if (num(r, "sweeps"))
+			fprintf(stderr, ", the last took %.1f s", smd_jv_num(r, "last_sweep_s", 0));
+		fprintf(stderr, "\n");
+	}
+	smd_jv_free(r);
+	free(reply);
+}
+
+/* ---- argument parsing ---- */
+struct args {
+	const char *cmd;
+	const char *path;
+	int json, nowait, heavy, reread, plane;   /* plane -1: all */
+	int timeout_ms;
+	const char *pos[3];
+	unsigned n_pos;
+};
+
+static int parse_args(const struct smctl_global *g, int argc, char **argv, struct args *a)
+{
+	int sweep = !strcmp(argv[0], "sweep") || !strcmp(argv[0], "resweep");
+	int planed = !strcmp(argv[0], "nodes") || !strcmp(argv[0], "links") || !strcmp(argv[0], "route") ||
+		     !strcmp(argv[0], "lft") || !strcmp(argv[0], "dump");
+	unsigned max_pos = !strcmp(argv[0], "route") ? 2 : !strcmp(argv[0], "lft") || !strcmp(argv[0], "dump") ? 1 :
+			   !strcmp(argv[0], "engine") ? 2 : 0;
+
+	memset(a, 0, sizeof(*a));
+	a->cmd = argv[0];
+	a->path = g->socket ? g->socket : SMD_CTL_DEFAULT_SOCKET;
+	a->json = g->json;
+	a->plane = -1;
+	a->timeout_ms = -2;   /* not given */
 	for (int i = 1; i < argc; i++) {
+		char *end;
 		if (!strcmp(argv[i], "--json")) {
-			json = 1;
+			a->json = 1;
 		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
-			path = argv[++i];
-		} else if (!strcmp(argv[i], "--no-wait") && !strcmp(cmd, "sweep")) {
-			nowait = 1;
-		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc && !strcmp(cmd, "sweep")) {
-			char *end;
+			a->path = argv[++i];
+		} else if (!strcmp(argv[i], "--no-wait") && sweep) {
+			a->nowait = 1;
+		} else if (!strcmp(argv[i], "--heavy") && sweep) {
+			a->heavy = 1;
+		} else if (!strcmp(argv[i], "--reread") && sweep) {
+			a->reread = 1;
+		} else if (!strcmp(argv[i], "--timeout") && i + 1 < argc && sweep) {
 			double s = strtod(argv[++i], &end);
 			if (*end || s <= 0 || s > 86400) {
 				fprintf(stderr, "smctl: --timeout takes seconds (0-86400)\n");
 				return 2;
 			}
-			timeout_ms = (int)(s * 1000);
+			a->timeout_ms = (int)(s * 1000);
+		} else if (!strcmp(argv[i], "--plane") && i + 1 < argc && planed) {
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || !argv[i][0] || v < 0 || v > 255) {
+				fprintf(stderr, "smctl: --plane takes a plane index\n");
+				return 2;
+			}
+			a->plane = (int)v;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			cmd_usage(stdout);
-			return 0;
+			return -1;
+		} else if ((argv[i][0] != '-' || !argv[i][1]) && a->n_pos < max_pos) {
+			a->pos[a->n_pos++] = argv[i];
 		} else {
-			fprintf(stderr, "smctl %s: unexpected argument '%s'\n", cmd, argv[i]);
+			fprintf(stderr, "smctl %s: unexpected argument '%s'\n", a->cmd, argv[i]);
 			cmd_usage(stderr);
 			return 2;
 		}
 	}
-	if (!strcmp(cmd, "sweep")) {
-		snprintf(req, sizeof(req), "{\"version\":%d,\"cmd\":\"sweep\",\"wait\":%s}", SMD_CTL_VERSION,
-			 nowait ? "false" : "true");
-		/* a sweep on a large fabric takes its time: wait unless --timeout was given */
-		if (!nowait && timeout_ms == 5000)
-			timeout_ms = -1;
-	} else {
-		snprintf(req, sizeof(req), "{\"version\":%d,\"cmd\":\"%s\"}", SMD_CTL_VERSION, cmd);
+	if (a->n_pos != max_pos) {
+		fprintf(stderr, "smctl %s: %s\n", a->cmd,
+			!strcmp(a->cmd, "route") ? "needs SRC and DST" : !strcmp(a->cmd, "lft") ? "needs a SWITCH" :
+			!strcmp(a->cmd, "dump") ? "needs what to dump: topology" : "needs: set NAME[,NAME...]");
+		cmd_usage(stderr);
+		return 2;
 	}
-	rc = smd_ctl_call(path, req, timeout_ms, &reply, err, sizeof(err));
+	if (!strcmp(a->cmd, "dump") && strcmp(a->pos[0], "topology")) {
+		fprintf(stderr, "smctl dump: only 'dump topology' exists\n");
+		return 2;
+	}
+	if (!strcmp(a->cmd, "engine") && strcmp(a->pos[0], "set")) {
+		fprintf(stderr, "smctl engine: only 'engine set NAME[,NAME...]' exists (status shows the engine)\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* Append ,"key":"value" (value JSON-escaped) to a memstream request. */
+static void req_str(FILE *m, const char *key, const char *val)
+{
+	fprintf(m, ",\"%s\":", key);
+	sm_json_write_string(m, val, strlen(val));
+}
+
+int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
+{
+	struct args a;
+	char err[512] = "", *reply = NULL, *req = NULL;
+	size_t req_len = 0;
+	struct smd_jv *r = NULL;
+	int rc, status = 0;
+
+	if ((rc = parse_args(g, argc, argv, &a)))
+		return rc < 0 ? 0 : rc;
+	int sweep = !strcmp(a.cmd, "sweep") || !strcmp(a.cmd, "resweep");
+	const char *wire = sweep ? "sweep" : a.cmd;
+	FILE *m = open_memstream(&req, &req_len);
+	if (!m) {
+		fprintf(stderr, "smctl: out of memory\n");
+		return 1;
+	}
+	fprintf(m, "{\"version\":%d,\"cmd\":\"%s\"", SMD_CTL_VERSION, wire);
+	if (sweep)
+		fprintf(m, ",\"wait\":%s,\"kind\":\"%s\"", a.nowait ? "false" : "true",
+			a.reread ? "reread" : a.heavy ? "heavy" : "light");
+	if (a.plane >= 0)
+		fprintf(m, ",\"plane\":%d", a.plane);
+	if (!strcmp(a.cmd, "route")) {
+		req_str(m, "src", a.pos[0]);
+		req_str(m, "dst", a.pos[1]);
+	} else if (!strcmp(a.cmd, "lft")) {
+		req_str(m, "switch", a.pos[0]);
+	} else if (!strcmp(a.cmd, "dump")) {
+		req_str(m, "what", a.pos[0]);
+	} else if (!strcmp(a.cmd, "engine")) {
+		req_str(m, "action", "set");
+		req_str(m, "chain", a.pos[1]);
+	}
+	fputs("}", m);
+	if (fclose(m)) {
+		free(req);
+		fprintf(stderr, "smctl: out of memory\n");
+		return 1;
+	}
+	/* a sweep (and engine set, which sweeps) on a large fabric takes its time: wait unless --timeout says */
+	int waits = (sweep && !a.nowait) || !strcmp(a.cmd, "engine");
+	int timeout = a.timeout_ms != -2 ? a.timeout_ms : waits ? -1 : 10000;
+	struct progress pg = { .path = a.path, .what = sweep ? "sweep" : "engine set" };
+	rc = smd_ctl_call_ex(a.path, req, timeout, PROGRESS_MS, waits ? progress_tick : NULL, &pg, &reply, err,
+			     sizeof(err));
+	free(req);
 	if (rc) {
 		fprintf(stderr, "smctl: %s\n", err);
 		return 1;
 	}
 	rc = smd_json_parse(reply, strlen(reply), &r, err, sizeof(err));
 	if (rc || r->type != SMD_J_OBJ) {
-		fprintf(stderr, "smctl: %s: bad reply (%s)\n", path, rc ? err : "not an object");
+		fprintf(stderr, "smctl: %s: bad reply (%s)\n", a.path, rc ? err : "not an object");
 		free(reply);
 		smd_jv_free(r);
 		return 1;
 	}
 	int ok = smd_jv_bool(r, "ok", 0);
-	if (json) {
+	if (!ok) {
+		if (a.json)
+			printf("%s\n", reply);
+		fprintf(stderr, "smctl: smd: %s\n", smd_jv_str(r, "error", "request failed"));
+		status = 1;
+	} else if (a.json) {
 		printf("%s\n", reply);
-	} else if (!ok) {
-		/* printed below on stderr */
-	} else if (!strcmp(cmd, "status")) {
+		/* the exit status means the same with --json */
+		if (!strcmp(a.cmd, "route"))
+			status = num(r, "broken") || !num(r, "routed");
+		else if ((sweep && !a.nowait) || !strcmp(a.cmd, "engine"))
+			status = num(r, "failed") ? 1 : 0;
+	} else if (!strcmp(a.cmd, "status")) {
 		print_status(r);
-	} else if (!strcmp(cmd, "planes")) {
+	} else if (!strcmp(a.cmd, "planes")) {
 		print_planes(r);
-	} else if (!strcmp(cmd, "version")) {
+	} else if (!strcmp(a.cmd, "version")) {
 		printf("smd %s (control protocol %llu), smctl %s\n", smd_jv_str(r, "smd", "?"), num(r, "protocol"),
 		       PACKAGE_VERSION);
-	} else if (smd_jv_bool(r, "queued", 0)) {
-		printf("sweep queued\n");
+	} else if (!strcmp(a.cmd, "nodes")) {
+		status = print_nodes(r);
+	} else if (!strcmp(a.cmd, "links")) {
+		status = print_links(r);
+	} else if (!strcmp(a.cmd, "route")) {
+		status = print_routes(r);
+	} else if (!strcmp(a.cmd, "lft") || !strcmp(a.cmd, "dump")) {
+		status = print_texts(r, a.cmd);
+	} else if (!strcmp(a.cmd, "metrics")) {
+		if (smd_metrics_render(stdout, r, err, sizeof(err))) {
+			fprintf(stderr, "smctl: %s: bad metrics reply: %s\n", a.path, err);
+			status = 1;
+		}
 	} else {
-		printf("sweep %llu: %s, %llu/%llu planes up, %llu LFT blocks and %llu PortInfo written, %.3f s\n",
-		       num(r, "sweeps"), smd_jv_str(r, "result", "?"), num(r, "planes_up"),
-		       num(r, "planes_up") + num(r, "failed"), num(r, "lft_blocks_written"),
-		       num(r, "portinfo_sets"), smd_jv_num(r, "seconds", 0));
+		print_sweep(r, a.cmd);
+		/* a sweep whose cycle left planes down is a failed operation */
+		status = !a.nowait && num(r, "failed") ? 1 : 0;
 	}
-	if (!ok)
-		fprintf(stderr, "smctl: smd: %s\n", smd_jv_str(r, "error", "request failed"));
-	/* a sweep whose cycle left planes down is a failed operation */
-	if (ok && !strcmp(cmd, "sweep") && !nowait && num(r, "failed"))
-		ok = 0;
+	if (ok && a.json && !strcmp(a.cmd, "nodes") + !strcmp(a.cmd, "links") + !strcmp(a.cmd, "dump") +
+			    !strcmp(a.cmd, "lft")) {
+		unsigned all;
+		status = planes_with_data(r, &all) ? 0 : 1;
+	}
 	free(reply);
 	smd_jv_free(r);
-	return ok ? 0 : 1;
+	return status;
 }

@@ -15,6 +15,7 @@
 #include "smdconf.h"
 #include "options.h"
 #include "log.h"
+#include "ctl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -246,6 +247,22 @@ static int k_socket(struct walk *w, const char *key, yaml_node_t *v)
 		return fail(w, v, "%s: path longer than 107 bytes (the limit of a unix socket)", key);
 	return rc;
 }
+
+/* ---- socket_group (control socket access, s2-ctl) ---- */
+static int k_socket_group(struct walk *w, const char *key, yaml_node_t *v)
+{
+	gid_t gid;
+	int rc = get_str(w, key, v, &w->c->socket_group);
+
+	if (rc)
+		return rc;
+	if (!w->c->socket_group[0] || strlen(w->c->socket_group) >= SMD_CTL_GROUP_MAX)
+		return fail(w, v, "%s: a group name of 1-%d characters", key, SMD_CTL_GROUP_MAX - 1);
+	if (smd_ctl_group_gid(w->c->socket_group, &gid))
+		return fail(w, v, "%s: no such group '%s'", key, w->c->socket_group);
+	return 0;
+}
+/* ---- end socket_group ---- */
 
 static int k_lmc(struct walk *w, const char *key, yaml_node_t *v)
 {
@@ -587,6 +604,7 @@ static const struct key_def top_keys[] = {
 	{ "guid2lid_file", k_guid2lid },
 	{ "planes", k_planes },
 	{ "socket", k_socket },
+	{ "socket_group", k_socket_group },
 	{ "sweep_interval", k_sweep },
 	{ "mad", k_mad },
 	{ "log_level", k_log_level },
@@ -639,6 +657,7 @@ void smd_conf_free(struct smd_conf *c)
 	free(c->socket);
 	free(c->user);
 	free(c->group);
+	free(c->socket_group);
 	for (unsigned i = 0; i < c->n_planes; i++)
 		free(c->planes[i]);
 	if (c->doc) {

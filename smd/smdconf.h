@@ -66,6 +66,7 @@ struct smd_conf {
 	char *planes[SM_MAX_PLANES];
 	unsigned n_planes;
 	char *socket;
+	char *socket_group;     /* group allowed on the control socket besides root/smd's user; NULL none */
 	unsigned sweep_interval; /* seconds between light sweeps; 0 = none */
 	struct {
 		unsigned window;            /* SMPs in flight, whole SM */

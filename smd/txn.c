@@ -50,6 +50,8 @@ struct req {
 	sm_txn_cb cb;
 	void *ctx;
 	uint64_t sent_us;          /* time of the latest send */
+	uint64_t ans_first;        /* e->st.completed at the first send */
+	uint64_t ans_sent;         /* ... at the latest send */
 	uint32_t next;             /* free list / bucket FIFO link */
 	uint32_t tid;
 	uint32_t bucket;
@@ -60,6 +62,7 @@ struct req {
 	uint8_t slot;              /* attribute stats slot */
 	uint8_t tries;
 	uint8_t max_tries;
+	uint8_t fixed;             /* retries given by the submitter: never adapted */
 	int last_err;              /* send error of the latest try, 0 if it went out */
 };
 
@@ -99,6 +102,9 @@ struct sm_txn {
 	sm_txn_unsolicited_cb unsol_cb;
 	void *unsol_ctx;
 	struct sm_txn_stats st;
+	double loss;               /* EWMA of "try lost" (1) vs "try answered" (0) */
+	uint64_t loss_n;           /* tries that went into it */
+	struct sm_check_book book;
 };
 
 void sm_txn_cfg_default(struct sm_txn_cfg *cfg)
@@ -109,6 +115,7 @@ void sm_txn_cfg_default(struct sm_txn_cfg *cfg)
 	cfg->max_timeout_ms = 1000;
 	cfg->retries = 3;
 	cfg->backoff = 2;
+	cfg->adaptive_max = 16;
 }
 
 unsigned sm_txn_attr_slot(uint16_t attr_id)
@@ -173,9 +180,12 @@ struct sm_txn *sm_txn_new(struct sm_transport *t, const struct sm_txn_cfg *cfg)
 		e->cfg.backoff = 1;
 	if (e->cfg.max_timeout_ms < e->cfg.timeout_ms)
 		e->cfg.max_timeout_ms = e->cfg.timeout_ms;
+	if (e->cfg.adaptive_max > 100)
+		e->cfg.adaptive_max = 100;
 	if (e->cfg.per_dest > 0xFFFF)
 		e->cfg.per_dest = 0xFFFF;
 	e->t = t;
+	sm_check_book_init(&e->book);
 	e->free_head = NONE;
 	e->next_tid = 1;
 	e->buckets = calloc(NBUCKETS, sizeof(*e->buckets));
@@ -213,6 +223,60 @@ const struct sm_txn_stats *sm_txn_stats(const struct sm_txn *e)
 void sm_txn_stats_reset(struct sm_txn *e)
 {
 	memset(&e->st, 0, sizeof(e->st));
+}
+
+double sm_txn_loss_estimate(const struct sm_txn *e)
+{
+	return e->loss;
+}
+
+void sm_txn_reject(struct sm_txn *e, unsigned kind)
+{
+	if (kind > SM_CHK_OK && kind < SM_CHK_COUNT)
+		e->st.rejected[kind]++;
+}
+
+int sm_txn_flag_guid(struct sm_txn *e, uint64_t guid, unsigned kind)
+{
+	sm_txn_reject(e, kind);
+	return sm_check_book_flag(&e->book, guid, kind);
+}
+
+unsigned sm_txn_suspect(const struct sm_txn *e, uint64_t guid)
+{
+	return sm_check_book_suspect(&e->book, guid);
+}
+
+/* One try's fate into the loss estimate (weight 1/128: follows a change within a few hundred tries). */
+static void loss_note(struct sm_txn *e, int lost)
+{
+	e->loss += ((lost ? 1.0 : 0.0) - e->loss) / 128.0;
+	e->loss_n++;
+}
+
+/*
+ * Tries request r may have in all. Beyond cfg.retries only while the
+ * fabric answers others (something completed since r was first sent) and
+ * the loss is a share, not everything: then as many tries as take the
+ * chance of losing every one below 1e-7, at most cfg.adaptive_max + 1.
+ */
+static unsigned tries_allowed(const struct sm_txn *e, const struct req *r)
+{
+	unsigned cap = e->cfg.adaptive_max + 1, k = 0;
+	double p = 1.0;
+
+	if (r->fixed || cap <= r->max_tries || e->st.completed <= r->ans_first ||
+	    (r->last_err && r->last_err != -EAGAIN && r->last_err != -ENOBUFS))
+		return r->max_tries;
+	if (e->loss_n < 32)
+		return cap;          /* too early to measure: assume the worst */
+	if (e->loss > 0.6)
+		return r->max_tries; /* mostly silence: not random drops */
+	while (p > 1e-7 && k < cap) {
+		p *= e->loss;
+		k++;
+	}
+	return k > r->max_tries ? k : r->max_tries;
 }
 
 unsigned sm_txn_pending(const struct sm_txn *e)
@@ -417,6 +481,7 @@ int sm_txn_submit_opts(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid
 	r->tid = 0;
 	r->tries = 0;
 	r->max_tries = (uint8_t)(retries + 1);
+	r->fixed = opts && opts->retries;
 	r->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : e->cfg.timeout_ms;
 	r->slot = (uint8_t)sm_txn_attr_slot(req->attr_id);
 	r->last_err = 0;
@@ -459,12 +524,19 @@ static int send_try(struct sm_txn *e, uint32_t i)
 		r->tid = tid_alloc(e);
 		r->smp.tid = r->tid;
 		e->tids[r->tid % TID_RING] = (struct tid_ent){ r->tid, i, T_INFLIGHT };
+		r->ans_first = e->st.completed;
 	} else {
-		uint64_t to = (uint64_t)r->timeout_ms * e->cfg.backoff;
-		r->timeout_ms = (uint32_t)(to > e->cfg.max_timeout_ms ? e->cfg.max_timeout_ms : to);
+		/* back off only if nothing at all was answered meanwhile (overload, not a drop) */
+		if (e->st.completed == r->ans_sent) {
+			uint64_t to = (uint64_t)r->timeout_ms * e->cfg.backoff;
+			r->timeout_ms = (uint32_t)(to > e->cfg.max_timeout_ms ? e->cfg.max_timeout_ms : to);
+		}
 		e->st.retried++;
 		e->st.attr[r->slot].retried++;
+		if (r->tries >= r->max_tries)
+			e->st.adaptive_retries++;
 	}
+	r->ans_sent = e->st.completed;
 	r->tries++;
 	r->gen++;
 	r->sent_us = sm_transport_now_us(e->t);
@@ -544,6 +616,7 @@ static void complete(struct sm_txn *e, uint32_t i, int rc, const struct sm_smp *
 		res.resp = resp;
 		res.mad_status = resp->status;
 		res.rtt_us = now >= r->sent_us ? now - r->sent_us : 0;
+		loss_note(e, 0);
 		e->st.completed++;
 		e->st.attr[r->slot].completed++;
 		if (resp->status)
@@ -574,7 +647,8 @@ static void expire(struct sm_txn *e)
 		t = e->heap[0];
 		heap_pop(e);
 		r = &e->reqs[t.req];
-		if (r->tries < r->max_tries) {
+		loss_note(e, 1);
+		if (r->tries < r->max_tries || r->tries < tries_allowed(e, r)) {
 			if (send_try(e, t.req) < 0)
 				complete(e, t.req, -ENOMEM, NULL);
 		} else {
@@ -589,12 +663,26 @@ static void handle_mad(struct sm_txn *e, const uint8_t *buf, size_t len,
 		       const struct sm_mad_addr *from)
 {
 	struct sm_smp resp;
+	struct sm_mad_err me;
 	const struct tid_ent *te;
+	unsigned kind;
 	uint32_t tid;
 
 	e->st.received++;
-	if (sm_smp_decode(buf, len, &resp, NULL) < 0) {
+	me.field = NULL;
+	if (sm_smp_decode(buf, len, &resp, &me) < 0) {
 		e->st.malformed++;
+		sm_txn_reject(e, sm_check_decode_fail(&me));
+		return;
+	}
+	tid = (uint32_t)resp.tid;
+	te = &e->tids[tid % TID_RING];
+	if (resp.method != SM_METHOD_GET_RESP && resp.method != SM_METHOD_TRAP &&
+	    resp.method != SM_METHOD_TRAP_REPRESS && tid && te->tid == tid && te->fate == T_INFLIGHT &&
+	    (resp.mgmt_class != SM_CLASS_SMI_DR || resp.direction)) {
+		/* an answer to our request, with a method no answer has */
+		e->st.mismatched++;
+		sm_txn_reject(e, SM_CHK_METHOD);
 		return;
 	}
 	if (resp.method != SM_METHOD_GET_RESP) {
@@ -606,8 +694,6 @@ static void handle_mad(struct sm_txn *e, const uint8_t *buf, size_t len,
 		}
 		return;
 	}
-	tid = (uint32_t)resp.tid;
-	te = &e->tids[tid % TID_RING];
 	if (tid == 0 || te->tid != tid || te->fate == T_FREE) {
 		e->st.unknown_tid++;
 		return;
@@ -620,8 +706,10 @@ static void handle_mad(struct sm_txn *e, const uint8_t *buf, size_t len,
 		e->st.late++;
 		return;
 	}
-	if (sm_smp_check_response(&e->reqs[te->req].smp, &resp, NULL) < 0) {
+	kind = sm_check_response(&e->reqs[te->req].smp, &resp, NULL);
+	if (kind != SM_CHK_OK) {
 		e->st.mismatched++;
+		sm_txn_reject(e, kind);
 		return;
 	}
 	complete(e, te->req, 0, &resp);
@@ -748,5 +836,6 @@ void sm_txn_free(struct sm_txn *e)
 	free(e->ready);
 	free(e->tids);
 	free(e->heap);
+	sm_check_book_clear(&e->book);
 	free(e);
 }

@@ -26,12 +26,21 @@
  * destinations are served round-robin.
  *
  * Trust: a response is delivered only if it decodes, its TID is
- * outstanding and sm_smp_check_response() accepts it. Everything else is
- * counted (late: the request already gave up; duplicate: already answered;
- * mismatched: TID in flight but the response is for something else;
- * unknown: a TID never sent; malformed: does not decode) and dropped.
- * Retries reuse the TID, so an answer to an earlier try completes the
- * request and the later answer counts as duplicate.
+ * outstanding and sm_check_response() (sm_check.h) accepts it: header,
+ * path and a payload that can be true. Everything else is counted (late:
+ * the request already gave up; duplicate: already answered; mismatched:
+ * TID in flight but the response is wrong; unknown: a TID never sent;
+ * malformed: does not decode; and per kind in stats.rejected) and dropped;
+ * the request then times out and is retried like a lost one. Retries
+ * reuse the TID, so an answer to an earlier try completes the request and
+ * the later answer counts as duplicate.
+ *
+ * Loss adapts the retries: while other requests keep being answered, a
+ * lost try is a drop, not an overloaded fabric, so the timeout is not
+ * backed off and a request may get up to cfg.adaptive_max retries (as many
+ * as the measured loss rate needs for a residual loss below 1e-7 per
+ * request). When nothing answers at all (a dead plane), the plain
+ * cfg.retries with backoff apply, so giving up stays fast.
  *
  * Unsolicited MADs (Trap, and Get/Set addressed to the SM itself) go to
  * the handler set with sm_txn_set_unsolicited(); without one they are
@@ -46,6 +55,7 @@
 #include <stdint.h>
 
 #include "mad.h"
+#include "sm_check.h"
 #include "transport.h"
 
 struct sm_txn;
@@ -57,6 +67,8 @@ struct sm_txn_cfg {
 	unsigned max_timeout_ms;  /* backoff cap, default 1000 */
 	unsigned retries;         /* extra tries after the first, default 3 */
 	unsigned backoff;         /* timeout multiplier per retry, default 2 (1 = constant) */
+	unsigned adaptive_max;    /* retries a request may get on a lossy but answering fabric,
+				   * default 16; 0 (or <= retries) disables the adaptation */
 };
 /* Fill cfg with the defaults above. */
 void sm_txn_cfg_default(struct sm_txn_cfg *cfg);
@@ -116,6 +128,8 @@ struct sm_txn_stats {
 	uint64_t unsolicited;   /* traps and requests handed to the unsolicited handler */
 	uint64_t unsolicited_dropped; /* ... when no handler was set */
 	uint64_t canceled;
+	uint64_t rejected[SM_CHK_COUNT]; /* answers dropped, by kind (sm_check.h); [0] unused */
+	uint64_t adaptive_retries;  /* re-sends beyond cfg.retries (lossy fabric) */
 	unsigned max_outstanding;   /* highest number on the wire seen */
 	unsigned max_per_dest;      /* highest number on the wire to one destination seen */
 	struct sm_txn_attr_stats attr[SM_TXN_A_COUNT];
@@ -183,6 +197,21 @@ int sm_txn_fd(const struct sm_txn *e);
 void sm_txn_cancel_all(struct sm_txn *e);
 
 const struct sm_txn_stats *sm_txn_stats(const struct sm_txn *e);
+
+/* Measured share of tries lost (0..1, exponentially weighted), for reports. */
+double sm_txn_loss_estimate(const struct sm_txn *e);
+
+/*
+ * Facts found wrong above the engine (the sweep: a GUID on two nodes, a
+ * node changing type) are counted here too, so one set of counters tells
+ * every rejected answer. sm_txn_reject() only counts; sm_txn_flag_guid()
+ * also flags the GUID in the engine's book (sm_check.h) and returns how
+ * often it was flagged (or -ENOMEM); sm_txn_suspect() is SM_CHK_OK or the
+ * kind that made the GUID suspect. The book lives as long as the engine.
+ */
+void sm_txn_reject(struct sm_txn *e, unsigned kind);
+int sm_txn_flag_guid(struct sm_txn *e, uint64_t guid, unsigned kind);
+unsigned sm_txn_suspect(const struct sm_txn *e, uint64_t guid);
 void sm_txn_stats_reset(struct sm_txn *e);
 
 #endif

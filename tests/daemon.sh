@@ -155,7 +155,7 @@ while [ ! -S "$work/notify" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 NOTIFY_SOCKET="$work/notify" start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" \
 	--state-dir "$work/state1" || { echo "FAIL: smd -f did not come up"; exit 1; }
 unset NOTIFY_SOCKET
-head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=1/1 planes up, 12 switches, 32 CAs, last sweep" ||
+head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=up: 1/1 planes up, 12 switches, 32 CAs, last sweep" ||
 	bad "first notification is not READY=1 with STATUS: $(cat "$work/notify.log")"
 mode=$(stat -c %a "$sock")
 [ "$mode" = 660 ] || bad "socket mode $mode, want 660"
@@ -170,15 +170,15 @@ done
 "$smctl" --socket "$sock" status >"$work/st.txt" || bad "smctl status (text) failed"
 grep -q "^state *up" "$work/st.txt" || bad "text status: $(cat "$work/st.txt")"
 
-"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "smctl sweep failed"
+"$smctl" --socket "$sock" --json sweep --heavy >"$work/sw.json" || bad "smctl sweep failed"
 [ "$(json "$work/sw.json" '(r["ok"], r["sweeps"], r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
 	"(True, 2, 'up', 0, 0)" ] || bad "second sweep is not idempotent: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
 [ "$(json "$work/st.json" '(r["sweeps"], r["last_reason"])')" = "(2, 'request')" ] ||
 	bad "sweeps did not reach 2 by request: $(cat "$work/st.json")"
-"$smctl" --socket "$sock" sweep --no-wait --json >"$work/sw.json" || bad "sweep --no-wait failed"
+"$smctl" --socket "$sock" sweep --heavy --no-wait --json >"$work/sw.json" || bad "sweep --no-wait failed"
 [ "$(json "$work/sw.json" 'r["queued"]')" = True ] || bad "sweep --no-wait: $(cat "$work/sw.json")"
-"$smctl" --socket "$sock" sweep >"$work/sw.txt" || bad "text sweep failed"
+"$smctl" --socket "$sock" sweep --heavy >"$work/sw.txt" || bad "text sweep failed"
 grep -q "0 LFT blocks and 0 PortInfo written" "$work/sw.txt" || bad "text sweep: $(cat "$work/sw.txt")"
 "$smctl" --socket "$sock" --json version >"$work/v.json" || bad "version failed"
 [ "$(json "$work/v.json" 'r["protocol"]')" = 1 ] || bad "version: $(cat "$work/v.json")"
@@ -280,7 +280,7 @@ start two -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mp
 	{ echo "FAIL: 2-plane smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"])')" = \
 	"('up', 2, 2, 16, 32)" ] || bad "2-plane status: $(cat "$work/st.json")"
-"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "2-plane sweep failed"
+"$smctl" --socket "$sock" --json sweep --heavy >"$work/sw.json" || bad "2-plane sweep failed"
 [ "$(json "$work/sw.json" '(r["planes_up"], r["failed"], r["lft_blocks_written"], r["portinfo_sets"])')" = \
 	"(2, 0, 0, 0)" ] || bad "2-plane second sweep: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" --json planes >"$work/pl.json" || bad "2-plane planes failed"
@@ -304,7 +304,7 @@ start deg -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mp
 [ "$(json "$work/pl.json" '(r["health"]["asymmetric"], [(p["nics"], p["missing_links"]) for p in r["health"]["per_plane"]])')" = \
 	"(True, [(16, 0), (16, 2), (0, 16)])" ] || bad "asymmetric health: $(cat "$work/pl.json")"
 "$smctl" --socket "$sock" planes | grep -q ASYMMETRIC || bad "text planes does not say ASYMMETRIC"
-"$smctl" --socket "$sock" sweep >/dev/null 2>&1
+"$smctl" --socket "$sock" sweep --heavy >/dev/null 2>&1
 [ $? = 1 ] || bad "a sweep with a failed plane should exit 1"
 stop deg
 
@@ -337,7 +337,7 @@ start ib -c "$work/ib.conf" --plane ibsim:H-0002c92000000000 --socket "$sock" --
 	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["switches"], r["cas"], r["lft_blocks_written"] > 0)')" = "('up', 8, 16, True)" ] ||
 	bad "ibsim: first sweep: $(cat "$work/st.json")"
-"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: second sweep failed"
+"$smctl" --socket "$sock" --json sweep --heavy >"$work/sw.json" || bad "ibsim: second sweep failed"
 [ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"], r["portinfo_sets"])')" = "('up', 0, 0)" ] ||
 	bad "ibsim: second sweep is not idempotent: $(cat "$work/sw.json")"
 "$smctl" --socket "$sock" --json planes >"$work/pl.json"
@@ -357,7 +357,7 @@ done
 "$smctl" --socket "$sock" --json planes >"$work/pl.json"
 [ "$(json "$work/pl.json" "(r['planes'][0]['link_ports'], r['planes'][0]['active_ports'])")" = "($((links0 - 2)), $((links0 - 2)))" ] ||
 	bad "ibsim: link ports after the unlink (had $links0): $(cat "$work/pl.json")"
-"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+"$smctl" --socket "$sock" --json sweep --heavy >"$work/sw.json"
 [ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"])')" = "('up', 0)" ] ||
 	bad "ibsim: the sweep after the reroute is not idempotent: $(cat "$work/sw.json")"
 # ibsim goes away: the sweep fails (exit 1), the plane is reported; ibsim comes back
@@ -366,12 +366,12 @@ smlid=$(json "$work/pl.json" 'r["planes"][0]["sm_lid"]')
 exec 3>&-
 kill "$ibpid" 2>/dev/null
 wait "$ibpid" 2>/dev/null
-"$smctl" --socket "$sock" --json sweep >"$work/sw.json"
+"$smctl" --socket "$sock" --json sweep --heavy >"$work/sw.json"
 [ $? = 1 ] || bad "ibsim: a sweep without ibsim did not exit 1"
 [ "$(json "$work/sw.json" '(r["result"], r["failed"])')" = "('down', 1)" ] ||
 	bad "ibsim: sweep without ibsim: $(cat "$work/sw.json")"
 ibsim_up ibsim2.log
-"$smctl" --socket "$sock" --json sweep >"$work/sw.json" || bad "ibsim: sweep after ibsim came back failed"
+"$smctl" --socket "$sock" --json sweep --heavy >"$work/sw.json" || bad "ibsim: sweep after ibsim came back failed"
 "$smctl" --socket "$sock" --json planes >"$work/pl.json"
 [ "$(json "$work/sw.json" '(r["result"], r["lft_blocks_written"] > 0)')" = "('up', True)" ] &&
 	[ "$(json "$work/pl.json" '(r["planes"][0]["state"], r["planes"][0]["sm_lid"], r["planes"][0]["cycles_failed"])')" = "('up', $smlid, 1)" ] ||

@@ -32,6 +32,13 @@
 #       ibsim_run opensm --once -f $IBSIM_DIR/opensm.log [OPENSM_ARGS...]:
 #       one OpenSM sweep that assigns LIDs and routes, then exits.
 #
+#   ibsim_console CMD...
+#       Only after ibsim_start with IBSIM_CONSOLE=1 in the environment (then
+#       ibsim runs without -n and reads its console from the FIFO
+#       $IBSIM_DIR/console, held open on fd 9): writes one console command,
+#       e.g.  ibsim_console 'Unlink "S-0002c91000000000"[5]'.
+#       Link changes make the switches send trap 128 to the SM.
+#
 #   ibsim_stop
 #       Kills the simulator this library started (by its PID only), waits for
 #       it, and removes IBSIM_DIR. Safe to call twice or without a start.
@@ -43,12 +50,13 @@
 #       ibsim_cleanup from it.
 #
 # Variables read: UMAD2SIM (path of libumad2sim.so; searched if unset),
-# IBSIM (ibsim binary, default "ibsim"), IBSIM_START_TIMEOUT,
+# IBSIM (ibsim binary, default "ibsim"), IBSIM_CONSOLE, IBSIM_START_TIMEOUT,
 # IBSIM_RUN_TIMEOUT, IBSIM_KEEP (non-empty: keep IBSIM_DIR for debugging),
 # SIM_HOST, TMPDIR.
 # Variables set: IBSIM_DIR, IBSIM_PID, IBSIM_SOCKNAME, IBSIM_LOG.
 
 _ibsim_seq=0
+_ibsim_console=
 IBSIM_PID=
 IBSIM_DIR=
 
@@ -130,9 +138,19 @@ ibsim_start()
 	IBSIM_LOG=$IBSIM_DIR/ibsim.log
 	export IBSIM_DIR IBSIM_SOCKNAME IBSIM_LOG
 
-	(cd "$IBSIM_DIR" && exec "${IBSIM:-ibsim}" -s -n "$@" "$_ibsim_net") \
-		</dev/null >"$IBSIM_LOG" 2>&1 &
-	IBSIM_PID=$!
+	if [ -n "${IBSIM_CONSOLE:-}" ]; then
+		# console on a FIFO: the two opens meet (each blocks until the other)
+		mkfifo "$IBSIM_DIR/console" || return 1
+		(cd "$IBSIM_DIR" && exec "${IBSIM:-ibsim}" -s "$@" "$_ibsim_net") \
+			<"$IBSIM_DIR/console" >"$IBSIM_LOG" 2>&1 &
+		IBSIM_PID=$!
+		exec 9>"$IBSIM_DIR/console"
+		_ibsim_console=1
+	else
+		(cd "$IBSIM_DIR" && exec "${IBSIM:-ibsim}" -s -n "$@" "$_ibsim_net") \
+			</dev/null >"$IBSIM_LOG" 2>&1 &
+		IBSIM_PID=$!
+	fi
 
 	_ibsim_t=0
 	_ibsim_max=$(( ${IBSIM_START_TIMEOUT:-60} * 10 ))
@@ -188,8 +206,21 @@ ibsim_opensm_once()
 	return "$_ibsim_rc"
 }
 
+ibsim_console()
+{
+	if [ -z "${_ibsim_console:-}" ] || [ -z "$IBSIM_PID" ]; then
+		echo "lib-ibsim: ibsim_console needs ibsim_start with IBSIM_CONSOLE=1" >&2
+		return 1
+	fi
+	printf '%s\n' "$*" >&9
+}
+
 ibsim_stop()
 {
+	if [ -n "${_ibsim_console:-}" ]; then
+		exec 9>&-
+		_ibsim_console=
+	fi
 	if [ -n "$IBSIM_PID" ]; then
 		kill "$IBSIM_PID" 2>/dev/null
 		wait "$IBSIM_PID" 2>/dev/null

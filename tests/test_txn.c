@@ -108,6 +108,12 @@ static int fake_send(struct sm_transport *t, const uint8_t *mad, size_t len, uin
 		return 0;
 	dest = req.mgmt_class == SM_CLASS_SMI_DR ? req.initial_path[req.hop_cnt] : dlid & 0xFF;
 	sm_smp_make_response(&req, &resp, f->status);
+	if (req.attr_id == SM_ATTR_NODE_INFO) {
+		/* the engine checks payloads: answer with a NodeInfo that can be true */
+		struct sm_node_info ni = { .node_type = SM_NODE_CA, .num_ports = 1, .node_guid = 0x10,
+					   .port_guid = 0x11, .local_port_num = 1 };
+		sm_node_info_encode(&ni, resp.data);
+	}
 	resp.data[0] = (uint8_t)req.attr_mod;   /* lets callbacks check what they got */
 	if (f->short_first && nth == 1) {
 		enqueue(f, &resp, 100, f->now + f->delay_us, -1);
