@@ -71,6 +71,7 @@ struct smd_dmn {
 	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
+	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/mkey.h) */
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_mock *mocks[SM_MAX_PLANES];
@@ -327,6 +328,18 @@ static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *e
 	sm_fabric_free(all);
 }
 
+/* sm_cfg.phase of every plane: where each bring-up is, for smctl's progress lines (plane threads). */
+static void plane_phase(void *arg, unsigned plane, unsigned ph)
+{
+	struct smd_dmn *d = arg;
+
+	if (plane >= SM_MAX_PLANES)
+		return;
+	pthread_mutex_lock(&d->mu);
+	d->st.planes[plane].phase = (int)ph;
+	pthread_mutex_unlock(&d->mu);
+}
+
 static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct smd_dmn *d)
 {
 	memset(mp, 0, sizeof(*mp));
@@ -353,6 +366,9 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.lid_want_arg = d;
 	mp->base.routed = publish_view;
 	mp->base.routed_arg = d;
+	mp->base.phase = plane_phase;
+	mp->base.phase_arg = d;
+	mp->base.keys = sm_keys_active(&d->keys) ? &d->keys : NULL;
 }
 
 /* Results of the cycle that just ended into the snapshot (d->mu held). */
@@ -418,6 +434,8 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
 	st->cycle_start_us = 0;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		st->planes[i].phase = -1;
 	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
@@ -686,6 +704,8 @@ static void *worker_main(void *arg)
 				sm_state_forget(d->states[i]);
 		d->running = 1;
 		d->st.cycle_start_us = mono_us();
+		for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+			d->st.planes[i].phase = -1;
 		if (d->st.sweeps)
 			d->st.state = SMD_ST_SWEEPING;
 		pthread_mutex_unlock(&d->mu);
@@ -748,6 +768,12 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, cfg->note, cfg->note_arg, &d->lids, lerr, sizeof(lerr));
 	if (rc) {
 		snprintf(err, errlen, "plane-consistent LID table: %s", lerr[0] ? lerr : strerror(-rc));
+		goto fail;
+	}
+	/* the keys are on disk before the first cycle can give a port one */
+	rc = sm_keys_open(conf->state_dir, &conf->keys, &d->keys, cfg->note, cfg->note_arg, lerr, sizeof(lerr));
+	if (rc) {
+		snprintf(err, errlen, "keys: %s", lerr[0] ? lerr : strerror(-rc));
 		goto fail;
 	}
 	for (unsigned i = 0; i < d->n; i++) {
@@ -892,6 +918,12 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		{ str_differs(conf->state_dir, cur->state_dir), "state_dir" },
 		{ str_differs(conf->plugin_dir, cur->plugin_dir), "plugin_dir" },
 		{ conf->lmc != cur->lmc, "lmc (the LID table keeps its LMC)" },
+		{ conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||
+		  conf->keys.protect_bits != cur->keys.protect_bits ||
+		  conf->keys.lease_period != cur->keys.lease_period ||
+		  conf->keys.smkey_mode != cur->keys.smkey_mode || conf->keys.sm_key != cur->keys.sm_key,
+		  "m_key/sm_key settings" },
+		{ str_differs(conf->user, cur->user) || str_differs(conf->group, cur->group), "user/group" },
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (fixed[i].differs && off < notes_len)
@@ -952,6 +984,15 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_double(j, "sweep_running_s", (double)(now - st->cycle_start_us) / 1e6);
 	else
 		sm_json_null(j, "sweep_running_s");
+	if (st->cycle_start_us) {
+		/* the phase each plane's bring-up is in (null: not in one: light sweep, waiting, done) */
+		sm_json_arr_begin(j, "sweep_phases");
+		for (unsigned i = 0; i < st->n_planes; i++)
+			sm_json_str(j, NULL, st->planes[i].phase >= 0 ? sm_phase_name((unsigned)st->planes[i].phase) : NULL);
+		sm_json_arr_end(j);
+	} else {
+		sm_json_null(j, "sweep_phases");
+	}
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
 	sm_json_uint(j, "light_sweeps", st->light_sweeps);
