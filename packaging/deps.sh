@@ -4,9 +4,10 @@
 SMD_BUILD_DEPS="gcc make autoconf automake libtool pkg-config libibumad-dev libibverbs-dev \
 libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev"
 # mandoc, groff-base: tests/man_lint.sh; systemd: systemd-analyze (tests/unit_check.sh);
-# debhelper, dpkg-dev, fakeroot: the Debian package (packaging/deb).
+# debhelper, dpkg-dev, fakeroot: the Debian package (packaging/deb);
+# clang, libclang-rt-14-dev: libFuzzer for make fuzz and fuzz/quick.sh.
 SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 mandoc groff-base systemd \
-debhelper dpkg-dev fakeroot"
+debhelper dpkg-dev fakeroot clang libclang-rt-14-dev"
 
 smd_install_deps() {
 	missing=""

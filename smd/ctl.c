@@ -139,6 +139,18 @@ static int jp_string(struct jp *p, char **out)
 			free(o);
 			return jp_fail(p, "control character in string");
 		}
+		if (c >= 0x80) {
+			/* JSON text is UTF-8: invalid bytes would come back changed in replies */
+			size_t n = sm_json_utf8_len((const unsigned char *)p->s + p->pos, end - p->pos);
+			if (!n) {
+				free(o);
+				return jp_fail(p, "invalid UTF-8 in string");
+			}
+			memcpy(w, p->s + p->pos, n);
+			w += n;
+			p->pos += n;
+			continue;
+		}
 		if (c != '\\') {
 			*w++ = (char)c;
 			p->pos++;

@@ -14,8 +14,7 @@ void sm_json_init(struct sm_json *j, FILE *out, int pretty)
 	j->pretty = pretty;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t sm_json_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0];
 	size_t len;
@@ -74,7 +73,7 @@ void sm_json_write_string(FILE *out, const char *str, size_t n)
 			i++;
 			continue;
 		}
-		len = utf8_len(s + i, n - i);
+		len = sm_json_utf8_len(s + i, n - i);
 		if (!len) {
 			fputs("\\ufffd", out);
 			i++;

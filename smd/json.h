@@ -50,6 +50,9 @@ void sm_json_null(struct sm_json *j, const char *key);
 
 /* Write a JSON string literal (with quotes) for s[0..len) to out. */
 void sm_json_write_string(FILE *out, const char *s, size_t len);
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 if invalid
+ * (overlong, surrogate, past U+10FFFF, truncated). */
+size_t sm_json_utf8_len(const unsigned char *s, size_t n);
 
 /*
  * Check that every container is closed, end the text with a newline and

@@ -185,7 +185,8 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 		rc = -EIO;
 		goto fail;
 	}
-	qsort(m->e, m->n, sizeof(*m->e), cmp_entry);
+	if (m->n)  /* qsort(NULL, 0, ...) is undefined (an empty file) */
+		qsort(m->e, m->n, sizeof(*m->e), cmp_entry);
 	for (uint32_t i = 1; i < m->n; i++)
 		if (m->e[i].guid == m->e[i - 1].guid) {
 			uint32_t l1 = m->e[i - 1].line, l2 = m->e[i].line;

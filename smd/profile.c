@@ -1063,7 +1063,7 @@ static enum sm_profile_format detect(const char *buf, size_t len)
 			return SM_PROFILE_FMT_YAML;
 		if (n >= 8 && !strncmp(s, "counters", 8) && (n == 8 || s[8] == ' ' || s[8] == '\t'))
 			return SM_PROFILE_FMT_COUNTERS;
-		if (n >= 5 && !strncmp(s, "plane", 5) && (s[5] == ' ' || s[5] == '\t'))
+		if (n > 5 && !strncmp(s, "plane", 5) && (s[5] == ' ' || s[5] == '\t'))
 			return SM_PROFILE_FMT_PERFQUERY;
 		/* "key:" at the start of the line with nothing or a space after: YAML mapping */
 		size_t i = 0;
