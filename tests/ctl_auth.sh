@@ -109,5 +109,10 @@ wait "$bpid"
 grep -q "bad.yaml:2:.*socket_group: no such group 'no-such-group-smd'" "$w/badlog" ||
 	bad "bad socket_group message: $(cat "$w/badlog")"
 
+# under --enable-sanitizers: any report fails the test
+if grep -q "runtime error\|Sanitizer" "$w/log"; then
+	bad "sanitizer report"
+	grep -A5 "runtime error\|Sanitizer" "$w/log" | head -20
+fi
 [ $fail = 0 ] && echo "PASS: control socket access (refused peer logged with uid/pid, group by reload, supplementary group)"
 exit $fail
