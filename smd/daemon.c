@@ -219,10 +219,26 @@ static void socket_group(void *arg, char *name, size_t len)
 		name[0] = '\0';
 }
 
+/* At most ACCESS_NOTES_PER_MIN lines a minute: a peer hammering the socket must not flood the journal. */
+#define ACCESS_NOTES_PER_MIN 20
 static void access_note(void *arg, const char *msg)
 {
+	static uint64_t window_us;
+	static unsigned in_window, suppressed;
+	uint64_t now = sm_monotonic_us();
+
 	(void)arg;
-	sm_warn("SMD-0530", "%s", msg);
+	if (now - window_us >= 60000000u) {
+		if (suppressed)
+			sm_warn("SMD-0530", "%u more control socket access notes in the last minute were not logged",
+				suppressed);
+		window_us = now;
+		in_window = suppressed = 0;
+	}
+	if (in_window++ < ACCESS_NOTES_PER_MIN)
+		sm_warn("SMD-0530", "%s", msg);
+	else
+		suppressed++;
 }
 
 static const struct smd_ctl_ops ctl_ops = {
