@@ -6,7 +6,8 @@
 # exposure at most 2.0 ("OK"; 10 is an unhardened service), and the
 # settings smd depends on are there (Type=notify, WatchdogSec, the umad
 # device allowed under DevicePolicy=closed); and smd works with exactly the
-# unit's capability bounding set (setpriv), socket_group included.
+# unit's capability bounding set (setpriv), socket_group and the switch to
+# user: included.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -64,6 +65,28 @@ else
 	kill -TERM "$pid"
 	wait "$pid" || bad "smd under the unit's capabilities: exit $?"
 	echo "capabilities: bounding set ${caps#,} (CapBnd $bnd): smd up, socket group $grp"
+	# the optional switch to user: after the first sweep works inside the same bounds
+	if getent passwd daemon >/dev/null; then
+		printf 'sweep_interval: 0\nsocket_group: %s\nuser: daemon\n' "$grp" >"$work/ud.yaml"
+		setpriv --bounding-set="-all$caps" --inh-caps=-all --no-new-privs \
+			"$top_builddir/smd/smd" -f -c "$work/ud.yaml" --backend mock \
+			--topology "$top_srcdir/tests/data/dryrun/ft8.ibnd" --socket "$work/u.sock" \
+			--state-dir "$work/ustate" 2>"$work/ud.err" &
+		pid=$!
+		i=0
+		until grep -q "SMD-080[34]" "$work/ud.err" || [ $i -gt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		uid=$(awk '/^Uid:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+		[ "$uid" = "$(id -u daemon)" ] && grep -q "SMD-0803" "$work/ud.err" ||
+			bad "user: daemon under the unit's capabilities: uid ${uid:-gone}: $(cat "$work/ud.err")"
+		"$top_builddir/smd/smctl" --socket "$work/u.sock" status >/dev/null 2>&1 ||
+			bad "smd does not answer after the switch to user daemon"
+		kill -TERM "$pid"
+		wait "$pid" || bad "smd after the switch to user daemon: exit $?"
+		echo "capabilities: user: daemon taken after the first sweep (uid $uid)"
+	fi
 fi
 [ $fail = 0 ] && echo "unit: verify clean"
 exit $fail
