@@ -131,24 +131,10 @@ EOF
 now_ns() { date +%s%N; }
 sleep_poll() { sleep "$(awk -v m="$POLL_MS" 'BEGIN { printf "%.3f", m / 1000 }')"; }
 
-IBSIM_CONSOLE_FD=
 start_ibsim() {
-	IBSIM_DIR=$(mktemp -d "$OUT/run.XXXXXX") || return 1
-	IBSIM_SOCKNAME="smd-linkpull-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
-	export IBSIM_DIR IBSIM_SOCKNAME
-	mkfifo "$IBSIM_DIR/console" || return 1
-	(cd "$IBSIM_DIR" && exec ibsim -s -N 8192 -S 1024 -P 65536 "$net" <console >ibsim.log 2>&1) &
-	IBSIM_PID=$!
-	exec 3>"$IBSIM_DIR/console"
-	i=0
-	until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 600 ] && { echo "ibsim did not start" >&2; cat "$IBSIM_DIR/ibsim.log" >&2; return 1; }
-		sleep 0.1
-	done
+	TMPDIR=$OUT IBSIM_CONSOLE=1 ibsim_start "$net" -N 8192 -S 1024 -P 65536
 }
 stop_ibsim() {
-	exec 3>&-
 	rm -rf "$IBSIM_DIR/sys-"* 2>/dev/null
 	IBSIM_KEEP=1 ibsim_stop
 }
@@ -214,7 +200,7 @@ one() {
 	set -- $(counts "$IBSIM_DIR/count.map")
 	sets0=$2
 	t0=$(now_ns)
-	echo "Unlink $LINK" >&3
+	ibsim_console "Unlink $LINK"
 	done_=0
 	i=0
 	while [ $i -lt 6000 ]; do

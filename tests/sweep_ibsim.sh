@@ -26,34 +26,22 @@ eval_=$top_builddir/bench/lft_eval
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-IBSIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/smd-sweep.XXXXXX") || exit 1
-IBSIM_SOCKNAME="smd-sweep-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
-export IBSIM_DIR IBSIM_SOCKNAME
+work=$(mktemp -d "${TMPDIR:-/tmp}/smd-sweep.XXXXXX") || exit 1
 smd_pid=
 cleanup() {
 	if [ -n "$smd_pid" ]; then
 		kill "$smd_pid" 2>/dev/null
 		wait "$smd_pid" 2>/dev/null
 	fi
-	exec 3>&- 2>/dev/null
-	ibsim_stop
+	ibsim_cleanup
+	rm -rf "$work"
 }
+net=$work/ft.net
+"$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$net" >/dev/null || { echo "FAIL: generator"; exit 1; }
+IBSIM_CONSOLE=1 ibsim_start "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-net=$IBSIM_DIR/ft.net
-"$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$net" >/dev/null || { echo "FAIL: generator"; exit 1; }
-mkfifo "$IBSIM_DIR/console" || exit 1
-(cd "$IBSIM_DIR" && exec ibsim -s "$net" <console >ibsim.log 2>&1) &
-IBSIM_PID=$!
-exec 3>"$IBSIM_DIR/console"
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
-	sleep 0.1
-done
 
 sock=$IBSIM_DIR/smd.sock
 printf 'sweep_interval: 0\ntrap_holdoff_ms: 10\n' >"$IBSIM_DIR/smd.yaml"
@@ -90,7 +78,7 @@ sw=$(q "r['switches']")
 
 # pull leaf 0's first uplink
 links0=$("$smctl" --socket "$sock" --json planes | python3 -c 'import json,sys; print(json.load(sys.stdin)["planes"][0]["link_ports"])')
-echo 'Unlink "S-0002c91000000000"[5]' >&3
+ibsim_console 'Unlink "S-0002c91000000000"[5]'
 wait_sweeps 3 || bad "no cycle after the unlink"
 sleep 0.5   # a late trap may start one more (incremental) cycle
 wait_sweeps 3
@@ -109,7 +97,7 @@ n=$(q "r['sweeps']")
 	bad "light sweep after the reroute is not quiet (PortStateChange not cleared?): $(q "r['last_sweep']")"
 
 # the link comes back: a full sweep (the incremental one does not probe new links)
-echo 'ReLink "S-0002c91000000000"[5]' >&3
+ibsim_console 'ReLink "S-0002c91000000000"[5]'
 wait_sweeps $((n + 2)) || bad "no cycle after the relink"
 sleep 0.5
 i=0
