@@ -1137,6 +1137,9 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 		size_t n = off < rlen ? rlen - off : 1;
 		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
 		if (w < 0) {
+			/* refused at accept (credentials): the daemon answered and closed; read its reply */
+			if (errno == EPIPE || errno == ECONNRESET)
+				break;
 			if ((rc = io_again(fd, POLLOUT, deadline, NULL)))
 				goto fail_msg;
 			continue;

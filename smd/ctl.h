@@ -34,7 +34,9 @@
  *            engine (engine
  *            that routed plane 0 last, or the configured chain before the
  *            first cycle), chain, sweep_interval, last_sweep_s,
- *            last_sweep_age_s, uptime_s, config, pid.
+ *            last_sweep_age_s, uptime_s, pid, lid_table_error,
+ *            sweep_running_s (null between cycles), and the sweep kinds and
+ *            counters of daemon.h (light_sweeps, heavy_sweeps, ...).
  *   planes   "planes": array of {index, spec, state ("up", "failed",
  *            "not swept"), error (when failed), attempts, switches, cas,
  *            lids, active_ports, link_ports, sweeps, smps_sent,
@@ -42,11 +44,61 @@
  *            "plane_lids" (shared LID table counters) when the table is open;
  *            "health" (hosts.h sm_planes_health_json of the last cycle's
  *            fabrics, null with "health_error" when not computed).
- *   sweep    run a cycle. Argument "wait" (bool, default true): the reply
- *            comes when a cycle that started after the request has
- *            completed, with "sweeps" and "up"/"failed" of that cycle; with
- *            "wait": false it comes at once with "queued": true.
+ *   sweep    run a cycle (smctl resweep; smctl sweep is the same).
+ *            Arguments: "kind" ("light": one SwitchInfo per known switch,
+ *            a plane that shows a change is brought up heavy in the same
+ *            cycle; "heavy": rediscover, reroute, reprogram what differs;
+ *            "reread": heavy and every LFT block read back first; default
+ *            "heavy", what "sweep" meant before kinds existed); "wait"
+ *            (bool, default true): the reply comes when a cycle that
+ *            started after the request has completed, with "kind", "ran"
+ *            ("light"/"heavy": what that cycle did), "escalated", "sweeps",
+ *            "result", "planes_up", "failed", "seconds",
+ *            "lft_blocks_written", "portinfo_sets"; with "wait": false it
+ *            comes at once with "queued": true and "target".
  *   version  "smd" (package version), "protocol" (1).
+ *   profile  "path" (absolute; "" clears): see daemon_profile.c; replies
+ *            as sweep.
+ * Fabric commands (ctl_fabric.c), answered from each plane's view (the
+ * fabric and LFTs of its last successful bring-up, daemon.h). Optional
+ * "plane" (number) restricts them to one plane. The reply has "planes":
+ * one entry per plane {"plane", "cycle" (the sweep the view is from), ...}
+ * or {"plane", "error"} for a plane that has not come up. GUIDs are
+ * strings "0x%016x".
+ *   nodes    entry "nodes": [{type, guid, sysimg_guid, lid, ports, links,
+ *            desc, port_lids (CAs)}], switches first, then CAs, routers,
+ *            each by GUID.
+ *   links    entry "links": [{a, b, state, peer_state, width, speed}], each
+ *            link once; a/b = {type, guid, port_guid, port, lid, desc}.
+ *   route    "src", "dst" (strings: a LID, "lid:N", a GUID, "guid:G", a
+ *            node description, a CA's host name; ctl_daemon.h
+ *            smd_ctl_find_port). Entry: "result" (smd_route_result_name:
+ *            "ok", "no route", "loop", "dead end", "bad port", "wrong
+ *            destination", "source not linked", "destination has no LID",
+ *            or "not in plane"/"error" with "error"), "dlid", "src", "dst",
+ *            "hops": [{guid, lid, desc, in_port, out_port (null: no
+ *            entry)}], "arrived" (wrong destination). Reply totals "routed",
+ *            "broken". Error reply when no plane has both ends.
+ *   lft      "switch" (as route's names, switches only). Entry: guid, lid,
+ *            desc, top_lid, "ports" (egress port of LIDs 0..top_lid, 255
+ *            none), "text" (dump_lfts format, lftfile.h). Error reply when
+ *            no plane has the switch.
+ *   dump     "what": "topology" (the default). Entry "text": the plane in
+ *            ibnetdiscover format (topo.h sm_topo_write_ibnd).
+ * Other commands (ctl_daemon.c):
+ *   metrics  "metrics": [{name, type ("counter"/"gauge"), help, samples:
+ *            [{labels: {name: value}, value}]}]; smctl renders the
+ *            Prometheus text format (smd_metrics_render).
+ *   engine   "action": "set" (the default), "chain": "a,b": the config is
+ *            re-read as on SIGHUP with this routing_engine and applied
+ *            through smd_dmn_reconfigure (a bad chain: error reply, the
+ *            running one kept); then a heavy sweep; the reply is as sweep
+ *            plus "chain" and "engine".
+ *
+ * Access (ctl_auth.c): on accept the peer's credentials (SO_PEERCRED) are
+ * checked; only root, the daemon's user and members of the configured
+ * socket_group are served. Others get {"ok":false,"error":"permission
+ * denied: ..."} and the connection is closed (ops.access_note logs it).
  *
  * Robustness (requests are untrusted): a line longer than SMD_CTL_MAX_REQ,
  * bad JSON, a non-object, a nested value, a missing/unknown cmd or an

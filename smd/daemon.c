@@ -23,11 +23,12 @@
  *    every cycle, "reloading FILE" during a reload.
  *  - WATCHDOG=1 every WATCHDOG_USEC/2 (sd_watchdog_enabled), sent from this
  *    poll loop, so a wedged loop stops the pings. A wedged worker stops
- *    them too: a cycle running longer than SMD_WATCHDOG_CYCLE_MAX_S (a
- *    bound far above any healthy cycle: every SMP has a timeout and a plane
- *    that stops answering is given up) is logged once (SMD-0524) and the
- *    pings stop, so systemd restarts smd (LIDs are kept: the table is saved
- *    after every cycle and read back at start).
+ *    them too: a cycle running longer than sweep_stall_limit (default
+ *    600 s, far above any healthy cycle: every SMP has a timeout and a
+ *    plane that stops answering is given up) is logged once (SMD-0524) and
+ *    the pings stop, so systemd restarts smd (LIDs are kept: the table is
+ *    saved after every cycle and read back at start). The cycle is watched
+ *    from here, on the status snapshot: the worker is not touched.
  *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP, READY=1 once the new file
  *    is applied or refused (only after the first READY=1).
  *  - STOPPING=1 on SIGTERM/SIGINT.
@@ -54,8 +55,6 @@
 #include <unistd.h>
 
 #define NOTE_SET 512
-/* A sweep cycle running this long is taken as a wedged worker (see DOC). */
-#define SMD_WATCHDOG_CYCLE_MAX_S 600
 
 struct dctx {
 	const struct smd_opts *o;
@@ -65,6 +64,7 @@ struct dctx {
 	/* watchdog: the cycle seen running (sweeps count) and since when */
 	uint64_t wd_sweeps, wd_since_us;
 	int wd_wedged;               /* SMD-0524 logged, pings stopped */
+	unsigned stall_limit;        /* sweep_stall_limit of the running config, s (0: never) */
 	/*
 	 * Plane notes (from plane threads). Every cycle of a healthy fabric
 	 * repeats the same notes (e.g. the engine's summary): a note already
@@ -328,6 +328,7 @@ static void reload(struct dctx *c)
 		return;
 	}
 	int level = conf->log_level;
+	unsigned stall = conf->sweep_stall_limit;
 	rc = smd_dmn_reconfigure(c->d, conf, notes, sizeof(notes), err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
@@ -336,6 +337,7 @@ static void reload(struct dctx *c)
 		return;
 	}
 	sm_log_set_level(level);
+	c->stall_limit = stall;
 	if (notes[0])
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
@@ -380,7 +382,7 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 
 /*
  * One watchdog period has passed: ping, unless the worker is stuck in one
- * cycle (the same cycle seen sweeping for SMD_WATCHDOG_CYCLE_MAX_S).
+ * cycle (the same cycle seen sweeping for longer than sweep_stall_limit).
  */
 static void watchdog_tick(struct dctx *c)
 {
@@ -392,18 +394,23 @@ static void watchdog_tick(struct dctx *c)
 		return;
 	}
 	smd_dmn_status(c->d, st);
+	int was_wedged = c->wd_wedged;
 	if (st->state != SMD_ST_SWEEPING || st->sweeps != c->wd_sweeps || !c->wd_since_us) {
 		c->wd_sweeps = st->sweeps;
 		c->wd_since_us = now;
 		c->wd_wedged = 0;
 	}
-	if (st->state == SMD_ST_SWEEPING && now - c->wd_since_us > SMD_WATCHDOG_CYCLE_MAX_S * 1000000ull) {
+	if (st->state == SMD_ST_SWEEPING && c->stall_limit &&
+	    now - c->wd_since_us > c->stall_limit * 1000000ull) {
 		if (!c->wd_wedged)
-			sm_err("SMD-0524", "sweep %llu has been running for over %d s: the worker looks wedged; "
-			       "watchdog pings stop, so systemd restarts smd",
-			       (unsigned long long)st->sweeps + 1, SMD_WATCHDOG_CYCLE_MAX_S);
+			sm_err("SMD-0524", "sweep %llu has been running for over %u s (sweep_stall_limit): "
+			       "the worker looks wedged; watchdog pings stop, so systemd restarts smd",
+			       (unsigned long long)st->sweeps + 1, c->stall_limit);
 		c->wd_wedged = 1;
 	} else {
+		if (was_wedged)
+			sm_notice("SMD-0525", "sweep %llu is over; watchdog pings resume",
+				  (unsigned long long)st->sweeps);
 		sd_notify(0, "WATCHDOG=1");
 	}
 	free(st);
@@ -430,6 +437,7 @@ int smd_daemon(const struct smd_opts *o)
 	if (plane_specs(o, conf, specs, &n, mockspec, sizeof(mockspec)))
 		goto out;
 	snprintf(sock, sizeof(sock), "%s", conf->socket);
+	c.stall_limit = conf->sweep_stall_limit;
 
 	/* before any thread exists, so every thread inherits the mask */
 	sigemptyset(&mask);

@@ -281,6 +281,16 @@ static int k_sweep(struct walk *w, const char *key, yaml_node_t *v)
 	return rc;
 }
 
+/* systemd block (daemon.c): a sweep cycle running longer is taken as a wedged worker */
+static int k_stall(struct walk *w, const char *key, yaml_node_t *v)
+{
+	unsigned long val;
+	int rc = get_uint(w, key, v, 0, 86400, &val);
+	if (!rc)
+		w->c->sweep_stall_limit = (unsigned)val;
+	return rc;
+}
+
 static int k_log_level(struct walk *w, const char *key, yaml_node_t *v)
 {
 	int lvl;
@@ -529,6 +539,7 @@ static const struct key_def top_keys[] = {
 	{ "socket", k_socket },
 	{ "socket_group", k_socket_group },
 	{ "sweep_interval", k_sweep },
+	{ "sweep_stall_limit", k_stall },
 	{ "mad", k_mad },
 	{ "log_level", k_log_level },
 	{ "subnet_prefix", k_prefix },
@@ -553,6 +564,7 @@ struct smd_conf *smd_conf_new(void)
 	c->n_chain = 2;
 	c->lmc = 0;
 	c->sweep_interval = 10;
+	c->sweep_stall_limit = 600;
 	c->mad.window = 64;
 	c->mad.per_switch_window = 4;
 	c->mad.timeout_ms = 200;

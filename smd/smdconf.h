@@ -67,6 +67,7 @@ struct smd_conf {
 	char *socket;
 	char *socket_group;     /* group allowed on the control socket besides root/smd's user; NULL none */
 	unsigned sweep_interval; /* seconds between light sweeps; 0 = none */
+	unsigned sweep_stall_limit; /* seconds a cycle may run before the watchdog stops; 0 = never */
 	struct {
 		unsigned window;            /* SMPs in flight, whole SM */
 		unsigned per_switch_window; /* SMPs in flight towards one switch */

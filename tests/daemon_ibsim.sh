@@ -18,6 +18,8 @@
 #    (ibnetdiscover -p) is unchanged and the restarted daemon writes no LFT
 #    block; kill -9 again and restart ibsim itself (a fresh, unconfigured
 #    fabric): the LIDs come back from the state file alone;
+#  - a sweep that stalls longer than sweep_stall_limit (ibsim SIGSTOPped)
+#    stops the WATCHDOG=1 pings (SMD-0524) until it ends (SMD-0525);
 #  - SIGTERM: STOPPING=1, exit 0.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
@@ -229,6 +231,27 @@ start_smd
 lids "$work/lids3" || bad "ibnetdiscover failed"
 cmp -s "$work/lids0" "$work/lids3" || bad "LIDs not restored from the state file: $(diff "$work/lids0" "$work/lids3")"
 echo "LIDs: $(wc -l <"$work/lids0") ports; same after kill -9 + restart, and after a fresh fabric + restart"
+
+# ---- a wedged sweep stops the watchdog pings, which resume when it ends ----
+# sweep_stall_limit: 1 s (set by a reload); ibsim stopped (SIGSTOP): every SMP
+# of the requested sweep waits out its 3 s timeout, so the cycle stalls
+printf 'routing_engine: minhop\nsweep_interval: 0\nsweep_stall_limit: 1\nmad:\n  timeout_ms: 3000\n  retries: 1\n' >"$conf"
+r0=$(count READY=1)
+kill -HUP "$pid"
+wait_for 10 has_ge READY=1 $((r0 + 1)) || bad "no READY=1 after the stall-limit reload"
+kill -STOP "$IBSIM_PID"
+"$smctl" --socket "$sock" sweep >/dev/null 2>&1 &
+swpid=$!
+wait_for 15 grep -q "SMD-0524" "$work/smd.err" || bad "no SMD-0524 while the sweep is stalled"
+w0=$(count WATCHDOG=1)
+sleep 2
+w1=$(count WATCHDOG=1)
+kill -CONT "$IBSIM_PID"
+[ "$w1" = "$w0" ] || bad "watchdog pings went on during a stalled sweep ($w0 -> $w1)"
+wait_for 30 grep -q "SMD-0525" "$work/smd.err" || bad "no SMD-0525 after the stalled sweep ended"
+wait_for 10 has_ge WATCHDOG=1 $((w1 + 2)) || bad "watchdog pings did not resume after the stall"
+wait "$swpid" 2>/dev/null
+echo "stalled sweep: no WATCHDOG=1 for 2 s while stalled (SMD-0524; $w0 pings before), $(( $(count WATCHDOG=1) - w1 )) since it ended (SMD-0525)"
 
 # ---- SIGTERM: STOPPING=1, exit 0 ----
 kill -TERM "$pid"

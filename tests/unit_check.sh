@@ -5,7 +5,8 @@
 # hardened as intended: `systemd-analyze security --offline=yes` rates its
 # exposure at most 2.0 ("OK"; 10 is an unhardened service), and the
 # settings smd depends on are there (Type=notify, WatchdogSec, the umad
-# device allowed under DevicePolicy=closed).
+# device allowed under DevicePolicy=closed); and smd works with exactly the
+# unit's capability bounding set (setpriv), socket_group included.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -34,5 +35,35 @@ for want in "Type=notify" "WatchdogSec=" "DevicePolicy=closed" "DeviceAllow=char
 	"StateDirectory=smd" "RuntimeDirectory=smd" "ExecReload=/bin/kill -HUP \$MAINPID"; do
 	grep -q "^$want" "$unit" || bad "the unit lacks $want"
 done
+
+# smd runs with exactly the unit's capability bounding set (and no new
+# privileges), set with setpriv: it comes up, answers, and can give the
+# control socket to a socket_group root is not a member of (CAP_CHOWN).
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr ' ' '\n' | grep . |
+	sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/,+/' | tr -d '\n')
+grp=$(getent group daemon | cut -d: -f1)
+if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ] || [ -z "$grp" ]; then
+	echo "unit: capability check not run (needs root, setpriv and a group 'daemon')"
+else
+	printf 'sweep_interval: 0\nsocket_group: %s\n' "$grp" >"$work/sg.yaml"
+	setpriv --bounding-set="-all$caps" --inh-caps=-all --no-new-privs \
+		"$top_builddir/smd/smd" -f -c "$work/sg.yaml" --backend mock \
+		--topology "$top_srcdir/tests/data/dryrun/ft8.ibnd" --socket "$work/s.sock" \
+		--state-dir "$work/state" 2>"$work/smd.err" &
+	pid=$!
+	i=0
+	until "$top_builddir/smd/smctl" --socket "$work/s.sock" status >/dev/null 2>&1 || [ $i -gt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	"$top_builddir/smd/smctl" --socket "$work/s.sock" status >/dev/null 2>&1 ||
+		bad "smd under the unit's bounding set ($caps) does not answer: $(cat "$work/smd.err")"
+	bnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/$pid/status)
+	[ "$(stat -c %G "$work/s.sock" 2>/dev/null)" = "$grp" ] ||
+		bad "socket group not given under the unit's capabilities: $(grep SMD-0530 "$work/smd.err")"
+	kill -TERM "$pid"
+	wait "$pid" || bad "smd under the unit's capabilities: exit $?"
+	echo "capabilities: bounding set ${caps#,} (CapBnd $bnd): smd up, socket group $grp"
+fi
 [ $fail = 0 ] && echo "unit: verify clean"
 exit $fail
