@@ -41,6 +41,7 @@
 #include "daemon.h"
 #include "json.h"
 #include "smdconf.h"
+#include "privdrop.h"
 #include "transport.h"
 
 #include <errno.h>
@@ -74,6 +75,10 @@ struct dctx {
 	pthread_mutex_t note_mu;
 	uint64_t prev[NOTE_SET], cur[NOTE_SET];
 	unsigned n_prev, n_cur;
+	/* privilege drop after the first cycle (smd/privdrop.h); copies: conf goes to the daemon */
+	char *user, *group, *state_dir;
+	const char *sock;
+	int drop_failed;
 };
 
 static uint64_t fnv1a(const char *s)
@@ -219,10 +224,26 @@ static void socket_group(void *arg, char *name, size_t len)
 		name[0] = '\0';
 }
 
+/* At most ACCESS_NOTES_PER_MIN lines a minute: a peer hammering the socket must not flood the journal. */
+#define ACCESS_NOTES_PER_MIN 20
 static void access_note(void *arg, const char *msg)
 {
+	static uint64_t window_us;
+	static unsigned in_window, suppressed;
+	uint64_t now = sm_monotonic_us();
+
 	(void)arg;
-	sm_warn("SMD-0530", "%s", msg);
+	if (now - window_us >= 60000000u) {
+		if (suppressed)
+			sm_warn("SMD-0530", "%u more control socket access notes in the last minute were not logged",
+				suppressed);
+		window_us = now;
+		in_window = suppressed = 0;
+	}
+	if (in_window++ < ACCESS_NOTES_PER_MIN)
+		sm_warn("SMD-0530", "%s", msg);
+	else
+		suppressed++;
 }
 
 static const struct smd_ctl_ops ctl_ops = {
@@ -344,6 +365,25 @@ static void reload(struct dctx *c)
 	reload_done(c, "configuration reloaded");
 }
 
+/*
+ * After the first cycle the transports are open (and the control socket
+ * and state directory exist): nothing needs root any more, unless a plane
+ * has to be reopened later (see smd(8), SECURITY).
+ */
+static void drop_root(struct dctx *c)
+{
+	char err[512] = "";
+	if (!c->user && !c->group)
+		return;
+	if (smd_priv_drop(c->user, c->group, c->state_dir, c->sock, err, sizeof(err))) {
+		sm_err("SMD-0804", "cannot drop privileges: %s; stopping", err);
+		c->drop_failed = 1;
+		return;
+	}
+	sm_notice("SMD-0803", "running as uid %u gid %u (%s%s%s) from now on", (unsigned)getuid(),
+		  (unsigned)getgid(), c->user ? c->user : "", c->group ? ":" : "", c->group ? c->group : "");
+}
+
 static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 {
 	struct smd_dmn_status *st = malloc(sizeof(*st));
@@ -370,6 +410,8 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
 		else
 			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
+		if (first)
+			drop_root(c);
 		status_text(st, line, sizeof(line));
 		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
 		c->ready = 1;
@@ -456,6 +498,12 @@ int smd_daemon(const struct smd_opts *o)
 		sm_err("SMD-0506", "control socket: %s", err);
 		goto out;
 	}
+	c.sock = sock;
+	if ((conf->user && !(c.user = strdup(conf->user))) || (conf->group && !(c.group = strdup(conf->group))) ||
+	    (conf->state_dir && !(c.state_dir = strdup(conf->state_dir)))) {
+		sm_err("SMD-0507", "out of memory");
+		goto out;
+	}
 	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = n, .note = note_log, .note_arg = &c };
 	/* specs point into conf (or mockspec); the daemon copies them before conf can be replaced */
 	rc = smd_dmn_new(conf, &dc, &c.d, err, sizeof(err));
@@ -498,6 +546,8 @@ int smd_daemon(const struct smd_opts *o)
 		if (ext[1].revents & POLLIN) {
 			smd_dmn_drain(c.d);
 			cycle_done(&c, srv);
+			if (c.drop_failed)
+				break;
 		}
 		if (ext[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
@@ -521,6 +571,9 @@ out:
 	smd_ctl_server_free(srv);   /* parked clients get "daemon stopping" */
 	smd_dmn_free(c.d);          /* waits for a running cycle, saves LIDs, closes transports */
 	smd_conf_free(conf);
+	free(c.user);
+	free(c.group);
+	free(c.state_dir);
 	if (sfd >= 0) {
 		close(sfd);
 		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);

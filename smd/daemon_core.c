@@ -71,6 +71,7 @@ struct smd_dmn {
 	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
+	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/mkey.h) */
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_mock *mocks[SM_MAX_PLANES];
@@ -354,6 +355,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.lid_want_arg = d;
 	mp->base.routed = publish_view;
 	mp->base.routed_arg = d;
+	mp->base.keys = sm_keys_active(&d->keys) ? &d->keys : NULL;
 }
 
 /* Results of the cycle that just ended into the snapshot (d->mu held). */
@@ -751,6 +753,12 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		snprintf(err, errlen, "plane-consistent LID table: %s", lerr[0] ? lerr : strerror(-rc));
 		goto fail;
 	}
+	/* the keys are on disk before the first cycle can give a port one */
+	rc = sm_keys_open(conf->state_dir, &conf->keys, &d->keys, cfg->note, cfg->note_arg, lerr, sizeof(lerr));
+	if (rc) {
+		snprintf(err, errlen, "keys: %s", lerr[0] ? lerr : strerror(-rc));
+		goto fail;
+	}
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
 		if ((rc = sm_state_new(&d->states[i]))) {
@@ -893,6 +901,12 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		{ str_differs(conf->state_dir, cur->state_dir), "state_dir" },
 		{ str_differs(conf->plugin_dir, cur->plugin_dir), "plugin_dir" },
 		{ conf->lmc != cur->lmc, "lmc (the LID table keeps its LMC)" },
+		{ conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||
+		  conf->keys.protect_bits != cur->keys.protect_bits ||
+		  conf->keys.lease_period != cur->keys.lease_period ||
+		  conf->keys.smkey_mode != cur->keys.smkey_mode || conf->keys.sm_key != cur->keys.sm_key,
+		  "m_key/sm_key settings" },
+		{ str_differs(conf->user, cur->user) || str_differs(conf->group, cur->group), "user/group" },
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (fixed[i].differs && off < notes_len)

@@ -78,17 +78,6 @@ static int push_entry(struct sm_lidmgr *m, uint64_t guid, uint16_t first, uint16
 	return 0;
 }
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Parse an unsigned number in C syntax (0x.., decimal); whole token or fail. */
 static int parse_num(const char *tok, uint64_t max, uint64_t *out)
 {
@@ -114,7 +103,7 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 		ln++;
 		size_t len = strlen(line);
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(in)) {
-			seterr(err, errlen, "%s:%u: line too long", name, ln);
+			sm_seterr(err, errlen, "%s:%u: line too long", name, ln);
 			rc = -EINVAL;
 			goto fail;
 		}
@@ -131,37 +120,37 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 		if (nt == 0)
 			continue;
 		if (nt != 3) {
-			seterr(err, errlen, "%s:%u: expected '0xGUID FIRST_LID LAST_LID', got %u field%s",
+			sm_seterr(err, errlen, "%s:%u: expected '0xGUID FIRST_LID LAST_LID', got %u field%s",
 			       name, ln, nt, nt == 1 ? "" : "s");
 			rc = -EINVAL;
 			goto fail;
 		}
 		uint64_t guid, a, b;
 		if (strncmp(tok[0], "0x", 2) && strncmp(tok[0], "0X", 2)) {
-			seterr(err, errlen, "%s:%u: GUID '%.40s' must be hexadecimal (0x...)", name, ln, tok[0]);
+			sm_seterr(err, errlen, "%s:%u: GUID '%.40s' must be hexadecimal (0x...)", name, ln, tok[0]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (parse_num(tok[0], UINT64_MAX, &guid) || !guid) {
-			seterr(err, errlen, "%s:%u: bad GUID '%.40s'", name, ln, tok[0]);
+			sm_seterr(err, errlen, "%s:%u: bad GUID '%.40s'", name, ln, tok[0]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (parse_num(tok[1], SM_UNICAST_LID_MAX, &a) || !a) {
-			seterr(err, errlen, "%s:%u: bad first LID '%.40s' (unicast LIDs are 1-0xbfff)",
+			sm_seterr(err, errlen, "%s:%u: bad first LID '%.40s' (unicast LIDs are 1-0xbfff)",
 			       name, ln, tok[1]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (parse_num(tok[2], SM_UNICAST_LID_MAX, &b) || b < a) {
-			seterr(err, errlen, "%s:%u: bad last LID '%.40s' (1-0xbfff, not below the first)",
+			sm_seterr(err, errlen, "%s:%u: bad last LID '%.40s' (1-0xbfff, not below the first)",
 			       name, ln, tok[2]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		uint64_t span = b - a + 1;
 		if (span > 128 || (span & (span - 1)) || (a & (span - 1))) {
-			seterr(err, errlen,
+			sm_seterr(err, errlen,
 			       "%s:%u: LID range 0x%04" PRIx64 "-0x%04" PRIx64
 			       " is not 2^LMC LIDs (LMC 0-7) aligned on 2^LMC",
 			       name, ln, a, b);
@@ -169,19 +158,19 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 			goto fail;
 		}
 		if (m->n >= MAX_ENTRIES) {
-			seterr(err, errlen, "%s:%u: more than %u entries", name, ln, MAX_ENTRIES);
+			sm_seterr(err, errlen, "%s:%u: more than %u entries", name, ln, MAX_ENTRIES);
 			rc = -EINVAL;
 			goto fail;
 		}
 		rc = push_entry(m, guid, (uint16_t)a, (uint16_t)b);
 		if (rc) {
-			seterr(err, errlen, "%s:%u: out of memory", name, ln);
+			sm_seterr(err, errlen, "%s:%u: out of memory", name, ln);
 			goto fail;
 		}
 		m->e[m->n - 1].line = ln;
 	}
 	if (ferror(in)) {
-		seterr(err, errlen, "%s: read error", name);
+		sm_seterr(err, errlen, "%s: read error", name);
 		rc = -EIO;
 		goto fail;
 	}
@@ -190,7 +179,7 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 	for (uint32_t i = 1; i < m->n; i++)
 		if (m->e[i].guid == m->e[i - 1].guid) {
 			uint32_t l1 = m->e[i - 1].line, l2 = m->e[i].line;
-			seterr(err, errlen, "%s:%u: GUID 0x%016" PRIx64 " is already listed at line %u",
+			sm_seterr(err, errlen, "%s:%u: GUID 0x%016" PRIx64 " is already listed at line %u",
 			       name, l1 > l2 ? l1 : l2, m->e[i].guid, l1 > l2 ? l2 : l1);
 			rc = -EINVAL;
 			goto fail;
@@ -210,7 +199,7 @@ int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errl
 	if (!in) {
 		rc = -errno;
 		sm_lidmgr_clear(m);
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		sm_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return rc;
 	}
 	rc = sm_lidmgr_load_stream(m, in, path, err, errlen);
@@ -467,14 +456,14 @@ int sm_lidmgr_save(const struct sm_lidmgr *m, const char *path, char *err, size_
 	int rc;
 
 	if (!out) {
-		seterr(err, errlen, "%s: out of memory", path);
+		sm_seterr(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	rc = sm_lidmgr_write_stream(m, out);
 	if (fclose(out) && !rc)
 		rc = -ENOMEM;
 	if (rc)
-		seterr(err, errlen, "%s: out of memory", path);
+		sm_seterr(err, errlen, "%s: out of memory", path);
 	else
 		rc = sm_state_write(path, buf, len, 0644, err, errlen);
 	free(buf);

@@ -598,8 +598,9 @@ void sm_port_info_prepare_set(struct sm_port_info *out, const struct sm_port_inf
 		*out = *cur;
 	else
 		memset(out, 0, sizeof(*out));
-	out->mkey = 0;
-	out->mkey_prot_bits = 0;
+	out->mkey = s->mkey;
+	out->mkey_prot_bits = s->mkey_prot_bits & 0x03;
+	out->mkey_lease_period = s->mkey_lease_period;
 	out->lid = s->lid;
 	out->lmc = s->lmc & 0x07;
 	out->master_sm_lid = s->sm_lid;

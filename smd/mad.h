@@ -272,10 +272,13 @@ struct sm_port_info_set {
 	uint8_t port_state;      /* 0 = no change, SM_PORT_DOWN, SM_PORT_ARMED, SM_PORT_ACTIVE */
 	uint8_t subnet_timeout;  /* 5 bits; OpenSM default 18 */
 	uint8_t client_reregister; /* 1: ask the CA to re-register with the SA */
+	uint64_t mkey;           /* M_Key the port is to hold (0: none) */
+	uint8_t mkey_prot_bits;  /* M_KeyProtectBits 0..3 */
+	uint16_t mkey_lease_period; /* seconds, 0: the lease never expires */
 };
 /*
  * Fill `out` for a PortInfo Set: copy `cur` (may be NULL: zero base), apply
- * `s`, M_Key 0 and protect bits 0, and put "no change" (0) into
+ * `s` (M_Key, protect bits and lease included: a zeroed `s` clears them), and put "no change" (0) into
  * LinkWidthEnabled, LinkSpeedEnabled, LinkSpeedExtEnabled, PortPhysicalState,
  * LinkDownDefaultState and OperationalVLs so the Set touches nothing else.
  */

@@ -56,6 +56,11 @@ struct mport {
 	uint8_t sm_sl;
 	uint8_t subnet_timeout;
 	uint8_t link_event_down;   /* taken down by sm_mock_link_down */
+	/* M_Key state (switches: port 0's; CAs: per port), see the M_Key block */
+	uint8_t mkey_prot;         /* M_KeyProtectBits */
+	uint16_t mkey_lease;       /* M_KeyLeasePeriod, seconds */
+	uint16_t mkey_violations;  /* M_KeyViolations (saturates) */
+	uint64_t lease_end;        /* lease timer deadline (mock time), 0 = not running */
 };
 
 struct mnode {
@@ -413,6 +418,9 @@ int sm_mock_port_state(const struct sm_mock *m, uint32_t pi, struct sm_mock_port
 	st->sm_sl = mp->sm_sl;
 	st->gid_prefix = mp->gid_prefix;
 	st->mkey = mp->mkey;
+	st->mkey_prot_bits = mp->mkey_prot;
+	st->mkey_lease_period = mp->mkey_lease;
+	st->mkey_violations = mp->mkey_violations;
 	st->sets = mp->sets;
 	return 0;
 }
@@ -526,6 +534,9 @@ static void fill_port_info(const struct sm_mock *m, uint32_t n, unsigned p, unsi
 
 	memset(pi, 0, sizeof(*pi));
 	pi->mkey = lp->mkey;
+	pi->mkey_prot_bits = lp->mkey_prot;
+	pi->mkey_lease_period = lp->mkey_lease;
+	pi->mkey_violations = lp->mkey_violations;
 	pi->gid_prefix = lp->gid_prefix;
 	pi->lid = lp->lid;
 	pi->lmc = lp->lmc;
@@ -614,6 +625,8 @@ static uint16_t do_port_info(struct sm_mock *m, uint32_t n, unsigned inp, struct
 			mp->sm_sl = req.master_sm_sl;
 			mp->gid_prefix = req.gid_prefix;
 			mp->mkey = req.mkey;
+			mp->mkey_prot = req.mkey_prot_bits;
+			mp->mkey_lease = req.mkey_lease_period;
 			mp->subnet_timeout = req.subnet_timeout;
 		}
 		mp->state = next;
@@ -730,17 +743,95 @@ static uint16_t do_node_desc(struct sm_mock *m, uint32_t n, struct sm_smp *s)
 	return 0;
 }
 
-/* Compute the SMA's answer in place. Returns the MAD status. */
+/* ---- M_Key checking (IBA 14.2.4) ----
+ *
+ * The SMA's key is port 0's on a switch and the arrival port's on a CA.
+ * A key of 0 disables the check. An SMP whose M_Key differs:
+ *   Get, protect bits 0: answered, PortInfo.M_Key shown;
+ *   Get, protect bits 1: answered, PortInfo.M_Key reads 0;
+ *   Get, protect bits 2 or 3, and every Set: dropped (no answer),
+ *   M_KeyViolations counted, and the lease timer started if the lease
+ *   period is not 0 and the timer is not running.
+ * An SMP with the right key stops a running timer. When the timer runs
+ * out (checked on the next SMP to the port: mock time only moves then),
+ * the protect bits are cleared, so any SM can read the key (level 0) and
+ * take the port over, as the lease is meant to allow. Not emulated: Trap
+ * 256 (Bad M_Key) to the SM, and the difference between levels 2 and 3.
+ */
+#define SMA_DROP 0xFFFFu        /* sma(): no answer at all */
+
+enum { MKEY_PASS, MKEY_HIDE, MKEY_FAIL };
+
+static struct mport *mkey_port(struct sm_mock *m, uint32_t n, unsigned inp)
+{
+	const struct sm_node *nd = &m->f->nodes[n];
+	return &m->ports[nd->port0 + (nd->type == SM_NODE_SWITCH ? 0 : inp)];
+}
+
+static int mkey_check(struct sm_mock *m, uint32_t n, unsigned inp, const struct sm_smp *s)
+{
+	struct mport *mp = mkey_port(m, n, inp);
+	uint64_t now = sm_mock_now_us(m);
+
+	if (mp->lease_end && now >= mp->lease_end) {
+		mp->mkey_prot = 0;
+		mp->lease_end = 0;
+		m->st.mkey_leases_expired++;
+	}
+	if (!mp->mkey || s->mkey == mp->mkey) {
+		mp->lease_end = 0;
+		return MKEY_PASS;
+	}
+	if (s->method == SM_METHOD_GET && mp->mkey_prot < 2)
+		return mp->mkey_prot ? MKEY_HIDE : MKEY_PASS;
+	if (mp->mkey_violations < 0xFFFF)
+		mp->mkey_violations++;
+	m->st.mkey_violations++;
+	if (mp->mkey_lease && !mp->lease_end)
+		mp->lease_end = now + (uint64_t)mp->mkey_lease * 1000000u;
+	return MKEY_FAIL;
+}
+
+int sm_mock_set_mkey(struct sm_mock *m, uint32_t port_index, uint64_t mkey, uint8_t prot_bits,
+		     uint16_t lease_period)
+{
+	struct mport *mp;
+	const struct sm_port *fp;
+
+	if (port_index >= m->f->n_ports || prot_bits > 3)
+		return -EINVAL;
+	fp = &m->f->ports[port_index];
+	if (fp->node >= m->f->n_nodes)
+		return -EINVAL;
+	mp = mkey_port(m, fp->node, fp->num);
+	mp->mkey = mkey;
+	mp->mkey_prot = prot_bits;
+	mp->mkey_lease = lease_period;
+	mp->lease_end = 0;
+	return 0;
+}
+
+/* Compute the SMA's answer in place. Returns the MAD status, or SMA_DROP. */
 static uint16_t sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s)
 {
+	int mk;
+
 	if (s->method != SM_METHOD_GET && s->method != SM_METHOD_SET) {
 		m->st.bad_requests++;
 		return SM_MAD_STATUS_METHOD_UNSUPP;
 	}
+	mk = mkey_check(m, n, inp, s);
+	if (mk == MKEY_FAIL)
+		return SMA_DROP;
 	switch (s->attr_id) {
 	case SM_ATTR_NODE_INFO: return do_node_info(m, n, inp, s);
 	case SM_ATTR_NODE_DESC: return do_node_desc(m, n, s);
-	case SM_ATTR_PORT_INFO: return do_port_info(m, n, inp, s);
+	case SM_ATTR_PORT_INFO: {
+		uint16_t st = do_port_info(m, n, inp, s);
+		if (mk == MKEY_HIDE)
+			memset(s->data, 0, 8);   /* PortInfo.M_Key reads 0 */
+		return st;
+	}
 	case SM_ATTR_SWITCH_INFO: return do_switch_info(m, n, s);
 	case SM_ATTR_LFT: return do_lft(m, n, s);
 	default:
@@ -1005,6 +1096,8 @@ static void handle_dr(struct sm_mock *m, struct attach *a, struct sm_smp *s)
 		inp = pp;
 	}
 	status = sma(m, n, inp, s);
+	if (status == SMA_DROP)
+		return;
 	sm_smp_make_response(s, s, status);
 	s->hop_ptr = 0;   /* as it arrives back at the SM */
 	size_t len = SM_MAD_SIZE;
@@ -1029,6 +1122,8 @@ static void handle_lid(struct sm_mock *m, struct attach *a, struct sm_smp *s, ui
 		return;
 	}
 	status = sma(m, dn, dp, s);
+	if (status == SMA_DROP)
+		return;
 	sm_smp_make_response(s, s, status);
 	/* the answer travels back to the SM's LID */
 	if (route_lid(m, dn, m->f->nodes[dn].type == SM_NODE_SWITCH ? 0 : dp, sp->lid, &rn, &rp) < 0 ||

@@ -54,7 +54,13 @@
  * type that flips, another node's GUIDs), to test that the SM drops and
  * counts what cannot be true and brings the rest of the fabric up.
  *
- * Not emulated: M_Key checking (keys are stored, never enforced), DR SMPs
+ * M_Key (IBA 14.2.4): every SMP is checked against the addressed SMA's
+ * M_Key (switch port 0, CA arrival port); a wrong key gets Gets at protect
+ * bits 1 a zeroed PortInfo.M_Key, and Gets at 2-3 and all Sets dropped
+ * with M_KeyViolations counted; the lease period clears the protect bits
+ * after a violation that no right key followed (details in mock.c).
+ *
+ * Not emulated: Trap 256 (bad M_Key), DR SMPs
  * with a LID-routed part (DrSLID/DrDLID not permissive: dropped), SMInfo,
  * P_Keys, multicast, VL arbitration.
  *
@@ -124,6 +130,9 @@ struct sm_mock_port_state {
 	uint64_t gid_prefix;
 	uint64_t mkey;
 	uint32_t sets;        /* PortInfo Sets applied to this port */
+	uint8_t mkey_prot_bits;     /* the SMA's (switches: port 0's) */
+	uint16_t mkey_lease_period;
+	uint16_t mkey_violations;
 };
 /* -EINVAL for a bad index. */
 int sm_mock_port_state(const struct sm_mock *m, uint32_t port_index, struct sm_mock_port_state *st);
@@ -134,6 +143,10 @@ uint8_t sm_mock_lft_get(const struct sm_mock *m, uint32_t node, uint16_t lid);
 uint16_t sm_mock_lft_top(const struct sm_mock *m, uint32_t node);
 /* LFT blocks written by Set on switch `node` (0 for non-switch). */
 uint32_t sm_mock_lft_blocks_set(const struct sm_mock *m, uint32_t node);
+/* Set the M_Key state of the SMA port_index belongs to (a switch's: port 0),
+ * as another SM would have left it. -EINVAL for a bad index/prot bits. */
+int sm_mock_set_mkey(struct sm_mock *m, uint32_t port_index, uint64_t mkey, uint8_t prot_bits,
+		     uint16_t lease_period);
 /* Directly program an LFT entry (tests building a pre-routed fabric). */
 int sm_mock_lft_poke(struct sm_mock *m, uint32_t node, uint16_t lid, uint8_t port);
 
@@ -191,6 +204,8 @@ struct sm_mock_stats {
 	uint64_t traps_lost;      /* no LID-routed path from the switch to the SM LID */
 	uint64_t trap_represses;
 	uint64_t gets, sets;
+	uint64_t mkey_violations;   /* SMPs dropped for a wrong M_Key */
+	uint64_t mkey_leases_expired;
 	uint64_t hostile;         /* answers spoiled by a hostile node */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);

@@ -87,6 +87,7 @@ int smd_once(const struct smd_opts *o)
 	struct smd_conf *conf = NULL;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
+	struct sm_keys keys;
 	struct note_ctx nc = { 0 };
 	char err[1024] = "";
 	int status = 1, rc;
@@ -120,9 +121,16 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0309", "routing: %s", err);
 		goto out;
 	}
+	/* the keys are on disk before any port can be given one */
+	rc = sm_keys_open(conf->state_dir, &conf->keys, &keys, note_log, &nc, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
 	if (open_transport(o, conf, &mock, &t))
 		goto out;
 	sm_cfg_default(&cfg);
+	cfg.keys = sm_keys_active(&keys) ? &keys : NULL;
 	cfg.lmc = (unsigned)conf->lmc;
 	cfg.state_dir = conf->state_dir;
 	cfg.guid2lid = conf->guid2lid_file;

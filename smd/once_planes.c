@@ -61,6 +61,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	struct sm_registry *reg = NULL;
 	struct sm_plane_lids *lids = NULL;
 	struct sm_mp_cfg mp;
+	struct sm_keys keys;
 	const char *specs[SM_MAX_PLANES];
 	unsigned n = conf->n_planes;
 	char err[1024] = "";
@@ -115,6 +116,12 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 		goto out;
 	}
 	mp.lids = lids;
+	rc = sm_keys_open(conf->state_dir, &conf->keys, &keys, lids_note, NULL, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	mp.base.keys = sm_keys_active(&keys) ? &keys : NULL;
 	for (unsigned i = 0; i < n; i++) {
 		notes[i] = (struct plane_note){ .plane = i };
 		planes[i].note = plane_note;

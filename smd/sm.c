@@ -223,6 +223,7 @@ static int submit_set(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t n
 	else
 		path = c->path[node];
 	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
+	smp.mkey = sm_core_mkey(c);
 	memcpy(smp.data, data, SM_SMP_DATA_SIZE);
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
 }
@@ -234,6 +235,7 @@ static int submit_lft_get(struct sm_core *c, uint32_t node, uint16_t block)
 	if (!rq)
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_LFT, block, &c->path[node]);
+	smp.mkey = sm_core_mkey(c);
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
 }
 
@@ -322,6 +324,25 @@ int sm_core_run(struct sm_core *c)
 static int run(struct sm_core *c)
 {
 	return sm_core_run(c);
+}
+
+/* The M_Key fields every PortInfo Set carries (all 0 without keys). */
+static void set_keys(const struct sm_core *c, struct sm_port_info_set *s)
+{
+	const struct sm_keys *k = c->cfg->keys;
+	if (!k)
+		return;
+	s->mkey = k->set_mkey;
+	s->mkey_prot_bits = k->protect_bits;
+	s->mkey_lease_period = k->lease_period;
+}
+
+/* Does port info cp hold the M_Key fields we want? (Always, without keys.) */
+static int keys_ok(const struct sm_core *c, const struct sm_port_info *cp)
+{
+	const struct sm_keys *k = c->cfg->keys;
+	return !k || (cp->mkey == k->set_mkey && cp->mkey_prot_bits == k->protect_bits &&
+		      cp->mkey_lease_period == k->lease_period);
 }
 
 /* Ports that carry a LID: switch port 0, reached CA/router ports. */
@@ -448,12 +469,13 @@ static int phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size
 			 * every port on every run for it would defeat the point.
 			 */
 			if (cp->lid == pt->lid && cp->lmc == pt->lmc && cp->master_sm_lid == sm_lid &&
-			    cp->gid_prefix == cfg->subnet_prefix)
+			    cp->gid_prefix == cfg->subnet_prefix && keys_ok(c, cp))
 				continue;
 			struct sm_port_info_set s = {
 				.lid = pt->lid, .lmc = pt->lmc, .sm_lid = sm_lid,
 				.gid_prefix = cfg->subnet_prefix, .subnet_timeout = cfg->subnet_timeout,
 			};
+			set_keys(c, &s);
 			struct sm_port_info out;
 			uint8_t data[SM_SMP_DATA_SIZE];
 			sm_port_info_prepare_set(&out, cp, &s);
@@ -583,6 +605,7 @@ static int set_state_round(struct sm_core *c, uint8_t from, uint8_t to)
 				.gid_prefix = c->pi[idx].gid_prefix, .port_state = to,
 				.subnet_timeout = c->pi[idx].subnet_timeout,
 			};
+			set_keys(c, &s);
 			struct sm_port_info out;
 			uint8_t data[SM_SMP_DATA_SIZE];
 			sm_port_info_prepare_set(&out, &c->pi[idx], &s);
@@ -758,6 +781,8 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		}
 		c->changed = 0;
 		c->unresponsive = 0;
+		c->mkey_foreign = 0;
+		c->mkey_violations = 0;
 		c->why[0] = '\0';
 		sum->sweeps++;
 		rc = sm_sweep_once(c, err, errlen);
@@ -775,6 +800,10 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		free_reqs(c);
 	}
 	sum->unresponsive = c->unresponsive;
+	sum->mkey_foreign = c->mkey_foreign;
+	sum->mkey_violations = c->mkey_violations;
+	if (c->mkey_foreign > 8)
+		sm_core_note(c, "%u ports in all are protected by an M_Key smd does not hold", c->mkey_foreign);
 	rc = sm_sweep_canonicalize(c);
 	if (rc) {
 		snprintf(err, errlen, "cannot renumber the swept fabric: %s", strerror(-rc));
@@ -839,9 +868,18 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	if (rc)
 		goto out;
 	if (sum->active_ports != sum->link_ports) {
-		snprintf(err, errlen, "%u of %u link ports are not ACTIVE (%u Sets failed)",
-			 sum->link_ports - sum->active_ports, sum->link_ports, c->set_errors);
+		char why[160] = "";
+		if (c->mkey_foreign)
+			snprintf(why, sizeof(why), "; %u ports are protected by an M_Key smd does not hold: "
+				 "they refuse its Sets", c->mkey_foreign);
+		snprintf(err, errlen, "%u of %u link ports are not ACTIVE (%u Sets failed%s)",
+			 sum->link_ports - sum->active_ports, sum->link_ports, c->set_errors, why);
 		rc = -EIO;
+	} else if (c->mkey_foreign && c->set_errors) {
+		/* up, but not as configured: those ports' LIDs/keys could not be set */
+		snprintf(err, errlen, "%u ports are protected by an M_Key smd does not hold: they refuse its "
+			 "Sets (%u failed); check m_key and STATE_DIR/keys", c->mkey_foreign, c->set_errors);
+		rc = -EACCES;
 	}
 out:
 	sum->lft_blocks_written = c->lft_blocks_written;
@@ -916,6 +954,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 			s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared);
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
+	if (s->mkey_foreign || s->mkey_violations)
+		fprintf(out, "m_key: %u ports protected by an M_Key smd does not hold; %" PRIu64
+			" M_Key violations counted by ports\n", s->mkey_foreign, s->mkey_violations);
 	if (s->state_errors)
 		fprintf(out, "state: NOT SAVED: %s\n", s->state_err);
 	fprintf(out, "time:");
@@ -954,10 +995,12 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 	fprintf(out, "}},\"lft_blocks_written\":%u,\"lft_switches_written\":%u,\"lft_blocks_read\":%u,"
 		"\"switchinfo_sets\":%u,\"portinfo_lid_sets\":%u,\"portinfo_state_sets\":%u,"
 		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,"
-		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,\"seconds\":{",
+		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,"
+		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",\"seconds\":{",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
-		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared);
+		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
+		s->mkey_foreign, s->mkey_violations);
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
 	fprintf(out, "\"total\":%.6f}}\n", s->total_s);

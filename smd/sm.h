@@ -47,6 +47,7 @@
 
 struct sm_chain;
 struct sm_lfts;
+struct sm_keys;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -92,6 +93,13 @@ struct sm_cfg {
 	void *routed_arg;
 	sm_note_fn *note;            /* notes for the log; may be NULL */
 	void *note_arg;
+	/*
+	 * M_Key (smd/mkey.h): keys->mkey goes into every SMP header; every
+	 * PortInfo Set writes keys->set_mkey, protect bits and lease, and a
+	 * LID port whose M_Key fields differ is Set. NULL: M_Key 0 everywhere
+	 * (and M_Key fields are not compared). Not owned.
+	 */
+	const struct sm_keys *keys;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -115,6 +123,8 @@ struct sm_summary {
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
+	uint32_t mkey_foreign;       /* LID ports protected by an M_Key smd does not hold */
+	uint64_t mkey_violations;    /* sum of the M_KeyViolations counters read from those ports */
 	/* with a struct sm_state (sm_bringup_state) */
 	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
 	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */

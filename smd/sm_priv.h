@@ -10,6 +10,7 @@
 #include "sm.h"
 #include "mad.h"
 #include "sm_lft.h"
+#include "mkey.h"
 
 enum sm_req_kind {
 	SM_RQ_NODE_INFO = 1,   /* probe: node = parent (SM_NONE for the SM node), port = egress */
@@ -97,7 +98,17 @@ struct sm_core {
 
 	struct sm_req_chunk *chunks;
 	int err;                   /* first hard error in a callback (-ENOMEM...) */
+
+	/* M_Key: LID ports read protected by a key we do not hold, and their violation counters */
+	uint32_t mkey_foreign;
+	uint64_t mkey_violations;
 };
+
+/* The M_Key every SMP carries (0 without keys). */
+static inline uint64_t sm_core_mkey(const struct sm_core *c)
+{
+	return c->cfg->keys ? c->cfg->keys->mkey : 0;
+}
 
 struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port);
 int sm_core_grow(struct sm_core *c);

@@ -37,6 +37,7 @@ static int submit_get(struct sm_core *c, uint16_t attr, uint32_t mod, const stru
 	if (!rq)
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
+	smp.mkey = sm_core_mkey(c);
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
 }
 
@@ -56,6 +57,7 @@ static int clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_in
 		return -ENOMEM;
 	w.port_state_change = 1;
 	sm_smp_init_dr(&smp, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &c->path[node]);
+	smp.mkey = sm_core_mkey(c);
 	sm_switch_info_encode(&w, smp.data);
 	c->psc_cleared++;
 	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, sweep_cb, rq);
@@ -259,6 +261,27 @@ static int port_up(const struct sm_port_info *pi)
 	return pi->port_state >= SM_PORT_INIT;
 }
 
+/*
+ * A port whose SMA holds an M_Key (switch port 0, CA ports) that is not
+ * ours: protect bits 0 show the other key, protect bits 1 hide it (read 0)
+ * from a Get with a wrong key. Either way its Sets will be dropped. Counted
+ * and noted (the first few), never fatal here.
+ */
+static void check_mkey(struct sm_core *c, const struct sm_node *nd, unsigned port,
+		       const struct sm_port_info *pi)
+{
+	uint64_t ours = sm_core_mkey(c);
+
+	c->mkey_violations += pi->mkey_violations;
+	if (pi->mkey == ours || (!pi->mkey && !pi->mkey_prot_bits))
+		return;
+	if (c->mkey_foreign++ < 8)
+		sm_core_note(c, "node 0x%016" PRIx64 " (%s) port %u is protected by an M_Key smd does not "
+			     "hold (protect bits %u, key %s, %u violations counted): its Sets will be refused",
+			     nd->guid, nd->desc, port, pi->mkey_prot_bits, pi->mkey ? "shown" : "hidden",
+			     pi->mkey_violations);
+}
+
 static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
 {
 	struct sm_fabric *f = c->f;
@@ -291,6 +314,8 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	}
 	c->pi[idx] = pi;
 	c->pi_ok[idx] = 1;
+	if (rq->port == 0 || nd->type != SM_NODE_SWITCH)
+		check_mkey(c, nd, rq->port, &pi);
 	pt->state = pi.port_state;
 	pt->phys_state = pi.phys_state;
 	pt->width = pi.link_width_active;
@@ -414,7 +439,9 @@ int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
 	}
 	if (rc) {
 		if (c->sm_node == SM_NONE)
-			snprintf(err, errlen, "the SM's own node does not answer NodeInfo: %s", strerror(-rc));
+			snprintf(err, errlen, "the SM's own node does not answer NodeInfo: %s%s", strerror(-rc),
+				 rc == -ETIMEDOUT ? " (a port protected by an M_Key smd does not hold, with protect "
+				 "bits 2 or 3, drops every SMP: check m_key and STATE_DIR/keys)" : "");
 		else
 			snprintf(err, errlen, "sweep failed at level %u: %s", level, strerror(-rc));
 		return rc;

@@ -19,6 +19,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -385,6 +387,82 @@ static int k_planes(struct walk *w, const char *key, yaml_node_t *v)
 	return 0;
 }
 
+/* ---- security keys (issue 8): m_key*, sm_key, user, group ---- */
+
+/* none | random | a non-zero 64-bit number (0x hex or decimal) */
+static int get_key(struct walk *w, const char *key, yaml_node_t *v, uint8_t *mode, uint64_t *val)
+{
+	const char *s;
+	char *end;
+
+	if (v->type != YAML_SCALAR_NODE || is_null(v))
+		return fail(w, v, "%s: expected none, random or a 64-bit key such as 0x0123456789abcdef, got %s",
+			    key, node_kind(v));
+	s = scalar(v);
+	if (!strcmp(s, "none")) {
+		*mode = SM_KEY_NONE;
+		*val = 0;
+		return 0;
+	}
+	if (!strcmp(s, "random")) {
+		*mode = SM_KEY_RANDOM;
+		*val = 0;
+		return 0;
+	}
+	errno = 0;
+	*val = strtoull(s, &end, 0);
+	if (!isdigit((unsigned char)*s) || *end || errno)
+		return fail(w, v, "%s: '%s' is not none, random or a 64-bit number", key, s);
+	if (!*val)
+		return fail(w, v, "%s: 0 is no key (write none)", key);
+	*mode = SM_KEY_FIXED;
+	return 0;
+}
+
+static int k_mkey(struct walk *w, const char *key, yaml_node_t *v)
+{
+	return get_key(w, key, v, &w->c->keys.mkey_mode, &w->c->keys.mkey);
+}
+
+static int k_mkey_prot(struct walk *w, const char *key, yaml_node_t *v)
+{
+	unsigned long val;
+	int rc = get_uint(w, key, v, 0, 3, &val);
+	if (!rc)
+		w->c->keys.protect_bits = (uint8_t)val;
+	return rc;
+}
+
+static int k_mkey_lease(struct walk *w, const char *key, yaml_node_t *v)
+{
+	unsigned long val;
+	int rc = get_uint(w, key, v, 0, 65535, &val);
+	if (!rc)
+		w->c->keys.lease_period = (uint16_t)val;
+	return rc;
+}
+
+static int k_sm_key(struct walk *w, const char *key, yaml_node_t *v)
+{
+	return get_key(w, key, v, &w->c->keys.smkey_mode, &w->c->keys.sm_key);
+}
+
+static int k_user(struct walk *w, const char *key, yaml_node_t *v)
+{
+	int rc = get_str(w, key, v, &w->c->user);
+	if (!rc && !getpwnam(w->c->user))
+		return fail(w, v, "%s: no such user '%s'", key, w->c->user);
+	return rc;
+}
+
+static int k_group(struct walk *w, const char *key, yaml_node_t *v)
+{
+	int rc = get_str(w, key, v, &w->c->group);
+	if (!rc && !getgrnam(w->c->group))
+		return fail(w, v, "%s: no such group '%s'", key, w->c->group);
+	return rc;
+}
+
 struct key_def {
 	const char *key;
 	int (*fn)(struct walk *w, const char *key, yaml_node_t *v);
@@ -543,6 +621,13 @@ static const struct key_def top_keys[] = {
 	{ "mad", k_mad },
 	{ "log_level", k_log_level },
 	{ "subnet_prefix", k_prefix },
+	/* security (issue 8) */
+	{ "m_key", k_mkey },
+	{ "m_key_protect_bits", k_mkey_prot },
+	{ "m_key_lease_period", k_mkey_lease },
+	{ "sm_key", k_sm_key },
+	{ "user", k_user },
+	{ "group", k_group },
 };
 
 struct smd_conf *smd_conf_new(void)
@@ -583,6 +668,8 @@ void smd_conf_free(struct smd_conf *c)
 	free(c->state_dir);
 	free(c->guid2lid_file);
 	free(c->socket);
+	free(c->user);
+	free(c->group);
 	free(c->socket_group);
 	for (unsigned i = 0; i < c->n_planes; i++)
 		free(c->planes[i]);

@@ -29,6 +29,7 @@
 #include <stdio.h>
 
 #include "fabric.h"
+#include "mkey.h"
 
 struct smd_opts;
 typedef struct yaml_document_s yaml_document_t;
@@ -76,6 +77,10 @@ struct smd_conf {
 	} mad;
 	int log_level;          /* enum sm_log_level */
 	uint64_t subnet_prefix;
+	/* security (issue 8): M_Key/SM_Key (smd/mkey.h) and the user to run as */
+	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
+	char *user;             /* NULL: keep running as started */
+	char *group;            /* NULL: the user's primary group */
 	yaml_document_t *doc;   /* NULL for the defaults */
 	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];

@@ -22,17 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* Remove PATH.tmp.PID files whose writer is gone (killed mid-write); a live writer's is left alone. */
 static void remove_leftovers(const char *dir, const char *base, const char *mine)
 {
@@ -61,6 +50,16 @@ static void remove_leftovers(const char *dir, const char *base, const char *mine
 	closedir(d);
 }
 
+void sm_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, char *err,
 		   size_t errlen)
 {
@@ -70,7 +69,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 	int fd, rc = 0;
 
 	if (strlen(path) >= sizeof(dir)) {
-		seterr(err, errlen, "%s: path too long", path);
+		sm_seterr(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
 	strcpy(dir, path);
@@ -87,7 +86,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 	}
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		rc = -errno;
-		seterr(err, errlen, "%s: cannot create the directory for %s: %s", dir, path, strerror(-rc));
+		sm_seterr(err, errlen, "%s: cannot create the directory for %s: %s", dir, path, strerror(-rc));
 		return rc;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
@@ -95,7 +94,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0) {
 		rc = -errno;
-		seterr(err, errlen, "%s: cannot write (create %s: %s); the previous file is kept", path,
+		sm_seterr(err, errlen, "%s: cannot write (create %s: %s); the previous file is kept", path,
 		       tmp, strerror(-rc));
 		return rc;
 	}
@@ -131,7 +130,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 			rc = -errno;
 	}
 	if (rc) {
-		seterr(err, errlen, "%s: cannot write (%s of %s: %s); the previous file is kept", path, step,
+		sm_seterr(err, errlen, "%s: cannot write (%s of %s: %s); the previous file is kept", path, step,
 		       tmp, strerror(-rc));
 		unlink(tmp);
 		return rc;
@@ -144,7 +143,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 		close(fd);
 	}
 	if (rc) {
-		seterr(err, errlen, "%s: written, but the fsync of directory %s failed: %s", path, dir,
+		sm_seterr(err, errlen, "%s: written, but the fsync of directory %s failed: %s", path, dir,
 		       strerror(-rc));
 		return rc;
 	}

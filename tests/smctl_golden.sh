@@ -203,6 +203,11 @@ check "mp-route-minhop.txt" route host00000 host00003
 check "mp-engine-ftree.txt" engine set ftree
 stop
 
+# no daemon on the socket: exit 1, the message names the socket
+sock="$w/none.sock"
+check "no-daemon.txt" status
+check "no-daemon.json" --json route Hca1 Hca4
+
 # the comparison must catch a real change: one changed line in a golden copy
 if [ "${SMD_UPDATE_GOLDEN:-0}" != 1 ]; then
 	sed '3s/[0-9]/9/' "$gold/nodes.txt" >"$w/changed"

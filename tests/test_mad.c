@@ -478,6 +478,7 @@ static void test_port_info_set(void **state)
 	PUT(v, 0, 0, 0, 0, 0, 0, 0, 0, 0);                           /* M_Key 0 */
 	PUT(v, 8, 0xFE, 0x80, 0, 0, 0, 0, 0, 0x01);                  /* GidPrefix */
 	PUT(v, 16, 0x00, 0x12, 0x00, 0x01);                          /* LID, MasterSMLID */
+	PUT(v, 26, 0x00, 0x00);  /* M_KeyLeasePeriod 0 */
 	PUT(v, 29, 0x00);        /* LinkWidthEnabled: no change */
 	PUT(v, 32, 0x74);        /* speed supported as read | PortState ACTIVE */
 	PUT(v, 33, 0x00);        /* PortPhysicalState, LinkDownDefault: no change */
@@ -488,6 +489,19 @@ static void test_port_info_set(void **state)
 	PUT(v, 51, 0x52);        /* ClientReregister 0, suppr 2, SubnetTimeOut 18 */
 	PUT(v, 63, 0x00);        /* LinkSpeedExtEnabled: no change */
 	assert_memory_equal(got, v, sizeof(v));
+	/* M_Key, protect bits and lease go out as asked */
+	s.mkey = 0x0123456789ABCDEFULL;
+	s.mkey_prot_bits = 3;
+	s.mkey_lease_period = 0x0102;
+	sm_port_info_prepare_set(&out, &cur, &s);
+	sm_port_info_encode(&out, got);
+	PUT(v, 0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF);
+	PUT(v, 26, 0x01, 0x02);
+	PUT(v, 34, 0xC2);        /* M_KeyProtectBits 3 | LMC 2 */
+	assert_memory_equal(got, v, sizeof(v));
+	s.mkey = 0;
+	s.mkey_prot_bits = 0;
+	s.mkey_lease_period = 0;
 	/* without a Get before: everything else zero */
 	sm_port_info_prepare_set(&out, NULL, &s);
 	assert_int_equal(out.lid, 0x12);
