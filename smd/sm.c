@@ -180,6 +180,13 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 			from ? from->slid : 0);
 }
 
+/* The progress hook (sm_cfg.phase), if any. */
+static void phase_start(const struct sm_core *c, unsigned ph)
+{
+	if (c->cfg->phase)
+		c->cfg->phase(c->cfg->phase_arg, c->plane, ph);
+}
+
 static double since(uint64_t t0)
 {
 	return (double)(sm_monotonic_us() - t0) / 1e6;
@@ -248,6 +255,25 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 
 	if (r->status == -ECANCELED)
 		return;
+	if (rq->kind == SM_RQ_PI_SET_STATE && !r->status && r->mad_status && r->tries > 1 &&
+	    !(rq->aux & 0x80)) {
+		/*
+		 * A retried state Set refused: the first try may have been applied
+		 * and only its answer lost, and an SMA refuses the same transition
+		 * twice (ibsim: ARMED -> ARMED). Read the port back before calling
+		 * it a failure (aux 0x80: this is the read-back).
+		 */
+		struct sm_req *v = sm_core_req(c, SM_RQ_PI_SET_STATE, rq->node, rq->port);
+		struct sm_dr_path path;
+		struct sm_smp smp;
+		if (v) {
+			v->aux = rq->aux | 0x80;
+			port_path(c, rq->node, rq->port, &path);
+			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
+			if (!sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, v))
+				return;
+		}
+	}
 	if (r->status || r->mad_status) {
 		c->set_errors++;
 		sm_core_note(c, "%s %s on node 0x%016" PRIx64 " (%s) %s %u: %s",
@@ -270,6 +296,12 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 		}
 		c->pi[idx] = pi;
 		c->f->ports[idx].state = pi.port_state;
+		if ((rq->aux & 0x80) && pi.port_state != (rq->aux & 0x7F)) {
+			c->set_errors++;
+			sm_core_note(c, "node 0x%016" PRIx64 " port %u reads %s after a refused Set to %s",
+				     c->f->nodes[rq->node].guid, rq->port, sm_port_state_str(pi.port_state),
+				     sm_port_state_str(rq->aux & 0x7F));
+		}
 		break;
 	}
 	case SM_RQ_SI_SET: {
@@ -771,6 +803,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sm_txn_set_unsolicited(c->txn, on_unsolicited, c);
 
 	/* discover, again while the fabric changes under the sweep */
+	phase_start(c, SM_PH_DISCOVER);
 	t0 = sm_monotonic_us();
 	for (;;) {
 		c->f = sm_fabric_new();
@@ -811,6 +844,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	}
 	sum->phase_s[SM_PH_DISCOVER] = since(t0);
 
+	phase_start(c, SM_PH_LIDS);
 	t0 = sm_monotonic_us();
 	rc = phase_lids(c, sum, err, errlen);
 	sum->phase_s[SM_PH_LIDS] = since(t0);
@@ -818,6 +852,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		goto out;
 	sm_fabric_count(c->f, c->plane, &sum->counts);
 
+	phase_start(c, SM_PH_ROUTE);
 	t0 = sm_monotonic_us();
 	struct sm_plane_result res;
 	struct sm_profile *prof = NULL;
@@ -856,12 +891,14 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sum->top_lid = lfts->top_lid;
 	c->lfts = lfts;
 
+	phase_start(c, SM_PH_PROGRAM);
 	t0 = sm_monotonic_us();
 	rc = phase_program(c, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;
 
+	phase_start(c, SM_PH_ACTIVATE);
 	t0 = sm_monotonic_us();
 	rc = phase_activate(c, sum, err, errlen);
 	sum->phase_s[SM_PH_ACTIVATE] = since(t0);
