@@ -35,7 +35,9 @@
  *            that routed plane 0 last, or the configured chain before the
  *            first cycle), chain, sweep_interval, last_sweep_s,
  *            last_sweep_age_s, uptime_s, pid, lid_table_error,
- *            sweep_running_s (null between cycles), and the sweep kinds and
+ *            sweep_running_s and sweep_phases (per plane: the sm_phase_name
+ *            its bring-up is in, null none; both null between cycles),
+ *            and the sweep kinds and
  *            counters of daemon.h (light_sweeps, heavy_sweeps, ...).
  *   planes   "planes": array of {index, spec, state ("up", "failed",
  *            "not swept"), error (when failed), attempts, switches, cas,

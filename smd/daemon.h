@@ -86,6 +86,7 @@ struct smd_dmn_plane {
 	double seconds;
 	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
 	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
+	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
 };
 
 /*

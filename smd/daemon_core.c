@@ -329,6 +329,18 @@ static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *e
 	sm_fabric_free(all);
 }
 
+/* sm_cfg.phase of every plane: where each bring-up is, for smctl's progress lines (plane threads). */
+static void plane_phase(void *arg, unsigned plane, unsigned ph)
+{
+	struct smd_dmn *d = arg;
+
+	if (plane >= SM_MAX_PLANES)
+		return;
+	pthread_mutex_lock(&d->mu);
+	d->st.planes[plane].phase = (int)ph;
+	pthread_mutex_unlock(&d->mu);
+}
+
 static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct smd_dmn *d)
 {
 	memset(mp, 0, sizeof(*mp));
@@ -355,6 +367,8 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.lid_want_arg = d;
 	mp->base.routed = publish_view;
 	mp->base.routed_arg = d;
+	mp->base.phase = plane_phase;
+	mp->base.phase_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
 }
 
@@ -421,6 +435,8 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->last_sweep_s = secs;
 	st->last_end_us = mono_us();
 	st->cycle_start_us = 0;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		st->planes[i].phase = -1;
 	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
 	if (d->lids) {
 		sm_plane_lids_stats(d->lids, &st->plane_lids);
@@ -702,6 +718,8 @@ static void *worker_main(void *arg)
 				sm_state_forget(d->states[i]);
 		d->running = 1;
 		d->st.cycle_start_us = mono_us();
+		for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+			d->st.planes[i].phase = -1;
 		if (d->st.sweeps)
 			d->st.state = SMD_ST_SWEEPING;
 		pthread_mutex_unlock(&d->mu);
@@ -980,6 +998,15 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_double(j, "sweep_running_s", (double)(now - st->cycle_start_us) / 1e6);
 	else
 		sm_json_null(j, "sweep_running_s");
+	if (st->cycle_start_us) {
+		/* the phase each plane's bring-up is in (null: not in one: light sweep, waiting, done) */
+		sm_json_arr_begin(j, "sweep_phases");
+		for (unsigned i = 0; i < st->n_planes; i++)
+			sm_json_str(j, NULL, st->planes[i].phase >= 0 ? sm_phase_name((unsigned)st->planes[i].phase) : NULL);
+		sm_json_arr_end(j);
+	} else {
+		sm_json_null(j, "sweep_phases");
+	}
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
 	sm_json_uint(j, "light_sweeps", st->light_sweeps);

@@ -191,6 +191,13 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 			from ? from->slid : 0);
 }
 
+/* The progress hook (sm_cfg.phase), if any. */
+static void phase_start(const struct sm_core *c, unsigned ph)
+{
+	if (c->cfg->phase)
+		c->cfg->phase(c->cfg->phase_arg, c->plane, ph);
+}
+
 static double since(uint64_t t0)
 {
 	return (double)(sm_monotonic_us() - t0) / 1e6;
@@ -788,6 +795,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sm_txn_set_unsolicited(c->txn, on_unsolicited, c);
 
 	/* discover, again while the fabric changes under the sweep */
+	phase_start(c, SM_PH_DISCOVER);
 	t0 = sm_monotonic_us();
 	for (;;) {
 		c->f = sm_fabric_new();
@@ -828,6 +836,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	}
 	sum->phase_s[SM_PH_DISCOVER] = since(t0);
 
+	phase_start(c, SM_PH_LIDS);
 	t0 = sm_monotonic_us();
 	rc = phase_lids(c, sum, err, errlen);
 	sum->phase_s[SM_PH_LIDS] = since(t0);
@@ -835,6 +844,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		goto out;
 	sm_fabric_count(c->f, c->plane, &sum->counts);
 
+	phase_start(c, SM_PH_ROUTE);
 	t0 = sm_monotonic_us();
 	struct sm_plane_result res;
 	struct sm_profile *prof = NULL;
@@ -873,12 +883,14 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sum->top_lid = lfts->top_lid;
 	c->lfts = lfts;
 
+	phase_start(c, SM_PH_PROGRAM);
 	t0 = sm_monotonic_us();
 	rc = phase_program(c, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;
 
+	phase_start(c, SM_PH_ACTIVATE);
 	t0 = sm_monotonic_us();
 	rc = phase_activate(c, sum, err, errlen);
 	sum->phase_s[SM_PH_ACTIVATE] = since(t0);

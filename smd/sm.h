@@ -91,6 +91,12 @@ struct sm_cfg {
 	 */
 	void (*routed)(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts);
 	void *routed_arg;
+	/*
+	 * Progress (smctl): called as each phase of a bring-up starts, with
+	 * its enum sm_phase value, from the plane's thread. NULL: off.
+	 */
+	void (*phase)(void *arg, unsigned plane, unsigned phase);
+	void *phase_arg;
 	sm_note_fn *note;            /* notes for the log; may be NULL */
 	void *note_arg;
 	/*

@@ -349,10 +349,25 @@ static void progress_tick(void *arg, double waited)
 	} else {
 		const struct smd_jv *run = smd_jv_get(r, "sweep_running_s");
 		fprintf(stderr, "smctl: %s: waiting %.0f s; daemon %s", pg->what, waited, smd_jv_str(r, "state", "?"));
-		if (run && run->type == SMD_J_NUM)
+		if (run && run->type == SMD_J_NUM) {
+			const struct smd_jv *ph = smd_jv_get(r, "sweep_phases");
+			unsigned k = 0, shown = 0, n = ph && ph->type == SMD_J_ARR ? ph->n : 0;
 			fprintf(stderr, ", sweep %llu running for %.1f s", num(r, "sweeps") + 1, run->num);
-		else
+			/* where each plane's bring-up is (planes in a light sweep or done have none) */
+			for (const struct smd_jv *p = n ? ph->child : NULL; p; p = p->next, k++) {
+				if (p->type != SMD_J_STR)
+					continue;
+				if (n == 1)
+					fprintf(stderr, " (%s)", p->str);
+				else
+					fprintf(stderr, "%splane %u %s", shown ? ", " : " (", k, p->str);
+				shown++;
+			}
+			if (shown && n > 1)
+				fprintf(stderr, ")");
+		} else {
 			fprintf(stderr, ", between sweeps (%llu done)", num(r, "sweeps"));
+		}
 		if (num(r, "sweeps"))
 			fprintf(stderr, ", the last took %.1f s", smd_jv_num(r, "last_sweep_s", 0));
 		fprintf(stderr, "\n");

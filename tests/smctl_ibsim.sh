@@ -6,7 +6,7 @@
 #    `ibtracert SRC DST`;
 #  - progress: ibsim is stopped (SIGSTOP) while `smctl resweep --heavy`
 #    waits; after a second smctl prints progress lines on stderr (daemon
-#    state, how long the sweep has run); ibsim continued (SIGCONT), the
+#    state, how long the sweep has run, the phase it is in: discover); ibsim continued (SIGCONT), the
 #    sweep completes and smctl exits 0.
 # Only PIDs started here are signalled; everything is removed on exit.
 set -u
@@ -84,7 +84,7 @@ kill -CONT "$ibpid"
 wait "$swpid"
 rc=$?
 [ $rc = 0 ] || bad "resweep --heavy with ibsim stopped for 2.5 s: exit $rc: $(cat "$w/sw.out" "$w/sw.err")"
-grep -q "^smctl: sweep: waiting [0-9]* s; daemon sweeping, sweep [0-9]* running for [0-9.]* s" "$w/sw.err" ||
+grep -q "^smctl: sweep: waiting [0-9]* s; daemon sweeping, sweep [0-9]* running for [0-9.]* s (discover)" "$w/sw.err" ||
 	bad "no progress line on stderr: $(cat "$w/sw.err")"
 grep -q "^sweep [0-9]* (heavy): up" "$w/sw.out" || bad "resweep result: $(cat "$w/sw.out")"
 np=$(grep -c "^smctl: sweep: waiting" "$w/sw.err")
