@@ -197,6 +197,10 @@ check "mp-lft.txt" lft 5
 check "mp-lft-ca.txt" lft 1
 check "mp-dump-plane1.txt" dump topology --plane 1
 check "mp-metrics.txt" metrics
+# one plane's dump reads back on its own (several planes share LIDs: one file per plane)
+"$smctl" --socket "$sock" dump topology --plane 1 >"$w/p1.ibnd" || bad "dump --plane 1 failed"
+"$smctl" --json topo info "$w/p1.ibnd" >"$w/p1.json" 2>&1 || bad "plane 1's dump does not read back: $(cat "$w/p1.json")"
+grep -q '"switches": *4' "$w/p1.json" && grep -q '"cas": *4' "$w/p1.json" || bad "plane 1's dump read back: $(cat "$w/p1.json")"
 # ftree -> minhop: the next cycle reroutes (blocks written), then back to ftree
 check "mp-engine-minhop.json" --json engine set minhop
 check "mp-route-minhop.txt" route host00000 host00003
