@@ -110,6 +110,7 @@ struct sm_mock {
 	uint64_t vnow;             /* virtual time, us */
 	uint64_t real0;            /* CLOCK_MONOTONIC at creation (real_time mode) */
 	uint64_t trap_tid;
+	int lose_answer;           /* the drop fault hit the answer of the request being handled */
 	struct sm_mock_stats st;
 };
 
@@ -605,8 +606,9 @@ static uint16_t do_port_info(struct sm_mock *m, uint32_t n, unsigned inp, struct
 			break;
 		case SM_PORT_ARMED:
 		case SM_PORT_ACTIVE:
-			/* ARMED only from INIT, ACTIVE only from ARMED (or a repeat) */
-			if (mp->phys != PHYS_LINKUP || (mp->state != want - 1 && mp->state != want)) {
+			/* ARMED only from INIT, ACTIVE only from ARMED (or a repeat, unless strict) */
+			if (mp->phys != PHYS_LINKUP || (mp->state != want - 1 && mp->state != want) ||
+			    (m->cfg.strict_states && mp->state == want)) {
 				m->st.state_errors++;
 				return SM_MAD_STATUS_INVALID_FIELD;
 			}
@@ -1031,6 +1033,8 @@ static void deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *re
 	uint8_t wire[SM_MAD_SIZE];
 	uint64_t release = 0;
 
+	if (faults && m->lose_answer)
+		return;
 	if (sm_smp_encode(resp, wire) < 0)
 		return;
 	if (faults && roll(m, m->cfg.corrupt_ppm)) {
@@ -1159,12 +1163,16 @@ static int mock_send(struct sm_transport *t, const uint8_t *mad, size_t len, uin
 	}
 	if (roll(m, m->cfg.drop_ppm)) {
 		m->st.fault_dropped++;
-		return 0;
+		/* half the losses hit the answer: the SMA did act on the request */
+		if (!(rng_next(m) & 1))
+			return 0;
+		m->lose_answer = 1;
 	}
 	if (s.mgmt_class == SM_CLASS_SMI_DR)
 		handle_dr(m, a, &s);
 	else
 		handle_lid(m, a, &s, dlid);
+	m->lose_answer = 0;
 	return 0;
 }
 

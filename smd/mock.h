@@ -39,7 +39,9 @@
  * answers cost no wall time. cfg.real_time switches to CLOCK_MONOTONIC.
  *
  * Faults (seeded, deterministic for a seed and a request sequence): a share
- * (parts per million) of requests is dropped, answered late by delay_us, or
+ * (parts per million) of requests is dropped (half of these on the way
+ * back: the SMA acted on the request, its answer is lost), answered late by
+ * delay_us, or
  * answered corrupted (truncated, wrong base or class version, wrong
  * attribute id, TID, method or D bit, chosen at random; never a silently wrong
  * payload: real links drop those on the CRC). Link down/up events change
@@ -86,6 +88,9 @@ struct sm_mock_cfg {
 				  * a fresh fabric (all LIDs 0, linked ports INIT/LinkUp,
 				  * unlinked ports DOWN/Polling) */
 	bool real_time;          /* CLOCK_MONOTONIC instead of virtual time */
+	bool strict_states;      /* refuse a repeated PortState Set (ARMED -> ARMED, ACTIVE ->
+				  * ACTIVE) with status 0x1C, as ibsim does: a retried Set
+				  * whose first answer was lost then fails */
 	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
 };
 void sm_mock_cfg_default(struct sm_mock_cfg *cfg);

@@ -266,6 +266,25 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 
 	if (r->status == -ECANCELED)
 		return;
+	if (rq->kind == SM_RQ_PI_SET_STATE && !r->status && r->mad_status && r->tries > 1 &&
+	    !(rq->aux & 0x80)) {
+		/*
+		 * A retried state Set refused: the first try may have been applied
+		 * and only its answer lost, and an SMA refuses the same transition
+		 * twice (ibsim: ARMED -> ARMED). Read the port back before calling
+		 * it a failure (aux 0x80: this is the read-back).
+		 */
+		struct sm_req *v = sm_core_req(c, SM_RQ_PI_SET_STATE, rq->node, rq->port);
+		struct sm_dr_path path;
+		struct sm_smp smp;
+		if (v) {
+			v->aux = rq->aux | 0x80;
+			port_path(c, rq->node, rq->port, &path);
+			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
+			if (!sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, v))
+				return;
+		}
+	}
 	if (r->status || r->mad_status) {
 		c->set_errors++;
 		sm_core_note(c, "%s %s on node 0x%016" PRIx64 " (%s) %s %u: %s",
@@ -288,6 +307,12 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 		}
 		c->pi[idx] = pi;
 		c->f->ports[idx].state = pi.port_state;
+		if ((rq->aux & 0x80) && pi.port_state != (rq->aux & 0x7F)) {
+			c->set_errors++;
+			sm_core_note(c, "node 0x%016" PRIx64 " port %u reads %s after a refused Set to %s",
+				     c->f->nodes[rq->node].guid, rq->port, sm_port_state_str(pi.port_state),
+				     sm_port_state_str(rq->aux & 0x7F));
+		}
 		/* the answer shows what the port now holds: an SMA without M_Key support drops the key */
 		if (rq->kind == SM_RQ_PI_SET_LID && c->cfg->keys && c->cfg->keys->set_mkey &&
 		    pi.mkey != c->cfg->keys->set_mkey && !c->mkey_unkept++)

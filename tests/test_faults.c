@@ -235,6 +235,7 @@ static void run_faulty(uint32_t drop, uint32_t corrupt, uint32_t delay, uint32_t
 
 	sm_mock_cfg_default(&mc);
 	mc.seed = 7;
+	mc.strict_states = true;   /* a retried state Set is refused, as by ibsim */
 	mc.drop_ppm = drop;
 	mc.corrupt_ppm = corrupt;
 	mc.delay_ppm = delay;
@@ -291,6 +292,36 @@ static void test_drop_30(void **state)
 {
 	(void)state;
 	run_faulty(300000, 0, 0, 0);
+}
+
+/*
+ * The same 30% with the adaptation off (3 retries, as OpenSM's default):
+ * requests are lost for good and the bring-up does not come up whole. This
+ * is why the engine adapts; it also shows test_drop_30 can fail.
+ */
+static void test_drop_30_fixed_retries_fail(void **state)
+{
+	struct env e;
+	struct sm_summary sum;
+	struct sm_mock_cfg mc;
+	struct sm_cfg cfg;
+	struct sm_fabric *f = NULL;
+	char err[1024] = "";
+	(void)state;
+	sm_mock_cfg_default(&mc);
+	mc.seed = 7;
+	mc.strict_states = true;
+	mc.drop_ppm = 300000;
+	env_init(&e, &mc);
+	sm_cfg_default(&cfg);
+	cfg.state_dir = e.dir;
+	cfg.txn.adaptive_max = 0;
+	int rc = sm_bringup(e.t, e.chain, &cfg, &sum, &f, err, sizeof(err));
+	assert_true(sum.txn.timed_out > 0);
+	assert_int_equal(sum.txn.adaptive_retries, 0);
+	assert_true(rc != 0 || sum.unresponsive > 0 || sum.counts.cas < 32);
+	sm_fabric_free(f);
+	env_free(&e);
 }
 
 /* Answers held back beyond the 100 ms timeout: they arrive late, after a retry. */
@@ -383,6 +414,7 @@ static void run_flap(uint32_t drop, unsigned flaps)
 	struct sm_mock_cfg mc;
 	sm_mock_cfg_default(&mc);
 	mc.seed = 11;
+	mc.strict_states = true;
 	mc.drop_ppm = drop;
 	env_init(&e, &mc);
 	const struct sm_fabric *mf = sm_mock_fabric(e.mock);
@@ -657,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_drop_1),
 		cmocka_unit_test(test_drop_10),
 		cmocka_unit_test(test_drop_30),
+		cmocka_unit_test(test_drop_30_fixed_retries_fail),
 		cmocka_unit_test(test_delayed),
 		cmocka_unit_test(test_corrupted),
 		cmocka_unit_test(test_mixed),
