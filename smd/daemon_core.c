@@ -69,6 +69,7 @@ struct smd_dmn {
 	struct dmn_gen *cur;
 	const char *reason;          /* why the running cycle runs (static string) */
 	int light;                   /* the running cycle is a light one */
+	int incremental;             /* ... may sweep incrementally (light, trap) */
 	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
@@ -497,6 +498,8 @@ static void run_cycle(struct smd_dmn *d)
 	}
 	mp_cfg_from(&mp, d->cur->conf, d);
 	mp.light = d->light != 0;
+	/* light cycles that escalate and trap cycles patch the known fabric when they can */
+	mp.base.incremental = d->incremental != 0;
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
@@ -530,8 +533,16 @@ static void run_cycle(struct smd_dmn *d)
 		pthread_mutex_unlock(&d->mu);
 	}
 	double secs = (double)(mono_us() - t0) / 1e6;
+	int again = 0;
+	for (unsigned i = 0; i < d->n; i++)
+		again |= d->planes[i].heavy && d->planes[i].sum.late_traps;
 	pthread_mutex_lock(&d->mu);
 	snapshot(d, secs, lerr);
+	if (again && !d->trap_due_us) {
+		/* traps came during an incremental sweep: another one at once sees what they said */
+		d->trap_due_us = mono_us();
+		snprintf(d->st.last_trap, sizeof(d->st.last_trap), "trap 128 during the last sweep");
+	}
 	if (any_heavy) {
 		d->st.health_ok = !herr[0];
 		snprintf(d->st.health_err, sizeof(d->st.health_err), "%s", herr);
@@ -697,6 +708,8 @@ static void *worker_main(void *arg)
 		 * (interval, light request) light, escalating per plane.
 		 */
 		int heavy = !d->st.sweeps || d->trap_due_us || d->want_heavy;
+		/* an explicit heavy request, the first cycle and new chains sweep in full */
+		int incremental = !d->want_heavy && d->st.sweeps;
 		int reread = d->want_reread;
 		d->want_heavy = d->want_reread = 0;
 		d->trap_due_us = 0;
@@ -711,8 +724,10 @@ static void *worker_main(void *arg)
 			d->st.sweep_interval = d->cur->conf->sweep_interval;
 			smd_conf_chain_str(d->cur->conf, d->st.chain, sizeof(d->st.chain));
 			heavy = 1;   /* new engines (or their config): reroute */
+			incremental = 0;
 		}
 		d->light = !heavy;
+		d->incremental = incremental;
 		if (reread)
 			for (unsigned i = 0; i < d->n; i++)
 				sm_state_forget(d->states[i]);

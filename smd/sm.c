@@ -127,6 +127,8 @@ static void free_sweep_state(struct sm_core *c)
 	c->unconfigured = NULL;
 	free(c->trusted);
 	c->trusted = NULL;
+	free(c->delta_lost);
+	c->delta_lost = NULL;
 	if (c->shadow) {
 		for (uint32_t n = 0; n < c->n_shadow; n++)
 			sm_lft_shadow_free(&c->shadow[n]);
@@ -182,6 +184,16 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 	if (smp->method != SM_METHOD_TRAP)
 		return;
 	/* only a link state change (trap 128) changes what the sweep sees */
+	if (sm_trap_wants_sweep(smp, &num) && c->in_delta) {
+		/*
+		 * The incremental sweep reads every switch's PortStateChange: a
+		 * change it read is in its result, one that came after stays
+		 * flagged. Its caller sweeps again (sum.late_traps) instead of
+		 * starting over from a state that no longer says what was cleared.
+		 */
+		c->late_traps++;
+		return;
+	}
 	if (!sm_trap_wants_sweep(smp, &num)) {
 		sm_core_note(c, "trap %u from LID %u during the sweep (no topology change)", num,
 			     from ? from->slid : 0);
@@ -706,9 +718,17 @@ static void state_clear(struct sm_state *s)
 		sm_lft_shadow_free(&s->shadow[n]);
 	free(s->shadow);
 	free(s->path);
+	free(s->pi);
+	free(s->pi_ok);
+	free(s->si);
+	free(s->si_ok);
 	sm_fabric_free(s->f);
 	s->shadow = NULL;
 	s->path = NULL;
+	s->pi = NULL;
+	s->pi_ok = NULL;
+	s->si = NULL;
+	s->si_ok = NULL;
 	s->f = NULL;
 	s->n_nodes = s->n_switches = 0;
 	s->valid = 0;
@@ -757,23 +777,33 @@ static void state_update(struct sm_core *c, int ok)
 		sm_fabric_free(g);
 		return;
 	}
-	st->path = calloc((size_t)g->n_nodes + 1, sizeof(*st->path));
-	st->shadow = calloc((size_t)g->n_nodes + 1, sizeof(*st->shadow));
-	if (!st->path || !st->shadow) {
-		free(st->path);
-		free(st->shadow);
-		st->path = NULL;
-		st->shadow = NULL;
-		sm_fabric_free(g);
-		return;
-	}
 	st->f = g;
 	st->n_nodes = g->n_nodes;
+	st->path = calloc((size_t)g->n_nodes + 1, sizeof(*st->path));
+	st->shadow = calloc((size_t)g->n_nodes + 1, sizeof(*st->shadow));
+	st->si = calloc((size_t)g->n_nodes + 1, sizeof(*st->si));
+	st->si_ok = calloc((size_t)g->n_nodes + 1, 1);
+	st->pi = calloc((size_t)g->n_ports + 1, sizeof(*st->pi));
+	st->pi_ok = calloc((size_t)g->n_ports + 1, 1);
+	if (!st->path || !st->shadow || !st->si || !st->si_ok || !st->pi || !st->pi_ok) {
+		state_clear(st);
+		return;
+	}
+	st->sm_node = SM_NONE;
+	if (c->sm_node < f->n_nodes)
+		st->sm_node = sm_fabric_find_node(g, f->nodes[c->sm_node].guid);
+	st->sm_portnum = c->sm_portnum;
 	for (uint32_t n = 0; n < f->n_nodes; n++) {
 		uint32_t m = sm_fabric_find_node(g, f->nodes[n].guid);
 		if (m == SM_NONE)
 			continue;
 		st->path[m] = c->path[n];
+		st->si[m] = c->si[n];
+		st->si_ok[m] = c->si_ok[n];
+		for (unsigned p = 0; p <= f->nodes[n].nports; p++) {
+			st->pi[g->nodes[m].port0 + p] = c->pi[f->nodes[n].port0 + p];
+			st->pi_ok[g->nodes[m].port0 + p] = c->pi_ok[f->nodes[n].port0 + p];
+		}
 		if (f->nodes[n].type != SM_NODE_SWITCH)
 			continue;
 		st->n_switches++;
@@ -822,19 +852,40 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	/* discover, again while the fabric changes under the sweep */
 	phase_start(c, SM_PH_DISCOVER);
 	t0 = sm_monotonic_us();
+	int delta = cfg->incremental && sm_state_valid(state) && state->pi;
 	for (;;) {
-		c->f = sm_fabric_new();
-		if (!c->f || sm_fabric_add_plane(c->f, c->plane, NULL)) {
-			rc = -ENOMEM;
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
 		c->changed = 0;
 		c->unresponsive = 0;
 		c->mkey_foreign = 0;
 		c->mkey_violations = 0;
 		c->why[0] = '\0';
 		sum->sweeps++;
+		if (delta) {
+			c->in_delta = 1;
+			rc = sm_sweep_delta(c, err, errlen);
+			c->in_delta = 0;
+			if (rc < 0)
+				goto out;
+			if (rc == 0 && !c->changed) {
+				sum->incremental = 1;
+				sum->delta_links_down = c->delta_links_down;
+				sum->delta_switches_read = c->delta_switches_read;
+				sum->late_traps = c->late_traps;
+				break;
+			}
+			/* what it cannot patch, or a change while it looked: a full sweep sees everything */
+			sm_core_note(c, "incremental sweep: %s; sweeping in full", rc ? c->delta_why : c->why);
+			delta = 0;
+			free_sweep_state(c);
+			free_reqs(c);
+			continue;
+		}
+		c->f = sm_fabric_new();
+		if (!c->f || sm_fabric_add_plane(c->f, c->plane, NULL)) {
+			rc = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
 		rc = sm_sweep_once(c, err, errlen);
 		if (rc)
 			goto out;
@@ -854,7 +905,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sum->mkey_violations = c->mkey_violations;
 	if (c->mkey_foreign > 8)
 		sm_core_note(c, "%u ports in all are protected by an M_Key smd does not hold", c->mkey_foreign);
-	rc = sm_sweep_canonicalize(c);
+	rc = sum->incremental ? 0 : sm_sweep_canonicalize(c, NULL);
 	if (rc) {
 		snprintf(err, errlen, "cannot renumber the swept fabric: %s", strerror(-rc));
 		goto out;
@@ -1006,6 +1057,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 	if (s->lft_switches_trusted || s->lft_switches_unknown || s->psc_cleared)
 		fprintf(out, "state: %u switches' LFTs known from the last sweep, %u unknown; %u PortStateChange cleared\n",
 			s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared);
+	if (s->incremental)
+		fprintf(out, "incremental sweep: ports of %u switches read, %u links removed\n",
+			s->delta_switches_read, s->delta_links_down);
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
 	if (s->mkey_foreign || s->mkey_violations)
@@ -1050,11 +1104,12 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		"\"switchinfo_sets\":%u,\"portinfo_lid_sets\":%u,\"portinfo_state_sets\":%u,"
 		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,"
 		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,"
+		"\"incremental\":%u,\"delta_switches_read\":%u,\"delta_links_down\":%u,"
 		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",\"seconds\":{",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
 		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
-		s->mkey_foreign, s->mkey_violations);
+		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations);
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
 	fprintf(out, "\"total\":%.6f}}\n", s->total_s);

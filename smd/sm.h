@@ -59,6 +59,15 @@ struct sm_cfg {
 	unsigned sweep_retries;      /* extra heavy sweeps when the fabric changes, default 3 */
 	bool read_lfts;              /* read back LFT blocks of configured switches (default true) */
 	/*
+	 * With a valid state (sm_bringup_state): sweep incrementally (see
+	 * sm_state): SwitchInfo of every known switch, PortInfo only at switches
+	 * that flag PortStateChange, links that went down removed; anything
+	 * else (a port up, a switch silent or reset, a trap meanwhile) falls
+	 * back to the full sweep. Default false (the daemon sets it for sweeps
+	 * caused by traps and light sweeps).
+	 */
+	bool incremental;
+	/*
 	 * A plane that stops answering is given up fast: when this many SMPs in
 	 * a row are lost (retries exhausted) with no answer at all in between,
 	 * the phase fails with -ETIMEDOUT instead of timing out every request
@@ -135,6 +144,10 @@ struct sm_summary {
 	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
 	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */
 	uint32_t psc_cleared;        /* SwitchInfo Sets clearing PortStateChange */
+	uint32_t incremental;        /* 1: the incremental sweep sufficed (no full discovery) */
+	uint32_t delta_links_down;   /* ... links it removed */
+	uint32_t delta_switches_read;/* ... switches whose ports it read */
+	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
 	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
 	char state_err[512];         /* the first such error, naming the file */
 	double phase_s[SM_PH_COUNT];

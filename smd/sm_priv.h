@@ -24,6 +24,8 @@ enum sm_req_kind {
 	SM_RQ_LFT_GET,
 	SM_RQ_LFT_SET,
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
+	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
+	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
 };
 
 /* The daemon's per-plane memory (sm.h "state across bring-ups"). */
@@ -34,6 +36,13 @@ struct sm_state {
 	uint32_t n_nodes;              /* entries of path and shadow */
 	uint32_t n_switches;
 	int valid;                     /* the bring-up that made it succeeded */
+	/* for the incremental sweep: what the core knew at the end (indexed like f) */
+	struct sm_port_info *pi;
+	uint8_t *pi_ok;
+	struct sm_switch_info *si;
+	uint8_t *si_ok;
+	uint32_t sm_node;
+	uint8_t sm_portnum;
 };
 
 struct sm_core;
@@ -91,6 +100,13 @@ struct sm_core {
 	struct sm_state *state;        /* NULL: stateless bring-up */
 	uint32_t *trusted;             /* per node: index in state->f whose shadow holds, SM_NONE if unknown */
 	uint32_t lft_sw_trusted, lft_sw_unknown, psc_cleared;
+	/* incremental sweep */
+	int delta_fallback;            /* something it cannot patch: run a full sweep */
+	char delta_why[192];
+	uint32_t delta_links_down, delta_switches_read;
+	uint8_t *delta_lost;           /* per node: SwitchInfo lost (maybe its path crossed a dead link) */
+	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
+	uint32_t late_traps;
 	const struct sm_lfts *lfts;
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
@@ -118,8 +134,22 @@ void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((for
 
 /* One heavy sweep into c->f (empty fabric). 0, or -errno for hard failures. */
 int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
-/* Renumber c->f (and the side tables) in node-GUID order: routing input independent of timing. */
-int sm_sweep_canonicalize(struct sm_core *c);
+/*
+ * Renumber c->f (and the side tables) in node-GUID order: routing input
+ * independent of timing. keep (per node, may be NULL = all): nodes with 0
+ * are left out, with their links. The result carries no LIDs.
+ */
+int sm_sweep_canonicalize(struct sm_core *c, const uint8_t *keep);
+/*
+ * Incremental sweep from c->state (valid, with side tables): c->f becomes
+ * the state's fabric patched with what changed: SwitchInfo of every known
+ * switch; PortInfo of every port of the switches that flag PortStateChange
+ * (cleared); links whose port went DOWN removed, nodes no longer reachable
+ * left out; renumbered. Returns 0, 1 when only a full sweep can tell
+ * (c->delta_why: a switch silent or reset, a port that came up or bounced,
+ * the state not matching), or -errno.
+ */
+int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
 
 /* Drive the transactions to completion; -ETIMEDOUT when the plane stops answering (cfg.dead_after). */
 int sm_core_run(struct sm_core *c);

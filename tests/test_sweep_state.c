@@ -91,12 +91,23 @@ static void env_free(struct env *e)
 	sm_fabric_free(e->model);
 }
 
+static int g_incremental;   /* heavy(): sweep incrementally when the state allows */
+
+static void note(void *arg, const char *msg)
+{
+	(void)arg;
+	if (getenv("SWEEP_DEBUG"))
+		print_message("note: %s\n", msg);
+}
+
 static void heavy(struct env *e, struct sm_state *st, struct sm_summary *sum)
 {
 	struct sm_cfg cfg;
 	char err[1024] = "";
 	sm_cfg_default(&cfg);
 	cfg.state_dir = e->dir;
+	cfg.incremental = g_incremental;
+	cfg.note = note;
 	int rc = sm_bringup_state(e->t, e->chain, &cfg, st, sum, NULL, err, sizeof(err));
 	if (rc)
 		fail_msg("bring-up failed (%d): %s", rc, err);
@@ -386,6 +397,7 @@ static void test_churn_ftree(void **unused)
 {
 	(void)unused;
 	struct churn c;
+	for (g_incremental = 0; g_incremental < 2; g_incremental++) {
 	/* links: leaf 0's first uplink, one in the middle, the last leaf's last uplink (8 leaves x 8) */
 	const unsigned ks[] = { 0, 27, 63 };
 	for (unsigned i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
@@ -402,11 +414,13 @@ static void test_churn_ftree(void **unused)
 		 * the link; nowhere else.
 		 */
 		assert_int_equal(c.sw_foreign_elsewhere, 0);
-		print_message("ftree,minhop: link %u down: %u CA entries changed, all over the failed link; "
+		print_message("ftree,minhop%s: link %u down: %u CA entries changed, all over the failed link; "
 			      "%u switch-LID entries changed (%u not over it, on the link's ends); "
-			      "%u blocks written = blocks that differ\n", ks[i], c.changed, c.sw_changed, c.sw_foreign,
-			      c.blocks_written);
+			      "%u blocks written = blocks that differ\n", g_incremental ? " (incremental)" : "",
+			      ks[i], c.changed, c.sw_changed, c.sw_foreign, c.blocks_written);
 	}
+	}
+	g_incremental = 0;
 }
 
 static void test_churn_minhop(void **unused)
@@ -423,6 +437,81 @@ static void test_churn_minhop(void **unused)
 	print_message("minhop: one leaf uplink down: %u CA entries changed, %u of them did not route over the "
 		      "failed link (+%u switch-LID entries); %u blocks written = blocks that differ\n", c.changed,
 		      c.foreign, c.sw_changed, c.blocks_written);
+}
+
+/*
+ * The incremental sweep patches the known fabric: a switch link and a CA
+ * link taken down are removed (the CA falls out), the result is what a full
+ * sweep then finds (it writes and sets nothing more); a link coming up is
+ * beyond it: it falls back to the full sweep.
+ */
+static void test_incremental(void **unused)
+{
+	(void)unused;
+	struct env e;
+	struct sm_summary sum;
+	uint32_t n;
+	unsigned p;
+	env_init(&e, gen_tree(32, 8), "ftree,minhop");
+	unsigned sw = n_switches(e.model);
+	g_incremental = 1;
+	heavy(&e, e.state, &sum);                    /* no state yet: full */
+	assert_int_equal(sum.incremental, 0);
+	heavy(&e, e.state, &sum);                    /* quiet: SwitchInfo only */
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.delta_switches_read, 0);
+	assert_int_equal(sum.lft_blocks_written, 0);
+	assert_int_equal(sum.txn.sent, sw);
+
+	pick_isl(e.model, &n, &p);
+	assert_int_equal(sm_mock_link_down(e.mock, n, p), 0);
+	heavy(&e, e.state, &sum);
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.delta_links_down, 1);
+	assert_int_equal(sum.delta_switches_read, 2);
+	assert_true(sum.lft_blocks_written > 0);
+	assert_int_equal(sum.counts.cas, 32);
+	uint64_t delta_sent = sum.txn.sent - sum.lft_blocks_written;
+	g_incremental = 0;
+	heavy(&e, e.state, &sum);                    /* a full sweep agrees */
+	assert_int_equal(sum.lft_blocks_written, 0);
+	assert_int_equal(sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
+	/* SwitchInfo each (lost ones again on a new path), two switches' ports, clears: far fewer than a full sweep */
+	print_message("incremental sweep after a link down: %llu SMPs besides LFT blocks; full sweep: %llu\n",
+		      (unsigned long long)delta_sent, (unsigned long long)sum.txn.sent);
+	assert_true(delta_sent * 2 < sum.txn.sent);
+
+	/* a host unplugged: its CA falls out of the fabric */
+	const struct sm_fabric *mf = sm_mock_fabric(e.mock);
+	uint32_t ca = SM_NONE;
+	for (uint32_t i = mf->n_nodes; i-- > 0;)
+		if (mf->nodes[i].type == SM_NODE_CA) {
+			ca = i;
+			break;
+		}
+	assert_int_equal(sm_mock_link_down(e.mock, ca, 1), 0);
+	g_incremental = 1;
+	heavy(&e, e.state, &sum);
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.counts.cas, 31);
+	g_incremental = 0;
+	heavy(&e, e.state, &sum);
+	assert_int_equal(sum.counts.cas, 31);
+	assert_int_equal(sum.lft_blocks_written, 0);
+
+	/* links come back: beyond the incremental sweep, the full one brings them up */
+	assert_int_equal(sm_mock_link_up(e.mock, ca, 1), 0);
+	assert_int_equal(sm_mock_link_up(e.mock, n, p), 0);
+	g_incremental = 1;
+	heavy(&e, e.state, &sum);
+	assert_int_equal(sum.incremental, 0);
+	assert_int_equal(sum.counts.cas, 32);
+	assert_true(sum.portinfo_state_sets >= 4);
+	g_incremental = 0;
+	heavy(&e, e.state, &sum);
+	assert_int_equal(sum.lft_blocks_written, 0);
+	assert_int_equal(sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
+	env_free(&e);
 }
 
 /* ---- the daemon core: light and heavy cycles in the status ---- */
@@ -521,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_power_cycle),
 		cmocka_unit_test(test_churn_ftree),
 		cmocka_unit_test(test_churn_minhop),
+		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_daemon_kinds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
