@@ -18,6 +18,7 @@
  * checked, a route walk is bounded by the switch count (a loop in the LFTs
  * is reported, never followed).
  */
+#include "config.h"
 #include "ctl_daemon.h"
 #include "ctl.h"
 #include "daemon.h"
@@ -144,7 +145,8 @@ static int parse_num(const char *s, uint64_t *v)
 	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
 		return -1;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
+	/* decimal or 0x hex; a leading 0 is not octal (LID "010" is ten) */
+	*v = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
 	return errno || *end ? -1 : 0;
 }
 
@@ -237,17 +239,17 @@ static int type_rank(uint8_t t)
 	return t == SM_NODE_SWITCH ? 0 : t == SM_NODE_CA ? 1 : t == SM_NODE_ROUTER ? 2 : 3;
 }
 
-static const struct sm_fabric *sort_f;
-static int by_type_guid(const void *a, const void *b)
+static int by_type_guid(const void *a, const void *b, void *arg)
 {
-	const struct sm_node *x = &sort_f->nodes[*(const uint32_t *)a], *y = &sort_f->nodes[*(const uint32_t *)b];
+	const struct sm_fabric *f = arg;
+	const struct sm_node *x = &f->nodes[*(const uint32_t *)a], *y = &f->nodes[*(const uint32_t *)b];
 	int rx = type_rank(x->type), ry = type_rank(y->type);
 	if (rx != ry)
 		return rx - ry;
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-/* The plane's nodes in listing order (malloc'ed; the main thread only, qsort has no context argument). */
+/* The plane's nodes in listing order (malloc'ed). */
 static uint32_t *sorted_nodes(const struct sm_fabric *f, unsigned plane, uint32_t *n_out)
 {
 	uint32_t *v = malloc(sizeof(*v) * (f->n_nodes ? f->n_nodes : 1)), n = 0;
@@ -256,8 +258,7 @@ static uint32_t *sorted_nodes(const struct sm_fabric *f, unsigned plane, uint32_
 	for (uint32_t i = 0; i < f->n_nodes; i++)
 		if (f->nodes[i].plane == plane)
 			v[n++] = i;
-	sort_f = f;
-	qsort(v, n, sizeof(*v), by_type_guid);
+	qsort_r(v, n, sizeof(*v), by_type_guid, (void *)(uintptr_t)f);
 	*n_out = n;
 	return v;
 }

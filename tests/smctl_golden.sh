@@ -219,5 +219,8 @@ if [ "${SMD_UPDATE_GOLDEN:-0}" != 1 ]; then
 	diff -u "$w/changed" "$w/got.nodes.txt" >/dev/null && bad "self-check: a changed golden file still compares equal"
 fi
 
+[ $fail = 0 ] || echo "An intended change of smctl or of a reply? Regenerate with
+  SMD_UPDATE_GOLDEN=1 make check TESTS=tests/smctl_golden.sh
+and review 'git diff tests/data/smctl' before committing it."
 [ $fail = 0 ] && echo "PASS: $n_checked smctl outputs match their golden files; dump topology reads back"
 exit $fail

@@ -172,6 +172,10 @@ static void test_find_port(void **state)
 	assert_int_equal(pi, sm_port_index(x.f, x.a, 1));
 	assert_int_equal(smd_ctl_find_port(x.f, 0, "0x4", 0, &pi, err, sizeof(err)), 0);
 	assert_int_equal(pi, sm_port_index(x.f, x.s2, 0));
+	/* a leading zero is decimal, not octal */
+	assert_int_equal(smd_ctl_find_port(x.f, 0, "05", 0, &pi, err, sizeof(err)), 0);
+	assert_int_equal(pi, sm_port_index(x.f, x.a2, 1));
+	assert_int_equal(smd_ctl_find_port(x.f, 0, "010", 0, &pi, err, sizeof(err)), -ENOENT);
 	assert_int_equal(smd_ctl_find_port(x.f, 0, "lid:3", 1, &pi, err, sizeof(err)), 0);
 	assert_int_equal(pi, sm_port_index(x.f, x.s1, 0));
 	/* a port GUID, a CA node GUID (its first port with a LID), a switch node GUID */
