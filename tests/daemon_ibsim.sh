@@ -20,7 +20,10 @@
 #    fabric): the LIDs come back from the state file alone;
 #  - a sweep that stalls longer than sweep_stall_limit (ibsim SIGSTOPped)
 #    stops the WATCHDOG=1 pings (SMD-0524) until it ends (SMD-0525);
-#  - SIGTERM: STOPPING=1, exit 0.
+#  - SIGTERM: STOPPING=1, exit 0;
+#  - a plane that cannot come up at start (unknown ibsim node): READY=1 all
+#    the same (systemd must not kill the process that will bring the fabric
+#    up), with STATUS=down: ...; smctl status says down.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -265,6 +268,18 @@ if grep -q "runtime error\|Sanitizer" "$work/smd.err"; then
 	bad "sanitizer report"
 	grep -A5 "runtime error\|Sanitizer" "$work/smd.err" | head -30
 fi
+# ---- a plane that is down at start: READY=1 all the same, STATUS= says down ----
+smnode=H-no-such-node
+start_smd
+grep -q "^STATUS=down: 0/1 planes up" "$work/notify.log" ||
+	bad "a fabric down at start: no STATUS=down with READY=1: $(cat "$work/notify.log")"
+"$smctl" --socket "$sock" --json status >"$work/st.json"
+[ "$(json "$work/st.json" 'r["state"]')" = down ] || bad "down at start: $(cat "$work/st.json")"
+kill -TERM "$pid"
+wait "$pid" || bad "exit $? after SIGTERM (down at start)"
+wait "$npid" || bad "no STOPPING=1 (down at start)"
+echo "down at start: READY=1 with $(grep '^STATUS=down' "$work/notify.log" | head -1)"
+
 [ $fail = 0 ] || { echo "--- smd log"; tail -40 "$work/smd.err"; }
 [ $fail = 0 ] && echo "daemon_ibsim: all checks passed"
 exit $fail
