@@ -63,6 +63,7 @@ struct req {
 	uint8_t tries;
 	uint8_t max_tries;
 	uint8_t fixed;             /* retries given by the submitter: never adapted */
+	uint8_t fixed_to;          /* timeout given by the submitter: never adapted */
 	int last_err;              /* send error of the latest try, 0 if it went out */
 };
 
@@ -103,6 +104,7 @@ struct sm_txn {
 	void *unsol_ctx;
 	struct sm_txn_stats st;
 	double loss;               /* EWMA of "try lost" (1) vs "try answered" (0) */
+	double srtt_us, rttvar_us; /* first-try round trips (Karn), 0 = no sample yet */
 	uint64_t loss_n;           /* tries that went into it */
 	struct sm_check_book book;
 };
@@ -116,6 +118,7 @@ void sm_txn_cfg_default(struct sm_txn_cfg *cfg)
 	cfg->retries = 3;
 	cfg->backoff = 2;
 	cfg->adaptive_max = 16;
+	cfg->min_timeout_ms = 10;
 }
 
 unsigned sm_txn_attr_slot(uint16_t attr_id)
@@ -252,6 +255,31 @@ static void loss_note(struct sm_txn *e, int lost)
 {
 	e->loss += ((lost ? 1.0 : 0.0) - e->loss) / 128.0;
 	e->loss_n++;
+}
+
+/* A first try answered after rtt_us: into the smoothed RTT (RFC 6298 weights). */
+static void rtt_note(struct sm_txn *e, uint64_t rtt_us)
+{
+	double r = (double)rtt_us;
+	if (e->srtt_us <= 0.0) {
+		e->srtt_us = r > 1.0 ? r : 1.0;
+		e->rttvar_us = r / 2;
+		return;
+	}
+	double d = r > e->srtt_us ? r - e->srtt_us : e->srtt_us - r;
+	e->rttvar_us += (d - e->rttvar_us) / 4;
+	e->srtt_us += (r - e->srtt_us) / 8;
+}
+
+/* First-try timeout: cfg.timeout_ms, or on a lossy fabric what the round trips say. */
+static uint32_t first_timeout_ms(const struct sm_txn *e, uint32_t dflt)
+{
+	if (!e->cfg.min_timeout_ms || e->loss_n < 32 || e->loss < 0.02 || e->srtt_us <= 0.0)
+		return dflt;
+	double ms = (e->srtt_us + 4 * e->rttvar_us) / 1000.0;
+	if (ms < e->cfg.min_timeout_ms)
+		ms = e->cfg.min_timeout_ms;
+	return ms < dflt ? (uint32_t)ms : dflt;
 }
 
 /*
@@ -483,6 +511,7 @@ int sm_txn_submit_opts(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid
 	r->max_tries = (uint8_t)(retries + 1);
 	r->fixed = opts && opts->retries;
 	r->timeout_ms = opts && opts->timeout_ms ? opts->timeout_ms : e->cfg.timeout_ms;
+	r->fixed_to = opts && opts->timeout_ms;
 	r->slot = (uint8_t)sm_txn_attr_slot(req->attr_id);
 	r->last_err = 0;
 	r->state = R_WAITING;
@@ -525,6 +554,8 @@ static int send_try(struct sm_txn *e, uint32_t i)
 		r->smp.tid = r->tid;
 		e->tids[r->tid % TID_RING] = (struct tid_ent){ r->tid, i, T_INFLIGHT };
 		r->ans_first = e->st.completed;
+		if (!r->fixed_to)
+			r->timeout_ms = first_timeout_ms(e, e->cfg.timeout_ms);
 	} else {
 		/* back off only if nothing at all was answered meanwhile (overload, not a drop) */
 		if (e->st.completed == r->ans_sent) {
@@ -617,6 +648,8 @@ static void complete(struct sm_txn *e, uint32_t i, int rc, const struct sm_smp *
 		res.mad_status = resp->status;
 		res.rtt_us = now >= r->sent_us ? now - r->sent_us : 0;
 		loss_note(e, 0);
+		if (r->tries == 1)
+			rtt_note(e, res.rtt_us);
 		e->st.completed++;
 		e->st.attr[r->slot].completed++;
 		if (resp->status)

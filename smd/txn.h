@@ -40,7 +40,11 @@
  * backed off and a request may get up to cfg.adaptive_max retries (as many
  * as the measured loss rate needs for a residual loss below 1e-7 per
  * request). When nothing answers at all (a dead plane), the plain
- * cfg.retries with backoff apply, so giving up stays fast.
+ * cfg.retries with backoff apply, so giving up stays fast. On a lossy
+ * fabric (more than 2% of tries lost) the first-try timeout also follows
+ * the measured round trip (smoothed RTT + 4 deviations of first tries,
+ * Karn's rule, at least cfg.min_timeout_ms, at most cfg.timeout_ms): a
+ * lost try then holds its window slot for a few RTTs, not 100 ms.
  *
  * Unsolicited MADs (Trap, and Get/Set addressed to the SM itself) go to
  * the handler set with sm_txn_set_unsolicited(); without one they are
@@ -69,6 +73,8 @@ struct sm_txn_cfg {
 	unsigned backoff;         /* timeout multiplier per retry, default 2 (1 = constant) */
 	unsigned adaptive_max;    /* retries a request may get on a lossy but answering fabric,
 				   * default 16; 0 (or <= retries) disables the adaptation */
+	unsigned min_timeout_ms;  /* floor of the measured timeout used on a lossy fabric,
+				   * default 10; 0 = always timeout_ms */
 };
 /* Fill cfg with the defaults above. */
 void sm_txn_cfg_default(struct sm_txn_cfg *cfg);

@@ -37,6 +37,7 @@ struct fake {
 	unsigned qn;
 	/* script */
 	unsigned drop_first;         /* drop the first N sends of every TID */
+	unsigned drop_mod;           /* drop the first send of TIDs that are multiples of this */
 	int drop_all;
 	uint64_t delay_us;           /* answer after this long */
 	int dup;                     /* answer twice */
@@ -103,8 +104,10 @@ static int fake_send(struct sm_transport *t, const uint8_t *mad, size_t len, uin
 		f->log_at[f->sends] = f->now;
 	}
 	f->sends++;
-	nth = f->drop_first || f->short_first || f->wrong_mod_first ? sends_of(f, (uint32_t)req.tid) : 1;
-	if (f->drop_all || nth <= f->drop_first)
+	nth = f->drop_first || f->drop_mod || f->short_first || f->wrong_mod_first ?
+		      sends_of(f, (uint32_t)req.tid) : 1;
+	if (f->drop_all || nth <= f->drop_first ||
+	    (f->drop_mod && nth == 1 && (uint32_t)req.tid % f->drop_mod == 0))
 		return 0;
 	dest = req.mgmt_class == SM_CLASS_SMI_DR ? req.initial_path[req.hop_cnt] : dlid & 0xFF;
 	sm_smp_make_response(&req, &resp, f->status);
@@ -291,6 +294,82 @@ static void test_retry_backoff(void **state)
 	assert_int_equal(sm_txn_stats(e)->timed_out, 0);
 	sm_txn_free(e);
 	free(f);
+}
+
+/*
+ * A lossy fabric (the first try of every third TID lost, answers after 2 ms): once enough
+ * tries were seen, the first-try timeout follows the round trips (floor
+ * min_timeout_ms 10) instead of 100 ms, and retries are not backed off
+ * while others answer.
+ */
+static void test_adaptive_timeout(void **state)
+{
+	struct fake *f = fake_new();
+	struct sm_txn_cfg cfg;
+	struct sm_txn *e;
+	struct sm_smp s;
+	static struct res r[200];
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	sm_txn_cfg_default(&cfg);
+	cfg.window = 8;
+	f->drop_mod = 3;
+	f->delay_us = 2000;
+	e = sm_txn_new(&f->t, &cfg);
+	for (unsigned i = 0; i < 200; i++) {
+		dr_get(&s, 1 + i % 9, SM_ATTR_PORT_INFO, i);
+		assert_int_equal(sm_txn_submit(e, &s, 0, res_cb, &r[i]), 0);
+	}
+	assert_int_equal(sm_txn_run(e), 0);
+	unsigned tries = 0;
+	for (unsigned i = 0; i < 200; i++) {
+		assert_int_equal(r[i].status, 0);
+		tries += r[i].tries;
+	}
+	assert_int_equal(tries, 200 + 66);   /* TIDs 1..200: 66 multiples of 3 */
+	assert_true(sm_txn_loss_estimate(e) > 0.1);
+	/* the first lossy request waited the configured 100 ms, the last one 10 ms */
+	uint32_t t0 = 3, tl = 0;
+	for (unsigned i = 0; i < f->sends; i++)
+		if (f->log_tid[i] % 3 == 0)
+			tl = f->log_tid[i];
+	uint64_t first[2] = { 0, 0 }, last[2] = { 0, 0 };
+	unsigned nf = 0, nl = 0;
+	for (unsigned i = 0; i < f->sends; i++) {
+		if (f->log_tid[i] == t0 && nf < 2)
+			first[nf++] = f->log_at[i];
+		if (f->log_tid[i] == tl && nl < 2)
+			last[nl++] = f->log_at[i];
+	}
+	assert_int_equal(nf, 2);
+	assert_int_equal(nl, 2);
+	assert_int_equal(first[1] - first[0], 100000);
+	assert_int_equal(last[1] - last[0], 10000);
+	sm_txn_free(e);
+
+	/* off: every first try waits 100 ms */
+	struct fake *g = fake_new();
+	cfg.min_timeout_ms = 0;
+	g->drop_mod = 3;
+	g->delay_us = 2000;
+	e = sm_txn_new(&g->t, &cfg);
+	for (unsigned i = 0; i < 200; i++) {
+		dr_get(&s, 1 + i % 9, SM_ATTR_PORT_INFO, i);
+		assert_int_equal(sm_txn_submit(e, &s, 0, NULL, NULL), 0);
+	}
+	assert_int_equal(sm_txn_run(e), 0);
+	for (unsigned i = 0; i < g->sends; i++)
+		if (g->log_tid[i] % 3 == 0)
+			tl = g->log_tid[i];
+	nl = 0;
+	for (unsigned i = 0; i < g->sends; i++)
+		if (g->log_tid[i] == tl && nl < 2)
+			last[nl++] = g->log_at[i];
+	assert_int_equal(last[1] - last[0], 100000);
+	sm_txn_free(e);
+	free(f);
+	free(g);
 }
 
 static void test_give_up_then_late(void **state)
@@ -739,6 +818,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tid_matching),
 		cmocka_unit_test(test_retry_backoff),
+		cmocka_unit_test(test_adaptive_timeout),
 		cmocka_unit_test(test_give_up_then_late),
 		cmocka_unit_test(test_duplicate_mismatched_malformed_unknown),
 		cmocka_unit_test(test_window_and_per_dest),
