@@ -6,6 +6,9 @@
 # volatile fields (times, durations, ages, pids, the version, temp paths)
 # are normalised, then stdout, stderr and the exit status are compared with
 # tests/data/smctl/NAME. Any other difference fails.
+# A stand-in daemon (python, canned replies) shows how smctl renders broken
+# routes (loop, black hole, dead end, wrong destination, planes missing)
+# and that it refuses malformed replies with exit 1.
 # Also: `dump topology` is read back by smd's own ibnetdiscover reader
 # (topo info, and topo convert gives the same text again); the comparison
 # itself is checked to fail on a changed line.
@@ -21,8 +24,10 @@ command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/smd-golden.XXXXXX")
 pid=
+fpid=
 cleanup() {
 	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	[ -n "$fpid" ] && kill -KILL "$fpid" 2>/dev/null
 	rm -rf "$w"
 }
 trap cleanup EXIT INT TERM
@@ -206,6 +211,69 @@ check "mp-engine-minhop.json" --json engine set minhop
 check "mp-route-minhop.txt" route host00000 host00003
 check "mp-engine-ftree.txt" engine set ftree
 stop
+
+# ---- a stand-in daemon with canned replies: broken routes and bad replies as smctl renders them ----
+sock="$w/fake.sock"
+python3 - "$sock" <<'PY' &
+import json, socket, sys
+end = lambda t, g, p, lid, d: {"type": t, "guid": g, "port_guid": g, "port": p, "lid": lid, "desc": d}
+src = end("Ca", "0x0000000000000a00", 1, 1, "hostA mlx5_0")
+dst = end("Ca", "0x0000000000000b00", 1, 2, "hostB mlx5_0")
+hop = lambda g, lid, d, i, o: {"guid": g, "lid": lid, "desc": d, "in_port": i, "out_port": o}
+s1 = ("0x0000000000005100", 3, "S1")
+s2 = ("0x0000000000005200", 4, "S2")
+def plane(n, result, hops, **kw):
+	e = {"plane": n, "cycle": 7, "result": result, "dlid": 2, "src": src, "dst": dst, "hops": hops}
+	e.update(kw)
+	return e
+routes = {
+	"loop": [plane(0, "loop", [hop(*s1, 1, 3), hop(*s2, 3, 3)])],
+	"hole": [plane(0, "no route", [hop(*s1, 1, 3), hop(*s2, 3, None)])],
+	"dead": [plane(0, "dead end", [hop(*s1, 1, 4)])],
+	"wrong": [plane(0, "wrong destination", [hop(*s1, 1, 1)], arrived=src)],
+	"mixed": [plane(0, "ok", [hop(*s1, 1, 3), hop(*s2, 3, 1)]), {"plane": 1, "error": "this plane has not come up yet"},
+		  {"plane": 2, "cycle": 7, "result": "not in plane", "error": "no node named 'hostA'"}],
+}
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(sys.argv[1])
+srv.listen(8)
+srv.settimeout(30)
+while True:
+	try:
+		c, _ = srv.accept()
+	except socket.timeout:
+		break
+	req = json.loads(c.makefile().readline())
+	cmd = req["cmd"]
+	if cmd == "quit":
+		c.close()
+		break
+	if cmd == "route":
+		ps = routes[req["dst"]]
+		ok = sum(1 for p in ps if p.get("result") == "ok")
+		bad = sum(1 for p in ps if p.get("result") not in (None, "ok", "not in plane"))
+		rep = json.dumps({"version": 1, "ok": True, "cmd": "route", "planes": ps, "routed": ok, "broken": bad})
+	elif cmd == "metrics":
+		rep = json.dumps({"version": 1, "ok": True, "cmd": "metrics", "metrics": [{"name": "bad name", "type": "gauge", "help": "", "samples": []}]})
+	else:
+		rep = "this is not JSON"
+	c.sendall(rep.encode() + b"\n")
+	c.close()
+PY
+fpid=$!
+i=0
+until [ -S "$sock" ] || [ $i -gt 50 ]; do sleep 0.1; i=$((i + 1)); done
+check "fake-route-loop.txt" route hostA loop
+check "fake-route-hole.txt" route hostA hole
+check "fake-route-dead.txt" route hostA dead
+check "fake-route-wrong.txt" route hostA wrong
+check "fake-route-mixed.txt" route hostA mixed
+check "fake-route-loop.json" --json route hostA loop
+check "fake-metrics-bad.txt" metrics
+check "fake-not-json.txt" status
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"cmd\":\"quit\"}\n")' "$sock"
+wait "$fpid"
+fpid=
 
 # no daemon on the socket: exit 1, the message names the socket
 sock="$w/none.sock"
