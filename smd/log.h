@@ -6,8 +6,8 @@
  *
  * One line per message on stderr: "smd[ID]: text". Each message has a
  * stable ID (e.g. "SMD-0101") so admins can grep and the man page can list
- * them. Under systemd (JOURNAL_STREAM set) lines are prefixed "<N>" so
- * journald picks the level. Only programs (smd, smctl) log; library code
+ * them. Under systemd (stderr is the stream JOURNAL_STREAM names) lines
+ * are prefixed "<N>" so journald picks the level. Only programs (smd, smctl) log; library code
  * returns errors to its caller.
  */
 #include <stdarg.h>

@@ -3,6 +3,8 @@
 # smd -f as systemd runs it, on an ibsim fabric (16 hosts, 8 switches), with
 # a stand-in notification socket (tests/notify_recv) and WATCHDOG_USEC set:
 #  - READY=1 after the first sweep, with STATUS= "up: 1/1 planes up, ...";
+#    log lines carry journald's "<N>" prefix when stderr is JOURNAL_STREAM's
+#    stream, and not when JOURNAL_STREAM names another one;
 #    WATCHDOG=1 pings at about half of WATCHDOG_USEC;
 #  - `smctl status --json` answers (state up, 8 switches, 16 CAs);
 #  - a link pulled on ibsim's console (Unlink) is repaired: the daemon
@@ -83,7 +85,11 @@ start_smd() {
 	npid=$!
 	pids="$pids $npid"
 	wait_for 5 test -S "$work/notify" || { echo "FAIL: notify_recv did not bind"; exit 1; }
-	NOTIFY_SOCKET="$work/notify" WATCHDOG_USEC=1000000 \
+	touch "$work/smd.err"
+	# JOURNAL_STREAM: journald's stream for stderr (DEV:INODE); "stderr" = smd.err itself
+	js=${JOURNAL:-}
+	[ "$js" = stderr ] && js=$(stat -c '%d:%i' "$work/smd.err")
+	JOURNAL_STREAM=$js NOTIFY_SOCKET="$work/notify" WATCHDOG_USEC=1000000 \
 		"$smd" -f -c "$conf" --plane "ibsim:$smnode" --socket "$sock" --state-dir "$work/state" \
 		>>"$work/smd.out" 2>>"$work/smd.err" &
 	pid=$!
@@ -108,8 +114,9 @@ mad:
   retries: 1
 EOF
 
-# ---- READY, STATUS, WATCHDOG, status --json ----
-start_smd
+# ---- READY, STATUS, WATCHDOG, status --json; "<N>" prefixes for journald ----
+JOURNAL=stderr start_smd
+grep -q "^<5>SMD-0508: smd " "$work/smd.err" || bad "no <5> journald prefix with JOURNAL_STREAM = stderr: $(head -3 "$work/smd.err")"
 grep -q "^STATUS=up: 1/1 planes up, 8 switches, 16 CAs" "$work/notify.log" ||
 	bad "READY=1 without an 'up' STATUS=: $(cat "$work/notify.log")"
 # READY=1 and its STATUS= arrive in one datagram
@@ -270,7 +277,9 @@ if grep -q "runtime error\|Sanitizer" "$work/smd.err"; then
 fi
 # ---- a plane that is down at start: READY=1 all the same, STATUS= says down ----
 smnode=H-no-such-node
-start_smd
+JOURNAL=1:2 start_smd   # a JOURNAL_STREAM that is not stderr: plain lines
+tail -3 "$work/smd.err" | grep -q "^smd: notice SMD-0508: " ||
+	bad "JOURNAL_STREAM naming another stream still gets <N> prefixes: $(tail -3 "$work/smd.err")"
 grep -q "^STATUS=down: 0/1 planes up" "$work/notify.log" ||
 	bad "a fabric down at start: no STATUS=down with READY=1: $(cat "$work/notify.log")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
