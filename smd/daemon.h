@@ -20,8 +20,8 @@
  * changed fabric is repaired.
  *   light  every sweep_interval seconds (0: never), and on
  *          smd_dmn_request_sweep_kind(SMD_SWEEP_LIGHT) (smctl resweep):
- *          one SwitchInfo per known switch (PortStateChange, LinearFDBTop)
- *          and the SM port's state; a plane where that shows a change (or
+ *          one SwitchInfo per known switch (PortStateChange, LinearFDBTop);
+ *          a plane where that shows a change (or
  *          that has no valid state: never up, failed last time) is brought
  *          up heavy in the same cycle ("escalated").
  *   heavy  the first cycle, after a trap 128, after a reload swapped in new
@@ -31,8 +31,11 @@
  *          ftree moves only displaced routes) and reprogrammed where needed.
  * Between cycles the idle worker watches every plane's transport fd; a
  * trap is repressed, and a link state change (trap 128) starts a heavy
- * cycle SMD_DMN_TRAP_HOLDOFF_MS later (both ends of a link trap; one cycle
- * then sees the whole change).
+ * cycle trap_holdoff_ms (config, default 10) later (both ends of a link
+ * trap; one cycle then sees the whole change). Trap and light-escalated
+ * cycles sweep incrementally (sm_cfg.incremental: only the switches that
+ * flag PortStateChange are read port by port); traps that arrive during an
+ * incremental sweep start another cycle at once.
  *
  * Threads: the worker runs cycles; everybody else reads a snapshot
  * (smd_dmn_status) copied under a mutex, so status answers never wait for
@@ -67,7 +70,7 @@
 struct smd_conf;
 struct smd_dmn;
 
-#define SMD_DMN_TRAP_HOLDOFF_MS 200
+#define SMD_DMN_TRAP_HOLDOFF_MS 10    /* default of the trap_holdoff_ms key (SMD_CONF_TRAP_HOLDOFF_MS) */
 
 enum smd_dmn_state { SMD_ST_STARTING, SMD_ST_SWEEPING, SMD_ST_UP, SMD_ST_DEGRADED, SMD_ST_DOWN };
 const char *smd_dmn_state_name(enum smd_dmn_state st);
@@ -102,6 +105,7 @@ struct smd_dmn_sweep {
 	char change[192];             /* first change a light sweep saw ("plane 0: switch ..."), "" none */
 	unsigned planes_light;        /* planes that ran only a light sweep (nothing changed) */
 	unsigned planes_heavy;        /* planes brought up */
+	unsigned planes_incremental;  /* ... of which by the incremental sweep (no full discovery) */
 	unsigned planes_up;
 	double seconds;               /* wall time of the cycle */
 	uint64_t end_us;              /* monotonic time it ended */

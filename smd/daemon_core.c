@@ -401,6 +401,7 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 			sp->sum = p->sum;
 			sp->seconds = p->end_s - p->start_s;
 			sw.planes_heavy++;
+			sw.planes_incremental += p->sum.incremental != 0;
 			sw.smps += p->sum.txn.sent;
 			sw.lft_blocks_written += p->sum.lft_blocks_written;
 			sw.lft_blocks_read += p->sum.lft_blocks_read;
@@ -679,7 +680,7 @@ static void idle_wait(struct smd_dmn *d)
 		snprintf(d->st.last_trap, sizeof(d->st.last_trap), "%s", why);
 		/* both ends of a link report it: give the burst a moment, then one cycle sees it all */
 		if (!d->trap_due_us)
-			d->trap_due_us = mono_us() + SMD_DMN_TRAP_HOLDOFF_MS * 1000u;
+			d->trap_due_us = mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
 	}
 }
 
@@ -1053,6 +1054,7 @@ void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dm
 	sm_json_str(j, "change", sw->change[0] ? sw->change : NULL);
 	sm_json_uint(j, "planes_light", sw->planes_light);
 	sm_json_uint(j, "planes_heavy", sw->planes_heavy);
+	sm_json_uint(j, "planes_incremental", sw->planes_incremental);
 	sm_json_uint(j, "planes_up", sw->planes_up);
 	sm_json_double(j, "seconds", sw->seconds);
 	sm_json_double(j, "age_s", now > sw->end_us ? (double)(now - sw->end_us) / 1e6 : 0.0);

@@ -205,11 +205,12 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 
 /*
  * Light sweep: one Get SwitchInfo per switch the state knows, along its
- * remembered DR path, plus the SM's own port state. A change is: a switch
+ * remembered DR path. A change is: a switch
  * that does not answer (or answers badly), PortStateChange set (a port of it
  * went down or came up; the heavy sweep clears it, as IBA says, by writing
  * 1), LinearFDBTop other than what we left (reset or reprogrammed), a trap
- * 128 arriving meanwhile, or the SM's port not ACTIVE. Nothing is written.
+ * 128 arriving meanwhile (the SM's own link down shows as switches that do
+ * not answer). Nothing is written.
  * Returns 1 when a heavy sweep is needed (why says the first reason; also
  * when the state is not valid), 0 when nothing changed, -errno on a hard
  * error (err).

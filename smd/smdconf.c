@@ -292,6 +292,15 @@ static int k_stall(struct walk *w, const char *key, yaml_node_t *v)
 	return rc;
 }
 
+static int k_trap_holdoff(struct walk *w, const char *key, yaml_node_t *v)
+{
+	unsigned long val;
+	int rc = get_uint(w, key, v, 0, 10000, &val);
+	if (!rc)
+		w->c->trap_holdoff_ms = (unsigned)val;
+	return rc;
+}
+
 static int k_log_level(struct walk *w, const char *key, yaml_node_t *v)
 {
 	int lvl;
@@ -616,6 +625,7 @@ static const struct key_def top_keys[] = {
 	{ "socket", k_socket },
 	{ "socket_group", k_socket_group },
 	{ "sweep_interval", k_sweep },
+	{ "trap_holdoff_ms", k_trap_holdoff },
 	{ "sweep_stall_limit", k_stall },
 	{ "mad", k_mad },
 	{ "log_level", k_log_level },
@@ -648,6 +658,7 @@ struct smd_conf *smd_conf_new(void)
 	c->n_chain = 2;
 	c->lmc = 0;
 	c->sweep_interval = 10;
+	c->trap_holdoff_ms = SMD_CONF_TRAP_HOLDOFF_MS;
 	c->sweep_stall_limit = 600;
 	c->mad.window = 64;
 	c->mad.per_switch_window = 4;

@@ -55,6 +55,8 @@ struct smd_conf_engine {
 	unsigned line;          /* where the entry starts, for engines' messages */
 };
 
+#define SMD_CONF_TRAP_HOLDOFF_MS 10   /* default of trap_holdoff_ms */
+
 struct smd_conf {
 	char *source;           /* file it came from, "(defaults)" otherwise */
 	char chain[SMD_CONF_MAX_CHAIN][SMD_CONF_NAME_MAX + 1];
@@ -68,6 +70,7 @@ struct smd_conf {
 	char *socket;
 	char *socket_group;     /* group allowed on the control socket besides root/smd's user; NULL none */
 	unsigned sweep_interval; /* seconds between light sweeps; 0 = none */
+	unsigned trap_holdoff_ms; /* trap 128 -> heavy sweep delay (both ends of a link trap) */
 	unsigned sweep_stall_limit; /* seconds a cycle may run before the watchdog stops; 0 = never */
 	struct {
 		unsigned window;            /* SMPs in flight, whole SM */

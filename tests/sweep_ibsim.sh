@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Light, heavy and incremental sweeps of smd -f against ibsim's SMAs (issue 7):
+#  - after the first (full) sweep a light sweep is quiet: one SwitchInfo per
+#    switch, nothing written (so the heavy sweep cleared ibsim's
+#    PortStateChange bits, which are all set when ibsim links its fabric);
+#  - a link unlinked on ibsim's console: the trap-driven cycle sweeps
+#    incrementally, reads no LFT block back, writes some; every CA pair is
+#    routed again, read back with dump_lfts + ibnetdiscover and judged by
+#    bench/lft_eval; a light sweep after it is quiet again (bits cleared);
+#  - the link relinked: beyond the incremental sweep, a full one brings it
+#    back (link ports as before);
+#  - resweep --reread reads every LFT block back and writes none.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-ibsim.sh"
+for t in ibsim dump_lfts ibnetdiscover python3; do
+	command -v $t >/dev/null || { echo "FAIL: $t not installed"; exit 1; }
+done
+_ibsim_find_umad2sim || { echo "FAIL: libumad2sim.so missing (ibsim-utils)"; exit 1; }
+smd=$top_builddir/smd/smd
+smctl=$top_builddir/smd/smctl
+eval_=$top_builddir/bench/lft_eval
+[ -x "$eval_" ] || { echo "FAIL: $eval_ not built"; exit 1; }
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/smd-sweep.XXXXXX") || exit 1
+smd_pid=
+cleanup() {
+	if [ -n "$smd_pid" ]; then
+		kill "$smd_pid" 2>/dev/null
+		wait "$smd_pid" 2>/dev/null
+	fi
+	ibsim_cleanup
+	rm -rf "$work"
+}
+net=$work/ft.net
+"$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$net" >/dev/null || { echo "FAIL: generator"; exit 1; }
+IBSIM_CONSOLE=1 ibsim_start "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+sock=$IBSIM_DIR/smd.sock
+printf 'sweep_interval: 0\ntrap_holdoff_ms: 10\n' >"$IBSIM_DIR/smd.yaml"
+"$smd" -f -c "$IBSIM_DIR/smd.yaml" --plane ibsim:H-0002c92000000000 --socket "$sock" \
+	--state-dir "$IBSIM_DIR/state" 2>"$IBSIM_DIR/smd.log" &
+smd_pid=$!
+
+# q EXPR: evaluate a Python expression over the status reply (r)
+q() {
+	"$smctl" --socket "$sock" --json status 2>/dev/null | python3 -c 'import json,sys
+try: r = json.load(sys.stdin)
+except Exception: print("no status"); sys.exit()
+print(eval(sys.argv[1]))' "$1"
+}
+# wait_sweeps N: until N cycles completed (20 s)
+wait_sweeps() {
+	i=0
+	until [ "$(q "r['sweeps'] >= $1 and r['state'] != 'sweeping'")" = True ]; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && return 1
+		kill -0 "$smd_pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+}
+wait_sweeps 1 || { cat "$IBSIM_DIR/smd.log"; echo "FAIL: smd did not come up"; exit 1; }
+sw=$(q "r['switches']")
+[ "$(q "(r['state'], r['switches'], r['cas'], r['last_sweep']['kind'])")" = "('up', 8, 16, 'heavy')" ] ||
+	bad "first sweep: $(q r)"
+
+# a light sweep on a quiet fabric
+"$smctl" --socket "$sock" resweep >/dev/null || bad "resweep (light) failed"
+[ "$(q "(r['last_sweep']['kind'], r['last_sweep']['escalated'], r['last_sweep']['smps'], r['last_sweep']['lft_blocks_written'])")" = \
+	"('light', False, $sw, 0)" ] || bad "light sweep on a quiet fabric: $(q "r['last_sweep']")"
+
+# pull leaf 0's first uplink
+links0=$("$smctl" --socket "$sock" --json planes | python3 -c 'import json,sys; print(json.load(sys.stdin)["planes"][0]["link_ports"])')
+ibsim_console 'Unlink "S-0002c91000000000"[5]'
+wait_sweeps 3 || bad "no cycle after the unlink"
+sleep 0.5   # a late trap may start one more (incremental) cycle
+wait_sweeps 3
+[ "$(q "(r['sweep_history'][2]['reason'], r['sweep_history'][2]['kind'], r['sweep_history'][2]['planes_incremental'], r['sweep_history'][2]['lft_blocks_read'], r['sweep_history'][2]['lft_blocks_written'] > 0)")" = \
+	"('trap', 'heavy', 1, 0, True)" ] || bad "trap cycle after the unlink: $(q "r['sweep_history'][2]")"
+(SIM_HOST=H-0002c92000000002 ibsim_run dump_lfts >"$IBSIM_DIR/lfts.txt" 2>"$IBSIM_DIR/lfts.err" &&
+	SIM_HOST=H-0002c92000000002 ibsim_run ibnetdiscover >"$IBSIM_DIR/topo.ibnd" 2>"$IBSIM_DIR/topo.err") ||
+	bad "dump_lfts/ibnetdiscover failed: $(cat "$IBSIM_DIR/lfts.err" "$IBSIM_DIR/topo.err")"
+"$eval_" --perms 0 --no-shift "$IBSIM_DIR/topo.ibnd" "$IBSIM_DIR/lfts.txt" >"$IBSIM_DIR/eval.txt" 2>&1
+grep -q " unreachable 0 loops 0 " "$IBSIM_DIR/eval.txt" || bad "not every pair routed after the unlink: $(cat "$IBSIM_DIR/eval.txt")"
+grep -q "hosts 16 " "$IBSIM_DIR/eval.txt" || bad "lft_eval did not see 16 hosts: $(cat "$IBSIM_DIR/eval.txt")"
+
+n=$(q "r['sweeps']")
+"$smctl" --socket "$sock" resweep >/dev/null || bad "resweep after the unlink failed"
+[ "$(q "(r['sweeps'], r['last_sweep']['kind'], r['last_sweep']['smps'])")" = "($((n + 1)), 'light', $sw)" ] ||
+	bad "light sweep after the reroute is not quiet (PortStateChange not cleared?): $(q "r['last_sweep']")"
+
+# the link comes back: a full sweep (the incremental one does not probe new links)
+ibsim_console 'ReLink "S-0002c91000000000"[5]'
+wait_sweeps $((n + 2)) || bad "no cycle after the relink"
+sleep 0.5
+i=0
+until [ "$("$smctl" --socket "$sock" --json planes | python3 -c 'import json,sys; print(json.load(sys.stdin)["planes"][0]["active_ports"])')" = "$links0" ]; do
+	i=$((i + 1))
+	[ $i -gt 50 ] && { bad "link ports after the relink: want $links0 active: $("$smctl" --socket "$sock" --json planes)"; break; }
+	sleep 0.1
+done
+[ "$(q "r['last_sweep']['planes_incremental']")" = 0 ] || bad "the relink was taken incrementally: $(q "r['last_sweep']")"
+
+# reread: every LFT block read back, none written
+"$smctl" --socket "$sock" resweep --reread >/dev/null || bad "resweep --reread failed"
+[ "$(q "(r['last_sweep']['kind'], r['last_sweep']['lft_blocks_read'] > 0, r['last_sweep']['lft_blocks_written'])")" = \
+	"('heavy', True, 0)" ] || bad "reread: $(q "r['last_sweep']")"
+
+kill "$smd_pid"
+wait "$smd_pid"
+rc=$?
+smd_pid=
+[ $rc = 0 ] || bad "smd exited $rc on SIGTERM"
+[ $fail = 0 ] && echo "sweep_ibsim: all checks passed"
+exit $fail
