@@ -12,7 +12,8 @@
 #    mock's virtual clock at the end ("fabric time": what the 100 ms timeouts
 #    cost on a real fabric), SMPs sent, retries, adaptive retries, whether
 #    the fabric came up whole. Then 10% and 30% again with the adaptation off
-#    (cfg.txn.adaptive_max 0: 3 retries, as before this change).
+#    (adaptive_max 0, min_timeout_ms 0: 3 retries, 100 ms first timeout, as
+#    before this change; the refused-retried-Set read-back stays on).
 # 2. ibsim, an IB_HOSTS-host tree: `Error "switch" RATE` on every switch
 #    through ibsim's console (every MAD reaching a switch port is dropped
 #    with RATE% chance, on every hop, both ways), then smd --once: wall time
@@ -66,7 +67,7 @@ echo "## mock, $HOSTS hosts (radix $RADIX), $RUNS seeds per rate, medians"
 echo "| retries | loss | came up whole | wall s | fabric s | SMPs | retried | beyond 3 | lost | sweeps |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 mock_rows adaptive
-RATES="10 30" mock_rows fixed-3 --adaptive-max 0
+RATES="10 30" mock_rows fixed-3 --adaptive-max 0 --min-timeout-ms 0
 
 [ "${IB:-1}" = 0 ] && exit 0
 . "$top_srcdir/tests/lib-ibsim.sh"

@@ -5,8 +5,9 @@
  * key=value pairs (bench/faults.sh makes the table).
  *
  *   --hosts N (2048) --radix R (64) --drop PPM (0) --corrupt PPM (0)
- *   --seed S (1) --retries N (engine default 3) --adaptive-max N (default 16;
- *   0 turns the adaptation off) --latency-us U (0: every answer held back U
+ *   --seed S (1) --retries N (engine default 3) --adaptive-max N (default 24;
+ *   0 turns the adaptation off) --min-timeout-ms N (default 10; 0: the
+ *   first-try timeout stays 100 ms) --latency-us U (0: every answer held back U
  *   microseconds of virtual time, a model of the wire and switch CPU)
  *   --engine CHAIN (ftree,minhop)
  *
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
 {
 	unsigned hosts = 2048, radix = 64;
 	unsigned long drop = 0, corrupt = 0, seed = 1, latency = 0;
-	long retries = -1, adaptive = -1;
+	long retries = -1, adaptive = -1, min_to = -1;
 	const char *engine = "ftree,minhop";
 	char err[1024] = "", dir[64];
 	int rc;
@@ -68,6 +69,8 @@ int main(int argc, char **argv)
 			retries = (long)num(v);
 		else if (!strcmp(o, "--adaptive-max"))
 			adaptive = (long)num(v);
+		else if (!strcmp(o, "--min-timeout-ms"))
+			min_to = (long)num(v);
 		else if (!strcmp(o, "--latency-us"))
 			latency = num(v);
 		else if (!strcmp(o, "--engine"))
@@ -131,6 +134,8 @@ int main(int argc, char **argv)
 		cfg.txn.retries = (unsigned)retries;
 	if (adaptive >= 0)
 		cfg.txn.adaptive_max = (unsigned)adaptive;
+	if (min_to >= 0)
+		cfg.txn.min_timeout_ms = (unsigned)min_to;
 	uint64_t v0 = sm_mock_now_us(m);
 	rc = sm_bringup(t, chain, &cfg, &sum, &f, err, sizeof(err));
 	uint64_t v1 = sm_mock_now_us(m);

@@ -117,7 +117,7 @@ void sm_txn_cfg_default(struct sm_txn_cfg *cfg)
 	cfg->max_timeout_ms = 1000;
 	cfg->retries = 3;
 	cfg->backoff = 2;
-	cfg->adaptive_max = 16;
+	cfg->adaptive_max = 24;
 	cfg->min_timeout_ms = 10;
 }
 
@@ -298,7 +298,7 @@ static unsigned tries_allowed(const struct sm_txn *e, const struct req *r)
 		return r->max_tries;
 	if (e->loss_n < 32)
 		return cap;          /* too early to measure: assume the worst */
-	if (e->loss > 0.6)
+	if (e->loss > 0.85)
 		return r->max_tries; /* mostly silence: not random drops */
 	while (p > 1e-7 && k < cap) {
 		p *= e->loss;

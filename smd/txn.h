@@ -72,7 +72,7 @@ struct sm_txn_cfg {
 	unsigned retries;         /* extra tries after the first, default 3 */
 	unsigned backoff;         /* timeout multiplier per retry, default 2 (1 = constant) */
 	unsigned adaptive_max;    /* retries a request may get on a lossy but answering fabric,
-				   * default 16; 0 (or <= retries) disables the adaptation */
+				   * default 24; 0 (or <= retries) disables the adaptation */
 	unsigned min_timeout_ms;  /* floor of the measured timeout used on a lossy fabric,
 				   * default 10; 0 = always timeout_ms */
 };
