@@ -201,6 +201,7 @@ static int gen_new(struct sm_registry *reg, struct smd_conf *conf, unsigned n, s
 	for (unsigned i = 0; i < n; i++) {
 		rc = sm_chain_new(reg, spec, conf->doc, conf->engines_map, &g->chains[i], cerr, sizeof(cerr));
 		if (rc) {
+			smd_conf_chain_error(conf, spec, cerr, sizeof(cerr));
 			snprintf(err, errlen, "routing: %s", cerr[0] ? cerr : strerror(-rc));
 			gen_free(g);   /* conf not yet set: not freed */
 			return rc;

@@ -560,11 +560,7 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 	rc = sm_chain_new(d->reg, d->run.chain, c->doc, c->engines_map, &d->chain, err, errlen);
 	if (rc) {
 		/* engines word their config errors by line only: name the file */
-		if (c->doc && errlen) {
-			char msg[1024];
-			snprintf(msg, sizeof(msg), "%s", err);
-			snprintf(err, errlen, "chain %s with config %s: %s", d->run.chain, c->source, msg);
-		}
+		smd_conf_chain_error(c, d->run.chain, err, errlen);
 		return rc;
 	}
 	res = calloc(SM_MAX_PLANES, sizeof(*res));

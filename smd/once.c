@@ -117,6 +117,7 @@ int smd_once(const struct smd_opts *o)
 	smd_conf_chain_str(conf, spec, sizeof(spec));
 	rc = sm_chain_new(reg, spec, conf->doc, conf->engines_map, &chain, err, sizeof(err));
 	if (rc) {
+		smd_conf_chain_error(conf, spec, err, sizeof(err));
 		sm_err("SMD-0309", "routing: %s", err);
 		goto out;
 	}

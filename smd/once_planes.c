@@ -86,6 +86,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 		rc = sm_chain_new(reg, chain_spec, conf->doc, conf->engines_map, &planes[i].chain, err,
 				  sizeof(err));
 		if (rc) {
+			smd_conf_chain_error(conf, chain_spec, err, sizeof(err));
 			sm_err("SMD-0405", "routing: %s", err);
 			goto out;
 		}

@@ -221,6 +221,7 @@ static int k_routing_engine(struct walk *w, const char *key, yaml_node_t *v)
 	}
 	memcpy(w->c->chain, names, sizeof(names));
 	w->c->n_chain = n;
+	w->c->chain_line = node_line(v);
 	return 0;
 }
 
@@ -818,7 +819,29 @@ int smd_conf_set_chain(struct smd_conf *c, const char *chain, char *err, size_t 
 	}
 	memcpy(c->chain, names, sizeof(names));
 	c->n_chain = n;
+	c->chain_line = 0;
 	return 0;
+}
+
+void smd_conf_chain_error(const struct smd_conf *c, const char *chain, char *err, size_t errlen)
+{
+	char msg[1024], cur[SMD_CONF_MAX_CHAIN * (SMD_CONF_NAME_MAX + 1)];
+	unsigned long line = 0;
+	int k = 0;
+
+	if (!c || !c->doc || !c->source || !err || !errlen)
+		return;
+	snprintf(msg, sizeof(msg), "%s", err);
+	/* "ENGINE: config line N: text" (sm_yaml_check_keys, most engines) or "ENGINE: line N: text" */
+	const char *colon = strchr(msg, ':');
+	if (colon && (sscanf(colon, ": config line %lu: %n", &line, &k) == 1 ||
+		      sscanf(colon, ": line %lu: %n", &line, &k) == 1) && k > 0 && line) {
+		snprintf(err, errlen, "%s:%lu: %.*s: %s", c->source, line, (int)(colon - msg), msg, colon + k);
+		return;
+	}
+	smd_conf_chain_str(c, cur, sizeof(cur));
+	if (c->chain_line && chain && !strcmp(chain, cur))
+		snprintf(err, errlen, "%s:%u: routing_engine %s: %s", c->source, c->chain_line, chain, msg);
 }
 
 void smd_conf_chain_str(const struct smd_conf *c, char *buf, size_t len)

@@ -88,6 +88,7 @@ struct smd_conf {
 	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];
 	unsigned n_engines;
+	unsigned chain_line;     /* line of routing_engine in source; 0: defaults, -R or set_chain */
 };
 
 /* A config holding the defaults (the values documented in smd.yaml(5)). NULL on ENOMEM. */
@@ -114,6 +115,15 @@ int smd_conf_apply_opts(struct smd_conf *c, const struct smd_opts *o, char *err,
 int smd_conf_set_chain(struct smd_conf *c, const char *chain, char *err, size_t errlen);
 /* The chain as "a,b,c" into buf. */
 void smd_conf_chain_str(const struct smd_conf *c, char *buf, size_t len);
+
+/*
+ * Name the file and line in an error of sm_chain_new(reg, chain, c->doc,
+ * c->engines_map, ...), in place: an engine's "ENGINE: [config ]line N:
+ * text" becomes "SOURCE:N: ENGINE: text"; any other error about a chain
+ * that is the one read from the file becomes "SOURCE:LINE: routing_engine
+ * CHAIN: text". Left as it is otherwise (defaults, -R).
+ */
+void smd_conf_chain_error(const struct smd_conf *c, const char *chain, char *err, size_t errlen);
 
 /* The engines: entry for `name`, NULL when the config has none. */
 const struct smd_conf_engine *smd_conf_engine(const struct smd_conf *c, const char *name);

@@ -169,7 +169,7 @@ fi
 # an engine's own config error names the config file and the line
 printf 'routing_engine: updn\nengines:\n  updn:\n    bogus_key: 1\n' >"$T/engine.yaml"
 run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/engine.yaml" &&
-	expect_err "engine.yaml: .*line 4: .*bogus_key"
+	expect_err "engine.yaml:4: updn: .*bogus_key"
 
 # plugins from the config's plugin_dir: the example plugin routes, a broken one is refused
 printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$T/plugins.yaml"
