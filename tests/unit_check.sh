@@ -6,7 +6,8 @@
 # exposure at most 2.0 ("OK"; 10 is an unhardened service), and the
 # settings smd depends on are there (Type=notify, WatchdogSec, the umad
 # device allowed under DevicePolicy=closed); and smd works with exactly the
-# unit's capability bounding set (setpriv), socket_group included.
+# unit's capability bounding set (setpriv), socket_group and the switch to
+# user: included.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -42,28 +43,51 @@ done
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr ' ' '\n' | grep . |
 	sed 's/^CAP_//' | tr 'A-Z' 'a-z' | sed 's/^/,+/' | tr -d '\n')
 grp=$(getent group daemon | cut -d: -f1)
-if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ] || [ -z "$grp" ]; then
-	echo "unit: capability check not run (needs root, setpriv and a group 'daemon')"
-else
-	printf 'sweep_interval: 0\nsocket_group: %s\n' "$grp" >"$work/sg.yaml"
+# bounded NAME CONFIG-TEXT: smd -f on a mock fabric inside the unit's
+# bounding set, no new privileges; socket $work/NAME.sock, log $work/NAME.err;
+# waits until it answers; sets pid
+bounded() {
+	printf "$2" >"$work/$1.yaml"
 	setpriv --bounding-set="-all$caps" --inh-caps=-all --no-new-privs \
-		"$top_builddir/smd/smd" -f -c "$work/sg.yaml" --backend mock \
-		--topology "$top_srcdir/tests/data/dryrun/ft8.ibnd" --socket "$work/s.sock" \
-		--state-dir "$work/state" 2>"$work/smd.err" &
+		"$top_builddir/smd/smd" -f -c "$work/$1.yaml" --backend mock \
+		--topology "$top_srcdir/tests/data/dryrun/ft8.ibnd" --socket "$work/$1.sock" \
+		--state-dir "$work/$1.state" 2>"$work/$1.err" &
 	pid=$!
 	i=0
-	until "$top_builddir/smd/smctl" --socket "$work/s.sock" status >/dev/null 2>&1 || [ $i -gt 100 ]; do
+	until "$top_builddir/smd/smctl" --socket "$work/$1.sock" status >/dev/null 2>&1 || [ $i -gt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	"$top_builddir/smd/smctl" --socket "$work/s.sock" status >/dev/null 2>&1 ||
-		bad "smd under the unit's bounding set ($caps) does not answer: $(cat "$work/smd.err")"
+	"$top_builddir/smd/smctl" --socket "$work/$1.sock" status >/dev/null 2>&1 ||
+		bad "$1: smd under the unit's bounding set ($caps) does not answer: $(cat "$work/$1.err")"
+}
+if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ] || [ -z "$grp" ]; then
+	echo "unit: capability check not run (needs root, setpriv and a group 'daemon')"
+else
+	bounded sg "sweep_interval: 0\nsocket_group: $grp\n"
 	bnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/$pid/status)
-	[ "$(stat -c %G "$work/s.sock" 2>/dev/null)" = "$grp" ] ||
-		bad "socket group not given under the unit's capabilities: $(grep SMD-0530 "$work/smd.err")"
+	[ "$(stat -c %G "$work/sg.sock" 2>/dev/null)" = "$grp" ] ||
+		bad "socket group not given under the unit's capabilities: $(grep SMD-0530 "$work/sg.err")"
 	kill -TERM "$pid"
 	wait "$pid" || bad "smd under the unit's capabilities: exit $?"
 	echo "capabilities: bounding set ${caps#,} (CapBnd $bnd): smd up, socket group $grp"
+	# the optional switch to user: after the first sweep works inside the same bounds
+	if getent passwd daemon >/dev/null; then
+		bounded ud "sweep_interval: 0\nsocket_group: $grp\nuser: daemon\n"
+		i=0
+		until grep -q "SMD-080[34]" "$work/ud.err" || [ $i -gt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		uid=$(awk '/^Uid:/ { print $2 }' /proc/$pid/status 2>/dev/null)
+		[ "$uid" = "$(id -u daemon)" ] && grep -q "SMD-0803" "$work/ud.err" ||
+			bad "user: daemon under the unit's capabilities: uid ${uid:-gone}: $(cat "$work/ud.err")"
+		"$top_builddir/smd/smctl" --socket "$work/ud.sock" status >/dev/null 2>&1 ||
+			bad "smd does not answer after the switch to user daemon"
+		kill -TERM "$pid"
+		wait "$pid" || bad "smd after the switch to user daemon: exit $?"
+		echo "capabilities: user: daemon taken after the first sweep (uid $uid)"
+	fi
 fi
 [ $fail = 0 ] && echo "unit: verify clean"
 exit $fail
