@@ -14,6 +14,11 @@
  *             NodeInfo. Inconsistencies (a port linked twice, a node that
  *             changed type, a probe lost behind a port that then went down,
  *             a trap) restart the sweep, at most cfg.sweep_retries times.
+ *             PortStateChange read set is cleared at once (Set SwitchInfo
+ *             writing 1). With cfg.incremental and a valid struct sm_state
+ *             (below), the sweep is first tried incrementally: the state's
+ *             fabric patched with what the switches that flag
+ *             PortStateChange show (sm_sweep_delta(), sm_priv.h).
  *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
  *             fresh), the table saved atomically in cfg.state_dir, then
  *             Set PortInfo (LID, LMC, SM LID, subnet prefix) on every
@@ -21,9 +26,10 @@
  *   route     the engine chain (routing/registry.h), validated.
  *   program   per switch: SwitchInfo LinearFDBTop, then only the LFT blocks
  *             that differ (sm_lft.h). Blocks of a switch that was configured
- *             before (port 0 has a LID) are read back first; a switch
- *             without a LID has never been programmed, so it is written
- *             without reading.
+ *             before (port 0 has a LID) are read back first, unless a
+ *             struct sm_state (below) still knows them; a switch without a
+ *             LID has never been programmed, so it is written without
+ *             reading.
  *   activate  Set PortInfo ARMED on every link port in INIT (switch
  *             external ports and CA ports, the SM's own included), then
  *             ACTIVE on every ARMED port.
