@@ -89,6 +89,9 @@ static void test_bad_requests(void **state)
 	expect_bad("{\"cmd\":\"st\\ud800\"}", "surrogate");
 	expect_bad("{\"cmd\":\"st\\u0000\"}", "NUL");
 	expect_bad("{\"cmd\":\"a\tb\"}", "control character");
+	/* invalid UTF-8 (found by fuzz/fuzz_ctl: replies would echo it changed) */
+	expect_bad("{\"cmd\":\"stat\x80s\"}", "invalid UTF-8");
+	expect_bad("{\"cmd\":\"\xc0\xaf\"}", "invalid UTF-8");
 	expect_bad("{\"cmd\":\"s\",\"n\":01}", "bad JSON");
 	expect_bad("{\"cmd\":\"s\",\"n\":1e999}", "out of range");
 	expect_bad("{\"cmd\":\"s\",\"n\":-}", "bad number");

@@ -100,6 +100,21 @@ static void expect_bad(const char *txt, const char *needle)
 	sm_lidmgr_clear(&m);
 }
 
+/* An empty file is an empty table (it once ran qsort(NULL, 0): UB, found by fuzz_lidmgr). */
+static void test_parse_empty(void **state)
+{
+	(void)state;
+	struct sm_lidmgr m;
+	char err[256];
+	FILE *in = fopen("/dev/null", "r");
+	assert_non_null(in);
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "empty", err, sizeof(err)), 0);
+	assert_int_equal(m.n, 0);
+	fclose(in);
+	sm_lidmgr_clear(&m);
+}
+
 static void test_parse_errors(void **state)
 {
 	(void)state;
@@ -403,6 +418,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_opensm),
 		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_empty),
 		cmocka_unit_test(test_fresh_assignment),
 		cmocka_unit_test(test_lmc_alignment),
 		cmocka_unit_test(test_file_then_fabric_then_fresh),

@@ -173,6 +173,15 @@ static void test_text_bad(void **state)
 	BAD("# only comments\n\n", 0, "no flows");
 	parse_bad(f, "host00000 host00001 1\n\x00\x01zz\n", 27, -EINVAL, 2, "binary data");
 	parse_bad(f, "a\x1b[0m b 1\n", 10, -EINVAL, 1, "binary data");
+	/* a buffer ending in "plane" (no newline): detect() read one byte past it (fuzz_profile) */
+	char *pl = malloc(5);
+	assert_non_null(pl);
+	memcpy(pl, "plane", 5);
+	struct sm_profile *pp = NULL;
+	char perr[256];
+	assert_true(sm_profile_parse(f, "mem", pl, 5, NULL, &pp, perr, sizeof(perr)) < 0);
+	assert_null(pp);
+	free(pl);
 	memset(buf, 'a', sizeof(buf));
 	memcpy(buf, "h h 1\nh h 1\n", 12);
 	parse_bad(f, buf, sizeof(buf), -EINVAL, 3, "line longer than");
