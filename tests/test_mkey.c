@@ -29,6 +29,7 @@
 #include "registry.h"
 #include "sm.h"
 #include "smdconf.h"
+#include "sminfo.h"
 #include "mock_fabric.h"
 
 struct env {
@@ -386,6 +387,63 @@ static void test_config_keys(void **state)
 	}
 }
 
+static void test_sminfo_answer(void **state)
+{
+	struct sm_sminfo_self self = { .guid = 0x0002c90000000001ULL, .sm_key = 0x5EED5EED5EED5EEDULL,
+				       .act_count = 7, .priority = 3, .state = SM_SMSTATE_MASTER };
+	struct sm_dr_path path = { .cnt = 1, .hops = { 0, 1 } };
+	struct sm_smp req, resp;
+	struct sm_sm_info in, out;
+
+	(void)state;
+	/* a Get without the key: everything but the key */
+	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_SM_INFO, 0);
+	req.tid = 0x1234;
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(resp.method, SM_METHOD_GET_RESP);
+	assert_int_equal(resp.status, 0);
+	assert_int_equal(resp.tid, 0x1234);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.guid, self.guid);
+	assert_int_equal(out.sm_key, 0);
+	assert_int_equal(out.act_count, 7);
+	assert_int_equal(out.priority, 3);
+	assert_int_equal(out.state, SM_SMSTATE_MASTER);
+	/* with the right key: the key too */
+	memset(&in, 0, sizeof(in));
+	in.sm_key = self.sm_key;
+	sm_sm_info_encode(&in, req.data);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.sm_key, self.sm_key);
+	/* a wrong key: withheld */
+	in.sm_key = 0x1;
+	sm_sm_info_encode(&in, req.data);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.sm_key, 0);
+	/* a Set (handover, standby...), even with the key: refused, directed route answered as such */
+	sm_smp_init_dr(&req, SM_METHOD_SET, SM_ATTR_SM_INFO, SM_SMINFO_STANDBY, &path);
+	in.sm_key = self.sm_key;
+	sm_sm_info_encode(&in, req.data);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(resp.status, SM_MAD_STATUS_ATTR_UNSUPP);
+	assert_true(resp.direction);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.state, SM_SMSTATE_MASTER);
+	/* not SMInfo, or a trap: not ours */
+	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 0);
+	sm_smp_init_lid(&req, SM_METHOD_TRAP, SM_ATTR_SM_INFO, 0);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 0);
+	/* garbage in the payload (state 9 does not decode): no key */
+	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_SM_INFO, 0);
+	memset(req.data, 0xFF, sizeof(req.data));
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.sm_key, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_lease_expires),
 		cmocka_unit_test(test_off_clears_keys),
 		cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_sminfo_answer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
