@@ -476,7 +476,7 @@ static void test_incremental(void **unused)
 	heavy(&e, e.state, &sum);                    /* a full sweep agrees */
 	assert_int_equal(sum.lft_blocks_written, 0);
 	assert_int_equal(sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
-	/* SwitchInfo each (lost ones again on a new path), two switches' ports, clears: far fewer than a full sweep */
+	/* SwitchInfo each, two switches' ports (0 included), clears: far fewer than a full sweep */
 	print_message("incremental sweep after a link down: %llu SMPs besides LFT blocks; full sweep: %llu\n",
 		      (unsigned long long)delta_sent, (unsigned long long)sum.txn.sent);
 	assert_true(delta_sent * 2 < sum.txn.sent);
