@@ -293,6 +293,7 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 			v->aux = rq->aux | 0x80;
 			port_path(c, rq->node, rq->port, &path);
 			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
+			smp.mkey = sm_core_mkey(c);
 			if (!sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, v))
 				return;
 		}
