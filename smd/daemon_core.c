@@ -501,7 +501,7 @@ static void run_cycle(struct smd_dmn *d)
 	mp_cfg_from(&mp, d->cur->conf, d);
 	mp.light = d->light != 0;
 	/* light cycles that escalate and trap cycles patch the known fabric when they can */
-	mp.base.incremental = d->incremental != 0;
+	mp.base.incremental = d->incremental && d->cur->conf->incremental_sweep;
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
