@@ -35,7 +35,9 @@
  * reuse the TID, so an answer to an earlier try completes the request and
  * the later answer counts as duplicate.
  *
- * Loss adapts the retries: while other requests keep being answered, a
+ * Loss adapts the retries: while other requests keep being answered (one
+ * answered since the request was first sent, or within its timeout before
+ * it, so a lone follow-up request qualifies too), a
  * lost try is a drop, not an overloaded fabric, so the timeout is not
  * backed off and a request may get up to cfg.adaptive_max retries (as many
  * as the measured loss rate needs for a residual loss below 1e-7 per
