@@ -5,6 +5,7 @@
 # usage: bench/linkpull.sh [RUNS]      (from a build directory; default 5 rounds)
 # env:   HOSTS (512) RADIX (32) BUILD (.) OUT (a temp dir) LINK (the ibsim console
 #        argument of Unlink, default leaf 10's first uplink) POLL_MS (10)
+#        KEEP (non-empty: keep every round's ibsim folder in OUT)
 #
 # Per round and per SM (alternating which goes first), on a FRESH ibsim with its
 # console on a FIFO:
@@ -134,9 +135,10 @@ sleep_poll() { sleep "$(awk -v m="$POLL_MS" 'BEGIN { printf "%.3f", m / 1000 }')
 start_ibsim() {
 	TMPDIR=$OUT IBSIM_CONSOLE=1 ibsim_start "$net" -N 8192 -S 1024 -P 65536
 }
+# each round's ibsim folder (dumps, logs) is removed unless KEEP is set (2,048 hosts: ~35 MB a round)
 stop_ibsim() {
 	rm -rf "$IBSIM_DIR/sys-"* 2>/dev/null
-	IBSIM_KEEP=1 ibsim_stop
+	IBSIM_KEEP=${KEEP:-} ibsim_stop
 }
 # run_sm CMD...: the SM under umad2sim + the shim at SM_HOST, in the background; SM_PID
 run_sm() {

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "mad.h"
 #include "mock.h"
+#include "sminfo.h"
 #include "multiplane.h"
 #include "registry.h"
 #include "smdconf.h"
@@ -370,7 +371,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.routed_arg = d;
 	mp->base.phase = plane_phase;
 	mp->base.phase_arg = d;
-	mp->base.keys = sm_keys_active(&d->keys) ? &d->keys : NULL;
+	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
 }
 
 /* Results of the cycle that just ended into the snapshot (d->mu held). */
@@ -500,7 +501,7 @@ static void run_cycle(struct smd_dmn *d)
 	mp_cfg_from(&mp, d->cur->conf, d);
 	mp.light = d->light != 0;
 	/* light cycles that escalate and trap cycles patch the known fabric when they can */
-	mp.base.incremental = d->incremental != 0;
+	mp.base.incremental = d->incremental && d->cur->conf->incremental_sweep;
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
@@ -599,7 +600,20 @@ static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *n
 		if (sm_transport_recv(t, buf, sizeof(buf), &len, &from, 0))
 			break;
 		(*nmads)++;
-		if (sm_smp_decode(buf, len, &smp, &me) || smp.method != SM_METHOD_TRAP)
+		if (sm_smp_decode(buf, len, &smp, &me))
+			continue;
+		/* SMInfo asked of us (smd/sminfo.h): master once a cycle has brought the plane up */
+		struct sm_sminfo_self self = {
+			.guid = t->info.port_guid, .sm_key = d->keys.sm_key, .act_count = (uint32_t)d->st.sweeps,
+			.state = d->st.sweeps && !d->planes[i].rc ? SM_SMSTATE_MASTER : SM_SMSTATE_DISCOVERING,
+		};
+		if (sm_sminfo_answer(&smp, &self, &rep) == 1) {
+			if (!sm_smp_encode(&rep, out))
+				(void)sm_transport_send(t, out, SM_MAD_SIZE, smp.mgmt_class == SM_CLASS_SMI_DR ?
+							SM_PERMISSIVE_LID : from.slid, 0);
+			continue;
+		}
+		if (smp.method != SM_METHOD_TRAP)
 			continue;
 		sm_smp_make_trap_repress(&smp, &rep);
 		if (!sm_smp_encode(&rep, out))

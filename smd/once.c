@@ -130,7 +130,7 @@ int smd_once(const struct smd_opts *o)
 	if (open_transport(o, conf, &mock, &t))
 		goto out;
 	sm_cfg_default(&cfg);
-	cfg.keys = sm_keys_active(&keys) ? &keys : NULL;
+	cfg.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
 	cfg.lmc = (unsigned)conf->lmc;
 	cfg.state_dir = conf->state_dir;
 	cfg.guid2lid = conf->guid2lid_file;

@@ -121,7 +121,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
-	mp.base.keys = sm_keys_active(&keys) ? &keys : NULL;
+	mp.base.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
 	for (unsigned i = 0; i < n; i++) {
 		notes[i] = (struct plane_note){ .plane = i };
 		planes[i].note = plane_note;

@@ -12,6 +12,7 @@
 #include "sm_priv.h"
 #include "registry.h"
 #include "profile.h"
+#include "sminfo.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -169,7 +170,17 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 {
 	struct sm_core *c = ctx;
 	unsigned num;
-	(void)e;
+	struct sm_smp resp;
+	struct sm_sminfo_self self = {
+		.guid = c->t->info.port_guid, .sm_key = c->cfg->keys ? c->cfg->keys->sm_key : 0,
+		.state = SM_SMSTATE_DISCOVERING,
+	};
+	/* SMInfo asked of us while we sweep (smd/sminfo.h) */
+	if (sm_sminfo_answer(smp, &self, &resp) == 1) {
+		(void)sm_txn_send_raw(e, &resp, smp->mgmt_class == SM_CLASS_SMI_DR ? SM_PERMISSIVE_LID :
+				      (from ? from->slid : 0));
+		return;
+	}
 	if (smp->method != SM_METHOD_TRAP)
 		return;
 	/* only a link state change (trap 128) changes what the sweep sees */
@@ -282,6 +293,7 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 			v->aux = rq->aux | 0x80;
 			port_path(c, rq->node, rq->port, &path);
 			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
+			smp.mkey = sm_core_mkey(c);
 			if (!sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, v))
 				return;
 		}
@@ -314,6 +326,12 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 				     c->f->nodes[rq->node].guid, rq->port, sm_port_state_str(pi.port_state),
 				     sm_port_state_str(rq->aux & 0x7F));
 		}
+		/* the answer shows what the port now holds: an SMA without M_Key support drops the key */
+		if (rq->kind == SM_RQ_PI_SET_LID && c->cfg->keys && c->cfg->keys->set_mkey &&
+		    pi.mkey != c->cfg->keys->set_mkey && !c->mkey_unkept++)
+			sm_core_note(c, "node 0x%016" PRIx64 " (%s) port %u does not keep the M_Key it was set "
+				     "(no M_Key support in its SMA?): it is not protected",
+				     c->f->nodes[rq->node].guid, c->f->nodes[rq->node].desc, rq->port);
 		break;
 	}
 	case SM_RQ_SI_SET: {

@@ -120,7 +120,6 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
 		reqs[n] = (struct light_req){ .l = &l, .node = n };
 		sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, &state->path[n]);
 		smp.mkey = cfg->keys ? cfg->keys->mkey : 0;   /* as every SMP of the heavy sweep (sm_core_mkey) */
-		smp.mkey = cfg->keys ? cfg->keys->mkey : 0;   /* M_Key (smd/mkey.h) */
 		rc = sm_txn_submit(txn, &smp, SM_PERMISSIVE_LID, light_cb, &reqs[n]);
 		ls->switches++;
 	}

@@ -118,6 +118,7 @@ struct sm_core {
 	/* M_Key: LID ports read protected by a key we do not hold, and their violation counters */
 	uint32_t mkey_foreign;
 	uint64_t mkey_violations;
+	uint32_t mkey_unkept;      /* LID ports whose Set answer did not show the key we set */
 };
 
 /* The M_Key every SMP carries (0 without keys). */

@@ -382,7 +382,8 @@ static void on_delta_si(struct sm_core *c, const struct sm_req *rq, const struct
 	/* something moved at this switch: clear the flag first, then look at every port */
 	c->delta_switches_read++;
 	rc = clear_psc(c, rq->node, &si);
-	for (unsigned p = 1; !rc && p <= nd->nports; p++)
+	/* port 0 too: its LID (and so the switch's) is compared by the LID phase */
+	for (unsigned p = 0; !rc && p <= nd->nports; p++)
 		rc = submit_get(c, SM_ATTR_PORT_INFO, p, &c->path[rq->node], SM_RQ_DELTA_PI, rq->node, (uint16_t)p);
 	if (rc)
 		fail(c, rc);
@@ -408,6 +409,12 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 	struct sm_port *pt = &f->ports[idx];
 	const struct sm_port_info *old = &c->pi[idx];
 	int was_up = c->pi_ok[idx] && port_up(old), up = port_up(&pi);
+
+	if (rq->port == 0) {
+		c->pi[idx] = pi;
+		c->pi_ok[idx] = 1;
+		return;
+	}
 
 	if (up && (!was_up || pi.port_state != old->port_state)) {
 		delta_fallback(c, "switch 0x%016" PRIx64 " port %u is %s (was %s)", nd->guid, rq->port,

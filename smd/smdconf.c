@@ -302,6 +302,15 @@ static int k_trap_holdoff(struct walk *w, const char *key, yaml_node_t *v)
 	return rc;
 }
 
+static int k_incremental(struct walk *w, const char *key, yaml_node_t *v)
+{
+	if (!is_plain(v) || is_null(v) || (strcmp(scalar(v), "true") && strcmp(scalar(v), "false")))
+		return fail(w, v, "%s: expected true or false, got %s", key,
+			    v->type == YAML_SCALAR_NODE && !is_null(v) ? scalar(v) : node_kind(v));
+	w->c->incremental_sweep = !strcmp(scalar(v), "true");
+	return 0;
+}
+
 static int k_log_level(struct walk *w, const char *key, yaml_node_t *v)
 {
 	int lvl;
@@ -627,6 +636,7 @@ static const struct key_def top_keys[] = {
 	{ "socket_group", k_socket_group },
 	{ "sweep_interval", k_sweep },
 	{ "trap_holdoff_ms", k_trap_holdoff },
+	{ "incremental_sweep", k_incremental },
 	{ "sweep_stall_limit", k_stall },
 	{ "mad", k_mad },
 	{ "log_level", k_log_level },
@@ -660,6 +670,7 @@ struct smd_conf *smd_conf_new(void)
 	c->lmc = 0;
 	c->sweep_interval = 10;
 	c->trap_holdoff_ms = SMD_CONF_TRAP_HOLDOFF_MS;
+	c->incremental_sweep = 1;
 	c->sweep_stall_limit = 600;
 	c->mad.window = 64;
 	c->mad.per_switch_window = 4;

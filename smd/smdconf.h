@@ -71,6 +71,7 @@ struct smd_conf {
 	char *socket_group;     /* group allowed on the control socket besides root/smd's user; NULL none */
 	unsigned sweep_interval; /* seconds between light sweeps; 0 = none */
 	unsigned trap_holdoff_ms; /* trap 128 -> heavy sweep delay (both ends of a link trap) */
+	int incremental_sweep;    /* trap/light-escalated sweeps patch the known fabric (default 1) */
 	unsigned sweep_stall_limit; /* seconds a cycle may run before the watchdog stops; 0 = never */
 	struct {
 		unsigned window;            /* SMPs in flight, whole SM */

@@ -14,6 +14,11 @@
  *                 fsync (fsync and fdatasync), rename, mkdir (default: all)
  *   FSFAIL_AFTER  write only: let this many bytes through first (a short
  *                 write, then the error), default 0
+ *   FSFAIL_SLOW_US  slow mode (nothing fails unless FSFAIL_ERRNO is set
+ *                 too): each write under the path writes half its bytes,
+ *                 sleeps this long and returns the short count; fsync and
+ *                 rename sleep before acting. Widens the window in which a
+ *                 kill -9 lands in the middle of a state-file write.
  * Reads are never failed. Only file descriptors opened under FSFAIL_PATH
  * are affected by write/fsync.
  */
@@ -78,6 +83,19 @@ static int fail_errno(void)
 	return atoi(e) > 0 ? atoi(e) : ENOSPC;
 }
 
+static int failing(void)
+{
+	const char *e = getenv("FSFAIL_ERRNO");
+	return !getenv("FSFAIL_SLOW_US") || (e && *e);
+}
+
+static void slow(void)
+{
+	const char *v = getenv("FSFAIL_SLOW_US");
+	if (v && *v)
+		usleep((useconds_t)strtoul(v, NULL, 10));
+}
+
 static void *next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -97,7 +115,7 @@ static int track(int fd, const char *path)
 
 static int do_open(const char *sym, int dirfd, const char *path, int flags, mode_t mode)
 {
-	if (under(path) && writing(flags) && op_on("open")) {
+	if (under(path) && writing(flags) && op_on("open") && failing()) {
 		errno = fail_errno();
 		return -1;
 	}
@@ -164,6 +182,11 @@ int close(int fd)
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	ssize_t (*real)(int, const void *, size_t) = next("write");
+	if (fd >= 0 && fd < MAX_FD && tracked[fd] && !failing()) {
+		ssize_t n = real(fd, buf, count > 1 ? count / 2 : count);
+		slow();
+		return n;
+	}
 	if (fd >= 0 && fd < MAX_FD && tracked[fd] && op_on("write")) {
 		const char *a = getenv("FSFAIL_AFTER");
 		size_t after = a ? strtoul(a, NULL, 10) : 0;
@@ -184,7 +207,9 @@ ssize_t write(int fd, const void *buf, size_t count)
 static int sync_common(const char *sym, int fd)
 {
 	int (*real)(int) = next(sym);
-	if (fd >= 0 && fd < MAX_FD && tracked[fd] && op_on("fsync")) {
+	if (fd >= 0 && fd < MAX_FD && tracked[fd] && !failing())
+		slow();
+	else if (fd >= 0 && fd < MAX_FD && tracked[fd] && op_on("fsync")) {
 		errno = fail_errno();
 		return -1;
 	}
@@ -204,7 +229,9 @@ int fdatasync(int fd)
 int rename(const char *from, const char *to)
 {
 	int (*real)(const char *, const char *) = next("rename");
-	if ((under(from) || under(to)) && op_on("rename")) {
+	if ((under(from) || under(to)) && !failing())
+		slow();
+	else if ((under(from) || under(to)) && op_on("rename")) {
 		errno = fail_errno();
 		return -1;
 	}
@@ -214,7 +241,7 @@ int rename(const char *from, const char *to)
 int mkdir(const char *path, mode_t mode)
 {
 	int (*real)(const char *, mode_t) = next("mkdir");
-	if (under(path) && op_on("mkdir")) {
+	if (under(path) && op_on("mkdir") && failing()) {
 		/* an existing directory still reads EEXIST, as on a read-only mount */
 		struct stat st;
 		errno = stat(path, &st) == 0 ? EEXIST : fail_errno();

@@ -29,6 +29,7 @@
 #include "registry.h"
 #include "sm.h"
 #include "smdconf.h"
+#include "sminfo.h"
 #include "mock_fabric.h"
 
 struct env {
@@ -233,6 +234,50 @@ static void test_protect_and_manage_again(void **state)
 	env_free(&e);
 }
 
+/*
+ * Every SMP smd sends carries the key, retries included, on a lossy fabric
+ * with links retraining (state Sets again). (The read-back of a refused
+ * retried state Set is not reached here: the mock accepts repeats.)
+ */
+static void test_every_smp_has_the_key(void **state)
+{
+	struct env e;
+	struct sm_keys k;
+	struct sm_summary sum;
+	struct sm_mock_stats ms;
+	char err[1024] = "";
+
+	(void)state;
+	env_init(&e);
+	keys_for(&e, SM_KEY_RANDOM, 0, 3, 0, &k);
+	/* the first run protects every port (no faults) */
+	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
+	/* then a lossy fabric with few retries: many SMPs retried or given up */
+	sm_mock_set_faults(e.mock, 300000, 0, 50000, 0);   /* 30% dropped, 5% late */
+	for (int i = 0; i < 8; i++) {
+		struct sm_cfg cfg;
+		sm_cfg_default(&cfg);
+		cfg.state_dir = e.dir;
+		cfg.keys = &k;
+		cfg.txn.retries = 1;
+		cfg.dead_after = 0;
+		/* links back to INIT: the state Sets (and their read-backs) run again */
+		assert_int_equal(sm_mock_link_down(e.mock, TF_S1, 3), 0);
+		assert_int_equal(sm_mock_link_down(e.mock, TF_S2, 4), 0);
+		assert_int_equal(sm_mock_link_up(e.mock, TF_S1, 3), 0);
+		assert_int_equal(sm_mock_link_up(e.mock, TF_S2, 4), 0);
+		(void)sm_bringup(e.t, e.chain, &cfg, &sum, NULL, err, sizeof(err));   /* may fail: lossy */
+	}
+	sm_mock_stats(e.mock, &ms);
+	assert_true(ms.fault_dropped > 0);
+	assert_int_equal(ms.mkey_violations, 0);
+	sm_mock_set_faults(e.mock, 0, 0, 0, 0);
+	if (run(&e, &k, &sum, err, sizeof(err)))
+		fail_msg("after the faults: %s", err);
+	check_keys(&e, k.mkey, 3, 0);
+	env_free(&e);
+}
+
 static void test_wrong_key_refused(void **state)
 {
 	struct env e;
@@ -386,15 +431,74 @@ static void test_config_keys(void **state)
 	}
 }
 
+static void test_sminfo_answer(void **state)
+{
+	struct sm_sminfo_self self = { .guid = 0x0002c90000000001ULL, .sm_key = 0x5EED5EED5EED5EEDULL,
+				       .act_count = 7, .priority = 3, .state = SM_SMSTATE_MASTER };
+	struct sm_dr_path path = { .cnt = 1, .hops = { 0, 1 } };
+	struct sm_smp req, resp;
+	struct sm_sm_info in, out;
+
+	(void)state;
+	/* a Get without the key: everything but the key */
+	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_SM_INFO, 0);
+	req.tid = 0x1234;
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(resp.method, SM_METHOD_GET_RESP);
+	assert_int_equal(resp.status, 0);
+	assert_int_equal(resp.tid, 0x1234);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.guid, self.guid);
+	assert_int_equal(out.sm_key, 0);
+	assert_int_equal(out.act_count, 7);
+	assert_int_equal(out.priority, 3);
+	assert_int_equal(out.state, SM_SMSTATE_MASTER);
+	/* with the right key: the key too */
+	memset(&in, 0, sizeof(in));
+	in.sm_key = self.sm_key;
+	sm_sm_info_encode(&in, req.data);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.sm_key, self.sm_key);
+	/* a wrong key: withheld */
+	in.sm_key = 0x1;
+	sm_sm_info_encode(&in, req.data);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.sm_key, 0);
+	/* a Set (handover, standby...), even with the key: refused, directed route answered as such */
+	sm_smp_init_dr(&req, SM_METHOD_SET, SM_ATTR_SM_INFO, SM_SMINFO_STANDBY, &path);
+	in.sm_key = self.sm_key;
+	sm_sm_info_encode(&in, req.data);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(resp.status, SM_MAD_STATUS_ATTR_UNSUPP);
+	assert_true(resp.direction);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.state, SM_SMSTATE_MASTER);
+	/* not SMInfo, or a trap: not ours */
+	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 0);
+	sm_smp_init_lid(&req, SM_METHOD_TRAP, SM_ATTR_SM_INFO, 0);
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 0);
+	/* garbage in the payload (state 9 does not decode): no key */
+	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_SM_INFO, 0);
+	memset(req.data, 0xFF, sizeof(req.data));
+	assert_int_equal(sm_sminfo_answer(&req, &self, &resp), 1);
+	assert_int_equal(sm_sm_info_decode(resp.data, &out, NULL), 0);
+	assert_int_equal(out.sm_key, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_file),
 		cmocka_unit_test(test_protect_and_manage_again),
+		cmocka_unit_test(test_every_smp_has_the_key),
 		cmocka_unit_test(test_wrong_key_refused),
 		cmocka_unit_test(test_lease_expires),
 		cmocka_unit_test(test_off_clears_keys),
 		cmocka_unit_test(test_config_keys),
+		cmocka_unit_test(test_sminfo_answer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

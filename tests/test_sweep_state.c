@@ -476,7 +476,7 @@ static void test_incremental(void **unused)
 	heavy(&e, e.state, &sum);                    /* a full sweep agrees */
 	assert_int_equal(sum.lft_blocks_written, 0);
 	assert_int_equal(sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
-	/* SwitchInfo each (lost ones again on a new path), two switches' ports, clears: far fewer than a full sweep */
+	/* SwitchInfo each, two switches' ports (0 included), clears: far fewer than a full sweep */
 	print_message("incremental sweep after a link down: %llu SMPs besides LFT blocks; full sweep: %llu\n",
 		      (unsigned long long)delta_sent, (unsigned long long)sum.txn.sent);
 	assert_true(delta_sent * 2 < sum.txn.sent);
@@ -602,6 +602,42 @@ static void test_daemon_kinds(void **unused)
 	rmdir(dir);
 }
 
+/* The sweep keys of smd.yaml: defaults, values, FILE:LINE on a bad one. */
+static void test_conf_keys(void **unused)
+{
+	(void)unused;
+	struct smd_conf *c = smd_conf_new();
+	char err[512] = "";
+	assert_non_null(c);
+	assert_int_equal(c->incremental_sweep, 1);
+	assert_int_equal(c->trap_holdoff_ms, SMD_CONF_TRAP_HOLDOFF_MS);
+	smd_conf_free(c);
+	c = NULL;
+	const char *good = "sweep_interval: 5\ntrap_holdoff_ms: 0\nincremental_sweep: false\n";
+	FILE *in = fmemopen((void *)good, strlen(good), "r");
+	assert_non_null(in);
+	if (smd_conf_load_stream(in, "good.yaml", &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	fclose(in);
+	assert_int_equal(c->incremental_sweep, 0);
+	assert_int_equal(c->trap_holdoff_ms, 0);
+	smd_conf_free(c);
+	c = NULL;
+	const char *bad = "sweep_interval: 5\nincremental_sweep: sometimes\n";
+	in = fmemopen((void *)bad, strlen(bad), "r");
+	assert_non_null(in);
+	assert_int_equal(smd_conf_load_stream(in, "bad.yaml", &c, err, sizeof(err)), -EINVAL);
+	fclose(in);
+	assert_null(c);
+	assert_non_null(strstr(err, "bad.yaml:2: incremental_sweep"));
+	const char *far = "trap_holdoff_ms: 10001\n";
+	in = fmemopen((void *)far, strlen(far), "r");
+	assert_non_null(in);
+	assert_int_equal(smd_conf_load_stream(in, "far.yaml", &c, err, sizeof(err)), -EINVAL);
+	fclose(in);
+	assert_non_null(strstr(err, "far.yaml:1: trap_holdoff_ms"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_churn_minhop),
 		cmocka_unit_test(test_incremental),
 		cmocka_unit_test(test_daemon_kinds),
+		cmocka_unit_test(test_conf_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
