@@ -24,10 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gen.h"
-#include "mock.h"
-#include "registry.h"
-#include "sm.h"
+#include "model/gen.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "sm/sm.h"
 
 static unsigned long num(const char *s)
 {

@@ -17,7 +17,7 @@
  *   pod links to the `core_up` cores of core group j (one link each).
  */
 #include <stdint.h>
-#include "fabric.h"
+#include "model/fabric.h"
 
 struct ftb_shape {
 	unsigned levels;     /* 2 or 3 */

@@ -2,7 +2,7 @@
 /*
  * DOC: hotpath_bench: pin a profile of random permutations on a generated fat tree
  *
- * Builds a fat tree with the generator (smd/gen.h), routes every plane with
+ * Builds a fat tree with the generator (smd/model/gen.h), routes every plane with
  * sm_engine_ftree, writes a text traffic profile of --perms random
  * permutations of the hosts (by bare host name, so the loader splits each
  * flow over the planes) and loads it back with sm_profile_parse(), then
@@ -23,13 +23,13 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "engine.h"
-#include "gen.h"
-#include "hotpath.h"
-#include "metrics.h"
-#include "profile.h"
-#include "registry.h"
-#include "validate.h"
+#include "routing/engine.h"
+#include "model/gen.h"
+#include "routing/hotpath/hotpath.h"
+#include "routing/metrics.h"
+#include "model/profile.h"
+#include "routing/registry.h"
+#include "routing/validate.h"
 
 static double now_s(void)
 {

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "lftfile.h"
-#include "metrics.h"
-#include "topo.h"
-#include "validate.h"
+#include "routing/engine.h"
+#include "model/lft_file.h"
+#include "routing/metrics.h"
+#include "model/topo.h"
+#include "routing/validate.h"
 
 int main(int argc, char **argv)
 {

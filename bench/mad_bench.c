@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen.h"
-#include "mad.h"
-#include "mock.h"
-#include "txn.h"
+#include "model/gen.h"
+#include "mad/codec.h"
+#include "mock/mock.h"
+#include "mad/txn.h"
 
 struct plane {
 	struct sm_transport *t;

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "mock.h"
-#include "multiplane.h"
-#include "registry.h"
-#include "transport_fault.h"
+#include "mock/mock.h"
+#include "sm/multiplane.h"
+#include "routing/registry.h"
+#include "mad/fault.h"
 
 static double now(void)
 {

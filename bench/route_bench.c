@@ -2,7 +2,7 @@
 /*
  * DOC: route_bench: time the ftree engine and evaluate its routes
  *
- * Builds fat trees with the project generator (smd/gen.h, the same fabric
+ * Builds fat trees with the project generator (smd/model/gen.h, the same fabric
  * `smctl topo gen fat-tree` writes; --ftbuild uses bench/ftbuild.c
  * instead), P planes, optionally with a seeded share of switch-switch links
  * or some switches removed per plane,
@@ -21,11 +21,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "engine.h"
+#include "routing/engine.h"
 #include "ftbuild.h"
-#include "gen.h"
-#include "metrics.h"
-#include "validate.h"
+#include "model/gen.h"
+#include "routing/metrics.h"
+#include "routing/validate.h"
 
 extern const struct sm_engine_ops sm_engine_ftree;
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
+#include "model/fabric.h"
 
 #define FUZZ_NAME "fuzz.in"
 

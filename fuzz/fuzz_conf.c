@@ -12,8 +12,8 @@
 #include <errno.h>
 
 #include "fuzz_common.h"
-#include "registry.h"
-#include "smdconf.h"
+#include "routing/registry.h"
+#include "config/smdconf.h"
 
 static struct sm_registry *reg;
 

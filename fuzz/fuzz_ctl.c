@@ -14,9 +14,9 @@
 #include <errno.h>
 #include <math.h>
 
-#include "ctl.h"
+#include "ctl/ctl.h"
 #include "fuzz_common.h"
-#include "json.h"
+#include "lib/json.h"
 
 static void check_tree(const struct smd_jv *v, unsigned depth, int in_obj)
 {

@@ -11,10 +11,10 @@
  */
 #include <errno.h>
 
-#include "engine.h"
+#include "routing/engine.h"
 #include "fuzz_common.h"
-#include "lftfile.h"
-#include "topo.h"
+#include "model/lft_file.h"
+#include "model/topo.h"
 
 #ifndef FUZZ_SRCDIR
 #define FUZZ_SRCDIR "."

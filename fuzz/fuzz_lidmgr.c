@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "gen.h"
-#include "lidmgr.h"
-#include "planelid.h"
+#include "model/gen.h"
+#include "sm/lidmgr.h"
+#include "sm/planelid.h"
 
 static struct sm_fabric *fab;
 static char dir[64], path[96];

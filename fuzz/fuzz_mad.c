@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DOC: fuzz_mad - every SMP decoder of smd/mad.c
+ * DOC: fuzz_mad - every SMP decoder of smd/mad/codec.c
  *
  * The first input byte picks the decoder (mod 9), the rest is its input:
  *   0     a whole MAD (sm_smp_decode), then the attribute decoder its
@@ -17,7 +17,7 @@
 #include <errno.h>
 
 #include "fuzz_common.h"
-#include "mad.h"
+#include "mad/codec.h"
 
 static void check_err(int rc, const struct sm_mad_err *e)
 {

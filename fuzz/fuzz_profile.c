@@ -14,8 +14,8 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "gen.h"
-#include "profile.h"
+#include "model/gen.h"
+#include "model/profile.h"
 
 static struct sm_fabric *fab;
 

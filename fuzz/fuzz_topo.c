@@ -12,7 +12,7 @@
 #include <errno.h>
 
 #include "fuzz_common.h"
-#include "topo.h"
+#include "model/topo.h"
 
 static void same_counts(const struct sm_fabric *a, const struct sm_fabric *b)
 {

@@ -3,7 +3,7 @@
  * (writes into /work/wt-s2-fuzz/fuzz/corpus/mad: edit put() for another tree). */
 #include <stdio.h>
 #include <string.h>
-#include "mad.h"
+#include "mad/codec.h"
 static void put(const char *name, uint8_t sel, const void *b, size_t n)
 {
 	char p[256]; snprintf(p, sizeof p, "/work/wt-s2-fuzz/fuzz/corpus/mad/%s", name);

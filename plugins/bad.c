@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "engine.h"
+#include "routing/engine.h"
 
 #ifndef BAD_KIND
 #error "build with -DBAD_KIND=N"

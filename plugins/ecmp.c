@@ -38,7 +38,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "engine.h"
+#include "routing/engine.h"
 
 extern const struct sm_engine_ops smd_engine;
 

@@ -21,7 +21,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include "fabric.h"
+#include "model/fabric.h"
 
 #define SM_ENGINE_ABI_VERSION 1
 #define SM_ENGINE_SYMBOL "smd_engine"

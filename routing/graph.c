@@ -9,7 +9,7 @@
  * counts first, so the build is O(nodes + ports + LIDs) with no regrowth.
  */
 #include "config.h"
-#include "graph.h"
+#include "routing/graph.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -29,8 +29,8 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include "fabric.h"
-#include "engine.h"
+#include "model/fabric.h"
+#include "routing/engine.h"
 
 #define SM_GRAPH_INF UINT16_MAX
 

@@ -33,8 +33,8 @@
  * The credit-loop flag comes from the validation code (sm_cdg_check).
  */
 #include "config.h"
-#include "metrics.h"
-#include "validate.h"
+#include "routing/metrics.h"
+#include "routing/validate.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -26,8 +26,8 @@
  * unique key a swept fabric and every dump agree on.)
  */
 #include <stdint.h>
-#include "fabric.h"
-#include "engine.h"
+#include "model/fabric.h"
+#include "routing/engine.h"
 
 struct sm_metrics_opts {
 	unsigned n_random;      /* random permutations for EBB (default 100 when 0) */

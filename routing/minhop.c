@@ -26,8 +26,8 @@
  * its YAML line.
  */
 #include "config.h"
-#include "registry.h"
-#include "graph.h"
+#include "routing/registry.h"
+#include "routing/graph.h"
 
 #include <errno.h>
 #include <stdio.h>

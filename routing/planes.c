@@ -34,12 +34,12 @@
  * stride (int, 0 = auto), pin (bool, default true), top_k, share (as the
  * hotpath engine).
  */
-#include "engine.h"
-#include "graph.h"
-#include "hotpath.h"
-#include "metrics.h"
-#include "registry.h"
-#include "profile.h"
+#include "routing/engine.h"
+#include "routing/graph.h"
+#include "routing/hotpath/hotpath.h"
+#include "routing/metrics.h"
+#include "routing/registry.h"
+#include "model/profile.h"
 
 #include <errno.h>
 #include <stdio.h>

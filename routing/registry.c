@@ -18,7 +18,7 @@
  * built-in.
  */
 #include "config.h"
-#include "registry.h"
+#include "routing/registry.h"
 
 #include <dlfcn.h>
 #include <errno.h>

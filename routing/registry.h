@@ -34,15 +34,15 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include "engine.h"
-#include "validate.h"
+#include "routing/engine.h"
+#include "routing/validate.h"
 
 /* Built-in engine descriptors (one per routing/<name>.c). */
 extern const struct sm_engine_ops sm_engine_minhop;  /* routing/minhop.c */
 extern const struct sm_engine_ops sm_engine_updn;    /* routing/updn.c */
-extern const struct sm_engine_ops sm_engine_ftree;   /* routing/ftree.c (ftree component) */
+extern const struct sm_engine_ops sm_engine_ftree;   /* routing/ftree/ftree.c (ftree component) */
 extern const struct sm_engine_ops sm_engine_planes;  /* routing/planes.c (multi-plane) */
-extern const struct sm_engine_ops sm_engine_hotpath; /* routing/hotpath.c (hot-path pinning) */
+extern const struct sm_engine_ops sm_engine_hotpath; /* routing/hotpath/hotpath.c (hot-path pinning) */
 
 #define SM_CHAIN_MAX 8          /* engines in one chain */
 #define SM_ENGINE_NAME_MAX 32   /* longest engine name, NUL excluded */

@@ -37,8 +37,8 @@
  * unroutable are an error, so the chain can fall back.
  */
 #include "config.h"
-#include "registry.h"
-#include "graph.h"
+#include "routing/registry.h"
+#include "routing/graph.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
  * Cost: O(LIDs x switches) time, O(links x radix) bits for the CDG.
  */
 #include "config.h"
-#include "validate.h"
-#include "graph.h"
+#include "routing/validate.h"
+#include "routing/graph.h"
 
 #include <errno.h>
 #include <stdio.h>

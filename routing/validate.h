@@ -42,8 +42,8 @@
  */
 #include <stddef.h>
 #include <stdint.h>
-#include "fabric.h"
-#include "engine.h"
+#include "model/fabric.h"
+#include "routing/engine.h"
 
 #define SM_VALIDATE_NO_CDG 0x1           /* skip the credit-loop check */
 #define SM_VALIDATE_ALLOW_CREDIT_LOOP 0x2 /* report a credit loop but do not fail on it */

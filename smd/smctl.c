@@ -2,7 +2,7 @@
 /* DOC: smctl main: global options, then a subcommand (smctl.h). */
 #include "config.h"
 #include "smctl.h"
-#include "ctl.h"
+#include "ctl/ctl.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,7 +6,7 @@ struct smctl_global {
 	const char *socket;  /* --socket PATH */
 	int json;            /* --json */
 };
-int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv);  /* smd/gen.c */
-int smctl_topo_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/topo_cmd.c: info, convert */
-int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/profile_cmd.c */
+int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_gen.c */
+int smctl_topo_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_topo.c: info, convert */
+int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_profile.c */
 #endif

@@ -14,8 +14,8 @@
  * left planes down, a broken route, nothing found), 2 usage.
  */
 #include "config.h"
-#include "ctl.h"
-#include "json.h"
+#include "ctl/ctl.h"
+#include "lib/json.h"
 #include "smctl.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* DOC: smd main: parse the command line (options.h) and run one mode. */
 #include "config.h"
-#include "options.h"
-#include "log.h"
+#include "config/options.h"
+#include "lib/log.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Every configuration key smd accepts is documented, and a bad value of any
 # of them is reported with FILE:LINE and the key's full name.
-# The keys are read from smd/smdconf.c itself: every entry
+# The keys are read from smd/config/smdconf.c itself: every entry
 # `{ "NAME", k_handler }` of a key table (struct key_def arrays handed to
 # walk_map). A table defined inside a handler k_X holds the keys of the
 # mapping whose own handler is k_X (e.g. mad.window). For each key:
@@ -24,7 +24,7 @@ python3 - "$top_srcdir" "$top_builddir/smd/smd" "$work" <<'PY'
 import os, re, subprocess, sys
 
 top, smd, work = sys.argv[1:4]
-src = open(os.path.join(top, 'smd/smdconf.c')).read()
+src = open(os.path.join(top, 'smd/config/smdconf.c')).read()
 man = open(os.path.join(top, 'man/smd.yaml.5')).read().splitlines()
 example = open(os.path.join(top, 'conf/smd.yaml')).read()
 topo = os.path.join(top, 'tests/data/dryrun/ft8.ibnd')
@@ -36,7 +36,7 @@ for m in re.finditer(r'^static int (k_\w+)\([^)]*\)\n\{\n(.*?)^\}', src, re.S | 
 entry = re.compile(r'\{\s*"([A-Za-z0-9_]+)"\s*,\s*(k_\w+)\s*\}')
 top_m = re.search(r'key_def\s+top_keys\[\]\s*=\s*\{(.*?)\n\};', src, re.S)
 if not top_m:
-    print('FAIL: no top_keys table in smd/smdconf.c')
+    print('FAIL: no top_keys table in smd/config/smdconf.c')
     sys.exit(1)
 keys = []   # (full name, [path of mapping keys])
 def walk(body, path):
@@ -47,7 +47,7 @@ def walk(body, path):
             walk(sub, path + [name])
 walk(top_m.group(1), [])
 if len(keys) < 12:
-    print('FAIL: only %d keys found in smd/smdconf.c; the table format changed?' % len(keys))
+    print('FAIL: only %d keys found in smd/config/smdconf.c; the table format changed?' % len(keys))
     sys.exit(1)
 
 # tag lines of .TP paragraphs in the man page

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One process attaches at several nodes of one ibsim instance through ibsim's
-# own client protocol (smd/ibsim_client.c), and the node/port GUIDs it reads
+# own client protocol (smd/mad/ibsim_client.c), and the node/port GUIDs it reads
 # with a hand-built DR NodeInfo SMP match what infiniband-diags' smpquery
 # (under umad2sim, attached at the same node) reports.
 set -u

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ibsim_client.h"
+#include "mad/ibsim_client.h"
 
 static uint64_t be64_at(const uint8_t *p)
 {

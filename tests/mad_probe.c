@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad.h"
-#include "transport.h"
-#include "txn.h"
+#include "mad/codec.h"
+#include "mad/transport.h"
+#include "mad/txn.h"
 
 #define MAX_PATHS 32
 

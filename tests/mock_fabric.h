@@ -11,7 +11,7 @@
  */
 #include <stdio.h>
 
-#include "fabric.h"
+#include "model/fabric.h"
 
 enum { TF_S1, TF_S2, TF_H1, TF_H2, TF_H3, TF_H4, TF_NODES };
 

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "engine.h"
+#include "model/fabric.h"
+#include "routing/engine.h"
 
 struct fix {
 	struct sm_fabric *f;

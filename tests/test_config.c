@@ -11,9 +11,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "smdconf.h"
-#include "options.h"
-#include "log.h"
+#include "config/smdconf.h"
+#include "config/options.h"
+#include "lib/log.h"
 
 static int load_str(const char *text, struct smd_conf **c, char *err, size_t errlen)
 {

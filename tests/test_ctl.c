@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the control protocol (smd/ctl.h): the JSON reader on good,
+ * Tests of the control protocol (smd/ctl/ctl.h): the JSON reader on good,
  * bad, oversized and garbage input; request validation; reply encoding
  * (golden lines); and a server round trip over a socketpair-free temp
  * socket (the poll loop is driven by the test, no threads, no timing).
@@ -19,8 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "json.h"
+#include "ctl/ctl.h"
+#include "lib/json.h"
 
 static int parse_req(const char *s, const char **cmd, char *err, size_t errlen, struct smd_jv **v)
 {

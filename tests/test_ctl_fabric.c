@@ -24,11 +24,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "ctl_daemon.h"
-#include "engine.h"
-#include "fabric.h"
-#include "json.h"
+#include "ctl/ctl.h"
+#include "daemon/cmd.h"
+#include "routing/engine.h"
+#include "model/fabric.h"
+#include "lib/json.h"
 
 /*
  * S1 (4 ports) and S2 (4 ports) joined by S1[3]-S2[3]; A on S1[1], B on

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
-#include "engine.h"
-#include "smdconf.h"
+#include "daemon/daemon.h"
+#include "routing/engine.h"
+#include "config/smdconf.h"
 
 static char state[64];
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dryrun_core.h"
-#include "report.h"
+#include "dryrun/dryrun.h"
+#include "dryrun/report.h"
 
 /* sw0 - sw1 cabled; CA a (2 ports: one on each switch), CA b on sw1, CA c on sw2 (alone), CA d unplugged. */
 static struct sm_dryrun *small(void)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the fabric model (smd/fabric.c). */
+/* Unit tests for the fabric model (smd/model/fabric.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "fabric.h"
+#include "model/fabric.h"
 
 static void test_add_and_lookup(void **state)
 {

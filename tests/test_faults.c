@@ -23,11 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gen.h"
-#include "mock.h"
-#include "registry.h"
-#include "sm.h"
-#include "sm_check.h"
+#include "model/gen.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "sm/sm.h"
+#include "mad/check.h"
 
 struct env {
 	struct sm_mock *mock;

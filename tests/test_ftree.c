@@ -15,13 +15,13 @@
 #include <cmocka.h>
 #include <yaml.h>
 
-#include "engine.h"
-#include "mock.h"
-#include "registry.h"
-#include "sm.h"
+#include "routing/engine.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "sm/sm.h"
 #include "ftbuild.h"
-#include "metrics.h"
-#include "validate.h"
+#include "routing/metrics.h"
+#include "routing/validate.h"
 
 extern const struct sm_engine_ops sm_engine_ftree;
 

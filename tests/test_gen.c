@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the fabric generator (smd/gen_core.c): structure, planes, LIDs, faults, refusals. */
+/* Unit tests for the fabric generator (smd/model/gen.c): structure, planes, LIDs, faults, refusals. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "gen.h"
-#include "topo.h"
+#include "model/gen.h"
+#include "model/topo.h"
 
 static char err[256];
 

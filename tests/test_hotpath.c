@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for hot-path pinning (routing/hotpath_pin.c).
+ * Unit tests for hot-path pinning (routing/hotpath/pin.c).
  *
  * The base routing here is the test's own min-hop up/down routing (every
  * minimal path of a fat tree is up*-down*), so these tests exercise the
@@ -17,14 +17,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fabric.h"
-#include "gen.h"
-#include "engine.h"
-#include "hotpath.h"
-#include "metrics.h"
-#include "registry.h"
-#include "validate.h"
-#include "profile.h"
+#include "model/fabric.h"
+#include "model/gen.h"
+#include "routing/engine.h"
+#include "routing/hotpath/hotpath.h"
+#include "routing/metrics.h"
+#include "routing/registry.h"
+#include "routing/validate.h"
+#include "model/profile.h"
 #include <yaml.h>
 
 static uint64_t rng_state;

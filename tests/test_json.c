@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "lib/json.h"
 
 struct membuf {
 	char *buf;

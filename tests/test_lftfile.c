@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lftfile.h"
+#include "model/lft_file.h"
 
 static const char *srcdir(void)
 {

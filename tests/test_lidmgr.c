@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lidmgr.h"
+#include "sm/lidmgr.h"
 
 static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t errlen)
 {

@@ -16,11 +16,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "gen.h"
-#include "mock.h"
-#include "sm.h"
-#include "registry.h"
-#include "metrics.h"
+#include "model/gen.h"
+#include "mock/mock.h"
+#include "sm/sm.h"
+#include "routing/registry.h"
+#include "routing/metrics.h"
 
 /* the LFTs the mock's switches hold, as a table over the swept fabric (which has the LIDs) */
 static struct sm_lfts *mock_lfts(struct sm_mock *m, const struct sm_fabric *swept)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad.h"
+#include "mad/codec.h"
 
 /* Place bytes at an offset of a zeroed vector (keeps vectors readable). */
 static void put(uint8_t *v, size_t off, const uint8_t *bytes, size_t n)

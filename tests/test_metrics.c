@@ -14,9 +14,9 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "engine.h"
+#include "routing/engine.h"
 #include "ftbuild.h"
-#include "metrics.h"
+#include "routing/metrics.h"
 
 struct tiny {
 	struct sm_fabric *f;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * M_Key and the keys file (issue 8): smd/mkey.c decisions and file, the
+ * M_Key and the keys file (issue 8): smd/sm/mkey.c decisions and file, the
  * mock's M_Key enforcement (IBA 14.2.4), and sm_bringup() with keys:
  *  - a protected fabric is managed again by a second run that reads the
  *    key back from the state directory (no Set needed, no violation);
@@ -23,13 +23,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mad.h"
-#include "mkey.h"
-#include "mock.h"
-#include "registry.h"
-#include "sm.h"
-#include "smdconf.h"
-#include "sminfo.h"
+#include "mad/codec.h"
+#include "sm/mkey.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "sm/sm.h"
+#include "config/smdconf.h"
+#include "sm/sminfo.h"
 #include "mock_fabric.h"
 
 struct env {

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad.h"
-#include "mock.h"
+#include "mad/codec.h"
+#include "mock/mock.h"
 #include "mock_fabric.h"
-#include "txn.h"
+#include "mad/txn.h"
 
 struct one {
 	int done;

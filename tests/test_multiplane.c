@@ -16,12 +16,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "gen.h"
-#include "hosts.h"
-#include "mock.h"
-#include "multiplane.h"
-#include "registry.h"
-#include "transport_fault.h"
+#include "model/gen.h"
+#include "model/hosts.h"
+#include "mock/mock.h"
+#include "sm/multiplane.h"
+#include "routing/registry.h"
+#include "mad/fault.h"
 
 #define NP 4
 

@@ -13,12 +13,12 @@
 #include <cmocka.h>
 #include <yaml.h>
 
-#include "fabric.h"
-#include "gen.h"
-#include "hosts.h"
-#include "registry.h"
-#include "metrics.h"
-#include "validate.h"
+#include "model/fabric.h"
+#include "model/gen.h"
+#include "model/hosts.h"
+#include "routing/registry.h"
+#include "routing/metrics.h"
+#include "routing/validate.h"
 
 static struct sm_fabric *gen(unsigned hosts, unsigned radix, unsigned planes, double remove,
 			     int fault_plane)

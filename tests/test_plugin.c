@@ -18,8 +18,8 @@
 #include <cmocka.h>
 #include <yaml.h>
 
-#include "registry.h"
-#include "validate.h"
+#include "routing/registry.h"
+#include "routing/validate.h"
 #include "route_fix.h"
 
 static char plugdir[4096];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for the traffic profile loader (smd/profile.c). */
+/* Unit tests for the traffic profile loader (smd/model/profile.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fabric.h"
-#include "gen.h"
-#include "profile.h"
-#include "topo.h"
+#include "model/fabric.h"
+#include "model/gen.h"
+#include "model/profile.h"
+#include "model/topo.h"
 
 /* 8 hosts (4 leaves x 2), 2 spines, 2 planes; host i has LID i+1 in each plane. */
 static int setup(void **state)

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gen.h"
-#include "mock.h"
-#include "registry.h"
-#include "sm.h"
-#include "sm_lft.h"
+#include "model/gen.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "sm/sm.h"
+#include "sm/lft_writer.h"
 
 static void test_lft_block_padding(void **state)
 {

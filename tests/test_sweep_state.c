@@ -28,12 +28,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon.h"
-#include "gen.h"
-#include "mock.h"
-#include "registry.h"
-#include "sm.h"
-#include "smdconf.h"
+#include "daemon/daemon.h"
+#include "model/gen.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "sm/sm.h"
+#include "config/smdconf.h"
 
 struct env {
 	struct sm_fabric *model;

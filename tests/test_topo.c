@@ -23,7 +23,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "topo.h"
+#include "model/topo.h"
 
 /* ---- canonical dump ---- */
 

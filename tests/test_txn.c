@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mad.h"
-#include "transport.h"
-#include "txn.h"
+#include "mad/codec.h"
+#include "mad/transport.h"
+#include "mad/txn.h"
 
 #define QMAX 8192
 #define LOGMAX 8192

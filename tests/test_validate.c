@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "registry.h"
-#include "validate.h"
+#include "routing/registry.h"
+#include "routing/validate.h"
 #include "route_fix.h"
 
 /* S0 - S1 - S2 line with 2 hosts each (ports 1-2), east = port 3, west = port 4; minhop routes. */

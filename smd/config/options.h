@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_OPTIONS_H
+#define SMD_OPTIONS_H
+/*
+ * DOC: smd command line
+ *
+ * smd.c parses argv into struct smd_opts and dispatches to one mode:
+ *   smd --once ...        smd_once()     (smd/smd_once.c)
+ *   smd [-f] ...          smd_daemon()   (smd/smd_daemon.c)
+ *   smd --dry-run ...     smd_dry_run()  (smd/smd_dryrun.c)
+ * Each returns the process exit status: 0 success, 1 bad input or failed
+ * operation, 2 usage.
+ */
+#include "model/fabric.h"
+
+enum smd_mode { SMD_MODE_DAEMON = 0, SMD_MODE_ONCE, SMD_MODE_DRY_RUN };
+
+struct smd_opts {
+	enum smd_mode mode;
+	const char *config;          /* -c FILE */
+	const char *backend;         /* --backend umad|mock|ibsim, NULL = umad */
+	const char *topology;        /* --topology DUMP (mock) */
+	const char *planes[SM_MAX_PLANES]; /* --plane SPEC, repeatable */
+	unsigned n_planes;
+	const char *dumps[SM_MAX_PLANES];  /* -t DUMP (dry-run), repeatable */
+	unsigned n_dumps;
+	const char *engines;         /* -R ENGINE[,ENGINE] */
+	const char *profile;         /* --profile FILE */
+	const char *lfts_out;        /* --lfts-out FILE */
+	const char *report;          /* --report FILE|- */
+	int json;                    /* --json */
+	const char *socket;          /* --socket PATH */
+	const char *state_dir;       /* --state-dir DIR (guid2lid etc.) */
+	const char *guid2lid;        /* --guid2lid FILE (read OpenSM's file) */
+	int lmc;                     /* --lmc N, -1 = config/default */
+	int verbose;                 /* -v, repeatable */
+	int quiet;                   /* -q */
+	unsigned seed;               /* --seed N (metrics, fault injection) */
+};
+
+int smd_once(const struct smd_opts *o);
+struct smd_conf;
+int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf);  /* several planes */
+int smd_daemon(const struct smd_opts *o);
+int smd_dry_run(const struct smd_opts *o);
+
+#endif

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SMDCONF_H
+#define SMD_SMDCONF_H
+/*
+ * DOC: smd configuration (YAML, see conf/smd.yaml and smd.yaml(5))
+ *
+ * (Named smdconf.h, not config.h: smd/smd.c and smd/smctl.c include the
+ * autoconf "config.h", and a quoted include looks in the including file's
+ * own folder first, so a smd/config.h would shadow it.)
+ *
+ * Data flow: smd_conf_load() parses a file into a NEW struct smd_conf and
+ * validates every key; on any error it returns a negative errno, frees
+ * everything and leaves the caller's current config alone, so a bad reload
+ * changes nothing (the caller swaps pointers only on success). Then
+ * smd_conf_apply_opts() lays the command-line options over it (the command
+ * line always wins).
+ *
+ * Every message has the form "FILE:LINE: what is wrong" (line from the
+ * libyaml marks, 1-based). Unknown keys, wrong types and out-of-range
+ * values are errors, never ignored.
+ *
+ * Engine subtrees (`engines: {NAME: {...}}`) are not interpreted here: the
+ * struct keeps the parsed yaml_document_t alive and hands each engine its
+ * node for sm_engine_ops.init(doc, node). The document is owned by the
+ * struct and freed with it.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/fabric.h"
+#include "sm/mkey.h"
+
+struct smd_opts;
+typedef struct yaml_document_s yaml_document_t;
+typedef struct yaml_node_s yaml_node_t;
+
+#define SMD_CONF_MAX_CHAIN 8          /* engines in one chain */
+#define SMD_CONF_MAX_ENGINES 32       /* entries under engines: */
+#define SMD_CONF_NAME_MAX 31          /* engine name length */
+#define SMD_CONF_DEFAULT_CHAIN "ftree,minhop"
+
+enum smd_plane_kind { SMD_PLANE_UMAD = 0, SMD_PLANE_MOCK, SMD_PLANE_IBSIM };
+
+/* A parsed plane spec: "umad:CA:PORT", "mock:FILE" or "ibsim:NODE". */
+struct smd_plane_spec {
+	enum smd_plane_kind kind;
+	char arg[256];          /* CA name, dump file or ibsim node id */
+	unsigned port;          /* umad: port number 1..254, else 0 */
+};
+
+struct smd_conf_engine {
+	char name[SMD_CONF_NAME_MAX + 1];
+	yaml_node_t *node;      /* the engine's subtree in conf->doc; NULL when empty */
+	unsigned line;          /* where the entry starts, for engines' messages */
+};
+
+#define SMD_CONF_TRAP_HOLDOFF_MS 10   /* default of trap_holdoff_ms */
+
+struct smd_conf {
+	char *source;           /* file it came from, "(defaults)" otherwise */
+	char chain[SMD_CONF_MAX_CHAIN][SMD_CONF_NAME_MAX + 1];
+	unsigned n_chain;
+	char *plugin_dir;
+	int lmc;                /* 0..7 */
+	char *state_dir;
+	char *guid2lid_file;    /* NULL: <state_dir>/guid2lid */
+	char *planes[SM_MAX_PLANES];
+	unsigned n_planes;
+	char *socket;
+	char *socket_group;     /* group allowed on the control socket besides root/smd's user; NULL none */
+	unsigned sweep_interval; /* seconds between light sweeps; 0 = none */
+	unsigned trap_holdoff_ms; /* trap 128 -> heavy sweep delay (both ends of a link trap) */
+	int incremental_sweep;    /* trap/light-escalated sweeps patch the known fabric (default 1) */
+	unsigned sweep_stall_limit; /* seconds a cycle may run before the watchdog stops; 0 = never */
+	struct {
+		unsigned window;            /* SMPs in flight, whole SM */
+		unsigned per_switch_window; /* SMPs in flight towards one switch */
+		unsigned timeout_ms;
+		unsigned retries;
+	} mad;
+	int log_level;          /* enum sm_log_level */
+	uint64_t subnet_prefix;
+	/* security (issue 8): M_Key/SM_Key (smd/sm/mkey.h) and the user to run as */
+	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
+	char *user;             /* NULL: keep running as started */
+	char *group;            /* NULL: the user's primary group */
+	yaml_document_t *doc;   /* NULL for the defaults */
+	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
+	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];
+	unsigned n_engines;
+	unsigned chain_line;     /* line of routing_engine in source; 0: defaults, -R or set_chain */
+};
+
+/* A config holding the defaults (the values documented in smd.yaml(5)). NULL on ENOMEM. */
+struct smd_conf *smd_conf_new(void);
+void smd_conf_free(struct smd_conf *c);   /* accepts NULL */
+
+/*
+ * Parse and validate a YAML file into a new config. 0 and *out, or a
+ * negative errno (-ENOENT etc. from fopen, -EINVAL for any content error,
+ * -ENOMEM) with "FILE:LINE: ..." in err; *out untouched on error.
+ */
+int smd_conf_load(const char *path, struct smd_conf **out, char *err, size_t errlen);
+int smd_conf_load_stream(FILE *in, const char *name, struct smd_conf **out,
+			 char *err, size_t errlen);
+
+/*
+ * Lay the command-line options over c: -R, --lmc, --state-dir, --guid2lid,
+ * --socket, --plane (replaces the whole list), -v/-q (log level). -EINVAL
+ * with a message naming the option when a value is invalid.
+ */
+int smd_conf_apply_opts(struct smd_conf *c, const struct smd_opts *o, char *err, size_t errlen);
+
+/* Replace the chain from "a,b,c" (spaces around names allowed). */
+int smd_conf_set_chain(struct smd_conf *c, const char *chain, char *err, size_t errlen);
+/* The chain as "a,b,c" into buf. */
+void smd_conf_chain_str(const struct smd_conf *c, char *buf, size_t len);
+
+/*
+ * Name the file and line in an error of sm_chain_new(reg, chain, c->doc,
+ * c->engines_map, ...), in place: an engine's "ENGINE: [config ]line N:
+ * text" becomes "SOURCE:N: ENGINE: text"; any other error about a chain
+ * that is the one read from the file becomes "SOURCE:LINE: routing_engine
+ * CHAIN: text". Left as it is otherwise (defaults, -R).
+ */
+void smd_conf_chain_error(const struct smd_conf *c, const char *chain, char *err, size_t errlen);
+
+/* The engines: entry for `name`, NULL when the config has none. */
+const struct smd_conf_engine *smd_conf_engine(const struct smd_conf *c, const char *name);
+
+/* Parse a plane spec; -EINVAL with a message (without file/line) on error. */
+int smd_plane_spec_parse(const char *spec, struct smd_plane_spec *ps, char *err, size_t errlen);
+
+/* "error", "warning", "notice", "info", "debug"; -1 for an unknown name. */
+int smd_log_level_parse(const char *name);
+const char *smd_log_level_name(int level);
+
+#endif

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: the daemon's side of metrics and engine set, and the entry point for
+ * every command of ctl_daemon.h (the fabric ones live in ctl_fabric.c).
+ *
+ * metrics: the daemon sends the values as structured JSON (name, type,
+ * help, samples with labels) and smctl renders the Prometheus text
+ * exposition format (smd_metrics_render, smctl_metrics.c), so --json users
+ * get numbers and nobody parses exposition text. Counters ("_total") count
+ * since the daemon started; "last sweep" values are gauges.
+ *
+ * engine set: the new chain goes through the reload path (BIRD-style:
+ * parse into a new config, build every plane's chain from it, swap only on
+ * success): the config file (-c) and the command line are read again as
+ * SIGHUP does, the chain is replaced, smd_dmn_reconfigure() builds the
+ * chains (an unknown engine or a bad engine config is refused there and
+ * the running chain stays), and a sweep is requested so the next cycle
+ * reroutes with it; the reply is that sweep's result. The override lasts
+ * until the next reload or restart, which read routing_engine again.
+ */
+#include "config.h"
+#include "daemon/cmd.h"
+#include "ctl/ctl.h"
+#include "daemon/daemon.h"
+#include "lib/json.h"
+#include "config/options.h"
+#include "config/smdconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+
+static const char *const cmds[] = { "nodes", "links", "route", "lft", "dump", "metrics", "engine" };
+
+int smd_ctl_daemon_has(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmd, cmds[i]))
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* metrics                                                              */
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static void m_begin(struct sm_json *j, const char *name, const char *type, const char *help)
+{
+	sm_json_obj_begin(j, NULL);
+	sm_json_str(j, "name", name);
+	sm_json_str(j, "type", type);
+	sm_json_str(j, "help", help);
+	sm_json_arr_begin(j, "samples");
+}
+
+static void m_end(struct sm_json *j)
+{
+	sm_json_arr_end(j);
+	sm_json_obj_end(j);
+}
+
+static void sample(struct sm_json *j, const char *lk, const char *lv, double v)
+{
+	sm_json_obj_begin(j, NULL);
+	sm_json_obj_begin(j, "labels");
+	if (lk)
+		sm_json_str(j, lk, lv);
+	sm_json_obj_end(j);
+	sm_json_double(j, "value", v);
+	sm_json_obj_end(j);
+}
+
+static void metric1(struct sm_json *j, const char *name, const char *type, const char *help, double v)
+{
+	m_begin(j, name, type, help);
+	sample(j, NULL, NULL, v);
+	m_end(j);
+}
+
+enum pf { PF_UP, PF_SWITCHES, PF_CAS, PF_LIDS, PF_ACTIVE, PF_LINKP, PF_CYC_UP, PF_CYC_FAIL, PF_SMPS_T,
+	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS };
+
+static double plane_field(const struct smd_dmn_plane *p, enum pf f)
+{
+	int up = p->swept && !p->rc;
+	switch (f) {
+	case PF_UP: return up;
+	case PF_SWITCHES: return up ? p->sum.counts.switches : 0;
+	case PF_CAS: return up ? p->sum.counts.cas : 0;
+	case PF_LIDS: return up ? p->sum.counts.lids : 0;
+	case PF_ACTIVE: return up ? p->sum.active_ports : 0;
+	case PF_LINKP: return up ? p->sum.link_ports : 0;
+	case PF_CYC_UP: return (double)p->cycles_up;
+	case PF_CYC_FAIL: return (double)p->cycles_failed;
+	case PF_SMPS_T: return (double)p->smps_total;
+	case PF_BLOCKS_T: return (double)p->lft_blocks_total;
+	case PF_PI_T: return (double)p->portinfo_sets_total;
+	case PF_SMPS: return (double)p->sum.txn.sent;
+	case PF_BLOCKS: return p->sum.lft_blocks_written;
+	case PF_PI: return (double)p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+	case PF_SECS: return p->seconds;
+	}
+	return 0;
+}
+
+static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	static const struct {
+		const char *name, *type, *help;
+		enum pf f;
+	} per_plane[] = {
+		{ "smd_plane_up", "gauge", "1 if the plane came up in the last sweep", PF_UP },
+		{ "smd_plane_switches", "gauge", "Switches of the plane in its last sweep (0 when down)", PF_SWITCHES },
+		{ "smd_plane_cas", "gauge", "Channel adapters of the plane in its last sweep (0 when down)", PF_CAS },
+		{ "smd_plane_lids", "gauge", "LIDs assigned in the plane in its last sweep (0 when down)", PF_LIDS },
+		{ "smd_plane_active_ports", "gauge", "Link ports ACTIVE at the end of the last sweep", PF_ACTIVE },
+		{ "smd_plane_link_ports", "gauge", "Ports with a physical link in the last sweep", PF_LINKP },
+		{ "smd_plane_sweeps_up_total", "counter", "Sweeps in which the plane came up", PF_CYC_UP },
+		{ "smd_plane_sweeps_failed_total", "counter", "Sweeps in which the plane failed", PF_CYC_FAIL },
+		{ "smd_smps_sent_total", "counter", "SMPs sent to the plane (light and heavy sweeps)", PF_SMPS_T },
+		{ "smd_lft_blocks_written_total", "counter", "LFT blocks written (Set LinearForwardingTable)",
+		  PF_BLOCKS_T },
+		{ "smd_portinfo_sets_total", "counter", "PortInfo Sets (LID, SM LID, state)", PF_PI_T },
+		{ "smd_last_sweep_smps_sent", "gauge", "SMPs sent in the plane's last heavy bring-up", PF_SMPS },
+		{ "smd_last_sweep_lft_blocks_written", "gauge", "LFT blocks written in the plane's last heavy bring-up", PF_BLOCKS },
+		{ "smd_last_sweep_portinfo_sets", "gauge", "PortInfo Sets in the plane's last heavy bring-up", PF_PI },
+		{ "smd_plane_last_sweep_duration_seconds", "gauge", "Duration of the plane's last heavy bring-up", PF_SECS },
+	};
+	uint64_t now = mono_us();
+	char lv[16];
+
+	sm_json_arr_begin(j, "metrics");
+	m_begin(j, "smd_info", "gauge", "smd version (always 1)");
+	sample(j, "version", PACKAGE_VERSION, 1);
+	m_end(j);
+	metric1(j, "smd_uptime_seconds", "gauge", "Seconds since the daemon started",
+		(double)(now - st->start_us) / 1e6);
+	metric1(j, "smd_sweeps_total", "counter", "Sweep cycles completed", (double)st->sweeps);
+	metric1(j, "smd_light_sweeps_total", "counter", "Cycles in which only light sweeps ran",
+		(double)st->light_sweeps);
+	metric1(j, "smd_heavy_sweeps_total", "counter", "Cycles in which some plane was brought up (heavy)",
+		(double)st->heavy_sweeps);
+	metric1(j, "smd_sweep_escalations_total", "counter", "Light sweeps that saw a change and went heavy",
+		(double)st->escalations);
+	metric1(j, "smd_lft_blocks_read_total", "counter", "LFT blocks read back from switches, all planes",
+		(double)st->lft_blocks_read_total);
+	metric1(j, "smd_sweep_running", "gauge", "1 while a sweep cycle runs", st->cycle_start_us ? 1 : 0);
+	metric1(j, "smd_last_sweep_duration_seconds", "gauge", "Duration of the last completed sweep cycle",
+		st->last_sweep_s);
+	if (st->last_end_us)
+		metric1(j, "smd_last_sweep_age_seconds", "gauge", "Seconds since the last sweep cycle ended",
+			(double)(now - st->last_end_us) / 1e6);
+	metric1(j, "smd_traps_total", "counter", "Traps received between sweeps", (double)st->traps);
+	metric1(j, "smd_planes", "gauge", "Planes (subnets) managed", st->n_planes);
+	metric1(j, "smd_planes_up", "gauge", "Planes up in the last sweep", st->planes_up);
+	m_begin(j, "smd_plane_info", "gauge", "Plane index and its spec (always 1)");
+	for (unsigned i = 0; i < st->n_planes; i++) {
+		sm_json_obj_begin(j, NULL);
+		sm_json_obj_begin(j, "labels");
+		snprintf(lv, sizeof(lv), "%u", i);
+		sm_json_str(j, "plane", lv);
+		sm_json_str(j, "spec", st->planes[i].spec);
+		sm_json_obj_end(j);
+		sm_json_double(j, "value", 1);
+		sm_json_obj_end(j);
+	}
+	m_end(j);
+	for (size_t m = 0; m < sizeof(per_plane) / sizeof(per_plane[0]); m++) {
+		m_begin(j, per_plane[m].name, per_plane[m].type, per_plane[m].help);
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			snprintf(lv, sizeof(lv), "%u", i);
+			sample(j, "plane", lv, plane_field(&st->planes[i], per_plane[m].f));
+		}
+		m_end(j);
+	}
+	sm_json_arr_end(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* engine                                                               */
+
+static int engine_set(struct smd_dmn *d, const struct smd_opts *o, const struct smd_jv *req, struct sm_json *j,
+		      uint64_t *wait_for, char *err, size_t errlen)
+{
+	const char *chain = smd_jv_str(req, "chain", NULL);
+	struct smd_conf *conf = NULL;
+	char notes[256] = "", cerr[1024] = "";
+	int rc;
+
+	if (!chain || !chain[0] || strlen(chain) > 256) {
+		snprintf(err, errlen, "engine: \"chain\" (\"NAME[,NAME...]\") is required");
+		return -EINVAL;
+	}
+	if (o && o->config)
+		rc = smd_conf_load(o->config, &conf, cerr, sizeof(cerr));
+	else
+		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
+	if (!rc && o)
+		rc = smd_conf_apply_opts(conf, o, cerr, sizeof(cerr));
+	if (rc) {
+		snprintf(err, errlen, "engine set refused, the running chain is kept: the config does not load: %s",
+			 cerr[0] ? cerr : strerror(-rc));
+		smd_conf_free(conf);
+		return rc;
+	}
+	rc = smd_conf_set_chain(conf, chain, cerr, sizeof(cerr));
+	if (!rc)
+		rc = smd_dmn_reconfigure(d, conf, notes, sizeof(notes), cerr, sizeof(cerr));
+	if (rc) {
+		snprintf(err, errlen, "engine set refused, the running chain is kept: %s", cerr[0] ? cerr : strerror(-rc));
+		smd_conf_free(conf);
+		return rc;
+	}
+	/* the daemon owns conf now */
+	(void)j;
+	*wait_for = smd_dmn_request_sweep(d);
+	return SMD_CTL_WAIT;
+}
+
+int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const char *cmd,
+			   const struct smd_jv *req, struct sm_json *j, uint64_t *wait_for, char *err,
+			   size_t errlen)
+{
+	if (!strcmp(cmd, "engine")) {
+		const char *action = smd_jv_str(req, "action", "set");
+		if (strcmp(action, "set")) {
+			snprintf(err, errlen, "engine: \"action\" can only be \"set\" (the running engine is in status)");
+			return -EINVAL;
+		}
+		return engine_set(d, o, req, j, wait_for, err, errlen);
+	}
+	if (!strcmp(cmd, "metrics")) {
+		struct smd_dmn_status *st = malloc(sizeof(*st));
+		if (!st) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		smd_dmn_status(d, st);
+		metrics(j, st);
+		free(st);
+		return j->err;
+	}
+	return smd_ctl_fabric_request(d, cmd, req, j, err, errlen);
+}

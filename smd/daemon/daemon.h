@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_DAEMON_H
+#define SMD_DAEMON_H
+/*
+ * DOC: the long-running SM (core of `smd -f`)
+ *
+ * Owns: one transport per plane (opened by the first cycle, in the worker,
+ * and kept open; a plane whose transport could not be opened, or whose
+ * cycle failed, is (re)opened at the start of the next cycle, except mock
+ * planes, whose transport is their fabric), the mocks behind mock: planes, one routing chain per plane, the
+ * shared plane-consistent LID table (planelid.h, persisted in state_dir
+ * after every cycle), the running config, and a worker thread that runs
+ * sweep cycles.
+ *
+ * A cycle is one sm_multiplane_bringup() over all planes, light or heavy.
+ * Each plane keeps a struct sm_state (sm.h) across cycles: the fabric, DR
+ * paths, LIDs and the LFT blocks as programmed, so a heavy cycle of a
+ * configured fabric reads no LFT block back (only switches that are new or
+ * rebooted are read) and writes only the blocks whose entries change; a
+ * changed fabric is repaired.
+ *   light  every sweep_interval seconds (0: never), and on
+ *          smd_dmn_request_sweep_kind(SMD_SWEEP_LIGHT) (smctl resweep):
+ *          one SwitchInfo per known switch (PortStateChange, LinearFDBTop);
+ *          a plane where that shows a change (or
+ *          that has no valid state: never up, failed last time) is brought
+ *          up heavy in the same cycle ("escalated").
+ *   heavy  the first cycle, after a trap 128, after a reload swapped in new
+ *          chains, on smd_dmn_request_sweep() and
+ *          smd_dmn_request_sweep_kind(SMD_SWEEP_HEAVY / SMD_SWEEP_REREAD):
+ *          every plane rediscovered, rerouted (engines keep their state, so
+ *          ftree moves only displaced routes) and reprogrammed where needed.
+ * Between cycles the idle worker watches every plane's transport fd; a
+ * trap is repressed, and a link state change (trap 128) starts a heavy
+ * cycle trap_holdoff_ms (config, default 10) later (both ends of a link
+ * trap; one cycle then sees the whole change). Trap and light-escalated
+ * cycles sweep incrementally (sm_cfg.incremental: only the switches that
+ * flag PortStateChange are read port by port); traps that arrive during an
+ * incremental sweep start another cycle at once.
+ *
+ * Threads: the worker runs cycles; everybody else reads a snapshot
+ * (smd_dmn_status) copied under a mutex, so status answers never wait for
+ * a sweep. After each cycle the worker writes one byte to the wake fd
+ * (smd_dmn_wake_fd) so the caller's poll loop learns of it.
+ *
+ * Reconfiguration (BIRD-style): the caller parses and validates a new
+ * config, smd_dmn_reconfigure() builds new chains from it (failure: the old
+ * config stays, nothing changes) and hands them to the worker, which swaps
+ * them in at the start of its next cycle. Planes, socket and state_dir are
+ * fixed for the daemon's life (a change is reported in err, the rest
+ * applies).
+ *
+ * Plane health: each heavy bring-up keeps a copy of its plane's discovered
+ * fabric (taken in the LID hook, see smd_dmn_status.health); after a cycle
+ * in which some plane was brought up, the copies are merged and
+ * sm_planes_health() runs. A copy is kept until its plane's next heavy
+ * bring-up (a light-only plane contributes its last one), so memory holds
+ * one fabric copy per plane besides the states.
+ *
+ * Library code: nothing is logged. Notes of the planes go to the note
+ * callback given at creation (called from plane threads).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/fabric.h"
+#include "sm/sm.h"
+#include "sm/planelid.h"
+#include "model/hosts.h"
+
+struct smd_conf;
+struct smd_dmn;
+
+#define SMD_DMN_TRAP_HOLDOFF_MS 10    /* default of the trap_holdoff_ms key (SMD_CONF_TRAP_HOLDOFF_MS) */
+
+enum smd_dmn_state { SMD_ST_STARTING, SMD_ST_SWEEPING, SMD_ST_UP, SMD_ST_DEGRADED, SMD_ST_DOWN };
+const char *smd_dmn_state_name(enum smd_dmn_state st);
+
+struct smd_dmn_plane {
+	char spec[280];
+	int swept;              /* has been through at least one cycle */
+	int rc;                 /* last cycle: 0 up, negative errno */
+	char err[512];
+	unsigned attempts;      /* last heavy cycle */
+	uint64_t cycles_up, cycles_failed;
+	struct sm_summary sum;  /* last heavy bring-up of the plane (sum.engine is a static string) */
+	/* the plane's part of the last cycle */
+	int last_heavy;         /* 1: brought up; 0: light sweep only, found nothing */
+	struct sm_light_summary light;  /* its light sweep (zero if none ran) */
+	double seconds;
+	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
+	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
+	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
+};
+
+/*
+ * What one cycle did (status "last_sweep", "sweep_history"; metrics).
+ * Counters are sums over all planes of that cycle, light and heavy parts.
+ */
+#define SMD_DMN_HISTORY 16
+struct smd_dmn_sweep {
+	uint64_t seq;                 /* value of `sweeps` once it completed (1 = first) */
+	char kind[8];                 /* "light": only light sweeps ran; "heavy": some plane was brought up */
+	char reason[16];              /* start, interval, request, trap (as last_reason) */
+	int escalated;                /* asked for light, a change made it heavy */
+	char change[192];             /* first change a light sweep saw ("plane 0: switch ..."), "" none */
+	unsigned planes_light;        /* planes that ran only a light sweep (nothing changed) */
+	unsigned planes_heavy;        /* planes brought up */
+	unsigned planes_incremental;  /* ... of which by the incremental sweep (no full discovery) */
+	unsigned planes_up;
+	double seconds;               /* wall time of the cycle */
+	uint64_t end_us;              /* monotonic time it ended */
+	uint64_t smps;                /* SMPs sent (first tries and retries) */
+	uint64_t lft_blocks_written;
+	uint64_t lft_blocks_read;     /* read back (switches the state did not know) */
+	uint64_t portinfo_sets;       /* LID/SM LID/prefix and ARMED/ACTIVE Sets */
+	uint64_t switchinfo_sets;     /* LinearFDBTop Sets and PortStateChange clears */
+};
+
+struct smd_dmn_status {
+	enum smd_dmn_state state;     /* see ctl.h "status" */
+	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
+	uint64_t sweeps;              /* cycles completed */
+	char last_reason[16];         /* why the last completed cycle ran: start, request, interval, trap */
+	uint64_t traps;               /* traps received between cycles (each repressed) */
+	char last_trap[128];          /* the last one that asked for a cycle, "" none */
+	uint64_t requested;           /* cycles asked for (internal, for waiting) */
+	unsigned n_planes, planes_up;
+	uint32_t switches, cas, lids; /* sums over the planes of the last cycle */
+	uint64_t lft_blocks_written;  /* last cycle, all planes */
+	uint64_t portinfo_sets;       /* last cycle, all planes */
+	char engine[32];              /* engine that routed the first plane that came up */
+	char chain[256];
+	unsigned sweep_interval;
+	double last_sweep_s;          /* duration of the last cycle */
+	uint64_t last_end_us;         /* monotonic time the last cycle ended, 0 none */
+	uint64_t start_us;
+	int lids_open;
+	struct sm_plane_lids_stats plane_lids;
+	char lids_err[256];           /* last failure saving the LID table, "" none */
+	struct smd_dmn_plane planes[SM_MAX_PLANES];
+	/*
+	 * Plane health of the last cycle (hosts.h), computed on the fabrics as
+	 * discovered in that cycle (a copy is taken at each plane's LID phase,
+	 * the point where its topology is final). A plane not discovered in the
+	 * cycle counts as empty. health_ok 0: not computed (health_err says why).
+	 */
+	int health_ok;
+	char health_err[128];
+	struct sm_planes_health health;
+	/* sweeps by kind (since start; a light cycle that escalated counts as heavy) */
+	uint64_t light_sweeps, heavy_sweeps, escalations;
+	/* totals since start, all cycles and planes */
+	uint64_t smps_total, lft_blocks_written_total, lft_blocks_read_total, portinfo_sets_total;
+	/* the last n_history cycles, oldest first; history[n_history - 1] is the last one */
+	unsigned n_history;
+	struct smd_dmn_sweep history[SMD_DMN_HISTORY];
+	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
+};
+
+struct smd_dmn_cfg {
+	const char *const *specs;     /* plane specs (mock:DUMP, ibsim:NODE, umad[:CA[:PORT]]) */
+	unsigned n_specs;
+	sm_note_fn *note;             /* plane notes, called from plane threads; may be NULL */
+	void *note_arg;
+};
+
+/*
+ * Open planes, chains and the LID table; start the worker, which begins
+ * the first cycle at once. On success the daemon owns conf (freed by
+ * smd_dmn_free() or after a reconfigure replaced it); on failure the
+ * caller still owns it. A plane that cannot be opened is not an error (it
+ * is reported per plane and retried each cycle); a chain, LID-table or
+ * thread error is: negative errno with err.
+ */
+int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd_dmn **out,
+		char *err, size_t errlen);
+/* Stop the worker (waits for a running cycle), save the LID table, close everything. Accepts NULL. */
+void smd_dmn_free(struct smd_dmn *d);
+
+/* Readable (one byte per completed cycle) for the caller's poll loop; drain it with smd_dmn_drain(). */
+int smd_dmn_wake_fd(const struct smd_dmn *d);
+void smd_dmn_drain(struct smd_dmn *d);
+
+void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st);
+
+/*
+ * Ask for a cycle that starts after this call. Returns the value of
+ * `sweeps` at which that cycle will have completed.
+ * smd_dmn_request_sweep() asks for a heavy one (SMD_SWEEP_HEAVY).
+ * SMD_SWEEP_REREAD is heavy and also forgets the LFTs the planes' states
+ * remember, so every LFT block is read back (`smctl resweep --heavy` after
+ * someone else wrote LFTs). When requests of several kinds wait, the
+ * heaviest wins.
+ */
+enum smd_sweep_kind { SMD_SWEEP_LIGHT, SMD_SWEEP_HEAVY, SMD_SWEEP_REREAD };
+uint64_t smd_dmn_request_sweep(struct smd_dmn *d);
+uint64_t smd_dmn_request_sweep_kind(struct smd_dmn *d, enum smd_sweep_kind kind);
+
+/*
+ * Use conf from the next cycle on: chains rebuilt, sweep interval, LMC,
+ * subnet prefix and MAD settings. 0: taken over (the daemon owns conf;
+ * notes lists what needs a restart, "" if nothing). -errno with err: the
+ * caller still owns conf and nothing changed.
+ */
+int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, size_t notes_len,
+			char *err, size_t errlen);
+
+/*
+ * One line for sd_notify STATUS= and the log: "2/2 planes up, 64 CAs,
+ * last sweep 0.012 s".
+ */
+void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len);
+
+/*
+ * Open the transport of one plane spec: mock:DUMP (the mock is returned in
+ * *mock, to free after the transport is closed), ibsim[:NODE], umad[:CA[:PORT]].
+ * 0 or -errno with err.
+ */
+struct sm_mock;
+struct sm_transport;
+int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
+		   size_t errlen);
+
+struct sm_json;
+/* Reply members of the "status" and "planes" commands (ctl.h). */
+void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
+void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
+/* One sweep record as a JSON object member `name` (NULL inside an array). */
+void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw);
+
+/*
+ * What one plane looked like after its last successful bring-up: the
+ * discovered fabric with its LIDs and the LFTs as programmed. Read-only and
+ * reference-counted, so the control socket can walk it while the worker
+ * runs the next cycle (which publishes a new view; the old one lives until
+ * its last reader puts it). For smctl nodes, links, route, lft, dump.
+ */
+struct sm_lfts;
+struct smd_view {
+	unsigned plane;
+	uint64_t cycle;                  /* value of `sweeps` once the cycle that made it completed */
+	uint64_t made_us;                /* monotonic time it was published */
+	const struct sm_fabric *fabric;  /* has exactly this plane */
+	const struct sm_lfts *lfts;
+};
+/*
+ * 0 and *out (release with smd_dmn_view_put), -ENOENT: the plane has not
+ * come up yet (or plane >= planes). Thread-safe.
+ */
+int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out);
+void smd_dmn_view_put(const struct smd_view *v);   /* accepts NULL */
+
+/* The socket_group of the running (or pending) config into buf, "" none. Thread-safe (smctl access). */
+void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len);
+
+/* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
+void smd_dmn_set_profile(struct smd_dmn *d, const char *path);
+void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len);
+/* The control socket's "profile" request (daemon_profile.c). */
+struct smd_jv;
+struct sm_json;
+int smd_dmn_profile_request(struct smd_dmn *d, const struct smd_jv *req, struct sm_json *j,
+			    uint64_t *wait_for, char *err, size_t errlen);
+
+#endif

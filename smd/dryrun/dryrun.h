@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_DRYRUN_CORE_H
+#define SMD_DRYRUN_CORE_H
+/*
+ * DOC: dry-run core (library part of `smd --dry-run`)
+ *
+ * Data flow, one step per call so the program can log between them:
+ *   sm_dryrun_load()     one topology dump per plane -> one fabric
+ *   sm_dryrun_lids()     keep the dump's LIDs, give LID-less ports free ones
+ *   sm_dryrun_route()    engine chain over all planes (registry.h), with
+ *                        validation and fallback; optional traffic profile
+ *   sm_dryrun_metrics()  route metrics of every routed plane
+ *   sm_dryrun_write_lfts() dump_lfts-format file, plane by plane
+ * The result accumulates in d->run (report.h). Touches no fabric, needs no
+ * privileges. Nothing here logs: errors are returned with a message, and
+ * sm_dryrun_route() reports fallbacks through the result.
+ *
+ * Ownership: struct sm_dryrun owns the fabric, the registry, the chain,
+ * the LFTs and the profile; engine names in d->run point into the
+ * registry and stay valid until sm_dryrun_free().
+ */
+#include "model/fabric.h"
+#include "routing/engine.h"
+#include "routing/metrics.h"
+#include "dryrun/report.h"
+#include "config/smdconf.h"
+
+struct sm_registry;
+struct sm_chain;
+struct sm_profile;
+
+struct sm_dryrun {
+	struct sm_fabric *f;
+	struct sm_registry *reg;
+	struct sm_chain *chain;
+	struct sm_profile *profile;
+	struct sm_lfts *lfts[SM_MAX_PLANES];
+	struct sm_dr_run run;
+};
+
+struct sm_dryrun *sm_dryrun_new(void);
+void sm_dryrun_free(struct sm_dryrun *d);   /* accepts NULL */
+
+/* Load dumps[i] as plane i. -EINVAL etc. with "FILE:LINE: ..." in err. */
+int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, char *err,
+		   size_t errlen);
+
+/*
+ * Assign LIDs: every switch (port 0) and every connected CA/router port
+ * without a LID gets the lowest free range (2^lmc LIDs aligned on 2^lmc for
+ * CA/router ports, one for switches); LIDs from the dump are kept as they
+ * are. Also finds the plane's connected parts. -ENOSPC when a plane runs
+ * out of unicast LIDs.
+ */
+int sm_dryrun_lids(struct sm_dryrun *d, unsigned lmc, char *err, size_t errlen);
+
+/*
+ * Load a traffic profile against the fabric (after sm_dryrun_lids). Errors
+ * as sm_profile_load(). warn (may be NULL) receives the loader's warning
+ * about dropped entries, "" if none.
+ */
+int sm_dryrun_profile(struct sm_dryrun *d, const char *path, char *warn, size_t warnlen,
+		      char *err, size_t errlen);
+
+/*
+ * Build the chain from c (routing_engine, plugin_dir, engines:) and route
+ * every plane. Returns 0 when every plane routed, -EHOSTUNREACH when some
+ * plane could not be routed by any engine (details in d->run), or an error
+ * that stops the run (unknown engine, engine config error, -ENOMEM) with
+ * the message in err.
+ */
+int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, size_t errlen);
+
+/* Metrics of every routed plane (n_random 0 = default, seed as given). */
+int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed);
+
+/* Write the LFTs of all routed planes to path ("-" = stdout). */
+int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen);
+
+/* Seconds on a monotonic clock. */
+double sm_dryrun_now(void);
+
+#endif

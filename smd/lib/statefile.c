@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: atomic state-file writer (see statefile.h)
+ *
+ * The steps, each of which may fail: mkdir of the directory (if missing),
+ * open of the temp file (EACCES, EROFS, ENOSPC for the inode), write
+ * (ENOSPC, EDQUOT, EIO), fsync (ENOSPC/EIO on delayed allocation), rename
+ * (EROFS, EXDEV never: same directory), fsync of the directory. The first
+ * four leave the target alone; a failed directory fsync after the rename
+ * is reported, the new file being in place but maybe not yet durable.
+ */
+#include "lib/statefile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Remove PATH.tmp.PID files whose writer is gone (killed mid-write); a live writer's is left alone. */
+static void remove_leftovers(const char *dir, const char *base, const char *mine)
+{
+	char prefix[512], full[4400];
+	size_t plen;
+	DIR *d;
+	struct dirent *de;
+
+	if ((size_t)snprintf(prefix, sizeof(prefix), "%s.tmp.", base) >= sizeof(prefix))
+		return;
+	plen = strlen(prefix);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+		if (strncmp(de->d_name, prefix, plen) || !strcmp(de->d_name, mine))
+			continue;
+		pid = strtol(de->d_name + plen, &end, 10);
+		if (*end || pid <= 0 || !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		if ((size_t)snprintf(full, sizeof(full), "%s/%s", dir, de->d_name) < sizeof(full))
+			unlink(full);
+	}
+	closedir(d);
+}
+
+void sm_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, char *err,
+		   size_t errlen)
+{
+	char dir[4096], tmp[4200];
+	const char *base, *step;
+	const char *p = data;
+	int fd, rc = 0;
+
+	if (strlen(path) >= sizeof(dir)) {
+		sm_seterr(err, errlen, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(dir, path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir) {
+		dir[1] = '\0';
+		base = path + 1;
+	} else if (slash) {
+		*slash = '\0';
+		base = path + (slash - dir) + 1;
+	} else {
+		strcpy(dir, ".");
+		base = path;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		rc = -errno;
+		sm_seterr(err, errlen, "%s: cannot create the directory for %s: %s", dir, path, strerror(-rc));
+		return rc;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	step = "create";
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		rc = -errno;
+		sm_seterr(err, errlen, "%s: cannot write (create %s: %s); the previous file is kept", path,
+		       tmp, strerror(-rc));
+		return rc;
+	}
+	step = "chmod";
+	if (fchmod(fd, mode))
+		rc = -errno;
+	step = rc ? step : "write";
+	while (!rc && len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+		} else if (n == 0) {
+			rc = -EIO;
+		} else {
+			p += n;
+			len -= (size_t)n;
+		}
+	}
+	if (!rc) {
+		step = "fsync";
+		if (fsync(fd))
+			rc = -errno;
+	}
+	if (close(fd) && !rc) {
+		step = "close";
+		rc = -errno;
+	}
+	if (!rc) {
+		step = "rename";
+		if (rename(tmp, path))
+			rc = -errno;
+	}
+	if (rc) {
+		sm_seterr(err, errlen, "%s: cannot write (%s of %s: %s); the previous file is kept", path, step,
+		       tmp, strerror(-rc));
+		unlink(tmp);
+		return rc;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* the rename is durable only once the directory is */
+		if (fsync(fd))
+			rc = -errno;
+		close(fd);
+	}
+	if (rc) {
+		sm_seterr(err, errlen, "%s: written, but the fsync of directory %s failed: %s", path, dir,
+		       strerror(-rc));
+		return rc;
+	}
+	remove_leftovers(dir, base, tmp + (base - path));
+	return 0;
+}

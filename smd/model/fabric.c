@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: fabric model implementation
+ *
+ * See fabric.h for the layout. The GUID maps are linear-probing hash tables
+ * keyed by the 64-bit GUID (0 marks an empty slot, which is why GUID 0 is
+ * refused), grown at 50% load.
+ */
+#include "model/fabric.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t guid_hash(uint64_t k)
+{
+	/* splitmix64 finaliser: GUIDs are often sequential */
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ULL;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebULL;
+	k ^= k >> 31;
+	return k;
+}
+
+void sm_guid_map_free(struct sm_guid_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static int gmap_resize(struct sm_guid_map *m, uint32_t cap)
+{
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		uint32_t h = (uint32_t)guid_hash(m->keys[i]) & (cap - 1);
+		while (keys[h])
+			h = (h + 1) & (cap - 1);
+		keys[h] = m->keys[i];
+		vals[h] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = keys;
+	m->vals = vals;
+	m->cap = cap;
+	return 0;
+}
+
+uint32_t sm_guid_map_get(const struct sm_guid_map *m, uint64_t key)
+{
+	if (!m->cap || !key)
+		return SM_NONE;
+	uint32_t h = (uint32_t)guid_hash(key) & (m->cap - 1);
+	while (m->keys[h]) {
+		if (m->keys[h] == key)
+			return m->vals[h];
+		h = (h + 1) & (m->cap - 1);
+	}
+	return SM_NONE;
+}
+
+int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val)
+{
+	int rc;
+
+	if (!key)
+		return -EINVAL;
+	if ((m->count + 1) * 2 > m->cap) {
+		rc = gmap_resize(m, m->cap ? m->cap * 2 : 64);
+		if (rc)
+			return rc;
+	}
+	uint32_t h = (uint32_t)guid_hash(key) & (m->cap - 1);
+	while (m->keys[h]) {
+		if (m->keys[h] == key)
+			return -EEXIST;
+		h = (h + 1) & (m->cap - 1);
+	}
+	m->keys[h] = key;
+	m->vals[h] = val;
+	m->count++;
+	return 0;
+}
+
+struct sm_fabric *sm_fabric_new(void)
+{
+	struct sm_fabric *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->n_planes = 1;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
+		snprintf(f->planes[i].name, sizeof(f->planes[i].name), "plane%u", i);
+		f->planes[i].sm_port = SM_NONE;
+		f->planes[i].subnet_prefix = 0xfe80000000000000ULL;
+	}
+	return f;
+}
+
+void sm_fabric_free(struct sm_fabric *f)
+{
+	if (!f)
+		return;
+	free(f->nodes);
+	free(f->ports);
+	sm_guid_map_free(&f->node_by_guid);
+	sm_guid_map_free(&f->port_by_guid);
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		free(f->planes[i].lid_map);
+	free(f);
+}
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t nc = *cap ? *cap : 64;
+	while (nc < need) {
+		if (nc > UINT32_MAX / 2)
+			return -ENOMEM;
+		nc *= 2;
+	}
+	void *p = realloc(*arr, (size_t)nc * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+int sm_fabric_reserve(struct sm_fabric *f, uint32_t nodes, uint32_t ports)
+{
+	int rc = grow((void **)&f->nodes, &f->cap_nodes, nodes, sizeof(*f->nodes));
+	if (rc)
+		return rc;
+	return grow((void **)&f->ports, &f->cap_ports, ports, sizeof(*f->ports));
+}
+
+int sm_fabric_add_plane(struct sm_fabric *f, unsigned plane, const char *name)
+{
+	if (plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	if (plane >= f->n_planes)
+		f->n_planes = (uint8_t)(plane + 1);
+	if (name)
+		snprintf(f->planes[plane].name, sizeof(f->planes[plane].name), "%s", name);
+	return 0;
+}
+
+int64_t sm_fabric_add_node(struct sm_fabric *f, enum sm_node_type type, uint64_t guid,
+			   unsigned nports, unsigned plane, uint64_t port0_guid)
+{
+	int rc;
+
+	if (type < SM_NODE_CA || type > SM_NODE_ROUTER || !guid || !nports ||
+	    nports > SM_MAX_PORTS || plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	if (sm_guid_map_get(&f->node_by_guid, guid) != SM_NONE)
+		return -EEXIST;
+	if (type == SM_NODE_SWITCH) {
+		if (!port0_guid)
+			port0_guid = guid;
+		if (sm_guid_map_get(&f->port_by_guid, port0_guid) != SM_NONE)
+			return -EEXIST;
+	}
+	if (f->n_nodes == SM_NONE - 1 || f->n_ports > UINT32_MAX - 256)
+		return -ENOMEM;
+	rc = grow((void **)&f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof(*f->nodes));
+	if (rc)
+		return rc;
+	rc = grow((void **)&f->ports, &f->cap_ports, f->n_ports + nports + 1, sizeof(*f->ports));
+	if (rc)
+		return rc;
+
+	uint32_t n = f->n_nodes;
+	rc = sm_guid_map_put(&f->node_by_guid, guid, n);
+	if (rc)
+		return rc;
+	if (type == SM_NODE_SWITCH) {
+		rc = sm_guid_map_put(&f->port_by_guid, port0_guid, f->n_ports);
+		if (rc)
+			return rc; /* node map entry stays but n_nodes not bumped: remove it */
+	}
+
+	struct sm_node *nd = &f->nodes[n];
+	memset(nd, 0, sizeof(*nd));
+	nd->guid = guid;
+	nd->type = (uint8_t)type;
+	nd->nports = (uint8_t)nports;
+	nd->plane = (uint8_t)plane;
+	nd->port0 = f->n_ports;
+	for (unsigned p = 0; p <= nports; p++) {
+		struct sm_port *pt = &f->ports[f->n_ports + p];
+		memset(pt, 0, sizeof(*pt));
+		pt->node = n;
+		pt->num = (uint8_t)p;
+		pt->peer_node = SM_NONE;
+		pt->state = SM_PORT_DOWN;
+		if (type == SM_NODE_SWITCH)
+			pt->guid = port0_guid;
+	}
+	f->n_ports += nports + 1;
+	f->n_nodes++;
+	if (plane >= f->n_planes)
+		f->n_planes = (uint8_t)(plane + 1);
+	return n;
+}
+
+struct sm_port *sm_fabric_port_checked(const struct sm_fabric *f, uint32_t n, unsigned p)
+{
+	if (n >= f->n_nodes)
+		return NULL;
+	const struct sm_node *nd = &f->nodes[n];
+	if (p > nd->nports || (p == 0 && nd->type != SM_NODE_SWITCH))
+		return NULL;
+	return &f->ports[nd->port0 + p];
+}
+
+int sm_fabric_set_port_guid(struct sm_fabric *f, uint32_t n, unsigned p, uint64_t guid)
+{
+	struct sm_port *pt = sm_fabric_port_checked(f, n, p);
+	int rc;
+
+	if (!pt || !guid || f->nodes[n].type == SM_NODE_SWITCH)
+		return -EINVAL;
+	if (pt->guid == guid)
+		return 0;
+	if (pt->guid)
+		return -EBUSY;
+	rc = sm_guid_map_put(&f->port_by_guid, guid, (uint32_t)(pt - f->ports));
+	if (rc)
+		return rc;
+	pt->guid = guid;
+	return 0;
+}
+
+int sm_fabric_link(struct sm_fabric *f, uint32_t na, unsigned pa, uint32_t nb, unsigned pb)
+{
+	struct sm_port *a = sm_fabric_port_checked(f, na, pa);
+	struct sm_port *b = sm_fabric_port_checked(f, nb, pb);
+
+	if (!a || !b || pa == 0 || pb == 0 || (na == nb && pa == pb))
+		return -EINVAL;
+	if (f->nodes[na].plane != f->nodes[nb].plane)
+		return -EINVAL;
+	if (a->peer_node == nb && a->peer_port == pb && b->peer_node == na && b->peer_port == pa)
+		return 0;
+	if (a->peer_node != SM_NONE || b->peer_node != SM_NONE)
+		return -EBUSY;
+	a->peer_node = nb;
+	a->peer_port = (uint8_t)pb;
+	b->peer_node = na;
+	b->peer_port = (uint8_t)pa;
+	return 0;
+}
+
+void sm_fabric_unlink(struct sm_fabric *f, uint32_t n, unsigned p)
+{
+	struct sm_port *a = sm_fabric_port_checked(f, n, p);
+	if (!a || a->peer_node == SM_NONE)
+		return;
+	struct sm_port *b = sm_fabric_port_checked(f, a->peer_node, a->peer_port);
+	if (b && b->peer_node == n && b->peer_port == p)
+		b->peer_node = SM_NONE, b->peer_port = 0;
+	a->peer_node = SM_NONE;
+	a->peer_port = 0;
+}
+
+int sm_fabric_set_lid(struct sm_fabric *f, uint32_t n, unsigned p, uint16_t lid, uint8_t lmc)
+{
+	struct sm_port *pt = sm_fabric_port_checked(f, n, p);
+
+	if (!pt || lmc > 7)
+		return -EINVAL;
+	if (f->nodes[n].type == SM_NODE_SWITCH && p != 0)
+		return -EINVAL;
+	uint32_t pidx = (uint32_t)(pt - f->ports);
+	unsigned plane = f->nodes[n].plane;
+	struct sm_plane *pl = &f->planes[plane];
+	unsigned span = 1u << lmc;
+
+	if (lid) {
+		if ((unsigned)lid + span - 1 > SM_UNICAST_LID_MAX)
+			return -EINVAL;
+		if (!pl->lid_map) {
+			pl->lid_map = malloc(SM_LID_SPACE * sizeof(*pl->lid_map));
+			if (!pl->lid_map)
+				return -ENOMEM;
+			memset(pl->lid_map, 0xff, SM_LID_SPACE * sizeof(*pl->lid_map));
+		}
+		for (unsigned i = 0; i < span; i++) {
+			uint32_t o = pl->lid_map[lid + i];
+			if (o != SM_NONE && o != pidx)
+				return -EEXIST;
+		}
+	}
+	/* clear the old range */
+	if (pt->lid && pl->lid_map) {
+		unsigned ospan = 1u << pt->lmc;
+		for (unsigned i = 0; i < ospan && pt->lid + i < SM_LID_SPACE; i++)
+			if (pl->lid_map[pt->lid + i] == pidx)
+				pl->lid_map[pt->lid + i] = SM_NONE;
+	}
+	pt->lid = lid;
+	pt->lmc = lmc;
+	if (lid) {
+		for (unsigned i = 0; i < span; i++)
+			pl->lid_map[lid + i] = pidx;
+		if (lid + span - 1 > pl->max_lid)
+			pl->max_lid = (uint16_t)(lid + span - 1);
+	}
+	return 0;
+}
+
+uint32_t sm_fabric_find_node(const struct sm_fabric *f, uint64_t node_guid)
+{
+	return sm_guid_map_get(&f->node_by_guid, node_guid);
+}
+
+uint32_t sm_fabric_find_port(const struct sm_fabric *f, uint64_t port_guid)
+{
+	return sm_guid_map_get(&f->port_by_guid, port_guid);
+}
+
+uint32_t sm_fabric_find_lid(const struct sm_fabric *f, unsigned plane, uint16_t lid)
+{
+	if (plane >= SM_MAX_PLANES || !f->planes[plane].lid_map || lid >= SM_LID_SPACE)
+		return SM_NONE;
+	return f->planes[plane].lid_map[lid];
+}
+
+void sm_fabric_set_desc(struct sm_fabric *f, uint32_t n, const char *desc)
+{
+	snprintf(f->nodes[n].desc, sizeof(f->nodes[n].desc), "%s", desc ? desc : "");
+}
+
+void sm_fabric_count(const struct sm_fabric *f, int plane, struct sm_fabric_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (plane >= 0 && nd->plane != plane)
+			continue;
+		c->nodes++;
+		if (nd->type == SM_NODE_SWITCH)
+			c->switches++;
+		else if (nd->type == SM_NODE_CA)
+			c->cas++;
+		else
+			c->routers++;
+		for (unsigned p = 0; p <= nd->nports; p++) {
+			const struct sm_port *pt = &f->ports[nd->port0 + p];
+			if (pt->lid && (p == 0 || nd->type != SM_NODE_SWITCH))
+				c->lids += 1u << pt->lmc;
+			if (p == 0 || pt->peer_node == SM_NONE)
+				continue;
+			/* count each link once, from its lower (node, port) end */
+			if (pt->peer_node < n || (pt->peer_node == n && pt->peer_port < p))
+				continue;
+			c->links++;
+			if (nd->type == SM_NODE_SWITCH && f->nodes[pt->peer_node].type == SM_NODE_SWITCH)
+				c->sw_links++;
+		}
+	}
+}
+
+size_t sm_fabric_mem_bytes(const struct sm_fabric *f)
+{
+	size_t b = sizeof(*f);
+	b += (size_t)f->cap_nodes * sizeof(*f->nodes);
+	b += (size_t)f->cap_ports * sizeof(*f->ports);
+	b += (size_t)f->node_by_guid.cap * (sizeof(uint64_t) + sizeof(uint32_t));
+	b += (size_t)f->port_by_guid.cap * (sizeof(uint64_t) + sizeof(uint32_t));
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		if (f->planes[i].lid_map)
+			b += SM_LID_SPACE * sizeof(uint32_t);
+	return b;
+}
+
+const char *sm_node_type_str(enum sm_node_type t)
+{
+	switch (t) {
+	case SM_NODE_CA: return "Ca";
+	case SM_NODE_SWITCH: return "Switch";
+	case SM_NODE_ROUTER: return "Router";
+	default: return "Unknown";
+	}
+}
+
+const char *sm_port_state_str(unsigned state)
+{
+	static const char *const s[] = { "NoChange", "Down", "Initialize", "Armed", "Active" };
+	return state < 5 ? s[state] : "Unknown";
+}
+
+uint16_t sm_node_lid(const struct sm_fabric *f, uint32_t n, unsigned p)
+{
+	const struct sm_node *nd = &f->nodes[n];
+	if (nd->type == SM_NODE_SWITCH)
+		return f->ports[nd->port0].lid;
+	if (p == 0 || p > nd->nports)
+		return 0;
+	return f->ports[nd->port0 + p].lid;
+}
+
+/*
+ * Everything that can fail (conflict checks, allocations) happens before
+ * the first write to dst's visible state, so a failed append leaves dst
+ * exactly as it was; growing arrays and GUID maps beforehand is harmless.
+ */
+int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_t *conflict)
+{
+	uint32_t add_ports = 0, n, i;
+	int rc;
+
+	if (!src->n_nodes)
+		return 0;
+	if (dst->n_nodes > SM_NONE - 1 - src->n_nodes || dst->n_ports > UINT32_MAX - 256 - src->n_ports)
+		return -ENOMEM;
+	for (n = 0; n < src->n_nodes; n++) {
+		const struct sm_node *nd = &src->nodes[n];
+		const struct sm_port *pt = &src->ports[nd->port0];
+		int dup = sm_guid_map_get(&dst->node_by_guid, nd->guid) != SM_NONE;
+
+		for (unsigned p = 0; p <= nd->nports && !dup; p++) {
+			if (nd->type == SM_NODE_SWITCH && p > 0)
+				break;
+			if (pt[p].guid && sm_guid_map_get(&dst->port_by_guid, pt[p].guid) != SM_NONE)
+				dup = 1;
+		}
+		if (dup) {
+			if (conflict)
+				*conflict = n;
+			return -EEXIST;
+		}
+		const uint32_t *lmap = dst->planes[nd->plane].lid_map;
+		for (unsigned p = 0; p <= nd->nports && lmap; p++) {
+			if (!pt[p].lid)
+				continue;
+			for (unsigned l = 0; l < (1u << pt[p].lmc); l++) {
+				if (lmap[pt[p].lid + l] != SM_NONE) {
+					if (conflict)
+						*conflict = n;
+					return -EADDRINUSE;
+				}
+			}
+		}
+	}
+	/* reserve: arrays, GUID maps sized so no put below resizes, LID maps */
+	rc = sm_fabric_reserve(dst, dst->n_nodes + src->n_nodes, dst->n_ports + src->n_ports);
+	if (rc)
+		return rc;
+	struct sm_guid_map *maps[2] = { &dst->node_by_guid, &dst->port_by_guid };
+	const struct sm_guid_map *smaps[2] = { &src->node_by_guid, &src->port_by_guid };
+	for (i = 0; i < 2; i++) {
+		uint64_t need = ((uint64_t)maps[i]->count + smaps[i]->count + 1) * 2;
+		uint32_t cap = maps[i]->cap ? maps[i]->cap : 64;
+		while (cap < need) {
+			if (cap > UINT32_MAX / 2)
+				return -ENOMEM;
+			cap *= 2;
+		}
+		if (cap != maps[i]->cap && (rc = gmap_resize(maps[i], cap)))
+			return rc;
+	}
+	for (i = 0; i < SM_MAX_PLANES; i++) {
+		if (!src->planes[i].lid_map || dst->planes[i].lid_map)
+			continue;
+		dst->planes[i].lid_map = malloc(SM_LID_SPACE * sizeof(uint32_t));
+		if (!dst->planes[i].lid_map)
+			return -ENOMEM;
+		memset(dst->planes[i].lid_map, 0xff, SM_LID_SPACE * sizeof(uint32_t));
+	}
+
+	/* commit: nothing below can fail */
+	uint32_t nbase = dst->n_nodes, pbase = dst->n_ports;
+	for (n = 0; n < src->n_nodes; n++) {
+		struct sm_node *nd = &dst->nodes[nbase + n];
+		*nd = src->nodes[n];
+		nd->port0 += pbase;
+		(void)sm_guid_map_put(&dst->node_by_guid, nd->guid, nbase + n);
+		add_ports += nd->nports + 1u;
+		if (nd->plane >= dst->n_planes)
+			dst->n_planes = (uint8_t)(nd->plane + 1);
+	}
+	for (i = 0; i < src->n_ports; i++) {
+		struct sm_port *pt = &dst->ports[pbase + i];
+		*pt = src->ports[i];
+		pt->node += nbase;
+		if (pt->peer_node != SM_NONE)
+			pt->peer_node += nbase;
+		const struct sm_node *nd = &dst->nodes[pt->node];
+		if (pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
+			(void)sm_guid_map_put(&dst->port_by_guid, pt->guid, pbase + i);
+		if (pt->lid) {
+			struct sm_plane *pl = &dst->planes[nd->plane];
+			unsigned span = 1u << pt->lmc;
+			for (unsigned l = 0; l < span; l++)
+				pl->lid_map[pt->lid + l] = pbase + i;
+			if (pt->lid + span - 1 > pl->max_lid)
+				pl->max_lid = (uint16_t)(pt->lid + span - 1);
+		}
+	}
+	dst->n_nodes += src->n_nodes;
+	dst->n_ports += add_ports;
+	return 0;
+}

@@ -1,0 +1,590 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: LFT file writer and reader (format in lftfile.h)
+ *
+ * The writer is on the dry-run's critical path (an 8-plane 16k-host fabric
+ * is about 1.7 M entry lines), so it precomputes the destination text of
+ * every LID of the plane once, then formats each line by copying bytes into
+ * a 64 KiB buffer instead of calling printf per line.
+ */
+#include "model/lft_file.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- writer */
+
+struct obuf {
+	FILE *out;
+	size_t len;
+	int err;
+	char buf[65536];
+};
+
+static void ob_flush(struct obuf *b)
+{
+	if (b->len && !b->err && fwrite(b->buf, 1, b->len, b->out) != b->len)
+		b->err = -EIO;
+	b->len = 0;
+}
+
+static void ob_put(struct obuf *b, const char *s, size_t n)
+{
+	if (n > sizeof(b->buf) - b->len) {
+		ob_flush(b);
+		if (n > sizeof(b->buf)) {
+			if (!b->err && fwrite(s, 1, n, b->out) != n)
+				b->err = -EIO;
+			return;
+		}
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+}
+
+static void ob_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ob_printf(struct obuf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	ob_put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static const char *type_str(unsigned type)
+{
+	switch (type) {
+	case SM_NODE_CA: return "Channel Adapter";
+	case SM_NODE_SWITCH: return "Switch";
+	case SM_NODE_ROUTER: return "Router";
+	default: return NULL;
+	}
+}
+
+/* "0x%04x %03u " for lid <= 0xffff, port <= 255: 12 bytes */
+static void fmt_lid_port(char *p, unsigned lid, unsigned port)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	p[0] = '0';
+	p[1] = 'x';
+	p[2] = hex[(lid >> 12) & 15];
+	p[3] = hex[(lid >> 8) & 15];
+	p[4] = hex[(lid >> 4) & 15];
+	p[5] = hex[lid & 15];
+	p[6] = ' ';
+	p[7] = (char)('0' + port / 100);
+	p[8] = (char)('0' + port / 10 % 10);
+	p[9] = (char)('0' + port % 10);
+	p[10] = ' ';
+}
+
+struct lid_info {
+	uint32_t off;      /* into text */
+	uint16_t len;
+	uint32_t port;     /* fabric port index or SM_NONE */
+};
+
+int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
+		     const char *comment)
+{
+	static const char unknown[] = ": (node info not available fabric scan)";
+	unsigned plane = l->plane;
+	uint32_t top = l->top_lid;
+	struct lid_info *info = NULL;
+	char *text = NULL;
+	size_t text_len = 0, text_cap = 0;
+	struct obuf *b = NULL;
+	int rc = 0;
+
+	if (plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	info = calloc((size_t)top + 1, sizeof(*info));
+	b = malloc(sizeof(*b));
+	if (!info || !b) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	b->out = out;
+	b->len = 0;
+	b->err = 0;
+
+	/* Destination text of each LID, shared by every switch of the plane. */
+	for (uint32_t lid = 1; lid <= top; lid++) {
+		uint32_t pi = sm_fabric_find_lid(f, plane, (uint16_t)lid);
+		char tmp[SM_DESC_MAX + 128];
+		int n;
+
+		info[lid].port = pi;
+		if (pi == SM_NONE)
+			continue;
+		const struct sm_port *p = &f->ports[pi];
+		const struct sm_node *nd = &f->nodes[p->node];
+		const char *ts = type_str(nd->type);
+		char tbuf[16];
+		if (!ts) {
+			snprintf(tbuf, sizeof(tbuf), "?(%d)?", nd->type);
+			ts = tbuf;
+		}
+		n = snprintf(tmp, sizeof(tmp), ": (%s portguid 0x%016" PRIx64 ": '%s')", ts, p->guid,
+			     nd->desc);
+		if (n < 0)
+			continue;
+		if ((size_t)n >= sizeof(tmp))
+			n = (int)sizeof(tmp) - 1;
+		if (text_len + (size_t)n > text_cap) {
+			size_t nc = text_cap ? text_cap * 2 : 65536;
+			while (nc < text_len + (size_t)n)
+				nc *= 2;
+			char *nt = realloc(text, nc);
+			if (!nt) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			text = nt;
+			text_cap = nc;
+		}
+		memcpy(text + text_len, tmp, (size_t)n);
+		info[lid].off = (uint32_t)text_len;
+		info[lid].len = (uint16_t)n;
+		text_len += (size_t)n;
+	}
+
+	if (comment)
+		ob_printf(b, "# %s\n", comment);
+	for (uint32_t s = 0; s < l->n_switches; s++) {
+		uint32_t node = l->sw_node[s];
+		const struct sm_node *sw = &f->nodes[node];
+		const uint8_t *row = sm_lfts_row(l, s);
+		unsigned last_port_lid = 0, base_port_lid = 0;
+		uint64_t path_guid = 0;
+		unsigned count = 0;
+
+		ob_printf(b, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
+			  top, sm_port(f, node, 0)->lid, sw->guid, sw->desc);
+		ob_put(b, "  Lid  Out   Destination\n       Port     Info \n", 47);
+		for (uint32_t lid = 0; lid <= top; lid++) {
+			unsigned port = row[lid];
+			char line[160];
+
+			if (port > sw->nports)
+				continue;
+			fmt_lid_port(line, lid, port);
+			count++;
+			if (lid <= last_port_lid) {
+				/* dump_fts: later LIDs of an LMC range name the range */
+				int n = snprintf(line + 11, sizeof(line) - 11,
+						 ": (path #%u out of %u: portguid 0x%016" PRIx64 ")\n",
+						 lid - base_port_lid + 1,
+						 last_port_lid - base_port_lid + 1, path_guid);
+				ob_put(b, line, 11 + (size_t)(n > 0 ? n : 0));
+				continue;
+			}
+			ob_put(b, line, 11);
+			if (lid == 0 || info[lid].port == SM_NONE) {
+				ob_put(b, unknown, sizeof(unknown) - 1);
+			} else {
+				const struct sm_port *p = &f->ports[info[lid].port];
+				ob_put(b, text + info[lid].off, info[lid].len);
+				if (p->lmc > 0) {
+					base_port_lid = p->lid;
+					last_port_lid = p->lid + (1u << p->lmc) - 1;
+					path_guid = p->guid;
+				}
+			}
+			ob_put(b, "\n", 1);
+		}
+		ob_printf(b, "%u valid lids dumped \n", count);
+	}
+	ob_flush(b);
+	rc = b->err;
+	if (!rc && (fflush(out) || ferror(out)))
+		rc = -EIO;
+out:
+	free(info);
+	free(text);
+	free(b);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+__attribute__((format(printf, 5, 6)))
+static int rfail(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (err && errlen)
+		snprintf(err, errlen, "%s:%u: %s", name, line, msg);
+	return -EINVAL;
+}
+
+static uint32_t idx_slot(uint64_t guid, uint32_t cap)
+{
+	guid ^= guid >> 31;
+	guid *= 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(guid >> 32) & (cap - 1);
+}
+
+static int idx_grow(struct sm_lftfile *lf)
+{
+	uint32_t cap = lf->idx_cap ? lf->idx_cap * 2 : 256;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < lf->n_sw; i++) {
+		uint32_t h = idx_slot(lf->sw[i].guid, cap);
+		while (keys[h])
+			h = (h + 1) & (cap - 1);
+		keys[h] = lf->sw[i].guid;
+		vals[h] = i;
+	}
+	free(lf->idx_keys);
+	free(lf->idx_vals);
+	lf->idx_keys = keys;
+	lf->idx_vals = vals;
+	lf->idx_cap = cap;
+	return 0;
+}
+
+const struct sm_lftfile_sw *sm_lftfile_find(const struct sm_lftfile *lf, uint64_t guid)
+{
+	if (!lf->idx_cap || !guid)
+		return NULL;
+	uint32_t h = idx_slot(guid, lf->idx_cap);
+	while (lf->idx_keys[h]) {
+		if (lf->idx_keys[h] == guid)
+			return &lf->sw[lf->idx_vals[h]];
+		h = (h + 1) & (lf->idx_cap - 1);
+	}
+	return NULL;
+}
+
+/* Index switch i (already in lf->sw); GUIDs are known to be unique. */
+static int idx_add(struct sm_lftfile *lf, uint32_t i)
+{
+	int rc;
+
+	if ((lf->n_sw) * 2 > lf->idx_cap && (rc = idx_grow(lf)))
+		return rc;
+	uint32_t h = idx_slot(lf->sw[i].guid, lf->idx_cap);
+	while (lf->idx_keys[h])
+		h = (h + 1) & (lf->idx_cap - 1);
+	lf->idx_keys[h] = lf->sw[i].guid;
+	lf->idx_vals[h] = i;
+	return 0;
+}
+
+void sm_lftfile_free(struct sm_lftfile *lf)
+{
+	if (!lf)
+		return;
+	for (uint32_t i = 0; i < lf->n_sw; i++)
+		free(lf->sw[i].ports);
+	free(lf->sw);
+	free(lf->idx_keys);
+	free(lf->idx_vals);
+	free(lf);
+}
+
+static int parse_hex(const char **pp, uint64_t max, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+		return -EINVAL;
+	p += 2;
+	while (isxdigit((unsigned char)*p)) {
+		unsigned d = isdigit((unsigned char)*p) ? (unsigned)(*p - '0') :
+			     (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+		if (++digits > 16 || v > (max - d) / 16)
+			return -ERANGE;
+		v = v * 16 + d;
+		p++;
+	}
+	if (!digits)
+		return -EINVAL;
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/* "Unicast lids [0xA-0xB] of switch PORTID guid 0xG (DESC):" */
+static int parse_header(const char *line, struct sm_lftfile_sw *sw, const char **why)
+{
+	const char *p = line + strlen("Unicast lids");
+	uint64_t v;
+	const char *g, *d, *e;
+
+	while (*p == ' ')
+		p++;
+	if (*p++ != '[' || parse_hex(&p, SM_UNICAST_LID_MAX, &v)) {
+		*why = "cannot parse the LID range";
+		return -EINVAL;
+	}
+	sw->first = (uint16_t)v;
+	if (*p++ != '-' || parse_hex(&p, SM_UNICAST_LID_MAX, &v) || *p != ']') {
+		*why = "cannot parse the LID range";
+		return -EINVAL;
+	}
+	sw->top = (uint16_t)v;
+	if (sw->first > sw->top) {
+		*why = "empty LID range";
+		return -EINVAL;
+	}
+	g = strstr(p, " guid 0x");
+	if (!g) {
+		*why = "no switch guid";
+		return -EINVAL;
+	}
+	const char *lidp = strstr(p, " of switch Lid ");
+	sw->lid = 0;
+	if (lidp && lidp < g) {
+		char *end;
+		unsigned long lid = strtoul(lidp + 15, &end, 10);
+		if (end == lidp + 15 || lid > SM_UNICAST_LID_MAX) {
+			*why = "bad switch LID";
+			return -EINVAL;
+		}
+		sw->lid = (uint16_t)lid;
+	}
+	g += 6;
+	if (parse_hex(&g, UINT64_MAX, &sw->guid) || !sw->guid) {
+		*why = "cannot parse the switch guid";
+		return -EINVAL;
+	}
+	sw->desc[0] = '\0';
+	d = g;
+	if (d[0] == ' ' && d[1] == '(') {
+		d += 2;
+		e = strrchr(d, ')');
+		if (e && e[1] == ':') {
+			size_t n = (size_t)(e - d);
+			if (n > SM_DESC_MAX)
+				n = SM_DESC_MAX;
+			memcpy(sw->desc, d, n);
+			sw->desc[n] = '\0';
+		}
+	}
+	return 0;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *err, size_t errlen)
+{
+	struct sm_lftfile *lf = calloc(1, sizeof(*lf));
+	struct sm_lftfile_sw *cur = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	int in_mcast = 0;
+	int rc = 0;
+
+	if (!lf)
+		return -ENOMEM;
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		const char *p = line;
+		lineno++;
+		if (memchr(line, '\0', (size_t)len)) {
+			rc = rfail(err, errlen, name, lineno, "NUL byte in line");
+			goto out;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			continue;
+		if (*p == '#') {
+			lf->n_comments++;
+			continue;
+		}
+		if (starts(p, "Unicast lids")) {
+			struct sm_lftfile_sw sw;
+			const char *why = "";
+			const struct sm_lftfile_sw *dup;
+
+			memset(&sw, 0, sizeof(sw));
+			in_mcast = 0;
+			if (parse_header(p, &sw, &why)) {
+				rc = rfail(err, errlen, name, lineno, "bad switch header: %s", why);
+				goto out;
+			}
+			dup = sm_lftfile_find(lf, sw.guid);
+			if (dup) {
+				rc = rfail(err, errlen, name, lineno,
+					   "switch 0x%016" PRIx64 " listed twice (first at line %u)",
+					   sw.guid, dup->line);
+				goto out;
+			}
+			sw.line = lineno;
+			sw.ports = malloc((size_t)sw.top + 1);
+			if (!sw.ports) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			memset(sw.ports, SM_LFT_NONE, (size_t)sw.top + 1);
+			if (lf->n_sw == lf->cap_sw) {
+				uint32_t nc = lf->cap_sw ? lf->cap_sw * 2 : 64;
+				struct sm_lftfile_sw *ns = realloc(lf->sw, (size_t)nc * sizeof(*ns));
+				if (!ns) {
+					free(sw.ports);
+					rc = -ENOMEM;
+					goto out;
+				}
+				lf->sw = ns;
+				lf->cap_sw = nc;
+			}
+			lf->sw[lf->n_sw++] = sw;
+			cur = &lf->sw[lf->n_sw - 1];
+			rc = idx_add(lf, lf->n_sw - 1);
+			if (rc)
+				goto out;
+			continue;
+		}
+		if (starts(p, "Multicast mlids")) {
+			in_mcast = 1;
+			cur = NULL;
+			continue;
+		}
+		if (in_mcast)
+			continue;
+		if (starts(p, "0x")) {
+			uint64_t lid;
+			char *end;
+			unsigned long port;
+
+			if (!cur) {
+				rc = rfail(err, errlen, name, lineno,
+					   "LFT entry before any 'Unicast lids' switch header");
+				goto out;
+			}
+			if (parse_hex(&p, 0xffff, &lid) || (*p != ' ' && *p != '\t')) {
+				rc = rfail(err, errlen, name, lineno, "cannot parse the LID");
+				goto out;
+			}
+			while (*p == ' ' || *p == '\t')
+				p++;
+			port = strtoul(p, &end, 10);
+			if (end == p || !isdigit((unsigned char)*p) || (*end && *end != ' ' && *end != '\t') ||
+			    port > 255) {
+				rc = rfail(err, errlen, name, lineno, "cannot parse the port number");
+				goto out;
+			}
+			if (lid < cur->first || lid > cur->top) {
+				rc = rfail(err, errlen, name, lineno,
+					   "LID 0x%04" PRIx64 " outside the switch's range [0x%x-0x%x]",
+					   lid, cur->first, cur->top);
+				goto out;
+			}
+			if (cur->ports[lid] != SM_LFT_NONE) {
+				rc = rfail(err, errlen, name, lineno, "LID 0x%04" PRIx64 " listed twice",
+					   lid);
+				goto out;
+			}
+			cur->ports[lid] = (uint8_t)port;
+			cur->n_entries++;
+			continue;
+		}
+		/* the column headings, the footer and dump_lfts' trailing warning */
+		if (starts(p, "Lid  Out") || starts(p, "Port     Info") || starts(p, "*** WARNING") ||
+		    strstr(p, "lids dumped"))
+			continue;
+		rc = rfail(err, errlen, name, lineno, "unexpected line (not dump_lfts/ibroute output)");
+		goto out;
+	}
+	if (ferror(in)) {
+		rc = rfail(err, errlen, name, lineno, "read error");
+		rc = -EIO;
+	}
+out:
+	free(line);
+	if (rc) {
+		sm_lftfile_free(lf);
+		return rc;
+	}
+	*out = lf;
+	return 0;
+}
+
+int sm_lftfile_load(const char *path, struct sm_lftfile **out, char *err, size_t errlen)
+{
+	FILE *in = fopen(path, "r");
+	int rc;
+
+	if (!in) {
+		rc = -errno;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = sm_lftfile_read(in, path, out, err, errlen);
+	fclose(in);
+	return rc;
+}
+
+int sm_lftfile_apply(const struct sm_lftfile *lf, const struct sm_fabric *f, struct sm_lfts *l,
+		     uint32_t *matched, char *err, size_t errlen)
+{
+	uint32_t m = 0;
+
+	for (uint32_t s = 0; s < l->n_switches; s++) {
+		uint32_t node = l->sw_node[s];
+		const struct sm_node *nd = &f->nodes[node];
+		const struct sm_lftfile_sw *fs = sm_lftfile_find(lf, nd->guid);
+		uint8_t *row = sm_lfts_row(l, s);
+
+		if (!fs)
+			continue;
+		m++;
+		for (uint32_t lid = fs->first; lid <= fs->top; lid++) {
+			uint8_t port = fs->ports[lid];
+			if (port == SM_LFT_NONE)
+				continue;
+			if (port > nd->nports) {
+				if (err && errlen)
+					snprintf(err, errlen,
+						 "line %u: switch 0x%016" PRIx64 " has %u ports, LID 0x%04x routed to port %u",
+						 fs->line, nd->guid, nd->nports, lid, port);
+				return -EINVAL;
+			}
+			if (lid > l->top_lid) {
+				if (err && errlen)
+					snprintf(err, errlen,
+						 "line %u: switch 0x%016" PRIx64 " routes LID 0x%04x, above the plane's top LID 0x%04x",
+						 fs->line, nd->guid, lid, l->top_lid);
+				return -EINVAL;
+			}
+			row[lid] = port;
+		}
+	}
+	if (matched)
+		*matched = m;
+	return 0;
+}

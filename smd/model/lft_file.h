@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_LFTFILE_H
+#define SMD_LFTFILE_H
+/*
+ * DOC: LFT files in the dump_lfts / ibroute text format
+ *
+ * Writer: one block per switch, byte for byte what infiniband-diags'
+ * dump_fts (behind dump_lfts) prints for a switch, except that the header
+ * names the switch by "Lid N" (as `ibroute LID` does) instead of a DR path
+ * from some SM port, which a dry-run does not have:
+ *
+ *   Unicast lids [0x0-0xTOP] of switch Lid N guid 0x%016x (DESC):
+ *     Lid  Out   Destination
+ *          Port     Info 
+ *   0x0001 003 : (Channel Adapter portguid 0x...: 'DESC')
+ *   0x0009 004 : (path #2 out of 2: portguid 0x...)     (LMC > 0)
+ *   N valid lids dumped 
+ *
+ * Entries are printed for LIDs 0..TOP whose port is <= the switch's port
+ * count (SM_LFT_NONE = 255 is skipped, as dump_fts does without -a). The
+ * "path #k out of n" form follows dump_fts' rule: after a destination whose
+ * LMC is > 0, the following LIDs of its range use it (state reset per
+ * switch). TOP is the LFT's top LID (LinearFDBTop as an SM would set it).
+ * Planes are separated by a "# ..." comment line: OpenSM's file engine
+ * (osm_ucast_file.c) skips lines starting with '#' after blanks, and ignores
+ * every line that starts neither with "Unicast lids" nor with "0x".
+ *
+ * Reader: parses that format (dump_lfts output including its trailing
+ * warning lines, ibroute output, our files) into per-switch tables keyed
+ * by switch GUID, independent of any fabric. Untrusted input: malformed
+ * lines are "FILE:LINE: ..." errors, never crashes. Multicast sections
+ * ("Multicast mlids ...") are skipped.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/fabric.h"
+#include "routing/engine.h"
+
+/*
+ * Write every switch of l's plane. With `comment` non-NULL, a line
+ * "# COMMENT" is written first. 0 or -EIO (stream error) / -ENOMEM.
+ */
+int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
+		     const char *comment);
+
+struct sm_lftfile_sw {
+	uint64_t guid;           /* switch node GUID from the header */
+	uint16_t lid;            /* "Lid N" in the header, 0 for a DR-path header */
+	uint16_t first, top;     /* the header's [first-top] range */
+	unsigned line;           /* header line */
+	uint32_t n_entries;      /* entry lines read */
+	char desc[SM_DESC_MAX + 1];
+	uint8_t *ports;          /* [top+1]; SM_LFT_NONE where no entry */
+};
+
+struct sm_lftfile {
+	struct sm_lftfile_sw *sw;
+	uint32_t n_sw, cap_sw;
+	unsigned n_comments;     /* '#' lines seen (plane separators) */
+	/* GUID index: open addressing over sw[] */
+	uint64_t *idx_keys;
+	uint32_t *idx_vals;
+	uint32_t idx_cap;
+};
+
+/* 0 and *out, or a negative errno with "NAME:LINE: ..." in err. */
+int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *err, size_t errlen);
+int sm_lftfile_load(const char *path, struct sm_lftfile **out, char *err, size_t errlen);
+void sm_lftfile_free(struct sm_lftfile *lf);   /* accepts NULL */
+
+const struct sm_lftfile_sw *sm_lftfile_find(const struct sm_lftfile *lf, uint64_t guid);
+
+/*
+ * Copy the entries of every file switch that is a switch of l's plane
+ * in f into l (rows of switches absent from the file are left as they
+ * are). *matched = switches of the plane found in the file. -EINVAL with
+ * a message if an entry names a port the switch does not have or a LID
+ * above l->top_lid.
+ */
+int sm_lftfile_apply(const struct sm_lftfile *lf, const struct sm_fabric *f, struct sm_lfts *l,
+		     uint32_t *matched, char *err, size_t errlen);
+
+#endif

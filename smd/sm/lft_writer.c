@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* DOC: LFT shadow and block diff (see sm_lft.h). */
+#include "sm/lft_writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sm_lft_shadow_init(struct sm_lft_shadow *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void sm_lft_shadow_free(struct sm_lft_shadow *s)
+{
+	if (!s)
+		return;
+	free(s->ent);
+	free(s->known);
+	memset(s, 0, sizeof(*s));
+}
+
+int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks)
+{
+	if (n_blocks > SM_LFT_MAX_BLOCKS)
+		return -EINVAL;
+	if (n_blocks <= s->n_blocks)
+		return 0;
+	uint8_t *e = realloc(s->ent, (size_t)n_blocks * SM_LFT_BLOCK);
+	if (!e)
+		return -ENOMEM;
+	s->ent = e;
+	uint8_t *k = realloc(s->known, n_blocks);
+	if (!k)
+		return -ENOMEM;
+	s->known = k;
+	memset(s->ent + (size_t)s->n_blocks * SM_LFT_BLOCK, SM_LFT_NONE,
+	       (size_t)(n_blocks - s->n_blocks) * SM_LFT_BLOCK);
+	memset(s->known + s->n_blocks, 0, n_blocks - s->n_blocks);
+	s->n_blocks = (uint16_t)n_blocks;
+	return 0;
+}
+
+int sm_lft_shadow_store(struct sm_lft_shadow *s, unsigned b, const uint8_t *data)
+{
+	int rc = sm_lft_shadow_reserve(s, b + 1);
+	if (rc)
+		return rc;
+	memcpy(s->ent + (size_t)b * SM_LFT_BLOCK, data, SM_LFT_BLOCK);
+	s->known[b] = 1;
+	return 0;
+}
+
+void sm_lft_shadow_forget(struct sm_lft_shadow *s)
+{
+	if (s->known)
+		memset(s->known, 0, s->n_blocks);
+	s->top = 0;
+}
+
+void sm_lft_block(const uint8_t *row, uint16_t top, unsigned b, uint8_t out[SM_LFT_BLOCK])
+{
+	unsigned first = b * SM_LFT_BLOCK;
+	unsigned n = 0;
+	if (first <= top)
+		n = (unsigned)top - first + 1 < SM_LFT_BLOCK ? (unsigned)top - first + 1 : SM_LFT_BLOCK;
+	if (n)
+		memcpy(out, row + first, n);
+	memset(out + n, SM_LFT_NONE, SM_LFT_BLOCK - n);
+}
+
+unsigned sm_lft_blocks_to_read(uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
+{
+	unsigned nb = sm_lft_nblocks(top), c = 0;
+	for (unsigned b = 0; b < nb; b++) {
+		if (b < s->n_blocks && s->known[b])
+			continue;
+		if (b * SM_LFT_BLOCK > s->top)
+			break;
+		out[c++] = (uint16_t)b;
+	}
+	return c;
+}
+
+unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
+{
+	uint8_t blk[SM_LFT_BLOCK];
+	unsigned nb = sm_lft_nblocks(top), c = 0;
+	for (unsigned b = 0; b < nb; b++) {
+		if (b < s->n_blocks && s->known[b]) {
+			sm_lft_block(row, top, b, blk);
+			if (!memcmp(blk, s->ent + (size_t)b * SM_LFT_BLOCK, SM_LFT_BLOCK))
+				continue;
+		}
+		out[c++] = (uint16_t)b;
+	}
+	return c;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_LFT_H
+#define SMD_SM_LFT_H
+/*
+ * DOC: LFT shadow and block diff
+ *
+ * A switch's linear forwarding table is written in blocks of 64 entries
+ * (Set LinearForwardingTable, attribute modifier = block number). smd keeps
+ * a shadow of what each switch holds: the entries, and per block whether the
+ * shadow is known to mirror the switch (read back with Get, or written by
+ * us and acknowledged). Programming a new table writes exactly the blocks
+ * that are unknown or differ, so a fabric that already holds the right
+ * tables costs no LFT writes at all.
+ *
+ * The last block of a row is padded with SM_LFT_NONE beyond top: the switch
+ * ignores entries above LinearFDBTop, but keeping them invalid means raising
+ * the top later never exposes stale routes.
+ */
+#include <stdint.h>
+#include "routing/engine.h"
+#include "mad/codec.h"   /* SM_LFT_BLOCK (64 entries), SM_LFT_MAX_BLOCKS (768) */
+
+struct sm_lft_shadow {
+	uint8_t *ent;       /* n_blocks * 64 entries */
+	uint8_t *known;     /* [n_blocks]: 1 if ent[] mirrors the switch for that block */
+	uint16_t n_blocks;  /* allocated blocks */
+	uint16_t top;       /* LinearFDBTop the switch holds (as last read or set) */
+};
+
+void sm_lft_shadow_init(struct sm_lft_shadow *s);
+void sm_lft_shadow_free(struct sm_lft_shadow *s);      /* accepts NULL */
+/* Grow to at least n_blocks (<= SM_LFT_MAX_BLOCKS); new blocks unknown. */
+int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks);
+/* Record that block b of the switch holds data[64] (read back or written). */
+int sm_lft_shadow_store(struct sm_lft_shadow *s, unsigned b, const uint8_t *data);
+/* Forget everything (the switch was reset or replaced). */
+void sm_lft_shadow_forget(struct sm_lft_shadow *s);
+
+/* Number of blocks a row up to `top` occupies. */
+static inline unsigned sm_lft_nblocks(uint16_t top)
+{
+	return (unsigned)top / SM_LFT_BLOCK + 1;
+}
+
+/* Block b of a row with entries 0..top, padded with SM_LFT_NONE. */
+void sm_lft_block(const uint8_t *row, uint16_t top, unsigned b, uint8_t out[SM_LFT_BLOCK]);
+
+/*
+ * Blocks worth reading before diffing: unknown blocks of the wanted range
+ * that lie at or below the switch's current top (above it the switch's
+ * content is meaningless, so we write without reading). Writes block
+ * numbers to out (room for sm_lft_nblocks(top)); returns the count.
+ */
+unsigned sm_lft_blocks_to_read(uint16_t top, const struct sm_lft_shadow *s, uint16_t *out);
+
+/*
+ * Blocks to write so the switch holds row[0..top]: unknown or different.
+ * Writes block numbers to out (room for sm_lft_nblocks(top)); returns the count.
+ */
+unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out);
+
+#endif

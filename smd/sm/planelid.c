@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: plane-consistent LIDs (see planelid.h)
+ *
+ * Owns a key -> (LID, LMC) map and a bitmap of LIDs taken over all
+ * planes, both under one mutex. The persisted form reuses the guid2lid
+ * reader and atomic writer of the LID manager (the key stands in for the
+ * GUID).
+ */
+#include "sm/planelid.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sm_plane_lids {
+	pthread_mutex_t mu;
+	struct sm_guid_map map;          /* key -> lid | lmc << 16 */
+	uint64_t *keys;                  /* insertion order, for saving */
+	uint32_t n_keys, cap_keys;
+	uint8_t used[SM_LID_SPACE];      /* 1 = taken by a host key */
+	uint8_t sw_count[SM_LID_SPACE];  /* planes using the LID for a switch */
+	uint8_t *sw_used[SM_MAX_PLANES]; /* per plane: LID used by a switch (lazily allocated) */
+	unsigned lmc;
+	int dirty;
+	char path[4096];
+	sm_note_fn *note;
+	void *note_arg;
+	struct sm_plane_lids_stats st;
+};
+
+static void note(struct sm_plane_lids *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct sm_plane_lids *pl, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	if (!pl->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pl->note(pl->note_arg, buf);
+}
+
+static uint64_t fnv64(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+uint64_t sm_plane_lids_key(const struct sm_fabric *f, uint32_t port_index)
+{
+	const struct sm_port *pt = &f->ports[port_index];
+	const struct sm_node *nd = &f->nodes[pt->node];
+
+	if (nd->type == SM_NODE_SWITCH)
+		return nd->guid;
+	if (nd->sysimg_guid)
+		return nd->sysimg_guid;
+	size_t n = strcspn(nd->desc, " \t");
+	if (n)
+		return fnv64(nd->desc, n) | (1ULL << 63);
+	return pt->guid;
+}
+
+static int add_key(struct sm_plane_lids *pl, uint64_t key, uint16_t lid, unsigned lmc)
+{
+	if (pl->n_keys == pl->cap_keys) {
+		uint32_t nc = pl->cap_keys ? pl->cap_keys * 2 : 256;
+		uint64_t *k = realloc(pl->keys, (size_t)nc * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		pl->keys = k;
+		pl->cap_keys = nc;
+	}
+	int rc = sm_guid_map_put(&pl->map, key, (uint32_t)lid | (uint32_t)lmc << 16);
+	if (rc)
+		return rc;
+	pl->keys[pl->n_keys++] = key;
+	for (unsigned i = 0; i < (1u << lmc); i++)
+		pl->used[lid + i] = 1;
+	pl->st.keys++;
+	return 0;
+}
+
+/* Free for a host: no host and no switch of any plane on any LID of the range. */
+static int range_free(const struct sm_plane_lids *pl, unsigned lid, unsigned lmc)
+{
+	unsigned span = 1u << lmc;
+	if (!lid || lid % span || lid + span - 1 > SM_UNICAST_LID_MAX)
+		return 0;
+	for (unsigned i = 0; i < span; i++)
+		if (pl->used[lid + i] || pl->sw_count[lid + i])
+			return 0;
+	return 1;
+}
+
+/* Free for a switch of `plane`: no host anywhere, no switch of this plane. */
+static int sw_free(const struct sm_plane_lids *pl, unsigned plane, unsigned lid)
+{
+	return lid && lid <= SM_UNICAST_LID_MAX && !pl->used[lid] && !pl->sw_used[plane][lid];
+}
+
+static uint16_t lowest_free(const struct sm_plane_lids *pl, unsigned lmc)
+{
+	unsigned span = 1u << lmc;
+	for (unsigned lid = span; lid + span - 1 <= SM_UNICAST_LID_MAX; lid += span)
+		if (range_free(pl, lid, lmc))
+			return (uint16_t)lid;
+	return 0;
+}
+
+static void sw_take(struct sm_plane_lids *pl, unsigned plane, unsigned lid)
+{
+	pl->sw_used[plane][lid] = 1;
+	pl->sw_count[lid]++;
+}
+
+int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note_fn, void *note_arg,
+		       struct sm_plane_lids **out, char *err, size_t errlen)
+{
+	struct sm_plane_lids *pl;
+	struct sm_lidmgr m;
+	int rc;
+
+	*out = NULL;
+	if (lmc > 7) {
+		snprintf(err, errlen, "LMC %u out of range 0-7", lmc);
+		return -EINVAL;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return -ENOMEM;
+	pthread_mutex_init(&pl->mu, NULL);
+	pl->lmc = lmc;
+	pl->note = note_fn;
+	pl->note_arg = note_arg;
+	if (!state_dir) {
+		*out = pl;
+		return 0;
+	}
+	snprintf(pl->path, sizeof(pl->path), "%s/plane-lids", state_dir);
+	sm_lidmgr_init(&m);
+	rc = sm_lidmgr_load(&m, pl->path, err, errlen);
+	if (rc == -ENOENT) {
+		rc = 0;  /* first start */
+	} else if (!rc) {
+		for (uint32_t i = 0; i < m.n && !rc; i++) {
+			const struct sm_lid_entry *e = &m.e[i];
+			unsigned span = (unsigned)e->last - e->first + 1, l = 0;
+			while ((1u << l) < span)
+				l++;
+			if (!range_free(pl, e->first, l)) {
+				snprintf(err, errlen, "%s:%u: LID %u of key 0x%016llx is also held by another key",
+					 pl->path, e->line, e->first, (unsigned long long)e->guid);
+				rc = -EINVAL;
+				break;
+			}
+			rc = add_key(pl, e->guid, e->first, l);
+		}
+		pl->st.keys = pl->n_keys;
+	}
+	sm_lidmgr_clear(&m);
+	if (rc) {
+		sm_plane_lids_free(pl);
+		return rc;
+	}
+	*out = pl;
+	return 0;
+}
+
+void sm_plane_lids_free(struct sm_plane_lids *pl)
+{
+	if (!pl)
+		return;
+	sm_guid_map_free(&pl->map);
+	free(pl->keys);
+	for (unsigned p = 0; p < SM_MAX_PLANES; p++)
+		free(pl->sw_used[p]);
+	pthread_mutex_destroy(&pl->mu);
+	free(pl);
+}
+
+int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen)
+{
+	struct sm_lidmgr m;
+	int rc = 0;
+
+	pthread_mutex_lock(&pl->mu);
+	if (!pl->path[0] || !pl->dirty)
+		goto out;
+	sm_lidmgr_init(&m);
+	m.e = calloc((size_t)pl->n_keys + 1, sizeof(*m.e));
+	if (!m.e) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < pl->n_keys; i++) {
+		uint32_t v = sm_guid_map_get(&pl->map, pl->keys[i]);
+		m.e[i].guid = pl->keys[i];
+		m.e[i].first = (uint16_t)(v & 0xffff);
+		m.e[i].last = (uint16_t)((v & 0xffff) + (1u << (v >> 16)) - 1);
+	}
+	m.n = m.cap = pl->n_keys;
+	rc = sm_lidmgr_save(&m, pl->path, err, errlen);
+	sm_lidmgr_clear(&m);
+	if (!rc)
+		pl->dirty = 0;
+out:
+	pthread_mutex_unlock(&pl->mu);
+	return rc;
+}
+
+struct want_port {
+	uint64_t key;        /* host key (hosts) or node GUID (switches) */
+	uint64_t guid;       /* port GUID: tie-break, deterministic */
+	uint32_t port;
+	uint8_t is_switch;
+};
+
+/* Hosts first, by key; then switches by GUID: the same order in every plane. */
+static int cmp_want(const void *a, const void *b)
+{
+	const struct want_port *x = a, *y = b;
+	if (x->is_switch != y->is_switch)
+		return x->is_switch ? 1 : -1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+static int want_host(struct sm_plane_lids *pl, unsigned plane, const struct want_port *w,
+		     struct sm_guid_map *seen, uint16_t have, uint16_t *out)
+{
+	uint64_t key = w->key;
+	int rc;
+
+	if (sm_guid_map_get(seen, key) != SM_NONE) {
+		/* a second port of one host in this plane: it cannot share the host's LID */
+		key = w->guid;
+		pl->st.conflicts++;
+		note(pl, "plane %u: host of port 0x%016llx has another port in this plane; it gets a LID of its own",
+		     plane, (unsigned long long)w->guid);
+	}
+	uint32_t v = sm_guid_map_get(&pl->map, key);
+	if (v != SM_NONE) {
+		*out = (uint16_t)(v & 0xffff);
+		pl->st.from_table++;
+	} else {
+		uint16_t lid;
+		if (have && range_free(pl, have, pl->lmc)) {
+			lid = have;
+			pl->st.inherited++;
+		} else {
+			if (have) {
+				pl->st.conflicts++;
+				note(pl, "plane %u: port 0x%016llx held LID %u, which another host or a switch holds across the planes; moving it",
+				     plane, (unsigned long long)w->guid, have);
+			}
+			lid = lowest_free(pl, pl->lmc);
+			if (!lid)
+				return -ENOSPC;
+			pl->st.fresh++;
+		}
+		rc = add_key(pl, key, lid, pl->lmc);
+		if (rc)
+			return rc;
+		pl->dirty = 1;
+		*out = lid;
+	}
+	if (sm_guid_map_get(seen, key) == SM_NONE)
+		return sm_guid_map_put(seen, key, w->port);
+	return 0;
+}
+
+int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsigned plane,
+		       const uint16_t *cur, uint16_t *want)
+{
+	struct want_port *w;
+	struct sm_guid_map seen = { 0 };   /* host keys already given a port in this plane */
+	uint32_t n = 0;
+	int rc = 0;
+
+	if (plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	w = malloc(((size_t)f->n_ports + 1) * sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct sm_node *nd = &f->nodes[i];
+		if (nd->plane != plane)
+			continue;
+		for (unsigned p = nd->type == SM_NODE_SWITCH ? 0 : 1; p <= nd->nports; p++) {
+			uint32_t port = nd->port0 + p;
+			if (!f->ports[port].guid)
+				continue;
+			w[n].key = sm_plane_lids_key(f, port);
+			w[n].guid = f->ports[port].guid;
+			w[n].port = port;
+			w[n++].is_switch = nd->type == SM_NODE_SWITCH;
+			if (nd->type == SM_NODE_SWITCH)
+				break;  /* port 0 only */
+		}
+	}
+	qsort(w, n, sizeof(*w), cmp_want);
+	pthread_mutex_lock(&pl->mu);
+	if (!pl->sw_used[plane] && !(pl->sw_used[plane] = calloc(SM_LID_SPACE, 1))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* this plane's switch LIDs are recomputed on every call (a sweep retry, a new sweep) */
+	for (unsigned lid = 0; lid < SM_LID_SPACE; lid++)
+		if (pl->sw_used[plane][lid]) {
+			pl->sw_used[plane][lid] = 0;
+			pl->sw_count[lid]--;
+		}
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		uint16_t have = cur ? cur[w[i].port] : 0;
+		if (!w[i].is_switch) {
+			rc = want_host(pl, plane, &w[i], &seen, have, &want[w[i].port]);
+			continue;
+		}
+		uint16_t lid = have;
+		if (!sw_free(pl, plane, lid)) {
+			if (lid) {
+				pl->st.conflicts++;
+				note(pl, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
+				     plane, (unsigned long long)w[i].guid, lid);
+			}
+			for (lid = 1; lid <= SM_UNICAST_LID_MAX && !sw_free(pl, plane, lid); lid++)
+				;
+			if (lid > SM_UNICAST_LID_MAX) {
+				rc = -ENOSPC;
+				break;
+			}
+		}
+		sw_take(pl, plane, lid);
+		want[w[i].port] = lid;
+	}
+out:
+	pthread_mutex_unlock(&pl->mu);
+	sm_guid_map_free(&seen);
+	free(w);
+	return rc;
+}
+
+void sm_plane_lids_stats(struct sm_plane_lids *pl, struct sm_plane_lids_stats *st)
+{
+	pthread_mutex_lock(&pl->mu);
+	*st = pl->st;
+	pthread_mutex_unlock(&pl->mu);
+}

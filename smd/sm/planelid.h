@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_PLANELID_H
+#define SMD_PLANELID_H
+/*
+ * DOC: plane-consistent LIDs
+ *
+ * In a multi-plane fabric the NIC of host H gets the same LID in every
+ * plane, so software addresses a host identically on any plane. One
+ * sm_plane_lids object is shared by the bring-up threads of all planes
+ * (a mutex guards it); each plane asks it for the LIDs of its ports just
+ * before its own LID phase, so a slow or dead plane never holds the
+ * others back.
+ *
+ * Keys: a CA port is keyed by its host: the system image GUID when the
+ * NIC reports one, else a hash of the host name in its node description
+ * (text before the first space, tagged with bit 63 set), else its port
+ * GUID. Host LIDs are unique over all planes and never used by a switch
+ * of any plane; a switch LID is unique within its plane.
+ *
+ * Order: each plane takes its hosts in host-key order (the same order in
+ * every plane), then its switches in GUID order. A host key seen for the
+ * first time keeps the LID its port already holds (inherited from a
+ * previous SM) if aligned and free across the planes, else gets the lowest
+ * free aligned range of 2^LMC LIDs. A switch keeps its current LID if no
+ * host and no other switch of its plane holds it, else gets the lowest
+ * such LID; a plane's switch LIDs are recomputed on each call. Conflicts
+ * (an inherited LID held elsewhere, two ports of one host in one plane)
+ * are resolved by these rules, counted and reported through the note
+ * callback.
+ *
+ * Determinism: when all planes see the same hosts, host LIDs do not depend
+ * on which plane asks first. When planes differ (a NIC missing in one
+ * plane), the order planes finish discovery can change which host gets
+ * which fresh LID on a first start; the host table is persisted
+ * (STATE_DIR/plane-lids, guid2lid format with host keys for GUIDs), so
+ * every later start reproduces it. Switch LIDs are not persisted there:
+ * switches keep the LID they hold in the fabric.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "model/fabric.h"
+#include "sm/lidmgr.h"
+
+struct sm_plane_lids;
+
+struct sm_plane_lids_stats {
+	uint32_t keys;          /* hosts and switches in the table */
+	uint32_t from_table;    /* ports given their key's existing LID */
+	uint32_t inherited;     /* new keys that kept the LID the port held */
+	uint32_t fresh;         /* new keys given a fresh LID */
+	uint32_t conflicts;     /* inherited LIDs refused, duplicate NICs in one plane */
+};
+
+/*
+ * Open the shared table. state_dir NULL: nothing persisted. An existing
+ * STATE_DIR/plane-lids file is loaded (bad content: -EINVAL, message in
+ * err). lmc 0..7 applies to CA ports; switches always use one LID.
+ */
+int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note, void *note_arg,
+		       struct sm_plane_lids **out, char *err, size_t errlen);
+void sm_plane_lids_free(struct sm_plane_lids *pl);  /* accepts NULL */
+
+/* Persist the table (atomic write) if it changed. 0 or -errno with err. */
+int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen);
+
+/*
+ * Fill want[port index] with the LID every LID-bearing port of `plane` of
+ * f must get (switch port 0, CA/router ports with a GUID); other entries
+ * are left alone. cur (may be NULL) holds the LIDs ports have now.
+ * Thread-safe. 0, -ENOSPC (LID space exhausted), -ENOMEM.
+ */
+int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsigned plane,
+		       const uint16_t *cur, uint16_t *want);
+
+/* The key a port is identified by (see DOC). */
+uint64_t sm_plane_lids_key(const struct sm_fabric *f, uint32_t port_index);
+
+void sm_plane_lids_stats(struct sm_plane_lids *pl, struct sm_plane_lids_stats *st);
+
+#endif

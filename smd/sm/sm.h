@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_H
+#define SMD_SM_H
+/*
+ * DOC: SM core (one plane)
+ *
+ * Brings one subnet up over one transport, in phases:
+ *   discover  heavy sweep: level-synchronous BFS over directed-route paths
+ *             from the SM's port (sm_sweep.c). Per node one NodeInfo per
+ *             link end reached, one NodeDescription, SwitchInfo (switches),
+ *             PortInfo of every switch port / reached CA port; a port is
+ *             probed (NodeInfo through it) only if it is up and its peer is
+ *             still unknown after the previous level, so a link costs one
+ *             NodeInfo. Inconsistencies (a port linked twice, a node that
+ *             changed type, a probe lost behind a port that then went down,
+ *             a trap) restart the sweep, at most cfg.sweep_retries times.
+ *             PortStateChange read set is cleared at once (Set SwitchInfo
+ *             writing 1). With cfg.incremental and a valid struct sm_state
+ *             (below), the sweep is first tried incrementally: the state's
+ *             fabric patched with what the switches that flag
+ *             PortStateChange show (sm_sweep_delta(), sm_priv.h).
+ *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
+ *             fresh), the table saved atomically in cfg.state_dir, then
+ *             Set PortInfo (LID, LMC, SM LID, subnet prefix) on every
+ *             switch port 0 and CA port whose values differ.
+ *   route     the engine chain (routing/registry.h), validated.
+ *   program   per switch: SwitchInfo LinearFDBTop, then only the LFT blocks
+ *             that differ (sm_lft.h). Blocks of a switch that was configured
+ *             before (port 0 has a LID) are read back first, unless a
+ *             struct sm_state (below) still knows them; a switch without a
+ *             LID has never been programmed, so it is written without
+ *             reading.
+ *   activate  Set PortInfo ARMED on every link port in INIT (switch
+ *             external ports and CA ports, the SM's own included), then
+ *             ACTIVE on every ARMED port.
+ * Everything within a phase is submitted at once to the transaction engine,
+ * which keeps cfg.txn.window SMPs in flight (cfg.txn.per_dest per node).
+ *
+ * A second run on a configured fabric keeps every LID (they come back from
+ * the file or the fabric), writes no LFT block and sets no PortInfo.
+ *
+ * Library code: nothing is logged; notes (LID conflicts, unresponsive
+ * ports, sweep retries) go to the note callback, errors to err.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/fabric.h"
+#include "sm/lidmgr.h"
+#include "mad/txn.h"
+
+struct sm_chain;
+struct sm_lfts;
+struct sm_keys;
+
+struct sm_cfg {
+	unsigned plane;              /* plane index the fabric is built into */
+	unsigned lmc;                /* 0..7 */
+	uint64_t subnet_prefix;      /* default 0xfe80000000000000 */
+	uint8_t subnet_timeout;      /* PortInfo.SubnetTimeout, default 18 (as OpenSM) */
+	const char *state_dir;       /* guid2lid is kept here; NULL: do not persist */
+	const char *guid2lid;        /* read LIDs from this file (OpenSM's) instead of state_dir's */
+	unsigned sweep_retries;      /* extra heavy sweeps when the fabric changes, default 3 */
+	bool read_lfts;              /* read back LFT blocks of configured switches (default true) */
+	/*
+	 * With a valid state (sm_bringup_state): sweep incrementally (see
+	 * sm_state): SwitchInfo of every known switch, PortInfo only at switches
+	 * that flag PortStateChange, links that went down removed; anything
+	 * else (a port up, a switch silent or reset, a trap meanwhile) falls
+	 * back to the full sweep. Default false (the daemon sets it for sweeps
+	 * caused by traps and light sweeps).
+	 */
+	bool incremental;
+	/*
+	 * A plane that stops answering is given up fast: when this many SMPs in
+	 * a row are lost (retries exhausted) with no answer at all in between,
+	 * the phase fails with -ETIMEDOUT instead of timing out every request
+	 * that is left. Default 64; 0 disables.
+	 */
+	unsigned dead_after;
+	/*
+	 * Traffic profile (smd/model/profile.h) for the routing engines (hotpath,
+	 * planes). Resolved against each swept fabric anew, so port indices are
+	 * always this sweep's. A profile that does not load fails the route
+	 * phase with its FILE:LINE message; one none of whose endpoints is in
+	 * this plane is noted and the plane routed without it. NULL: none.
+	 */
+	const char *profile_path;
+	struct sm_txn_cfg txn;
+	/*
+	 * Multi-plane (smd/sm/planelid.h): fill want[port index] with the LID each
+	 * LID-bearing port of the plane must get, given the LIDs they hold now
+	 * (cur). The LID manager then keeps those (they win over the fabric's
+	 * LIDs); with this hook the per-plane guid2lid file is not used. NULL: off.
+	 */
+	int (*lid_want)(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
+			uint16_t *want);
+	void *lid_want_arg;
+	/*
+	 * Called once at the end of a successful bring-up with the discovered
+	 * fabric (with its LIDs) and the LFTs as they now are on the switches.
+	 * Both are only valid during the call (copy what you keep). From the
+	 * plane's thread. NULL: off.
+	 */
+	void (*routed)(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts);
+	void *routed_arg;
+	/*
+	 * Progress (smctl): called as each phase of a bring-up starts, with
+	 * its enum sm_phase value, from the plane's thread. NULL: off.
+	 */
+	void (*phase)(void *arg, unsigned plane, unsigned phase);
+	void *phase_arg;
+	sm_note_fn *note;            /* notes for the log; may be NULL */
+	void *note_arg;
+	/*
+	 * M_Key (smd/sm/mkey.h): keys->mkey goes into every SMP header; every
+	 * PortInfo Set writes keys->set_mkey, protect bits and lease, and a
+	 * LID port whose M_Key fields differ is Set. NULL: M_Key 0 everywhere
+	 * (and M_Key fields are not compared). Not owned.
+	 */
+	const struct sm_keys *keys;
+};
+void sm_cfg_default(struct sm_cfg *cfg);
+
+enum sm_phase { SM_PH_DISCOVER, SM_PH_LIDS, SM_PH_ROUTE, SM_PH_PROGRAM, SM_PH_ACTIVATE, SM_PH_COUNT };
+const char *sm_phase_name(unsigned ph);
+
+struct sm_summary {
+	struct sm_fabric_counts counts;
+	struct sm_lidmgr_stats lids;
+	unsigned sweeps;             /* heavy sweeps run (1 = consistent at once) */
+	uint32_t unresponsive;       /* up ports whose neighbour never answered */
+	uint16_t sm_lid;
+	uint16_t top_lid;
+	const char *engine;          /* engine that routed (static string) */
+	uint32_t profile_flows;      /* flows of the profile resolved in this fabric (0: none) */
+	struct sm_txn_stats txn;     /* SMP counters, by attribute too */
+	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
+	uint32_t switchinfo_sets;
+	uint32_t portinfo_lid_sets;  /* Set PortInfo for LID/SM LID/prefix */
+	uint32_t portinfo_state_sets;/* Set PortInfo for ARMED/ACTIVE */
+	uint32_t link_ports;         /* ports that should be ACTIVE */
+	uint32_t active_ports;       /* ... that are ACTIVE at the end */
+	uint32_t set_errors;         /* Sets answered with a bad status or lost */
+	uint32_t mkey_foreign;       /* LID ports protected by an M_Key smd does not hold */
+	uint64_t mkey_violations;    /* sum of the M_KeyViolations counters read from those ports */
+	/* with a struct sm_state (sm_bringup_state) */
+	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
+	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */
+	uint32_t psc_cleared;        /* SwitchInfo Sets clearing PortStateChange */
+	uint32_t incremental;        /* 1: the incremental sweep sufficed (no full discovery) */
+	uint32_t delta_links_down;   /* ... links it removed */
+	uint32_t delta_switches_read;/* ... switches whose ports it read */
+	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
+	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
+	char state_err[512];         /* the first such error, naming the file */
+	double phase_s[SM_PH_COUNT];
+	double total_s;
+};
+
+/*
+ * Bring the subnet behind transport t up. On success returns 0 and, if
+ * fabric_out is not NULL, the discovered fabric with its LIDs (caller
+ * frees). On failure a negative errno and a message in err; sum is filled
+ * as far as the run got.
+ */
+int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
+	       struct sm_summary *sum, struct sm_fabric **fabric_out, char *err, size_t errlen);
+
+/*
+ * DOC: state across bring-ups (the daemon's per-plane memory)
+ *
+ * A struct sm_state remembers, per plane, what the last heavy sweep found
+ * and programmed: the fabric (GUIDs, links, LIDs), the DR path of every node
+ * and, per switch GUID, the LFT shadow (blocks known to be on the switch,
+ * LinearFDBTop). sm_bringup_state() uses it so that a heavy sweep of a
+ * configured fabric reads no LFT block back: a switch's shadow is trusted
+ * when the switch is known by GUID, its port 0 still has the LID we gave it
+ * and its LinearFDBTop is what we left. Anything else (a new switch, one
+ * that rebooted: LID 0 / top 0, one another SM reprogrammed: other LID or
+ * top) is unknown and read back (cfg.read_lfts) or rewritten. Blocks are
+ * then written only where the new tables differ from the shadow.
+ *
+ * Limitation (stated): LFT entries changed behind our back without the
+ * switch's LID or top changing (e.g. an admin's ibroute tool writing one
+ * block) are not seen; sm_state_forget() (smctl resweep --heavy) makes
+ * every switch unknown again.
+ *
+ * The state is updated by every bring-up that reached the program phase
+ * (the shadow then mirrors what the switches acknowledged, even if the
+ * bring-up failed later); it is marked valid only by a successful one.
+ * sm_light_sweep() needs a valid state.
+ *
+ * Not thread-safe: one state per plane, used by that plane's thread.
+ */
+struct sm_state;
+int sm_state_new(struct sm_state **out);            /* 0 or -ENOMEM */
+void sm_state_free(struct sm_state *s);             /* accepts NULL */
+/* Forget every shadow (next heavy sweep reads LFTs back) and invalidate. */
+void sm_state_forget(struct sm_state *s);
+bool sm_state_valid(const struct sm_state *s);
+/* Switches the state knows (0 without a valid state). */
+uint32_t sm_state_switches(const struct sm_state *s);
+
+/* sm_bringup() with a state (NULL state: exactly sm_bringup()). */
+int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struct sm_cfg *cfg,
+		     struct sm_state *state, struct sm_summary *sum, struct sm_fabric **fabric_out,
+		     char *err, size_t errlen);
+
+/*
+ * Light sweep: one Get SwitchInfo per switch the state knows, along its
+ * remembered DR path. A change is: a switch
+ * that does not answer (or answers badly), PortStateChange set (a port of it
+ * went down or came up; the heavy sweep clears it, as IBA says, by writing
+ * 1), LinearFDBTop other than what we left (reset or reprogrammed), a trap
+ * 128 arriving meanwhile (the SM's own link down shows as switches that do
+ * not answer). Nothing is written.
+ * Returns 1 when a heavy sweep is needed (why says the first reason; also
+ * when the state is not valid), 0 when nothing changed, -errno on a hard
+ * error (err).
+ */
+struct sm_light_summary {
+	uint32_t switches;           /* SwitchInfo Gets sent */
+	uint32_t changed;            /* switches that showed a change */
+	uint64_t smps;               /* SMPs sent (retries included) */
+	double seconds;
+	char why[192];               /* first change seen, "" none */
+};
+int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
+		   struct sm_light_summary *ls, char *err, size_t errlen);
+
+/*
+ * Does an unsolicited SMP call for a (new) heavy sweep? A Trap with a
+ * generic Notice 128 (link state change), or one that does not decode
+ * (better one sweep too many): 1. Other traps (144: a capability mask, e.g.
+ * a port claiming IsSM) and anything not a Trap: 0. *trap_num (may be NULL)
+ * gets the trap number, 0 when unknown.
+ */
+struct sm_smp;
+int sm_trap_wants_sweep(const struct sm_smp *smp, unsigned *trap_num);
+
+/* Human summary (several lines) or one JSON object. */
+void sm_summary_print(FILE *out, const struct sm_summary *s);
+void sm_summary_print_json(FILE *out, const struct sm_summary *s);
+
+#endif

@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: smd -f (the daemon program)
+ *
+ * Foreground only (systemd Type=notify runs it; no fork, no pid file):
+ * reads the config, opens the control socket (ctl.h) first, so a second
+ * smd on the same socket fails before touching the fabric, then starts the
+ * sweep core (daemon.h) and serves the socket, signals and cycle
+ * completions from one poll loop in the main thread.
+ *
+ * Signals are blocked in every thread and read from a signalfd: SIGTERM /
+ * SIGINT stop (STOPPING=1, the worker finishes its cycle, the LID table is
+ * saved, transports closed, exit 0), SIGHUP reloads the config file (a bad
+ * file is logged with FILE:LINE and changes nothing).
+ *
+ * systemd (sd_notify; every message is a no-op without NOTIFY_SOCKET):
+ *  - READY=1 once the first cycle has completed, whatever its result: a
+ *    fabric that is down at boot (cable, switch power) must not make
+ *    systemd kill and restart the one process that will bring it up when
+ *    it appears. STATUS= then says "down: 0/1 planes up ..." and smctl
+ *    status tells the same.
+ *  - STATUS="STATE: N/M planes up, ..., last sweep S s (K sweeps)" after
+ *    every cycle, "reloading FILE" during a reload.
+ *  - WATCHDOG=1 every WATCHDOG_USEC/2 (sd_watchdog_enabled), sent from this
+ *    poll loop, so a wedged loop stops the pings. A wedged worker stops
+ *    them too: a cycle running longer than sweep_stall_limit (default
+ *    600 s, far above any healthy cycle: every SMP has a timeout and a
+ *    plane that stops answering is given up) is logged once (SMD-0524) and
+ *    the pings stop, so systemd restarts smd (LIDs are kept: the table is
+ *    saved after every cycle and read back at start). The cycle is watched
+ *    from here, on the status snapshot: the worker is not touched.
+ *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP, READY=1 once the new file
+ *    is applied or refused (only after the first READY=1).
+ *  - STOPPING=1 on SIGTERM/SIGINT.
+ */
+#include "config.h"
+#include "config/options.h"
+#include "lib/log.h"
+#include "ctl/ctl.h"
+#include "daemon/cmd.h"
+#include "daemon/daemon.h"
+#include "lib/json.h"
+#include "config/smdconf.h"
+#include "lib/privdrop.h"
+#include "mad/transport.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#define NOTE_SET 512
+
+struct dctx {
+	const struct smd_opts *o;
+	struct smd_dmn *d;
+	uint64_t seen_sweeps;
+	int ready;                   /* READY=1 sent */
+	/* watchdog: the cycle seen running (sweeps count) and since when */
+	uint64_t wd_sweeps, wd_since_us;
+	int wd_wedged;               /* SMD-0524 logged, pings stopped */
+	unsigned stall_limit;        /* sweep_stall_limit of the running config, s (0: never) */
+	/*
+	 * Plane notes (from plane threads). Every cycle of a healthy fabric
+	 * repeats the same notes (e.g. the engine's summary): a note already
+	 * given in the previous cycle goes to debug, so the journal shows
+	 * changes, not a line per plane every sweep_interval.
+	 */
+	pthread_mutex_t note_mu;
+	uint64_t prev[NOTE_SET], cur[NOTE_SET];
+	unsigned n_prev, n_cur;
+	/* privilege drop after the first cycle (smd/lib/privdrop.h); copies: conf goes to the daemon */
+	char *user, *group, *state_dir;
+	const char *sock;
+	int drop_failed;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static void note_log(void *arg, const char *msg)
+{
+	struct dctx *c = arg;
+	uint64_t h = fnv1a(msg);
+	int seen = 0;
+
+	pthread_mutex_lock(&c->note_mu);
+	for (unsigned i = 0; i < c->n_prev && !seen; i++)
+		seen = c->prev[i] == h;
+	if (c->n_cur < NOTE_SET)
+		c->cur[c->n_cur++] = h;
+	pthread_mutex_unlock(&c->note_mu);
+	if (seen)
+		sm_debug("SMD-0501", "%s", msg);
+	else
+		sm_notice("SMD-0501", "%s", msg);
+}
+
+/* A cycle ended: its notes become the ones not to repeat. */
+static void notes_rotate(struct dctx *c)
+{
+	pthread_mutex_lock(&c->note_mu);
+	memcpy(c->prev, c->cur, sizeof(c->cur[0]) * c->n_cur);
+	c->n_prev = c->n_cur;
+	c->n_cur = 0;
+	pthread_mutex_unlock(&c->note_mu);
+}
+
+static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
+		  uint64_t *wait_for, char *err, size_t errlen)
+{
+	struct dctx *c = arg;
+	struct smd_dmn_status *st;
+
+	if (!strcmp(cmd, "version")) {
+		sm_json_str(j, "smd", PACKAGE_VERSION);
+		sm_json_uint(j, "protocol", SMD_CTL_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "sweep")) {
+		const struct smd_jv *w = smd_jv_get(req, "wait"), *k = smd_jv_get(req, "kind");
+		enum smd_sweep_kind kind = SMD_SWEEP_HEAVY;   /* what "sweep" meant before kinds existed */
+		if (w && w->type != SMD_J_BOOL) {
+			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
+			return -EINVAL;
+		}
+		if (k && (k->type != SMD_J_STR || (strcmp(k->str, "light") && strcmp(k->str, "heavy") &&
+						  strcmp(k->str, "reread")))) {
+			snprintf(err, errlen, "sweep: \"kind\" must be \"light\", \"heavy\" or \"reread\"");
+			return -EINVAL;
+		}
+		if (k)
+			kind = !strcmp(k->str, "light") ? SMD_SWEEP_LIGHT :
+			       !strcmp(k->str, "reread") ? SMD_SWEEP_REREAD : SMD_SWEEP_HEAVY;
+		uint64_t target = smd_dmn_request_sweep_kind(c->d, kind);
+		if (w && !w->boolean) {
+			sm_json_bool(j, "queued", 1);
+			sm_json_uint(j, "target", target);
+			return 0;
+		}
+		*wait_for = target;
+		return SMD_CTL_WAIT;
+	}
+	if (!strcmp(cmd, "profile"))
+		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon_profile.c */
+	if (smd_ctl_daemon_has(cmd)) {   /* nodes, links, route, lft, dump, metrics, engine: ctl_daemon.c */
+		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
+		if (!strcmp(cmd, "engine"))
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
+				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
+		return rc;
+	}
+	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
+		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version, nodes, "
+			 "links, route, lft, dump, metrics, engine)", cmd);
+		return -EINVAL;
+	}
+	st = malloc(sizeof(*st));
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	smd_dmn_status(c->d, st);
+	if (!strcmp(cmd, "status"))
+		smd_dmn_status_json(j, st);
+	else
+		smd_dmn_planes_json(j, st);
+	free(st);
+	return 0;
+}
+
+/* A sweep we parked has completed: report that cycle (the latest one). */
+static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j, char *err,
+		  size_t errlen)
+{
+	struct dctx *c = arg;
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	smd_dmn_status(c->d, st);
+	if (!strcmp(cmd, "sweep")) {
+		sm_json_str(j, "kind", smd_jv_str(req, "kind", "heavy"));
+		/* what the cycle that answers us did: a light one may have escalated */
+		const struct smd_dmn_sweep *last = st->n_history ? &st->history[st->n_history - 1] : NULL;
+		sm_json_str(j, "ran", last ? last->kind : NULL);
+		sm_json_bool(j, "escalated", last && last->escalated);
+	}
+	if (!strcmp(cmd, "engine")) {
+		sm_json_str(j, "chain", st->chain);
+		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);
+	}
+	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_str(j, "result", smd_dmn_state_name(st->last));
+	sm_json_uint(j, "planes_up", st->planes_up);
+	sm_json_uint(j, "failed", st->n_planes - st->planes_up);
+	sm_json_double(j, "seconds", st->last_sweep_s);
+	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
+	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
+	free(st);
+	return 0;
+}
+
+/* Control socket access (ctl_auth.c): the running config's socket_group, and who was refused. */
+static void socket_group(void *arg, char *name, size_t len)
+{
+	struct dctx *c = arg;
+	if (c->d)
+		smd_dmn_socket_group(c->d, name, len);
+	else
+		name[0] = '\0';
+}
+
+/* At most ACCESS_NOTES_PER_MIN lines a minute: a peer hammering the socket must not flood the journal. */
+#define ACCESS_NOTES_PER_MIN 20
+static void access_note(void *arg, const char *msg)
+{
+	static uint64_t window_us;
+	static unsigned in_window, suppressed;
+	uint64_t now = sm_monotonic_us();
+
+	(void)arg;
+	if (now - window_us >= 60000000u) {
+		if (suppressed)
+			sm_warn("SMD-0530", "%u more control socket access notes in the last minute were not logged",
+				suppressed);
+		window_us = now;
+		in_window = suppressed = 0;
+	}
+	if (in_window++ < ACCESS_NOTES_PER_MIN)
+		sm_warn("SMD-0530", "%s", msg);
+	else
+		suppressed++;
+}
+
+static const struct smd_ctl_ops ctl_ops = {
+	.handle = handle,
+	.resume = resume,
+	.socket_group = socket_group,
+	.access_note = access_note,
+};
+
+/* Config file (or defaults) with the command line laid over it. */
+static int load_conf(const struct smd_opts *o, struct smd_conf **out)
+{
+	char err[1024] = "";
+	struct smd_conf *conf = NULL;
+	int rc;
+
+	if (o->config)
+		rc = smd_conf_load(o->config, &conf, err, sizeof(err));
+	else
+		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
+	if (!rc && (rc = smd_conf_apply_opts(conf, o, err, sizeof(err)))) {
+		smd_conf_free(conf);
+		conf = NULL;
+	}
+	if (rc) {
+		sm_err("SMD-0502", "%s", err[0] ? err : strerror(-rc));
+		return rc;
+	}
+	*out = conf;
+	return 0;
+}
+
+/* The plane specs: --backend mock --topology DUMP is one mock plane; else the configured planes. */
+static int plane_specs(const struct smd_opts *o, const struct smd_conf *conf, const char **specs,
+		       unsigned *n, char *mockspec, size_t mocklen)
+{
+	*n = 0;
+	if (o->backend && !strcmp(o->backend, "mock") && !o->n_planes) {
+		if (!o->topology) {
+			sm_err("SMD-0503", "--backend mock needs --topology DUMP (or --plane mock:DUMP)");
+			return -EINVAL;
+		}
+		snprintf(mockspec, mocklen, "mock:%s", o->topology);
+		specs[(*n)++] = mockspec;
+		return 0;
+	}
+	for (unsigned i = 0; i < conf->n_planes; i++)
+		specs[(*n)++] = conf->planes[i];
+	if (!*n)
+		specs[(*n)++] = o->backend && !strcmp(o->backend, "ibsim") ? "ibsim" : "umad";
+	return 0;
+}
+
+/* "STATE: N/M planes up, ..." for STATUS= */
+static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
+{
+	char line[224];
+
+	smd_dmn_status_line(st, line, sizeof(line));
+	if (st->sweeps)
+		snprintf(buf, len, "%s: %s", smd_dmn_state_name(st->last), line);
+	else
+		snprintf(buf, len, "%s", line);
+}
+
+/* End of a reload: READY=1 again (systemd waits for it after RELOADING=1), STATUS= says how it went. */
+static void reload_done(struct dctx *c, const char *what)
+{
+	struct smd_dmn_status *st;
+	char line[256];
+
+	if (!c->ready)
+		return;
+	st = malloc(sizeof(*st));
+	if (st) {
+		smd_dmn_status(c->d, st);
+		status_text(st, line, sizeof(line));
+		free(st);
+	} else {
+		line[0] = '\0';
+	}
+	sd_notifyf(0, "READY=1\nSTATUS=%s; %s", what, line);
+}
+
+static void reload(struct dctx *c)
+{
+	struct smd_conf *conf = NULL;
+	char notes[256], err[1024] = "";
+	int rc;
+
+	if (!c->o->config) {
+		sm_notice("SMD-0510", "SIGHUP: no config file (-c) to reload; nothing changed");
+		return;
+	}
+	sm_notice("SMD-0511", "SIGHUP: reloading %s", c->o->config);
+	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
+	if (c->ready)
+		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
+			   sm_monotonic_us(), c->o->config);
+	if (load_conf(c->o, &conf)) {
+		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		reload_done(c, "reload failed, running configuration kept");
+		return;
+	}
+	int level = conf->log_level;
+	unsigned stall = conf->sweep_stall_limit;
+	rc = smd_dmn_reconfigure(c->d, conf, notes, sizeof(notes), err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
+		smd_conf_free(conf);
+		reload_done(c, "reload failed, running configuration kept");
+		return;
+	}
+	sm_log_set_level(level);
+	c->stall_limit = stall;
+	if (notes[0])
+		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
+	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
+	reload_done(c, "configuration reloaded");
+}
+
+/*
+ * After the first cycle the transports are open (and the control socket
+ * and state directory exist): nothing needs root any more, unless a plane
+ * has to be reopened later (see smd(8), SECURITY).
+ */
+static void drop_root(struct dctx *c)
+{
+	char err[512] = "";
+	if (!c->user && !c->group)
+		return;
+	if (smd_priv_drop(c->user, c->group, c->state_dir, c->sock, err, sizeof(err))) {
+		sm_err("SMD-0804", "cannot drop privileges: %s; stopping", err);
+		c->drop_failed = 1;
+		return;
+	}
+	sm_notice("SMD-0803", "running as uid %u gid %u (%s%s%s) from now on", (unsigned)getuid(),
+		  (unsigned)getgid(), c->user ? c->user : "", c->group ? ":" : "", c->group ? c->group : "");
+}
+
+static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
+{
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+	char line[256];
+
+	if (!st)
+		return;
+	smd_dmn_status(c->d, st);
+	if (st->sweeps != c->seen_sweeps) {
+		int first = c->seen_sweeps == 0;
+		smd_dmn_status_line(st, line, sizeof(line));
+		for (unsigned i = 0; i < st->n_planes; i++)
+			if (st->planes[i].rc)
+				sm_err("SMD-0520", "plane %u (%s) is not up: %s", i, st->planes[i].spec,
+				       st->planes[i].err);
+		if (st->lids_err[0])
+			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
+		/* routine cycles that changed nothing are logged at info level only */
+		if (first || st->last != SMD_ST_UP || st->lft_blocks_written || st->portinfo_sets)
+			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written",
+				  (unsigned long long)st->sweeps, st->last_reason,
+				  strcmp(st->last_reason, "trap") ? "" : ": ",
+				  strcmp(st->last_reason, "trap") ? "" : st->last_trap, line,
+				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
+		else
+			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
+		if (first)
+			drop_root(c);
+		status_text(st, line, sizeof(line));
+		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
+		c->ready = 1;
+		c->seen_sweeps = st->sweeps;
+		notes_rotate(c);
+	}
+	smd_ctl_server_wake(srv, st->sweeps);
+	free(st);
+}
+
+/*
+ * One watchdog period has passed: ping, unless the worker is stuck in one
+ * cycle (the same cycle seen sweeping for longer than sweep_stall_limit).
+ */
+static void watchdog_tick(struct dctx *c)
+{
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+	uint64_t now = sm_monotonic_us();
+
+	if (!st) {
+		sd_notify(0, "WATCHDOG=1");   /* no memory is not a wedged loop */
+		return;
+	}
+	smd_dmn_status(c->d, st);
+	int was_wedged = c->wd_wedged;
+	if (st->state != SMD_ST_SWEEPING || st->sweeps != c->wd_sweeps || !c->wd_since_us) {
+		c->wd_sweeps = st->sweeps;
+		c->wd_since_us = now;
+		c->wd_wedged = 0;
+	}
+	if (st->state == SMD_ST_SWEEPING && c->stall_limit &&
+	    now - c->wd_since_us > c->stall_limit * 1000000ull) {
+		if (!c->wd_wedged)
+			sm_err("SMD-0524", "sweep %llu has been running for over %u s (sweep_stall_limit): "
+			       "the worker looks wedged; watchdog pings stop, so systemd restarts smd",
+			       (unsigned long long)st->sweeps + 1, c->stall_limit);
+		c->wd_wedged = 1;
+	} else {
+		if (was_wedged)
+			sm_notice("SMD-0525", "sweep %llu is over; watchdog pings resume",
+				  (unsigned long long)st->sweeps);
+		sd_notify(0, "WATCHDOG=1");
+	}
+	free(st);
+}
+
+int smd_daemon(const struct smd_opts *o)
+{
+	struct dctx c = { .o = o, .note_mu = PTHREAD_MUTEX_INITIALIZER };
+	struct smd_conf *conf = NULL;
+	struct smd_ctl_server *srv = NULL;
+	const char *specs[SM_MAX_PLANES];
+	char mockspec[300], err[1024] = "", sock[128];
+	sigset_t mask, oldmask;
+	unsigned n = 0;
+	int sfd = -1, status = 1, rc;
+	uint64_t t_stop = 0, wd_usec = 0, wd_period = 0, wd_next = 0;
+
+	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
+		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
+	if (load_conf(o, &conf))
+		return 1;
+	if (o->config || o->verbose || o->quiet)
+		sm_log_set_level(conf->log_level);
+	if (plane_specs(o, conf, specs, &n, mockspec, sizeof(mockspec)))
+		goto out;
+	snprintf(sock, sizeof(sock), "%s", conf->socket);
+	c.stall_limit = conf->sweep_stall_limit;
+
+	/* before any thread exists, so every thread inherits the mask */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		sm_err("SMD-0505", "signalfd: %s", strerror(errno));
+		goto out;
+	}
+	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &srv, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0506", "control socket: %s", err);
+		goto out;
+	}
+	c.sock = sock;
+	if ((conf->user && !(c.user = strdup(conf->user))) || (conf->group && !(c.group = strdup(conf->group))) ||
+	    (conf->state_dir && !(c.state_dir = strdup(conf->state_dir)))) {
+		sm_err("SMD-0507", "out of memory");
+		goto out;
+	}
+	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = n, .note = note_log, .note_arg = &c };
+	/* specs point into conf (or mockspec); the daemon copies them before conf can be replaced */
+	rc = smd_dmn_new(conf, &dc, &c.d, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0507", "%s", err);
+		goto out;
+	}
+	conf = NULL;   /* owned by the daemon now */
+	sm_notice("SMD-0508", "smd %s: %u plane%s, control socket %s", PACKAGE_VERSION, n, n == 1 ? "" : "s",
+		  sock);
+	for (unsigned i = 0; i < n; i++)
+		sm_info("SMD-0509", "plane %u: %s", i, specs[i]);
+
+	/* WATCHDOG_USEC set by systemd (WatchdogSec=): ping at half the period */
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec) {
+		wd_period = wd_usec / 2 ? wd_usec / 2 : 1;
+		wd_next = sm_monotonic_us();
+		sm_info("SMD-0523", "systemd watchdog: %.3f s, pinging every %.3f s", (double)wd_usec / 1e6,
+			(double)wd_period / 1e6);
+	}
+	for (;;) {
+		struct pollfd ext[2] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = smd_dmn_wake_fd(c.d), .events = POLLIN },
+		};
+		int timeout = -1;
+		if (wd_period) {
+			uint64_t now = sm_monotonic_us();
+			if (now >= wd_next) {
+				watchdog_tick(&c);
+				wd_next = now + wd_period;
+			}
+			timeout = (int)((wd_next - now + 999) / 1000);
+		}
+		rc = smd_ctl_server_poll(srv, ext, 2, timeout);
+		if (rc) {
+			sm_err("SMD-0515", "poll: %s", strerror(-rc));
+			break;
+		}
+		if (ext[1].revents & POLLIN) {
+			smd_dmn_drain(c.d);
+			cycle_done(&c, srv);
+			if (c.drop_failed)
+				break;
+		}
+		if (ext[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			int stop = 0;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGHUP)
+					reload(&c);
+				else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+					stop = 1;
+			}
+			if (stop) {
+				t_stop = sm_monotonic_us();
+				sd_notify(0, "STOPPING=1");
+				sm_notice("SMD-0516", "stopping");
+				status = 0;
+				break;
+			}
+		}
+	}
+out:
+	smd_ctl_server_free(srv);   /* parked clients get "daemon stopping" */
+	smd_dmn_free(c.d);          /* waits for a running cycle, saves LIDs, closes transports */
+	smd_conf_free(conf);
+	free(c.user);
+	free(c.group);
+	free(c.state_dir);
+	if (sfd >= 0) {
+		close(sfd);
+		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	}
+	if (status == 0)
+		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_monotonic_us() - t_stop) / 1e6);
+	return status;
+}

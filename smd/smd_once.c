@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: smd --once
+ *
+ * Reads the configuration (-c FILE, command-line options laid over it),
+ * opens the transport (umad by default, or the mock fabric of --topology),
+ * builds the routing chain, runs sm_bringup() for plane 0 and prints the
+ * summary (text, or one JSON object with --json; nothing with -q).
+ * Exit 0 when every link port is ACTIVE, 1 with a message otherwise.
+ */
+#include "config/options.h"
+#include "lib/log.h"
+#include "sm/sm.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "config/smdconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NOTE_CAP 50
+
+struct note_ctx {
+	unsigned n;
+};
+
+static void note_log(void *arg, const char *msg)
+{
+	struct note_ctx *nc = arg;
+	if (nc->n++ < NOTE_CAP)
+		sm_notice("SMD-0301", "%s", msg);
+	else
+		sm_debug("SMD-0301", "%s", msg);
+}
+
+static int open_transport(const struct smd_opts *o, const struct smd_conf *conf, struct sm_mock **mock,
+			  struct sm_transport **t)
+{
+	char err[512] = "";
+	int rc;
+
+	if (o->backend && !strcmp(o->backend, "mock")) {
+		if (!o->topology) {
+			sm_err("SMD-0302", "--backend mock needs --topology DUMP");
+			return -1;
+		}
+		rc = sm_mock_load(o->topology, NULL, mock, err, sizeof(err));
+		if (rc) {
+			sm_err("SMD-0303", "%s", err[0] ? err : "cannot load the mock fabric");
+			return -1;
+		}
+		uint32_t port = sm_mock_default_port(*mock, 0);
+		if (port == SM_NONE) {
+			sm_err("SMD-0304", "%s: no CA port with its link up to attach the SM to", o->topology);
+			return -1;
+		}
+		rc = sm_mock_attach(*mock, port, t);
+		if (rc) {
+			sm_err("SMD-0304", "cannot attach to the mock fabric: %s", strerror(-rc));
+			return -1;
+		}
+		return 0;
+	}
+	if (o->backend && !strcmp(o->backend, "ibsim")) {
+		sm_err("SMD-0305", "--once drives one plane: use the umad backend (under umad2sim for ibsim)");
+		return -1;
+	}
+	if (conf->n_planes > 1) {
+		sm_err("SMD-0305", "--once brings up one plane; %u planes configured", conf->n_planes);
+		return -1;
+	}
+	rc = sm_transport_open(conf->n_planes ? conf->planes[0] : "umad", t, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0306", "%s", err[0] ? err : strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int smd_once(const struct smd_opts *o)
+{
+	struct sm_mock *mock = NULL;
+	struct sm_transport *t = NULL;
+	struct sm_registry *reg = NULL;
+	struct sm_chain *chain = NULL;
+	struct smd_conf *conf = NULL;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	struct sm_keys keys;
+	struct note_ctx nc = { 0 };
+	char err[1024] = "";
+	int status = 1, rc;
+
+	if (o->config)
+		rc = smd_conf_load(o->config, &conf, err, sizeof(err));
+	else
+		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
+	if (!rc)
+		rc = smd_conf_apply_opts(conf, o, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0307", "%s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	if (conf->n_planes > 1 || (o->backend && !strcmp(o->backend, "ibsim")) ||
+	    (conf->n_planes == 1 && !strncmp(conf->planes[0], "ibsim", 5))) {
+		status = smd_once_planes(o, conf);   /* smd/smd_once_planes.c: one thread per plane */
+		goto out;
+	}
+	/* the routing chain first: a bad engine or engine option is refused before any port is opened */
+	reg = sm_registry_new(conf->plugin_dir);
+	if (!reg) {
+		sm_err("SMD-0308", "out of memory");
+		goto out;
+	}
+	char spec[SMD_CONF_MAX_CHAIN * (SMD_CONF_NAME_MAX + 2)];
+	smd_conf_chain_str(conf, spec, sizeof(spec));
+	rc = sm_chain_new(reg, spec, conf->doc, conf->engines_map, &chain, err, sizeof(err));
+	if (rc) {
+		smd_conf_chain_error(conf, spec, err, sizeof(err));
+		sm_err("SMD-0309", "routing: %s", err);
+		goto out;
+	}
+	/* the keys are on disk before any port can be given one */
+	rc = sm_keys_open(conf->state_dir, &conf->keys, &keys, note_log, &nc, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	if (open_transport(o, conf, &mock, &t))
+		goto out;
+	sm_cfg_default(&cfg);
+	cfg.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
+	cfg.lmc = (unsigned)conf->lmc;
+	cfg.state_dir = conf->state_dir;
+	cfg.guid2lid = conf->guid2lid_file;
+	cfg.subnet_prefix = conf->subnet_prefix;
+	if (conf->mad.window)
+		cfg.txn.window = conf->mad.window;
+	if (conf->mad.per_switch_window)
+		cfg.txn.per_dest = conf->mad.per_switch_window;
+	if (conf->mad.timeout_ms)
+		cfg.txn.timeout_ms = conf->mad.timeout_ms;
+	cfg.txn.retries = conf->mad.retries;
+	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
+	cfg.note = note_log;
+	cfg.note_arg = &nc;
+	rc = sm_bringup(t, chain, &cfg, &sum, NULL, err, sizeof(err));
+	if (nc.n > NOTE_CAP)
+		sm_notice("SMD-0301", "%u more notes (use -v -v to see them)", nc.n - NOTE_CAP);
+	if (o->json)
+		sm_summary_print_json(stdout, &sum);
+	else if (!o->quiet)
+		sm_summary_print(stdout, &sum);
+	fflush(stdout);
+	if (rc) {
+		sm_err("SMD-0310", "bring-up failed: %s", err);
+		goto out;
+	}
+	if (sum.state_errors) {
+		/* the subnet is up, but a restart would not find these LIDs */
+		sm_err("SMD-0801", "state not saved: %s", sum.state_err);
+		goto out;
+	}
+	status = 0;
+out:
+	sm_chain_free(chain);
+	smd_conf_free(conf);
+	sm_registry_free(reg);
+	sm_transport_close(t);
+	sm_mock_free(mock);
+	return status;
+}

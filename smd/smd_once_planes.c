@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: smd --once over several planes
+ *
+ * Opens one transport per plane spec (umad:CA:PORT, mock:DUMP,
+ * ibsim:NODE), one routing chain per plane, the shared plane-consistent
+ * LID table in the state directory, then runs sm_multiplane_bringup() and
+ * prints one line per plane (or JSON). Exit 0 when every plane is up,
+ * 1 when any plane failed (the others are up and stay configured).
+ */
+#include "config/options.h"
+#include "lib/log.h"
+#include "sm/multiplane.h"
+#include "mock/mock.h"
+#include "routing/registry.h"
+#include "config/smdconf.h"
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct plane_note {
+	unsigned plane;
+	unsigned n;
+};
+
+static void plane_note(void *arg, const char *msg)
+{
+	struct plane_note *pn = arg;
+	if (pn->n++ < 20)
+		sm_notice("SMD-0401", "plane %u: %s", pn->plane, msg);
+	else
+		sm_debug("SMD-0401", "plane %u: %s", pn->plane, msg);
+}
+
+static void lids_note(void *arg, const char *msg)
+{
+	(void)arg;
+	sm_notice("SMD-0402", "%s", msg);
+}
+
+/* Open one plane's transport (the daemon's opener: mock, ibsim, umad); failures go to open_err. */
+static void open_plane(struct sm_mp_plane *pl, const char *spec, struct sm_mock **mock)
+{
+	char err[512] = "";
+	int rc;
+
+	snprintf(pl->name, sizeof(pl->name), "%s", spec);
+	rc = smd_plane_open(spec, &pl->t, mock, err, sizeof(err));
+	if (rc)
+		snprintf(pl->open_err, sizeof(pl->open_err), "%s", err[0] ? err : strerror(-rc));
+}
+
+int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
+{
+	struct sm_mp_plane *planes = NULL;
+	struct sm_mock *mocks[SM_MAX_PLANES] = { 0 };
+	struct plane_note notes[SM_MAX_PLANES];
+	struct sm_registry *reg = NULL;
+	struct sm_plane_lids *lids = NULL;
+	struct sm_mp_cfg mp;
+	struct sm_keys keys;
+	const char *specs[SM_MAX_PLANES];
+	unsigned n = conf->n_planes;
+	char err[1024] = "";
+	int status = 1, rc;
+
+	for (unsigned i = 0; i < n; i++)
+		specs[i] = conf->planes[i];
+	if (!n && o->backend && !strcmp(o->backend, "ibsim")) {
+		specs[0] = "ibsim:";
+		n = 1;
+	}
+	planes = calloc(n ? n : 1, sizeof(*planes));
+	reg = sm_registry_new(conf->plugin_dir);
+	if (!planes || !reg) {
+		sm_err("SMD-0403", "out of memory");
+		goto out;
+	}
+	char chain_spec[SMD_CONF_MAX_CHAIN * (SMD_CONF_NAME_MAX + 2)];
+	smd_conf_chain_str(conf, chain_spec, sizeof(chain_spec));
+	/* every plane's routing chain first: a bad engine is refused before any port is opened */
+	for (unsigned i = 0; i < n; i++) {
+		rc = sm_chain_new(reg, chain_spec, conf->doc, conf->engines_map, &planes[i].chain, err,
+				  sizeof(err));
+		if (rc) {
+			smd_conf_chain_error(conf, chain_spec, err, sizeof(err));
+			sm_err("SMD-0405", "routing: %s", err);
+			goto out;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		planes[i].index = i;
+		open_plane(&planes[i], specs[i], &mocks[i]);
+		if (!planes[i].t)
+			sm_err("SMD-0404", "plane %u (%s): %s", i, specs[i], planes[i].open_err);
+	}
+	memset(&mp, 0, sizeof(mp));
+	sm_cfg_default(&mp.base);
+	mp.base.lmc = (unsigned)conf->lmc;
+	mp.base.subnet_prefix = conf->subnet_prefix;
+	if (conf->mad.window)
+		mp.base.txn.window = conf->mad.window;
+	if (conf->mad.per_switch_window)
+		mp.base.txn.per_dest = conf->mad.per_switch_window;
+	if (conf->mad.timeout_ms)
+		mp.base.txn.timeout_ms = conf->mad.timeout_ms;
+	mp.base.txn.retries = conf->mad.retries;
+	mp.retries = 1;
+	mp.base.profile_path = o->profile;
+	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, lids_note, NULL, &lids, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0406", "%s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	mp.lids = lids;
+	rc = sm_keys_open(conf->state_dir, &conf->keys, &keys, lids_note, NULL, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
+		goto out;
+	}
+	mp.base.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
+	for (unsigned i = 0; i < n; i++) {
+		notes[i] = (struct plane_note){ .plane = i };
+		planes[i].note = plane_note;
+		planes[i].note_arg = &notes[i];
+	}
+	uint64_t t0 = sm_monotonic_us();
+	unsigned down = sm_multiplane_bringup(planes, n, &mp);
+	double wall = (double)(sm_monotonic_us() - t0) / 1e6;
+	rc = sm_plane_lids_save(lids, err, sizeof(err));
+	if (rc)
+		sm_err("SMD-0407", "cannot save plane-consistent LIDs: %s", err);
+	if (o->json)
+		sm_multiplane_print_json(stdout, planes, n, wall, lids);
+	else if (!o->quiet)
+		sm_multiplane_print(stdout, planes, n, wall, lids);
+	fflush(stdout);
+	for (unsigned i = 0; i < n; i++)
+		if (planes[i].rc)
+			sm_err("SMD-0408", "plane %u (%s) is not up: %s", i, planes[i].name, planes[i].err);
+	status = down || rc ? 1 : 0;
+out:
+	for (unsigned i = 0; planes && i < n; i++) {
+		sm_chain_free(planes[i].chain);
+		sm_transport_close(planes[i].t);
+		sm_mock_free(mocks[i]);
+	}
+	free(planes);
+	sm_plane_lids_free(lids);
+	sm_registry_free(reg);
+	return status;
+}
