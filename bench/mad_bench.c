@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "model/gen.h"
+#include "lib/clock.h"
 #include "mad/codec.h"
 #include "mock/mock.h"
 #include "mad/txn.h"
@@ -90,7 +91,7 @@ static int bfs(const struct sm_fabric *f, uint32_t sm_port)
 
 static double now_s(void)
 {
-	return (double)sm_monotonic_us() / 1e6;
+	return (double)sm_mono_us() / 1e6;
 }
 
 static void drive(struct plane *pl, unsigned np)

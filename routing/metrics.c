@@ -33,6 +33,7 @@
  * The credit-loop flag comes from the validation code (sm_cdg_check).
  */
 #include "config.h"
+#include "lib/clock.h"
 #include "routing/metrics.h"
 #include "routing/validate.h"
 
@@ -79,13 +80,6 @@ struct mx {
 	size_t pc_n;
 	uint32_t walk_buf[256];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void mx_free(struct mx *m)
 {
@@ -683,7 +677,7 @@ int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct s
 		       const struct sm_metrics_opts *o, struct sm_route_metrics *r)
 {
 	static const struct sm_metrics_opts defaults = { 0 };
-	double t0 = now_s();
+	double t0 = sm_mono_sec();
 	struct mx m;
 	uint64_t *efi = NULL;
 	uint32_t *dst = NULL, *perm = NULL;
@@ -773,7 +767,7 @@ out:
 	free(dst);
 	free(perm);
 	mx_free(&m);
-	r->seconds = now_s() - t0;
+	r->seconds = sm_mono_sec() - t0;
 	return rc;
 }
 

@@ -18,6 +18,8 @@
  * built-in.
  */
 #include "config.h"
+#include "lib/err.h"
+#include "lib/clock.h"
 #include "routing/registry.h"
 
 #include <dlfcn.h>
@@ -57,25 +59,6 @@ struct sm_registry {
 	unsigned n_plugins, cap_plugins;
 };
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	if (!err || !len)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
-static double now_sec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 struct par_job {
 	void (*fn)(void *arg, unsigned i);
@@ -170,27 +153,27 @@ static int valid_name(const char *name)
 int sm_engine_check_ops(const struct sm_engine_ops *ops, char *err, size_t errlen)
 {
 	if (!ops) {
-		seterr(err, errlen, "no engine descriptor");
+		sm_errf(err, errlen, "no engine descriptor");
 		return -EINVAL;
 	}
 	if (ops->abi_version != SM_ENGINE_ABI_VERSION) {
-		seterr(err, errlen, "engine ABI version %u, this smd needs %u",
+		sm_errf(err, errlen, "engine ABI version %u, this smd needs %u",
 		       (unsigned)ops->abi_version, SM_ENGINE_ABI_VERSION);
 		return -EPROTO;
 	}
 	/* Read name and hooks only once size says they exist. */
 	if (ops->size < sizeof(struct sm_engine_ops)) {
-		seterr(err, errlen, "engine descriptor is %u bytes, this smd needs at least %zu",
+		sm_errf(err, errlen, "engine descriptor is %u bytes, this smd needs at least %zu",
 		       (unsigned)ops->size, sizeof(struct sm_engine_ops));
 		return -EPROTO;
 	}
 	if (!ops->name || !valid_name(ops->name)) {
-		seterr(err, errlen, "engine name is empty, longer than %d or not [A-Za-z0-9_-]",
+		sm_errf(err, errlen, "engine name is empty, longer than %d or not [A-Za-z0-9_-]",
 		       SM_ENGINE_NAME_MAX);
 		return -EINVAL;
 	}
 	if (!ops->init || !ops->free || (!ops->route && !ops->route_planes)) {
-		seterr(err, errlen, "engine '%s' lacks a required hook (init, free, route or route_planes)",
+		sm_errf(err, errlen, "engine '%s' lacks a required hook (init, free, route or route_planes)",
 		       ops->name);
 		return -EINVAL;
 	}
@@ -225,24 +208,24 @@ int sm_engine_load_plugin(struct sm_registry *r, const char *path,
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		seterr(err, errlen, "%s: cannot load plugin: %s", path, e ? e : "unknown error");
+		sm_errf(err, errlen, "%s: cannot load plugin: %s", path, e ? e : "unknown error");
 		return -ENOENT;
 	}
 	dlerror();
 	const struct sm_engine_ops *ops = dlsym(h, SM_ENGINE_SYMBOL);
 	if (!ops) {
-		seterr(err, errlen, "%s: not an smd engine plugin: symbol '%s' missing", path,
+		sm_errf(err, errlen, "%s: not an smd engine plugin: symbol '%s' missing", path,
 		       SM_ENGINE_SYMBOL);
 		rc = -ENOEXEC;
 		goto fail;
 	}
 	rc = sm_engine_check_ops(ops, why, sizeof(why));
 	if (rc) {
-		seterr(err, errlen, "%s: refused: %s", path, why);
+		sm_errf(err, errlen, "%s: refused: %s", path, why);
 		goto fail;
 	}
 	if (sm_engine_builtin(ops->name) || find_loaded(r, ops->name)) {
-		seterr(err, errlen, "%s: refused: engine name '%s' is already taken by a %s engine", path,
+		sm_errf(err, errlen, "%s: refused: engine name '%s' is already taken by a %s engine", path,
 		       ops->name, sm_engine_builtin(ops->name) ? "built-in" : "loaded plugin");
 		rc = -EEXIST;
 		goto fail;
@@ -252,7 +235,7 @@ int sm_engine_load_plugin(struct sm_registry *r, const char *path,
 		struct plugin *p = realloc(r->plugins, cap * sizeof(*p));
 		if (!p) {
 			rc = -ENOMEM;
-			seterr(err, errlen, "%s: out of memory", path);
+			sm_errf(err, errlen, "%s: out of memory", path);
 			goto fail;
 		}
 		r->plugins = p;
@@ -294,14 +277,14 @@ int sm_registry_find(struct sm_registry *r, const char *name,
 	char list[200];
 	builtin_list(list, sizeof(list));
 	if (!valid_name(name)) {
-		seterr(err, errlen, "unknown engine '%s' (built-in: %s)", name, list);
+		sm_errf(err, errlen, "unknown engine '%s' (built-in: %s)", name, list);
 		return -ENOENT;
 	}
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/%s.so", r->plugindir, name);
 	FILE *fp = fopen(path, "rb");
 	if (!fp) {
-		seterr(err, errlen, "unknown engine '%s' (built-in: %s; no plugin %s)", name, list, path);
+		sm_errf(err, errlen, "unknown engine '%s' (built-in: %s; no plugin %s)", name, list, path);
 		return -ENOENT;
 	}
 	fclose(fp);
@@ -311,7 +294,7 @@ int sm_registry_find(struct sm_registry *r, const char *name,
 		return rc;
 	if (strcmp(ops->name, name)) {
 		/* Loaded under another name: keep it registered, but do not pretend. */
-		seterr(err, errlen, "%s: plugin calls itself '%s', not '%s'", path, ops->name, name);
+		sm_errf(err, errlen, "%s: plugin calls itself '%s', not '%s'", path, ops->name, name);
 		return -EINVAL;
 	}
 	*out = ops;
@@ -345,14 +328,14 @@ int sm_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *engin
 	if (map->type == YAML_SCALAR_NODE && map->data.scalar.length == 0)
 		return 0;  /* "minhop:" with nothing under it */
 	if (map->type != YAML_MAPPING_NODE) {
-		seterr(err, errlen, "%s: config line %lu: expected a mapping of options", engine,
+		sm_errf(err, errlen, "%s: config line %lu: expected a mapping of options", engine,
 		       sm_yaml_line(map));
 		return -EINVAL;
 	}
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(doc, p->key);
 		if (!k || k->type != YAML_SCALAR_NODE) {
-			seterr(err, errlen, "%s: config line %lu: option names must be plain words", engine,
+			sm_errf(err, errlen, "%s: config line %lu: option names must be plain words", engine,
 			       sm_yaml_line(k ? k : map));
 			return -EINVAL;
 		}
@@ -369,7 +352,7 @@ int sm_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *engin
 					break;
 				off += (size_t)n;
 			}
-			seterr(err, errlen, "%s: config line %lu: unknown option '%s' (known: %s)", engine,
+			sm_errf(err, errlen, "%s: config line %lu: unknown option '%s' (known: %s)", engine,
 			       sm_yaml_line(k), name, list);
 			return -EINVAL;
 		}
@@ -394,12 +377,12 @@ int sm_chain_new(struct sm_registry *r, const char *spec, yaml_document_t *doc,
 {
 	*out = NULL;
 	if (!spec) {
-		seterr(err, errlen, "no routing engine given");
+		sm_errf(err, errlen, "no routing engine given");
 		return -EINVAL;
 	}
 	struct sm_chain *c = calloc(1, sizeof(*c));
 	if (!c) {
-		seterr(err, errlen, "out of memory");
+		sm_errf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	int rc = 0;
@@ -414,18 +397,18 @@ int sm_chain_new(struct sm_registry *r, const char *spec, yaml_document_t *doc,
 		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		if (!len) {
-			seterr(err, errlen, "engine list '%s': empty engine name", spec);
+			sm_errf(err, errlen, "engine list '%s': empty engine name", spec);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (len > SM_ENGINE_NAME_MAX) {
-			seterr(err, errlen, "engine list '%s': name '%.*s...' too long", spec,
+			sm_errf(err, errlen, "engine list '%s': name '%.*s...' too long", spec,
 			       SM_ENGINE_NAME_MAX, p);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (c->n == SM_CHAIN_MAX) {
-			seterr(err, errlen, "engine list '%s': more than %d engines", spec, SM_CHAIN_MAX);
+			sm_errf(err, errlen, "engine list '%s': more than %d engines", spec, SM_CHAIN_MAX);
 			rc = -EINVAL;
 			goto fail;
 		}
@@ -438,7 +421,7 @@ int sm_chain_new(struct sm_registry *r, const char *spec, yaml_document_t *doc,
 			goto fail;
 		for (unsigned i = 0; i < c->n; i++)
 			if (c->e[i].ops == ops) {
-				seterr(err, errlen, "engine list '%s': '%s' listed twice", spec, name);
+				sm_errf(err, errlen, "engine list '%s': '%s' listed twice", spec, name);
 				rc = -EINVAL;
 				goto fail;
 			}
@@ -459,9 +442,9 @@ int sm_chain_new(struct sm_registry *r, const char *spec, yaml_document_t *doc,
 			if (rc > 0)
 				rc = -EINVAL;
 			if (strncmp(why, ops->name, strlen(ops->name)))
-				seterr(err, errlen, "%s: %s", ops->name, why[0] ? why : "init failed");
+				sm_errf(err, errlen, "%s: %s", ops->name, why[0] ? why : "init failed");
 			else
-				seterr(err, errlen, "%s", why);
+				sm_errf(err, errlen, "%s", why);
 			goto fail;
 		}
 	}
@@ -499,9 +482,9 @@ static void result_init(struct sm_plane_result *res, unsigned plane)
 static int accept_output(struct sm_chain *c, const struct sm_fabric *f, unsigned plane,
 			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v)
 {
-	double t0 = now_sec();
+	double t0 = sm_mono_sec();
 	int rc = sm_validate(f, plane, l, c->flags, v);
-	a->validate_seconds = now_sec() - t0;
+	a->validate_seconds = sm_mono_sec() - t0;
 	if (rc) {
 		snprintf(a->why, sizeof(a->why), "validation could not run: %s", strerror(-rc));
 		return rc;
@@ -528,9 +511,9 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		.fabric = f, .profile = profile, .plane = plane, .out = l,
 		.n_planes = 1, .planes = &plane, .outs = &l,
 	};
-	double t0 = now_sec();
+	double t0 = sm_mono_sec();
 	int rc = ops->route ? ops->route(c->e[idx].state, &ctx) : ops->route_planes(c->e[idx].state, &ctx);
-	a->seconds = now_sec() - t0;
+	a->seconds = sm_mono_sec() - t0;
 	ctx.msg[sizeof(ctx.msg) - 1] = 0;
 	if (rc) {
 		if (rc > 0)
@@ -569,7 +552,7 @@ int sm_route_chain(struct sm_chain *c, const struct sm_fabric *f, unsigned plane
 		res->rc = -EINVAL;
 		return -EINVAL;
 	}
-	double t0 = now_sec();
+	double t0 = sm_mono_sec();
 	int rc = -ENOENT;
 	for (unsigned i = 0; i < c->n; i++) {
 		struct sm_chain_attempt *a = &res->attempts[res->n_attempts++];
@@ -582,7 +565,7 @@ int sm_route_chain(struct sm_chain *c, const struct sm_fabric *f, unsigned plane
 		if (rc == -ENOMEM)
 			break;
 	}
-	res->total_seconds = now_sec() - t0;
+	res->total_seconds = sm_mono_sec() - t0;
 	res->rc = rc;
 	return rc;
 }
@@ -635,7 +618,7 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 			stop[k] = 1;
 		}
 	}
-	double t_all = now_sec();
+	double t_all = sm_mono_sec();
 	for (unsigned i = 0; i < c->n; i++) {
 		const struct sm_engine_ops *ops = c->e[i].ops;
 		unsigned todo[SM_MAX_PLANES], idx[SM_MAX_PLANES], n_todo = 0;
@@ -674,13 +657,13 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 			.fabric = f, .profile = profile, .plane = todo[0], .out = ls[0],
 			.n_planes = n_todo, .planes = todo, .outs = ls,
 		};
-		double t0 = now_sec();
+		double t0 = sm_mono_sec();
 		if (!rc) {
 			rc = ops->route_planes(c->e[i].state, &ctx);
 			if (rc > 0)
 				rc = -EIO;
 		}
-		double secs = now_sec() - t0;
+		double secs = sm_mono_sec() - t0;
 		ctx.msg[sizeof(ctx.msg) - 1] = 0;
 		for (unsigned t = 0; t < n_todo; t++) {
 			struct sm_plane_result *r = &res[idx[t]];
@@ -712,7 +695,7 @@ int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const u
 			result_accept(r, c, i, a);
 		}
 	}
-	double total = now_sec() - t_all;
+	double total = sm_mono_sec() - t_all;
 	int first = 0;
 	for (unsigned k = 0; k < n_planes; k++) {
 		double sum = 0;

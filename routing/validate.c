@@ -10,6 +10,7 @@
  * Cost: O(LIDs x switches) time, O(links x radix) bits for the CDG.
  */
 #include "config.h"
+#include "lib/clock.h"
 #include "routing/validate.h"
 #include "routing/graph.h"
 
@@ -48,13 +49,6 @@ struct vctx {
 	uint32_t *indeg;         /* [n_links + 1] CDG in-degree, counted as edges are added */
 	int example_from_switch; /* v->example has a switch as source */
 };
-
-static double now_sec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void vctx_free(struct vctx *c)
 {
@@ -519,7 +513,7 @@ static int check_lfts(const struct sm_fabric *f, unsigned plane, const struct sm
 static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l, unsigned flags,
 	       struct sm_validation *v, int cdg_only)
 {
-	double t0 = now_sec();
+	double t0 = sm_mono_sec();
 	struct sm_graph *g = NULL;
 	struct vctx c;
 	int rc = sm_graph_build(f, plane, &g);
@@ -624,7 +618,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 out:
 	vctx_free(&c);
 	sm_graph_free(g);
-	v->seconds = now_sec() - t0;
+	v->seconds = sm_mono_sec() - t0;
 	return rc;
 }
 

@@ -20,6 +20,7 @@
  * file and line); 2 usage error.
  */
 #include "config.h"
+#include "lib/clock.h"
 #include "smctl.h"
 #include "model/topo.h"
 
@@ -29,13 +30,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int usage(const char *msg)
 {
@@ -134,9 +128,9 @@ static int cmd_info(const struct smctl_global *g, int argc, char **argv)
 	double total = 0;
 	for (unsigned i = 0; i < nfiles; i++) {
 		struct sm_topo_err err;
-		double t0 = now_ms();
+		double t0 = (sm_mono_sec() * 1e3);
 		int rc = load(f, files[i], fmt, base + i, &err);
-		ms[i] = now_ms() - t0;
+		ms[i] = (sm_mono_sec() * 1e3) - t0;
 		total += ms[i];
 		if (rc) {
 			fprintf(stderr, "smctl: %s\n", err.msg);

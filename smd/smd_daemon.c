@@ -34,6 +34,7 @@
  *  - STOPPING=1 on SIGTERM/SIGINT.
  */
 #include "config.h"
+#include "lib/clock.h"
 #include "config/options.h"
 #include "lib/log.h"
 #include "ctl/ctl.h"
@@ -230,7 +231,7 @@ static void access_note(void *arg, const char *msg)
 {
 	static uint64_t window_us;
 	static unsigned in_window, suppressed;
-	uint64_t now = sm_monotonic_us();
+	uint64_t now = sm_mono_us();
 
 	(void)arg;
 	if (now - window_us >= 60000000u) {
@@ -342,7 +343,7 @@ static void reload(struct dctx *c)
 	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
 	if (c->ready)
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
-			   sm_monotonic_us(), c->o->config);
+			   sm_mono_us(), c->o->config);
 	if (load_conf(c->o, &conf)) {
 		sm_err("SMD-0512", "reload failed; the running configuration is kept");
 		reload_done(c, "reload failed, running configuration kept");
@@ -429,7 +430,7 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 static void watchdog_tick(struct dctx *c)
 {
 	struct smd_dmn_status *st = malloc(sizeof(*st));
-	uint64_t now = sm_monotonic_us();
+	uint64_t now = sm_mono_us();
 
 	if (!st) {
 		sd_notify(0, "WATCHDOG=1");   /* no memory is not a wedged loop */
@@ -520,7 +521,7 @@ int smd_daemon(const struct smd_opts *o)
 	/* WATCHDOG_USEC set by systemd (WatchdogSec=): ping at half the period */
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec) {
 		wd_period = wd_usec / 2 ? wd_usec / 2 : 1;
-		wd_next = sm_monotonic_us();
+		wd_next = sm_mono_us();
 		sm_info("SMD-0523", "systemd watchdog: %.3f s, pinging every %.3f s", (double)wd_usec / 1e6,
 			(double)wd_period / 1e6);
 	}
@@ -531,7 +532,7 @@ int smd_daemon(const struct smd_opts *o)
 		};
 		int timeout = -1;
 		if (wd_period) {
-			uint64_t now = sm_monotonic_us();
+			uint64_t now = sm_mono_us();
 			if (now >= wd_next) {
 				watchdog_tick(&c);
 				wd_next = now + wd_period;
@@ -559,7 +560,7 @@ int smd_daemon(const struct smd_opts *o)
 					stop = 1;
 			}
 			if (stop) {
-				t_stop = sm_monotonic_us();
+				t_stop = sm_mono_us();
 				sd_notify(0, "STOPPING=1");
 				sm_notice("SMD-0516", "stopping");
 				status = 0;
@@ -579,6 +580,6 @@ out:
 		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
 	}
 	if (status == 0)
-		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_monotonic_us() - t_stop) / 1e6);
+		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_mono_us() - t_stop) / 1e6);
 	return status;
 }

@@ -9,6 +9,7 @@
  * written); 2 usage.
  */
 #include "config/options.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "config/smdconf.h"
 #include "dryrun/dryrun.h"
@@ -77,7 +78,7 @@ int smd_dry_run(const struct smd_opts *o)
 	struct smd_conf *c = NULL;
 	struct sm_dryrun *d = NULL;
 	char err[1024] = "", warn[512] = "";
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	/* --json alone means a JSON report on stdout */
 	const char *report = o->report ? o->report : o->json ? "-" : NULL;
 	int status = 1, rc;
@@ -150,7 +151,7 @@ int smd_dry_run(const struct smd_opts *o)
 			goto out;
 		}
 	}
-	d->run.t.total = sm_dryrun_now() - t0;
+	d->run.t.total = sm_mono_sec() - t0;
 	if (report && write_report(report, o->json, &d->run))
 		goto out;
 	status = d->run.all_routed ? 0 : 1;

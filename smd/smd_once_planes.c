@@ -9,6 +9,7 @@
  * 1 when any plane failed (the others are up and stay configured).
  */
 #include "config/options.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "sm/multiplane.h"
 #include "mock/mock.h"
@@ -127,9 +128,9 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 		planes[i].note = plane_note;
 		planes[i].note_arg = &notes[i];
 	}
-	uint64_t t0 = sm_monotonic_us();
+	uint64_t t0 = sm_mono_us();
 	unsigned down = sm_multiplane_bringup(planes, n, &mp);
-	double wall = (double)(sm_monotonic_us() - t0) / 1e6;
+	double wall = (double)(sm_mono_us() - t0) / 1e6;
 	rc = sm_plane_lids_save(lids, err, sizeof(err));
 	if (rc)
 		sm_err("SMD-0407", "cannot save plane-consistent LIDs: %s", err);

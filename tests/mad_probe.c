@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "mad/codec.h"
+#include "lib/clock.h"
 #include "mad/transport.h"
 #include "mad/txn.h"
 
@@ -231,12 +232,12 @@ int main(int argc, char **argv)
 	       st->sent, st->received, st->completed, st->retried, st->timed_out, st->malformed,
 	       st->unknown_tid);
 	if (trap_wait_s && !bad) {
-		uint64_t end = sm_monotonic_us() + (uint64_t)trap_wait_s * 1000000u;
+		uint64_t end = sm_mono_us() + (uint64_t)trap_wait_s * 1000000u;
 
 		tw.got = 0;   /* traps that came during the probes do not count */
 		printf("waiting for a trap\n");
 		fflush(stdout);
-		while (!tw.got && sm_monotonic_us() < end)
+		while (!tw.got && sm_mono_us() < end)
 			if (sm_txn_poll(e, 200) < 0)
 				break;
 		if (!tw.got) {

@@ -8,6 +8,7 @@
  * local min-max improvement, then reports (evaluator and LFT diff).
  */
 #include "routing/hotpath/internal.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -557,13 +558,6 @@ static void hp_free(struct hp *h)
 	free(h->byl);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *base,
 		   const struct sm_flow *flows, size_t n_flows, const struct sm_hotpath_opts *o,
 		   struct sm_lfts *out, struct sm_hotpath_report *rep, char *err, size_t errlen)
@@ -571,7 +565,7 @@ int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 	struct sm_hotpath_opts def;
 	struct hp hh, *h = &hh;
 	struct sm_hotpath_report tmp;
-	double t0 = now();
+	double t0 = sm_mono_sec();
 	int rc = 0;
 	if (!o) {
 		sm_hotpath_opts_init(&def);
@@ -757,7 +751,7 @@ int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 		if (sw)
 			rep->lft_switches_changed++;
 	}
-	rep->seconds = now() - t0;
+	rep->seconds = sm_mono_sec() - t0;
 	hp_free(h);
 	if (rep == &tmp)
 		sm_hotpath_report_clear(&tmp);

@@ -19,6 +19,7 @@
  * Nothing here logs: errors go to the peer or to the caller.
  */
 #include "ctl/ctl.h"
+#include "lib/clock.h"
 #include "lib/json.h"
 
 #include <errno.h>
@@ -509,13 +510,6 @@ struct smd_ctl_server {
 	struct slot slot[SMD_CTL_MAX_CLIENTS];
 };
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 static int set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -650,7 +644,7 @@ static void slot_reply(struct slot *c, char *buf, size_t len, int close_after)
 	c->out_off = 0;
 	c->state = SLOT_WRITE;
 	c->close_after |= close_after;
-	c->deadline_us = now_us() + SMD_CTL_TIMEOUT_MS * 1000u;
+	c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 }
 
 static void slot_error(struct slot *c, const char *msg, int close_after)
@@ -747,7 +741,7 @@ static void slot_next(struct smd_ctl_server *s, struct slot *c)
 					slot_free(c);
 				}
 			} else {
-				c->deadline_us = c->in_len ? c->deadline_us : now_us() + SMD_CTL_TIMEOUT_MS * 1000u;
+				c->deadline_us = c->in_len ? c->deadline_us : sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 			}
 			return;
 		}
@@ -766,7 +760,7 @@ static void slot_next(struct smd_ctl_server *s, struct slot *c)
 			continue;
 		slot_request(s, c, line, n);
 		if (c->state == SLOT_READ)
-			c->deadline_us = now_us() + SMD_CTL_TIMEOUT_MS * 1000u;
+			c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 	}
 }
 
@@ -788,7 +782,7 @@ static void slot_read(struct smd_ctl_server *s, struct slot *c)
 	if (r == 0)
 		c->peer_eof = 1;
 	else if (!c->in_len)
-		c->deadline_us = now_us() + SMD_CTL_TIMEOUT_MS * 1000u;
+		c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 	c->in_len += (size_t)r;
 	slot_next(s, c);
 }
@@ -815,7 +809,7 @@ static void slot_write(struct smd_ctl_server *s, struct slot *c)
 		return;
 	}
 	c->state = SLOT_READ;
-	c->deadline_us = now_us() + SMD_CTL_TIMEOUT_MS * 1000u;
+	c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 	slot_next(s, c);   /* a pipelined request may already be buffered */
 }
 
@@ -919,7 +913,7 @@ static void do_accept(struct smd_ctl_server *s)
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
 		c->state = SLOT_READ;
-		c->deadline_us = now_us() + SMD_CTL_TIMEOUT_MS * 1000u;
+		c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 	}
 }
 
@@ -928,7 +922,7 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 	struct pollfd pf[1 + SMD_CTL_MAX_CLIENTS + 8];
 	int map[SMD_CTL_MAX_CLIENTS];
 	unsigned n = 0, ne = n_extra > 8 ? 8 : n_extra;
-	uint64_t now = now_us(), next = 0;
+	uint64_t now = sm_mono_us(), next = 0;
 	int rc;
 
 	apply_group(s);
@@ -963,7 +957,7 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 		extra[i].revents = pf[i].revents;
 	if (pf[ne].revents & POLLIN)
 		do_accept(s);
-	now = now_us();
+	now = sm_mono_us();
 	for (unsigned i = 0; i < SMD_CTL_MAX_CLIENTS; i++) {
 		struct slot *c = &s->slot[i];
 		short re;
@@ -1054,7 +1048,7 @@ static int wait_fd(int fd, short ev, uint64_t deadline, struct tick *tk)
 	int rc;
 
 	for (;;) {
-		uint64_t now = now_us();
+		uint64_t now = sm_mono_us();
 		int to = -1, ticked = 0;
 		if (deadline) {
 			if (now >= deadline)
@@ -1064,7 +1058,7 @@ static int wait_fd(int fd, short ev, uint64_t deadline, struct tick *tk)
 		if (tk && tk->fn) {
 			if (now >= tk->next) {
 				tk->fn(tk->arg, (double)(now - tk->start) / 1e6);
-				now = now_us();
+				now = sm_mono_us();
 				tk->next = now + (uint64_t)tk->every_ms * 1000u;
 			}
 			int tt = (int)((tk->next - now) / 1000u) + 1;
@@ -1106,7 +1100,7 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 {
 	struct tick tk = { .every_ms = tick_ms > 0 ? tick_ms : 1000, .fn = tick, .arg = tick_arg };
 	struct sockaddr_un sa;
-	uint64_t deadline = timeout_ms >= 0 ? now_us() + (uint64_t)timeout_ms * 1000u : 0;
+	uint64_t deadline = timeout_ms >= 0 ? sm_mono_us() + (uint64_t)timeout_ms * 1000u : 0;
 	size_t rlen = strlen(request), off = 0, cap = 0, len = 0;
 	char *buf = NULL;
 	int fd, rc;
@@ -1147,7 +1141,7 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 		off += (size_t)w;
 	}
 	/* the first tick comes one interval after the request was sent */
-	tk.start = now_us();
+	tk.start = sm_mono_us();
 	tk.next = tk.start + (uint64_t)tk.every_ms * 1000u;
 	for (;;) {
 		if (len + 4096 + 1 > cap) {

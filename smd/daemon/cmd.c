@@ -19,6 +19,7 @@
  * until the next reload or restart, which read routing_engine again.
  */
 #include "config.h"
+#include "lib/clock.h"
 #include "daemon/cmd.h"
 #include "ctl/ctl.h"
 #include "daemon/daemon.h"
@@ -45,13 +46,6 @@ int smd_ctl_daemon_has(const char *cmd)
 
 /* ------------------------------------------------------------------ */
 /* metrics                                                              */
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 static void m_begin(struct sm_json *j, const char *name, const char *type, const char *help)
 {
@@ -135,7 +129,7 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		{ "smd_last_sweep_portinfo_sets", "gauge", "PortInfo Sets in the plane's last heavy bring-up", PF_PI },
 		{ "smd_plane_last_sweep_duration_seconds", "gauge", "Duration of the plane's last heavy bring-up", PF_SECS },
 	};
-	uint64_t now = mono_us();
+	uint64_t now = sm_mono_us();
 	char lv[16];
 
 	sm_json_arr_begin(j, "metrics");

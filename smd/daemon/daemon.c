@@ -11,6 +11,7 @@
  * a chain another thread uses, and a reload never waits for a sweep.
  */
 #include "daemon/daemon.h"
+#include "lib/clock.h"
 #include "mad/ibsim_client.h"
 #include "model/hosts.h"
 #include "lib/json.h"
@@ -130,13 +131,6 @@ static void plane_note(void *arg, const char *msg)
 
 	snprintf(buf, sizeof(buf), "plane %u: %s", nc->plane, msg);
 	nc->d->note(nc->d->note_arg, buf);
-}
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
@@ -291,7 +285,7 @@ static void publish_view(void *arg, unsigned plane, const struct sm_fabric *f, c
 	v->pub.plane = plane;
 	v->pub.fabric = v->fabric;
 	v->pub.lfts = v->lfts;
-	v->pub.made_us = mono_us();
+	v->pub.made_us = sm_mono_us();
 	pthread_mutex_lock(&d->mu);
 	v->pub.cycle = d->st.sweeps + 1;
 	old = d->views[plane];
@@ -436,7 +430,7 @@ static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->last = st->planes_up == d->n && d->n ? SMD_ST_UP : st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
 	st->state = st->last;
 	st->last_sweep_s = secs;
-	st->last_end_us = mono_us();
+	st->last_end_us = sm_mono_us();
 	st->cycle_start_us = 0;
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
 		st->planes[i].phase = -1;
@@ -475,7 +469,7 @@ static void run_cycle(struct smd_dmn *d)
 {
 	struct sm_mp_cfg mp;
 	char err[512] = "", lerr[256] = "";
-	uint64_t t0 = mono_us();
+	uint64_t t0 = sm_mono_us();
 	struct sm_fabric *prev[SM_MAX_PLANES];
 	int any_heavy = 0;
 
@@ -534,7 +528,7 @@ static void run_cycle(struct smd_dmn *d)
 		snprintf(lerr, sizeof(lerr), "%s", d->st.lids_err);
 		pthread_mutex_unlock(&d->mu);
 	}
-	double secs = (double)(mono_us() - t0) / 1e6;
+	double secs = (double)(sm_mono_us() - t0) / 1e6;
 	int again = 0;
 	for (unsigned i = 0; i < d->n; i++)
 		again |= d->planes[i].heavy && d->planes[i].sum.late_traps;
@@ -542,7 +536,7 @@ static void run_cycle(struct smd_dmn *d)
 	snapshot(d, secs, lerr);
 	if (again && !d->trap_due_us) {
 		/* traps came during an incremental sweep: another one at once sees what they said */
-		d->trap_due_us = mono_us();
+		d->trap_due_us = sm_mono_us();
 		snprintf(d->st.last_trap, sizeof(d->st.last_trap), "trap 128 during the last sweep");
 	}
 	if (any_heavy) {
@@ -640,7 +634,7 @@ static void idle_wait(struct smd_dmn *d)
 {
 	struct pollfd pf[SM_MAX_PLANES + 1];
 	unsigned idx[SM_MAX_PLANES], n = 0;
-	uint64_t now = mono_us(), due = 0;
+	uint64_t now = sm_mono_us(), due = 0;
 	int timeout = -1;
 
 	for (unsigned i = 0; i < d->n; i++) {
@@ -681,7 +675,7 @@ static void idle_wait(struct smd_dmn *d)
 		snprintf(d->st.last_trap, sizeof(d->st.last_trap), "%s", why);
 		/* both ends of a link report it: give the burst a moment, then one cycle sees it all */
 		if (!d->trap_due_us)
-			d->trap_due_us = mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
+			d->trap_due_us = sm_mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
 	}
 }
 
@@ -693,7 +687,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		const char *reason = d->st.sweeps ? "request" : "start";
 		while (!d->stop && d->requested <= d->st.sweeps) {
-			uint64_t now = mono_us();
+			uint64_t now = sm_mono_us();
 			if (d->next_due_us && now >= d->next_due_us) {
 				reason = "interval";
 				break;
@@ -734,7 +728,7 @@ static void *worker_main(void *arg)
 			for (unsigned i = 0; i < d->n; i++)
 				sm_state_forget(d->states[i]);
 		d->running = 1;
-		d->st.cycle_start_us = mono_us();
+		d->st.cycle_start_us = sm_mono_us();
 		for (unsigned i = 0; i < SM_MAX_PLANES; i++)
 			d->st.planes[i].phase = -1;
 		if (d->st.sweeps)
@@ -750,7 +744,7 @@ static void *worker_main(void *arg)
 		/* a reload may have changed the interval meanwhile: it applies from the next wait */
 		if (d->pending)
 			iv = d->pending->conf->sweep_interval;
-		d->next_due_us = iv ? mono_us() + (uint64_t)iv * 1000000u : 0;
+		d->next_due_us = iv ? sm_mono_us() + (uint64_t)iv * 1000000u : 0;
 		/* best effort: a full pipe already tells the caller to look */
 		(void)!write(d->wake[1], "x", 1);
 	}
@@ -780,7 +774,7 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	d->note = cfg->note;
 	d->note_arg = cfg->note_arg;
 	d->st.n_planes = d->n;
-	d->st.start_us = mono_us();
+	d->st.start_us = sm_mono_us();
 	d->st.sweep_interval = conf->sweep_interval;
 	smd_conf_chain_str(conf, d->st.chain, sizeof(d->st.chain));
 	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(d->kick, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -964,7 +958,7 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 	d->pending = g;
 	/* a new interval counts from now, so shortening it takes effect at once */
 	d->next_due_us = conf->sweep_interval && !d->running ?
-		mono_us() + (uint64_t)conf->sweep_interval * 1000000u : d->next_due_us;
+		sm_mono_us() + (uint64_t)conf->sweep_interval * 1000000u : d->next_due_us;
 	if (!conf->sweep_interval && !d->running)
 		d->next_due_us = 0;
 	kick(d);
@@ -986,7 +980,7 @@ void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 {
-	uint64_t now = mono_us();
+	uint64_t now = sm_mono_us();
 
 	sm_json_str(j, "state", smd_dmn_state_name(st->state));
 	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
@@ -1045,7 +1039,7 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 
 void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw)
 {
-	uint64_t now = mono_us();
+	uint64_t now = sm_mono_us();
 
 	sm_json_obj_begin(j, name);
 	sm_json_uint(j, "seq", sw->seq);

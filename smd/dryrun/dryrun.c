@@ -19,6 +19,7 @@
  * run gives what a sequential one would.
  */
 #include "dryrun/dryrun.h"
+#include "lib/clock.h"
 #include "model/lft_file.h"
 #include "model/profile.h"
 #include "routing/registry.h"
@@ -32,14 +33,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-double sm_dryrun_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 struct sm_dryrun *sm_dryrun_new(void)
 {
@@ -230,7 +223,7 @@ static void presize(struct sm_fabric *f, const char *const *dumps, unsigned n)
 int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, char *err,
 		   size_t errlen)
 {
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned want = cpus > 1 ? (unsigned)cpus : 1, n_th = 0, i;
 	pthread_t th[SM_MAX_PLANES];
@@ -283,7 +276,7 @@ int sm_dryrun_load(struct sm_dryrun *d, const char *const *dumps, unsigned n, ch
 	if (rc)
 		return rc;
 	d->run.n_planes = n;
-	d->run.t.load = sm_dryrun_now() - t0;
+	d->run.t.load = sm_mono_sec() - t0;
 	return 0;
 }
 
@@ -477,7 +470,7 @@ static void lids_one(void *arg, unsigned i)
 
 int sm_dryrun_lids(struct sm_dryrun *d, unsigned lmc, char *err, size_t errlen)
 {
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	struct lids_job *j;
 
 	if (lmc > 7) {
@@ -501,14 +494,14 @@ int sm_dryrun_lids(struct sm_dryrun *d, unsigned lmc, char *err, size_t errlen)
 		}
 	}
 	free(j);
-	d->run.t.lids = sm_dryrun_now() - t0;
+	d->run.t.lids = sm_mono_sec() - t0;
 	return 0;
 }
 
 int sm_dryrun_profile(struct sm_dryrun *d, const char *path, char *warn, size_t warnlen,
 		      char *err, size_t errlen)
 {
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	int rc = sm_profile_load(d->f, path, NULL, &d->profile, err, errlen);
 
 	if (rc)
@@ -516,7 +509,7 @@ int sm_dryrun_profile(struct sm_dryrun *d, const char *path, char *warn, size_t 
 	snprintf(d->run.profile, sizeof(d->run.profile), "%s", path);
 	if (warn && warnlen && !sm_profile_warning(d->profile, warn, warnlen))
 		warn[0] = '\0';
-	d->run.t.profile = sm_dryrun_now() - t0;
+	d->run.t.profile = sm_mono_sec() - t0;
 	return 0;
 }
 
@@ -548,7 +541,7 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 	struct sm_plane_result *res = NULL;
 	unsigned planes[SM_MAX_PLANES];
 	unsigned n = d->run.n_planes;
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	int rc;
 
 	smd_conf_chain_str(c, d->run.chain, sizeof(d->run.chain));
@@ -601,7 +594,7 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 		}
 	}
 	free(res);
-	d->run.t.route = sm_dryrun_now() - t0;
+	d->run.t.route = sm_mono_sec() - t0;
 	return d->run.all_routed ? 0 : -EHOSTUNREACH;
 nomem:
 	free(res);
@@ -630,7 +623,7 @@ static void metrics_one(void *arg, unsigned i)
 
 int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 {
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	struct sm_metrics_opts o;
 	struct metrics_job job;
 	int rc = 0;
@@ -651,13 +644,13 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 		rc = sm_planes_health(d->f, NULL, &d->run.health);
 		d->run.have_health = !rc;
 	}
-	d->run.t.metrics = sm_dryrun_now() - t0;
+	d->run.t.metrics = sm_mono_sec() - t0;
 	return rc;
 }
 
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen)
 {
-	double t0 = sm_dryrun_now();
+	double t0 = sm_mono_sec();
 	int to_stdout = !strcmp(path, "-");
 	FILE *out = to_stdout ? stdout : fopen(path, "w");
 	int rc = 0;
@@ -690,6 +683,6 @@ int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 	snprintf(d->run.lfts_out, sizeof(d->run.lfts_out), "%s", path);
-	d->run.t.write = sm_dryrun_now() - t0;
+	d->run.t.write = sm_mono_sec() - t0;
 	return rc;
 }

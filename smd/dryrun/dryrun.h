@@ -77,7 +77,5 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed);
 /* Write the LFTs of all routed planes to path ("-" = stdout). */
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen);
 
-/* Seconds on a monotonic clock. */
-double sm_dryrun_now(void);
 
 #endif

@@ -8,6 +8,7 @@
  * someone else must not give them a way to chown arbitrary files).
  */
 #include "lib/privdrop.h"
+#include "lib/err.h"
 #include "lib/statefile.h"
 
 #include <dirent.h>
@@ -29,19 +30,19 @@ static int chown_dir(const char *dir, uid_t uid, gid_t gid, char *err, size_t er
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		rc = -errno;
-		sm_seterr(err, errlen, "cannot create state directory %s: %s", dir, strerror(-rc));
+		sm_errf(err, errlen, "cannot create state directory %s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (dfd < 0) {
 		rc = -errno;
-		sm_seterr(err, errlen, "state directory %s: %s", dir, strerror(-rc));
+		sm_errf(err, errlen, "state directory %s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	if (fchown(dfd, uid, gid)) {
 		rc = -errno;
-		sm_seterr(err, errlen, "chown %s: %s", dir, strerror(-rc));
+		sm_errf(err, errlen, "chown %s: %s", dir, strerror(-rc));
 		close(dfd);
 		return rc;
 	}
@@ -49,7 +50,7 @@ static int chown_dir(const char *dir, uid_t uid, gid_t gid, char *err, size_t er
 	if (!d) {
 		rc = -errno;
 		close(dfd);
-		sm_seterr(err, errlen, "%s: %s", dir, strerror(-rc));
+		sm_errf(err, errlen, "%s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	while ((de = readdir(d))) {
@@ -58,7 +59,7 @@ static int chown_dir(const char *dir, uid_t uid, gid_t gid, char *err, size_t er
 			continue;
 		if (fchownat(dfd, de->d_name, uid, gid, AT_SYMLINK_NOFOLLOW)) {
 			rc = -errno;
-			sm_seterr(err, errlen, "chown %s/%s: %s", dir, de->d_name, strerror(-rc));
+			sm_errf(err, errlen, "chown %s/%s: %s", dir, de->d_name, strerror(-rc));
 			break;
 		}
 	}
@@ -80,7 +81,7 @@ int smd_priv_drop(const char *user, const char *group, const char *state_dir, co
 	if (user) {
 		pw = getpwnam(user);
 		if (!pw) {
-			sm_seterr(err, errlen, "user '%s': no such user", user);
+			sm_errf(err, errlen, "user '%s': no such user", user);
 			return -ENOENT;
 		}
 		uid = pw->pw_uid;
@@ -89,7 +90,7 @@ int smd_priv_drop(const char *user, const char *group, const char *state_dir, co
 	if (group) {
 		gr = getgrnam(group);
 		if (!gr) {
-			sm_seterr(err, errlen, "group '%s': no such group", group);
+			sm_errf(err, errlen, "group '%s': no such group", group);
 			return -ENOENT;
 		}
 		gid = gr->gr_gid;
@@ -97,7 +98,7 @@ int smd_priv_drop(const char *user, const char *group, const char *state_dir, co
 	if (geteuid() != 0) {
 		if (geteuid() == uid && getegid() == gid)
 			return 0;   /* started as that user already */
-		sm_seterr(err, errlen, "cannot switch to %s:%s: not started as root", user ? user : "-",
+		sm_errf(err, errlen, "cannot switch to %s:%s: not started as root", user ? user : "-",
 			  group ? group : "-");
 		return -EPERM;
 	}
@@ -105,31 +106,31 @@ int smd_priv_drop(const char *user, const char *group, const char *state_dir, co
 		return rc;
 	if (socket && lchown(socket, uid, gid) && errno != ENOENT) {
 		rc = -errno;
-		sm_seterr(err, errlen, "chown %s: %s", socket, strerror(-rc));
+		sm_errf(err, errlen, "chown %s: %s", socket, strerror(-rc));
 		return rc;
 	}
 	if (pw ? initgroups(pw->pw_name, gid) : setgroups(1, &gid)) {
 		rc = -errno;
-		sm_seterr(err, errlen, "setting supplementary groups: %s", strerror(-rc));
+		sm_errf(err, errlen, "setting supplementary groups: %s", strerror(-rc));
 		return rc;
 	}
 	if (setresgid(gid, gid, gid)) {
 		rc = -errno;
-		sm_seterr(err, errlen, "setresgid(%u): %s", (unsigned)gid, strerror(-rc));
+		sm_errf(err, errlen, "setresgid(%u): %s", (unsigned)gid, strerror(-rc));
 		return rc;
 	}
 	if (setresuid(uid, uid, uid)) {
 		rc = -errno;
-		sm_seterr(err, errlen, "setresuid(%u): %s", (unsigned)uid, strerror(-rc));
+		sm_errf(err, errlen, "setresuid(%u): %s", (unsigned)uid, strerror(-rc));
 		return rc;
 	}
 	if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0)) {
-		sm_seterr(err, errlen, "root could be regained after the switch to UID %u", (unsigned)uid);
+		sm_errf(err, errlen, "root could be regained after the switch to UID %u", (unsigned)uid);
 		return -EPERM;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 		rc = -errno;
-		sm_seterr(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(-rc));
+		sm_errf(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(-rc));
 		return rc;
 	}
 	return 0;

@@ -10,6 +10,7 @@
  * is reported, the new file being in place but maybe not yet durable.
  */
 #include "lib/statefile.h"
+#include "lib/err.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -50,16 +51,6 @@ static void remove_leftovers(const char *dir, const char *base, const char *mine
 	closedir(d);
 }
 
-void sm_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, char *err,
 		   size_t errlen)
 {
@@ -69,7 +60,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 	int fd, rc = 0;
 
 	if (strlen(path) >= sizeof(dir)) {
-		sm_seterr(err, errlen, "%s: path too long", path);
+		sm_errf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
 	}
 	strcpy(dir, path);
@@ -86,7 +77,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 	}
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		rc = -errno;
-		sm_seterr(err, errlen, "%s: cannot create the directory for %s: %s", dir, path, strerror(-rc));
+		sm_errf(err, errlen, "%s: cannot create the directory for %s: %s", dir, path, strerror(-rc));
 		return rc;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
@@ -94,7 +85,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0) {
 		rc = -errno;
-		sm_seterr(err, errlen, "%s: cannot write (create %s: %s); the previous file is kept", path,
+		sm_errf(err, errlen, "%s: cannot write (create %s: %s); the previous file is kept", path,
 		       tmp, strerror(-rc));
 		return rc;
 	}
@@ -130,7 +121,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 			rc = -errno;
 	}
 	if (rc) {
-		sm_seterr(err, errlen, "%s: cannot write (%s of %s: %s); the previous file is kept", path, step,
+		sm_errf(err, errlen, "%s: cannot write (%s of %s: %s); the previous file is kept", path, step,
 		       tmp, strerror(-rc));
 		unlink(tmp);
 		return rc;
@@ -143,7 +134,7 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 		close(fd);
 	}
 	if (rc) {
-		sm_seterr(err, errlen, "%s: written, but the fsync of directory %s failed: %s", path, dir,
+		sm_errf(err, errlen, "%s: written, but the fsync of directory %s failed: %s", path, dir,
 		       strerror(-rc));
 		return rc;
 	}

@@ -33,7 +33,5 @@
 int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, char *err,
 		   size_t errlen);
 
-/* snprintf into an error buffer (err may be NULL / errlen 0: nothing). */
-void sm_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

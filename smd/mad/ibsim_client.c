@@ -7,6 +7,8 @@
  * with the wrong magic or type is an error.
  */
 #include "mad/ibsim_client.h"
+#include "lib/err.h"
+#include "lib/clock.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -75,16 +77,6 @@ struct sm_ibsim {
 	struct sm_ibsim_info info;
 };
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static socklen_t sim_name(struct sockaddr_un *a, const char *fmt, ...)
 {
 	va_list ap;
@@ -102,13 +94,6 @@ static socklen_t sim_name(struct sockaddr_un *a, const char *fmt, ...)
 		n = (int)sizeof(a->sun_path) - 3;
 	/* ibsim (0.10, Debian 12) counts the terminating NUL in the address length */
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n + 1);
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int wait_fd(int fd, int timeout_ms)
@@ -180,7 +165,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	if (!sockname || !*sockname)
 		sockname = "sim";
 	if (node && strlen(node) >= sizeof(ci.nodeid)) {
-		seterr(err, errlen, "ibsim node id '%s' is longer than %zu characters", node,
+		sm_errf(err, errlen, "ibsim node id '%s' is longer than %zu characters", node,
 		       sizeof(ci.nodeid) - 1);
 		return -EINVAL;
 	}
@@ -191,7 +176,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	c->fd_data = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (c->fd_ctl < 0 || c->fd_data < 0) {
 		rc = -errno;
-		seterr(err, errlen, "ibsim: socket: %s", strerror(errno));
+		sm_errf(err, errlen, "ibsim: socket: %s", strerror(errno));
 		goto fail;
 	}
 
@@ -200,15 +185,15 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	alen = sim_name(&a, "%s:ctl%u", sockname, id);
 	if (bind(c->fd_ctl, (struct sockaddr *)&a, alen) < 0) {
 		rc = -errno;
-		seterr(err, errlen, "ibsim: bind %s:ctl%u: %s", sockname, id, strerror(errno));
+		sm_errf(err, errlen, "ibsim: bind %s:ctl%u: %s", sockname, id, strerror(errno));
 		goto fail;
 	}
 	alen = sim_name(&a, "%s:ctl", sockname);
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = sm_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	while (connect(c->fd_ctl, (struct sockaddr *)&a, alen) < 0) {
-		if ((errno != ECONNREFUSED && errno != ENOENT) || now_ms() >= deadline) {
+		if ((errno != ECONNREFUSED && errno != ENOENT) || sm_mono_ms() >= deadline) {
 			rc = -errno;
-			seterr(err, errlen, "ibsim: no simulator at socket '%s' (%s); is ibsim -s running with IBSIM_SOCKNAME=%s?",
+			sm_errf(err, errlen, "ibsim: no simulator at socket '%s' (%s); is ibsim -s running with IBSIM_SOCKNAME=%s?",
 			       sockname, strerror(errno), sockname);
 			goto fail;
 		}
@@ -217,7 +202,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	alen = sim_name(&a, "%s:in%u", sockname, id);
 	if (bind(c->fd_data, (struct sockaddr *)&a, alen) < 0) {
 		rc = -errno;
-		seterr(err, errlen, "ibsim: bind %s:in%u: %s", sockname, id, strerror(errno));
+		sm_errf(err, errlen, "ibsim: bind %s:in%u: %s", sockname, id, strerror(errno));
 		goto fail;
 	}
 
@@ -230,7 +215,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	int wait = timeout_ms > 0 ? timeout_ms : 2000;
 	rc = sim_ctl(c, SIM_CTL_CONNECT, &ci, sizeof(ci), wait);
 	if (rc) {
-		seterr(err, errlen,
+		sm_errf(err, errlen,
 		       rc == -ECONNREFUSED
 			       ? "ibsim refused to attach at node '%s' (unknown node, 10 clients already, or an SM already there)"
 			       : "ibsim: connect at node '%s' failed: %s",
@@ -239,7 +224,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	}
 	if (ci.id >= 10) {
 		rc = -EPROTO;
-		seterr(err, errlen, "ibsim: bad client slot %u in connect reply", ci.id);
+		sm_errf(err, errlen, "ibsim: bad client slot %u in connect reply", ci.id);
 		goto fail;
 	}
 	c->slot = ci.id;
@@ -247,7 +232,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	alen = sim_name(&a, "%s:out%u", sockname, c->slot);
 	if (connect(c->fd_data, (struct sockaddr *)&a, alen) < 0) {
 		rc = -errno;
-		seterr(err, errlen, "ibsim: connect data socket: %s", strerror(errno));
+		sm_errf(err, errlen, "ibsim: connect data socket: %s", strerror(errno));
 		goto fail;
 	}
 
@@ -255,7 +240,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	memset(buf, 0, sizeof(buf));
 	rc = sim_ctl(c, SIM_CTL_GET_NODEINFO, buf, sizeof(buf), wait);
 	if (rc) {
-		seterr(err, errlen, "ibsim: GET_NODEINFO failed: %s", strerror(-rc));
+		sm_errf(err, errlen, "ibsim: GET_NODEINFO failed: %s", strerror(-rc));
 		goto fail;
 	}
 	c->info.node_type = buf[2];
@@ -267,7 +252,7 @@ int sm_ibsim_open(const char *sockname, const char *node, int issm, int timeout_
 	memset(buf, 0, sizeof(buf));
 	rc = sim_ctl(c, SIM_CTL_GET_PORTINFO, buf, sizeof(buf), wait);
 	if (rc) {
-		seterr(err, errlen, "ibsim: GET_PORTINFO failed: %s", strerror(-rc));
+		sm_errf(err, errlen, "ibsim: GET_PORTINFO failed: %s", strerror(-rc));
 		goto fail;
 	}
 	c->info.lid = (uint16_t)(buf[16] << 8 | buf[17]);

@@ -106,8 +106,6 @@ static inline int sm_transport_fd(struct sm_transport *t)
 
 /* Transport time (see ops->now_us). */
 uint64_t sm_transport_now_us(struct sm_transport *t);
-/* CLOCK_MONOTONIC in microseconds. */
-uint64_t sm_monotonic_us(void);
 
 static inline int sm_transport_refresh(struct sm_transport *t)
 {

@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "mad/txn.h"
+#include "lib/clock.h"
 
 #define NONE UINT32_MAX
 #define NBUCKETS 4096u
@@ -145,17 +146,9 @@ const char *sm_txn_attr_slot_name(unsigned slot)
 	return slot < SM_TXN_A_COUNT ? names[slot] : "Other";
 }
 
-uint64_t sm_monotonic_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 uint64_t sm_transport_now_us(struct sm_transport *t)
 {
-	return t->ops->now_us ? t->ops->now_us(t) : sm_monotonic_us();
+	return t->ops->now_us ? t->ops->now_us(t) : sm_mono_us();
 }
 
 void sm_transport_close(struct sm_transport *t)

@@ -34,6 +34,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/codec.h"
+#include "lib/err.h"
 #include "mad/transport.h"
 
 #define PHYS_LINKUP 5
@@ -48,20 +49,6 @@ struct umad_priv {
 	void *sbuf;
 	void *rbuf;
 };
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int umad_send_op(struct sm_transport *t, const uint8_t *mad, size_t len, uint16_t dlid,
 			unsigned resp_timeout_ms)
@@ -192,7 +179,7 @@ static int pick_port(const char *ca, unsigned port, char *ca_out, size_t ca_len,
 
 	if (ca && *ca && port) {
 		if (umad_get_port(ca, (int)port, st) < 0) {
-			set_err(err, errlen, "umad: no port %s:%u", ca, port);
+			sm_errf(err, errlen, "umad: no port %s:%u", ca, port);
 			return -ENODEV;
 		}
 		snprintf(ca_out, ca_len, "%.*s", (int)ca_len - 1, ca);
@@ -205,7 +192,7 @@ static int pick_port(const char *ca, unsigned port, char *ca_out, size_t ca_len,
 	} else {
 		n = umad_get_cas_names(cas, UMAD_MAX_DEVICES);
 		if (n <= 0) {
-			set_err(err, errlen, "umad: no InfiniBand device found");
+			sm_errf(err, errlen, "umad: no InfiniBand device found");
 			return -ENODEV;
 		}
 	}
@@ -235,7 +222,7 @@ static int pick_port(const char *ca, unsigned port, char *ca_out, size_t ca_len,
 		}
 		umad_release_ca(&c);
 	}
-	set_err(err, errlen, "umad: no port with physical state LinkUp%s%s",
+	sm_errf(err, errlen, "umad: no port with physical state LinkUp%s%s",
 		ca && *ca ? " on " : "", ca && *ca ? ca : "");
 	return -ENODEV;
 }
@@ -252,16 +239,16 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 
 	*out = NULL;
 	if (ca && strlen(ca) >= UMAD_CA_NAME_LEN) {
-		set_err(err, errlen, "umad: CA name '%.40s...' longer than %d characters", ca,
+		sm_errf(err, errlen, "umad: CA name '%.40s...' longer than %d characters", ca,
 			UMAD_CA_NAME_LEN - 1);
 		return -EINVAL;
 	}
 	if (port > 254) {
-		set_err(err, errlen, "umad: port %u out of range 1..254", port);
+		sm_errf(err, errlen, "umad: port %u out of range 1..254", port);
 		return -EINVAL;
 	}
 	if (umad_init() < 0) {
-		set_err(err, errlen, "umad: umad_init failed");
+		sm_errf(err, errlen, "umad: umad_init failed");
 		return -EIO;
 	}
 	rc = pick_port(ca, port, ca_name, sizeof(ca_name), &portnum, &st, err, errlen);
@@ -296,7 +283,7 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 	u->portid = umad_open_port(ca_name, portnum);
 	if (u->portid < 0) {
 		rc = u->portid;
-		set_err(err, errlen, "umad: cannot open %s:%d: %s", ca_name, portnum, strerror(-rc));
+		sm_errf(err, errlen, "umad: cannot open %s:%d: %s", ca_name, portnum, strerror(-rc));
 		goto fail;
 	}
 	/* DR class: only answers to our requests */
@@ -309,7 +296,7 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 	u->agent_lid = umad_register(u->portid, SM_CLASS_SMI, 1, 0, mask);
 	if (u->agent_dr < 0 || u->agent_lid < 0) {
 		rc = u->agent_dr < 0 ? u->agent_dr : u->agent_lid;
-		set_err(err, errlen, "umad: cannot register SMI agents on %s:%d: %s (another SM running?)",
+		sm_errf(err, errlen, "umad: cannot register SMI agents on %s:%d: %s (another SM running?)",
 			ca_name, portnum, strerror(-rc));
 		goto fail;
 	}
@@ -325,13 +312,13 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 	 */
 	if (umad_get_issm_path(ca_name, portnum, issm_path, sizeof(issm_path)) < 0) {
 		rc = -ENODEV;
-		set_err(err, errlen, "umad: no issm device for %s:%d", ca_name, portnum);
+		sm_errf(err, errlen, "umad: no issm device for %s:%d", ca_name, portnum);
 		goto fail;
 	}
 	u->issm_fd = open(issm_path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (u->issm_fd < 0) {
 		rc = -errno;
-		set_err(err, errlen, "umad: cannot claim IsSM on %s:%d (%s): %s", ca_name, portnum,
+		sm_errf(err, errlen, "umad: cannot claim IsSM on %s:%d (%s): %s", ca_name, portnum,
 			issm_path, errno == EAGAIN || errno == EBUSY ?
 			"another SM holds this port" : strerror(errno));
 		goto fail;

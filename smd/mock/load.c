@@ -11,13 +11,8 @@
 #include <stdio.h>
 
 #include "mock/mock.h"
+#include "lib/err.h"
 #include "model/topo.h"
-
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-	if (err && errlen)
-		snprintf(err, errlen, "%s", msg);
-}
 
 int sm_mock_load(const char *path, const struct sm_mock_cfg *cfg, struct sm_mock **out,
 		 char *err, size_t errlen)
@@ -28,7 +23,7 @@ int sm_mock_load(const char *path, const struct sm_mock_cfg *cfg, struct sm_mock
 
 	*out = NULL;
 	if (!f) {
-		set_err(err, errlen, "mock: out of memory");
+		sm_errf(err, errlen, "%s", "mock: out of memory");
 		return -ENOMEM;
 	}
 	rc = sm_topo_load(f, path, SM_TOPO_AUTO, 0, &te);

@@ -33,6 +33,8 @@
 #include <time.h>
 
 #include "mad/codec.h"
+#include "lib/err.h"
+#include "lib/clock.h"
 #include "mock/mock.h"
 
 #define NONE UINT32_MAX
@@ -118,12 +120,6 @@ static const struct sm_transport_ops mock_ops;
 
 /* ---- small helpers ---- */
 
-static void set_err(char *err, size_t errlen, const char *msg)
-{
-	if (err && errlen)
-		snprintf(err, errlen, "%s", msg);
-}
-
 static uint64_t rng_next(struct sm_mock *m)
 {
 	/* xorshift64*: deterministic for a seed, good enough for fault shares */
@@ -142,17 +138,9 @@ static int roll(struct sm_mock *m, uint32_t ppm)
 	return (rng_next(m) >> 11) % 1000000u < ppm;
 }
 
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 uint64_t sm_mock_now_us(const struct sm_mock *m)
 {
-	return m->cfg.real_time ? mono_us() - m->real0 : m->vnow;
+	return m->cfg.real_time ? sm_mono_us() - m->real0 : m->vnow;
 }
 
 void sm_mock_advance_us(struct sm_mock *m, uint64_t us)
@@ -291,7 +279,7 @@ int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, stru
 
 	*out = NULL;
 	if (!src || src->n_nodes == 0) {
-		set_err(err, errlen, "mock: empty fabric");
+		sm_errf(err, errlen, "%s", "mock: empty fabric");
 		return -EINVAL;
 	}
 	m = calloc(1, sizeof(*m));
@@ -306,14 +294,14 @@ int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, stru
 	if (m->cfg.delay_ppm && !m->cfg.delay_us)
 		m->cfg.delay_us = 50000;
 	m->rng = m->cfg.seed ? m->cfg.seed * 0x9E3779B97F4A7C15ULL : 0x9E3779B97F4A7C15ULL;
-	m->real0 = mono_us();
+	m->real0 = sm_mono_us();
 	m->trap_tid = 0x80000000u;
 	rc = copy_fabric(src, &m->f);
 	if (rc < 0) {
 		free(m);
 		if (rc == -ENOMEM)
 			goto nomem;
-		set_err(err, errlen, "mock: cannot copy the fabric model (inconsistent links or GUIDs)");
+		sm_errf(err, errlen, "%s", "mock: cannot copy the fabric model (inconsistent links or GUIDs)");
 		return rc;
 	}
 	m->ports = calloc(m->f->n_ports, sizeof(*m->ports));
@@ -351,7 +339,7 @@ int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, stru
 	*out = m;
 	return 0;
 nomem:
-	set_err(err, errlen, "mock: out of memory");
+	sm_errf(err, errlen, "%s", "mock: out of memory");
 	return -ENOMEM;
 }
 

@@ -18,6 +18,7 @@
  * faults do not change when other planes are added.
  */
 #include "config.h"
+#include "lib/err.h"
 #include "model/gen.h"
 
 #include <errno.h>
@@ -32,19 +33,6 @@
 #define WIDTH_4X 2
 #define SPEED_EXT_NDR 8
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 void sm_gen_params_init(struct sm_gen_params *p)
 {
@@ -77,32 +65,32 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
 {
 	memset(s, 0, sizeof(*s));
 	if (p->radix < 2 || p->radix > SM_MAX_PORTS)
-		return fail(err, errlen, -EINVAL, "radix %u out of range (2..%u)", p->radix,
+		return sm_errf_rc(-EINVAL, err, errlen, "radix %u out of range (2..%u)", p->radix,
 			    SM_MAX_PORTS);
 	if (p->levels != 0 && p->levels != 2 && p->levels != 3)
-		return fail(err, errlen, -EINVAL, "levels %u not supported (2 or 3)", p->levels);
+		return sm_errf_rc(-EINVAL, err, errlen, "levels %u not supported (2 or 3)", p->levels);
 	if (p->planes < 1 || p->planes > SM_MAX_PLANES)
-		return fail(err, errlen, -EINVAL, "planes %u out of range (1..%u)", p->planes,
+		return sm_errf_rc(-EINVAL, err, errlen, "planes %u out of range (1..%u)", p->planes,
 			    SM_MAX_PLANES);
 	if (!p->oversub_down || !p->oversub_up)
-		return fail(err, errlen, -EINVAL, "oversubscription %u:%u: both sides must be > 0",
+		return sm_errf_rc(-EINVAL, err, errlen, "oversubscription %u:%u: both sides must be > 0",
 			    p->oversub_down, p->oversub_up);
 	if (p->oversub_down < p->oversub_up)
-		return fail(err, errlen, -EINVAL,
+		return sm_errf_rc(-EINVAL, err, errlen,
 			    "oversubscription %u:%u has fewer hosts than uplinks (want A:B with A >= B)",
 			    p->oversub_down, p->oversub_up);
 	if (!(p->remove_links >= 0.0 && p->remove_links <= 1.0))
-		return fail(err, errlen, -EINVAL, "link removal fraction %g out of range (0..1)",
+		return sm_errf_rc(-EINVAL, err, errlen, "link removal fraction %g out of range (0..1)",
 			    p->remove_links);
 	if (p->fault_plane < -1 || p->fault_plane >= (int)p->planes)
-		return fail(err, errlen, -EINVAL, "fault plane %d out of range (0..%u)",
+		return sm_errf_rc(-EINVAL, err, errlen, "fault plane %d out of range (0..%u)",
 			    p->fault_plane, p->planes - 1);
 
 	unsigned g = gcd(p->oversub_down, p->oversub_up);
 	unsigned a = p->oversub_down / g, b = p->oversub_up / g;
 	unsigned k = p->radix;
 	if (a > k || b > k || a + b > k)
-		return fail(err, errlen, -EINVAL,
+		return sm_errf_rc(-EINVAL, err, errlen,
 			    "oversubscription %u:%u does not fit a radix-%u leaf", a, b, k);
 	unsigned m = k / (a + b);
 	s->radix = k;
@@ -119,9 +107,9 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
 	s->levels = levels;
 	s->max_hosts = levels == 2 ? max2 : max3;
 	if (levels == 3 && h < 1)
-		return fail(err, errlen, -EINVAL, "radix %u is too small for 3 levels (at least 2)", k);
+		return sm_errf_rc(-EINVAL, err, errlen, "radix %u is too small for 3 levels (at least 2)", k);
 	if (p->hosts > s->max_hosts)
-		return fail(err, errlen, -ERANGE,
+		return sm_errf_rc(-ERANGE, err, errlen,
 			    "%u hosts do not fit a %u-level fat tree of radix %u%s (at most %u)%s",
 			    p->hosts, levels, k, (a != 1 || b != 1) ? " with this oversubscription" : "",
 			    s->max_hosts, levels == 2 ? "; use 3 levels" : "");
@@ -143,19 +131,19 @@ int sm_gen_fat_tree_shape(const struct sm_gen_params *p, struct sm_gen_shape *s,
 
 	uint64_t nodes = (uint64_t)p->planes * (s->hosts + s->switches);
 	if (nodes > SM_GEN_MAX_NODES)
-		return fail(err, errlen, -ERANGE,
+		return sm_errf_rc(-ERANGE, err, errlen,
 			    "fabric would have %llu nodes, more than the generator's limit of %u",
 			    (unsigned long long)nodes, SM_GEN_MAX_NODES);
 	if (!p->no_lids && s->lids > SM_UNICAST_LID_MAX)
-		return fail(err, errlen, -ERANGE,
+		return sm_errf_rc(-ERANGE, err, errlen,
 			    "fabric needs %u LIDs per plane, more than the %u unicast LIDs; generate it without LIDs",
 			    s->lids, SM_UNICAST_LID_MAX);
 	if (p->remove_nics >= s->hosts)
-		return fail(err, errlen, -EINVAL,
+		return sm_errf_rc(-EINVAL, err, errlen,
 			    "cannot remove %u NICs: a plane has %u hosts and keeps at least one",
 			    p->remove_nics, s->hosts);
 	if (p->remove_switches > s->switches - s->leaves)
-		return fail(err, errlen, -EINVAL,
+		return sm_errf_rc(-EINVAL, err, errlen,
 			    "cannot remove %u switches: the tree has only %u non-leaf switches per plane",
 			    p->remove_switches, s->switches - s->leaves);
 	return 0;
@@ -368,7 +356,7 @@ static int remove_switches(const struct tree *t, struct plane_faults *pf, struct
 		}
 	}
 	if (done < want)
-		return fail(err, errlen, -ERANGE,
+		return sm_errf_rc(-ERANGE, err, errlen,
 			    "plane %u: only %u of %u switches can be removed without splitting the fabric",
 			    plane, done, want);
 	return 0;
@@ -396,7 +384,7 @@ static int remove_links(const struct tree *t, struct plane_faults *pf, struct rn
 			pf->link_dead[l] = 0;
 	}
 	if (done < want)
-		return fail(err, errlen, -ERANGE,
+		return sm_errf_rc(-ERANGE, err, errlen,
 			    "plane %u: only %u of %u switch links can be removed without splitting the fabric",
 			    plane, done, want);
 	return 0;
@@ -580,9 +568,9 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	if (err && errlen)
 		err[0] = '\0';
 	if (!p || !f)
-		return fail(err, errlen, -EINVAL, "no parameters or no fabric");
+		return sm_errf_rc(-EINVAL, err, errlen, "no parameters or no fabric");
 	if (f->n_nodes)
-		return fail(err, errlen, -EINVAL, "the fabric to generate into is not empty");
+		return sm_errf_rc(-EINVAL, err, errlen, "the fabric to generate into is not empty");
 	rc = sm_gen_fat_tree_shape(p, &t.sh, err, errlen);
 	if (rc)
 		return rc;
@@ -593,7 +581,7 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	nic_node = calloc((size_t)t.sh.hosts + 1, sizeof(*nic_node));
 	lid_of = calloc((size_t)t.sh.lids + 1, sizeof(*lid_of));
 	if (rc || !sw_node || !nic_node || !lid_of) {
-		rc = fail(err, errlen, -ENOMEM, "out of memory");
+		rc = sm_errf_rc(-ENOMEM, err, errlen, "out of memory");
 		goto out;
 	}
 	/*
@@ -606,7 +594,7 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	link_dead = calloc(p->planes * nl + 1, 1);
 	nic_dead = calloc(p->planes * nh + 1, 1);
 	if (!sw_dead || !link_dead || !nic_dead) {
-		rc = fail(err, errlen, -ENOMEM, "out of memory");
+		rc = sm_errf_rc(-ENOMEM, err, errlen, "out of memory");
 		goto out;
 	}
 	for (unsigned pl = 0; pl < p->planes; pl++) {
@@ -629,7 +617,7 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	uint64_t ports = (uint64_t)p->planes * (2ULL * t.sh.hosts +
 						 (uint64_t)t.sh.switches * (t.sh.radix + 1));
 	if (ports > UINT32_MAX / 2 || sm_fabric_reserve(f, (uint32_t)nodes, (uint32_t)ports)) {
-		rc = fail(err, errlen, -ENOMEM, "out of memory reserving %llu nodes",
+		rc = sm_errf_rc(-ENOMEM, err, errlen, "out of memory reserving %llu nodes",
 			  (unsigned long long)nodes);
 		goto out;
 	}
@@ -640,7 +628,7 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 		plane_lids(p, &t.sh, pl, lid_of);
 		rc = build_plane(f, p, &t, &pf, pl, sw_node, nic_node, lid_of);
 		if (rc) {
-			fail(err, errlen, rc, "plane %u: building the fabric failed: %s", pl,
+			sm_errf_rc(rc, err, errlen, "plane %u: building the fabric failed: %s", pl,
 			     strerror(-rc));
 			goto out;
 		}

@@ -8,6 +8,7 @@
  * LID space) and a 16k-port plane is assigned in well under a millisecond.
  */
 #include "sm/lidmgr.h"
+#include "lib/err.h"
 #include "lib/statefile.h"
 
 #include <ctype.h>
@@ -103,7 +104,7 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 		ln++;
 		size_t len = strlen(line);
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(in)) {
-			sm_seterr(err, errlen, "%s:%u: line too long", name, ln);
+			sm_errf(err, errlen, "%s:%u: line too long", name, ln);
 			rc = -EINVAL;
 			goto fail;
 		}
@@ -120,37 +121,37 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 		if (nt == 0)
 			continue;
 		if (nt != 3) {
-			sm_seterr(err, errlen, "%s:%u: expected '0xGUID FIRST_LID LAST_LID', got %u field%s",
+			sm_errf(err, errlen, "%s:%u: expected '0xGUID FIRST_LID LAST_LID', got %u field%s",
 			       name, ln, nt, nt == 1 ? "" : "s");
 			rc = -EINVAL;
 			goto fail;
 		}
 		uint64_t guid, a, b;
 		if (strncmp(tok[0], "0x", 2) && strncmp(tok[0], "0X", 2)) {
-			sm_seterr(err, errlen, "%s:%u: GUID '%.40s' must be hexadecimal (0x...)", name, ln, tok[0]);
+			sm_errf(err, errlen, "%s:%u: GUID '%.40s' must be hexadecimal (0x...)", name, ln, tok[0]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (parse_num(tok[0], UINT64_MAX, &guid) || !guid) {
-			sm_seterr(err, errlen, "%s:%u: bad GUID '%.40s'", name, ln, tok[0]);
+			sm_errf(err, errlen, "%s:%u: bad GUID '%.40s'", name, ln, tok[0]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (parse_num(tok[1], SM_UNICAST_LID_MAX, &a) || !a) {
-			sm_seterr(err, errlen, "%s:%u: bad first LID '%.40s' (unicast LIDs are 1-0xbfff)",
+			sm_errf(err, errlen, "%s:%u: bad first LID '%.40s' (unicast LIDs are 1-0xbfff)",
 			       name, ln, tok[1]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		if (parse_num(tok[2], SM_UNICAST_LID_MAX, &b) || b < a) {
-			sm_seterr(err, errlen, "%s:%u: bad last LID '%.40s' (1-0xbfff, not below the first)",
+			sm_errf(err, errlen, "%s:%u: bad last LID '%.40s' (1-0xbfff, not below the first)",
 			       name, ln, tok[2]);
 			rc = -EINVAL;
 			goto fail;
 		}
 		uint64_t span = b - a + 1;
 		if (span > 128 || (span & (span - 1)) || (a & (span - 1))) {
-			sm_seterr(err, errlen,
+			sm_errf(err, errlen,
 			       "%s:%u: LID range 0x%04" PRIx64 "-0x%04" PRIx64
 			       " is not 2^LMC LIDs (LMC 0-7) aligned on 2^LMC",
 			       name, ln, a, b);
@@ -158,19 +159,19 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 			goto fail;
 		}
 		if (m->n >= MAX_ENTRIES) {
-			sm_seterr(err, errlen, "%s:%u: more than %u entries", name, ln, MAX_ENTRIES);
+			sm_errf(err, errlen, "%s:%u: more than %u entries", name, ln, MAX_ENTRIES);
 			rc = -EINVAL;
 			goto fail;
 		}
 		rc = push_entry(m, guid, (uint16_t)a, (uint16_t)b);
 		if (rc) {
-			sm_seterr(err, errlen, "%s:%u: out of memory", name, ln);
+			sm_errf(err, errlen, "%s:%u: out of memory", name, ln);
 			goto fail;
 		}
 		m->e[m->n - 1].line = ln;
 	}
 	if (ferror(in)) {
-		sm_seterr(err, errlen, "%s: read error", name);
+		sm_errf(err, errlen, "%s: read error", name);
 		rc = -EIO;
 		goto fail;
 	}
@@ -179,7 +180,7 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 	for (uint32_t i = 1; i < m->n; i++)
 		if (m->e[i].guid == m->e[i - 1].guid) {
 			uint32_t l1 = m->e[i - 1].line, l2 = m->e[i].line;
-			sm_seterr(err, errlen, "%s:%u: GUID 0x%016" PRIx64 " is already listed at line %u",
+			sm_errf(err, errlen, "%s:%u: GUID 0x%016" PRIx64 " is already listed at line %u",
 			       name, l1 > l2 ? l1 : l2, m->e[i].guid, l1 > l2 ? l2 : l1);
 			rc = -EINVAL;
 			goto fail;
@@ -199,7 +200,7 @@ int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errl
 	if (!in) {
 		rc = -errno;
 		sm_lidmgr_clear(m);
-		sm_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		sm_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return rc;
 	}
 	rc = sm_lidmgr_load_stream(m, in, path, err, errlen);
@@ -217,19 +218,6 @@ static int cmp_lid_port(const void *a, const void *b)
 {
 	const struct lid_port *x = a, *y = b;
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
-}
-
-static void notef(sm_note_fn *note, void *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void notef(sm_note_fn *note, void *arg, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	if (!note)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	note(arg, buf);
 }
 
 /* Owner of the range [lid, lid+span) if uniform free; else the first non-free owner. */
@@ -314,7 +302,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 			continue;
 		unsigned span = lp[i].span;
 		if (!range_ok(e->first, span)) {
-			notef(note, note_arg,
+			sm_notef(note, note_arg,
 			      "port 0x%016" PRIx64 ": persisted LID %u is not aligned for LMC %u; reassigning",
 			      lp[i].guid, e->first, span == 1 ? 0 : lmc);
 			s.conflicts++;
@@ -322,7 +310,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 		}
 		uint32_t o = range_owner(owner, e->first, span);
 		if (o != OWNER_FREE) {
-			notef(note, note_arg,
+			sm_notef(note, note_arg,
 			      "port 0x%016" PRIx64 ": persisted LID %u collides with port 0x%016" PRIx64
 			      " (lower GUID keeps it); reassigning",
 			      lp[i].guid, e->first, owner_guid(f, o));
@@ -340,7 +328,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 		if (lid_of[i] || !cl)
 			continue;
 		if (!range_ok(cl, span)) {
-			notef(note, note_arg,
+			sm_notef(note, note_arg,
 			      "port 0x%016" PRIx64 ": fabric LID %u is not aligned for LMC %u; reassigning",
 			      lp[i].guid, cl, span == 1 ? 0 : lmc);
 			s.conflicts++;
@@ -348,7 +336,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 		}
 		uint32_t o = range_owner(owner, cl, span);
 		if (o != OWNER_FREE) {
-			notef(note, note_arg,
+			sm_notef(note, note_arg,
 			      "port 0x%016" PRIx64 ": fabric LID %u collides with port 0x%016" PRIx64
 			      "; reassigning",
 			      lp[i].guid, cl, owner_guid(f, o));
@@ -368,7 +356,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 			if (owner[l] == OWNER_FREE)
 				owner[l] = OWNER_RESERVED;
 			else if (owner[l] != OWNER_RESERVED) {
-				notef(note, note_arg,
+				sm_notef(note, note_arg,
 				      "LID %u reserved for absent port 0x%016" PRIx64
 				      " is held by live port 0x%016" PRIx64 "; the live port keeps it",
 				      l, e->guid, owner_guid(f, owner[l]));
@@ -408,7 +396,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 		s.lids += span;
 		if (cur_lid && cur_lid[lp[i].port] && cur_lid[lp[i].port] != lid_of[i]) {
 			s.moved++;
-			notef(note, note_arg, "port 0x%016" PRIx64 ": LID %u -> %u", lp[i].guid,
+			sm_notef(note, note_arg, "port 0x%016" PRIx64 ": LID %u -> %u", lp[i].guid,
 			      cur_lid[lp[i].port], lid_of[i]);
 		}
 		struct sm_lid_entry *e = old_n ? bsearch(&(struct sm_lid_entry){ .guid = lp[i].guid }, m->e,
@@ -456,14 +444,14 @@ int sm_lidmgr_save(const struct sm_lidmgr *m, const char *path, char *err, size_
 	int rc;
 
 	if (!out) {
-		sm_seterr(err, errlen, "%s: out of memory", path);
+		sm_errf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
 	rc = sm_lidmgr_write_stream(m, out);
 	if (fclose(out) && !rc)
 		rc = -ENOMEM;
 	if (rc)
-		sm_seterr(err, errlen, "%s: out of memory", path);
+		sm_errf(err, errlen, "%s: out of memory", path);
 	else
 		rc = sm_state_write(path, buf, len, 0644, err, errlen);
 	free(buf);

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/fabric.h"
+#include "lib/err.h"
 
 struct sm_lid_entry {
 	uint64_t guid;
@@ -66,7 +67,6 @@ struct sm_lidmgr_stats {
 };
 
 /* Receives human-readable notes (collisions, moves); may be NULL. */
-typedef void sm_note_fn(void *arg, const char *msg);
 
 void sm_lidmgr_init(struct sm_lidmgr *m);
 void sm_lidmgr_clear(struct sm_lidmgr *m);   /* frees entries; accepts NULL */

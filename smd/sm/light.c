@@ -13,6 +13,7 @@
  * sweep's NodeInfo + NodeDescription + SwitchInfo + PortInfo per port.
  */
 #include "sm/sm_priv.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -89,7 +90,7 @@ static void light_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const 
 int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
 		   struct sm_light_summary *ls, char *err, size_t errlen)
 {
-	uint64_t t0 = sm_monotonic_us();
+	uint64_t t0 = sm_mono_us();
 	struct light l = { .st = state, .ls = ls };
 	struct light_req *reqs = NULL;
 	struct sm_txn *txn = NULL;
@@ -131,7 +132,7 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
 out:
 	sm_txn_free(txn);
 	free(reqs);
-	ls->seconds = (double)(sm_monotonic_us() - t0) / 1e6;
+	ls->seconds = (double)(sm_mono_us() - t0) / 1e6;
 	if (rc)
 		return rc;
 	return ls->why[0] ? 1 : 0;

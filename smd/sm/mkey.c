@@ -6,6 +6,7 @@
  * "no key" on the wire, so a random 0 is drawn again.
  */
 #include "sm/mkey.h"
+#include "lib/err.h"
 #include "lib/statefile.h"
 
 #include <ctype.h>
@@ -17,19 +18,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-
-__attribute__((format(printf, 3, 4)))
-static void note(sm_note_fn *fn, void *arg, const char *fmt, ...)
-{
-	char buf[600];
-	va_list ap;
-	if (!fn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fn(arg, buf);
-}
 
 static int random_key(uint64_t *out)
 {
@@ -55,7 +43,7 @@ int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, 
 	*mkey = *sm_key = 0;
 	if (!in) {
 		rc = -errno;
-		sm_seterr(err, errlen, "%s: %s", path, strerror(-rc));
+		sm_errf(err, errlen, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
 	while (fgets(line, sizeof(line), in)) {
@@ -64,7 +52,7 @@ int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, 
 		char *end, *hash;
 		ln++;
 		if (!strchr(line, '\n') && !feof(in)) {
-			sm_seterr(err, errlen, "%s:%u: line too long", path, ln);
+			sm_errf(err, errlen, "%s:%u: line too long", path, ln);
 			rc = -EINVAL;
 			break;
 		}
@@ -75,14 +63,14 @@ int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, 
 		if (nf <= 0)
 			continue;
 		if (nf != 2) {
-			sm_seterr(err, errlen, "%s:%u: expected 'NAME VALUE' (m_key or sm_key)", path, ln);
+			sm_errf(err, errlen, "%s:%u: expected 'NAME VALUE' (m_key or sm_key)", path, ln);
 			rc = -EINVAL;
 			break;
 		}
 		errno = 0;
 		v = strtoull(val, &end, 0);
 		if (!isdigit((unsigned char)val[0]) || *end || errno) {
-			sm_seterr(err, errlen, "%s:%u: '%s' is not a 64-bit number", path, ln, val);
+			sm_errf(err, errlen, "%s:%u: '%s' is not a 64-bit number", path, ln, val);
 			rc = -EINVAL;
 			break;
 		}
@@ -93,7 +81,7 @@ int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, 
 			*sm_key = v;
 			seen_s = ln;
 		} else {
-			sm_seterr(err, errlen, "%s:%u: %s '%s'", path, ln,
+			sm_errf(err, errlen, "%s:%u: %s '%s'", path, ln,
 			       !strcmp(name, "m_key") || !strcmp(name, "sm_key") ? "duplicate" : "unknown key",
 			       name);
 			rc = -EINVAL;
@@ -102,7 +90,7 @@ int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, 
 	}
 	if (!rc && ferror(in)) {
 		rc = -EIO;
-		sm_seterr(err, errlen, "%s: read error", path);
+		sm_errf(err, errlen, "%s: read error", path);
 	}
 	fclose(in);
 	if (rc)
@@ -126,13 +114,13 @@ static int decide(const char *what, uint8_t mode, uint64_t cfg, uint64_t file, i
 	switch (mode) {
 	case SM_KEY_FIXED:
 		if (file && file != cfg)
-			note(nfn, narg, "%s: the configured key differs from the persisted one; ports still "
+			sm_notef(nfn, narg, "%s: the configured key differs from the persisted one; ports still "
 			     "holding the old key will refuse it (key rotation is not supported)", what);
 		*out = cfg;
 		return 0;
 	case SM_KEY_RANDOM:
 		if (!persisted) {
-			sm_seterr(err, errlen, "%s: random needs a state directory to keep the key in", what);
+			sm_errf(err, errlen, "%s: random needs a state directory to keep the key in", what);
 			return -EINVAL;
 		}
 		if (file) {
@@ -155,16 +143,16 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 
 	memset(k, 0, sizeof(*k));
 	if (cfg->protect_bits > 3) {
-		sm_seterr(err, errlen, "m_key_protect_bits: %u is out of range (0-3)", cfg->protect_bits);
+		sm_errf(err, errlen, "m_key_protect_bits: %u is out of range (0-3)", cfg->protect_bits);
 		return -EINVAL;
 	}
 	if (cfg->mkey_mode == SM_KEY_FIXED && !cfg->mkey) {
-		sm_seterr(err, errlen, "m_key: 0 is no key (use none)");
+		sm_errf(err, errlen, "m_key: 0 is no key (use none)");
 		return -EINVAL;
 	}
 	if (state_dir) {
 		if ((size_t)snprintf(k->path, sizeof(k->path), "%s/keys", state_dir) >= sizeof(k->path)) {
-			sm_seterr(err, errlen, "%s/keys: path too long", state_dir);
+			sm_errf(err, errlen, "%s/keys: path too long", state_dir);
 			return -ENAMETOOLONG;
 		}
 		rc = sm_keys_load(k->path, &fm, &fs, err, errlen);
@@ -173,10 +161,10 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		have = !rc;
 		if (have && !stat(k->path, &st) && (st.st_mode & 077)) {
 			if (chmod(k->path, 0600))
-				note(nfn, narg, "%s: readable by others (mode %04o) and cannot be made 0600: %s",
+				sm_notef(nfn, narg, "%s: readable by others (mode %04o) and cannot be made 0600: %s",
 				     k->path, (unsigned)(st.st_mode & 07777), strerror(errno));
 			else
-				note(nfn, narg, "%s: was mode %04o, now 0600", k->path,
+				sm_notef(nfn, narg, "%s: was mode %04o, now 0600", k->path,
 				     (unsigned)(st.st_mode & 07777));
 		}
 	}
@@ -191,7 +179,7 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		k->mkey = fm;
 		k->set_mkey = 0;
 		if (fm)
-			note(nfn, narg, "m_key is off; ports still holding the key of %s are reached with it "
+			sm_notef(nfn, narg, "m_key is off; ports still holding the key of %s are reached with it "
 			     "and their M_Key is cleared", k->path);
 	} else {
 		k->mkey = k->set_mkey = mkey;
@@ -209,10 +197,10 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 	rc = sm_keys_save(k->path, cfg->mkey_mode == SM_KEY_NONE ? fm : mkey, smkey, serr, sizeof(serr));
 	if (rc) {
 		if (cfg->mkey_mode == SM_KEY_RANDOM || cfg->smkey_mode == SM_KEY_RANDOM) {
-			sm_seterr(err, errlen, "cannot keep a new random key: %s", serr);
+			sm_errf(err, errlen, "cannot keep a new random key: %s", serr);
 			return rc;
 		}
-		note(nfn, narg, "cannot save the keys (they are in the configuration): %s", serr);
+		sm_notef(nfn, narg, "cannot save the keys (they are in the configuration): %s", serr);
 	}
 	return 0;
 }

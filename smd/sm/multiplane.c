@@ -8,6 +8,7 @@
  * a plane holds the last attempt.
  */
 #include "sm/multiplane.h"
+#include "lib/clock.h"
 #include "lib/json.h"
 
 #include <errno.h>
@@ -45,7 +46,7 @@ static void *plane_main(void *arg)
 		cfg.state_dir = NULL;   /* the shared table is the persistent record */
 		cfg.guid2lid = NULL;
 	}
-	pl->start_s = (double)(sm_monotonic_us() - w->t0) / 1e6;
+	pl->start_s = (double)(sm_mono_us() - w->t0) / 1e6;
 	pl->heavy = 0;
 	pl->light_ran = 0;
 	pl->light_rc = 0;
@@ -56,7 +57,7 @@ static void *plane_main(void *arg)
 		pl->light_rc = sm_light_sweep(pl->t, &cfg, pl->state, &pl->light, pl->err, sizeof(pl->err));
 		if (pl->light_rc == 0) {
 			pl->rc = 0;
-			pl->end_s = (double)(sm_monotonic_us() - w->t0) / 1e6;
+			pl->end_s = (double)(sm_mono_us() - w->t0) / 1e6;
 			return NULL;
 		}
 		/* a change, no state, or a failed light sweep: the heavy one finds out */
@@ -70,14 +71,14 @@ static void *plane_main(void *arg)
 		if (!pl->rc)
 			break;
 	}
-	pl->end_s = (double)(sm_monotonic_us() - w->t0) / 1e6;
+	pl->end_s = (double)(sm_mono_us() - w->t0) / 1e6;
 	return NULL;
 }
 
 unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const struct sm_mp_cfg *cfg)
 {
 	struct worker w[SM_MAX_PLANES];
-	uint64_t t0 = sm_monotonic_us();
+	uint64_t t0 = sm_mono_us();
 	unsigned down = 0;
 
 	if (n > SM_MAX_PLANES)

@@ -8,6 +8,7 @@
  * GUID).
  */
 #include "sm/planelid.h"
+#include "lib/err.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -31,19 +32,6 @@ struct sm_plane_lids {
 	void *note_arg;
 	struct sm_plane_lids_stats st;
 };
-
-static void note(struct sm_plane_lids *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct sm_plane_lids *pl, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	if (!pl->note)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	pl->note(pl->note_arg, buf);
-}
 
 static uint64_t fnv64(const char *s, size_t n)
 {
@@ -248,7 +236,7 @@ static int want_host(struct sm_plane_lids *pl, unsigned plane, const struct want
 		/* a second port of one host in this plane: it cannot share the host's LID */
 		key = w->guid;
 		pl->st.conflicts++;
-		note(pl, "plane %u: host of port 0x%016llx has another port in this plane; it gets a LID of its own",
+		sm_notef(pl->note, pl->note_arg, "plane %u: host of port 0x%016llx has another port in this plane; it gets a LID of its own",
 		     plane, (unsigned long long)w->guid);
 	}
 	uint32_t v = sm_guid_map_get(&pl->map, key);
@@ -263,7 +251,7 @@ static int want_host(struct sm_plane_lids *pl, unsigned plane, const struct want
 		} else {
 			if (have) {
 				pl->st.conflicts++;
-				note(pl, "plane %u: port 0x%016llx held LID %u, which another host or a switch holds across the planes; moving it",
+				sm_notef(pl->note, pl->note_arg, "plane %u: port 0x%016llx held LID %u, which another host or a switch holds across the planes; moving it",
 				     plane, (unsigned long long)w->guid, have);
 			}
 			lid = lowest_free(pl, pl->lmc);
@@ -333,7 +321,7 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 		if (!sw_free(pl, plane, lid)) {
 			if (lid) {
 				pl->st.conflicts++;
-				note(pl, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
+				sm_notef(pl->note, pl->note_arg, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
 				     plane, (unsigned long long)w[i].guid, lid);
 			}
 			for (lid = 1; lid <= SM_UNICAST_LID_MAX && !sw_free(pl, plane, lid); lid++)

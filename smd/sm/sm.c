@@ -10,6 +10,7 @@
  * read, so nothing already right is written again.
  */
 #include "sm/sm_priv.h"
+#include "lib/clock.h"
 #include "routing/registry.h"
 #include "model/profile.h"
 #include "sm/sminfo.h"
@@ -88,7 +89,7 @@ int sm_core_grow(struct sm_core *c)
 
 void sm_core_note(struct sm_core *c, const char *fmt, ...)
 {
-	char buf[320];
+	char buf[640];
 	va_list ap;
 	if (!c->cfg->note)
 		return;
@@ -212,7 +213,7 @@ static void phase_start(const struct sm_core *c, unsigned ph)
 
 static double since(uint64_t t0)
 {
-	return (double)(sm_monotonic_us() - t0) / 1e6;
+	return (double)(sm_mono_us() - t0) / 1e6;
 }
 
 /* ---- Set helpers ---- */
@@ -828,7 +829,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 {
 	struct sm_core core, *c = &core;
 	struct sm_lfts *lfts = NULL;
-	uint64_t t_all = sm_monotonic_us(), t0;
+	uint64_t t_all = sm_mono_us(), t0;
 	int rc;
 
 	memset(sum, 0, sizeof(*sum));
@@ -852,7 +853,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 
 	/* discover, again while the fabric changes under the sweep */
 	phase_start(c, SM_PH_DISCOVER);
-	t0 = sm_monotonic_us();
+	t0 = sm_mono_us();
 	int delta = cfg->incremental && sm_state_valid(state) && state->pi;
 	for (;;) {
 		c->changed = 0;
@@ -914,7 +915,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sum->phase_s[SM_PH_DISCOVER] = since(t0);
 
 	phase_start(c, SM_PH_LIDS);
-	t0 = sm_monotonic_us();
+	t0 = sm_mono_us();
 	rc = phase_lids(c, sum, err, errlen);
 	sum->phase_s[SM_PH_LIDS] = since(t0);
 	if (rc)
@@ -922,7 +923,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	sm_fabric_count(c->f, c->plane, &sum->counts);
 
 	phase_start(c, SM_PH_ROUTE);
-	t0 = sm_monotonic_us();
+	t0 = sm_mono_us();
 	struct sm_plane_result res;
 	struct sm_profile *prof = NULL;
 	if (cfg->profile_path) {
@@ -961,14 +962,14 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	c->lfts = lfts;
 
 	phase_start(c, SM_PH_PROGRAM);
-	t0 = sm_monotonic_us();
+	t0 = sm_mono_us();
 	rc = phase_program(c, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;
 
 	phase_start(c, SM_PH_ACTIVATE);
-	t0 = sm_monotonic_us();
+	t0 = sm_mono_us();
 	rc = phase_activate(c, sum, err, errlen);
 	sum->phase_s[SM_PH_ACTIVATE] = since(t0);
 	if (rc)
