@@ -10,7 +10,7 @@
  * outside the lock and handed over by pointer, so the worker never frees
  * a chain another thread uses, and a reload never waits for a sweep.
  */
-#include "daemon/daemon.h"
+#include "daemon/daemon_priv.h"
 #include "lib/clock.h"
 #include "mad/ibsim_client.h"
 #include "model/hosts.h"
@@ -34,61 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-struct dmn_gen {                     /* a config and the chains built from it */
-	struct smd_conf *conf;
-	struct sm_chain *chains[SM_MAX_PLANES];
-};
-
-struct dmn_view {                    /* struct smd_view plus what owns it */
-	struct smd_view pub;
-	atomic_uint refs;
-	struct sm_fabric *fabric;
-	struct sm_lfts *lfts;
-};
-
-struct dmn_note {
-	struct smd_dmn *d;
-	unsigned plane;
-};
-
-struct smd_dmn {
-	pthread_mutex_t mu;
-	pthread_t worker;
-	int worker_started;
-	int stop;
-	int running;                 /* a cycle is in progress */
-	uint64_t requested;          /* run cycles until st.sweeps reaches this */
-	uint64_t next_due_us;        /* periodic cycle, 0 = none */
-	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
-	int want_heavy;              /* the next cycle is heavy (request, trap) */
-	int want_reread;             /* ... and forgets the LFTs the states remember */
-	int kick[2];                 /* pipe: anyone -> idle worker ("look at the state again") */
-	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
-	struct smd_dmn_status st;
-
-	/* worker-owned */
-	struct dmn_gen *cur;
-	const char *reason;          /* why the running cycle runs (static string) */
-	int light;                   /* the running cycle is a light one */
-	int incremental;             /* ... may sweep incrementally (light, trap) */
-	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
-	struct sm_registry *reg;
-	struct sm_plane_lids *lids;
-	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/sm/mkey.h) */
-	unsigned n;
-	struct sm_mp_plane planes[SM_MAX_PLANES];
-	struct sm_mock *mocks[SM_MAX_PLANES];
-	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
-	uint8_t unwatched[SM_MAX_PLANES];       /* fd hung up with nothing to read: not polled until the next cycle */
-	sm_note_fn *note;
-	void *note_arg;
-	struct dmn_note note_ctx[SM_MAX_PLANES];
-
-	struct dmn_view *views[SM_MAX_PLANES];  /* last successful bring-up per plane (d->mu) */
-	int wake[2];                 /* pipe: worker -> caller's poll loop */
-	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
-};
-
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path)
 {
 	pthread_mutex_lock(&d->mu);
@@ -110,17 +55,6 @@ void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len)
 	pthread_mutex_lock(&d->mu);
 	snprintf(buf, len, "%s", d->profile);
 	pthread_mutex_unlock(&d->mu);
-}
-
-const char *smd_dmn_state_name(enum smd_dmn_state st)
-{
-	switch (st) {
-	case SMD_ST_STARTING: return "starting";
-	case SMD_ST_SWEEPING: return "sweeping";
-	case SMD_ST_UP: return "up";
-	case SMD_ST_DEGRADED: return "degraded";
-	default: return "down";
-	}
 }
 
 /* Plane notes get the plane's index in front: the caller's callback sees one stream from all threads. */
@@ -206,137 +140,6 @@ static int gen_new(struct sm_registry *reg, struct smd_conf *conf, unsigned n, s
 	return 0;
 }
 
-/*
- * The LID hook of every plane: the shared table's answer, plus a copy of
- * the plane's fabric for plane health. Called from plane threads; each
- * writes only its own cap[plane]. A retried plane replaces its copy.
- */
-static int capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
-			uint16_t *want)
-{
-	struct smd_dmn *d = arg;
-	int rc = sm_plane_lids_want(d->lids, f, plane, cur, want);
-	struct sm_fabric *copy;
-
-	if (rc || plane >= SM_MAX_PLANES)
-		return rc;
-	copy = sm_fabric_new();
-	if (copy && sm_fabric_append(copy, f, NULL)) {
-		sm_fabric_free(copy);
-		copy = NULL;   /* no health this cycle; the bring-up itself goes on */
-	}
-	sm_fabric_free(d->cap[plane]);
-	d->cap[plane] = copy;
-	return 0;
-}
-
-static void view_unref(struct dmn_view *v)
-{
-	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
-		return;
-	sm_fabric_free(v->fabric);
-	sm_lfts_free(v->lfts);
-	free(v);
-}
-
-void smd_dmn_view_put(const struct smd_view *v)
-{
-	/* pub is the first member of struct dmn_view */
-	view_unref((struct dmn_view *)(uintptr_t)v);
-}
-
-int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out)
-{
-	struct dmn_view *v;
-
-	*out = NULL;
-	if (plane >= SM_MAX_PLANES)
-		return -ENOENT;
-	pthread_mutex_lock(&d->mu);
-	v = d->views[plane];
-	if (v)
-		atomic_fetch_add(&v->refs, 1);
-	pthread_mutex_unlock(&d->mu);
-	if (!v)
-		return -ENOENT;
-	*out = &v->pub;
-	return 0;
-}
-
-/*
- * The routed hook of every plane (sm.h): copy the fabric and LFTs into a new
- * view and publish it. From plane threads; a copy that fails (ENOMEM) keeps
- * the previous view, which is only stale, never wrong about its own cycle.
- */
-static void publish_view(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts)
-{
-	struct smd_dmn *d = arg;
-	struct dmn_view *v, *old;
-
-	if (plane >= SM_MAX_PLANES || !(v = calloc(1, sizeof(*v))))
-		return;
-	atomic_init(&v->refs, 1);
-	v->fabric = sm_fabric_new();
-	if (!v->fabric || sm_fabric_append(v->fabric, f, NULL) || !(v->lfts = sm_lfts_dup(lfts))) {
-		sm_fabric_free(v->fabric);
-		free(v);
-		return;
-	}
-	v->pub.plane = plane;
-	v->pub.fabric = v->fabric;
-	v->pub.lfts = v->lfts;
-	v->pub.made_us = sm_mono_us();
-	pthread_mutex_lock(&d->mu);
-	v->pub.cycle = d->st.sweeps + 1;
-	old = d->views[plane];
-	d->views[plane] = v;
-	pthread_mutex_unlock(&d->mu);
-	view_unref(old);
-}
-
-/*
- * Merge the planes' copies and compute plane health. A plane brought up in
- * this cycle contributes its new copy (none if it failed before its LID
- * phase: it counts as empty); one that only ran a light sweep, finding
- * nothing, keeps the copy of its last heavy sweep. The copies are kept for
- * the next light cycle.
- */
-static void cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
-{
-	struct sm_fabric *all = sm_fabric_new();
-	int rc = all ? 0 : -ENOMEM, any = 0;
-
-	for (unsigned i = 0; i < d->n; i++)
-		any |= d->cap[i] != NULL;
-	if (!any && !rc) {
-		snprintf(err, errlen, "no plane was discovered in the last sweep");
-		rc = -ENODATA;
-	}
-
-	for (unsigned i = 0; !rc && i < d->n; i++)
-		rc = sm_fabric_add_plane(all, i, NULL);
-	for (unsigned i = 0; !rc && i < d->n; i++)
-		if (d->cap[i] && (rc = sm_fabric_append(all, d->cap[i], NULL)) == -EEXIST)
-			snprintf(err, errlen, "plane %u shares node or port GUIDs with another plane", i);
-	if (!rc)
-		rc = sm_planes_health(all, NULL, ph);
-	if (rc && !err[0])
-		snprintf(err, errlen, "%s", strerror(-rc));
-	sm_fabric_free(all);
-}
-
-/* sm_cfg.phase of every plane: where each bring-up is, for smctl's progress lines (plane threads). */
-static void plane_phase(void *arg, unsigned plane, unsigned ph)
-{
-	struct smd_dmn *d = arg;
-
-	if (plane >= SM_MAX_PLANES)
-		return;
-	pthread_mutex_lock(&d->mu);
-	d->st.planes[plane].phase = (int)ph;
-	pthread_mutex_unlock(&d->mu);
-}
-
 static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struct smd_dmn *d)
 {
 	memset(mp, 0, sizeof(*mp));
@@ -359,110 +162,13 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	 */
 	mp->base.state_dir = NULL;
 	mp->base.guid2lid = NULL;
-	mp->base.lid_want = capture_want;
+	mp->base.lid_want = dmn_capture_want;
 	mp->base.lid_want_arg = d;
-	mp->base.routed = publish_view;
+	mp->base.routed = dmn_publish_view;
 	mp->base.routed_arg = d;
-	mp->base.phase = plane_phase;
+	mp->base.phase = dmn_plane_phase;
 	mp->base.phase_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
-}
-
-/* Results of the cycle that just ended into the snapshot (d->mu held). */
-static void snapshot(struct smd_dmn *d, double secs, const char *lids_err)
-{
-	struct smd_dmn_status *st = &d->st;
-	struct smd_dmn_sweep sw;
-
-	memset(&sw, 0, sizeof(sw));
-	st->planes_up = 0;
-	st->switches = st->cas = st->lids = 0;
-	st->lft_blocks_written = st->portinfo_sets = 0;
-	st->engine[0] = '\0';
-	for (unsigned i = 0; i < d->n; i++) {
-		const struct sm_mp_plane *p = &d->planes[i];
-		struct smd_dmn_plane *sp = &st->planes[i];
-		sp->swept = 1;
-		sp->rc = p->rc;
-		snprintf(sp->err, sizeof(sp->err), "%s", p->rc ? p->err : "");
-		sp->last_heavy = p->heavy;
-		sp->light = p->light;
-		sw.smps += p->light.smps;
-		if (p->light_ran && p->light_rc && !sw.change[0] && p->light.why[0])
-			snprintf(sw.change, sizeof(sw.change), "plane %u: %s", i, p->light.why);
-		if (p->heavy) {
-			/* a light-only plane keeps the summary of its last bring-up */
-			sp->attempts = p->attempts;
-			sp->sum = p->sum;
-			sp->seconds = p->end_s - p->start_s;
-			sw.planes_heavy++;
-			sw.planes_incremental += p->sum.incremental != 0;
-			sw.smps += p->sum.txn.sent;
-			sw.lft_blocks_written += p->sum.lft_blocks_written;
-			sw.lft_blocks_read += p->sum.lft_blocks_read;
-			sw.portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
-			sw.switchinfo_sets += p->sum.switchinfo_sets + p->sum.psc_cleared;
-		} else if (p->light_ran && !p->rc) {
-			sw.planes_light++;
-		}
-		/* per-plane totals for smctl metrics: every SMP of the cycle, light and heavy parts */
-		sp->smps_total += p->light.smps + (p->heavy ? p->sum.txn.sent : 0);
-		if (p->heavy) {
-			sp->lft_blocks_total += p->sum.lft_blocks_written;
-			sp->portinfo_sets_total += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
-		}
-		if (p->rc) {
-			sp->cycles_failed++;
-			continue;
-		}
-		sp->cycles_up++;
-		st->planes_up++;
-		st->switches += sp->sum.counts.switches;
-		st->cas += sp->sum.counts.cas;
-		st->lids += sp->sum.counts.lids;
-		if (p->heavy) {
-			st->lft_blocks_written += p->sum.lft_blocks_written;
-			st->portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
-		}
-		if (!st->engine[0] && sp->sum.engine)
-			snprintf(st->engine, sizeof(st->engine), "%s", sp->sum.engine);
-	}
-	st->last = st->planes_up == d->n && d->n ? SMD_ST_UP : st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
-	st->state = st->last;
-	st->last_sweep_s = secs;
-	st->last_end_us = sm_mono_us();
-	st->cycle_start_us = 0;
-	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
-		st->planes[i].phase = -1;
-	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
-	if (d->lids) {
-		sm_plane_lids_stats(d->lids, &st->plane_lids);
-		st->lids_open = 1;
-	}
-	snprintf(st->lids_err, sizeof(st->lids_err), "%s", lids_err);
-	st->sweeps++;
-
-	sw.seq = st->sweeps;
-	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : "light");
-	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
-	sw.escalated = d->light && sw.planes_heavy;
-	sw.planes_up = st->planes_up;
-	sw.seconds = secs;
-	sw.end_us = st->last_end_us;
-	if (sw.planes_heavy)
-		st->heavy_sweeps++;
-	else
-		st->light_sweeps++;
-	st->escalations += (uint64_t)sw.escalated;
-	st->smps_total += sw.smps;
-	st->lft_blocks_written_total += sw.lft_blocks_written;
-	st->lft_blocks_read_total += sw.lft_blocks_read;
-	st->portinfo_sets_total += sw.portinfo_sets;
-	if (st->n_history == SMD_DMN_HISTORY)
-		memmove(&st->history[0], &st->history[1], (SMD_DMN_HISTORY - 1) * sizeof(st->history[0]));
-	else
-		st->n_history++;
-	st->history[st->n_history - 1] = sw;
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -514,7 +220,7 @@ static void run_cycle(struct smd_dmn *d)
 	if (any_heavy) {
 		ph = calloc(1, sizeof(*ph));
 		if (ph)
-			cycle_health(d, ph, herr, sizeof(herr));
+			dmn_cycle_health(d, ph, herr, sizeof(herr));
 		else
 			snprintf(herr, sizeof(herr), "out of memory");
 		if (d->lids) {
@@ -533,7 +239,7 @@ static void run_cycle(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++)
 		again |= d->planes[i].heavy && d->planes[i].sum.late_traps;
 	pthread_mutex_lock(&d->mu);
-	snapshot(d, secs, lerr);
+	dmn_snapshot(d, secs, lerr);
 	if (again && !d->trap_due_us) {
 		/* traps came during an incremental sweep: another one at once sees what they said */
 		d->trap_due_us = sm_mono_us();
@@ -709,7 +415,7 @@ static void *worker_main(void *arg)
 		int reread = d->want_reread;
 		d->want_heavy = d->want_reread = 0;
 		d->trap_due_us = 0;
-		d->reason = reason;   /* published with the cycle's results (snapshot) */
+		d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
 		if (d->stop)
 			break;
 		struct dmn_gen *old = NULL;
@@ -857,7 +563,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		sm_state_free(d->states[i]);
 	}
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
-		view_unref(d->views[i]);   /* a reader still holding one keeps it alive */
+		dmn_view_unref(d->views[i]);   /* a reader still holding one keeps it alive */
 	gen_free(d->pending);
 	gen_free(d->cur);
 	sm_plane_lids_free(d->lids);
@@ -882,14 +588,6 @@ void smd_dmn_drain(struct smd_dmn *d)
 	char buf[64];
 	while (read(d->wake[0], buf, sizeof(buf)) > 0)
 		;
-}
-
-void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st)
-{
-	pthread_mutex_lock(&d->mu);
-	*st = d->st;
-	st->requested = d->requested;
-	pthread_mutex_unlock(&d->mu);
 }
 
 uint64_t smd_dmn_request_sweep(struct smd_dmn *d)
@@ -965,149 +663,4 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 	pthread_mutex_unlock(&d->mu);
 	gen_free(old);   /* never swapped in: nobody used its chains */
 	return 0;
-}
-
-void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
-{
-	if (!st->sweeps) {
-		snprintf(buf, len, "starting: first sweep of %u plane%s", st->n_planes, st->n_planes == 1 ? "" : "s");
-		return;
-	}
-	snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
-		 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
-		 (unsigned long long)st->sweeps);
-}
-
-void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
-{
-	uint64_t now = sm_mono_us();
-
-	sm_json_str(j, "state", smd_dmn_state_name(st->state));
-	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
-	sm_json_uint(j, "planes", st->n_planes);
-	sm_json_uint(j, "planes_up", st->planes_up);
-	sm_json_uint(j, "switches", st->switches);
-	sm_json_uint(j, "cas", st->cas);
-	sm_json_uint(j, "lids", st->lids);
-	sm_json_uint(j, "sweeps", st->sweeps);
-	sm_json_str(j, "last_reason", st->last_reason[0] ? st->last_reason : NULL);
-	sm_json_uint(j, "traps", st->traps);
-	sm_json_str(j, "last_trap", st->last_trap[0] ? st->last_trap : NULL);
-	sm_json_str(j, "engine", st->engine[0] ? st->engine : st->chain);
-	sm_json_str(j, "chain", st->chain);
-	sm_json_uint(j, "sweep_interval", st->sweep_interval);
-	sm_json_double(j, "last_sweep_s", st->last_sweep_s);
-	if (st->last_end_us)
-		sm_json_double(j, "last_sweep_age_s", (double)(now - st->last_end_us) / 1e6);
-	else
-		sm_json_null(j, "last_sweep_age_s");
-	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
-	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
-	sm_json_double(j, "uptime_s", (double)(now - st->start_us) / 1e6);
-	/* how long the running cycle has been going (smctl progress), null when idle */
-	if (st->cycle_start_us)
-		sm_json_double(j, "sweep_running_s", (double)(now - st->cycle_start_us) / 1e6);
-	else
-		sm_json_null(j, "sweep_running_s");
-	if (st->cycle_start_us) {
-		/* the phase each plane's bring-up is in (null: not in one: light sweep, waiting, done) */
-		sm_json_arr_begin(j, "sweep_phases");
-		for (unsigned i = 0; i < st->n_planes; i++)
-			sm_json_str(j, NULL, st->planes[i].phase >= 0 ? sm_phase_name((unsigned)st->planes[i].phase) : NULL);
-		sm_json_arr_end(j);
-	} else {
-		sm_json_null(j, "sweep_phases");
-	}
-	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
-	sm_json_uint(j, "pid", (uint64_t)getpid());
-	sm_json_uint(j, "light_sweeps", st->light_sweeps);
-	sm_json_uint(j, "heavy_sweeps", st->heavy_sweeps);
-	sm_json_uint(j, "escalations", st->escalations);
-	sm_json_uint(j, "smps_total", st->smps_total);
-	sm_json_uint(j, "lft_blocks_written_total", st->lft_blocks_written_total);
-	sm_json_uint(j, "lft_blocks_read_total", st->lft_blocks_read_total);
-	sm_json_uint(j, "portinfo_sets_total", st->portinfo_sets_total);
-	if (st->n_history)
-		smd_dmn_sweep_json(j, "last_sweep", &st->history[st->n_history - 1]);
-	else
-		sm_json_null(j, "last_sweep");
-	sm_json_arr_begin(j, "sweep_history");
-	for (unsigned i = 0; i < st->n_history; i++)
-		smd_dmn_sweep_json(j, NULL, &st->history[i]);
-	sm_json_arr_end(j);
-}
-
-void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw)
-{
-	uint64_t now = sm_mono_us();
-
-	sm_json_obj_begin(j, name);
-	sm_json_uint(j, "seq", sw->seq);
-	sm_json_str(j, "kind", sw->kind);
-	sm_json_str(j, "reason", sw->reason);
-	sm_json_bool(j, "escalated", sw->escalated);
-	sm_json_str(j, "change", sw->change[0] ? sw->change : NULL);
-	sm_json_uint(j, "planes_light", sw->planes_light);
-	sm_json_uint(j, "planes_heavy", sw->planes_heavy);
-	sm_json_uint(j, "planes_incremental", sw->planes_incremental);
-	sm_json_uint(j, "planes_up", sw->planes_up);
-	sm_json_double(j, "seconds", sw->seconds);
-	sm_json_double(j, "age_s", now > sw->end_us ? (double)(now - sw->end_us) / 1e6 : 0.0);
-	sm_json_uint(j, "smps", sw->smps);
-	sm_json_uint(j, "lft_blocks_written", sw->lft_blocks_written);
-	sm_json_uint(j, "lft_blocks_read", sw->lft_blocks_read);
-	sm_json_uint(j, "portinfo_sets", sw->portinfo_sets);
-	sm_json_uint(j, "switchinfo_sets", sw->switchinfo_sets);
-	sm_json_obj_end(j);
-}
-
-void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
-{
-	sm_json_uint(j, "sweeps", st->sweeps);
-	sm_json_arr_begin(j, "planes");
-	for (unsigned i = 0; i < st->n_planes; i++) {
-		const struct smd_dmn_plane *p = &st->planes[i];
-		const struct sm_summary *s = &p->sum;
-		sm_json_obj_begin(j, NULL);
-		sm_json_uint(j, "index", i);
-		sm_json_str(j, "spec", p->spec);
-		sm_json_str(j, "state", !p->swept ? "not swept" : p->rc ? "failed" : "up");
-		sm_json_str(j, "error", p->swept && p->rc ? p->err : NULL);
-		sm_json_uint(j, "attempts", p->attempts);
-		sm_json_uint(j, "cycles_up", p->cycles_up);
-		sm_json_uint(j, "cycles_failed", p->cycles_failed);
-		sm_json_uint(j, "switches", s->counts.switches);
-		sm_json_uint(j, "cas", s->counts.cas);
-		sm_json_uint(j, "lids", s->counts.lids);
-		sm_json_uint(j, "active_ports", s->active_ports);
-		sm_json_uint(j, "link_ports", s->link_ports);
-		sm_json_uint(j, "sweeps", s->sweeps);
-		sm_json_uint(j, "smps_sent", s->txn.sent);
-		sm_json_uint(j, "lft_blocks_written", s->lft_blocks_written);
-		sm_json_uint(j, "portinfo_sets", s->portinfo_lid_sets + s->portinfo_state_sets);
-		sm_json_uint(j, "sm_lid", s->sm_lid);
-		sm_json_str(j, "engine", s->engine);
-		sm_json_double(j, "seconds", p->seconds);
-		sm_json_str(j, "last_kind", !p->swept ? NULL : p->last_heavy ? "heavy" : "light");
-		sm_json_uint(j, "light_smps", p->light.smps);
-		sm_json_str(j, "light_change", p->light.why[0] ? p->light.why : NULL);
-		sm_json_uint(j, "lft_blocks_read", s->lft_blocks_read);
-		sm_json_uint(j, "lft_switches_trusted", s->lft_switches_trusted);
-		sm_json_obj_end(j);
-	}
-	sm_json_arr_end(j);
-	if (st->lids_open) {
-		sm_json_obj_begin(j, "plane_lids");
-		sm_json_uint(j, "keys", st->plane_lids.keys);
-		sm_json_uint(j, "from_table", st->plane_lids.from_table);
-		sm_json_uint(j, "inherited", st->plane_lids.inherited);
-		sm_json_uint(j, "fresh", st->plane_lids.fresh);
-		sm_json_uint(j, "conflicts", st->plane_lids.conflicts);
-		sm_json_obj_end(j);
-	}
-	if (st->health_ok)
-		sm_planes_health_json(j, "health", &st->health);
-	else
-		sm_json_null(j, "health");
-	sm_json_str(j, "health_error", st->health_err[0] ? st->health_err : NULL);
 }

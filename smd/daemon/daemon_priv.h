@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_DAEMON_PRIV_H
+#define SMD_DAEMON_PRIV_H
+/*
+ * DOC: the daemon's private state, shared by its files (daemon.c: lifecycle and
+ * the worker's cycle; view.c: the per-plane views and plane health; status.c:
+ * the status snapshot and its JSON). See daemon.c for the locking rules.
+ */
+#include "daemon/daemon.h"
+#include "config/smdconf.h"
+#include "sm/multiplane.h"
+#include "sm/mkey.h"
+#include "routing/registry.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct dmn_gen {                     /* a config and the chains built from it */
+	struct smd_conf *conf;
+	struct sm_chain *chains[SM_MAX_PLANES];
+};
+
+struct dmn_view {                    /* struct smd_view plus what owns it */
+	struct smd_view pub;
+	atomic_uint refs;
+	struct sm_fabric *fabric;
+	struct sm_lfts *lfts;
+};
+
+struct dmn_note {
+	struct smd_dmn *d;
+	unsigned plane;
+};
+
+struct smd_dmn {
+	pthread_mutex_t mu;
+	pthread_t worker;
+	int worker_started;
+	int stop;
+	int running;                 /* a cycle is in progress */
+	uint64_t requested;          /* run cycles until st.sweeps reaches this */
+	uint64_t next_due_us;        /* periodic cycle, 0 = none */
+	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
+	int want_heavy;              /* the next cycle is heavy (request, trap) */
+	int want_reread;             /* ... and forgets the LFTs the states remember */
+	int kick[2];                 /* pipe: anyone -> idle worker ("look at the state again") */
+	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
+	struct smd_dmn_status st;
+
+	/* worker-owned */
+	struct dmn_gen *cur;
+	const char *reason;          /* why the running cycle runs (static string) */
+	int light;                   /* the running cycle is a light one */
+	int incremental;             /* ... may sweep incrementally (light, trap) */
+	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
+	struct sm_registry *reg;
+	struct sm_plane_lids *lids;
+	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/sm/mkey.h) */
+	unsigned n;
+	struct sm_mp_plane planes[SM_MAX_PLANES];
+	struct sm_mock *mocks[SM_MAX_PLANES];
+	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
+	uint8_t unwatched[SM_MAX_PLANES];       /* fd hung up with nothing to read: not polled until the next cycle */
+	sm_note_fn *note;
+	void *note_arg;
+	struct dmn_note note_ctx[SM_MAX_PLANES];
+
+	struct dmn_view *views[SM_MAX_PLANES];  /* last successful bring-up per plane (d->mu) */
+	int wake[2];                 /* pipe: worker -> caller's poll loop */
+	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
+};
+
+/* view.c */
+int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
+		     uint16_t *want);
+void dmn_publish_view(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts);
+void dmn_view_unref(struct dmn_view *v);
+void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen);
+/* status.c */
+void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
+void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);
+
+#endif

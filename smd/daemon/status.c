@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: the daemon's status snapshot and its JSON (daemon.h)
+ */
+#include "daemon/daemon_priv.h"
+#include "lib/clock.h"
+#include "mad/ibsim_client.h"
+#include "model/hosts.h"
+#include "lib/json.h"
+#include "mad/codec.h"
+#include "mock/mock.h"
+#include "sm/sminfo.h"
+#include "sm/multiplane.h"
+#include "routing/registry.h"
+#include "config/smdconf.h"
+#include "routing/engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *smd_dmn_state_name(enum smd_dmn_state st)
+{
+	switch (st) {
+	case SMD_ST_STARTING: return "starting";
+	case SMD_ST_SWEEPING: return "sweeping";
+	case SMD_ST_UP: return "up";
+	case SMD_ST_DEGRADED: return "degraded";
+	default: return "down";
+	}
+}
+
+/* sm_cfg.phase of every plane: where each bring-up is, for smctl's progress lines (plane threads). */
+void dmn_plane_phase(void *arg, unsigned plane, unsigned ph)
+{
+	struct smd_dmn *d = arg;
+
+	if (plane >= SM_MAX_PLANES)
+		return;
+	pthread_mutex_lock(&d->mu);
+	d->st.planes[plane].phase = (int)ph;
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* Results of the cycle that just ended into the dmn_snapshot (d->mu held). */
+void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
+{
+	struct smd_dmn_status *st = &d->st;
+	struct smd_dmn_sweep sw;
+
+	memset(&sw, 0, sizeof(sw));
+	st->planes_up = 0;
+	st->switches = st->cas = st->lids = 0;
+	st->lft_blocks_written = st->portinfo_sets = 0;
+	st->engine[0] = '\0';
+	for (unsigned i = 0; i < d->n; i++) {
+		const struct sm_mp_plane *p = &d->planes[i];
+		struct smd_dmn_plane *sp = &st->planes[i];
+		sp->swept = 1;
+		sp->rc = p->rc;
+		snprintf(sp->err, sizeof(sp->err), "%s", p->rc ? p->err : "");
+		sp->last_heavy = p->heavy;
+		sp->light = p->light;
+		sw.smps += p->light.smps;
+		if (p->light_ran && p->light_rc && !sw.change[0] && p->light.why[0])
+			snprintf(sw.change, sizeof(sw.change), "plane %u: %s", i, p->light.why);
+		if (p->heavy) {
+			/* a light-only plane keeps the summary of its last bring-up */
+			sp->attempts = p->attempts;
+			sp->sum = p->sum;
+			sp->seconds = p->end_s - p->start_s;
+			sw.planes_heavy++;
+			sw.planes_incremental += p->sum.incremental != 0;
+			sw.smps += p->sum.txn.sent;
+			sw.lft_blocks_written += p->sum.lft_blocks_written;
+			sw.lft_blocks_read += p->sum.lft_blocks_read;
+			sw.portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+			sw.switchinfo_sets += p->sum.switchinfo_sets + p->sum.psc_cleared;
+		} else if (p->light_ran && !p->rc) {
+			sw.planes_light++;
+		}
+		/* per-plane totals for smctl metrics: every SMP of the cycle, light and heavy parts */
+		sp->smps_total += p->light.smps + (p->heavy ? p->sum.txn.sent : 0);
+		if (p->heavy) {
+			sp->lft_blocks_total += p->sum.lft_blocks_written;
+			sp->portinfo_sets_total += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+		}
+		if (p->rc) {
+			sp->cycles_failed++;
+			continue;
+		}
+		sp->cycles_up++;
+		st->planes_up++;
+		st->switches += sp->sum.counts.switches;
+		st->cas += sp->sum.counts.cas;
+		st->lids += sp->sum.counts.lids;
+		if (p->heavy) {
+			st->lft_blocks_written += p->sum.lft_blocks_written;
+			st->portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
+		}
+		if (!st->engine[0] && sp->sum.engine)
+			snprintf(st->engine, sizeof(st->engine), "%s", sp->sum.engine);
+	}
+	st->last = st->planes_up == d->n && d->n ? SMD_ST_UP : st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
+	st->state = st->last;
+	st->last_sweep_s = secs;
+	st->last_end_us = sm_mono_us();
+	st->cycle_start_us = 0;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		st->planes[i].phase = -1;
+	snprintf(st->last_reason, sizeof(st->last_reason), "%s", d->reason ? d->reason : "");
+	if (d->lids) {
+		sm_plane_lids_stats(d->lids, &st->plane_lids);
+		st->lids_open = 1;
+	}
+	snprintf(st->lids_err, sizeof(st->lids_err), "%s", lids_err);
+	st->sweeps++;
+
+	sw.seq = st->sweeps;
+	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : "light");
+	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
+	sw.escalated = d->light && sw.planes_heavy;
+	sw.planes_up = st->planes_up;
+	sw.seconds = secs;
+	sw.end_us = st->last_end_us;
+	if (sw.planes_heavy)
+		st->heavy_sweeps++;
+	else
+		st->light_sweeps++;
+	st->escalations += (uint64_t)sw.escalated;
+	st->smps_total += sw.smps;
+	st->lft_blocks_written_total += sw.lft_blocks_written;
+	st->lft_blocks_read_total += sw.lft_blocks_read;
+	st->portinfo_sets_total += sw.portinfo_sets;
+	if (st->n_history == SMD_DMN_HISTORY)
+		memmove(&st->history[0], &st->history[1], (SMD_DMN_HISTORY - 1) * sizeof(st->history[0]));
+	else
+		st->n_history++;
+	st->history[st->n_history - 1] = sw;
+}
+
+void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st)
+{
+	pthread_mutex_lock(&d->mu);
+	*st = d->st;
+	st->requested = d->requested;
+	pthread_mutex_unlock(&d->mu);
+}
+
+void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
+{
+	if (!st->sweeps) {
+		snprintf(buf, len, "starting: first sweep of %u plane%s", st->n_planes, st->n_planes == 1 ? "" : "s");
+		return;
+	}
+	snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
+		 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
+		 (unsigned long long)st->sweeps);
+}
+
+void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	uint64_t now = sm_mono_us();
+
+	sm_json_str(j, "state", smd_dmn_state_name(st->state));
+	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
+	sm_json_uint(j, "planes", st->n_planes);
+	sm_json_uint(j, "planes_up", st->planes_up);
+	sm_json_uint(j, "switches", st->switches);
+	sm_json_uint(j, "cas", st->cas);
+	sm_json_uint(j, "lids", st->lids);
+	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_str(j, "last_reason", st->last_reason[0] ? st->last_reason : NULL);
+	sm_json_uint(j, "traps", st->traps);
+	sm_json_str(j, "last_trap", st->last_trap[0] ? st->last_trap : NULL);
+	sm_json_str(j, "engine", st->engine[0] ? st->engine : st->chain);
+	sm_json_str(j, "chain", st->chain);
+	sm_json_uint(j, "sweep_interval", st->sweep_interval);
+	sm_json_double(j, "last_sweep_s", st->last_sweep_s);
+	if (st->last_end_us)
+		sm_json_double(j, "last_sweep_age_s", (double)(now - st->last_end_us) / 1e6);
+	else
+		sm_json_null(j, "last_sweep_age_s");
+	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
+	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
+	sm_json_double(j, "uptime_s", (double)(now - st->start_us) / 1e6);
+	/* how long the running cycle has been going (smctl progress), null when idle */
+	if (st->cycle_start_us)
+		sm_json_double(j, "sweep_running_s", (double)(now - st->cycle_start_us) / 1e6);
+	else
+		sm_json_null(j, "sweep_running_s");
+	if (st->cycle_start_us) {
+		/* the phase each plane's bring-up is in (null: not in one: light sweep, waiting, done) */
+		sm_json_arr_begin(j, "sweep_phases");
+		for (unsigned i = 0; i < st->n_planes; i++)
+			sm_json_str(j, NULL, st->planes[i].phase >= 0 ? sm_phase_name((unsigned)st->planes[i].phase) : NULL);
+		sm_json_arr_end(j);
+	} else {
+		sm_json_null(j, "sweep_phases");
+	}
+	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
+	sm_json_uint(j, "pid", (uint64_t)getpid());
+	sm_json_uint(j, "light_sweeps", st->light_sweeps);
+	sm_json_uint(j, "heavy_sweeps", st->heavy_sweeps);
+	sm_json_uint(j, "escalations", st->escalations);
+	sm_json_uint(j, "smps_total", st->smps_total);
+	sm_json_uint(j, "lft_blocks_written_total", st->lft_blocks_written_total);
+	sm_json_uint(j, "lft_blocks_read_total", st->lft_blocks_read_total);
+	sm_json_uint(j, "portinfo_sets_total", st->portinfo_sets_total);
+	if (st->n_history)
+		smd_dmn_sweep_json(j, "last_sweep", &st->history[st->n_history - 1]);
+	else
+		sm_json_null(j, "last_sweep");
+	sm_json_arr_begin(j, "sweep_history");
+	for (unsigned i = 0; i < st->n_history; i++)
+		smd_dmn_sweep_json(j, NULL, &st->history[i]);
+	sm_json_arr_end(j);
+}
+
+void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw)
+{
+	uint64_t now = sm_mono_us();
+
+	sm_json_obj_begin(j, name);
+	sm_json_uint(j, "seq", sw->seq);
+	sm_json_str(j, "kind", sw->kind);
+	sm_json_str(j, "reason", sw->reason);
+	sm_json_bool(j, "escalated", sw->escalated);
+	sm_json_str(j, "change", sw->change[0] ? sw->change : NULL);
+	sm_json_uint(j, "planes_light", sw->planes_light);
+	sm_json_uint(j, "planes_heavy", sw->planes_heavy);
+	sm_json_uint(j, "planes_incremental", sw->planes_incremental);
+	sm_json_uint(j, "planes_up", sw->planes_up);
+	sm_json_double(j, "seconds", sw->seconds);
+	sm_json_double(j, "age_s", now > sw->end_us ? (double)(now - sw->end_us) / 1e6 : 0.0);
+	sm_json_uint(j, "smps", sw->smps);
+	sm_json_uint(j, "lft_blocks_written", sw->lft_blocks_written);
+	sm_json_uint(j, "lft_blocks_read", sw->lft_blocks_read);
+	sm_json_uint(j, "portinfo_sets", sw->portinfo_sets);
+	sm_json_uint(j, "switchinfo_sets", sw->switchinfo_sets);
+	sm_json_obj_end(j);
+}
+
+void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_arr_begin(j, "planes");
+	for (unsigned i = 0; i < st->n_planes; i++) {
+		const struct smd_dmn_plane *p = &st->planes[i];
+		const struct sm_summary *s = &p->sum;
+		sm_json_obj_begin(j, NULL);
+		sm_json_uint(j, "index", i);
+		sm_json_str(j, "spec", p->spec);
+		sm_json_str(j, "state", !p->swept ? "not swept" : p->rc ? "failed" : "up");
+		sm_json_str(j, "error", p->swept && p->rc ? p->err : NULL);
+		sm_json_uint(j, "attempts", p->attempts);
+		sm_json_uint(j, "cycles_up", p->cycles_up);
+		sm_json_uint(j, "cycles_failed", p->cycles_failed);
+		sm_json_uint(j, "switches", s->counts.switches);
+		sm_json_uint(j, "cas", s->counts.cas);
+		sm_json_uint(j, "lids", s->counts.lids);
+		sm_json_uint(j, "active_ports", s->active_ports);
+		sm_json_uint(j, "link_ports", s->link_ports);
+		sm_json_uint(j, "sweeps", s->sweeps);
+		sm_json_uint(j, "smps_sent", s->txn.sent);
+		sm_json_uint(j, "lft_blocks_written", s->lft_blocks_written);
+		sm_json_uint(j, "portinfo_sets", s->portinfo_lid_sets + s->portinfo_state_sets);
+		sm_json_uint(j, "sm_lid", s->sm_lid);
+		sm_json_str(j, "engine", s->engine);
+		sm_json_double(j, "seconds", p->seconds);
+		sm_json_str(j, "last_kind", !p->swept ? NULL : p->last_heavy ? "heavy" : "light");
+		sm_json_uint(j, "light_smps", p->light.smps);
+		sm_json_str(j, "light_change", p->light.why[0] ? p->light.why : NULL);
+		sm_json_uint(j, "lft_blocks_read", s->lft_blocks_read);
+		sm_json_uint(j, "lft_switches_trusted", s->lft_switches_trusted);
+		sm_json_obj_end(j);
+	}
+	sm_json_arr_end(j);
+	if (st->lids_open) {
+		sm_json_obj_begin(j, "plane_lids");
+		sm_json_uint(j, "keys", st->plane_lids.keys);
+		sm_json_uint(j, "from_table", st->plane_lids.from_table);
+		sm_json_uint(j, "inherited", st->plane_lids.inherited);
+		sm_json_uint(j, "fresh", st->plane_lids.fresh);
+		sm_json_uint(j, "conflicts", st->plane_lids.conflicts);
+		sm_json_obj_end(j);
+	}
+	if (st->health_ok)
+		sm_planes_health_json(j, "health", &st->health);
+	else
+		sm_json_null(j, "health");
+	sm_json_str(j, "health_error", st->health_err[0] ? st->health_err : NULL);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: per-plane views for control-socket readers, and plane health (daemon_priv.h)
+ */
+#include "daemon/daemon_priv.h"
+#include "lib/clock.h"
+#include "mad/ibsim_client.h"
+#include "model/hosts.h"
+#include "lib/json.h"
+#include "mad/codec.h"
+#include "mock/mock.h"
+#include "sm/sminfo.h"
+#include "sm/multiplane.h"
+#include "routing/registry.h"
+#include "config/smdconf.h"
+#include "routing/engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The LID hook of every plane: the shared table's answer, plus a copy of
+ * the plane's fabric for plane health. Called from plane threads; each
+ * writes only its own cap[plane]. A retried plane replaces its copy.
+ */
+int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
+			uint16_t *want)
+{
+	struct smd_dmn *d = arg;
+	int rc = sm_plane_lids_want(d->lids, f, plane, cur, want);
+	struct sm_fabric *copy;
+
+	if (rc || plane >= SM_MAX_PLANES)
+		return rc;
+	copy = sm_fabric_new();
+	if (copy && sm_fabric_append(copy, f, NULL)) {
+		sm_fabric_free(copy);
+		copy = NULL;   /* no health this cycle; the bring-up itself goes on */
+	}
+	sm_fabric_free(d->cap[plane]);
+	d->cap[plane] = copy;
+	return 0;
+}
+
+void dmn_view_unref(struct dmn_view *v)
+{
+	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
+		return;
+	sm_fabric_free(v->fabric);
+	sm_lfts_free(v->lfts);
+	free(v);
+}
+
+void smd_dmn_view_put(const struct smd_view *v)
+{
+	/* pub is the first member of struct dmn_view */
+	dmn_view_unref((struct dmn_view *)(uintptr_t)v);
+}
+
+int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **out)
+{
+	struct dmn_view *v;
+
+	*out = NULL;
+	if (plane >= SM_MAX_PLANES)
+		return -ENOENT;
+	pthread_mutex_lock(&d->mu);
+	v = d->views[plane];
+	if (v)
+		atomic_fetch_add(&v->refs, 1);
+	pthread_mutex_unlock(&d->mu);
+	if (!v)
+		return -ENOENT;
+	*out = &v->pub;
+	return 0;
+}
+
+/*
+ * The routed hook of every plane (sm.h): copy the fabric and LFTs into a new
+ * view and publish it. From plane threads; a copy that fails (ENOMEM) keeps
+ * the previous view, which is only stale, never wrong about its own cycle.
+ */
+void dmn_publish_view(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts)
+{
+	struct smd_dmn *d = arg;
+	struct dmn_view *v, *old;
+
+	if (plane >= SM_MAX_PLANES || !(v = calloc(1, sizeof(*v))))
+		return;
+	atomic_init(&v->refs, 1);
+	v->fabric = sm_fabric_new();
+	if (!v->fabric || sm_fabric_append(v->fabric, f, NULL) || !(v->lfts = sm_lfts_dup(lfts))) {
+		sm_fabric_free(v->fabric);
+		free(v);
+		return;
+	}
+	v->pub.plane = plane;
+	v->pub.fabric = v->fabric;
+	v->pub.lfts = v->lfts;
+	v->pub.made_us = sm_mono_us();
+	pthread_mutex_lock(&d->mu);
+	v->pub.cycle = d->st.sweeps + 1;
+	old = d->views[plane];
+	d->views[plane] = v;
+	pthread_mutex_unlock(&d->mu);
+	dmn_view_unref(old);
+}
+
+/*
+ * Merge the planes' copies and compute plane health. A plane brought up in
+ * this cycle contributes its new copy (none if it failed before its LID
+ * phase: it counts as empty); one that only ran a light sweep, finding
+ * nothing, keeps the copy of its last heavy sweep. The copies are kept for
+ * the next light cycle.
+ */
+void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
+{
+	struct sm_fabric *all = sm_fabric_new();
+	int rc = all ? 0 : -ENOMEM, any = 0;
+
+	for (unsigned i = 0; i < d->n; i++)
+		any |= d->cap[i] != NULL;
+	if (!any && !rc) {
+		snprintf(err, errlen, "no plane was discovered in the last sweep");
+		rc = -ENODATA;
+	}
+
+	for (unsigned i = 0; !rc && i < d->n; i++)
+		rc = sm_fabric_add_plane(all, i, NULL);
+	for (unsigned i = 0; !rc && i < d->n; i++)
+		if (d->cap[i] && (rc = sm_fabric_append(all, d->cap[i], NULL)) == -EEXIST)
+			snprintf(err, errlen, "plane %u shares node or port GUIDs with another plane", i);
+	if (!rc)
+		rc = sm_planes_health(all, NULL, ph);
+	if (rc && !err[0])
+		snprintf(err, errlen, "%s", strerror(-rc));
+	sm_fabric_free(all);
+}
