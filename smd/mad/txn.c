@@ -121,6 +121,7 @@ void sm_txn_cfg_default(struct sm_txn_cfg *cfg)
 	cfg->backoff = 2;
 	cfg->adaptive_max = 24;
 	cfg->min_timeout_ms = 10;
+	cfg->stop = NULL;
 }
 
 unsigned sm_txn_attr_slot(uint16_t attr_id)
@@ -826,11 +827,30 @@ int sm_txn_send_raw(struct sm_txn *e, const struct sm_smp *smp, uint16_t dlid)
 	return rc;
 }
 
+/* The caller's stop flag (cfg.stop) is up: everything ends with -ECANCELED. */
+static int stopped(struct sm_txn *e)
+{
+	if (!e->cfg.stop || !atomic_load(e->cfg.stop))
+		return 0;
+	sm_txn_cancel_all(e);
+	return 1;
+}
+
+/* With a stop flag, no wait outlasts SM_TXN_STOP_POLL_MS. */
+static int stop_cap(const struct sm_txn *e, int wait)
+{
+	if (e->cfg.stop && (wait < 0 || wait > SM_TXN_STOP_POLL_MS))
+		return SM_TXN_STOP_POLL_MS;
+	return wait;
+}
+
 int sm_txn_poll(struct sm_txn *e, int timeout_ms)
 {
 	int rc, wait;
 
 	e->completed_round = 0;
+	if (stopped(e))
+		return -ECANCELED;
 	dispatch(e);
 	wait = timeout_ms;
 	if (timeout_ms < 0 || timeout_ms > 0) {
@@ -840,7 +860,7 @@ int sm_txn_poll(struct sm_txn *e, int timeout_ms)
 		else if (next >= 0 && next < timeout_ms)
 			wait = next;
 	}
-	rc = receive(e, wait);
+	rc = receive(e, stop_cap(e, wait));
 	if (rc < 0) {
 		fail_all(e, rc);
 		return rc;
@@ -855,8 +875,10 @@ int sm_txn_run(struct sm_txn *e)
 	while (sm_txn_pending(e)) {
 		int rc;
 
+		if (stopped(e))
+			return -ECANCELED;
 		dispatch(e);
-		rc = receive(e, sm_txn_next_timeout_ms(e));
+		rc = receive(e, stop_cap(e, sm_txn_next_timeout_ms(e)));
 		if (rc < 0) {
 			fail_all(e, rc);
 			return rc;
