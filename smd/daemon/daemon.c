@@ -235,12 +235,14 @@ static void run_cycle(struct smd_dmn *d)
 	}
 	struct sm_planes_health *ph = NULL;
 	char herr[128] = "";
+	int stopping = atomic_load(&d->stopping);
 	if (any_heavy) {
-		ph = calloc(1, sizeof(*ph));
+		/* plane health is for status answers: none are given once stopping (a large fabric takes a while) */
+		ph = stopping ? NULL : calloc(1, sizeof(*ph));
 		if (ph)
 			dmn_cycle_health(d, ph, herr, sizeof(herr));
 		else
-			snprintf(herr, sizeof(herr), "out of memory");
+			snprintf(herr, sizeof(herr), "%s", stopping ? "stopping" : "out of memory");
 		if (d->lids) {
 			int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
 			if (rc && !lerr[0])
