@@ -33,7 +33,7 @@
 #include "lib/json.h"
 #include "mad/codec.h"
 #include "lib/loop.h"
-#include "mock/mock.h"
+#include "mock/open.h"
 #include "sm/sminfo.h"
 #include "sm/multiplane.h"
 #include "routing/registry.h"
@@ -82,41 +82,6 @@ static void plane_note(void *arg, const char *msg)
 
 	snprintf(buf, sizeof(buf), "plane %u: %s", nc->plane, msg);
 	nc->d->note(nc->d->note_arg, buf);
-}
-
-int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
-		   size_t errlen)
-{
-	int rc;
-
-	*t = NULL;
-	*mock = NULL;
-	if (!strncmp(spec, "mock:", 5)) {
-		if (!spec[5]) {
-			snprintf(err, errlen, "'%s': missing a dump file after the colon", spec);
-			return -EINVAL;
-		}
-		rc = sm_mock_load(spec + 5, NULL, mock, err, errlen);
-		if (rc)
-			return rc;
-		uint32_t port = sm_mock_default_port(*mock, 0);
-		if (port == SM_NONE) {
-			snprintf(err, errlen, "%s: no CA port with its link up to attach the SM to", spec + 5);
-			rc = -ENODEV;
-		} else if ((rc = sm_mock_attach(*mock, port, t))) {
-			snprintf(err, errlen, "cannot attach to the mock fabric: %s", strerror(-rc));
-		}
-		if (rc) {
-			sm_mock_free(*mock);
-			*mock = NULL;
-		}
-		return rc;
-	}
-	if (!strcmp(spec, "ibsim") || !strncmp(spec, "ibsim:", 6)) {
-		const char *node = spec[5] == ':' && spec[6] ? spec + 6 : NULL;
-		return sm_ibsim_transport_open(NULL, node, t, err, errlen);
-	}
-	return sm_transport_open(spec, t, err, errlen);
 }
 
 static void gen_free(struct dmn_gen *g)
@@ -203,10 +168,11 @@ static void run_cycle(struct smd_dmn *d)
 		if (p->t)
 			continue;
 		err[0] = '\0';
-		if (smd_plane_open(p->name, &p->t, &d->mocks[i], err, sizeof(err)))
+		if (sm_transport_open_spec(p->name, sm_backends, &d->ports[i], err, sizeof(err)))
 			snprintf(p->open_err, sizeof(p->open_err), "%s", err[0] ? err : "cannot open");
 		else
 			p->open_err[0] = '\0';
+		p->t = d->ports[i].t;
 	}
 	for (unsigned i = 0; i < d->n; i++) {
 		d->planes[i].chain = d->cur->chains[i];
@@ -280,8 +246,8 @@ static void run_cycle(struct smd_dmn *d)
 	 */
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
-		if (p->rc && p->t && !d->mocks[i]) {
-			sm_transport_close(p->t);
+		if (p->rc && p->t && !sm_plane_port_keep_open(&d->ports[i])) {
+			sm_plane_port_close(&d->ports[i]);
 			p->t = NULL;
 		}
 	}
@@ -662,8 +628,8 @@ void smd_dmn_free(struct smd_dmn *d)
 	if (d->lids)
 		(void)sm_plane_lids_save(d->lids, err, sizeof(err));   /* saved after each cycle already */
 	for (unsigned i = 0; i < d->n; i++) {
-		sm_transport_close(d->planes[i].t);
-		sm_mock_free(d->mocks[i]);
+		sm_plane_port_close(&d->ports[i]);
+		d->planes[i].t = NULL;
 		sm_fabric_free(d->cap[i]);
 		sm_state_free(d->states[i]);
 	}

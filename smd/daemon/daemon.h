@@ -232,16 +232,6 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
  */
 void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len);
 
-/*
- * Open the transport of one plane spec: mock:DUMP (the mock is returned in
- * *mock, to free after the transport is closed), ibsim[:NODE], umad[:CA[:PORT]].
- * 0 or -errno with err.
- */
-struct sm_mock;
-struct sm_transport;
-int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
-		   size_t errlen);
-
 struct sm_json;
 /* Reply members of the "status" and "planes" commands (ctl.h). */
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);

@@ -10,6 +10,7 @@
 #include "config/smdconf.h"
 #include "sm/multiplane.h"
 #include "sm/mkey.h"
+#include "mad/open.h"
 #include "routing/registry.h"
 
 #include <pthread.h>
@@ -62,7 +63,7 @@ struct smd_dmn {
 	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/sm/mkey.h) */
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
-	struct sm_mock *mocks[SM_MAX_PLANES];
+	struct sm_plane_port ports[SM_MAX_PLANES];    /* planes[i].t and what is behind it (mad/open.h) */
 	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
 	sm_note_fn *note;
 	void *note_arg;
