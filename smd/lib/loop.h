@@ -48,7 +48,7 @@
  * plus dispatch(0) here, where sd-event needs its prepare/wait/dispatch
  * state machine; and we need four source kinds, not sd-event's refcounted
  * floating sources, priorities and exit/defer/child/inotify sources. The
- * whole loop is ~300 lines of libc, unit-tested in tests/test_loop.c.
+ * whole loop is under 400 lines of libc, unit-tested in tests/test_loop.c.
  * It lives in smd/lib because nothing in it is InfiniBand-specific.
  *
  * Not thread-safe: one thread adds, removes and dispatches. Another thread
