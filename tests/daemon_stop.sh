@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # SIGTERM (systemctl stop) ends smd -f within STOP_LIMIT_MS (default 1000)
 # in every state, exit status 0, STOPPING=1 sent (tests/notify_recv):
-#  - mock plane: idle (sweep_interval 0), and mid-sweep (a 16k-host
+#  - mock plane: idle (sweep_interval 0), and mid-sweep (an 8k-host
 #    fat-tree, SIGTERM while the bring-up programs LFTs);
 #  - ibsim plane (ibsim:NODE, 4096 hosts): idle (sweep_interval 0), and
 #    mid-sweep (first cycle, SIGTERM in discovery or programming);
@@ -138,12 +138,12 @@ midsweep() {
 
 times=
 "$smctl" topo gen fat-tree --radix 8 --hosts 16 -o "$work/small.ibnd" >/dev/null || { echo "FAIL: generator"; exit 1; }
-"$smctl" topo gen fat-tree --radix 64 --hosts 16384 -o "$work/big.ibnd" >/dev/null || { echo "FAIL: generator"; exit 1; }
+"$smctl" topo gen fat-tree --radix 32 --hosts 8192 -o "$work/big.ibnd" >/dev/null || { echo "FAIL: generator"; exit 1; }
 
 # ---- mock ----
 rm -rf "$work/state"
 idle "mock idle, sweep_interval 0" 0 "" --plane "mock:$work/small.ibnd"
-midsweep "mock mid-sweep (16384 hosts)" "program activate" "" --plane "mock:$work/big.ibnd"
+midsweep "mock mid-sweep (8192 hosts)" "program activate" "" --plane "mock:$work/big.ibnd"
 # the cut sweep left a state directory the next start reads (a torn LID table would refuse to start)
 idle "mock restart after a cut sweep" 0 "" --plane "mock:$work/small.ibnd"
 rm -f "$work/big.ibnd"
