@@ -256,6 +256,7 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 {
 	const struct sm_cfg *cfg = c->cfg;
 	struct sm_fabric *f = c->f;
+	const struct sm_plane sm_pl = f->planes[c->plane];   /* the SM's LID and port, as the LID phase left them */
 	struct sm_snapshot *snap;
 	int programmed = c->tab.shadow != NULL;
 
@@ -280,8 +281,16 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 			sm_state_update(state, NULL, NULL, 0);
 		return;
 	}
+	struct sm_plane *pl = &f->planes[c->plane];
 	snap->cycle = cfg->cycle;
 	snap->up = up;
+	snap->sm_lid = sm_pl.sm_lid;
+	snap->sm_port = sm_pl.sm_port;
+	snap->subnet_prefix = sm_pl.subnet_prefix;
+	/* the fabric as the copies kept before (see snapshot.h): no SM port in its plane record */
+	pl->sm_lid = 0;
+	pl->sm_port = SM_NONE;
+	pl->subnet_prefix = 0xfe80000000000000ULL;
 	if (state && programmed)
 		sm_state_update(state, snap, &c->tab, up);
 	/* from here on nobody writes to it */

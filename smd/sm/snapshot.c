@@ -20,6 +20,7 @@ struct sm_snapshot *sm_snapshot_new(unsigned plane, struct sm_fabric *fabric, st
 	}
 	atomic_init(&s->refs, 1);
 	s->plane = plane;
+	s->sm_port = SM_NONE;
 	s->made_us = sm_mono_us();
 	s->fabric = fabric;
 	s->lfts = lfts;

@@ -22,6 +22,9 @@
  *     reader (a control-socket handler, an SA thread) can hold a snapshot
  *     while the next sweep runs and publishes the next one.
  *   - fabric holds exactly one plane, `plane`, numbered in node-GUID order.
+ *     Its plane record names no SM port (as the copies the daemon kept
+ *     before, so smctl's dumps are unchanged): the SM's LID and port are
+ *     sm_lid and sm_port here.
  *
  * Cost: the fabric is moved out of the bring-up, not copied (a copy is
  * made only when the bring-up's caller also asked for the fabric).
@@ -38,6 +41,9 @@ struct sm_snapshot {
 	uint64_t cycle;                  /* sm_cfg.cycle of the bring-up that made it (caller-defined, 0 none) */
 	uint64_t made_us;                /* sm_mono_us() when it was made */
 	bool up;                         /* the bring-up succeeded: lfts are on the switches */
+	uint16_t sm_lid;                 /* the SM port's LID in this plane */
+	uint32_t sm_port;                /* its port index in fabric, SM_NONE unknown */
+	uint64_t subnet_prefix;
 	const struct sm_fabric *fabric;  /* as discovered, with the LIDs assigned; never NULL */
 	const struct sm_lfts *lfts;      /* as computed and programmed; NULL if routing did not run */
 	atomic_uint refs;                /* private: use ref/unref */
