@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port)
+struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn)
 {
 	struct sm_req_chunk *k = c->chunks;
 	if (!k || k->used == sizeof(k->r) / sizeof(k->r[0])) {
@@ -28,32 +28,40 @@ struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint1
 		c->chunks = k;
 	}
 	struct sm_req *rq = &k->r[k->used++];
-	*rq = (struct sm_req){ .c = c, .node = node, .port = port, .kind = kind };
+	*rq = (struct sm_req){ .c = c, .fn = fn, .node = node, .port = port, .kind = kind };
 	return rq;
 }
 
-int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p, uint8_t kind,
-		uint32_t node, uint16_t port, sm_txn_cb cb)
+static void req_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 {
-	struct sm_req *rq = sm_core_req(c, kind, node, port);
+	struct sm_req *rq = ctx;
+	(void)e;
+	if (r->status != -ECANCELED)
+		rq->fn(rq->c, rq, r);
+}
+
+int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp)
+{
+	return sm_txn_submit(c->txn, smp, SM_PERMISSIVE_LID, req_cb, rq);
+}
+
+int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p, uint8_t kind,
+		uint32_t node, uint16_t port, sm_req_fn *fn)
+{
+	struct sm_req *rq = sm_core_req(c, kind, node, port, fn);
 	struct sm_smp smp;
 	if (!rq)
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
 	smp.mkey = sm_core_mkey(c);
-	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, cb, rq);
+	return sm_core_submit(c, rq, &smp);
 }
 
-static void clear_psc_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+static void on_clear_psc(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
 {
-	struct sm_req *rq = ctx;
-	struct sm_core *c = rq->c;
 	struct sm_switch_info si;
 	struct sm_mad_err me;
-	(void)e;
 
-	if (r->status == -ECANCELED)
-		return;
 	if (r->status || r->mad_status || sm_switch_info_decode(r->resp->data, &si, &me)) {
 		sm_core_note(c, "switch 0x%016" PRIx64 ": clearing PortStateChange failed (%s)",
 			     c->f->nodes[rq->node].guid, r->status ? "lost" : "error status or bad answer");
@@ -69,7 +77,7 @@ static void clear_psc_cb(struct sm_txn *e, const struct sm_txn_result *r, void *
  */
 int sm_core_clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_info *si)
 {
-	struct sm_req *rq = sm_core_req(c, SM_RQ_SI_CLEAR, node, 0);
+	struct sm_req *rq = sm_core_req(c, SM_RQ_SI_CLEAR, node, 0, on_clear_psc);
 	struct sm_switch_info w = *si;
 	struct sm_smp smp;
 	if (!rq)
@@ -79,7 +87,7 @@ int sm_core_clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_i
 	smp.mkey = sm_core_mkey(c);
 	sm_switch_info_encode(&w, smp.data);
 	c->psc_cleared++;
-	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, clear_psc_cb, rq);
+	return sm_core_submit(c, rq, &smp);
 }
 
 int sm_core_grow(struct sm_core *c)

@@ -35,10 +35,15 @@ enum sm_req_kind {
 };
 
 struct sm_core;
+struct sm_req;
+
+/* What handles the answer to a request (not called for a cancelled one). */
+typedef void sm_req_fn(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
 
 /* Context of one request (pooled; freed with the core). */
 struct sm_req {
 	struct sm_core *c;
+	sm_req_fn *fn;
 	uint32_t node;
 	uint16_t port;      /* port number, or LFT block */
 	uint8_t kind;
@@ -104,10 +109,12 @@ static inline uint64_t sm_core_mkey(const struct sm_core *c)
 	return c->cfg->keys ? c->cfg->keys->mkey : 0;
 }
 
-struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port);
-/* Submit a Get of attr along DR path p; the answer goes to cb with a struct sm_req. 0 or -errno. */
+struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn);
+/* Submit smp (directed route) for rq: rq->fn gets the answer. 0 or -errno. */
+int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp);
+/* Submit a Get of attr along DR path p; fn gets the answer. 0 or -errno. */
 int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p, uint8_t kind,
-		uint32_t node, uint16_t port, sm_txn_cb cb);
+		uint32_t node, uint16_t port, sm_req_fn *fn);
 /*
  * IBA: SwitchInfo.PortStateChange is cleared by writing 1 to it. Everything
  * else of si (as read) is written back. The answer updates c->tab.si.

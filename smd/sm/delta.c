@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void delta_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx);
+static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
 
 static void delta_fallback(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void delta_fallback(struct sm_core *c, const char *fmt, ...)
@@ -61,7 +61,7 @@ static void on_delta_si(struct sm_core *c, const struct sm_req *rq, const struct
 	/* port 0 too: its LID (and so the switch's) is compared by the LID phase */
 	for (unsigned p = 0; !rc && p <= nd->nports; p++)
 		rc = sm_core_get(c, SM_ATTR_PORT_INFO, p, &c->tab.path[rq->node], SM_RQ_DELTA_PI, rq->node, (uint16_t)p,
-				 delta_cb);
+				 on_delta_pi);
 	if (rc)
 		sm_core_fail(c, rc);
 }
@@ -180,19 +180,6 @@ out:
 	return retry;
 }
 
-static void delta_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
-{
-	struct sm_req *rq = ctx;
-	(void)e;
-
-	if (r->status == -ECANCELED)
-		return;
-	if (rq->kind == SM_RQ_DELTA_SI)
-		on_delta_si(rq->c, rq, r);
-	else if (rq->kind == SM_RQ_DELTA_PI)
-		on_delta_pi(rq->c, rq, r);
-}
-
 int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 {
 	const struct sm_state *st = c->state;
@@ -242,7 +229,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 				continue;
 			asked[n] = 1;
 			n_asked++;
-			rc = sm_core_get(c, SM_ATTR_SWITCH_INFO, 0, &c->tab.path[n], SM_RQ_DELTA_SI, n, 0, delta_cb);
+			rc = sm_core_get(c, SM_ATTR_SWITCH_INFO, 0, &c->tab.path[n], SM_RQ_DELTA_SI, n, 0, on_delta_si);
 		}
 		if (!n_asked || rc)
 			continue;

@@ -35,12 +35,12 @@ static void port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm
 		*out = q;
 }
 
-static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx);
+static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
 
 int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,
 		  uint8_t kind, uint16_t port, uint8_t aux)
 {
-	struct sm_req *rq = sm_core_req(c, kind, node, port);
+	struct sm_req *rq = sm_core_req(c, kind, node, port, on_set);
 	struct sm_dr_path path;
 	struct sm_smp smp;
 	if (!rq)
@@ -53,29 +53,18 @@ int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node,
 	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
 	smp.mkey = sm_core_mkey(c);
 	memcpy(smp.data, data, SM_SMP_DATA_SIZE);
-	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
+	return sm_core_submit(c, rq, &smp);
 }
 
 int sm_set_lft_get(struct sm_core *c, uint32_t node, uint16_t block)
 {
-	struct sm_req *rq = sm_core_req(c, SM_RQ_LFT_GET, node, block);
-	struct sm_smp smp;
-	if (!rq)
-		return -ENOMEM;
-	sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_LFT, block, &c->tab.path[node]);
-	smp.mkey = sm_core_mkey(c);
-	return sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, rq);
+	return sm_core_get(c, SM_ATTR_LFT, block, &c->tab.path[node], SM_RQ_LFT_GET, node, block, on_set);
 }
 
-static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
 {
-	struct sm_req *rq = ctx;
-	struct sm_core *c = rq->c;
 	struct sm_mad_err me;
-	(void)e;
 
-	if (r->status == -ECANCELED)
-		return;
 	if (rq->kind == SM_RQ_PI_SET_STATE && !r->status && r->mad_status && r->tries > 1 &&
 	    !(rq->aux & 0x80)) {
 		/*
@@ -84,7 +73,7 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 		 * twice (ibsim: ARMED -> ARMED). Read the port back before calling
 		 * it a failure (aux 0x80: this is the read-back).
 		 */
-		struct sm_req *v = sm_core_req(c, SM_RQ_PI_SET_STATE, rq->node, rq->port);
+		struct sm_req *v = sm_core_req(c, SM_RQ_PI_SET_STATE, rq->node, rq->port, on_set);
 		struct sm_dr_path path;
 		struct sm_smp smp;
 		if (v) {
@@ -92,7 +81,7 @@ static void set_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 			port_path(c, rq->node, rq->port, &path);
 			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
 			smp.mkey = sm_core_mkey(c);
-			if (!sm_txn_submit(c->txn, &smp, SM_PERMISSIVE_LID, set_cb, v))
+			if (!sm_core_submit(c, v, &smp))
 				return;
 		}
 	}

@@ -31,13 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static void sweep_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx);
+static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
 
 static int submit_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p,
 		      uint8_t kind, uint32_t node, uint16_t port)
 {
-	return sm_core_get(c, attr, mod, p, kind, node, port, sweep_cb);
+	return sm_core_get(c, attr, mod, p, kind, node, port, on_answer);
 }
 
 static int probe(struct sm_core *c, uint32_t parent, uint8_t port)
@@ -310,16 +309,10 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	}
 }
 
-
-static void sweep_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
 {
-	struct sm_req *rq = ctx;
-	struct sm_core *c = rq->c;
 	struct sm_mad_err me;
-	(void)e;
 
-	if (r->status == -ECANCELED)
-		return;
 	switch (rq->kind) {
 	case SM_RQ_NODE_INFO:
 		on_node_info(c, rq, r);
