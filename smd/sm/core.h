@@ -10,7 +10,7 @@
  * during the sweep) and the counters of every phase. core.c holds what
  * every phase uses (request contexts, notes, driving the transactions,
  * clearing PortStateChange); the phases are in their own files (phases.h)
- * and sm.c runs them in order. Calls go one way: sm.c -> phases -> core.c.
+ * and bringup.c runs them in order. Calls go one way: bringup.c -> phases -> core.c.
  */
 #include "sm/sm.h"
 #include "mad/codec.h"

@@ -3,7 +3,7 @@
 #define SMD_SM_PHASES_H
 /*
  * DOC: the phases of a bring-up (sm.h), each in its own file, run in order
- * by sm.c over one struct sm_core (core.h)
+ * by bringup.c over one struct sm_core (core.h)
  *
  *   sweep.c     heavy sweep (discover)
  *   delta.c     incremental sweep (discover, from the state)
@@ -13,7 +13,7 @@
  *   set.c       the Sets lids.c, program.c and activate.c send, and their answers
  *
  * Each returns 0 or -errno with a message in err. They call core.c and
- * set.c, never sm.c or each other (the orchestration is sm.c's alone).
+ * set.c, never bringup.c or each other (the orchestration is bringup.c's alone).
  */
 #include "sm/core.h"
 
