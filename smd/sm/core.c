@@ -28,7 +28,8 @@ struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint1
 		c->chunks = k;
 	}
 	struct sm_req *rq = &k->r[k->used++];
-	*rq = (struct sm_req){ .c = c, .fn = fn, .node = node, .port = port, .kind = kind };
+	*rq = (struct sm_req){ .c = c, .node = node, .port = port, .kind = kind };
+	c->on[kind] = fn;   /* one handler per kind: kept out of the (many) requests */
 	return rq;
 }
 
@@ -37,7 +38,7 @@ static void req_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 	struct sm_req *rq = ctx;
 	(void)e;
 	if (r->status != -ECANCELED)
-		rq->fn(rq->c, rq, r);
+		rq->c->on[rq->kind](rq->c, rq, r);
 }
 
 int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp)

@@ -32,6 +32,7 @@ enum sm_req_kind {
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
 	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
+	SM_RQ_COUNT
 };
 
 struct sm_core;
@@ -40,10 +41,9 @@ struct sm_req;
 /* What handles the answer to a request (not called for a cancelled one). */
 typedef void sm_req_fn(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
 
-/* Context of one request (pooled; freed with the core). */
+/* Context of one request (pooled; freed with the core). Its answer goes to c->on[kind]. */
 struct sm_req {
 	struct sm_core *c;
-	sm_req_fn *fn;
 	uint32_t node;
 	uint16_t port;      /* port number, or LFT block */
 	uint8_t kind;
@@ -69,6 +69,7 @@ struct sm_core {
 	unsigned plane;
 
 	struct sm_sweep_tables tab;   /* path, SwitchInfo, PortInfo, LFT shadows, the SM's node (tables.h) */
+	sm_req_fn *on[SM_RQ_COUNT];   /* the handler of each request kind (set by sm_core_req) */
 
 	/* sweep */
 	struct sm_probe *next;
@@ -109,6 +110,7 @@ static inline uint64_t sm_core_mkey(const struct sm_core *c)
 	return c->cfg->keys ? c->cfg->keys->mkey : 0;
 }
 
+/* A request context; fn handles answers to requests of this kind (the same fn for every request of a kind). */
 struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn);
 /* Submit smp (directed route) for rq: rq->fn gets the answer. 0 or -errno. */
 int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp);

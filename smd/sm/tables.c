@@ -52,24 +52,30 @@ static int grow_arr(void **p, size_t elem, uint32_t old, uint32_t need)
 	return 0;
 }
 
-int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f)
+/* Room for n_nodes nodes and n_ports ports (at least). */
+static int tables_grow(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_ports)
 {
-	if (f->n_nodes > t->cap_nodes) {
-		uint32_t need = f->cap_nodes > f->n_nodes ? f->cap_nodes : f->n_nodes;
-		if (grow_arr((void **)&t->path, sizeof(*t->path), t->cap_nodes, need) ||
-		    grow_arr((void **)&t->si, sizeof(*t->si), t->cap_nodes, need) ||
-		    grow_arr((void **)&t->si_ok, sizeof(*t->si_ok), t->cap_nodes, need))
+	if (n_nodes > t->cap_nodes) {
+		if (grow_arr((void **)&t->path, sizeof(*t->path), t->cap_nodes, n_nodes) ||
+		    grow_arr((void **)&t->si, sizeof(*t->si), t->cap_nodes, n_nodes) ||
+		    grow_arr((void **)&t->si_ok, sizeof(*t->si_ok), t->cap_nodes, n_nodes))
 			return -ENOMEM;
-		t->cap_nodes = need;
+		t->cap_nodes = n_nodes;
 	}
-	if (f->n_ports > t->cap_ports) {
-		uint32_t need = f->cap_ports > f->n_ports ? f->cap_ports : f->n_ports;
-		if (grow_arr((void **)&t->pi, sizeof(*t->pi), t->cap_ports, need) ||
-		    grow_arr((void **)&t->pi_ok, sizeof(*t->pi_ok), t->cap_ports, need))
+	if (n_ports > t->cap_ports) {
+		if (grow_arr((void **)&t->pi, sizeof(*t->pi), t->cap_ports, n_ports) ||
+		    grow_arr((void **)&t->pi_ok, sizeof(*t->pi_ok), t->cap_ports, n_ports))
 			return -ENOMEM;
-		t->cap_ports = need;
+		t->cap_ports = n_ports;
 	}
 	return 0;
+}
+
+/* While the sweep adds nodes: as the fabric's arrays grow (by its capacity, not one at a time). */
+int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f)
+{
+	return tables_grow(t, f->n_nodes > t->cap_nodes && f->cap_nodes > f->n_nodes ? f->cap_nodes : f->n_nodes,
+			   f->n_ports > t->cap_ports && f->cap_ports > f->n_ports ? f->cap_ports : f->n_ports);
 }
 
 void sm_sweep_tables_copy(struct sm_sweep_tables *dst, const struct sm_sweep_tables *src, uint32_t n_nodes,
@@ -150,7 +156,7 @@ static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, co
 {
 	struct sm_sweep_tables u;
 	sm_sweep_tables_init(&u);
-	if (sm_sweep_tables_fit(&u, g)) {
+	if (tables_grow(&u, g->n_nodes + 1, g->n_ports + 1)) {
 		sm_sweep_tables_free(&u);
 		return -ENOMEM;
 	}
