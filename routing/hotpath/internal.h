@@ -82,7 +82,8 @@ void hp_add_path(struct hp *h, const struct hflow *fl, double sign);
 void hp_reroute(struct hp *h, struct hflow *fl);
 double hp_host_bound(const struct sm_fabric *f, const struct sm_flow *flows, size_t n, unsigned plane,
 		     double *tmp_s, double *tmp_r);
-/* model.c: levels and up-ports of h->out's switches (0, -ENOMEM); is the base entry of (switch node, lid) an up-port? */
+/* model.c: levels and up-ports of h->out's switches (0, -ENOMEM); is the base entry of (switch node, lid)
+ * an up-port? */
 int hp_build_levels(struct hp *h);
 bool hp_is_up(const struct hp *h, uint32_t node, uint16_t lid);
 /* colour.c: 1 applied, 0 conditions not met (note says why), <0 errno */

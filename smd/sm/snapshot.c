@@ -5,7 +5,7 @@
 #include "sm/snapshot.h"
 #include "lib/clock.h"
 #include "model/fabric.h"
-#include "routing/engine.h"
+#include "model/lfts.h"
 
 #include <stdint.h>
 #include <stdlib.h>
