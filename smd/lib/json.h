@@ -49,6 +49,19 @@ void sm_json_double(struct sm_json *j, const char *key, double val);  /* up to 6
 void sm_json_bool(struct sm_json *j, const char *key, int val);
 void sm_json_null(struct sm_json *j, const char *key);
 
+/*
+ * Several unsigned members in a row, given as a list of pairs rather than
+ * one call each: SM_JSON_UINTS(j, { "switches", s->switches }, { "cas", s->cas });
+ */
+struct sm_json_kv {
+	const char *key;
+	uint64_t val;
+};
+void sm_json_uints(struct sm_json *j, const struct sm_json_kv *kv, size_t n);
+#define SM_JSON_UINTS(j, ...) \
+	sm_json_uints((j), (const struct sm_json_kv[]){ __VA_ARGS__ }, \
+		      sizeof((const struct sm_json_kv[]){ __VA_ARGS__ }) / sizeof(struct sm_json_kv))
+
 /* Write a JSON string literal (with quotes) for s[0..len) to out. */
 void sm_json_write_string(FILE *out, const char *s, size_t len);
 /* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 if invalid
