@@ -483,6 +483,29 @@ static int print_reply(const struct args *a, enum smd_ctl_cmd_id id, const struc
 	}
 }
 
+int smctl_ask(const char *sock, const char *req, int timeout_ms, smd_ctl_tick_fn *tick, void *tick_arg,
+	      char **reply, struct smd_jv **r)
+{
+	char err[512] = "";
+	int rc = smd_ctl_call_ex(sock, req, timeout_ms, PROGRESS_MS, tick, tick_arg, reply, err, sizeof(err));
+
+	*r = NULL;
+	if (rc) {
+		fprintf(stderr, "smctl: %s\n", err);
+		return 1;
+	}
+	rc = smd_json_parse(*reply, strlen(*reply), r, err, sizeof(err));
+	if (rc || (*r)->type != SMD_J_OBJ) {
+		fprintf(stderr, "smctl: %s: bad reply (%s)\n", sock, rc ? err : "not an object");
+		free(*reply);
+		*reply = NULL;
+		smd_jv_free(*r);
+		*r = NULL;
+		return 1;
+	}
+	return 0;
+}
+
 /* Append ,"key":"value" (value JSON-escaped) to a memstream request. */
 static void req_str(FILE *m, const char *key, const char *val)
 {
@@ -493,7 +516,7 @@ static void req_str(FILE *m, const char *key, const char *val)
 int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 {
 	struct args a;
-	char err[512] = "", *reply = NULL, *req = NULL;
+	char *reply = NULL, *req = NULL;
 	size_t req_len = 0;
 	struct smd_jv *r = NULL;
 	int rc, status = 0;
@@ -526,20 +549,10 @@ int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 	int waits = (a.dc->flags & SMD_CTL_CMD_WAITS) && !a.nowait;
 	int timeout = a.timeout_ms != -2 ? a.timeout_ms : waits ? -1 : 10000;
 	struct progress pg = { .path = a.path, .what = sweep ? "sweep" : "engine set" };
-	rc = smd_ctl_call_ex(a.path, req, timeout, PROGRESS_MS, waits ? progress_tick : NULL, &pg, &reply, err,
-			     sizeof(err));
+	rc = smctl_ask(a.path, req, timeout, waits ? progress_tick : NULL, &pg, &reply, &r);
 	free(req);
-	if (rc) {
-		fprintf(stderr, "smctl: %s\n", err);
-		return 1;
-	}
-	rc = smd_json_parse(reply, strlen(reply), &r, err, sizeof(err));
-	if (rc || r->type != SMD_J_OBJ) {
-		fprintf(stderr, "smctl: %s: bad reply (%s)\n", a.path, rc ? err : "not an object");
-		free(reply);
-		smd_jv_free(r);
-		return 1;
-	}
+	if (rc)
+		return rc;
 	int ok = smd_jv_bool(r, "ok", 0);
 	if (!ok) {
 		if (a.json)
