@@ -23,7 +23,8 @@
  * A reply's members are stable: new members may be added, existing ones are
  * never renamed or removed within protocol version 1.
  *
- * Commands (version 1):
+ * Commands (version 1; smd_ctl_cmds below is their table: smctl words and
+ * help, request members, flags, for the daemon and smctl alike):
  *   status   state ("starting": the first cycle has not completed;
  *            "sweeping": a later cycle is running; "up": every plane came up
  *            in the last cycle; "degraded": some did; "down": none did),
@@ -59,7 +60,7 @@
  *            "lft_blocks_written", "portinfo_sets"; with "wait": false it
  *            comes at once with "queued": true and "target".
  *   version  "smd" (package version), "protocol" (1).
- *   profile  "path" (absolute; "" clears): see daemon_profile.c; replies
+ *   profile  "path" (absolute; "" clears): see smd/daemon/cmd_profile.c; replies
  *            as sweep.
  * Fabric commands (smd/daemon/cmd_fabric.c), answered from each plane's view (the
  * fabric and LFTs of its last successful bring-up, daemon.h). Optional
@@ -73,7 +74,7 @@
  *   links    entry "links": [{a, b, state, peer_state, width, speed}], each
  *            link once; a/b = {type, guid, port_guid, port, lid, desc}.
  *   route    "src", "dst" (strings: a LID, "lid:N", a GUID, "guid:G", a
- *            node description, a CA's host name; ctl_daemon.h
+ *            node description, a CA's host name; smd/daemon/cmd.h
  *            smd_ctl_find_port). Entry: "result" (smd_route_result_name:
  *            "ok", "no route", "loop", "dead end", "bad port", "wrong
  *            destination", "source not linked", "destination has no LID",
@@ -97,7 +98,7 @@
  *            running one kept); then a heavy sweep; the reply is as sweep
  *            plus "chain" and "engine".
  *
- * Access (ctl_auth.c): on accept the peer's credentials (SO_PEERCRED) are
+ * Access (auth.c): on accept the peer's credentials (SO_PEERCRED) are
  * checked; only root, the daemon's user and members of the configured
  * socket_group are served. Others get {"ok":false,"error":"permission
  * denied: ..."} and the connection is closed (ops.access_note logs it).
@@ -203,7 +204,7 @@ struct smd_ctl_ops {
 	void (*access_note)(void *arg, const char *msg);
 };
 
-/* ---- access (ctl_auth.c) ---- */
+/* ---- access (auth.c) ---- */
 struct smd_ctl_peer {
 	pid_t pid;
 	uid_t uid;
@@ -261,7 +262,7 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 		    void *tick_arg, char **reply, char *err, size_t errlen);
 
 /*
- * A "metrics" reply as Prometheus text exposition (ctl_metrics.c). 0,
+ * A "metrics" reply as Prometheus text exposition (metrics.c). 0,
  * -EPROTO (a malformed reply: bad name, type or label) with err, -EIO.
  */
 #include <stdio.h>

@@ -68,7 +68,7 @@ struct smd_ctl_server {
 	const struct smd_ctl_ops *ops;
 	void *arg;
 	uint64_t woken;
-	/* access (ctl_auth.c): the socket_group last applied, and its gid */
+	/* access (auth.c): the socket_group last applied, and its gid */
 	char group[SMD_CTL_GROUP_MAX];
 	int have_gid;
 	gid_t gid;

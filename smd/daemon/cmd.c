@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DOC: the daemon's side of metrics and engine set, and the entry point for
- * every command of ctl_daemon.h (the fabric ones live in ctl_fabric.c).
+ * every command of cmd.h (the fabric ones live in cmd_fabric.c).
  *
  * metrics: the daemon sends the values as structured JSON (name, type,
  * help, samples with labels) and smctl renders the Prometheus text
- * exposition format (smd_metrics_render, smctl_metrics.c), so --json users
+ * exposition format (smd_metrics_render, smd/ctl/metrics.c), so --json users
  * get numbers and nobody parses exposition text. Counters ("_total") count
  * since the daemon started; "last sweep" values are gauges.
  *

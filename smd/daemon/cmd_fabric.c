@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DOC: nodes, links, route, lft and dump topology (daemon side; see
- * ctl_daemon.h and the protocol in ctl.h)
+ * cmd.h and the protocol in ctl.h)
  *
  * Data flow: request -> the planes asked for ("plane" member, else every
  * plane) -> for each, take its view (refcounted, so a cycle publishing a
