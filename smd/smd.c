@@ -67,7 +67,7 @@ static const struct smd_opt {
 	{ O("json", no_argument, OPT_JSON) },
 	{ O("socket", required_argument, OPT_SOCKET), SET(socket) },
 	{ O("state-dir", required_argument, OPT_STATE_DIR), SET(state_dir) },
-	{ "guid2lid", required_argument, OPT_GUID2LID, SET(guid2lid) },
+	{ O("guid2lid", required_argument, OPT_GUID2LID), SET(guid2lid) },
 	{ O("lmc", required_argument, OPT_LMC) },
 	{ O("seed", required_argument, OPT_SEED) },
 	{ O("verbose", no_argument, 'v') },
