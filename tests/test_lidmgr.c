@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sm/lidmgr.h"
+#include "fixture/fixture.h"
 
 static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t errlen)
 {
@@ -22,30 +23,6 @@ static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t err
 	int rc = sm_lidmgr_load_stream(m, in, "g2l", err, errlen);
 	fclose(in);
 	return rc;
-}
-
-/* A small plane: 2 switches (GUID 0x100, 0x200) and CAs 0x10 (2 ports), 0x20, 0x30. */
-static struct sm_fabric *small_fabric(void)
-{
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	int64_t s1 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100, 8, 0, 0);
-	int64_t s2 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x200, 8, 0, 0);
-	int64_t c1 = sm_fabric_add_node(f, SM_NODE_CA, 0x10, 2, 0, 0);
-	int64_t c2 = sm_fabric_add_node(f, SM_NODE_CA, 0x20, 1, 0, 0);
-	int64_t c3 = sm_fabric_add_node(f, SM_NODE_CA, 0x30, 1, 0, 0);
-	assert_true(s1 >= 0 && s2 >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c1, 1, 0x11), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c1, 2, 0x12), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c2, 1, 0x21), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c3, 1, 0x31), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 1, (uint32_t)s2, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 2, (uint32_t)s2, 2), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 3, (uint32_t)c1, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 3, (uint32_t)c1, 2), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 4, (uint32_t)c2, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 4, (uint32_t)c3, 1), 0);
-	return f;
 }
 
 static uint16_t lid_of(const struct sm_fabric *f, uint64_t port_guid)
@@ -145,7 +122,7 @@ static void test_parse_errors(void **state)
 static void test_fresh_assignment(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	struct sm_lidmgr_stats st;
 	sm_lidmgr_init(&m);
@@ -170,7 +147,7 @@ static void test_fresh_assignment(void **state)
 static void test_lmc_alignment(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	struct sm_lidmgr_stats st;
 	sm_lidmgr_init(&m);
@@ -197,7 +174,7 @@ static void test_lmc_alignment(void **state)
 static void test_file_then_fabric_then_fresh(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	struct sm_lidmgr_stats st;
 	char err[256];
@@ -235,7 +212,7 @@ static void test_file_then_fabric_then_fresh(void **state)
 static void test_absent_reservation_respected(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	char err[256];
 	sm_lidmgr_init(&m);
@@ -251,7 +228,7 @@ static void test_absent_reservation_respected(void **state)
 static void test_collisions_lowest_guid_wins(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	struct sm_lidmgr_stats st;
 	char err[256];
@@ -274,7 +251,7 @@ static void test_collisions_lowest_guid_wins(void **state)
 	assert_int_equal(lid_of(f, 0x12), 1);
 	assert_int_equal(st.conflicts, 3); /* file 0x31, fabric 0x12, fabric 0x31 */
 	/* deterministic: the same input gives the same result */
-	struct sm_fabric *g = small_fabric();
+	struct sm_fabric *g = fx_small_fabric();
 	struct sm_lidmgr m2;
 	sm_lidmgr_init(&m2);
 	assert_int_equal(load_str(&m2, "0x21 10 10\n0x31 10 10\n", err, sizeof(err)), 0);
@@ -291,7 +268,7 @@ static void test_collisions_lowest_guid_wins(void **state)
 static void test_lmc_change_keeps_aligned(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	struct sm_lidmgr_stats st;
 	char err[256];
@@ -314,7 +291,7 @@ static void test_lmc_change_keeps_aligned(void **state)
 static void test_second_run_is_stable(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	char path[] = "/tmp/smd-test-lidmgr-XXXXXX";
 	char file[300], err[256];
@@ -326,7 +303,7 @@ static void test_second_run_is_stable(void **state)
 	assert_int_equal(sm_lidmgr_save(&m, file, err, sizeof(err)), 0);
 
 	/* restart: a fresh fabric, LIDs scrambled in the fabric, file wins */
-	struct sm_fabric *g = small_fabric();
+	struct sm_fabric *g = fx_small_fabric();
 	uint16_t *cur = calloc(g->n_ports, sizeof(*cur));
 	assert_non_null(cur);
 	for (uint32_t i = 0; i < g->n_ports; i++)

@@ -15,7 +15,7 @@
 
 #include "mad/codec.h"
 #include "mock/mock.h"
-#include "mock_fabric.h"
+#include "fixture/mock_fabric.h"
 #include "mad/txn.h"
 
 struct one {
