@@ -26,7 +26,6 @@
 #include "mad/codec.h"
 #include "sm/mkey.h"
 #include "mock/mock.h"
-#include "routing/registry.h"
 #include "sm/sm.h"
 #include "config/smdconf.h"
 #include "sm/sminfo.h"

@@ -30,7 +30,7 @@
 
 #include "daemon/daemon.h"
 #include "mock/mock.h"
-#include "routing/registry.h"
+#include "routing/engine.h"
 #include "sm/sm.h"
 #include "config/smdconf.h"
 #include "fixture/fixture.h"
