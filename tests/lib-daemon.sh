@@ -7,20 +7,20 @@
 #   : "${top_builddir:=$(pwd)}"
 #   . "$top_srcdir/tests/lib-daemon.sh"
 #
-# Sets smd and smctl (the built programs) and fail=0. Functions:
+# Sets smd and smctl (the built programs), fail=0 and failures=0. Functions:
 #
 #   skip REASON            prints "SKIP: REASON" and exits 77 (automake: skipped)
 #   need_python            skip unless python3 is on PATH
 #   need_tools HINT CMD... "FAIL: CMD not installed (HINT)" and exit 1 for the first missing one
-#   bad MSG                prints "FAIL: MSG" and sets fail=1 (the test goes on)
+#   bad MSG                prints "FAIL: MSG", sets fail=1 and counts it in failures (the test goes on)
 #   json FILE EXPR         prints the Python expression EXPR, r being FILE parsed as JSON
 #   json_num FILE KEY      the first number "KEY":N in FILE (no python needed)
 #
 #   scratch NAME           makes the scratch directory $work (TMPDIR/smd-NAME.XXXXXX) and traps
-#                          EXIT to clean up (HUP, INT, TERM exit with 128 + the signal): every daemon started with dmn_start (and
-#                          $pid) is killed by its PID, ibsim is stopped when lib-ibsim.sh is
-#                          loaded, then cleanup_hook runs if the test defines it, and $work is
-#                          removed unless KEEP is set
+#                          EXIT to clean up (HUP, INT, TERM exit with 128 + the signal):
+#                          cleanup_hook runs if the test defines it, every daemon started with
+#                          dmn_start (and $pid) is killed by its PID, ibsim is stopped when
+#                          lib-ibsim.sh is loaded, and $work is removed unless KEEP is set
 #   scratch_ibsim ARGS...  ibsim_start ARGS (lib-ibsim.sh), then the scratch trap again (ibsim_start
 #                          installs its own); returns ibsim_start's status
 #   umad2sim_supp          an ASan suppression for umad2sim's interceptors in $work, added to
@@ -39,6 +39,7 @@
 smd="$top_builddir/smd/smd"
 smctl="$top_builddir/smd/smctl"
 fail=0
+failures=0
 pid=""
 dmn_pids=""
 
@@ -51,18 +52,18 @@ need_tools() {
 		command -v "$_t" >/dev/null 2>&1 || { echo "FAIL: $_t not installed ($_hint)"; exit 1; }
 	done
 }
-bad() { echo "FAIL: $*"; fail=1; }
+bad() { echo "FAIL: $*"; fail=1; failures=$((failures + 1)); }
 json() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
 json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
 
 _scratch_cleanup() {
+	command -v cleanup_hook >/dev/null 2>&1 && cleanup_hook
 	for _p in $pid $dmn_pids; do
 		kill -KILL "$_p" 2>/dev/null
 	done
 	command -v ibsim_stop >/dev/null 2>&1 && ibsim_stop
-	command -v cleanup_hook >/dev/null 2>&1 && cleanup_hook
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 scratch_trap() {

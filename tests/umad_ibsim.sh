@@ -12,16 +12,12 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
-for t in ibsim smpquery opensm; do
-	command -v $t >/dev/null || { echo "FAIL: $t not installed (ibsim-utils, infiniband-diags, opensm)"; exit 1; }
-done
+need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery opensm
 probe="$top_builddir/tests/mad_probe"
 net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
-# a sanitizer build must not trip over umad2sim's own over-read (see the file)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
 export ASAN_OPTIONS
 ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
