@@ -23,8 +23,10 @@
 #                          lib-ibsim.sh is loaded, and $work is removed unless KEEP is set
 #   scratch_ibsim ARGS...  ibsim_start ARGS (lib-ibsim.sh), then the scratch trap again (ibsim_start
 #                          installs its own); returns ibsim_start's status
-#   umad2sim_supp          an ASan suppression for umad2sim's interceptors in $work, added to
-#                          ASAN_OPTIONS (exported)
+#   umad2sim_supp          the ASan suppression for umad2sim's interceptors
+#                          (tests/data/mad/asan-umad2sim.supp) added to ASAN_OPTIONS (exported)
+#   umad_setup             for the umad transport tests: FAIL without ibsim, smpquery or opensm;
+#                          probe (tests/mad_probe), net (ibsim's net.2sw2path4hca), umad2sim_supp
 #
 #   dmn_start NAME ARGS... `smd -f ARGS` in the background, stdout and stderr to $work/NAME.out
 #                          and $work/NAME.err, PID in $pid; then dmn_up $work/st.json 100; on
@@ -85,9 +87,15 @@ scratch_ibsim() {
 }
 
 umad2sim_supp() {
-	printf 'interceptor_via_lib:libumad2sim.so\n' >"$work/asan.supp"
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$work/asan.supp"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
 	export ASAN_OPTIONS
+}
+
+umad_setup() {
+	need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery opensm
+	probe="$top_builddir/tests/mad_probe"
+	net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+	umad2sim_supp
 }
 
 dmn_up() {

@@ -14,12 +14,7 @@ set -u
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
-need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery opensm
-probe="$top_builddir/tests/mad_probe"
-net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
-
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
-export ASAN_OPTIONS
+umad_setup
 ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
 export SIM_HOST=Hca1
 out=$(ibsim_run "$probe" 0 0,1 0,1,3 0,1,3,2 2>"$IBSIM_DIR/err") || { cat "$IBSIM_DIR/err"; bad "probe failed"; }

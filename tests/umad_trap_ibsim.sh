@@ -12,13 +12,10 @@ set -u
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
-need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery opensm
+umad_setup
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 [ -f "$UMAD2SIM" ] || { echo "FAIL: $UMAD2SIM missing (ibsim-utils)"; exit 1; }
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
-export ASAN_OPTIONS UMAD2SIM
-probe="$top_builddir/tests/mad_probe"
-net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+export UMAD2SIM
 
 scratch trap
 probe_pid=
