@@ -27,6 +27,8 @@
 #include "model/profile.h"
 #include <yaml.h>
 
+#include "fixture/fixture.h"
+
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
@@ -40,19 +42,9 @@ static uint64_t rnd(void)
 static struct sm_fabric *gen(unsigned radix, unsigned levels, unsigned hosts, int no_lids)
 {
 	struct sm_gen_params p;
-	char err[256];
-	sm_gen_params_init(&p);
-	p.radix = radix;
-	p.levels = levels;
-	p.hosts = hosts;
+	fx_gen_params(&p, hosts, radix, levels, 1);
 	p.no_lids = no_lids;
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	int rc = sm_gen_fat_tree(&p, f, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "gen: %s\n", err);
-	assert_int_equal(rc, 0);
-	return f;
+	return fx_gen(&p);
 }
 
 /* CA ports of plane 0 with a LID, in fabric order. */
