@@ -35,12 +35,8 @@ static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, un
 				    unsigned planes, double remove, uint64_t seed)
 {
 	sm_gen_params_init(gp);
-	gp->hosts = hosts;
-	gp->radix = radix;
-	gp->levels = levels;
-	gp->planes = planes;
-	gp->remove_links = remove;
-	gp->seed = seed;
+	gp->hosts = hosts, gp->radix = radix, gp->levels = levels, gp->planes = planes;
+	gp->remove_links = remove, gp->seed = seed;
 }
 
 #endif

@@ -25,7 +25,7 @@
 #                          installs its own); returns ibsim_start's status
 #   umad2sim_supp          the ASan suppression for umad2sim's interceptors
 #                          (tests/data/mad/asan-umad2sim.supp) added to ASAN_OPTIONS (exported)
-#   umad_setup             for the umad transport tests: FAIL without ibsim, smpquery or opensm;
+#   umad_setup             for the umad transport tests: loads lib-ibsim.sh; FAIL without ibsim, smpquery or opensm;
 #                          probe (tests/mad_probe), net (ibsim's net.2sw2path4hca), umad2sim_supp
 #
 #   dmn_start NAME ARGS... `smd -f ARGS` in the background, stdout and stderr to $work/NAME.out
@@ -92,6 +92,7 @@ umad2sim_supp() {
 }
 
 umad_setup() {
+	. "$top_srcdir/tests/lib-ibsim.sh"
 	need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery opensm
 	probe="$top_builddir/tests/mad_probe"
 	net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca

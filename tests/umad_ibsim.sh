@@ -13,7 +13,6 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
-. "$top_srcdir/tests/lib-ibsim.sh"
 umad_setup
 ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
 export SIM_HOST=Hca1

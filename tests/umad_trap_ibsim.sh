@@ -11,7 +11,6 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
-. "$top_srcdir/tests/lib-ibsim.sh"
 umad_setup
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 [ -f "$UMAD2SIM" ] || { echo "FAIL: $UMAD2SIM missing (ibsim-utils)"; exit 1; }
