@@ -224,6 +224,43 @@ static size_t perm_flows(const uint32_t *h, uint32_t nh, double w, struct sm_flo
 }
 
 /* Konig colouring reaches max load 1 on every permutation of a seeded set. */
+/* A generated fabric and its ftree routes, per test (cmocka set-up and tear-down). */
+struct tree {
+	struct sm_fabric *f;
+	struct sm_lfts *base;
+};
+
+static int tree_new(void **state, unsigned radix, unsigned levels, unsigned hosts)
+{
+	struct tree *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	t->f = gen(radix, levels, hosts, 0);
+	t->base = base_routes(t->f);
+	*state = t;
+	return 0;
+}
+
+/* 8 leaves x 4 hosts, 4 spines */
+static int tree_32(void **state)
+{
+	return tree_new(state, 8, 2, 32);
+}
+
+/* 4 pods x 2 leaves x 2 hosts = 16 hosts */
+static int tree_3level(void **state)
+{
+	return tree_new(state, 4, 3, 0);
+}
+
+static int tree_free(void **state)
+{
+	struct tree *t = *state;
+	sm_lfts_free(t->base);
+	sm_fabric_free(t->f);
+	free(t);
+	return 0;
+}
+
 static void test_colour_permutations(void **state)
 {
 	(void)state;
@@ -313,9 +350,9 @@ static void test_colour_three_level(void **state)
 /* Greedy + improvement on permutations (colouring off): never worse than the base, at most 2. */
 static void test_greedy_permutations(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct tree *tr = *state;
+	struct sm_fabric *f = tr->f;
+	struct sm_lfts *base = tr->base;
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	struct sm_flow fl[64];
@@ -341,16 +378,14 @@ static void test_greedy_permutations(void **state)
 	/* colouring is exact; greedy + local search is not (4 spines, 4-regular multigraph: tight) */
 	fprintf(stderr, "greedy: %u of 30 at max load 1\n", at_one);
 	assert_true(at_one >= 1);
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /* Destinations outside the hot set keep every base entry; hot ones change only up-entries. */
 static void test_unprofiled_unchanged(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct tree *tr = *state;
+	struct sm_fabric *f = tr->f;
+	struct sm_lfts *base = tr->base;
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	struct sm_flow fl[64];
@@ -394,16 +429,14 @@ static void test_unprofiled_unchanged(void **state)
 	free(lvl);
 	sm_hotpath_report_clear(&r);
 	sm_lfts_free(out);
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /* 3-level tree: greedy never worsens and keeps up/down routes. */
 static void test_three_level(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(4, 3, 0, 0); /* 4 pods x 2 leaves x 2 hosts = 16 hosts */
-	struct sm_lfts *base = base_routes(f);
+	struct tree *tr = *state;
+	struct sm_fabric *f = tr->f;
+	struct sm_lfts *base = tr->base;
 	check_routes(f, base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -429,8 +462,6 @@ static void test_three_level(void **state)
 		sm_hotpath_report_clear(&r);
 		sm_lfts_free(out);
 	}
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /*
@@ -507,9 +538,9 @@ static void test_lmc(void **state)
 
 static void test_bad_input(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct tree *tr = *state;
+	struct sm_fabric *f = tr->f;
+	struct sm_lfts *base = tr->base;
 	struct sm_lfts *other = sm_lfts_new(f, 0);
 	other->plane = 1;
 	char err[256] = "";
@@ -534,8 +565,6 @@ static void test_bad_input(void **state)
 	sm_hotpath_report_clear(NULL);
 	sm_lfts_free(out);
 	sm_lfts_free(other);
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 
@@ -668,9 +697,9 @@ static void test_engine_options(void **state)
 /* share: destinations are taken heaviest first until the share of the weight is covered. */
 static void test_share(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct tree *tr = *state;
+	struct sm_fabric *f = tr->f;
+	struct sm_lfts *base = tr->base;
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	/* weights 8, 4, 2, 1, 1 (total 16) to distinct destinations */
@@ -692,8 +721,6 @@ static void test_share(void **state)
 		sm_hotpath_report_clear(&r);
 		sm_lfts_free(out);
 	}
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /* Counter snapshots -> gravity flows -> the engine: a hot receiver's flows are spread, routes stay valid. */
@@ -776,14 +803,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colour_permutations),
 		cmocka_unit_test(test_colour_three_level),
-		cmocka_unit_test(test_greedy_permutations),
-		cmocka_unit_test(test_unprofiled_unchanged),
-		cmocka_unit_test(test_three_level),
+		cmocka_unit_test_setup_teardown(test_greedy_permutations, tree_32, tree_free),
+		cmocka_unit_test_setup_teardown(test_unprofiled_unchanged, tree_32, tree_free),
+		cmocka_unit_test_setup_teardown(test_three_level, tree_3level, tree_free),
 		cmocka_unit_test(test_lmc),
-		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test_setup_teardown(test_bad_input, tree_32, tree_free),
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
-		cmocka_unit_test(test_share),
+		cmocka_unit_test_setup_teardown(test_share, tree_32, tree_free),
 		cmocka_unit_test(test_engine_degraded),
 		cmocka_unit_test(test_engine_counters_profile),
 	};
