@@ -84,6 +84,19 @@ static void check_keys(struct fx_env *e, uint64_t key, uint8_t prot, uint16_t le
 	assert_int_equal(n_sma, 2 + 4);
 }
 
+/* env_init(), then a first run that protects every port with these keys (checked). */
+static void protected_env(struct fx_env *e, struct sm_keys *k, uint8_t mode, uint64_t key, uint8_t prot,
+			  uint16_t lease)
+{
+	struct sm_summary sum;
+	char err[1024] = "";
+	env_init(e);
+	keys_for(e, mode, key, prot, lease, k);
+	if (run(e, k, &sum, err, sizeof(err)))
+		fail_msg("protecting run: %s", err);
+	check_keys(e, k->mkey, prot, lease);
+}
+
 /* PortInfo Sets and LIDs of the whole mock, to show a refused run changed nothing. */
 static uint64_t port_fingerprint(struct fx_env *e)
 {
@@ -138,25 +151,21 @@ static void test_keys_file(void **state)
 	assert_int_equal(fm, 0x1122334455667788ULL);
 	assert_int_equal(fs, k1.sm_key);
 	/* a damaged file is refused with FILE:LINE, never replaced */
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "# comment\nm_key 0x12\nm_key nonsense\n");
-	fclose(f);
+	static const struct { const char *text, *want; } damaged[] = {
+		{ "# comment\nm_key 0x12\nm_key nonsense\n", "/keys:3:" },
+		{ "m_key 0x12\nm_key 0x13\n", "/keys:2: duplicate" },
+		{ "s_key 0x12\n", "/keys:1: unknown key 's_key'" },
+	};
 	kc.mkey_mode = SM_KEY_RANDOM;
-	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "/keys:3:"));
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "m_key 0x12\nm_key 0x13\n");
-	fclose(f);
-	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "/keys:2: duplicate"));
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "s_key 0x12\n");
-	fclose(f);
-	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "/keys:1: unknown key 's_key'"));
+	for (unsigned i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(damaged[i].text, f);
+		fclose(f);
+		assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, damaged[i].want))
+			fail_msg("'%s' lacks '%s'", err, damaged[i].want);
+	}
 	/* random without a state directory has nowhere to keep the key */
 	assert_int_equal(sm_keys_open(NULL, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "random needs a state directory"));
@@ -172,10 +181,7 @@ static void test_protect_and_manage_again(void **state)
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_RANDOM, 0, 2, 0, &k);
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
-	check_keys(&e, k.mkey, 2, 0);
+	protected_env(&e, &k, SM_KEY_RANDOM, 0, 2, 0);
 	/* a second smd: keys from the state directory, everything found and nothing to Set */
 	struct sm_keys k2;
 	keys_for(&e, SM_KEY_RANDOM, 0, 2, 0, &k2);
@@ -302,10 +308,7 @@ static void test_lease_expires(void **state)
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_FIXED, 0x1EA5E1EA5E000001ULL, 2, 30, &k);
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
-	check_keys(&e, k.mkey, 2, 30);
+	protected_env(&e, &k, SM_KEY_FIXED, 0x1EA5E1EA5E000001ULL, 2, 30);
 	memset(&other, 0, sizeof(other));
 	other.mkey = other.set_mkey = 0x07E507E507E50000ULL;
 	/* violations start the lease timers; within the lease nothing answers */
@@ -329,10 +332,7 @@ static void test_off_clears_keys(void **state)
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_RANDOM, 0, 3, 0, &k);
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
-	check_keys(&e, k.mkey, 3, 0);
+	protected_env(&e, &k, SM_KEY_RANDOM, 0, 3, 0);
 	/* m_key: none with the key persisted: reach the ports with it and clear it */
 	keys_for(&e, SM_KEY_NONE, 0, 0, 0, &off);
 	assert_int_equal(off.mkey, k.mkey);
