@@ -219,10 +219,8 @@ static void test_every_smp_has_the_key(void **state)
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_RANDOM, 0, 3, 0, &k);
 	/* the first run protects every port (no faults) */
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
+	protected_env(&e, &k, SM_KEY_RANDOM, 0, 3, 0);
 	/* then a lossy fabric with few retries: many SMPs retried or given up */
 	sm_mock_set_faults(e.mock, 300000, 0, 50000, 0);   /* 30% dropped, 5% late */
 	for (int i = 0; i < 8; i++) {
