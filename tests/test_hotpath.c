@@ -261,6 +261,8 @@ static int tree_free(void **state)
 	return 0;
 }
 
+#define TREE_TEST(t, setup) cmocka_unit_test_setup_teardown(t, setup, tree_free)
+
 static void test_colour_permutations(void **state)
 {
 	(void)state;
@@ -803,14 +805,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colour_permutations),
 		cmocka_unit_test(test_colour_three_level),
-		cmocka_unit_test_setup_teardown(test_greedy_permutations, tree_32, tree_free),
-		cmocka_unit_test_setup_teardown(test_unprofiled_unchanged, tree_32, tree_free),
-		cmocka_unit_test_setup_teardown(test_three_level, tree_3level, tree_free),
+		TREE_TEST(test_greedy_permutations, tree_32),
+		TREE_TEST(test_unprofiled_unchanged, tree_32),
+		TREE_TEST(test_three_level, tree_3level),
 		cmocka_unit_test(test_lmc),
-		cmocka_unit_test_setup_teardown(test_bad_input, tree_32, tree_free),
+		TREE_TEST(test_bad_input, tree_32),
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
-		cmocka_unit_test_setup_teardown(test_share, tree_32, tree_free),
+		TREE_TEST(test_share, tree_32),
 		cmocka_unit_test(test_engine_degraded),
 		cmocka_unit_test(test_engine_counters_profile),
 	};

@@ -47,6 +47,16 @@ static int sync_req(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid, s
 	return o->status;
 }
 
+/* The same without retries: one try, the txn status (-ETIMEDOUT when nothing came back). */
+static int once_req(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid, struct one *o)
+{
+	struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(sm_txn_submit_opts(e, req, dlid, &opts, one_cb, o), 0);
+	assert_int_equal(sm_txn_run(e), 0);
+	return o->status;
+}
+
 struct env {
 	struct sm_fabric *f;
 	struct sm_mock *m;
@@ -93,6 +103,8 @@ static int env_teardown(void **state)
 	free(*state);
 	return 0;
 }
+
+#define ENV_TEST(t) cmocka_unit_test_setup_teardown(t, env_setup, env_teardown)
 
 /* ---- BFS discovery through txn + mock ---- */
 
@@ -226,33 +238,25 @@ static void test_dr_bad_path_dropped(void **state)
 	struct sm_dr_path p;
 	struct one o;
 	struct sm_mock_stats ms;
-	struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
 
 	/* out of S1 port 5: unconnected */
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 5);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v->e, &req, 0, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v->e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	/* first hop must be the SM's own port */
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 2);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
-	assert_int_equal(sm_txn_submit_opts(v->e, &req, 0, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v->e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	/* a CA does not forward: 0,1,3,1 goes S1 -> H1 -> beyond */
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 3);
 	sm_dr_path_push(&p, 1);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
-	assert_int_equal(sm_txn_submit_opts(v->e, &req, 0, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v->e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.dr_dropped, 3);
 }
@@ -488,15 +492,11 @@ static void test_lid_routed(void **state)
 	struct sm_smp req;
 	struct sm_node_info ni;
 	struct one o;
-	struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
 	struct sm_mock_stats ms;
 
 	/* no LIDs yet: a LID-routed SMP goes nowhere */
 	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0);
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v->e, &req, 5, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v->e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 5, &o), -ETIMEDOUT);
 
 	program_lids(v);
 	/* H3 (LID 5) three hops away, and each switch */
@@ -512,16 +512,10 @@ static void test_lid_routed(void **state)
 	assert_int_equal(sm_node_info_decode(o.resp.data, &ni, NULL), 0);
 	assert_int_equal(ni.node_guid, 0x1000);
 	/* an unassigned LID is black-holed */
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v->e, &req, 40, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v->e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 40, &o), -ETIMEDOUT);
 	/* break S2's route back to the SM (LID 3): the answer is lost */
 	assert_int_equal(sm_mock_lft_poke(v->m, TF_S2, 3, 7), 0);
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v->e, &req, 5, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v->e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 5, &o), -ETIMEDOUT);
 	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.lid_dropped, 3);
 }
@@ -592,14 +586,10 @@ static void test_trap_on_link_down(void **state)
 	assert_int_equal(sm_switch_info_decode(o.resp.data, &si, NULL), 0);
 	assert_int_equal(si.port_state_change, 1);
 	{
-		struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
 		struct sm_dr_path h4 = p;
 		sm_dr_path_push(&h4, 4);
 		sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &h4);
-		memset(&o, 0, sizeof(o));
-		assert_int_equal(sm_txn_submit_opts(v->e, &req, 0, &opts, one_cb, &o), 0);
-		assert_int_equal(sm_txn_run(v->e), 0);
-		assert_int_equal(o.status, -ETIMEDOUT);
+		assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	}
 	/* link up: INIT again, a second trap */
 	assert_int_equal(sm_mock_link_up(v->m, TF_S2, 4), 0);
@@ -841,15 +831,15 @@ static void test_keep_state(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_dr_walk_all, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_dr_bad_path_dropped, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_port_state_machine, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_lft_and_switch_info, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_lid_routed, env_setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_trap_on_link_down, env_setup, env_teardown),
+		ENV_TEST(test_dr_walk_all),
+		ENV_TEST(test_dr_bad_path_dropped),
+		ENV_TEST(test_port_state_machine),
+		ENV_TEST(test_lft_and_switch_info),
+		ENV_TEST(test_lid_routed),
+		ENV_TEST(test_trap_on_link_down),
 		cmocka_unit_test(test_fault_drop_share),
 		cmocka_unit_test(test_fault_corrupt_and_delay),
-		cmocka_unit_test_setup_teardown(test_attach_errors, env_setup, env_teardown),
+		ENV_TEST(test_attach_errors),
 		cmocka_unit_test(test_poll_loop_virtual_time),
 		cmocka_unit_test(test_load_dump),
 		cmocka_unit_test(test_keep_state),
