@@ -252,6 +252,26 @@ static int tree_3level(void **state)
 	return tree_new(state, 4, 3, 0);
 }
 
+/* the same 32 hosts with LMC 1: hosts LIDs 2, 4, ...; switches after */
+static int tree_lmc(void **state)
+{
+	struct tree *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	struct sm_fabric *f = t->f = gen(8, 2, 32, 1);
+	uint16_t lid = 2;
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].type == SM_NODE_CA) {
+			assert_int_equal(sm_fabric_set_lid(f, i, 1, lid, 1), 0);
+			lid += 2;
+		}
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].type == SM_NODE_SWITCH)
+			assert_int_equal(sm_fabric_set_lid(f, i, 0, lid++, 0), 0);
+	t->base = base_routes(f);
+	*state = t;
+	return 0;
+}
+
 static int tree_free(void **state)
 {
 	struct tree *t = *state;
@@ -259,6 +279,13 @@ static int tree_free(void **state)
 	sm_fabric_free(t->f);
 	free(t);
 	return 0;
+}
+
+static struct sm_fabric *tree_of(void **state, struct sm_lfts **base)
+{
+	struct tree *t = *state;
+	*base = t->base;
+	return t->f;
 }
 
 #define TREE_TEST(t, setup) cmocka_unit_test_setup_teardown(t, setup, tree_free)
@@ -352,9 +379,8 @@ static void test_colour_three_level(void **state)
 /* Greedy + improvement on permutations (colouring off): never worse than the base, at most 2. */
 static void test_greedy_permutations(void **state)
 {
-	struct tree *tr = *state;
-	struct sm_fabric *f = tr->f;
-	struct sm_lfts *base = tr->base;
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	struct sm_flow fl[64];
@@ -385,9 +411,8 @@ static void test_greedy_permutations(void **state)
 /* Destinations outside the hot set keep every base entry; hot ones change only up-entries. */
 static void test_unprofiled_unchanged(void **state)
 {
-	struct tree *tr = *state;
-	struct sm_fabric *f = tr->f;
-	struct sm_lfts *base = tr->base;
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	struct sm_flow fl[64];
@@ -436,9 +461,8 @@ static void test_unprofiled_unchanged(void **state)
 /* 3-level tree: greedy never worsens and keeps up/down routes. */
 static void test_three_level(void **state)
 {
-	struct tree *tr = *state;
-	struct sm_fabric *f = tr->f;
-	struct sm_lfts *base = tr->base;
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	check_routes(f, base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -473,19 +497,8 @@ static void test_three_level(void **state)
  */
 static void test_lmc(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 1);
-	/* hosts: LIDs 2, 4, ... with LMC 1; switches after */
-	uint16_t lid = 2;
-	for (uint32_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].type == SM_NODE_CA) {
-			assert_int_equal(sm_fabric_set_lid(f, i, 1, lid, 1), 0);
-			lid += 2;
-		}
-	for (uint32_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].type == SM_NODE_SWITCH)
-			assert_int_equal(sm_fabric_set_lid(f, i, 0, lid++, 0), 0);
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	check_routes(f, base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -534,15 +547,12 @@ static void test_lmc(void **state)
 		sm_hotpath_report_clear(&r);
 		sm_lfts_free(out);
 	}
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 static void test_bad_input(void **state)
 {
-	struct tree *tr = *state;
-	struct sm_fabric *f = tr->f;
-	struct sm_lfts *base = tr->base;
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	struct sm_lfts *other = sm_lfts_new(f, 0);
 	other->plane = 1;
 	char err[256] = "";
@@ -699,9 +709,8 @@ static void test_engine_options(void **state)
 /* share: destinations are taken heaviest first until the share of the weight is covered. */
 static void test_share(void **state)
 {
-	struct tree *tr = *state;
-	struct sm_fabric *f = tr->f;
-	struct sm_lfts *base = tr->base;
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	/* weights 8, 4, 2, 1, 1 (total 16) to distinct destinations */
@@ -808,7 +817,7 @@ int main(void)
 		TREE_TEST(test_greedy_permutations, tree_32),
 		TREE_TEST(test_unprofiled_unchanged, tree_32),
 		TREE_TEST(test_three_level, tree_3level),
-		cmocka_unit_test(test_lmc),
+		TREE_TEST(test_lmc, tree_lmc),
 		TREE_TEST(test_bad_input, tree_32),
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
