@@ -224,6 +224,14 @@ static size_t perm_flows(const uint32_t *h, uint32_t nh, double w, struct sm_flo
 }
 
 /* Konig colouring reaches max load 1 on every permutation of a seeded set. */
+/* A pinning's LFTs route every pair (check_routes); then its report and LFTs are released. */
+static void routes_done(const struct sm_fabric *f, struct sm_lfts *out, struct sm_hotpath_report *r)
+{
+	check_routes(f, out);
+	sm_hotpath_report_clear(r);
+	sm_lfts_free(out);
+}
+
 /* A generated fabric and its ftree routes, per test (cmocka set-up and tear-down). */
 struct tree {
 	struct sm_fabric *f;
@@ -327,9 +335,7 @@ static void test_colour_permutations(void **state)
 			assert_true(fabs(ml - 1.0) < 1e-12);
 			assert_true(fabs(hb - 1.0) < 1e-12);
 			if (t % 10 == 0)
-				check_routes(f, out);
-			sm_hotpath_report_clear(&r);
-			sm_lfts_free(out);
+				routes_done(f, out, &r);
 		}
 		/* the base routing is oblivious: most random permutations congest it */
 		assert_true(worse > 25);
@@ -399,9 +405,7 @@ static void test_greedy_permutations(void **state)
 		assert_true(r.max_load_after <= 2.0);
 		if (r.max_load_after < 1.0 + 1e-12)
 			at_one++;
-		check_routes(f, out);
-		sm_hotpath_report_clear(&r);
-		sm_lfts_free(out);
+		routes_done(f, out, &r);
 	}
 	/* colouring is exact; greedy + local search is not (4 spines, 4-regular multigraph: tight) */
 	fprintf(stderr, "greedy: %u of 30 at max load 1\n", at_one);
@@ -484,9 +488,7 @@ static void test_three_level(void **state)
 		assert_int_equal(r.unroutable, 0);
 		assert_true(r.max_load_after <= r.max_load_before + 1e-12);
 		assert_true(r.max_load_after >= r.host_bound - 1e-12);
-		check_routes(f, out);
-		sm_hotpath_report_clear(&r);
-		sm_lfts_free(out);
+		routes_done(f, out, &r);
 	}
 }
 
@@ -543,9 +545,7 @@ static void test_lmc(void **state)
 		free(txt);
 		ml_sw = use_lmc ? 1 : 2;
 		(void)ml_sw;
-		check_routes(f, out);
-		sm_hotpath_report_clear(&r);
-		sm_lfts_free(out);
+		routes_done(f, out, &r);
 	}
 }
 
