@@ -26,7 +26,7 @@
  * its YAML line.
  */
 #include "config.h"
-#include "routing/registry.h"
+#include "routing/util.h"
 #include "routing/cand.h"
 
 #include <errno.h>

@@ -37,7 +37,7 @@
  * unroutable are an error, so the chain can fall back.
  */
 #include "config.h"
-#include "routing/registry.h"
+#include "routing/util.h"
 #include "routing/cand.h"
 
 #include <errno.h>

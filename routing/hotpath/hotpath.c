@@ -31,7 +31,7 @@
 #include <yaml.h>
 
 #include "model/profile.h"
-#include "routing/registry.h" /* sm_engine_ftree */
+#include "routing/builtin.h" /* sm_engine_ftree */
 #include "routing/validate.h"
 
 struct hotpath_state {

@@ -38,7 +38,8 @@
 #include "routing/graph.h"
 #include "routing/hotpath/hotpath.h"
 #include "routing/metrics.h"
-#include "routing/registry.h"
+#include "routing/builtin.h"
+#include "routing/util.h"
 #include "model/profile.h"
 
 #include <errno.h>
