@@ -58,6 +58,29 @@ static uint32_t hosts_of(const struct sm_fabric *f, uint32_t *out)
 }
 
 /* Test base routing: BFS from the destination's switch, next hop picked by LID among the minimal ones. */
+/*
+ * Breadth-first over switch-switch links from the switch slots in q[0..qt)
+ * (their dist set): every switch reached gets dist = hops + its start's.
+ * q has room for every switch.
+ */
+static void bfs_switches(const struct sm_fabric *f, const struct sm_lfts *l, int *dist, uint32_t *q, uint32_t qt)
+{
+	uint32_t qh = 0;
+	while (qh < qt) {
+		uint32_t s = q[qh++], n = l->sw_node[s];
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
+				continue;
+			uint32_t t = l->slot_of_node[pt->peer_node];
+			if (dist[t] < 0) {
+				dist[t] = dist[s] + 1;
+				q[qt++] = t;
+			}
+		}
+	}
+}
+
 static struct sm_lfts *base_routes(const struct sm_fabric *f)
 {
 	struct sm_lfts *l = sm_lfts_new(f, 0);
@@ -81,23 +104,10 @@ static struct sm_lfts *base_routes(const struct sm_fabric *f)
 		}
 		for (uint32_t s = 0; s < ns; s++)
 			dist[s] = -1;
-		uint32_t qh = 0, qt = 0;
 		dist[l->slot_of_node[dsw]] = 0;
-		q[qt++] = l->slot_of_node[dsw];
+		q[0] = l->slot_of_node[dsw];
 		sm_lfts_set(l, dsw, (uint16_t)lid, last);
-		while (qh < qt) {
-			uint32_t s = q[qh++], n = l->sw_node[s];
-			for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-				const struct sm_port *pt = sm_port(f, n, p);
-				if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
-					continue;
-				uint32_t t = l->slot_of_node[pt->peer_node];
-				if (dist[t] < 0) {
-					dist[t] = dist[s] + 1;
-					q[qt++] = t;
-				}
-			}
-		}
+		bfs_switches(f, l, dist, q, 1);
 		for (uint32_t s = 0; s < ns; s++) {
 			uint32_t n = l->sw_node[s];
 			if (n == dsw || dist[s] < 0)
@@ -122,7 +132,7 @@ static struct sm_lfts *base_routes(const struct sm_fabric *f)
 /* Switch level: 0 for switches with CAs, else 1 + min level of neighbours (BFS). */
 static void levels_of(const struct sm_fabric *f, const struct sm_lfts *l, int *lvl)
 {
-	uint32_t ns = l->n_switches, *q = malloc(ns * sizeof(uint32_t)), qh = 0, qt = 0;
+	uint32_t ns = l->n_switches, *q = malloc(ns * sizeof(uint32_t)), qt = 0;
 	for (uint32_t s = 0; s < ns; s++) {
 		lvl[s] = -1;
 		uint32_t n = l->sw_node[s];
@@ -135,19 +145,7 @@ static void levels_of(const struct sm_fabric *f, const struct sm_lfts *l, int *l
 			}
 		}
 	}
-	while (qh < qt) {
-		uint32_t s = q[qh++], n = l->sw_node[s];
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
-				continue;
-			uint32_t t = l->slot_of_node[pt->peer_node];
-			if (lvl[t] < 0) {
-				lvl[t] = lvl[s] + 1;
-				q[qt++] = t;
-			}
-		}
-	}
+	bfs_switches(f, l, lvl, q, qt);
 	free(q);
 }
 
