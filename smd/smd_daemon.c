@@ -129,54 +129,82 @@ static void notes_rotate(struct dctx *c)
 	pthread_mutex_unlock(&c->note_mu);
 }
 
+/* The daemon's answer to a sweep request: queue a cycle, and park the request until it ends unless told not to wait. */
+static int sweep_request(struct dctx *c, const struct smd_jv *req, struct sm_json *j, uint64_t *wait_for,
+			 char *err, size_t errlen)
+{
+	static const struct { const char *word; enum smd_sweep_kind kind; } kinds[] = {
+		{ "heavy", SMD_SWEEP_HEAVY }, { "light", SMD_SWEEP_LIGHT }, { "reread", SMD_SWEEP_REREAD },
+	};
+	const struct smd_jv *w = smd_jv_get(req, "wait"), *k = smd_jv_get(req, "kind");
+	enum smd_sweep_kind kind = SMD_SWEEP_HEAVY;   /* what "sweep" meant before kinds existed */
+	unsigned i = 0;
+
+	if (w && w->type != SMD_J_BOOL) {
+		snprintf(err, errlen, "sweep: \"wait\" must be true or false");
+		return -EINVAL;
+	}
+	while (k && i < sizeof(kinds) / sizeof(kinds[0]) && (k->type != SMD_J_STR || strcmp(k->str, kinds[i].word)))
+		i++;
+	if (k && i == sizeof(kinds) / sizeof(kinds[0])) {
+		snprintf(err, errlen, "sweep: \"kind\" must be \"light\", \"heavy\" or \"reread\"");
+		return -EINVAL;
+	}
+	if (k)
+		kind = kinds[i].kind;
+	uint64_t target = smd_dmn_request_sweep_kind(c->d, kind);
+	if (w && !w->boolean) {
+		sm_json_bool(j, "queued", 1);
+		sm_json_uint(j, "target", target);
+		return 0;
+	}
+	*wait_for = target;
+	return SMD_CTL_WAIT;
+}
+
+/* The command of a request, by the one command table (ctl/ctl.h); SMD_CMD_N when unknown. */
+static enum smd_ctl_cmd_id cmd_id(const char *cmd)
+{
+	const struct smd_ctl_cmd *t = smd_ctl_cmd_find(cmd);
+	/* aliases are smctl's words; on the wire only the names count */
+	return t && !strcmp(t->name, cmd) ? (enum smd_ctl_cmd_id)(t - smd_ctl_cmds) : SMD_CMD_N;
+}
+
 static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 		  uint64_t *wait_for, char *err, size_t errlen)
 {
 	struct dctx *c = arg;
 	struct smd_dmn_status *st;
+	enum smd_ctl_cmd_id id = cmd_id(cmd);
 
-	if (!strcmp(cmd, "version")) {
+	switch (id) {
+	case SMD_CMD_VERSION:
 		sm_json_str(j, "smd", PACKAGE_VERSION);
 		sm_json_uint(j, "protocol", SMD_CTL_VERSION);
 		return 0;
+	case SMD_CMD_SWEEP:
+		return sweep_request(c, req, j, wait_for, err, errlen);
+	case SMD_CMD_PROFILE:
+		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon/cmd_profile.c */
+	case SMD_CMD_STATUS:
+	case SMD_CMD_PLANES:
+		break;
+	case SMD_CMD_N: {
+		char list[256];
+		size_t off = 0;
+		for (unsigned i = 0; i < SMD_CMD_N && off < sizeof(list); i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+						smd_ctl_cmds[i].name);
+		snprintf(err, errlen, "unknown command '%.40s' (%s)", cmd, list);
+		return -EINVAL;
 	}
-	if (!strcmp(cmd, "sweep")) {
-		const struct smd_jv *w = smd_jv_get(req, "wait"), *k = smd_jv_get(req, "kind");
-		enum smd_sweep_kind kind = SMD_SWEEP_HEAVY;   /* what "sweep" meant before kinds existed */
-		if (w && w->type != SMD_J_BOOL) {
-			snprintf(err, errlen, "sweep: \"wait\" must be true or false");
-			return -EINVAL;
-		}
-		if (k && (k->type != SMD_J_STR || (strcmp(k->str, "light") && strcmp(k->str, "heavy") &&
-						  strcmp(k->str, "reread")))) {
-			snprintf(err, errlen, "sweep: \"kind\" must be \"light\", \"heavy\" or \"reread\"");
-			return -EINVAL;
-		}
-		if (k)
-			kind = !strcmp(k->str, "light") ? SMD_SWEEP_LIGHT :
-			       !strcmp(k->str, "reread") ? SMD_SWEEP_REREAD : SMD_SWEEP_HEAVY;
-		uint64_t target = smd_dmn_request_sweep_kind(c->d, kind);
-		if (w && !w->boolean) {
-			sm_json_bool(j, "queued", 1);
-			sm_json_uint(j, "target", target);
-			return 0;
-		}
-		*wait_for = target;
-		return SMD_CTL_WAIT;
-	}
-	if (!strcmp(cmd, "profile"))
-		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon_profile.c */
-	if (smd_ctl_daemon_has(cmd)) {   /* nodes, links, route, lft, dump, metrics, engine: ctl_daemon.c */
+	default: {   /* SMD_CTL_CMD_DAEMON: nodes, links, route, lft, dump, metrics, engine (daemon/cmd.c) */
 		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
-		if (!strcmp(cmd, "engine"))
+		if (id == SMD_CMD_ENGINE)
 			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
 				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
 		return rc;
 	}
-	if (strcmp(cmd, "status") && strcmp(cmd, "planes")) {
-		snprintf(err, errlen, "unknown command '%.40s' (status, planes, sweep, profile, version, nodes, "
-			 "links, route, lft, dump, metrics, engine)", cmd);
-		return -EINVAL;
 	}
 	st = malloc(sizeof(*st));
 	if (!st) {
@@ -184,7 +212,7 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return -ENOMEM;
 	}
 	smd_dmn_status(c->d, st);
-	if (!strcmp(cmd, "status"))
+	if (id == SMD_CMD_STATUS)
 		smd_dmn_status_json(j, st);
 	else
 		smd_dmn_planes_json(j, st);
@@ -204,14 +232,15 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return -ENOMEM;
 	}
 	smd_dmn_status(c->d, st);
-	if (!strcmp(cmd, "sweep")) {
+	enum smd_ctl_cmd_id id = cmd_id(cmd);
+	if (id == SMD_CMD_SWEEP) {
 		sm_json_str(j, "kind", smd_jv_str(req, "kind", "heavy"));
 		/* what the cycle that answers us did: a light one may have escalated */
 		const struct smd_dmn_sweep *last = st->n_history ? &st->history[st->n_history - 1] : NULL;
 		sm_json_str(j, "ran", last ? last->kind : NULL);
 		sm_json_bool(j, "escalated", last && last->escalated);
 	}
-	if (!strcmp(cmd, "engine")) {
+	if (id == SMD_CMD_ENGINE) {
 		sm_json_str(j, "chain", st->chain);
 		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);
 	}
