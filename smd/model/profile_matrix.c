@@ -103,62 +103,69 @@ static int yscalar(struct pctx *c, yaml_node_t *n, const char *what, char *out, 
 	return 0;
 }
 
-#define YKEY_MAX 32
-
-/* Mapping pair pr: its key node *k, value node *v, and the key's text. */
-static int ypair(struct pctx *c, yaml_document_t *doc, const yaml_node_pair_t *pr, char key[YKEY_MAX],
-		 yaml_node_t **k, yaml_node_t **v)
+/*
+ * Which of keys[0..n-1] the key of mapping pair pr is (its value in *v), or
+ * an error; an unknown key names the known ones: "WHAT: unknown key 'x'
+ * (a, b, c)", WHAT "" at the top level.
+ */
+static int ykey(struct pctx *c, yaml_document_t *doc, const yaml_node_pair_t *pr, const char *what,
+		const char *const *keys, unsigned n, yaml_node_t **v)
 {
-	*k = yaml_document_get_node(doc, pr->key);
+	yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+	char key[32], known[128] = "";
+	size_t kl = 0;
+	int rc = yscalar(c, k, "key", key, sizeof(key));
+
 	*v = yaml_document_get_node(doc, pr->value);
-	return yscalar(c, *k, "key", key, YKEY_MAX);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		if (!strcmp(key, keys[i]))
+			return (int)i;
+		if (kl < sizeof(known))
+			kl += (size_t)snprintf(known + kl, sizeof(known) - kl, "%s%s", i ? ", " : "", keys[i]);
+	}
+	return pf_err(c, -EINVAL, yline(k), "%s%sunknown key '%s' (%s)", what, *what ? ": " : "", key,
+		      known);
 }
 
 static int yaml_flow(struct pctx *c, yaml_document_t *doc, yaml_node_t *it)
 {
-	yaml_node_t *src = NULL, *dst = NULL, *wt = NULL;
+	static const char *const keys[] = { "src", "dst", "weight" };
+	yaml_node_t *x[3] = { NULL, NULL, NULL };
 	unsigned line = yline(it);
+	int rc;
 	if (it->type == YAML_SEQUENCE_NODE) {
 		yaml_node_item_t *a = it->data.sequence.items.start, *b = it->data.sequence.items.top;
 		if (b - a != 3)
 			return pf_err(c, -EINVAL, line, "flow: expected [SRC, DST, WEIGHT]");
-		src = yaml_document_get_node(doc, a[0]);
-		dst = yaml_document_get_node(doc, a[1]);
-		wt = yaml_document_get_node(doc, a[2]);
+		for (unsigned i = 0; i < 3; i++)
+			x[i] = yaml_document_get_node(doc, a[i]);
 	} else if (it->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = it->data.mapping.pairs.start; pr < it->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k, *v;
-			char key[YKEY_MAX];
-			int rc = ypair(c, doc, pr, key, &k, &v);
-			if (rc)
-				return rc;
-			if (!strcmp(key, "src"))
-				src = v;
-			else if (!strcmp(key, "dst"))
-				dst = v;
-			else if (!strcmp(key, "weight"))
-				wt = v;
-			else
-				return pf_err(c, -EINVAL, yline(k), "flow: unknown key '%s' (src, dst, weight)", key);
+			yaml_node_t *v;
+			int i = ykey(c, doc, pr, "flow", keys, 3, &v);
+			if (i < 0)
+				return i;
+			x[i] = v;
 		}
-		if (!src || !dst || !wt)
+		if (!x[0] || !x[1] || !x[2])
 			return pf_err(c, -EINVAL, line, "flow: needs src, dst and weight");
 	} else {
 		return pf_err(c, -EINVAL, line, "flow: expected a mapping or a [SRC, DST, WEIGHT] list");
 	}
-	int rc;
-	if ((rc = yscalar(c, src, "src", c->tok[0], sizeof(c->tok[0]))) ||
-	    (rc = yscalar(c, dst, "dst", c->tok[1], sizeof(c->tok[1]))) ||
-	    (rc = yscalar(c, wt, "weight", c->tok[2], sizeof(c->tok[2]))))
-		return rc;
+	for (unsigned i = 0; i < 3; i++)
+		if ((rc = yscalar(c, x[i], keys[i], c->tok[i], sizeof(c->tok[i]))))
+			return rc;
 	double w;
-	if ((rc = pf_parse_weight(c, yline(wt), c->tok[2], &w)))
+	if ((rc = pf_parse_weight(c, yline(x[2]), c->tok[2], &w)))
 		return rc;
 	return pf_add_entry(c, line, c->tok[0], c->tok[1], w);
 }
 
 static int yaml_window(struct pctx *c, yaml_document_t *doc, yaml_node_t *v)
 {
+	static const char *const keys[] = { "start", "end", "seconds" };
 	struct sm_profile *p = c->p;
 	char tmp[64];
 	if (v->type == YAML_SCALAR_NODE)
@@ -166,16 +173,15 @@ static int yaml_window(struct pctx *c, yaml_document_t *doc, yaml_node_t *v)
 	if (v->type != YAML_MAPPING_NODE)
 		return pf_err(c, -EINVAL, yline(v), "window: expected a mapping {start, end, seconds}");
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k, *x;
-		char key[YKEY_MAX];
-		int rc = ypair(c, doc, pr, key, &k, &x);
-		if (rc)
+		yaml_node_t *x;
+		int rc = ykey(c, doc, pr, "window", keys, 3, &x);
+		if (rc < 0)
 			return rc;
-		if (!strcmp(key, "start"))
+		if (rc == 0) {
 			rc = yscalar(c, x, "window.start", p->window_start, sizeof(p->window_start));
-		else if (!strcmp(key, "end"))
+		} else if (rc == 1) {
 			rc = yscalar(c, x, "window.end", p->window_end, sizeof(p->window_end));
-		else if (!strcmp(key, "seconds")) {
+		} else {
 			rc = yscalar(c, x, "window.seconds", tmp, sizeof(tmp));
 			if (!rc) {
 				char *e;
@@ -184,8 +190,7 @@ static int yaml_window(struct pctx *c, yaml_document_t *doc, yaml_node_t *v)
 					return pf_err(c, -EINVAL, yline(x), "window.seconds: bad value '%s'", tmp);
 				p->window_seconds = s;
 			}
-		} else
-			return pf_err(c, -EINVAL, yline(k), "window: unknown key '%s' (start, end, seconds)", key);
+		}
 		if (rc)
 			return rc;
 	}
@@ -213,33 +218,28 @@ int pf_parse_yaml(struct pctx *c, const char *buf, size_t len)
 		rc = pf_err(c, -EINVAL, root ? yline(root) : 0, "YAML profile: expected a mapping with 'flows'");
 		goto out;
 	}
+	static const char *const keys[] = { "name", "source", "description", "unit", "window", "flows" };
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k, *v;
-		char key[YKEY_MAX];
-		if ((rc = ypair(c, &doc, pr, key, &k, &v)))
+		yaml_node_t *v;
+		if ((rc = ykey(c, &doc, pr, "", keys, 6, &v)) < 0)
 			goto out;
-		if (!strcmp(key, "name"))
-			rc = yscalar(c, v, "name", p->name, sizeof(p->name));
-		else if (!strcmp(key, "source"))
-			rc = yscalar(c, v, "source", p->source, sizeof(p->source));
-		else if (!strcmp(key, "description"))
-			rc = yscalar(c, v, "description", p->description, sizeof(p->description));
-		else if (!strcmp(key, "unit"))
-			rc = yscalar(c, v, "unit", p->unit, sizeof(p->unit));
-		else if (!strcmp(key, "window"))
-			rc = yaml_window(c, &doc, v);
-		else if (!strcmp(key, "flows")) {
+		switch (rc) {
+		case 0: rc = yscalar(c, v, "name", p->name, sizeof(p->name)); break;
+		case 1: rc = yscalar(c, v, "source", p->source, sizeof(p->source)); break;
+		case 2: rc = yscalar(c, v, "description", p->description, sizeof(p->description)); break;
+		case 3: rc = yscalar(c, v, "unit", p->unit, sizeof(p->unit)); break;
+		case 4: rc = yaml_window(c, &doc, v); break;
+		default:
 			if (v->type != YAML_SEQUENCE_NODE) {
 				rc = pf_err(c, -EINVAL, yline(v), "flows: expected a list");
 				goto out;
 			}
 			have_flows = true;
+			rc = 0;
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
 			     !rc && it < v->data.sequence.items.top; it++)
 				rc = yaml_flow(c, &doc, yaml_document_get_node(&doc, *it));
-		} else
-			rc = pf_err(c, -EINVAL, yline(k),
-				  "unknown key '%s' (name, source, description, unit, window, flows)", key);
+		}
 		if (rc)
 			goto out;
 	}
