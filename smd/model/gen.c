@@ -242,10 +242,7 @@ struct rng {
 
 static uint64_t rng_next(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return sm_mix64(r->s += 0x9e3779b97f4a7c15ULL);
 }
 
 /* Uniform in [0, n), n > 0, without modulo bias. */

@@ -9,6 +9,7 @@
 #include "model/hosts.h"
 #include "lib/json.h"
 
+#include <stddef.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,19 @@ void sm_planes_health_print(FILE *out, const struct sm_planes_health *ph)
 		ph->n_planes ? 1.0 / ph->n_planes : 1.0);
 }
 
+/* The uint32_t counts of a plane, in the order of its JSON members. */
+#define PH_COUNT(key, field) { key, offsetof(struct sm_plane_health, field) }
+static const struct {
+	const char *key;
+	size_t off;
+} plane_counts[] = {
+	PH_COUNT("switches", switches), PH_COUNT("switch_links", sw_links), PH_COUNT("nics", nics),
+	PH_COUNT("missing_switches", missing_switches), PH_COUNT("missing_links", missing_links),
+	PH_COUNT("hosts_without_nic", hosts_without_nic), PH_COUNT("leaves", leaves),
+	PH_COUNT("leaf_uplinks_min", leaf_uplinks_min), PH_COUNT("leaf_uplinks_max", leaf_uplinks_max),
+};
+#undef PH_COUNT
+
 void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_planes_health *ph)
 {
 	sm_json_obj_begin(j, key);
@@ -298,15 +312,11 @@ void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_p
 		sm_json_obj_begin(j, NULL);
 		sm_json_uint(j, "plane", h->plane);
 		sm_json_str(j, "name", h->name);
-		sm_json_uint(j, "switches", h->switches);
-		sm_json_uint(j, "switch_links", h->sw_links);
-		sm_json_uint(j, "nics", h->nics);
-		sm_json_uint(j, "missing_switches", h->missing_switches);
-		sm_json_uint(j, "missing_links", h->missing_links);
-		sm_json_uint(j, "hosts_without_nic", h->hosts_without_nic);
-		sm_json_uint(j, "leaves", h->leaves);
-		sm_json_uint(j, "leaf_uplinks_min", h->leaf_uplinks_min);
-		sm_json_uint(j, "leaf_uplinks_max", h->leaf_uplinks_max);
+		for (size_t i = 0; i < sizeof(plane_counts) / sizeof(plane_counts[0]); i++) {
+			uint32_t v;
+			memcpy(&v, (const char *)h + plane_counts[i].off, sizeof(v));
+			sm_json_uint(j, plane_counts[i].key, v);
+		}
 		sm_json_double(j, "share_min", h->share_min);
 		sm_json_double(j, "share_mean", h->share_mean);
 		sm_json_uint(j, "hosts_below_fair", h->hosts_below);
