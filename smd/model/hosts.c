@@ -285,18 +285,24 @@ void sm_planes_health_print(FILE *out, const struct sm_planes_health *ph)
 		ph->n_planes ? 1.0 / ph->n_planes : 1.0);
 }
 
-/* The uint32_t counts of a plane, in the order of its JSON members. */
-#define PH_COUNT(key, field) { key, offsetof(struct sm_plane_health, field) }
+/* A plane's JSON members after "plane" and "name", in order: uint32_t
+ * counts, and the double shares. */
+#define PH_U32(key, field) { key, offsetof(struct sm_plane_health, field), 0 }
+#define PH_DBL(key, field) { key, offsetof(struct sm_plane_health, field), 1 }
 static const struct {
 	const char *key;
 	size_t off;
-} plane_counts[] = {
-	PH_COUNT("switches", switches), PH_COUNT("switch_links", sw_links), PH_COUNT("nics", nics),
-	PH_COUNT("missing_switches", missing_switches), PH_COUNT("missing_links", missing_links),
-	PH_COUNT("hosts_without_nic", hosts_without_nic), PH_COUNT("leaves", leaves),
-	PH_COUNT("leaf_uplinks_min", leaf_uplinks_min), PH_COUNT("leaf_uplinks_max", leaf_uplinks_max),
+	int dbl;
+} plane_members[] = {
+	PH_U32("switches", switches), PH_U32("switch_links", sw_links), PH_U32("nics", nics),
+	PH_U32("missing_switches", missing_switches), PH_U32("missing_links", missing_links),
+	PH_U32("hosts_without_nic", hosts_without_nic), PH_U32("leaves", leaves),
+	PH_U32("leaf_uplinks_min", leaf_uplinks_min), PH_U32("leaf_uplinks_max", leaf_uplinks_max),
+	PH_DBL("share_min", share_min), PH_DBL("share_mean", share_mean),
+	PH_U32("hosts_below_fair", hosts_below),
 };
-#undef PH_COUNT
+#undef PH_U32
+#undef PH_DBL
 
 void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_planes_health *ph)
 {
@@ -312,14 +318,18 @@ void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_p
 		sm_json_obj_begin(j, NULL);
 		sm_json_uint(j, "plane", h->plane);
 		sm_json_str(j, "name", h->name);
-		for (size_t i = 0; i < sizeof(plane_counts) / sizeof(plane_counts[0]); i++) {
-			uint32_t v;
-			memcpy(&v, (const char *)h + plane_counts[i].off, sizeof(v));
-			sm_json_uint(j, plane_counts[i].key, v);
+		for (size_t i = 0; i < sizeof(plane_members) / sizeof(plane_members[0]); i++) {
+			const char *at = (const char *)h + plane_members[i].off;
+			uint32_t u;
+			double d;
+			if (plane_members[i].dbl) {
+				memcpy(&d, at, sizeof(d));
+				sm_json_double(j, plane_members[i].key, d);
+			} else {
+				memcpy(&u, at, sizeof(u));
+				sm_json_uint(j, plane_members[i].key, u);
+			}
 		}
-		sm_json_double(j, "share_min", h->share_min);
-		sm_json_double(j, "share_mean", h->share_mean);
-		sm_json_uint(j, "hosts_below_fair", h->hosts_below);
 		sm_json_obj_end(j);
 	}
 	sm_json_arr_end(j);
