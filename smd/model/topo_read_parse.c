@@ -10,7 +10,7 @@
  * How the two formats differ (r->mode) is in the DOC of topo_read.c.
  */
 #include "config.h"
-#include "model/topo_priv.h"
+#include "model/topo_read_priv.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,14 +2,14 @@
 /*
  * DOC: topology dump readers, lines and storage
  *
- * What the grammar (topo_parse.c) stands on: the 64 KiB block line reader
+ * What the grammar (topo_read_parse.c) stands on: the 64 KiB block line reader
  * (no line over SM_TOPO_MAX_LINE), SM_TOPO_AUTO's sniffing of the first
  * block, the "FILE:LINE: what" error message, growable arrays, the arena
  * of node ids and their hash table, and the link rate names the writers
  * share.
  */
 #include "config.h"
-#include "model/topo_priv.h"
+#include "model/topo_read_priv.h"
 
 #include <ctype.h>
 #include <errno.h>

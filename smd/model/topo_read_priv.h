@@ -1,20 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SMD_TOPO_PRIV_H
-#define SMD_TOPO_PRIV_H
+#ifndef SMD_TOPO_READ_PRIV_H
+#define SMD_TOPO_READ_PRIV_H
 /*
  * DOC: topology dump readers, private
  *
  * The reader state shared by the files of the dump reader (struct rd: one
  * parse of one dump), the lexing helpers every line goes through (inline:
  * they run for every byte of a dump) and the calls between the files:
- *   topo_lex.c    the block line reader, format sniffing, error messages,
- *                 growable arrays, the node id arena and hash, rate names;
- *   topo_parse.c  the grammar: attribute lines, node headers, port lines,
- *                 the dispatch of one line;
- *   topo_read.c   the driver: parse a dump (sizing, recycling the memory of
- *                 an earlier parse), make the links at EOF, commit into the
- *                 caller's fabric; the public sm_topo_* entry points.
- * Nothing here is for use outside smd/model/topo_*.c.
+ *   topo_read_lex.c    the block line reader, format sniffing, error
+ *                      messages, growable arrays, the node id arena and
+ *                      hash, rate names;
+ *   topo_read_parse.c  the grammar: attribute lines, node headers, port
+ *                      lines, the dispatch of one line;
+ *   topo_read.c        the driver: parse a dump (sizing, recycling the
+ *                      memory of an earlier parse), make the links at EOF,
+ *                      commit into the caller's fabric; the public sm_topo_*
+ *                      entry points.
+ * Nothing here is for use outside smd/model/topo_read*.c.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -194,7 +196,7 @@ static inline const char *node_name(const struct rd *r, uint32_t n)
 	return r->arena + r->nodes[n].name;
 }
 
-/* topo_lex.c */
+/* topo_read_lex.c */
 int rd_fail(struct rd *r, unsigned line, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 int rd_num_fail(struct rd *r, int how, const char *what, uint64_t max);
@@ -206,7 +208,7 @@ int rd_arena_add(struct rd *r, const char *s, size_t len, uint32_t *off);
 uint32_t rd_name_find(const struct rd *r, const char *s, size_t len);
 int rd_name_insert(struct rd *r, uint32_t node);
 
-/* topo_parse.c: one line of a dump (NUL-terminated, len bytes, no '\n'). */
+/* topo_read_parse.c: one line of a dump (NUL-terminated, len bytes, no '\n'). */
 int rd_parse_line(struct rd *r, char *line, size_t len);
 
 #endif
