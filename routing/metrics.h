@@ -27,6 +27,7 @@
  */
 #include <stdint.h>
 #include "model/fabric.h"
+#include "model/profile.h" /* struct sm_flow */
 #include "routing/engine.h"
 
 struct sm_metrics_opts {
@@ -69,10 +70,6 @@ int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *p
  * index, dst port index, weight). Returns the largest weight summed on one
  * directed link (host links included), or a negative value on error.
  */
-struct sm_flow {
-	uint32_t src, dst;     /* fabric port indices of CA ports */
-	double weight;
-};
 double sm_metrics_max_load(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
 			   const struct sm_flow *flows, size_t n_flows);
 

@@ -35,7 +35,7 @@
 #include <stdio.h>
 
 #include "model/fabric.h"
-#include "routing/engine.h"
+#include "model/lfts.h"
 
 /*
  * Write every switch of l's plane. With `comment` non-NULL, a line

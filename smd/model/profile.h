@@ -5,7 +5,7 @@
  * DOC: traffic profiles (input of the hotpath engine, `--profile FILE`)
  *
  * A profile is untrusted input turned into a list of weighted flows between
- * CA ports of one fabric (struct sm_flow of routing/metrics.h: fabric port
+ * CA ports of one fabric (struct sm_flow below: fabric port
  * indices + weight). The loader resolves every endpoint against the fabric
  * it is given; the result is only valid for that fabric.
  *
@@ -79,7 +79,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "model/fabric.h"
-#include "routing/metrics.h" /* struct sm_flow */
+
+/* A weighted flow between two CA ports (input of the hotpath engine and of routing/metrics.h). */
+struct sm_flow {
+	uint32_t src, dst;     /* fabric port indices of CA ports */
+	double weight;
+};
 
 #define SM_PROFILE_MAX_LINE 4096
 #define SM_PROFILE_MAX_BYTES (256u << 20)

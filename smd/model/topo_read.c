@@ -42,8 +42,8 @@
  * parallel threads (each parse owns all its state) and appended in order.
  *
  * Files: this one drives a parse and makes the links; the grammar is in
- * topo_read_parse.c, the line reader and storage in topo_read_lex.c, the state they
- * share in topo_read_priv.h.
+ * topo_read_parse.c, the line reader and storage in topo_read_lex.c, the
+ * state they share in topo_read_priv.h.
  *
  * A dump carries no port state: linked ports and switch port 0 are loaded
  * ACTIVE with physical state LinkUp, unlinked ones stay DOWN.

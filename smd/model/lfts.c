@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* DOC: LFT tables: allocation of the dense per-plane table described in engine.h. */
-#include "routing/engine.h"
+/* DOC: LFT tables: allocation of the dense per-plane table (model/lfts.h). */
+#include "model/lfts.h"
 
 #include <stdlib.h>
 #include <string.h>
