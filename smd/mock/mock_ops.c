@@ -21,8 +21,6 @@
 
 #define SM_MOCK_IDLE_POLL_US 1000
 
-static const struct sm_transport_ops mock_ops;
-
 /* ---- fault RNG, virtual time ---- */
 
 static uint64_t rng_next(struct sm_mock *m)

@@ -101,7 +101,6 @@ static inline struct attach *attachment_at(const struct sm_mock *m, uint32_t pi)
 	return NULL;
 }
 
-
 /* LID (base) and LMC a port answers for: switch external ports use port 0's. */
 static inline const struct mport *lid_port(const struct sm_mock *m, uint32_t n, unsigned p)
 {

@@ -33,7 +33,6 @@
 #define WIDTH_4X 2
 #define SPEED_EXT_NDR 8
 
-
 void sm_gen_params_init(struct sm_gen_params *p)
 {
 	memset(p, 0, sizeof(*p));
