@@ -60,4 +60,11 @@ struct sm_engine_ops {
 	void (*free)(void *state);
 };
 
+/*
+ * A descriptor with size and ABI version filled in, the rest by designated
+ * initialisers: const struct sm_engine_ops x = SM_ENGINE_OPS(.name = "x", ...);
+ */
+#define SM_ENGINE_OPS(...) \
+	{ .size = sizeof(struct sm_engine_ops), .abi_version = SM_ENGINE_ABI_VERSION, __VA_ARGS__ }
+
 #endif

@@ -265,6 +265,25 @@ out:
 	return rc;
 }
 
+/* The CA ports of plane with a LID, in fabric order, into out (NULL: only counted). Returns how many. */
+static uint32_t host_ports(const struct sm_fabric *f, unsigned plane, uint32_t *out)
+{
+	uint32_t h = 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (nd->type != SM_NODE_CA || nd->plane != plane)
+			continue;
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			if (!sm_port(f, n, p)->lid)
+				continue;
+			if (out)
+				out[h] = sm_port_index(f, n, p);
+			h++;
+		}
+	}
+	return h;
+}
+
 static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l)
 {
 	memset(m, 0, sizeof(*m));
@@ -272,14 +291,7 @@ static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, cons
 	m->l = l;
 	m->nsw = l->n_switches;
 	m->dist_of = SM_NONE;
-	for (uint32_t n = 0; n < f->n_nodes; n++) {
-		const struct sm_node *nd = &f->nodes[n];
-		if (nd->type != SM_NODE_CA || nd->plane != plane)
-			continue;
-		for (unsigned p = 1; p <= nd->nports; p++)
-			if (sm_port(f, n, p)->lid)
-				m->nh++;
-	}
+	m->nh = host_ports(f, plane, NULL);
 	size_t ns = (size_t)m->nsw + 1, nh = (size_t)m->nh + 1;
 	m->h_port = malloc(nh * sizeof(*m->h_port));
 	m->h_lid = malloc(nh * sizeof(*m->h_lid));
@@ -302,19 +314,11 @@ static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, cons
 	    !m->flow || !m->dist || !m->bfs)
 		return -ENOMEM;
 
-	uint32_t h = 0;
-	for (uint32_t n = 0; n < f->n_nodes; n++) {
-		const struct sm_node *nd = &f->nodes[n];
-		if (nd->type != SM_NODE_CA || nd->plane != plane)
-			continue;
-		for (unsigned p = 1; p <= nd->nports; p++)
-			if (sm_port(f, n, p)->lid)
-				m->h_port[h++] = sm_port_index(f, n, p);
-	}
+	host_ports(f, plane, m->h_port);
 	int rc = sm_metrics_host_order(f, plane, m->h_port, m->nh);
 	if (rc)
 		return rc;
-	for (h = 0; h < m->nh; h++) {
+	for (uint32_t h = 0; h < m->nh; h++) {
 		const struct sm_port *pt = &f->ports[m->h_port[h]];
 		m->h_lid[h] = pt->lid;
 		m->h_slot[h] = pt->peer_node == SM_NONE ? SM_NONE : slot_of(m, pt->peer_node);
@@ -324,7 +328,7 @@ static int mx_init(struct mx *m, const struct sm_fabric *f, unsigned plane, cons
 	/* source-switch numbering, reusing order[] as slot -> source index */
 	for (uint32_t s = 0; s < m->nsw; s++)
 		m->order[s] = m->hosts_at[s] ? m->nsrc++ : SM_NONE;
-	for (h = 0; h < m->nh; h++)
+	for (uint32_t h = 0; h < m->nh; h++)
 		m->h_src[h] = m->h_slot[h] == SM_NONE ? SM_NONE : m->order[m->h_slot[h]];
 
 	/* compact ids of directed switch-switch links, and CSR adjacency */

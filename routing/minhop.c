@@ -26,8 +26,8 @@
  * its YAML line.
  */
 #include "config.h"
-#include "routing/registry.h"
-#include "routing/graph.h"
+#include "routing/util.h"
+#include "routing/cand.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -45,71 +45,53 @@ static void minhop_free(void *state)
 	(void)state;
 }
 
+struct minhop {
+	uint16_t *dist;
+	uint32_t *queue;
+};
+
+/* Candidates toward d: the links to a neighbour one hop closer (parallel links included). */
+static const uint16_t *minhop_cands(void *arg, const struct sm_graph *g, uint32_t d, struct sm_cand *c)
+{
+	struct minhop *m = arg;
+	uint32_t nd = g->dest_off[d + 1] - g->dest_off[d], k = 0;
+
+	sm_graph_bfs(g, d, m->dist, m->queue);
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		c->cand_off[s] = k;
+		if (m->dist[s] == SM_GRAPH_INF) {
+			c->unreached += nd;
+			continue;
+		}
+		for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++)
+			if (m->dist[g->adj[i].peer] + 1 == m->dist[s])
+				c->cand[k++] = i;
+	}
+	c->cand_off[g->n_sw] = k;
+	return m->dist;
+}
+
 static int minhop_route(void *state, struct sm_route_ctx *ctx)
 {
 	(void)state;
-	struct sm_graph *g = NULL;
-	int rc = sm_graph_build(ctx->fabric, ctx->plane, &g);
-	if (rc) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "cannot build the switch graph of plane %u", ctx->plane);
+	struct sm_graph *g;
+	int rc = sm_cand_graph(ctx, &g);
+	if (rc)
 		return rc;
-	}
-	if (!g->n_sw) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "plane %u has no switch", ctx->plane);
-		sm_graph_free(g);
-		return -ENODEV;
-	}
-	struct sm_balancer *b = sm_balancer_new(g);
-	uint16_t *dist = malloc((size_t)g->n_sw * sizeof(*dist));
-	uint32_t *queue = malloc((size_t)g->n_sw * sizeof(*queue));
-	uint32_t *cand_off = malloc(((size_t)g->n_sw + 1) * sizeof(*cand_off));
-	uint32_t *cand = malloc(((size_t)g->adj_off[g->n_sw] + 1) * sizeof(*cand));
-	uint32_t *order = malloc(((size_t)g->n_sw + 1) * sizeof(*order));
-	uint32_t *tmp = malloc(((size_t)g->n_sw + 3) * sizeof(*tmp));
-	if (!b || !dist || !queue || !cand_off || !cand || !order || !tmp) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	uint64_t unreached = 0;
-	for (uint32_t d = 0; d < g->n_sw; d++) {
-		uint32_t nd = g->dest_off[d + 1] - g->dest_off[d];
-		if (!nd)
-			continue;
-		sm_graph_bfs(g, d, dist, queue);
-		uint32_t k = 0;
-		for (uint32_t s = 0; s < g->n_sw; s++) {
-			cand_off[s] = k;
-			if (dist[s] == SM_GRAPH_INF) {
-				unreached += nd;
-				continue;
-			}
-			for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++)
-				if (dist[g->adj[i].peer] + 1 == dist[s])
-					cand[k++] = i;
-		}
-		cand_off[g->n_sw] = k;
-		sm_graph_order_far_first(g, dist, order, tmp);
-		sm_graph_assign(g, b, d, cand_off, cand, order, g->n_sw, ctx->out);
-	}
-	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
-out:
-	free(dist);
-	free(queue);
-	free(cand_off);
-	free(cand);
-	free(order);
-	free(tmp);
-	sm_balancer_free(b);
+	struct minhop m = {
+		.dist = malloc((size_t)g->n_sw * sizeof(*m.dist)),
+		.queue = malloc((size_t)g->n_sw * sizeof(*m.queue)),
+	};
+	rc = m.dist && m.queue ? sm_cand_route(g, ctx, minhop_cands, &m) : -ENOMEM;
+	free(m.dist);
+	free(m.queue);
 	sm_graph_free(g);
 	return rc;
 }
 
-const struct sm_engine_ops sm_engine_minhop = {
-	.size = sizeof(struct sm_engine_ops),
-	.abi_version = SM_ENGINE_ABI_VERSION,
+const struct sm_engine_ops sm_engine_minhop = SM_ENGINE_OPS(
 	.name = "minhop",
 	.description = "shortest paths on any topology, routes balanced per cable and per destination type",
 	.init = minhop_init,
 	.route = minhop_route,
-	.free = minhop_free,
-};
+	.free = minhop_free);

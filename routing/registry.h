@@ -36,13 +36,8 @@
 #include <stdint.h>
 #include "routing/engine.h"
 #include "routing/validate.h"
-
-/* Built-in engine descriptors (one per routing/<name>.c). */
-extern const struct sm_engine_ops sm_engine_minhop;  /* routing/minhop.c */
-extern const struct sm_engine_ops sm_engine_updn;    /* routing/updn.c */
-extern const struct sm_engine_ops sm_engine_ftree;   /* routing/ftree/ftree.c (ftree component) */
-extern const struct sm_engine_ops sm_engine_planes;  /* routing/planes.c (multi-plane) */
-extern const struct sm_engine_ops sm_engine_hotpath; /* routing/hotpath/hotpath.c (hot-path pinning) */
+#include "routing/builtin.h"
+#include "routing/util.h"
 
 #define SM_CHAIN_MAX 8          /* engines in one chain */
 #define SM_ENGINE_NAME_MAX 32   /* longest engine name, NUL excluded */
@@ -154,27 +149,6 @@ int sm_route_chain(struct sm_chain *c, const struct sm_fabric *f, unsigned plane
 int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const unsigned *planes,
 			  unsigned n_planes, const struct sm_profile *profile, struct sm_lfts **outs,
 			  struct sm_plane_result *res);
-
-/*
- * YAML helpers for engines' init hooks (libyaml documents). map_get returns
- * the value under `key` of a mapping node, NULL if absent or map is not a
- * mapping. check_keys fails with "ENGINE: config line N: unknown key 'k'
- * (known: a, b)" on a key not in the NULL-terminated `known`, or when node
- * is not a mapping. sm_yaml_line(): node->start_mark.line + 1.
- */
-yaml_node_t *sm_yaml_map_get(yaml_document_t *doc, yaml_node_t *map, const char *key);
-int sm_yaml_check_keys(yaml_document_t *doc, yaml_node_t *map, const char *engine,
-		       const char *const *known, char *err, size_t errlen);
-unsigned long sm_yaml_line(const yaml_node_t *node);
-
-/*
- * Run fn(arg, 0) .. fn(arg, n - 1), taken in index order by up to one
- * thread per online CPU (at most SM_PARALLEL_MAX; the calling thread is one
- * of them), and return when all are done. Jobs must not depend on each
- * other; failing to start a thread only makes it slower.
- */
-#define SM_PARALLEL_MAX 16
-void sm_parallel_for(unsigned n, void (*fn)(void *arg, unsigned i), void *arg);
 
 /* Multi-line human summary of a plane result ("plane0: routed by minhop in 12.3 ms; ftree: ..."). */
 void sm_plane_result_format(const struct sm_plane_result *res, char *buf, size_t len);

@@ -37,8 +37,8 @@
  * unroutable are an error, so the chain can fall back.
  */
 #include "config.h"
-#include "routing/registry.h"
-#include "routing/graph.h"
+#include "routing/util.h"
+#include "routing/cand.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -148,6 +148,8 @@ struct updn {
 	uint32_t *queue;
 	uint8_t *is_root;
 	struct ord_key *keys;
+	uint64_t fallback;       /* (switch, LID) entries given shortest paths: no legal route, no endpoint */
+	uint64_t unreached_sw;   /* (switch, switch LID) entries without a legal route, left unrouted */
 };
 
 struct ord_key {
@@ -422,22 +424,70 @@ static int choose_roots(struct updn *u, const struct updn_cfg *cfg, char *msg, s
 	return 0;
 }
 
+/*
+ * Candidates toward d: legal (up* then down*) links one legal hop closer;
+ * a switch with no legal route and no endpoint gets shortest paths (see
+ * below). Counts what it cannot route in c->unreached and u->unreached_sw.
+ */
+static const uint16_t *updn_cands(void *arg, const struct sm_graph *g, uint32_t d, struct sm_cand *c)
+{
+	struct updn *u = arg;
+	uint32_t nd = g->dest_off[d + 1] - g->dest_off[d], k = 0;
+	int have_plain = 0;
+
+	distances(u, d);
+	for (uint32_t s = 0; s < g->n_sw; s++) {
+		c->cand_off[s] = k;
+		if (u->dist[s] == SM_GRAPH_INF && g->comp[s] != g->comp[d]) {
+			c->unreached += nd;
+			continue;
+		}
+		if (u->dist[s] == SM_GRAPH_INF && g->host_off[s + 1] > g->host_off[s]) {
+			/* only possible for a switch-LID-only d (see incomplete_parts) */
+			u->unreached_sw += nd;
+			continue;
+		}
+		if (u->dist[s] == SM_GRAPH_INF) {
+			/*
+			 * No legal route, and (checked when the roots were
+			 * chosen) no endpoint on s: no legal route of anyone
+			 * passes s toward d, so this entry only carries
+			 * traffic sourced by the switch itself (management).
+			 * Give it a shortest path so the switch still reaches
+			 * every LID; it adds no endpoint dependency.
+			 */
+			if (!have_plain) {
+				sm_graph_bfs(g, d, u->plain, u->queue);
+				have_plain = 1;
+			}
+			for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++)
+				if (u->plain[g->adj[i].peer] + 1 == u->plain[s])
+					c->cand[k++] = i;
+			u->fallback += nd;
+			continue;
+		}
+		int down = u->ddist[s] != SM_GRAPH_INF;
+		for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
+			uint32_t t = g->adj[i].peer;
+			if (down ? (u->pos[t] > u->pos[s] && u->ddist[t] + 1 == u->ddist[s])
+				 : (u->pos[t] < u->pos[s] && u->dist[t] + 1 == u->dist[s]))
+				c->cand[k++] = i;
+		}
+	}
+	c->cand_off[g->n_sw] = k;
+	/* routes strictly decrease the legal distance; switch-only fallbacks (INF) carry nobody */
+	return u->dist;
+}
+
 static int updn_route(void *state, struct sm_route_ctx *ctx)
 {
 	const struct updn_cfg *cfg = state;
-	struct sm_graph *g = NULL;
+	struct sm_graph *g;
 	struct updn u = { 0 };
 	char rootmsg[160] = "";
-	int rc = sm_graph_build(ctx->fabric, ctx->plane, &g);
-	if (rc) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "cannot build the switch graph of plane %u", ctx->plane);
+	int rc = sm_cand_graph(ctx, &g);
+	if (rc)
 		return rc;
-	}
-	if (!g->n_sw) {
-		snprintf(ctx->msg, sizeof(ctx->msg), "plane %u has no switch", ctx->plane);
-		sm_graph_free(g);
-		return -ENODEV;
-	}
 	size_t n = (size_t)g->n_sw + 1;
 	u.g = g;
 	u.f = ctx->fabric;
@@ -450,13 +500,7 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 	u.queue = malloc(n * sizeof(*u.queue));
 	u.is_root = calloc(n, 1);
 	u.keys = malloc(n * sizeof(*u.keys));
-	struct sm_balancer *b = sm_balancer_new(g);
-	uint32_t *cand_off = malloc(n * sizeof(*cand_off));
-	uint32_t *cand = malloc(((size_t)g->adj_off[g->n_sw] + 1) * sizeof(*cand));
-	uint32_t *order = malloc(n * sizeof(*order));
-	uint32_t *tmp = malloc((n + 2) * sizeof(*tmp));
-	if (!order || !tmp || !u.rank || !u.ord || !u.pos || !u.ddist || !u.dist || !u.plain || !u.queue || !u.is_root || !u.keys || !b ||
-	    !cand_off || !cand) {
+	if (!u.rank || !u.ord || !u.pos || !u.ddist || !u.dist || !u.plain || !u.queue || !u.is_root || !u.keys) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -465,63 +509,12 @@ static int updn_route(void *state, struct sm_route_ctx *ctx)
 		snprintf(ctx->msg, sizeof(ctx->msg), "%s", rootmsg);
 		goto out;
 	}
-	uint64_t unreached = 0, fallback = 0, unreached_sw = 0;
-	for (uint32_t d = 0; d < g->n_sw; d++) {
-		uint32_t nd = g->dest_off[d + 1] - g->dest_off[d];
-		if (!nd)
-			continue;
-		distances(&u, d);
-		int have_plain = 0;
-		uint32_t k = 0;
-		for (uint32_t s = 0; s < g->n_sw; s++) {
-			cand_off[s] = k;
-			if (u.dist[s] == SM_GRAPH_INF && g->comp[s] != g->comp[d]) {
-				unreached += nd;
-				continue;
-			}
-			if (u.dist[s] == SM_GRAPH_INF && g->host_off[s + 1] > g->host_off[s]) {
-				/* only possible for a switch-LID-only d (see incomplete_parts) */
-				unreached_sw += nd;
-				continue;
-			}
-			if (u.dist[s] == SM_GRAPH_INF) {
-				/*
-				 * No legal route, and (checked when the roots were
-				 * chosen) no endpoint on s: no legal route of anyone
-				 * passes s toward d, so this entry only carries
-				 * traffic sourced by the switch itself (management).
-				 * Give it a shortest path so the switch still reaches
-				 * every LID; it adds no endpoint dependency.
-				 */
-				if (!have_plain) {
-					sm_graph_bfs(g, d, u.plain, u.queue);
-					have_plain = 1;
-				}
-				for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++)
-					if (u.plain[g->adj[i].peer] + 1 == u.plain[s])
-						cand[k++] = i;
-				fallback += nd;
-				continue;
-			}
-			int down = u.ddist[s] != SM_GRAPH_INF;
-			for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
-				uint32_t t = g->adj[i].peer;
-				if (down ? (u.pos[t] > u.pos[s] && u.ddist[t] + 1 == u.ddist[s])
-					 : (u.pos[t] < u.pos[s] && u.dist[t] + 1 == u.dist[s]))
-					cand[k++] = i;
-			}
-		}
-		cand_off[g->n_sw] = k;
-		/* routes strictly decrease the legal distance; switch-only fallbacks (INF) carry nobody */
-		sm_graph_order_far_first(g, u.dist, order, tmp);
-		sm_graph_assign(g, b, d, cand_off, cand, order, g->n_sw, ctx->out);
-	}
-	rc = sm_route_note_unreached(g, unreached, ctx->msg, sizeof(ctx->msg));
+	rc = sm_cand_route(g, ctx, updn_cands, &u);
 	if (!rc && !ctx->msg[0])
 		snprintf(ctx->msg, sizeof(ctx->msg),
 			 "%s; %llu switch-only entries on shortest paths; %llu (switch, switch LID) entries "
-			 "without a legal route left unrouted", rootmsg, (unsigned long long)fallback,
-			 (unsigned long long)unreached_sw);
+			 "without a legal route left unrouted", rootmsg, (unsigned long long)u.fallback,
+			 (unsigned long long)u.unreached_sw);
 out:
 	free(u.rank);
 	free(u.ord);
@@ -532,21 +525,13 @@ out:
 	free(u.queue);
 	free(u.is_root);
 	free(u.keys);
-	free(cand_off);
-	free(cand);
-	free(order);
-	free(tmp);
-	sm_balancer_free(b);
 	sm_graph_free(g);
 	return rc;
 }
 
-const struct sm_engine_ops sm_engine_updn = {
-	.size = sizeof(struct sm_engine_ops),
-	.abi_version = SM_ENGINE_ABI_VERSION,
+const struct sm_engine_ops sm_engine_updn = SM_ENGINE_OPS(
 	.name = "updn",
 	.description = "up* / down* on any topology: credit-loop free, minimal legal paths, balanced",
 	.init = updn_init,
 	.route = updn_route,
-	.free = updn_free,
-};
+	.free = updn_free);

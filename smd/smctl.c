@@ -18,18 +18,11 @@ static void usage(FILE *o)
 		"                                        load dumps (one plane each), print a summary\n"
 		"  topo convert DUMP -o FILE [--format ibnd|ibsim] [--from auto|ibnd|ibsim]\n"
 		"\n"
-		"Ask the running smd (--socket PATH, default /run/smd/smd.sock; exit 0 ok, 1 failed, 2 usage):\n"
-		"  status | planes | version | metrics  state, per-plane results, versions, Prometheus metrics\n"
-		"  nodes | links [--plane N]            the fabric as last brought up, per plane\n"
-		"  route SRC DST [--plane N]            path hop by hop through the programmed LFTs\n"
-		"  lft SWITCH [--plane N]               a switch's LFT as programmed (dump_lfts format)\n"
-		"  dump topology [--plane N]            the fabric in ibnetdiscover format\n"
-		"  resweep [--heavy|--reread] [--no-wait] [--timeout SEC]\n"
-		"                                       run a sweep cycle now and wait for it (alias: sweep):\n"
-		"                                       light; --heavy rediscovers and reroutes; --reread also\n"
-		"                                       reads every LFT block back\n"
-		"  engine set NAME[,NAME...]            route with this engine chain from the next sweep on\n"
-		"  profile load FILE | profile clear    route with a traffic profile from now on (hotpath, planes)\n"
+		"Ask the running smd (--socket PATH, default /run/smd/smd.sock; exit 0 ok, 1 failed, 2 usage):\n");
+	for (unsigned i = 0; i < SMD_CMD_N; i++)   /* the daemon's commands (ctl.h) */
+		if (smd_ctl_cmds[i].help)
+			fputs(smd_ctl_cmds[i].help, o);
+	fprintf(o,
 		"  help                                 this text\n"
 		"SRC, DST, SWITCH: a LID, a port or node GUID, a node description or a host name.\n");
 }
@@ -74,13 +67,11 @@ int main(int argc, char **argv)
 			return smctl_topo_gen(&g, argc - i - 2, argv + i + 2);
 		return smctl_topo_cmd(&g, argc - i - 1, argv + i + 1);
 	}
-	if (!strcmp(cmd, "profile"))
-		return smctl_profile_cmd(&g, argc - i - 1, argv + i + 1);
-	static const char *const daemon_cmds[] = { "status", "planes", "sweep", "resweep", "version", "nodes",
-						   "links", "route", "lft", "dump", "metrics", "engine" };
-	for (size_t k = 0; k < sizeof(daemon_cmds) / sizeof(daemon_cmds[0]); k++)
-		if (!strcmp(cmd, daemon_cmds[k]))
-			return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */
+	const struct smd_ctl_cmd *dc = smd_ctl_cmd_find(cmd);
+	if (dc && (dc->flags & SMD_CTL_CMD_OWN_WORDS))
+		return smctl_profile_cmd(&g, argc - i - 1, argv + i + 1);   /* smd/smctl_profile.c */
+	if (dc)
+		return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */
 	fprintf(stderr, "smctl: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

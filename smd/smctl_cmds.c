@@ -381,7 +381,8 @@ static void progress_tick(void *arg, double waited)
 
 /* ---- argument parsing ---- */
 struct args {
-	const char *cmd;
+	const char *cmd;                /* the word given */
+	const struct smd_ctl_cmd *dc;   /* its entry in the command table (ctl.h) */
 	const char *path;
 	int json, nowait, heavy, reread, plane;   /* plane -1: all */
 	int timeout_ms;
@@ -391,14 +392,14 @@ struct args {
 
 static int parse_args(const struct smctl_global *g, int argc, char **argv, struct args *a)
 {
-	int sweep = !strcmp(argv[0], "sweep") || !strcmp(argv[0], "resweep");
-	int planed = !strcmp(argv[0], "nodes") || !strcmp(argv[0], "links") || !strcmp(argv[0], "route") ||
-		     !strcmp(argv[0], "lft") || !strcmp(argv[0], "dump");
-	unsigned max_pos = !strcmp(argv[0], "route") ? 2 : !strcmp(argv[0], "lft") || !strcmp(argv[0], "dump") ? 1 :
-			   !strcmp(argv[0], "engine") ? 2 : 0;
+	const struct smd_ctl_cmd *dc = smd_ctl_cmd_find(argv[0]);
+	int sweep = !!(dc->flags & SMD_CTL_CMD_SWEEP_OPTS);
+	int planed = !!(dc->flags & SMD_CTL_CMD_PLANE);
+	unsigned max_pos = smd_ctl_cmd_n_args(dc);
 
 	memset(a, 0, sizeof(*a));
 	a->cmd = argv[0];
+	a->dc = dc;
 	a->path = g->socket ? g->socket : SMD_CTL_DEFAULT_SOCKET;
 	a->json = g->json;
 	a->plane = -1;
@@ -441,19 +442,66 @@ static int parse_args(const struct smctl_global *g, int argc, char **argv, struc
 		}
 	}
 	if (a->n_pos != max_pos) {
-		fprintf(stderr, "smctl %s: %s\n", a->cmd,
-			!strcmp(a->cmd, "route") ? "needs SRC and DST" : !strcmp(a->cmd, "lft") ? "needs a SWITCH" :
-			!strcmp(a->cmd, "dump") ? "needs what to dump: topology" : "needs: set NAME[,NAME...]");
+		fprintf(stderr, "smctl %s: %s\n", a->cmd, dc->args_missing);
 		cmd_usage(stderr);
 		return 2;
 	}
-	if (!strcmp(a->cmd, "dump") && strcmp(a->pos[0], "topology")) {
-		fprintf(stderr, "smctl dump: only 'dump topology' exists\n");
+	if (dc->word0 && strcmp(a->pos[0], dc->word0)) {
+		fprintf(stderr, "smctl %s: %s\n", a->cmd, dc->word0_wrong);
 		return 2;
 	}
-	if (!strcmp(a->cmd, "engine") && strcmp(a->pos[0], "set")) {
-		fprintf(stderr, "smctl engine: only 'engine set NAME[,NAME...]' exists (status shows the engine)\n");
-		return 2;
+	return 0;
+}
+
+/* A success reply as text; the exit status. */
+static int print_reply(const struct args *a, enum smd_ctl_cmd_id id, const struct smd_jv *r)
+{
+	char err[512];
+
+	switch (id) {
+	case SMD_CMD_STATUS: print_status(r); return 0;
+	case SMD_CMD_PLANES: print_planes(r); return 0;
+	case SMD_CMD_VERSION:
+		printf("smd %s (control protocol %llu), smctl %s\n", smd_jv_str(r, "smd", "?"), num(r, "protocol"),
+		       PACKAGE_VERSION);
+		return 0;
+	case SMD_CMD_NODES: return print_nodes(r);
+	case SMD_CMD_LINKS: return print_links(r);
+	case SMD_CMD_ROUTE: return print_routes(r);
+	case SMD_CMD_LFT:
+	case SMD_CMD_DUMP: return print_texts(r, a->cmd);
+	case SMD_CMD_METRICS:
+		if (smd_metrics_render(stdout, r, err, sizeof(err))) {
+			fprintf(stderr, "smctl: %s: bad metrics reply: %s\n", a->path, err);
+			return 1;
+		}
+		return 0;
+	default:
+		print_sweep(r, a->cmd);
+		/* a sweep whose cycle left planes down is a failed operation */
+		return !a->nowait && num(r, "failed") ? 1 : 0;
+	}
+}
+
+int smctl_ask(const char *sock, const char *req, int timeout_ms, smd_ctl_tick_fn *tick, void *tick_arg,
+	      char **reply, struct smd_jv **r)
+{
+	char err[512] = "";
+	int rc = smd_ctl_call_ex(sock, req, timeout_ms, PROGRESS_MS, tick, tick_arg, reply, err, sizeof(err));
+
+	*r = NULL;
+	if (rc) {
+		fprintf(stderr, "smctl: %s\n", err);
+		return 1;
+	}
+	rc = smd_json_parse(*reply, strlen(*reply), r, err, sizeof(err));
+	if (rc || (*r)->type != SMD_J_OBJ) {
+		fprintf(stderr, "smctl: %s: bad reply (%s)\n", sock, rc ? err : "not an object");
+		free(*reply);
+		*reply = NULL;
+		smd_jv_free(*r);
+		*r = NULL;
+		return 1;
 	}
 	return 0;
 }
@@ -468,15 +516,16 @@ static void req_str(FILE *m, const char *key, const char *val)
 int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 {
 	struct args a;
-	char err[512] = "", *reply = NULL, *req = NULL;
+	char *reply = NULL, *req = NULL;
 	size_t req_len = 0;
 	struct smd_jv *r = NULL;
 	int rc, status = 0;
 
 	if ((rc = parse_args(g, argc, argv, &a)))
 		return rc < 0 ? 0 : rc;
-	int sweep = !strcmp(a.cmd, "sweep") || !strcmp(a.cmd, "resweep");
-	const char *wire = sweep ? "sweep" : a.cmd;
+	enum smd_ctl_cmd_id id = (enum smd_ctl_cmd_id)(a.dc - smd_ctl_cmds);
+	int sweep = !!(a.dc->flags & SMD_CTL_CMD_SWEEP_OPTS);
+	const char *wire = a.dc->name;
 	FILE *m = open_memstream(&req, &req_len);
 	if (!m) {
 		fprintf(stderr, "smctl: out of memory\n");
@@ -488,17 +537,8 @@ int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 			a.reread ? "reread" : a.heavy ? "heavy" : "light");
 	if (a.plane >= 0)
 		fprintf(m, ",\"plane\":%d", a.plane);
-	if (!strcmp(a.cmd, "route")) {
-		req_str(m, "src", a.pos[0]);
-		req_str(m, "dst", a.pos[1]);
-	} else if (!strcmp(a.cmd, "lft")) {
-		req_str(m, "switch", a.pos[0]);
-	} else if (!strcmp(a.cmd, "dump")) {
-		req_str(m, "what", a.pos[0]);
-	} else if (!strcmp(a.cmd, "engine")) {
-		req_str(m, "action", "set");
-		req_str(m, "chain", a.pos[1]);
-	}
+	for (unsigned k = 0; k < a.n_pos; k++)
+		req_str(m, a.dc->args[k], a.pos[k]);
 	fputs("}", m);
 	if (fclose(m)) {
 		free(req);
@@ -506,23 +546,13 @@ int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 		return 1;
 	}
 	/* a sweep (and engine set, which sweeps) on a large fabric takes its time: wait unless --timeout says */
-	int waits = (sweep && !a.nowait) || !strcmp(a.cmd, "engine");
+	int waits = (a.dc->flags & SMD_CTL_CMD_WAITS) && !a.nowait;
 	int timeout = a.timeout_ms != -2 ? a.timeout_ms : waits ? -1 : 10000;
 	struct progress pg = { .path = a.path, .what = sweep ? "sweep" : "engine set" };
-	rc = smd_ctl_call_ex(a.path, req, timeout, PROGRESS_MS, waits ? progress_tick : NULL, &pg, &reply, err,
-			     sizeof(err));
+	rc = smctl_ask(a.path, req, timeout, waits ? progress_tick : NULL, &pg, &reply, &r);
 	free(req);
-	if (rc) {
-		fprintf(stderr, "smctl: %s\n", err);
-		return 1;
-	}
-	rc = smd_json_parse(reply, strlen(reply), &r, err, sizeof(err));
-	if (rc || r->type != SMD_J_OBJ) {
-		fprintf(stderr, "smctl: %s: bad reply (%s)\n", a.path, rc ? err : "not an object");
-		free(reply);
-		smd_jv_free(r);
-		return 1;
-	}
+	if (rc)
+		return rc;
 	int ok = smd_jv_bool(r, "ok", 0);
 	if (!ok) {
 		if (a.json)
@@ -532,37 +562,14 @@ int smctl_daemon_cmd(const struct smctl_global *g, int argc, char **argv)
 	} else if (a.json) {
 		printf("%s\n", reply);
 		/* the exit status means the same with --json */
-		if (!strcmp(a.cmd, "route"))
+		if (id == SMD_CMD_ROUTE)
 			status = num(r, "broken") || !num(r, "routed");
-		else if ((sweep && !a.nowait) || !strcmp(a.cmd, "engine"))
+		else if (waits)
 			status = num(r, "failed") ? 1 : 0;
-	} else if (!strcmp(a.cmd, "status")) {
-		print_status(r);
-	} else if (!strcmp(a.cmd, "planes")) {
-		print_planes(r);
-	} else if (!strcmp(a.cmd, "version")) {
-		printf("smd %s (control protocol %llu), smctl %s\n", smd_jv_str(r, "smd", "?"), num(r, "protocol"),
-		       PACKAGE_VERSION);
-	} else if (!strcmp(a.cmd, "nodes")) {
-		status = print_nodes(r);
-	} else if (!strcmp(a.cmd, "links")) {
-		status = print_links(r);
-	} else if (!strcmp(a.cmd, "route")) {
-		status = print_routes(r);
-	} else if (!strcmp(a.cmd, "lft") || !strcmp(a.cmd, "dump")) {
-		status = print_texts(r, a.cmd);
-	} else if (!strcmp(a.cmd, "metrics")) {
-		if (smd_metrics_render(stdout, r, err, sizeof(err))) {
-			fprintf(stderr, "smctl: %s: bad metrics reply: %s\n", a.path, err);
-			status = 1;
-		}
 	} else {
-		print_sweep(r, a.cmd);
-		/* a sweep whose cycle left planes down is a failed operation */
-		status = !a.nowait && num(r, "failed") ? 1 : 0;
+		status = print_reply(&a, id, r);
 	}
-	if (ok && a.json && !strcmp(a.cmd, "nodes") + !strcmp(a.cmd, "links") + !strcmp(a.cmd, "dump") +
-			    !strcmp(a.cmd, "lft")) {
+	if (ok && a.json && (a.dc->flags & SMD_CTL_CMD_PLANE_DATA)) {
 		unsigned all;
 		status = planes_with_data(r, &all) ? 0 : 1;
 	}

@@ -26,7 +26,7 @@ static void usage(FILE *o)
 int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv)
 {
 	const char *sock = g->socket ? g->socket : SMD_CTL_DEFAULT_SOCKET;
-	char abs[PATH_MAX], err[512] = "", *reply = NULL, *req = NULL;
+	char abs[PATH_MAX], *reply = NULL, *req = NULL;
 	size_t reqlen = 0;
 	struct smd_jv *r = NULL;
 	int rc;
@@ -50,19 +50,10 @@ int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv)
 	sm_json_write_string(m, abs, strlen(abs));
 	fputc('}', m);
 	fclose(m);
-	rc = smd_ctl_call(sock, req, -1, &reply, err, sizeof(err));
+	rc = smctl_ask(sock, req, -1, NULL, NULL, &reply, &r);
 	free(req);
-	if (rc) {
-		fprintf(stderr, "smctl: %s\n", err);
-		return 1;
-	}
-	rc = smd_json_parse(reply, strlen(reply), &r, err, sizeof(err));
-	if (rc || r->type != SMD_J_OBJ) {
-		fprintf(stderr, "smctl: %s: bad reply (%s)\n", sock, rc ? err : "not an object");
-		free(reply);
-		smd_jv_free(r);
-		return 1;
-	}
+	if (rc)
+		return rc;
 	int ok = smd_jv_bool(r, "ok", 0);
 	if (g->json)
 		printf("%s\n", reply);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* DOC: smd main: parse the command line (options.h) and run one mode. */
 #include "config.h"
+#include "config/keys.h"
 #include "config/options.h"
 #include "lib/log.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +14,7 @@
 enum {
 	OPT_ONCE = 256, OPT_DRY_RUN, OPT_BACKEND, OPT_TOPOLOGY, OPT_PLANE, OPT_PROFILE,
 	OPT_LFTS_OUT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_LMC,
-	OPT_SEED, OPT_VERSION,
+	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS,
 };
 
 static void usage(FILE *o)
@@ -38,33 +40,62 @@ static void usage(FILE *o)
 		"  -v, --verbose  -q, --quiet  -h, --help  -V, --version\n");
 }
 
+/*
+ * The long options. Those with `set` only store their argument (a path, a
+ * name) in that field of struct smd_opts; main() handles the others.
+ */
+#define O(n, arg, v) .name = n, .has_arg = arg, .val = v
+#define SET(field) .set = 1, .off = offsetof(struct smd_opts, field)
+static const struct smd_opt {
+	const char *name;
+	int has_arg, val;
+	int set;
+	size_t off;
+} opts[] = {
+	{ O("once", no_argument, OPT_ONCE) },
+	{ O("foreground", no_argument, 'f') },
+	{ O("dry-run", no_argument, OPT_DRY_RUN) },
+	{ O("config", required_argument, 'c'), SET(config) },
+	{ O("topo", required_argument, 't') },
+	{ O("routing", required_argument, 'R'), SET(engines) },
+	{ O("backend", required_argument, OPT_BACKEND) },
+	{ O("topology", required_argument, OPT_TOPOLOGY), SET(topology) },
+	{ O("plane", required_argument, OPT_PLANE) },
+	{ O("profile", required_argument, OPT_PROFILE), SET(profile) },
+	{ O("lfts-out", required_argument, OPT_LFTS_OUT), SET(lfts_out) },
+	{ O("report", required_argument, OPT_REPORT), SET(report) },
+	{ O("json", no_argument, OPT_JSON) },
+	{ O("socket", required_argument, OPT_SOCKET), SET(socket) },
+	{ O("state-dir", required_argument, OPT_STATE_DIR), SET(state_dir) },
+	{ O("guid2lid", required_argument, OPT_GUID2LID), SET(guid2lid) },
+	{ O("lmc", required_argument, OPT_LMC) },
+	{ O("seed", required_argument, OPT_SEED) },
+	{ O("verbose", no_argument, 'v') },
+	{ O("quiet", no_argument, 'q') },
+	{ O("help", no_argument, 'h') },
+	{ O("version", no_argument, OPT_VERSION) },
+	/* not in usage(): the smd.yaml key table for tests/conf_keys.sh (config/keys.h) */
+	{ O("dump-config-keys", no_argument, OPT_DUMP_CONFIG_KEYS) },
+};
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* The option that stores its argument, for getopt's value c; NULL if c is not one. */
+static const struct smd_opt *set_opt(int c)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (opts[i].val == c && opts[i].set)
+			return &opts[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "config", required_argument, NULL, 'c' },
-		{ "topo", required_argument, NULL, 't' },
-		{ "routing", required_argument, NULL, 'R' },
-		{ "backend", required_argument, NULL, OPT_BACKEND },
-		{ "topology", required_argument, NULL, OPT_TOPOLOGY },
-		{ "plane", required_argument, NULL, OPT_PLANE },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
-		{ "lfts-out", required_argument, NULL, OPT_LFTS_OUT },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-		{ "guid2lid", required_argument, NULL, OPT_GUID2LID },
-		{ "lmc", required_argument, NULL, OPT_LMC },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option lopts[N_OPTS + 1];
+	const struct smd_opt *so;
+
+	memset(lopts, 0, sizeof(lopts));
+	for (size_t i = 0; i < N_OPTS; i++)
+		lopts[i] = (struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].val };
 	struct smd_opts o;
 	int c;
 	char *end;
@@ -76,7 +107,6 @@ int main(int argc, char **argv)
 		case OPT_ONCE: o.mode = SMD_MODE_ONCE; break;
 		case 'f': o.mode = SMD_MODE_DAEMON; break;
 		case OPT_DRY_RUN: o.mode = SMD_MODE_DRY_RUN; break;
-		case 'c': o.config = optarg; break;
 		case 't':
 			if (o.n_dumps >= SM_MAX_PLANES) {
 				fprintf(stderr, "smd: at most %d -t dumps\n", SM_MAX_PLANES);
@@ -84,7 +114,6 @@ int main(int argc, char **argv)
 			}
 			o.dumps[o.n_dumps++] = optarg;
 			break;
-		case 'R': o.engines = optarg; break;
 		case OPT_BACKEND:
 			if (strcmp(optarg, "umad") && strcmp(optarg, "mock") && strcmp(optarg, "ibsim")) {
 				fprintf(stderr, "smd: unknown backend '%s' (umad, mock or ibsim)\n", optarg);
@@ -92,7 +121,6 @@ int main(int argc, char **argv)
 			}
 			o.backend = optarg;
 			break;
-		case OPT_TOPOLOGY: o.topology = optarg; break;
 		case OPT_PLANE:
 			if (o.n_planes >= SM_MAX_PLANES) {
 				fprintf(stderr, "smd: at most %d --plane options\n", SM_MAX_PLANES);
@@ -100,13 +128,7 @@ int main(int argc, char **argv)
 			}
 			o.planes[o.n_planes++] = optarg;
 			break;
-		case OPT_PROFILE: o.profile = optarg; break;
-		case OPT_LFTS_OUT: o.lfts_out = optarg; break;
-		case OPT_REPORT: o.report = optarg; break;
 		case OPT_JSON: o.json = 1; break;
-		case OPT_SOCKET: o.socket = optarg; break;
-		case OPT_STATE_DIR: o.state_dir = optarg; break;
-		case OPT_GUID2LID: o.guid2lid = optarg; break;
 		case OPT_LMC:
 			o.lmc = (int)strtol(optarg, &end, 10);
 			if (*end || o.lmc < 0 || o.lmc > 7) {
@@ -120,7 +142,14 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V':
 		case OPT_VERSION: printf("smd %s\n", PACKAGE_VERSION); return 0;
-		default: usage(stderr); return 2;
+		case OPT_DUMP_CONFIG_KEYS: smd_conf_keys_dump(stdout); return 0;
+		default:
+			if (!(so = set_opt(c))) {
+				usage(stderr);
+				return 2;
+			}
+			*(const char **)(void *)((char *)&o + so->off) = optarg;
+			break;
 		}
 	}
 	if (optind < argc) {

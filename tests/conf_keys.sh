@@ -1,18 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Every configuration key smd accepts is documented, and a bad value of any
-# of them is reported with FILE:LINE and the key's full name.
-# The keys are read from smd/config/smdconf.c itself: every entry
-# `{ "NAME", k_handler }` of a key table (struct key_def arrays handed to
-# walk_map). A table defined inside a handler k_X holds the keys of the
-# mapping whose own handler is k_X (e.g. mad.window). For each key:
-#  - man/smd.yaml.5 has a tagged paragraph for it (a .TP whose tag line is
-#    ".B NAME" or ".BR NAME ..."),
-#  - conf/smd.yaml mentions "NAME:" (set or commented out),
+# The smd.yaml keys, their documentation and their example cannot drift.
+# The keys come from the descriptor table in smd/config/keys.c, printed by
+# `smd --dump-config-keys` (name, type and default, default as parsed, doc
+# words). For each key:
+#  - man/smd.yaml.5 has a .TP paragraph tagged ".BR NAME " (TYPE; default
+#    DEF)"" exactly as the table says, and its text starts with the doc words,
+#  - conf/smd.yaml mentions "NAME:" (set or commented out), and where it sets
+#    the key the value is the table's default,
 #  - smd --once -c FILE refuses a file that gives it a list of lists on line
 #    2, exits 1 without touching the (mock) fabric and names FILE:2: and the
 #    key.
-# A key added to smdconf.c without its documentation fails this test.
+# A key added to the table without its documentation fails this test.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -24,48 +23,58 @@ python3 - "$top_srcdir" "$top_builddir/smd/smd" "$work" <<'PY'
 import os, re, subprocess, sys
 
 top, smd, work = sys.argv[1:4]
-src = open(os.path.join(top, 'smd/config/smdconf.c')).read()
 man = open(os.path.join(top, 'man/smd.yaml.5')).read().splitlines()
 example = open(os.path.join(top, 'conf/smd.yaml')).read()
 topo = os.path.join(top, 'tests/data/dryrun/ft8.ibnd')
 
-# handler function bodies: "static int k_NAME(...)\n{ ... \n}" up to the next top-level "}"
-funcs = {}
-for m in re.finditer(r'^static int (k_\w+)\([^)]*\)\n\{\n(.*?)^\}', src, re.S | re.M):
-    funcs[m.group(1)] = m.group(2)
-entry = re.compile(r'\{\s*"([A-Za-z0-9_]+)"\s*,\s*(k_\w+)\s*\}')
-top_m = re.search(r'key_def\s+top_keys\[\]\s*=\s*\{(.*?)\n\};', src, re.S)
-if not top_m:
-    print('FAIL: no top_keys table in smd/config/smdconf.c')
-    sys.exit(1)
-keys = []   # (full name, [path of mapping keys])
-def walk(body, path):
-    for name, fn in entry.findall(body):
-        keys.append(('.'.join(path + [name]), path + [name]))
-        sub = funcs.get(fn, '')
-        if 'key_def' in sub:
-            walk(sub, path + [name])
-walk(top_m.group(1), [])
-if len(keys) < 12:
-    print('FAIL: only %d keys found in smd/config/smdconf.c; the table format changed?' % len(keys))
+r = subprocess.run([smd, '--dump-config-keys'], stdout=subprocess.PIPE, text=True, timeout=60)
+keys = []   # (full name, path, "TYPE; default DEF", default or None, doc)
+for line in r.stdout.splitlines():
+    name, paren, default, doc = line.split('\t')
+    keys.append((name, name.split('.'), paren, None if default == '-' else default, doc))
+if r.returncode != 0 or len(keys) < 12:
+    print('FAIL: smd --dump-config-keys gave exit %d and %d keys' % (r.returncode, len(keys)))
     sys.exit(1)
 
-# tag lines of .TP paragraphs in the man page
-tags = set()
+def roff(s):
+    """A line of the man page as read: fonts dropped, alternating-font macros joined."""
+    m = re.match(r'\.(B|I|BR|RB|BI|IB|IR|RI)\s+(.*)', s)
+    if m:
+        words = [w.strip('"') for w in re.findall(r'"[^"]*"|\S+', m.group(2))]
+        s = (' ' if m.group(1) in ('B', 'I') else '').join(words)
+    return re.sub(r'\\f[BIRP]', '', s).replace('\\-', '-').replace('\\&', '')
+
+# each .TP paragraph: its tag line and the text up to the next paragraph macro
+paras = {}
 for i, line in enumerate(man[:-1]):
     if line.startswith('.TP'):
-        t = man[i + 1].split()
-        if len(t) >= 2 and t[0] in ('.B', '.BR', '.BI'):
-            tags.add(t[1].strip('"'))
+        body = []
+        for l2 in man[i + 2:]:
+            if re.match(r'\.(TP|PP|RS|RE|SH|IP)\b', l2):
+                break
+            body.append(roff(l2))
+        paras.setdefault(roff(man[i + 1]), ' '.join(body))
 
 fail = 0
-for full, path in keys:
+for full, path, paren, default, doc in keys:
     leaf = path[-1]
-    if leaf not in tags:
-        print('FAIL: %s is not documented in man/smd.yaml.5 (no .TP paragraph tagged .B %s)' % (full, leaf))
+    tag = '%s (%s)' % (leaf, paren)
+    if tag not in paras:
+        near = [t for t in paras if t.split(' ')[0] == leaf]
+        print('FAIL: %s: no .TP paragraph of man/smd.yaml.5 is tagged "%s"%s' %
+              (full, tag, ' (there is "%s")' % near[0] if near else ''))
+        fail = 1
+    elif not paras[tag].startswith(doc):
+        print('FAIL: %s: its paragraph in man/smd.yaml.5 does not start "%s": "%s"' % (full, doc, paras[tag][:80]))
         fail = 1
     if not re.search(r'^[#\s]*' + re.escape(leaf) + r':', example, re.M):
         print('FAIL: %s is not in conf/smd.yaml' % full)
+        fail = 1
+    # set in the example (not commented out), at its depth: the default
+    set_re = r'^' + (r'\s\s' * (len(path) - 1)) + re.escape(leaf) + r':[ \t]*(\S[^#\n]*?)?\s*(#.*)?$'
+    m = re.search(set_re, example, re.M)
+    if m and default is not None and m.group(1) and m.group(1) != default:
+        print('FAIL: conf/smd.yaml sets %s: %s, the default is %s' % (full, m.group(1), default))
         fail = 1
     # a list of lists on line 2 (nested keys: each level on its own line)
     lines = ['# %s' % full]
@@ -84,6 +93,6 @@ for full, path in keys:
     elif 'LFT blocks' in r.stdout or 'up' in r.stdout.split():
         print('FAIL: %s: the fabric was brought up despite the bad file' % full)
         fail = 1
-print('%d keys checked: %s' % (len(keys), ' '.join(k for k, _ in keys)))
+print('%d keys checked: %s' % (len(keys), ' '.join(k[0] for k in keys)))
 sys.exit(fail)
 PY

@@ -5,10 +5,11 @@
 #  - no include cycle between files;
 #  - no source file over 1,000 lines;
 #  - each folder's subdir.am lists only its own sources; every test is registered
-#    in tests/subdir.am and nowhere else.
+#    in tests/subdir.am and nowhere else;
+#  - in a built tree, no call cycle between the object files of two folders (nm).
 top=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
-exec python3 - "$top" <<'PY'
+exec python3 - "$top" "${top_builddir:-}" <<'PY'
 import os, re, sys
 top = sys.argv[1]
 os.chdir(top)
@@ -117,6 +118,42 @@ for f in sorted(os.listdir('tests')):
         name = 'tests/' + (f[:-2] if f.endswith('.c') else f)
         if not re.search(re.escape(name) + r'\b', tests_am):
             bad.append('%s is not registered in tests/subdir.am' % name)
+
+# 5. call cycles between folders, from the objects of a built tree
+build = sys.argv[2] if len(sys.argv) > 2 else ''
+objs = []
+for root in ('smd', 'routing'):
+    for d, _, fs in os.walk(os.path.join(build, root)) if build else []:
+        objs += [os.path.join(d, f) for f in fs if f.endswith('.o')]
+if objs:
+    import subprocess
+    defs, undef = {}, {}
+    for o in objs:
+        name = os.path.relpath(o, build)
+        undef[name] = set()
+        try:
+            out = subprocess.check_output(['nm', o], stderr=subprocess.DEVNULL).decode()
+        except (OSError, subprocess.CalledProcessError):
+            objs = []
+            break
+        for l in out.splitlines():
+            f = l.split()
+            if len(f) == 2 and f[0] == 'U':
+                undef[name].add(f[1])
+            elif len(f) == 3 and f[1] in 'TDBR':
+                defs[f[2]] = name
+    calls = {o: {defs[s] for s in us if s in defs and defs[s] != o} for o, us in undef.items()}
+    index.clear(); low.clear(); stack.clear(); on.clear(); n[0] = 0
+    sccs.clear(); graph.clear(); graph.update(calls)
+    for v in list(graph):
+        if v not in index:
+            strong(v)
+    for c in sccs:
+        if len({os.path.dirname(x) for x in c}) > 1:
+            bad.append('call cycle between folders: ' + ' -> '.join(sorted(c)))
+        else:
+            print('note: call cycle inside %s: %s' % (os.path.dirname(c[0]), ' '.join(sorted(c))))
+    print('layout: call graph of %d objects checked' % len(objs))
 
 for b in bad:
     print('FAIL:', b)

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "config/smdconf.h"
+#include "config/keys.h"
 #include "config/options.h"
 #include "lib/log.h"
 
@@ -150,6 +151,81 @@ static void test_example_file(void **state)
 	assert_true(c->subnet_prefix == d->subnet_prefix);
 	smd_conf_free(c);
 	smd_conf_free(d);
+}
+
+/*
+ * The key table (config/keys.h): every default, written into a file as
+ * the table gives it, loads into what smd_conf_new() holds, and each
+ * integer key refuses one past its range with the range in the message.
+ */
+static void test_key_table(void **state)
+{
+	struct smd_conf *c = NULL, *d = smd_conf_new();
+	char text[4096] = "", err[512] = "", a[128], b[128];
+	size_t off = 0;
+	const char *map = "";
+
+	(void)state;
+	assert_non_null(d);
+	assert_true(smd_conf_n_keys >= 20);
+	for (size_t i = 0; i < smd_conf_n_keys; i++) {
+		const struct smd_conf_key *k = &smd_conf_keys[i];
+		const char *dot = strchr(k->name, '.');
+
+		assert_non_null(k->doc);
+		assert_true(k->def || k->shown);
+		if (k->kind == SMD_KEY_UINT)
+			assert_true(k->size == 1 || k->size == 2 || k->size == 4);
+		if (!k->def)
+			continue;
+		/* "mad.window" goes under "mad:" */
+		if (dot && strncmp(map, k->name, (size_t)(dot - k->name) + 1)) {
+			off += (size_t)snprintf(text + off, sizeof(text) - off, "%.*s:\n", (int)(dot - k->name), k->name);
+			map = k->name;
+		}
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s: %s\n", dot ? "  " : "",
+					dot ? dot + 1 : k->name, k->def);
+		assert_true(off < sizeof(text));
+	}
+	assert_int_equal(load_str(text, &c, err, sizeof(err)), 0);
+	smd_conf_chain_str(c, a, sizeof(a));
+	smd_conf_chain_str(d, b, sizeof(b));
+	assert_string_equal(a, b);
+	assert_string_equal(c->plugin_dir, d->plugin_dir);
+	assert_string_equal(c->state_dir, d->state_dir);
+	assert_string_equal(c->socket, d->socket);
+	assert_int_equal(c->lmc, d->lmc);
+	assert_int_equal(c->sweep_interval, d->sweep_interval);
+	assert_int_equal(c->trap_holdoff_ms, SMD_CONF_TRAP_HOLDOFF_MS);
+	assert_int_equal(c->trap_holdoff_ms, d->trap_holdoff_ms);
+	assert_int_equal(c->incremental_sweep, 1);
+	assert_int_equal(c->incremental_sweep, d->incremental_sweep);
+	assert_int_equal(c->sweep_stall_limit, d->sweep_stall_limit);
+	assert_memory_equal(&c->mad, &d->mad, sizeof(c->mad));
+	assert_int_equal(c->log_level, d->log_level);
+	assert_true(c->subnet_prefix == d->subnet_prefix);
+	assert_memory_equal(&c->keys, &d->keys, sizeof(c->keys));
+	assert_int_equal(d->chain_line, 0);
+	smd_conf_free(c);
+	smd_conf_free(d);
+
+	for (size_t i = 0; i < smd_conf_n_keys; i++) {
+		const struct smd_conf_key *k = &smd_conf_keys[i];
+		const char *dot = strchr(k->name, '.');
+		char want[96];
+
+		if (k->kind != SMD_KEY_UINT)
+			continue;
+		if (dot)
+			snprintf(text, sizeof(text), "%.*s:\n  %s: %lu\n", (int)(dot - k->name), k->name, dot + 1,
+				 k->max + 1);
+		else
+			snprintf(text, sizeof(text), "%s: %lu\n", k->name, k->max + 1);
+		assert_int_equal(load_str(text, &c, err, sizeof(err)), -EINVAL);
+		snprintf(want, sizeof(want), "t.yaml:%d: %s: %lu is out of range (%lu-%lu)", dot ? 2 : 1, k->name,
+			 k->max + 1, k->min, k->max);
+		assert_string_equal(err, want);
+	}
 }
 
 struct bad_case {
@@ -302,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_defaults_and_empty),
 		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_apply_opts),

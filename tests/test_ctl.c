@@ -356,10 +356,34 @@ static void test_server(void **state)
 	assert_non_null(strstr(err, path));
 }
 
+/* The command table (ctl.h): names and aliases found, words and request members consistent. */
+static void test_cmd_table(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < SMD_CMD_N; i++) {
+		const struct smd_ctl_cmd *c = &smd_ctl_cmds[i];
+		assert_non_null(c->name);
+		assert_ptr_equal(smd_ctl_cmd_find(c->name), c);
+		if (c->alias)
+			assert_ptr_equal(smd_ctl_cmd_find(c->alias), c);
+		if (smd_ctl_cmd_n_args(c))
+			assert_non_null(c->args_missing);
+		if (c->word0)
+			assert_non_null(c->word0_wrong);
+	}
+	assert_ptr_equal(smd_ctl_cmd_find("resweep"), &smd_ctl_cmds[SMD_CMD_SWEEP]);
+	assert_int_equal(smd_ctl_cmd_n_args(&smd_ctl_cmds[SMD_CMD_ROUTE]), 2);
+	assert_int_equal(smd_ctl_cmd_n_args(&smd_ctl_cmds[SMD_CMD_STATUS]), 0);
+	assert_null(smd_ctl_cmd_find("reboot"));
+	assert_null(smd_ctl_cmd_find(""));
+	assert_non_null(smd_ctl_cmds[0].help);   /* smctl's usage starts with the first entry's lines */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_requests),
+		cmocka_unit_test(test_cmd_table),
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_oversized_and_deep),
 		cmocka_unit_test(test_garbage),

@@ -123,14 +123,10 @@ static int ftree_route_plane(void *state, struct sm_route_ctx *ctx)
 	return rc;
 }
 
-const struct sm_engine_ops sm_engine_ftree = {
-	.size = sizeof(struct sm_engine_ops),
-	.abi_version = SM_ENGINE_ABI_VERSION,
+const struct sm_engine_ops sm_engine_ftree = SM_ENGINE_OPS(
 	.name = "ftree",
 	.description = "fat tree (2-4 levels): shift-permutation congestion-free on full trees, "
 		       "degraded trees keep the ideal routes and move only the displaced ones",
 	.init = ftree_init,
 	.route = ftree_route_plane,
-	.route_planes = NULL,
-	.free = ftree_free,
-};
+	.free = ftree_free);

@@ -31,7 +31,7 @@
 #include <yaml.h>
 
 #include "model/profile.h"
-#include "routing/registry.h" /* sm_engine_ftree */
+#include "routing/builtin.h" /* sm_engine_ftree */
 #include "routing/validate.h"
 
 struct hotpath_state {
@@ -234,13 +234,9 @@ const struct sm_hotpath_report *sm_hotpath_last_report(const void *state, unsign
 	return &st->rep[plane];
 }
 
-const struct sm_engine_ops sm_engine_hotpath = {
-	.size = sizeof(struct sm_engine_ops),
-	.abi_version = SM_ENGINE_ABI_VERSION,
+const struct sm_engine_ops sm_engine_hotpath = SM_ENGINE_OPS(
 	.name = "hotpath",
 	.description = "ftree with the traffic profile's heaviest flows pinned to least-loaded paths",
 	.init = hp_init,
 	.route = hp_route,
-	.route_planes = NULL,
-	.free = hp_free_state,
-};
+	.free = hp_free_state);

@@ -2,7 +2,10 @@
 #ifndef SMD_HOTPATH_INT_H
 #define SMD_HOTPATH_INT_H
 /*
- * DOC: hot-path pinning internals (shared by routing/hotpath_*.c only)
+ * DOC: hot-path pinning internals (shared by the files of routing/hotpath/ only)
+ *
+ * Calls go one way: hotpath.c (engine) -> pin.c -> colour.c -> model.c,
+ * eval.c; colour.c and model.c never call pin.c.
  *
  * struct hp is the state of one sm_hotpath_pin() call: the plane's switch
  * levels, up-port lists, per-link loads (indexed by fabric port index of
@@ -72,16 +75,18 @@ static inline uint8_t *dec(const struct hp *h, uint32_t hot, uint32_t slot)
 	return &h->decided[(size_t)hot * h->n_sw + slot];
 }
 
-/* hotpath_eval.c */
+/* eval.c */
 unsigned hp_walk(const struct sm_fabric *f, const struct sm_lfts *l, uint32_t src, uint32_t dst, uint16_t dlid,
 		 uint32_t *path);
 void hp_add_path(struct hp *h, const struct hflow *fl, double sign);
 void hp_reroute(struct hp *h, struct hflow *fl);
 double hp_host_bound(const struct sm_fabric *f, const struct sm_flow *flows, size_t n, unsigned plane,
 		     double *tmp_s, double *tmp_r);
-/* hotpath_pin.c */
+/* model.c: levels and up-ports of h->out's switches (0, -ENOMEM); is the base entry of (switch node, lid)
+ * an up-port? */
+int hp_build_levels(struct hp *h);
 bool hp_is_up(const struct hp *h, uint32_t node, uint16_t lid);
-/* hotpath_colour.c: 1 applied, 0 conditions not met (note says why), <0 errno */
+/* colour.c: 1 applied, 0 conditions not met (note says why), <0 errno */
 int hp_colour(struct hp *h, bool use_lmc, char *note, size_t notelen);
 
 #endif

@@ -2,10 +2,10 @@
 /*
  * DOC: hot-path pinning: model, greedy placement, local improvement, entry point
  *
- * sm_hotpath_pin() builds struct hp (hotpath_int.h: levels, up-ports, the
- * plane's flows, hot LIDs), loads the unpinned flows on their base routes,
- * colours (hotpath_colour.c) or places the pinned flows greedily, runs the
- * local min-max improvement, then reports (evaluator and LFT diff).
+ * sm_hotpath_pin() builds struct hp (internal.h: levels and up-ports from
+ * model.c, the plane's flows, hot LIDs), loads the unpinned flows on their
+ * base routes, colours (colour.c) or places the pinned flows greedily, runs
+ * the local min-max improvement, then reports (evaluator and LFT diff).
  */
 #include "routing/hotpath/internal.h"
 #include "lib/clock.h"
@@ -22,88 +22,6 @@ void sm_hotpath_opts_init(struct sm_hotpath_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->share = 1.0;
 	o->improve_rounds = 100000;
-}
-
-/* ---- model building ---- */
-
-static int build_levels(struct hp *h)
-{
-	const struct sm_fabric *f = h->f;
-	uint32_t *q = malloc(((size_t)h->n_sw + 1) * sizeof(*q));
-	h->level = malloc((size_t)h->n_sw + 1);
-	h->up_off = calloc((size_t)h->n_sw + 2, sizeof(*h->up_off));
-	if (!q || !h->level || !h->up_off) {
-		free(q);
-		return -ENOMEM;
-	}
-	memset(h->level, HP_LVL_NONE, h->n_sw + 1);
-	uint32_t qh = 0, qt = 0;
-	for (uint32_t s = 0; s < h->n_sw; s++) {
-		uint32_t n = h->out->sw_node[s];
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			if (pt->peer_node != SM_NONE && f->nodes[pt->peer_node].type != SM_NODE_SWITCH) {
-				h->level[s] = 0;
-				q[qt++] = s;
-				break;
-			}
-		}
-	}
-	while (qh < qt) {
-		uint32_t s = q[qh++], n = h->out->sw_node[s];
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			if (pt->peer_node == SM_NONE)
-				continue;
-			uint32_t t = slot_of(h, pt->peer_node);
-			if (t != SM_NONE && h->level[t] == HP_LVL_NONE) {
-				h->level[t] = (uint8_t)(h->level[s] + 1 < HP_LVL_NONE ? h->level[s] + 1 : HP_LVL_NONE - 1);
-				q[qt++] = t;
-			}
-		}
-	}
-	free(q);
-	h->max_level = 0;
-	size_t nup = 0;
-	for (uint32_t s = 0; s < h->n_sw; s++) {
-		if (h->level[s] != HP_LVL_NONE && h->level[s] > h->max_level)
-			h->max_level = h->level[s];
-		uint32_t n = h->out->sw_node[s];
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			uint32_t t = pt->peer_node == SM_NONE ? SM_NONE : slot_of(h, pt->peer_node);
-			if (t != SM_NONE && h->level[s] != HP_LVL_NONE && h->level[t] == h->level[s] + 1)
-				nup++;
-		}
-	}
-	h->up = malloc(nup + 1);
-	if (!h->up)
-		return -ENOMEM;
-	size_t k = 0;
-	for (uint32_t s = 0; s < h->n_sw; s++) {
-		h->up_off[s] = (uint32_t)k;
-		uint32_t n = h->out->sw_node[s];
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			uint32_t t = pt->peer_node == SM_NONE ? SM_NONE : slot_of(h, pt->peer_node);
-			if (t != SM_NONE && h->level[s] != HP_LVL_NONE && h->level[t] == h->level[s] + 1)
-				h->up[k++] = (uint8_t)p;
-		}
-	}
-	h->up_off[h->n_sw] = (uint32_t)k;
-	return 0;
-}
-
-/* Is the base entry of (switch node, lid) an up-port? */
-bool hp_is_up(const struct hp *h, uint32_t node, uint16_t lid)
-{
-	uint32_t s = slot_of(h, node);
-	uint8_t e = sm_lfts_get(h->base, node, lid);
-	if (s == SM_NONE || e == SM_LFT_NONE || e == 0 || e > h->f->nodes[node].nports)
-		return false;
-	const struct sm_port *pt = sm_port(h->f, node, e);
-	uint32_t t = pt->peer_node == SM_NONE ? SM_NONE : slot_of(h, pt->peer_node);
-	return t != SM_NONE && h->level[s] != HP_LVL_NONE && h->level[t] == h->level[s] + 1;
 }
 
 /* ---- greedy: best path for one flow ---- */
@@ -588,7 +506,7 @@ int sm_hotpath_pin(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 	h->base = base;
 	h->out = out;
 	h->n_sw = out->n_switches;
-	if ((rc = build_levels(h)))
+	if ((rc = hp_build_levels(h)))
 		goto fail;
 	rep->levels = h->max_level + 1;
 	h->load = calloc((size_t)f->n_ports + 1, sizeof(double));

@@ -38,7 +38,8 @@
 #include "routing/graph.h"
 #include "routing/hotpath/hotpath.h"
 #include "routing/metrics.h"
-#include "routing/registry.h"
+#include "routing/builtin.h"
+#include "routing/util.h"
 #include "model/profile.h"
 
 #include <errno.h>
@@ -538,14 +539,11 @@ static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
 	return rc;
 }
 
-const struct sm_engine_ops sm_engine_planes = {
-	.size = sizeof(struct sm_engine_ops),
-	.abi_version = SM_ENGINE_ABI_VERSION,
+const struct sm_engine_ops sm_engine_planes = SM_ENGINE_OPS(
 	.name = "planes",
 	.description = "plane-aware hybrid static routing: ftree per plane, planes decorrelated by "
 		       "rotating upper switches, profile hot flows pinned per plane",
 	.init = planes_init,
 	.route = planes_route,
 	.route_planes = planes_route_planes,
-	.free = planes_free,
-};
+	.free = planes_free);

@@ -23,7 +23,8 @@
  * A reply's members are stable: new members may be added, existing ones are
  * never renamed or removed within protocol version 1.
  *
- * Commands (version 1):
+ * Commands (version 1; smd_ctl_cmds below is their table: smctl words and
+ * help, request members, flags, for the daemon and smctl alike):
  *   status   state ("starting": the first cycle has not completed;
  *            "sweeping": a later cycle is running; "up": every plane came up
  *            in the last cycle; "degraded": some did; "down": none did),
@@ -59,9 +60,9 @@
  *            "lft_blocks_written", "portinfo_sets"; with "wait": false it
  *            comes at once with "queued": true and "target".
  *   version  "smd" (package version), "protocol" (1).
- *   profile  "path" (absolute; "" clears): see daemon_profile.c; replies
+ *   profile  "path" (absolute; "" clears): see smd/daemon/cmd_profile.c; replies
  *            as sweep.
- * Fabric commands (ctl_fabric.c), answered from each plane's view (the
+ * Fabric commands (smd/daemon/cmd_fabric.c), answered from each plane's view (the
  * fabric and LFTs of its last successful bring-up, daemon.h). Optional
  * "plane" (number) restricts them to one plane. The reply has "planes":
  * one entry per plane {"plane", "cycle" (the sweep the view is from), ...}
@@ -73,7 +74,7 @@
  *   links    entry "links": [{a, b, state, peer_state, width, speed}], each
  *            link once; a/b = {type, guid, port_guid, port, lid, desc}.
  *   route    "src", "dst" (strings: a LID, "lid:N", a GUID, "guid:G", a
- *            node description, a CA's host name; ctl_daemon.h
+ *            node description, a CA's host name; smd/daemon/cmd.h
  *            smd_ctl_find_port). Entry: "result" (smd_route_result_name:
  *            "ok", "no route", "loop", "dead end", "bad port", "wrong
  *            destination", "source not linked", "destination has no LID",
@@ -87,7 +88,7 @@
  *            no plane has the switch.
  *   dump     "what": "topology" (the default). Entry "text": the plane in
  *            ibnetdiscover format (topo.h sm_topo_write_ibnd).
- * Other commands (ctl_daemon.c):
+ * Other commands (smd/daemon/cmd.c):
  *   metrics  "metrics": [{name, type ("counter"/"gauge"), help, samples:
  *            [{labels: {name: value}, value}]}]; smctl renders the
  *            Prometheus text format (smd_metrics_render).
@@ -97,7 +98,7 @@
  *            running one kept); then a heavy sweep; the reply is as sweep
  *            plus "chain" and "engine".
  *
- * Access (ctl_auth.c): on accept the peer's credentials (SO_PEERCRED) are
+ * Access (auth.c): on accept the peer's credentials (SO_PEERCRED) are
  * checked; only root, the daemon's user and members of the configured
  * socket_group are served. Others get {"ok":false,"error":"permission
  * denied: ..."} and the connection is closed (ops.access_note logs it).
@@ -116,6 +117,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/json.h"
+
 #define SMD_CTL_VERSION 1
 #define SMD_CTL_DEFAULT_SOCKET "/run/smd/smd.sock"   /* as smd.yaml(5) `socket` */
 #define SMD_CTL_MAX_REQ 4096
@@ -124,34 +127,37 @@
 #define SMD_CTL_MAX_REPLY (64u << 20)  /* what the client helper accepts (dump, lft of big fabrics) */
 #define SMD_CTL_GROUP_MAX 64           /* socket_group name */
 
-/* ---- a small JSON reader (for requests, and for smctl to read replies) ---- */
-enum smd_jtype { SMD_J_NULL, SMD_J_BOOL, SMD_J_NUM, SMD_J_STR, SMD_J_ARR, SMD_J_OBJ };
-
-struct smd_jv {
-	enum smd_jtype type;
-	char *key;              /* member name inside an object, else NULL */
-	char *str;              /* SMD_J_STR: NUL-terminated (embedded NULs are refused) */
-	double num;
-	int boolean;
-	struct smd_jv *child;   /* first element/member */
-	struct smd_jv *next;    /* next sibling */
-	unsigned n;             /* number of children */
+/* ---- the commands (proto.c): one table for the daemon and smctl ---- */
+enum smd_ctl_cmd_id {
+	SMD_CMD_STATUS, SMD_CMD_PLANES, SMD_CMD_VERSION, SMD_CMD_METRICS, SMD_CMD_NODES, SMD_CMD_LINKS,
+	SMD_CMD_ROUTE, SMD_CMD_LFT, SMD_CMD_DUMP, SMD_CMD_SWEEP, SMD_CMD_ENGINE, SMD_CMD_PROFILE,
+	SMD_CMD_N
 };
 
-#define SMD_JSON_MAX_DEPTH 16
+enum {
+	SMD_CTL_CMD_PLANE = 1 << 0,      /* takes "plane" (smctl --plane N) */
+	SMD_CTL_CMD_PLANE_DATA = 1 << 1, /* per-plane data: with --json, smctl exits 1 when no plane has any */
+	SMD_CTL_CMD_WAITS = 1 << 2,      /* the reply comes after a sweep cycle (smctl: no timeout, progress) */
+	SMD_CTL_CMD_SWEEP_OPTS = 1 << 3, /* smctl: --heavy, --reread, --no-wait, --timeout */
+	SMD_CTL_CMD_DAEMON = 1 << 4,     /* answered by smd/daemon/cmd.c (smd_ctl_daemon_request) */
+	SMD_CTL_CMD_OWN_WORDS = 1 << 5,  /* smctl reads its words itself (smctl_profile.c) */
+};
 
-/*
- * Parse exactly one JSON value from buf[0..len) (surrounding whitespace
- * allowed). 0 and *out (free with smd_jv_free), or -EINVAL with
- * "offset N: what" in err, -ENOMEM.
- */
-int smd_json_parse(const char *buf, size_t len, struct smd_jv **out, char *err, size_t errlen);
-void smd_jv_free(struct smd_jv *v);   /* accepts NULL */
-/* Member `key` of an object (NULL when absent or v is not an object). */
-const struct smd_jv *smd_jv_get(const struct smd_jv *v, const char *key);
-const char *smd_jv_str(const struct smd_jv *v, const char *key, const char *def);
-double smd_jv_num(const struct smd_jv *v, const char *key, double def);
-int smd_jv_bool(const struct smd_jv *v, const char *key, int def);
+struct smd_ctl_cmd {
+	const char *name;          /* the request's "cmd", and smctl's word for it */
+	const char *alias;         /* another smctl word for it, or NULL */
+	unsigned flags;            /* SMD_CTL_CMD_* */
+	const char *args[2];       /* the request members smctl's words after the name fill, in order */
+	const char *args_missing;  /* smctl's complaint when words are missing */
+	const char *word0;         /* the only value the first word may have, or NULL */
+	const char *word0_wrong;   /* smctl's complaint when it has another */
+	const char *help;          /* smctl usage lines (NULL: under the entry before) */
+};
+
+extern const struct smd_ctl_cmd smd_ctl_cmds[SMD_CMD_N];
+/* The command named (or aliased) word, NULL if none. Its id is c - smd_ctl_cmds. */
+const struct smd_ctl_cmd *smd_ctl_cmd_find(const char *word);
+unsigned smd_ctl_cmd_n_args(const struct smd_ctl_cmd *c);
 
 /*
  * Validate one request line: a flat object with a string "cmd" and an
@@ -198,7 +204,7 @@ struct smd_ctl_ops {
 	void (*access_note)(void *arg, const char *msg);
 };
 
-/* ---- access (ctl_auth.c) ---- */
+/* ---- access (auth.c) ---- */
 struct smd_ctl_peer {
 	pid_t pid;
 	uid_t uid;
@@ -256,7 +262,7 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 		    void *tick_arg, char **reply, char *err, size_t errlen);
 
 /*
- * A "metrics" reply as Prometheus text exposition (ctl_metrics.c). 0,
+ * A "metrics" reply as Prometheus text exposition (metrics.c). 0,
  * -EPROTO (a malformed reply: bad name, type or label) with err, -EIO.
  */
 #include <stdio.h>

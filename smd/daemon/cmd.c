@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DOC: the daemon's side of metrics and engine set, and the entry point for
- * every command of ctl_daemon.h (the fabric ones live in ctl_fabric.c).
+ * every command of cmd.h (the fabric ones live in cmd_fabric.c).
  *
  * metrics: the daemon sends the values as structured JSON (name, type,
  * help, samples with labels) and smctl renders the Prometheus text
- * exposition format (smd_metrics_render, smctl_metrics.c), so --json users
+ * exposition format (smd_metrics_render, smd/ctl/metrics.c), so --json users
  * get numbers and nobody parses exposition text. Counters ("_total") count
  * since the daemon started; "last sweep" values are gauges.
  *
@@ -34,14 +34,12 @@
 #include <time.h>
 
 
-static const char *const cmds[] = { "nodes", "links", "route", "lft", "dump", "metrics", "engine" };
-
+/* Ours: the commands the table (ctl.h) marks SMD_CTL_CMD_DAEMON. */
 int smd_ctl_daemon_has(const char *cmd)
 {
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmd, cmds[i]))
-			return 1;
-	return 0;
+	const struct smd_ctl_cmd *c = smd_ctl_cmd_find(cmd);
+
+	return c && !strcmp(c->name, cmd) && (c->flags & SMD_CTL_CMD_DAEMON);
 }
 
 /* ------------------------------------------------------------------ */
@@ -224,7 +222,10 @@ int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const ch
 			   const struct smd_jv *req, struct sm_json *j, uint64_t *wait_for, char *err,
 			   size_t errlen)
 {
-	if (!strcmp(cmd, "engine")) {
+	const struct smd_ctl_cmd *c = smd_ctl_cmd_find(cmd);
+	enum smd_ctl_cmd_id id = c ? (enum smd_ctl_cmd_id)(c - smd_ctl_cmds) : SMD_CMD_N;
+
+	if (id == SMD_CMD_ENGINE) {
 		const char *action = smd_jv_str(req, "action", "set");
 		if (strcmp(action, "set")) {
 			snprintf(err, errlen, "engine: \"action\" can only be \"set\" (the running engine is in status)");
@@ -232,7 +233,7 @@ int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const ch
 		}
 		return engine_set(d, o, req, j, wait_for, err, errlen);
 	}
-	if (!strcmp(cmd, "metrics")) {
+	if (id == SMD_CMD_METRICS) {
 		struct smd_dmn_status *st = malloc(sizeof(*st));
 		if (!st) {
 			snprintf(err, errlen, "out of memory");

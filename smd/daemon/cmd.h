@@ -34,7 +34,7 @@ int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const ch
 			   const struct smd_jv *req, struct sm_json *j, uint64_t *wait_for, char *err,
 			   size_t errlen);
 
-/* nodes, links, route, lft, dump (ctl_fabric.c); as smd_ctl_daemon_request. */
+/* nodes, links, route, lft, dump (cmd_fabric.c); as smd_ctl_daemon_request. */
 int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 			   char *err, size_t errlen);
 

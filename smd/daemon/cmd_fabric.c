@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DOC: nodes, links, route, lft and dump topology (daemon side; see
- * ctl_daemon.h and the protocol in ctl.h)
+ * cmd.h and the protocol in ctl.h)
  *
  * Data flow: request -> the planes asked for ("plane" member, else every
  * plane) -> for each, take its view (refcounted, so a cycle publishing a
@@ -526,22 +526,25 @@ static const char *req_str(const struct smd_jv *req, const char *cmd, const char
 int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 			   char *err, size_t errlen)
 {
-	const char *a = NULL, *b = NULL;
+	const struct smd_ctl_cmd *c = smd_ctl_cmd_find(cmd);
+	enum smd_ctl_cmd_id id = c ? (enum smd_ctl_cmd_id)(c - smd_ctl_cmds) : SMD_CMD_N;
+	const char *arg[2] = { NULL, NULL };
 	unsigned first, last, found = 0, routed = 0, broken = 0;
 	char perr[256] = "", why[256] = "";
 	int rc;
 
-	if (!strcmp(cmd, "route") && (!(a = req_str(req, cmd, "src", err, errlen)) ||
-				      !(b = req_str(req, cmd, "dst", err, errlen))))
+	if (!c || !(c->flags & SMD_CTL_CMD_PLANE)) {
+		snprintf(err, errlen, "unknown command '%.40s'", cmd);
 		return -EINVAL;
-	if (!strcmp(cmd, "lft") && !(a = req_str(req, cmd, "switch", err, errlen)))
-		return -EINVAL;
-	if (!strcmp(cmd, "dump")) {
-		const char *what = smd_jv_str(req, "what", "topology");
-		if (strcmp(what, "topology")) {
-			snprintf(err, errlen, "dump: \"what\" can only be \"topology\"");
+	}
+	/* the request members the table names: required strings; one with a single value may be left out */
+	for (unsigned k = 0; k < smd_ctl_cmd_n_args(c); k++) {
+		if (c->word0 && strcmp(smd_jv_str(req, c->args[k], c->word0), c->word0)) {
+			snprintf(err, errlen, "%s: \"%s\" can only be \"%s\"", cmd, c->args[k], c->word0);
 			return -EINVAL;
 		}
+		if (!c->word0 && !(arg[k] = req_str(req, cmd, c->args[k], err, errlen)))
+			return -EINVAL;
 	}
 	if ((rc = req_planes(d, req, &first, &last, err, errlen)))
 		return rc;
@@ -550,13 +553,13 @@ int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_
 		const struct smd_view *v = plane_begin(j, d, p);
 		rc = 0;
 		if (v) {
-			if (!strcmp(cmd, "nodes")) {
+			if (id == SMD_CMD_NODES) {
 				nodes_plane(j, v->fabric, p);
-			} else if (!strcmp(cmd, "links")) {
+			} else if (id == SMD_CMD_LINKS) {
 				links_plane(j, v->fabric, p);
-			} else if (!strcmp(cmd, "route")) {
+			} else if (id == SMD_CMD_ROUTE) {
 				perr[0] = '\0';
-				rc = route_plane(j, v, a, b, perr, sizeof(perr));
+				rc = route_plane(j, v, arg[0], arg[1], perr, sizeof(perr));
 				if (rc < 0 && !why[0])
 					snprintf(why, sizeof(why), "plane %u: %s", p, perr);
 				if (rc >= 0) {
@@ -565,9 +568,9 @@ int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_
 					broken += rc == 1;
 				}
 				rc = rc == -ENOMEM ? rc : 0;
-			} else if (!strcmp(cmd, "lft")) {
+			} else if (id == SMD_CMD_LFT) {
 				perr[0] = '\0';
-				rc = lft_plane(j, v, a, perr, sizeof(perr));
+				rc = lft_plane(j, v, arg[0], perr, sizeof(perr));
 				if (!rc)
 					found++;
 				else if (rc == -ENOENT || rc == -EINVAL)
@@ -587,12 +590,12 @@ int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_
 		}
 	}
 	sm_json_arr_end(j);
-	if (!strcmp(cmd, "route")) {
+	if (id == SMD_CMD_ROUTE) {
 		sm_json_uint(j, "routed", routed);
 		sm_json_uint(j, "broken", broken);
 	}
 	/* nothing matched anywhere: a failed request (the per-plane reasons are in the entries too) */
-	if ((!strcmp(cmd, "route") || !strcmp(cmd, "lft")) && !found) {
+	if ((id == SMD_CMD_ROUTE || id == SMD_CMD_LFT) && !found) {
 		snprintf(err, errlen, "%s: %s", cmd, why[0] ? why : "no plane is up");
 		return -ENOENT;
 	}

@@ -155,8 +155,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.txn.retries = conf->mad.retries;
 	mp->retries = 1;
 	/*
-	 * The shared LID table is asked through our own hook (it also copies
-	 * each plane's fabric for plane health), so mp->lids stays NULL: with
+	 * The shared LID table is asked through our own hook, so mp->lids stays NULL: with
 	 * it set, sm_multiplane_bringup() would install its own hook instead.
 	 * The hook replaces the per-plane guid2lid file (sm.h), as with mp->lids.
 	 */
@@ -164,8 +163,9 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.guid2lid = NULL;
 	mp->base.lid_want = dmn_capture_want;
 	mp->base.lid_want_arg = d;
-	mp->base.routed = dmn_publish_view;
-	mp->base.routed_arg = d;
+	mp->base.published = dmn_publish_view;   /* views and plane health hold its snapshots */
+	mp->base.published_arg = d;
+	mp->base.cycle = d->st.sweeps + 1;
 	mp->base.phase = dmn_plane_phase;
 	mp->base.phase_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
@@ -176,7 +176,7 @@ static void run_cycle(struct smd_dmn *d)
 	struct sm_mp_cfg mp;
 	char err[512] = "", lerr[256] = "";
 	uint64_t t0 = sm_mono_us();
-	struct sm_fabric *prev[SM_MAX_PLANES];
+	const struct sm_snapshot *prev[SM_MAX_PLANES];
 	int any_heavy = 0;
 
 	/* a plane that could not be opened gets another chance every cycle */
@@ -194,7 +194,7 @@ static void run_cycle(struct smd_dmn *d)
 		d->planes[i].chain = d->cur->chains[i];
 		d->planes[i].state = d->states[i];
 		d->planes[i].force_heavy = 0;
-		/* the LID hook of a heavy bring-up fills cap[i] anew */
+		/* the published hook of a heavy bring-up fills cap[i] anew */
 		prev[i] = d->cap[i];
 		d->cap[i] = NULL;
 	}
@@ -209,9 +209,9 @@ static void run_cycle(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		if (d->planes[i].heavy) {
 			any_heavy = 1;
-			sm_fabric_free(prev[i]);
+			sm_snapshot_unref(prev[i]);
 		} else {
-			sm_fabric_free(d->cap[i]);
+			sm_snapshot_unref(d->cap[i]);
 			d->cap[i] = prev[i];
 		}
 	}
@@ -559,7 +559,7 @@ void smd_dmn_free(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		sm_transport_close(d->planes[i].t);
 		sm_mock_free(d->mocks[i]);
-		sm_fabric_free(d->cap[i]);
+		sm_snapshot_unref(d->cap[i]);
 		sm_state_free(d->states[i]);
 	}
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)

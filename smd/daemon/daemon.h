@@ -49,12 +49,12 @@
  * fixed for the daemon's life (a change is reported in err, the rest
  * applies).
  *
- * Plane health: each heavy bring-up keeps a copy of its plane's discovered
- * fabric (taken in the LID hook, see smd_dmn_status.health); after a cycle
- * in which some plane was brought up, the copies are merged and
- * sm_planes_health() runs. A copy is kept until its plane's next heavy
- * bring-up (a light-only plane contributes its last one), so memory holds
- * one fabric copy per plane besides the states.
+ * Plane health: each heavy bring-up's snapshot of its plane (smd/sm/snapshot.h,
+ * the one copy of the discovered fabric that the state and the views share)
+ * is held by reference (see smd_dmn_status.health); after a cycle in which
+ * some plane was brought up, the snapshots' fabrics are merged and
+ * sm_planes_health() runs. A reference is kept until its plane's next heavy
+ * bring-up (a light-only plane contributes its last one).
  *
  * Library code: nothing is logged. Notes of the planes go to the note
  * callback given at creation (called from plane threads).
@@ -230,7 +230,8 @@ void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dm
 
 /*
  * What one plane looked like after its last successful bring-up: the
- * discovered fabric with its LIDs and the LFTs as programmed. Read-only and
+ * discovered fabric with its LIDs and the LFTs as programmed (the SM's
+ * snapshot of the plane, smd/sm/snapshot.h, shared, not copied). Read-only and
  * reference-counted, so the control socket can walk it while the worker
  * runs the next cycle (which publishes a new view; the old one lives until
  * its last reader puts it). For smctl nodes, links, route, lft, dump.

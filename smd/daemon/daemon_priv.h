@@ -10,6 +10,7 @@
 #include "config/smdconf.h"
 #include "sm/multiplane.h"
 #include "sm/mkey.h"
+#include "sm/snapshot.h"
 #include "routing/registry.h"
 
 #include <pthread.h>
@@ -20,11 +21,10 @@ struct dmn_gen {                     /* a config and the chains built from it */
 	struct sm_chain *chains[SM_MAX_PLANES];
 };
 
-struct dmn_view {                    /* struct smd_view plus what owns it */
+struct dmn_view {                    /* struct smd_view plus the snapshot it shows */
 	struct smd_view pub;
 	atomic_uint refs;
-	struct sm_fabric *fabric;
-	struct sm_lfts *lfts;
+	const struct sm_snapshot *snap;  /* one reference; pub.fabric and pub.lfts are its */
 };
 
 struct dmn_note {
@@ -59,7 +59,7 @@ struct smd_dmn {
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_mock *mocks[SM_MAX_PLANES];
-	struct sm_fabric *cap[SM_MAX_PLANES];   /* this cycle's discovered fabric per plane (plane threads) */
+	const struct sm_snapshot *cap[SM_MAX_PLANES];  /* this cycle's snapshot per plane, for health (plane threads) */
 	uint8_t unwatched[SM_MAX_PLANES];       /* fd hung up with nothing to read: not polled until the next cycle */
 	sm_note_fn *note;
 	void *note_arg;
@@ -73,7 +73,7 @@ struct smd_dmn {
 /* view.c */
 int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
 		     uint16_t *want);
-void dmn_publish_view(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts);
+void dmn_publish_view(void *arg, const struct sm_snapshot *snap);
 void dmn_view_unref(struct dmn_view *v);
 void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen);
 /* status.c */

@@ -171,12 +171,8 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 
 	sm_json_str(j, "state", smd_dmn_state_name(st->state));
 	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
-	sm_json_uint(j, "planes", st->n_planes);
-	sm_json_uint(j, "planes_up", st->planes_up);
-	sm_json_uint(j, "switches", st->switches);
-	sm_json_uint(j, "cas", st->cas);
-	sm_json_uint(j, "lids", st->lids);
-	sm_json_uint(j, "sweeps", st->sweeps);
+	SM_JSON_UINTS(j, { "planes", st->n_planes }, { "planes_up", st->planes_up }, { "switches", st->switches },
+		      { "cas", st->cas }, { "lids", st->lids }, { "sweeps", st->sweeps });
 	sm_json_str(j, "last_reason", st->last_reason[0] ? st->last_reason : NULL);
 	sm_json_uint(j, "traps", st->traps);
 	sm_json_str(j, "last_trap", st->last_trap[0] ? st->last_trap : NULL);
@@ -207,13 +203,11 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	}
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
-	sm_json_uint(j, "light_sweeps", st->light_sweeps);
-	sm_json_uint(j, "heavy_sweeps", st->heavy_sweeps);
-	sm_json_uint(j, "escalations", st->escalations);
-	sm_json_uint(j, "smps_total", st->smps_total);
-	sm_json_uint(j, "lft_blocks_written_total", st->lft_blocks_written_total);
-	sm_json_uint(j, "lft_blocks_read_total", st->lft_blocks_read_total);
-	sm_json_uint(j, "portinfo_sets_total", st->portinfo_sets_total);
+	SM_JSON_UINTS(j, { "light_sweeps", st->light_sweeps }, { "heavy_sweeps", st->heavy_sweeps },
+		      { "escalations", st->escalations }, { "smps_total", st->smps_total },
+		      { "lft_blocks_written_total", st->lft_blocks_written_total },
+		      { "lft_blocks_read_total", st->lft_blocks_read_total },
+		      { "portinfo_sets_total", st->portinfo_sets_total });
 	if (st->n_history)
 		smd_dmn_sweep_json(j, "last_sweep", &st->history[st->n_history - 1]);
 	else
@@ -234,17 +228,13 @@ void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dm
 	sm_json_str(j, "reason", sw->reason);
 	sm_json_bool(j, "escalated", sw->escalated);
 	sm_json_str(j, "change", sw->change[0] ? sw->change : NULL);
-	sm_json_uint(j, "planes_light", sw->planes_light);
-	sm_json_uint(j, "planes_heavy", sw->planes_heavy);
-	sm_json_uint(j, "planes_incremental", sw->planes_incremental);
-	sm_json_uint(j, "planes_up", sw->planes_up);
+	SM_JSON_UINTS(j, { "planes_light", sw->planes_light }, { "planes_heavy", sw->planes_heavy },
+		      { "planes_incremental", sw->planes_incremental }, { "planes_up", sw->planes_up });
 	sm_json_double(j, "seconds", sw->seconds);
 	sm_json_double(j, "age_s", now > sw->end_us ? (double)(now - sw->end_us) / 1e6 : 0.0);
-	sm_json_uint(j, "smps", sw->smps);
-	sm_json_uint(j, "lft_blocks_written", sw->lft_blocks_written);
-	sm_json_uint(j, "lft_blocks_read", sw->lft_blocks_read);
-	sm_json_uint(j, "portinfo_sets", sw->portinfo_sets);
-	sm_json_uint(j, "switchinfo_sets", sw->switchinfo_sets);
+	SM_JSON_UINTS(j, { "smps", sw->smps }, { "lft_blocks_written", sw->lft_blocks_written },
+		      { "lft_blocks_read", sw->lft_blocks_read }, { "portinfo_sets", sw->portinfo_sets },
+		      { "switchinfo_sets", sw->switchinfo_sets });
 	sm_json_obj_end(j);
 }
 
@@ -260,19 +250,13 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_str(j, "spec", p->spec);
 		sm_json_str(j, "state", !p->swept ? "not swept" : p->rc ? "failed" : "up");
 		sm_json_str(j, "error", p->swept && p->rc ? p->err : NULL);
-		sm_json_uint(j, "attempts", p->attempts);
-		sm_json_uint(j, "cycles_up", p->cycles_up);
-		sm_json_uint(j, "cycles_failed", p->cycles_failed);
-		sm_json_uint(j, "switches", s->counts.switches);
-		sm_json_uint(j, "cas", s->counts.cas);
-		sm_json_uint(j, "lids", s->counts.lids);
-		sm_json_uint(j, "active_ports", s->active_ports);
-		sm_json_uint(j, "link_ports", s->link_ports);
-		sm_json_uint(j, "sweeps", s->sweeps);
-		sm_json_uint(j, "smps_sent", s->txn.sent);
-		sm_json_uint(j, "lft_blocks_written", s->lft_blocks_written);
-		sm_json_uint(j, "portinfo_sets", s->portinfo_lid_sets + s->portinfo_state_sets);
-		sm_json_uint(j, "sm_lid", s->sm_lid);
+		SM_JSON_UINTS(j, { "attempts", p->attempts }, { "cycles_up", p->cycles_up },
+			      { "cycles_failed", p->cycles_failed }, { "switches", s->counts.switches },
+			      { "cas", s->counts.cas }, { "lids", s->counts.lids }, { "active_ports", s->active_ports },
+			      { "link_ports", s->link_ports }, { "sweeps", s->sweeps }, { "smps_sent", s->txn.sent },
+			      { "lft_blocks_written", s->lft_blocks_written },
+			      { "portinfo_sets", s->portinfo_lid_sets + s->portinfo_state_sets },
+			      { "sm_lid", s->sm_lid });
 		sm_json_str(j, "engine", s->engine);
 		sm_json_double(j, "seconds", p->seconds);
 		sm_json_str(j, "last_kind", !p->swept ? NULL : p->last_heavy ? "heavy" : "light");
@@ -285,11 +269,9 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_arr_end(j);
 	if (st->lids_open) {
 		sm_json_obj_begin(j, "plane_lids");
-		sm_json_uint(j, "keys", st->plane_lids.keys);
-		sm_json_uint(j, "from_table", st->plane_lids.from_table);
-		sm_json_uint(j, "inherited", st->plane_lids.inherited);
-		sm_json_uint(j, "fresh", st->plane_lids.fresh);
-		sm_json_uint(j, "conflicts", st->plane_lids.conflicts);
+		SM_JSON_UINTS(j, { "keys", st->plane_lids.keys }, { "from_table", st->plane_lids.from_table },
+			      { "inherited", st->plane_lids.inherited }, { "fresh", st->plane_lids.fresh },
+			      { "conflicts", st->plane_lids.conflicts });
 		sm_json_obj_end(j);
 	}
 	if (st->health_ok)

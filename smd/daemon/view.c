@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DOC: per-plane views for control-socket readers, and plane health (daemon_priv.h)
+ *
+ * Both hold references to the SM's per-plane snapshots (smd/sm/snapshot.h),
+ * which are immutable: nothing here copies a fabric or an LFT.
  */
 #include "daemon/daemon_priv.h"
 #include "lib/clock.h"
@@ -27,35 +30,21 @@
 #include <unistd.h>
 
 /*
- * The LID hook of every plane: the shared table's answer, plus a copy of
- * the plane's fabric for plane health. Called from plane threads; each
- * writes only its own cap[plane]. A retried plane replaces its copy.
+ * The LID hook of every plane: the shared table's answer. (The plane's
+ * fabric for plane health comes with its snapshot, dmn_publish_view.)
  */
 int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
 			uint16_t *want)
 {
 	struct smd_dmn *d = arg;
-	int rc = sm_plane_lids_want(d->lids, f, plane, cur, want);
-	struct sm_fabric *copy;
-
-	if (rc || plane >= SM_MAX_PLANES)
-		return rc;
-	copy = sm_fabric_new();
-	if (copy && sm_fabric_append(copy, f, NULL)) {
-		sm_fabric_free(copy);
-		copy = NULL;   /* no health this cycle; the bring-up itself goes on */
-	}
-	sm_fabric_free(d->cap[plane]);
-	d->cap[plane] = copy;
-	return 0;
+	return sm_plane_lids_want(d->lids, f, plane, cur, want);
 }
 
 void dmn_view_unref(struct dmn_view *v)
 {
 	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
 		return;
-	sm_fabric_free(v->fabric);
-	sm_lfts_free(v->lfts);
+	sm_snapshot_unref(v->snap);
 	free(v);
 }
 
@@ -84,30 +73,33 @@ int smd_dmn_view_get(struct smd_dmn *d, unsigned plane, const struct smd_view **
 }
 
 /*
- * The routed hook of every plane (sm.h): copy the fabric and LFTs into a new
- * view and publish it. From plane threads; a copy that fails (ENOMEM) keeps
- * the previous view, which is only stale, never wrong about its own cycle.
+ * The published hook of every plane (sm.h): the plane's snapshot, shared,
+ * never copied. Every bring-up that got through its LID phase replaces the
+ * plane's cap[] (plane health; a retried plane replaces its own); a
+ * successful one also becomes the plane's view. From plane threads, each
+ * writing only its own cap[plane]. A view that cannot be allocated (ENOMEM)
+ * keeps the previous one, which is only stale, never wrong about its cycle.
  */
-void dmn_publish_view(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts)
+void dmn_publish_view(void *arg, const struct sm_snapshot *snap)
 {
 	struct smd_dmn *d = arg;
+	unsigned plane = snap->plane;
 	struct dmn_view *v, *old;
 
-	if (plane >= SM_MAX_PLANES || !(v = calloc(1, sizeof(*v))))
+	if (plane >= SM_MAX_PLANES)
+		return;
+	sm_snapshot_unref(d->cap[plane]);
+	d->cap[plane] = sm_snapshot_ref(snap);
+	if (!snap->up || !snap->lfts || !(v = calloc(1, sizeof(*v))))
 		return;
 	atomic_init(&v->refs, 1);
-	v->fabric = sm_fabric_new();
-	if (!v->fabric || sm_fabric_append(v->fabric, f, NULL) || !(v->lfts = sm_lfts_dup(lfts))) {
-		sm_fabric_free(v->fabric);
-		free(v);
-		return;
-	}
+	v->snap = sm_snapshot_ref(snap);
 	v->pub.plane = plane;
-	v->pub.fabric = v->fabric;
-	v->pub.lfts = v->lfts;
-	v->pub.made_us = sm_mono_us();
+	v->pub.fabric = snap->fabric;
+	v->pub.lfts = snap->lfts;
+	v->pub.made_us = snap->made_us;
+	v->pub.cycle = snap->cycle;
 	pthread_mutex_lock(&d->mu);
-	v->pub.cycle = d->st.sweeps + 1;
 	old = d->views[plane];
 	d->views[plane] = v;
 	pthread_mutex_unlock(&d->mu);
@@ -115,11 +107,11 @@ void dmn_publish_view(void *arg, unsigned plane, const struct sm_fabric *f, cons
 }
 
 /*
- * Merge the planes' copies and compute plane health. A plane brought up in
- * this cycle contributes its new copy (none if it failed before its LID
- * phase: it counts as empty); one that only ran a light sweep, finding
- * nothing, keeps the copy of its last heavy sweep. The copies are kept for
- * the next light cycle.
+ * Merge the planes' snapshots and compute plane health. A plane brought up
+ * in this cycle contributes its new snapshot (none if it failed before its
+ * LID phase: it counts as empty); one that only ran a light sweep, finding
+ * nothing, keeps the snapshot of its last heavy sweep. The references are
+ * kept for the next light cycle.
  */
 void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen)
 {
@@ -136,7 +128,7 @@ void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err,
 	for (unsigned i = 0; !rc && i < d->n; i++)
 		rc = sm_fabric_add_plane(all, i, NULL);
 	for (unsigned i = 0; !rc && i < d->n; i++)
-		if (d->cap[i] && (rc = sm_fabric_append(all, d->cap[i], NULL)) == -EEXIST)
+		if (d->cap[i] && (rc = sm_fabric_append(all, d->cap[i]->fabric, NULL)) == -EEXIST)
 			snprintf(err, errlen, "plane %u shares node or port GUIDs with another plane", i);
 	if (!rc)
 		rc = sm_planes_health(all, NULL, ph);

@@ -161,18 +161,14 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	sm_json_str(j, "dump", p->dump);
 
 	sm_json_obj_begin(j, "fabric");
-	sm_json_uint(j, "nodes", p->counts.nodes);
-	sm_json_uint(j, "switches", p->counts.switches);
-	sm_json_uint(j, "cas", p->counts.cas);
-	sm_json_uint(j, "routers", p->counts.routers);
-	sm_json_uint(j, "links", p->counts.links);
-	sm_json_uint(j, "switch_links", p->counts.sw_links);
+	SM_JSON_UINTS(j, { "nodes", p->counts.nodes }, { "switches", p->counts.switches }, { "cas", p->counts.cas },
+		      { "routers", p->counts.routers }, { "links", p->counts.links },
+		      { "switch_links", p->counts.sw_links });
 	sm_json_obj_end(j);
 
 	sm_json_obj_begin(j, "lids");
-	sm_json_uint(j, "ports_from_dump", p->lid_ports_kept);
-	sm_json_uint(j, "ports_assigned", p->lid_ports_assigned);
-	sm_json_uint(j, "lids_assigned", p->lids_assigned);
+	SM_JSON_UINTS(j, { "ports_from_dump", p->lid_ports_kept }, { "ports_assigned", p->lid_ports_assigned },
+		      { "lids_assigned", p->lids_assigned });
 	sm_json_arr_begin(j, "examples");
 	for (unsigned i = 0; i < p->n_lid_examples; i++)
 		json_endpoint(j, NULL, &p->lid_examples[i]);
@@ -180,9 +176,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	sm_json_obj_end(j);
 
 	sm_json_obj_begin(j, "connectivity");
-	sm_json_uint(j, "hosts", p->hosts);
-	sm_json_uint(j, "parts", p->parts);
-	sm_json_uint(j, "disconnected_pairs", p->disconnected_pairs);
+	SM_JSON_UINTS(j, { "hosts", p->hosts }, { "parts", p->parts }, { "disconnected_pairs", p->disconnected_pairs });
 	sm_json_arr_begin(j, "examples");
 	for (unsigned i = 0; i < p->n_pair_examples; i++) {
 		sm_json_obj_begin(j, NULL);
@@ -219,10 +213,8 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	if (p->have_metrics) {
 		sm_json_obj_begin(j, "metrics");
 		sm_json_obj_begin(j, "reachability");
-		sm_json_uint(j, "hosts", m->hosts);
-		sm_json_uint(j, "pairs", m->pairs);
-		sm_json_uint(j, "unreachable", m->unreachable);
-		sm_json_uint(j, "loops", m->loops);
+		SM_JSON_UINTS(j, { "hosts", m->hosts }, { "pairs", m->pairs }, { "unreachable", m->unreachable },
+			      { "loops", m->loops });
 		sm_json_obj_end(j);
 		sm_json_obj_begin(j, "hops");
 		if (m->pairs > m->unreachable) {

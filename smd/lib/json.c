@@ -193,6 +193,12 @@ void sm_json_uint(struct sm_json *j, const char *key, uint64_t val)
 		fprintf(j->out, "%" PRIu64, val);
 }
 
+void sm_json_uints(struct sm_json *j, const struct sm_json_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sm_json_uint(j, kv[i].key, kv[i].val);
+}
+
 void sm_json_double(struct sm_json *j, const char *key, double val)
 {
 	if (begin_value(j, key))

@@ -12,7 +12,8 @@
  * Cost: one SMP per switch (plus retries of lost ones), against a heavy
  * sweep's NodeInfo + NodeDescription + SwitchInfo + PortInfo per port.
  */
-#include "sm/sm_priv.h"
+#include "sm/state.h"
+#include "sm/mkey.h"
 #include "lib/clock.h"
 
 #include <errno.h>
@@ -46,8 +47,8 @@ static void light_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 {
 	struct light_req *rq = ctx;
 	struct light *l = rq->l;
-	const struct sm_node *nd = &l->st->f->nodes[rq->node];
-	const struct sm_lft_shadow *sh = &l->st->shadow[rq->node];
+	const struct sm_node *nd = &sm_state_fabric(l->st)->nodes[rq->node];
+	const struct sm_lft_shadow *sh = &l->st->tab.shadow[rq->node];
 	struct sm_switch_info si;
 	struct sm_mad_err me;
 	(void)e;
@@ -107,19 +108,21 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
 	 * whether their local port state is live: ibsim's client has none).
 	 */
 	txn = sm_txn_new(t, &cfg->txn);
-	reqs = calloc((size_t)state->n_nodes + 1, sizeof(*reqs));
+	const struct sm_fabric *f = sm_state_fabric(state);
+	uint32_t n_nodes = f->n_nodes < state->tab.n_shadow ? f->n_nodes : state->tab.n_shadow;
+	reqs = calloc((size_t)n_nodes + 1, sizeof(*reqs));
 	if (!txn || !reqs) {
 		snprintf(err, errlen, "out of memory (or bad MAD window settings)");
 		rc = -ENOMEM;
 		goto out;
 	}
 	sm_txn_set_unsolicited(txn, light_unsolicited, &l);
-	for (uint32_t n = 0; n < state->n_nodes && !rc; n++) {
+	for (uint32_t n = 0; n < n_nodes && !rc; n++) {
 		struct sm_smp smp;
-		if (state->f->nodes[n].type != SM_NODE_SWITCH)
+		if (f->nodes[n].type != SM_NODE_SWITCH)
 			continue;
 		reqs[n] = (struct light_req){ .l = &l, .node = n };
-		sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, &state->path[n]);
+		sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, &state->tab.path[n]);
 		smp.mkey = cfg->keys ? cfg->keys->mkey : 0;   /* as every SMP of the heavy sweep (sm_core_mkey) */
 		rc = sm_txn_submit(txn, &smp, SM_PERMISSIVE_LID, light_cb, &reqs[n]);
 		ls->switches++;

@@ -6,7 +6,7 @@
  *
  * Brings one subnet up over one transport, in phases:
  *   discover  heavy sweep: level-synchronous BFS over directed-route paths
- *             from the SM's port (sm_sweep.c). Per node one NodeInfo per
+ *             from the SM's port (sweep.c). Per node one NodeInfo per
  *             link end reached, one NodeDescription, SwitchInfo (switches),
  *             PortInfo of every switch port / reached CA port; a port is
  *             probed (NodeInfo through it) only if it is up and its peer is
@@ -18,15 +18,15 @@
  *             writing 1). With cfg.incremental and a valid struct sm_state
  *             (below), the sweep is first tried incrementally: the state's
  *             fabric patched with what the switches that flag
- *             PortStateChange show (sm_sweep_delta(), sm_priv.h).
+ *             PortStateChange show (delta.c).
  *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
  *             fresh), the table saved atomically in cfg.state_dir, then
  *             Set PortInfo (LID, LMC, SM LID, subnet prefix) on every
  *             switch port 0 and CA port whose values differ.
  *   route     the engine chain (routing/registry.h), validated.
  *   program   per switch: SwitchInfo LinearFDBTop, then only the LFT blocks
- *             that differ (sm_lft.h). Blocks of a switch that was configured
- *             before (port 0 has a LID) are read back first, unless a
+ *             that differ (lft_writer.h). Blocks of a switch that was
+ *             configured before (port 0 has a LID) are read back first, unless a
  *             struct sm_state (below) still knows them; a switch without a
  *             LID has never been programmed, so it is written without
  *             reading.
@@ -54,6 +54,7 @@
 struct sm_chain;
 struct sm_lfts;
 struct sm_keys;
+struct sm_snapshot;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -99,13 +100,16 @@ struct sm_cfg {
 			uint16_t *want);
 	void *lid_want_arg;
 	/*
-	 * Called once at the end of a successful bring-up with the discovered
-	 * fabric (with its LIDs) and the LFTs as they now are on the switches.
-	 * Both are only valid during the call (copy what you keep). From the
+	 * Called once at the end of every bring-up that got as far as the LID
+	 * phase, with the plane's snapshot (snapshot.h): the discovered fabric
+	 * with its LIDs and, if routing ran, the LFTs as programmed; snap->up
+	 * says whether the bring-up succeeded. The snapshot is immutable; take a
+	 * reference (sm_snapshot_ref) to keep it past the call. From the
 	 * plane's thread. NULL: off.
 	 */
-	void (*routed)(void *arg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *lfts);
-	void *routed_arg;
+	void (*published)(void *arg, const struct sm_snapshot *snap);
+	void *published_arg;
+	uint64_t cycle;              /* stamped on the snapshot (struct sm_snapshot.cycle); caller-defined */
 	/*
 	 * Progress (smctl): called as each phase of a bring-up starts, with
 	 * its enum sm_phase value, from the plane's thread. NULL: off.
@@ -173,9 +177,10 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
  * DOC: state across bring-ups (the daemon's per-plane memory)
  *
  * A struct sm_state remembers, per plane, what the last heavy sweep found
- * and programmed: the fabric (GUIDs, links, LIDs), the DR path of every node
- * and, per switch GUID, the LFT shadow (blocks known to be on the switch,
- * LinearFDBTop). sm_bringup_state() uses it so that a heavy sweep of a
+ * and programmed: the fabric (GUIDs, links, LIDs: a reference to that
+ * bring-up's snapshot, snapshot.h, not a copy), the sweep tables (tables.h:
+ * DR path of every node, SwitchInfo, PortInfo) and, per switch, the LFT
+ * shadow (blocks known to be on the switch, LinearFDBTop). sm_bringup_state() uses it so that a heavy sweep of a
  * configured fabric reads no LFT block back: a switch's shadow is trusted
  * when the switch is known by GUID, its port 0 still has the LID we gave it
  * and its LinearFDBTop is what we left. Anything else (a new switch, one

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef SMD_SM_PRIV_H
-#define SMD_SM_PRIV_H
+#ifndef SMD_SM_CORE_H
+#define SMD_SM_CORE_H
 /*
- * DOC: SM core internals shared by sm.c (orchestration, LIDs, programming,
- * activation) and sm_sweep.c (discovery). One struct sm_core lives for one
- * bring-up of one plane. Per-node and per-port side tables are indexed like
- * the fabric's nodes and ports and grow with them during the sweep.
+ * DOC: the bring-up core (one plane, one bring-up)
+ *
+ * struct sm_core is what one bring-up of one plane works on: the transport
+ * and transaction engine, the fabric being swept, its sweep tables
+ * (tables.h, indexed like the fabric's nodes and ports, grown with them
+ * during the sweep) and the counters of every phase. core.c holds what
+ * every phase uses (request contexts, notes, driving the transactions,
+ * clearing PortStateChange); the phases are in their own files (phases.h)
+ * and bringup.c runs them in order. Calls go one way: bringup.c -> phases -> core.c.
  */
 #include "sm/sm.h"
 #include "mad/codec.h"
 #include "sm/lft_writer.h"
 #include "sm/mkey.h"
+#include "sm/tables.h"
 
 enum sm_req_kind {
 	SM_RQ_NODE_INFO = 1,   /* probe: node = parent (SM_NONE for the SM node), port = egress */
@@ -26,28 +32,16 @@ enum sm_req_kind {
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
 	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
-};
-
-/* The daemon's per-plane memory (sm.h "state across bring-ups"). */
-struct sm_state {
-	struct sm_fabric *f;           /* last fabric that reached the program phase (own copy) */
-	struct sm_dr_path *path;       /* per node of f */
-	struct sm_lft_shadow *shadow;  /* per node of f (switches; others empty) */
-	uint32_t n_nodes;              /* entries of path and shadow */
-	uint32_t n_switches;
-	int valid;                     /* the bring-up that made it succeeded */
-	/* for the incremental sweep: what the core knew at the end (indexed like f) */
-	struct sm_port_info *pi;
-	uint8_t *pi_ok;
-	struct sm_switch_info *si;
-	uint8_t *si_ok;
-	uint32_t sm_node;
-	uint8_t sm_portnum;
+	SM_RQ_COUNT
 };
 
 struct sm_core;
+struct sm_req;
 
-/* Context of one request (pooled; freed with the core). */
+/* What handles the answer to a request (not called for a cancelled one). */
+typedef void sm_req_fn(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
+
+/* Context of one request (pooled; freed with the core). Its answer goes to c->on[kind]. */
 struct sm_req {
 	struct sm_core *c;
 	uint32_t node;
@@ -74,15 +68,8 @@ struct sm_core {
 	struct sm_fabric *f;
 	unsigned plane;
 
-	/* per node */
-	struct sm_dr_path *path;
-	struct sm_switch_info *si;
-	uint8_t *si_ok;
-	uint32_t cap_nodes;
-	/* per port */
-	struct sm_port_info *pi;
-	uint8_t *pi_ok;
-	uint32_t cap_ports;
+	struct sm_sweep_tables tab;   /* path, SwitchInfo, PortInfo, LFT shadows, the SM's node (tables.h) */
+	sm_req_fn *on[SM_RQ_COUNT];   /* the handler of each request kind (set by sm_core_req) */
 
 	/* sweep */
 	struct sm_probe *next;
@@ -90,15 +77,11 @@ struct sm_core {
 	int changed;               /* inconsistency seen: sweep again */
 	char why[256];             /* first reason */
 	uint32_t unresponsive;
-	uint32_t sm_node;          /* node index of the SM's node */
-	uint8_t sm_portnum;
 
 	/* programming */
-	struct sm_lft_shadow *shadow;  /* per node (switches) */
-	uint32_t n_shadow;
 	uint8_t *unconfigured;         /* per node: switch had no LID when swept (LFT never written) */
 	struct sm_state *state;        /* NULL: stateless bring-up */
-	uint32_t *trusted;             /* per node: index in state->f whose shadow holds, SM_NONE if unknown */
+	uint32_t *trusted;             /* per node: index in the state's fabric whose shadow holds, SM_NONE if unknown */
 	uint32_t lft_sw_trusted, lft_sw_unknown, psc_cleared;
 	/* incremental sweep */
 	int delta_fallback;            /* something it cannot patch: run a full sweep */
@@ -127,31 +110,27 @@ static inline uint64_t sm_core_mkey(const struct sm_core *c)
 	return c->cfg->keys ? c->cfg->keys->mkey : 0;
 }
 
-struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port);
+/* A request context; fn handles answers to requests of this kind (the same fn for every request of a kind). */
+struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn);
+/* Submit smp (directed route) for rq: rq->fn gets the answer. 0 or -errno. */
+int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp);
+/* Submit a Get of attr along DR path p; fn gets the answer. 0 or -errno. */
+int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p, uint8_t kind,
+		uint32_t node, uint16_t port, sm_req_fn *fn);
+/*
+ * IBA: SwitchInfo.PortStateChange is cleared by writing 1 to it. Everything
+ * else of si (as read) is written back. The answer updates c->tab.si.
+ */
+int sm_core_clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_info *si);
+/* Keep the sweep tables as large as the fabric's arrays. 0 or -ENOMEM. */
 int sm_core_grow(struct sm_core *c);
+/* Record the first hard error of a callback. */
+void sm_core_fail(struct sm_core *c, int rc);
 void sm_core_note(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* One heavy sweep into c->f (empty fabric). 0, or -errno for hard failures. */
-int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
-/*
- * Renumber c->f (and the side tables) in node-GUID order: routing input
- * independent of timing. keep (per node, may be NULL = all): nodes with 0
- * are left out, with their links. The result carries no LIDs.
- */
-int sm_sweep_canonicalize(struct sm_core *c, const uint8_t *keep);
-/*
- * Incremental sweep from c->state (valid, with side tables): c->f becomes
- * the state's fabric patched with what changed: SwitchInfo of every known
- * switch; PortInfo of every port of the switches that flag PortStateChange
- * (cleared); links whose port went DOWN removed, nodes no longer reachable
- * left out; renumbered. Returns 0, 1 when only a full sweep can tell
- * (c->delta_why: a switch silent or reset, a port that came up or bounced,
- * the state not matching), or -errno.
- */
-int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
-
 /* Drive the transactions to completion; -ETIMEDOUT when the plane stops answering (cfg.dead_after). */
 int sm_core_run(struct sm_core *c);
+/* Free what one sweep built (fabric, tables, per-node lists) and the request contexts. */
+void sm_core_reset(struct sm_core *c);
 
 #endif

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: what every phase of a bring-up uses (core.h)
+ *
+ * Request contexts (pooled in chunks, freed with the core), Gets along a DR
+ * path, clearing PortStateChange, notes and the first reason for a new
+ * sweep, driving the transaction engine until a phase's SMPs are answered,
+ * and telling whether an unsolicited SMP calls for a sweep. Calls nothing in
+ * the phases.
+ */
+#include "sm/core.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn)
+{
+	struct sm_req_chunk *k = c->chunks;
+	if (!k || k->used == sizeof(k->r) / sizeof(k->r[0])) {
+		k = malloc(sizeof(*k));
+		if (!k)
+			return NULL;
+		k->used = 0;
+		k->next = c->chunks;
+		c->chunks = k;
+	}
+	struct sm_req *rq = &k->r[k->used++];
+	*rq = (struct sm_req){ .c = c, .node = node, .port = port, .kind = kind };
+	c->on[kind] = fn;   /* one handler per kind: kept out of the (many) requests */
+	return rq;
+}
+
+static void req_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+{
+	struct sm_req *rq = ctx;
+	(void)e;
+	if (r->status != -ECANCELED)
+		rq->c->on[rq->kind](rq->c, rq, r);
+}
+
+int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp)
+{
+	return sm_txn_submit(c->txn, smp, SM_PERMISSIVE_LID, req_cb, rq);
+}
+
+int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p, uint8_t kind,
+		uint32_t node, uint16_t port, sm_req_fn *fn)
+{
+	struct sm_req *rq = sm_core_req(c, kind, node, port, fn);
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
+	smp.mkey = sm_core_mkey(c);
+	return sm_core_submit(c, rq, &smp);
+}
+
+static void on_clear_psc(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
+{
+	struct sm_switch_info si;
+	struct sm_mad_err me;
+
+	if (r->status || r->mad_status || sm_switch_info_decode(r->resp->data, &si, &me)) {
+		sm_core_note(c, "switch 0x%016" PRIx64 ": clearing PortStateChange failed (%s)",
+			     c->f->nodes[rq->node].guid, r->status ? "lost" : "error status or bad answer");
+		return;
+	}
+	c->tab.si[rq->node] = si;
+}
+
+/*
+ * Cleared as soon as a sweep has read it set, so the light sweep only sees
+ * changes that happen after the heavy sweep looked (a change in between also
+ * sends a trap 128, which makes the sweep run again).
+ */
+int sm_core_clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_info *si)
+{
+	struct sm_req *rq = sm_core_req(c, SM_RQ_SI_CLEAR, node, 0, on_clear_psc);
+	struct sm_switch_info w = *si;
+	struct sm_smp smp;
+	if (!rq)
+		return -ENOMEM;
+	w.port_state_change = 1;
+	sm_smp_init_dr(&smp, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &c->tab.path[node]);
+	smp.mkey = sm_core_mkey(c);
+	sm_switch_info_encode(&w, smp.data);
+	c->psc_cleared++;
+	return sm_core_submit(c, rq, &smp);
+}
+
+int sm_core_grow(struct sm_core *c)
+{
+	return sm_sweep_tables_fit(&c->tab, c->f);
+}
+
+void sm_core_fail(struct sm_core *c, int rc)
+{
+	if (!c->err)
+		c->err = rc;
+}
+
+void sm_core_note(struct sm_core *c, const char *fmt, ...)
+{
+	char buf[640];
+	va_list ap;
+	if (!c->cfg->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->cfg->note(c->cfg->note_arg, buf);
+}
+
+void sm_core_changed(struct sm_core *c, const char *fmt, ...)
+{
+	va_list ap;
+	if (c->changed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+int sm_core_run(struct sm_core *c)
+{
+	const struct sm_txn_stats *st = sm_txn_stats(c->txn);
+	uint64_t rx = st->received, lost = st->timed_out;
+	unsigned dead = c->cfg->dead_after;
+
+	while (sm_txn_pending(c->txn)) {
+		int rc = sm_txn_poll(c->txn, -1);
+		if (rc < 0)
+			return rc;
+		if (st->received != rx) {
+			rx = st->received;
+			lost = st->timed_out;
+		} else if (dead && st->timed_out - lost >= dead) {
+			/* nothing has answered for `dead` lost SMPs: the plane is gone */
+			sm_core_note(c, "%llu SMPs in a row lost with no answer: giving the plane up",
+				     (unsigned long long)(st->timed_out - lost));
+			sm_txn_cancel_all(c->txn);
+			return -ETIMEDOUT;
+		}
+	}
+	return c->err;
+}
+
+void sm_core_reset(struct sm_core *c)
+{
+	sm_sweep_tables_free(&c->tab);
+	free(c->next);
+	c->next = NULL;
+	c->n_next = c->cap_next = 0;
+	free(c->unconfigured);
+	c->unconfigured = NULL;
+	free(c->trusted);
+	c->trusted = NULL;
+	free(c->delta_lost);
+	c->delta_lost = NULL;
+	sm_fabric_free(c->f);
+	c->f = NULL;
+	while (c->chunks) {
+		struct sm_req_chunk *k = c->chunks;
+		c->chunks = k->next;
+		free(k);
+	}
+}
+
+int sm_trap_wants_sweep(const struct sm_smp *smp, unsigned *trap_num)
+{
+	struct sm_notice n;
+	struct sm_mad_err me;
+	int decoded;
+
+	if (trap_num)
+		*trap_num = 0;
+	if (smp->method != SM_METHOD_TRAP)
+		return 0;
+	decoded = smp->attr_id == SM_ATTR_NOTICE && !sm_notice_decode(smp->data, &n, &me);
+	if (decoded && trap_num)
+		*trap_num = n.trap_num;
+	return !(decoded && n.is_generic && n.trap_num != 128);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_PHASES_H
+#define SMD_SM_PHASES_H
+/*
+ * DOC: the phases of a bring-up (sm.h), each in its own file, run in order
+ * by bringup.c over one struct sm_core (core.h)
+ *
+ *   sweep.c     heavy sweep (discover)
+ *   delta.c     incremental sweep (discover, from the state)
+ *   lids.c      LIDs assigned, saved, set
+ *   program.c   LFT blocks read back where needed, then written
+ *   activate.c  ports to ARMED, then ACTIVE
+ *   set.c       the Sets lids.c, program.c and activate.c send, and their answers
+ *
+ * Each returns 0 or -errno with a message in err. They call core.c and
+ * set.c, never bringup.c or each other (the orchestration is bringup.c's alone).
+ */
+#include "sm/core.h"
+
+static inline int sm_port_up(const struct sm_port_info *pi)
+{
+	return pi->port_state >= SM_PORT_INIT;
+}
+
+/* One heavy sweep into c->f (empty fabric). 0, or -errno for hard failures. */
+int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
+/*
+ * Incremental sweep from c->state (valid, with sweep tables): c->f becomes
+ * the state's fabric patched with what changed: SwitchInfo of every known
+ * switch; PortInfo of every port of the switches that flag PortStateChange
+ * (cleared); links whose port went DOWN removed, nodes no longer reachable
+ * left out; renumbered. Returns 0, 1 when only a full sweep can tell
+ * (c->delta_why: a switch silent or reset, a port that came up or bounced,
+ * the state not matching), or -errno.
+ */
+int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
+int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
+int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+
+/* set.c: a Set of attr (PortInfo goes by the port's own link, see there); answers update the tables. */
+int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,
+		  uint8_t kind, uint16_t port, uint8_t aux);
+int sm_set_lft_get(struct sm_core *c, uint32_t node, uint16_t block);
+/* The M_Key fields every PortInfo Set carries (all 0 without keys). */
+void sm_set_keys(const struct sm_core *c, struct sm_port_info_set *s);
+/* Does port info cp hold the M_Key fields we want? (Always, without keys.) */
+int sm_set_keys_ok(const struct sm_core *c, const struct sm_port_info *cp);
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: program phase (sm.h "program")
+ *
+ * Per switch: the LFT shadow comes from the state when the state still
+ * holds (no read-back), else the blocks of a configured switch are read
+ * back (cfg.read_lfts); then only the blocks that differ from the new
+ * tables are written, and LinearFDBTop set where it differs. The shadows
+ * end in c->tab (tables.h), mirroring what the switches acknowledged.
+ */
+#include "sm/phases.h"
+#include "sm/state.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
+{
+	const struct sm_lfts *l = c->lfts;
+	struct sm_fabric *f = c->f;
+	uint16_t *blocks = NULL;
+	int rc = 0;
+
+	rc = sm_sweep_tables_add_shadows(&c->tab, f);
+	blocks = malloc(SM_LFT_MAX_BLOCKS * sizeof(*blocks));
+	if (rc || !blocks) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* read back what configured switches hold, so only differences are written */
+	for (uint32_t s = 0; s < l->n_switches && !rc; s++) {
+		uint32_t n = l->sw_node[s];
+		struct sm_lft_shadow *sh = &c->tab.shadow[n];
+		sm_lft_shadow_init(sh);
+		if (!c->tab.si_ok[n])
+			continue;
+		if (c->trusted && c->trusted[n] != SM_NONE) {
+			/* what we wrote last time is still there: no read-back */
+			*sh = c->state->tab.shadow[c->trusted[n]];
+			sm_lft_shadow_init(&c->state->tab.shadow[c->trusted[n]]);
+			c->lft_sw_trusted++;
+		} else if (sm_state_fabric(c->state)) {
+			c->lft_sw_unknown++;
+		}
+		sh->top = c->tab.si[n].lft_top;
+		/* a switch that had no LID has never been programmed by an SM: nothing to read */
+		if (!c->cfg->read_lfts || c->unconfigured[n])
+			continue;
+		unsigned nb = sm_lft_blocks_to_read(l->top_lid, sh, blocks);
+		for (unsigned i = 0; i < nb && !rc; i++) {
+			rc = sm_set_lft_get(c, n, blocks[i]);
+			c->lft_blocks_read++;
+		}
+	}
+	if (!rc)
+		rc = sm_core_run(c);
+	for (uint32_t s = 0; s < l->n_switches && !rc; s++) {
+		uint32_t n = l->sw_node[s];
+		const struct sm_node *nd = &f->nodes[n];
+		if (!c->tab.si_ok[n])
+			continue;
+		if (nd->lft_cap && (unsigned)l->top_lid >= nd->lft_cap) {
+			c->set_errors++;
+			sm_core_note(c, "switch 0x%016" PRIx64 " (%s): LinearFDBCap %u is below top LID %u; not programmed",
+				     nd->guid, nd->desc, nd->lft_cap, l->top_lid);
+			continue;
+		}
+		const uint8_t *row = sm_lfts_row(l, s);
+		unsigned nb = sm_lft_diff(row, l->top_lid, &c->tab.shadow[n], blocks);
+		uint8_t data[SM_SMP_DATA_SIZE];
+		for (unsigned i = 0; i < nb && !rc; i++) {
+			struct sm_lft_block b;
+			sm_lft_block(row, l->top_lid, blocks[i], b.port);
+			sm_lft_block_encode(&b, data);
+			rc = sm_set_submit(c, SM_ATTR_LFT, blocks[i], n, data, SM_RQ_LFT_SET, blocks[i], 0);
+			c->lft_blocks_written++;
+		}
+		if (nb)
+			c->lft_switches_written++;
+		if (!rc && c->tab.si[n].lft_top != l->top_lid) {
+			struct sm_switch_info si = c->tab.si[n];
+			si.lft_top = l->top_lid;
+			si.port_state_change = 0;   /* write-1-to-clear: leave it */
+			sm_switch_info_encode(&si, data);
+			rc = sm_set_submit(c, SM_ATTR_SWITCH_INFO, 0, n, data, SM_RQ_SI_SET, 0, 0);
+			c->si_sets++;
+		}
+	}
+	if (!rc)
+		rc = sm_core_run(c);
+out:
+	if (rc)
+		snprintf(err, errlen, "programming LFTs failed: %s", strerror(-rc));
+	free(blocks);
+	return rc;
+}

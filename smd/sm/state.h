@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_STATE_H
+#define SMD_SM_STATE_H
+/*
+ * DOC: the daemon's per-plane memory across bring-ups (sm.h "state across
+ * bring-ups"), as the phases see it
+ *
+ * The state holds no fabric of its own: it keeps a reference to the
+ * snapshot (snapshot.h) of the last bring-up that reached the program phase,
+ * and that bring-up's sweep tables (tables.h), indexed like the snapshot's
+ * fabric and moved out of the core at its end.
+ */
+#include "sm/sm.h"
+#include "sm/snapshot.h"
+#include "sm/tables.h"
+
+struct sm_state {
+	const struct sm_snapshot *snap;  /* NULL: nothing known */
+	struct sm_sweep_tables tab;      /* indexed like snap->fabric; shadows per switch */
+	uint32_t n_switches;
+	int valid;                       /* the bring-up that made it succeeded */
+};
+
+/* The state's fabric, NULL if none. */
+static inline const struct sm_fabric *sm_state_fabric(const struct sm_state *s)
+{
+	return s && s->snap ? s->snap->fabric : NULL;
+}
+
+/*
+ * After a bring-up that reached the program phase: snap (a new reference,
+ * taken here) and the core's tables (moved out of tab) become the state;
+ * valid says whether the bring-up succeeded. NULL snap: the state is
+ * dropped (tab is left to its owner).
+ */
+void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid);
+
+#endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: per-switch sweep tables (tables.h): allocation, growth, copy, move,
+ * and the GUID-order renumbering of a swept fabric together with its tables.
+ */
+#include "sm/tables.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sm_sweep_tables_init(struct sm_sweep_tables *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->sm_node = SM_NONE;
+}
+
+static void free_shadows(struct sm_sweep_tables *t)
+{
+	for (uint32_t n = 0; t->shadow && n < t->n_shadow; n++)
+		sm_lft_shadow_free(&t->shadow[n]);
+	free(t->shadow);
+	t->shadow = NULL;
+	t->n_shadow = 0;
+}
+
+void sm_sweep_tables_free(struct sm_sweep_tables *t)
+{
+	free(t->path);
+	free(t->si);
+	free(t->si_ok);
+	free(t->pi);
+	free(t->pi_ok);
+	free_shadows(t);
+	sm_sweep_tables_init(t);
+}
+
+void sm_sweep_tables_move(struct sm_sweep_tables *dst, struct sm_sweep_tables *src)
+{
+	sm_sweep_tables_free(dst);
+	*dst = *src;
+	sm_sweep_tables_init(src);
+}
+
+static int grow_arr(void **p, size_t elem, uint32_t old, uint32_t need)
+{
+	void *q = realloc(*p, (size_t)need * elem);
+	if (!q)
+		return -ENOMEM;
+	memset((char *)q + (size_t)old * elem, 0, (size_t)(need - old) * elem);
+	*p = q;
+	return 0;
+}
+
+/* Room for n_nodes nodes and n_ports ports (at least). */
+static int tables_grow(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_ports)
+{
+	if (n_nodes > t->cap_nodes) {
+		if (grow_arr((void **)&t->path, sizeof(*t->path), t->cap_nodes, n_nodes) ||
+		    grow_arr((void **)&t->si, sizeof(*t->si), t->cap_nodes, n_nodes) ||
+		    grow_arr((void **)&t->si_ok, sizeof(*t->si_ok), t->cap_nodes, n_nodes))
+			return -ENOMEM;
+		t->cap_nodes = n_nodes;
+	}
+	if (n_ports > t->cap_ports) {
+		if (grow_arr((void **)&t->pi, sizeof(*t->pi), t->cap_ports, n_ports) ||
+		    grow_arr((void **)&t->pi_ok, sizeof(*t->pi_ok), t->cap_ports, n_ports))
+			return -ENOMEM;
+		t->cap_ports = n_ports;
+	}
+	return 0;
+}
+
+/* While the sweep adds nodes: as the fabric's arrays grow (by its capacity, not one at a time). */
+int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f)
+{
+	return tables_grow(t, f->n_nodes > t->cap_nodes && f->cap_nodes > f->n_nodes ? f->cap_nodes : f->n_nodes,
+			   f->n_ports > t->cap_ports && f->cap_ports > f->n_ports ? f->cap_ports : f->n_ports);
+}
+
+void sm_sweep_tables_copy(struct sm_sweep_tables *dst, const struct sm_sweep_tables *src, uint32_t n_nodes,
+			  uint32_t n_ports)
+{
+	memcpy(dst->path, src->path, (size_t)n_nodes * sizeof(*dst->path));
+	memcpy(dst->si, src->si, (size_t)n_nodes * sizeof(*dst->si));
+	memcpy(dst->si_ok, src->si_ok, n_nodes);
+	memcpy(dst->pi, src->pi, (size_t)n_ports * sizeof(*dst->pi));
+	memcpy(dst->pi_ok, src->pi_ok, n_ports);
+	dst->sm_node = src->sm_node;
+	dst->sm_portnum = src->sm_portnum;
+}
+
+int sm_sweep_tables_add_shadows(struct sm_sweep_tables *t, const struct sm_fabric *f)
+{
+	free_shadows(t);
+	t->shadow = calloc((size_t)f->n_nodes + 1, sizeof(*t->shadow));
+	if (!t->shadow)
+		return -ENOMEM;
+	t->n_shadow = f->n_nodes;
+	return 0;
+}
+
+static int cmp_node_guid(const void *a, const void *b, void *arg)
+{
+	const struct sm_fabric *f = arg;
+	uint64_t x = f->nodes[*(const uint32_t *)a].guid, y = f->nodes[*(const uint32_t *)b].guid;
+	return x < y ? -1 : x > y;
+}
+
+/* g: the nodes of f listed in order[0..nk), with their ports and the links between them. */
+static int renumber_fabric(const struct sm_fabric *f, unsigned plane, const uint32_t *order, uint32_t nk,
+			   uint32_t *newidx, struct sm_fabric *g)
+{
+	int rc = sm_fabric_reserve(g, f->n_nodes, f->n_ports);
+	if (!rc)
+		rc = sm_fabric_add_plane(g, plane, f->planes[plane].name);
+	for (uint32_t i = 0; i < nk && !rc; i++) {
+		const struct sm_node *nd = &f->nodes[order[i]];
+		int64_t n = sm_fabric_add_node(g, (enum sm_node_type)nd->type, nd->guid, nd->nports, nd->plane,
+					       nd->type == SM_NODE_SWITCH ? f->ports[nd->port0].guid : 0);
+		if (n < 0)
+			return (int)n;
+		newidx[order[i]] = (uint32_t)n;
+		struct sm_node *m = &g->nodes[n];
+		uint32_t port0 = m->port0;
+		*m = *nd;
+		m->port0 = port0;
+		for (unsigned p = 0; p <= nd->nports && !rc; p++) {
+			const struct sm_port *op = &f->ports[nd->port0 + p];
+			struct sm_port *np = &g->ports[port0 + p];
+			if (nd->type != SM_NODE_SWITCH && p && op->guid)
+				rc = sm_fabric_set_port_guid(g, (uint32_t)n, p, op->guid);
+			np->state = op->state;
+			np->phys_state = op->phys_state;
+			np->width = op->width;
+			np->speed = op->speed;
+			np->flags = op->flags;
+		}
+	}
+	for (uint32_t n = 0; n < f->n_nodes && !rc; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (newidx[n] == SM_NONE)
+			continue;
+		for (unsigned p = 1; p <= nd->nports && !rc; p++) {
+			const struct sm_port *op = &f->ports[nd->port0 + p];
+			if (op->peer_node != SM_NONE && newidx[op->peer_node] != SM_NONE)
+				rc = sm_fabric_link(g, newidx[n], p, newidx[op->peer_node], op->peer_port);
+		}
+	}
+	return rc;
+}
+
+/* t's entries of f's nodes and ports, at their places in g. */
+static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, const struct sm_fabric *g,
+			const uint32_t *newidx)
+{
+	struct sm_sweep_tables u;
+	sm_sweep_tables_init(&u);
+	if (tables_grow(&u, g->n_nodes + 1, g->n_ports + 1)) {
+		sm_sweep_tables_free(&u);
+		return -ENOMEM;
+	}
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		uint32_t m = newidx[n];
+		if (m == SM_NONE)
+			continue;
+		u.path[m] = t->path[n];
+		u.si[m] = t->si[n];
+		u.si_ok[m] = t->si_ok[n];
+		for (unsigned p = 0; p <= f->nodes[n].nports; p++) {
+			u.pi[g->nodes[m].port0 + p] = t->pi[f->nodes[n].port0 + p];
+			u.pi_ok[g->nodes[m].port0 + p] = t->pi_ok[f->nodes[n].port0 + p];
+		}
+	}
+	u.sm_node = t->sm_node != SM_NONE ? newidx[t->sm_node] : SM_NONE;
+	u.sm_portnum = t->sm_portnum;
+	sm_sweep_tables_move(t, &u);
+	return 0;
+}
+
+/*
+ * BFS adds nodes in the order answers arrive, which depends on timing and on
+ * the window; engines may break ties by node index, so without this two runs
+ * over the same fabric could route differently and rewrite LFT blocks for
+ * nothing.
+ */
+int sm_sweep_tables_canonicalize(struct sm_fabric **fp, unsigned plane, struct sm_sweep_tables *t,
+				 const uint8_t *keep)
+{
+	const struct sm_fabric *f = *fp;
+	uint32_t *order = malloc(((size_t)f->n_nodes + 1) * sizeof(*order));
+	uint32_t *newidx = malloc(((size_t)f->n_nodes + 1) * sizeof(*newidx));
+	struct sm_fabric *g = sm_fabric_new();
+	int rc = -ENOMEM;
+
+	if (!order || !newidx || !g)
+		goto out;
+	uint32_t nk = 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		newidx[n] = SM_NONE;
+		if (!keep || keep[n])
+			order[nk++] = n;
+	}
+	qsort_r(order, nk, sizeof(*order), cmp_node_guid, (void *)f);
+	rc = renumber_fabric(f, plane, order, nk, newidx, g);
+	if (!rc)
+		rc = remap_tables(t, f, g, newidx);
+	if (rc)
+		goto out;
+	sm_fabric_free(*fp);
+	*fp = g;
+	g = NULL;
+out:
+	free(order);
+	free(newidx);
+	sm_fabric_free(g);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SM_TABLES_H
+#define SMD_SM_TABLES_H
+/*
+ * DOC: per-switch sweep tables
+ *
+ * What a sweep learns about each node and port beyond the fabric model: the
+ * directed-route path it reached a node by, its SwitchInfo and PortInfo as
+ * read (with an "answered" flag each) and, once the program phase ran, the
+ * LFT shadow of every switch (lft_writer.h). Indexed like the fabric the
+ * tables go with: node arrays by node index, port arrays by port index.
+ *
+ * One struct serves the bring-up core (struct sm_core, filled by the sweep)
+ * and the persistent per-plane state (struct sm_state, state.h): at the end
+ * of a bring-up the core's tables are moved into the state, not copied; an
+ * incremental sweep starts from a copy of the state's. The tables own their
+ * arrays; sm_sweep_tables_free() is the only place they are freed.
+ *
+ * Not thread-safe: one owner at a time (the plane's thread).
+ */
+#include <stdint.h>
+
+#include "model/fabric.h"
+#include "mad/codec.h"
+#include "sm/lft_writer.h"
+
+struct sm_sweep_tables {
+	/* per node (cap_nodes entries) */
+	struct sm_dr_path *path;
+	struct sm_switch_info *si;
+	uint8_t *si_ok;
+	uint32_t cap_nodes;
+	/* per port (cap_ports entries) */
+	struct sm_port_info *pi;
+	uint8_t *pi_ok;
+	uint32_t cap_ports;
+	/* per node (n_shadow entries, switches only): from the program phase on, NULL before */
+	struct sm_lft_shadow *shadow;
+	uint32_t n_shadow;
+	/* the SM's own node and port */
+	uint32_t sm_node;                /* SM_NONE: not found (yet) */
+	uint8_t sm_portnum;
+};
+
+void sm_sweep_tables_init(struct sm_sweep_tables *t);
+/* Free every array (shadows included) and init again. Accepts an initialised empty struct. */
+void sm_sweep_tables_free(struct sm_sweep_tables *t);
+/* Free dst, then move src's arrays into it; src is left empty. */
+void sm_sweep_tables_move(struct sm_sweep_tables *dst, struct sm_sweep_tables *src);
+/* Grow (zero-filled) so every node and port of f has an entry; sized by f's capacity. 0 or -ENOMEM. */
+int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f);
+/*
+ * The path, SwitchInfo and PortInfo entries of src's first n_nodes nodes and
+ * n_ports ports into dst (already fitted to them), and the SM's node/port.
+ * Shadows are not copied.
+ */
+void sm_sweep_tables_copy(struct sm_sweep_tables *dst, const struct sm_sweep_tables *src, uint32_t n_nodes,
+			  uint32_t n_ports);
+/* One empty LFT shadow per node of f (replacing any). 0 or -ENOMEM. */
+int sm_sweep_tables_add_shadows(struct sm_sweep_tables *t, const struct sm_fabric *f);
+
+/*
+ * Renumber *f and t in node-GUID order (plane `plane` of *f): *f is
+ * replaced by the new fabric, t remapped to it (shadows are not: call
+ * before the program phase). keep (per node, may be NULL = all): nodes
+ * with 0 are left out, with their links. The result carries no LIDs.
+ * 0 or -errno (*f and t unchanged).
+ */
+int sm_sweep_tables_canonicalize(struct sm_fabric **f, unsigned plane, struct sm_sweep_tables *t,
+				 const uint8_t *keep);
+
+#endif
