@@ -44,6 +44,19 @@ void sm_mock_cfg_default(struct sm_mock_cfg *cfg)
 	cfg->lft_cap = 0xC000;
 }
 
+/* ---- virtual time (recv() in mock_ops.c moves it) ---- */
+
+uint64_t sm_mock_now_us(const struct sm_mock *m)
+{
+	return m->cfg.real_time ? sm_mono_us() - m->real0 : m->vnow;
+}
+
+void sm_mock_advance_us(struct sm_mock *m, uint64_t us)
+{
+	if (!m->cfg.real_time)
+		m->vnow += us;
+}
+
 /* ---- construction ---- */
 
 static int copy_fabric(const struct sm_fabric *src, struct sm_fabric **out)
@@ -324,4 +337,22 @@ int sm_mock_lft_poke(struct sm_mock *m, uint32_t node, uint16_t lid, uint8_t por
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st)
 {
 	*st = m->st;
+}
+
+/* Keep an attachment's transport info (LID, SM LID, states) current. */
+int mock_refresh(struct sm_transport *t)
+{
+	struct attach *a = (struct attach *)t;
+	const struct mport *mp;
+
+	if (!a->m)
+		return -ENODEV;
+	mp = &a->m->ports[a->port];
+	t->info.lid = mp->lid;
+	t->info.lmc = mp->lmc;
+	t->info.sm_lid = mp->sm_lid;
+	t->info.state = mp->state;
+	t->info.phys_state = mp->phys;
+	t->info.gid_prefix = mp->gid_prefix;
+	return 0;
 }

@@ -72,16 +72,17 @@
  *
  * Files (the state they share is struct sm_mock in mock_priv.h):
  *   mock.c       construction (a private copy of the fabric, fresh or kept
- *                SMA state), free, state read-back and LFT poke, stats;
+ *                SMA state), free, state read-back (also the transport's
+ *                port info) and LFT poke, stats, the clock;
  *   mock_sma.c   the SMA: Get/Set NodeInfo, NodeDescription, PortInfo
  *                (PortState machine), SwitchInfo, LFT; hostile nodes;
  *   mock_mkey.c  M_Key checking and the lease timer;
  *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
  *                LFTs (requests, answers, traps), link down/up and the
  *                port states they change;
- *   mock_ops.c   the transport (send/recv/now/refresh/close, attach), the
- *                faults and their RNG, the delay (latency) model, virtual
- *                time, Trap 128;
+ *   mock_ops.c   the transport (send/recv/now/close, attach), the
+ *                faults and their RNG, the delay (latency) model and the
+ *                virtual time it lets pass, Trap 128;
  *   load.c       sm_mock_load(): a mock from a dump file.
  */
 #include <stdbool.h>

@@ -21,7 +21,7 @@
 
 #define SM_MOCK_IDLE_POLL_US 1000
 
-/* ---- fault RNG, virtual time ---- */
+/* ---- fault RNG, fault shares ---- */
 
 static uint64_t rng_next(struct sm_mock *m)
 {
@@ -39,17 +39,6 @@ static int roll(struct sm_mock *m, uint32_t ppm)
 	if (!ppm)
 		return 0;
 	return (rng_next(m) >> 11) % 1000000u < ppm;
-}
-
-uint64_t sm_mock_now_us(const struct sm_mock *m)
-{
-	return m->cfg.real_time ? sm_mono_us() - m->real0 : m->vnow;
-}
-
-void sm_mock_advance_us(struct sm_mock *m, uint64_t us)
-{
-	if (!m->cfg.real_time)
-		m->vnow += us;
 }
 
 void sm_mock_set_faults(struct sm_mock *m, uint32_t drop_ppm, uint32_t corrupt_ppm,
@@ -244,23 +233,6 @@ static uint64_t mock_now(struct sm_transport *t)
 	struct attach *a = (struct attach *)t;
 
 	return a->m ? sm_mock_now_us(a->m) : 0;
-}
-
-int mock_refresh(struct sm_transport *t)
-{
-	struct attach *a = (struct attach *)t;
-	const struct mport *mp;
-
-	if (!a->m)
-		return -ENODEV;
-	mp = &a->m->ports[a->port];
-	t->info.lid = mp->lid;
-	t->info.lmc = mp->lmc;
-	t->info.sm_lid = mp->sm_lid;
-	t->info.state = mp->state;
-	t->info.phys_state = mp->phys;
-	t->info.gid_prefix = mp->gid_prefix;
-	return 0;
 }
 
 static void mock_close(struct sm_transport *t)

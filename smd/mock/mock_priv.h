@@ -116,8 +116,10 @@ static inline int port_has_lid(const struct sm_mock *m, uint32_t n, unsigned p, 
 	return mp->lid && lid >= mp->lid && lid < mp->lid + (1u << mp->lmc);
 }
 
-/* mock.c: grow a switch's LFT to len entries (new ones SM_LFT_NO_PORT). */
+/* mock.c: grow a switch's LFT to len entries (new ones SM_LFT_NO_PORT);
+ * copy the SM port's state into its transport's info. */
 int mock_lft_grow(struct mnode *mn, uint32_t len);
+int mock_refresh(struct sm_transport *t);
 
 /* mock_mkey.c: check s's M_Key at the SMA of node n (arrival port inp). */
 int mock_mkey_check(struct sm_mock *m, uint32_t n, unsigned inp, const struct sm_smp *s);
@@ -136,10 +138,9 @@ int mock_route_lid(const struct sm_mock *m, uint32_t n, unsigned outp, uint16_t 
 struct attach *mock_attachment_with_lid(const struct sm_mock *m, uint16_t lid);
 
 /* mock_ops.c: queue an answer at a (faults: apply corrupt/delay/lost
- * answer), refresh a transport's port info, send a switch's Trap 128. */
+ * answer), send a switch's Trap 128. */
 void mock_deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp, uint16_t slid,
 		  int faults, size_t len);
-int mock_refresh(struct sm_transport *t);
 void mock_send_trap128(struct sm_mock *m, uint32_t sw);
 
 #endif

@@ -21,27 +21,9 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-
-/* ---- errors ---- */
-
-int pf_err(struct pctx *c, int rc, unsigned line, const char *fmt, ...)
-{
-	if (!c->err || !c->errlen)
-		return rc;
-	int k = line ? snprintf(c->err, c->errlen, "%s:%u: ", c->name, line)
-		     : snprintf(c->err, c->errlen, "%s: ", c->name);
-	if (k < 0 || (size_t)k >= c->errlen)
-		return rc;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 /* ---- detection, merge, entry points ---- */
 

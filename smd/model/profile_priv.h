@@ -9,7 +9,7 @@
  *                       merge and sort the flows, the warning text;
  *   profile_ep.c        the endpoint index and resolver (description, host
  *                       name, GUID, LID, rail) and the flow model (one matrix
- *                       entry expanded over planes; weights);
+ *                       entry expanded over planes; weights); the messages;
  *   profile_matrix.c    traffic matrices: text lines and YAML;
  *   profile_counters.c  counter snapshots (smd's form, perfquery output)
  *                       into link heat and gravity-model flows.
@@ -39,7 +39,7 @@ struct pctx {
 	char tok[5][SM_PROFILE_MAX_LINE + 1];
 };
 
-/* profile.c: message "NAME:LINE: ..." (no line: "NAME: ..."); returns rc. */
+/* profile_ep.c: message "NAME:LINE: ..." (no line: "NAME: ..."); returns rc. */
 __attribute__((format(printf, 4, 5)))
 int pf_err(struct pctx *c, int rc, unsigned line, const char *fmt, ...);
 
