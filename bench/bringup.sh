@@ -158,25 +158,23 @@ fi
 
 # ---- mock backend ----
 [ "${MOCK:-1}" = 0 ] && exit 0
+# mock_runs NET NAME: 3 smd --once runs on the mock backend, wall time and phases of each
+mock_runs() {
+	for k in 1 2 3; do
+		rm -rf "$OUT/mstate"
+		t0=$(now_ns)
+		"$SMD" --once --backend mock --topology "$1" --state-dir "$OUT/mstate" -q --json >"$OUT/$2-$k.json" || echo "mock run failed"
+		t1=$(now_ns)
+		echo "  $(( (t1 - t0) / 1000000 )) ms wall; $(sed 's/.*"seconds":/phases /' "$OUT/$2-$k.json")"
+	done
+}
 echo "mock backend, $HOSTS hosts (3 runs):"
-for k in 1 2 3; do
-	rm -rf "$OUT/mstate"
-	t0=$(now_ns)
-	"$SMD" --once --backend mock --topology "$net" --state-dir "$OUT/mstate" -q --json >"$OUT/mock-$k.json" || echo "mock run failed"
-	t1=$(now_ns)
-	echo "  $(( (t1 - t0) / 1000000 )) ms wall; $(sed 's/.*"seconds":/phases /' "$OUT/mock-$k.json")"
-done
+mock_runs "$net" mock
 if [ "$MOCK_BIG" -gt 0 ]; then
 	big=$OUT/ft$MOCK_BIG.net
 	if "$SMCTL" topo gen fat-tree --hosts "$MOCK_BIG" --radix "$RADIX" --levels 3 --format ibsim -o "$big"; then
 		echo "mock backend, $MOCK_BIG hosts, 3 levels (3 runs):"
-		for k in 1 2 3; do
-			rm -rf "$OUT/mstate"
-			t0=$(now_ns)
-			"$SMD" --once --backend mock --topology "$big" --state-dir "$OUT/mstate" -q --json >"$OUT/mockbig-$k.json" || echo "mock run failed"
-			t1=$(now_ns)
-			echo "  $(( (t1 - t0) / 1000000 )) ms wall; $(sed 's/.*"seconds":/phases /' "$OUT/mockbig-$k.json")"
-		done
+		mock_runs "$big" mockbig
 		head -c 600 "$OUT/mockbig-3.json"; echo
 	fi
 fi

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* DOC: fat-tree builder (see ftbuild.h). */
 #include "config.h"
+#include "bench.h"
 #include "ftbuild.h"
 
 #include <errno.h>
@@ -99,14 +100,6 @@ int ftb_build(struct sm_fabric *f, unsigned plane, const struct ftb_shape *s, ui
 	return 0;
 }
 
-static uint64_t mix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int ftb_remove_links(struct sm_fabric *f, unsigned plane, double frac, uint64_t seed)
 {
 	size_t n = 0;
@@ -125,7 +118,7 @@ int ftb_remove_links(struct sm_fabric *f, unsigned plane, double frac, uint64_t 
 	}
 	size_t k = (size_t)llround(frac * (double)n);
 	for (size_t i = 0; i < k; i++) {
-		size_t j = i + (size_t)(mix(&seed) % (n - i));
+		size_t j = i + (size_t)(bench_mix(&seed) % (n - i));
 		uint32_t t = lk[i];
 		lk[i] = lk[j];
 		lk[j] = t;

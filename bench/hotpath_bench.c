@@ -30,30 +30,9 @@
 #include "model/profile.h"
 #include "routing/registry.h"
 #include "routing/validate.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this thread: robust against other processes sharing the cores. */
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static uint64_t rng;
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static void usage(void)
 {
@@ -106,20 +85,14 @@ int main(int argc, char **argv)
 		repeat = 1;
 	char err[512];
 	struct sm_gen_params gp;
-	sm_gen_params_init(&gp);
-	gp.hosts = hosts;
-	gp.radix = radix;
-	gp.levels = levels;
-	gp.planes = planes;
-	gp.seed = seed;
-	gp.remove_links = remove;
+	bench_gen_params(&gp, hosts, radix, levels, planes, remove, seed);
 	struct sm_fabric *f = sm_fabric_new();
-	double t0 = now_s();
+	double t0 = sm_mono_sec();
 	if (!f || sm_gen_fat_tree(&gp, f, err, sizeof(err))) {
 		fprintf(stderr, "hotpath_bench: gen: %s\n", err);
 		return 1;
 	}
-	double t_gen = now_s() - t0;
+	double t_gen = sm_mono_sec() - t0;
 
 	/* ftree per plane */
 	struct sm_lfts *base[SM_MAX_PLANES] = { 0 };
@@ -130,12 +103,12 @@ int main(int argc, char **argv)
 		ctx.fabric = f;
 		ctx.plane = p;
 		ctx.out = base[p] = sm_lfts_new(f, p);
-		t0 = now_s();
+		t0 = sm_mono_sec();
 		if (!ctx.out || sm_engine_ftree.route(NULL, &ctx)) {
 			fprintf(stderr, "hotpath_bench: ftree plane %u: %s\n", p, ctx.msg);
 			return 1;
 		}
-		t_ftree += now_s() - t0;
+		t_ftree += sm_mono_sec() - t0;
 	}
 
 	/* profile text: perms random permutations by host name */
@@ -149,12 +122,12 @@ int main(int argc, char **argv)
 			weights, (unsigned long long)seed);
 		for (unsigned m = 0; m < perms; m++) {
 			double w = !strcmp(weights, "linear") ? m + 1.0
-				   : !strcmp(weights, "random") ? 1.0 + 3.0 * (double)(rnd() >> 11) / 9007199254740992.0
+				   : !strcmp(weights, "random") ? 1.0 + 3.0 * (double)(bench_mix(&rng) >> 11) / 9007199254740992.0
 								: 1.0;
 			for (uint32_t i = 0; i < hosts; i++)
 				pm[i] = i;
 			for (uint32_t i = hosts - 1; i > 0; i--) {
-				uint32_t j = (uint32_t)(rnd() % (i + 1)), x = pm[i];
+				uint32_t j = (uint32_t)(bench_mix(&rng) % (i + 1)), x = pm[i];
 				pm[i] = pm[j];
 				pm[j] = x;
 			}
@@ -173,10 +146,10 @@ int main(int argc, char **argv)
 		}
 	}
 	struct sm_profile *prof = NULL;
-	t0 = now_s();
+	t0 = sm_mono_sec();
 	int rc = read_profile ? sm_profile_load(f, read_profile, NULL, &prof, err, sizeof(err))
 			      : sm_profile_parse(f, "bench-profile", text, tlen, NULL, &prof, err, sizeof(err));
-	double t_load = now_s() - t0;
+	double t_load = sm_mono_sec() - t0;
 	free(text);
 	if (rc) {
 		fprintf(stderr, "hotpath_bench: profile: %s\n", err);
@@ -197,13 +170,13 @@ int main(int argc, char **argv)
 				sm_hotpath_report_clear(&r);
 			sm_lfts_free(out);
 			out = sm_lfts_dup(base[p]);
-			t0 = now_s();
-			double c0 = cpu_s();
+			t0 = sm_mono_sec();
+			double c0 = bench_cpu_sec();
 			if (!out || sm_hotpath_pin(f, p, base[p], prof->flows, prof->n_flows, &o, out, &r, err, sizeof(err))) {
 				fprintf(stderr, "hotpath_bench: pin plane %u: %s\n", p, err);
 				return 1;
 			}
-			double t = now_s() - t0, tc = cpu_s() - c0;
+			double t = sm_mono_sec() - t0, tc = bench_cpu_sec() - c0;
 			best = t < best ? t : best;
 			best_cpu = tc < best_cpu ? tc : best_cpu;
 		}

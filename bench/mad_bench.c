@@ -89,11 +89,6 @@ static int bfs(const struct sm_fabric *f, uint32_t sm_port)
 	return 0;
 }
 
-static double now_s(void)
-{
-	return (double)sm_mono_us() / 1e6;
-}
-
 static void drive(struct plane *pl, unsigned np)
 {
 	for (;;) {
@@ -170,13 +165,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	np = f->n_planes;
-	t0 = now_s();
+	t0 = sm_mono_sec();
 	if (sm_mock_new(f, &mc, &m, err, sizeof(err)) < 0) {
 		fprintf(stderr, "mad_bench: %s\n", err);
 		goto out;
 	}
 	printf("fabric: %u planes, %u nodes, %u ports; mock built in %.3f s\n", np, f->n_nodes,
-	       f->n_ports, now_s() - t0);
+	       f->n_ports, sm_mono_sec() - t0);
 	paths = calloc(f->n_nodes, sizeof(*paths));
 	lids = calloc(f->n_nodes, sizeof(*lids));
 	if (!paths || !lids)
@@ -204,7 +199,7 @@ int main(int argc, char **argv)
 		static const char *names[] = { "discover", "program", "arm", "activate" };
 		uint64_t mads = 0;
 
-		t0 = now_s();
+		t0 = sm_mono_sec();
 		for (uint32_t n = 0; n < f->n_nodes; n++) {
 			const struct sm_node *nd = &f->nodes[n];
 			struct plane *p = &pl[nd->plane];
@@ -251,7 +246,7 @@ int main(int argc, char **argv)
 			}
 		}
 		drive(pl, np);
-		t1 = now_s();
+		t1 = sm_mono_sec();
 		for (unsigned p = 0; p < np; p++)
 			mads += sm_txn_stats(pl[p].e)->sent;
 		printf("%-9s %8" PRIu64 " MADs in %.3f s (%.0f MADs/s)\n", names[phase], mads - mads0,

@@ -18,17 +18,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "mock/mock.h"
 #include "sm/multiplane.h"
 #include "routing/registry.h"
 #include "mad/fault.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -78,9 +72,9 @@ static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_
 	struct sm_plane_lids *lids = NULL;
 	sm_plane_lids_open(NULL, 0, NULL, NULL, &lids, err, sizeof(err));
 	cfg.lids = lids;
-	double t0 = now();
+	double t0 = sm_mono_sec();
 	*down = sm_multiplane_bringup(pl, n, &cfg);
-	double t = now() - t0;
+	double t = sm_mono_sec() - t0;
 	for (unsigned i = 0; i < n; i++)
 		plane_s[i] = pl[i].rc ? -1 : pl[i].end_s;
 	for (unsigned i = 0; i < n; i++) {

@@ -22,27 +22,13 @@
 #include <time.h>
 
 #include "routing/engine.h"
+#include "bench.h"
 #include "ftbuild.h"
 #include "model/gen.h"
 #include "routing/metrics.h"
 #include "routing/validate.h"
 
 extern const struct sm_engine_ops sm_engine_ftree;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of this thread: the machine is shared, so wall time alone says little. */
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void usage(void)
 {
@@ -90,7 +76,7 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	double t0 = now_s();
+	double t0 = sm_mono_sec();
 	struct sm_fabric *f = sm_fabric_new();
 	if (!f)
 		return 1;
@@ -118,14 +104,8 @@ int main(int argc, char **argv)
 	} else {
 		struct sm_gen_params gp;
 		char err[256];
-		sm_gen_params_init(&gp);
-		gp.hosts = hosts;
-		gp.radix = radix;
-		gp.levels = levels;
-		gp.planes = planes;
-		gp.remove_links = remove;
+		bench_gen_params(&gp, hosts, radix, levels, planes, remove, seed);
 		gp.remove_switches = rm_sw;
-		gp.seed = seed;
 		if (sm_gen_fat_tree(&gp, f, err, sizeof(err))) {
 			fprintf(stderr, "route_bench: generator: %s\n", err);
 			return 1;
@@ -137,7 +117,7 @@ int main(int argc, char **argv)
 	struct sm_fabric_counts cn;
 	sm_fabric_count(f, -1, &cn);
 	printf("fabric: %u planes, %u switches, %u CAs, %u switch links; built in %.1f ms\n", planes,
-	       cn.switches, cn.cas, cn.sw_links, (now_s() - t0) * 1e3);
+	       cn.switches, cn.cas, cn.sw_links, (sm_mono_sec() - t0) * 1e3);
 
 	struct sm_lfts *out[SM_MAX_PLANES] = { 0 };
 	double best_total = 1e30, best_plane[SM_MAX_PLANES], best_cpu = 1e30, best_pcpu[SM_MAX_PLANES];
@@ -151,9 +131,9 @@ int main(int argc, char **argv)
 	}
 	int status = 0, invalid = 0;
 	for (unsigned rep = 0; rep < repeat; rep++) {
-		double ta = now_s(), ca = cpu_s();
+		double ta = sm_mono_sec(), ca = bench_cpu_sec();
 		for (unsigned p = 0; p < planes; p++) {
-			double tp = now_s(), cp = cpu_s();
+			double tp = sm_mono_sec(), cp = bench_cpu_sec();
 			sm_lfts_free(out[p]);
 			out[p] = sm_lfts_new(f, p);
 			struct sm_route_ctx ctx = { .fabric = f, .plane = p, .out = out[p] };
@@ -164,13 +144,13 @@ int main(int argc, char **argv)
 			} else if (rep == 0) {
 				printf("plane %u: %s\n", p, ctx.msg);
 			}
-			double dt = now_s() - tp, dc = cpu_s() - cp;
+			double dt = sm_mono_sec() - tp, dc = bench_cpu_sec() - cp;
 			if (dt < best_plane[p])
 				best_plane[p] = dt;
 			if (dc < best_pcpu[p])
 				best_pcpu[p] = dc;
 		}
-		double dt = now_s() - ta, dc = cpu_s() - ca;
+		double dt = sm_mono_sec() - ta, dc = bench_cpu_sec() - ca;
 		if (dt < best_total)
 			best_total = dt;
 		if (dc < best_cpu)
@@ -209,9 +189,9 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < planes && !no_metrics && !status; p++) {
 		struct sm_metrics_opts mo = { .n_random = perms, .seed = seed, .skip_shift = no_shift };
 		struct sm_route_metrics m;
-		double c0 = cpu_s();
+		double c0 = bench_cpu_sec();
 		int rc = sm_metrics_compute(f, p, out[p], &mo, &m);
-		double mc = cpu_s() - c0;
+		double mc = bench_cpu_sec() - c0;
 		if (rc) {
 			fprintf(stderr, "route_bench: metrics: %s\n", strerror(-rc));
 			status = 1;

@@ -12,7 +12,9 @@
  *    whose links are symmetric and whose GUID/LID indexes agree with its
  *    arrays, ...).
  * A broken promise calls fuzz_fail(), which prints why and aborts, so
- * libFuzzer records the input as a crash.
+ * libFuzzer records the input as a crash. Shared set-up: fuzz_stream()
+ * (the input as a FILE), fuzz_small_fabric() (the fabric inputs are
+ * resolved against).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "model/fabric.h"
+#include "model/gen.h"
 
 #define FUZZ_NAME "fuzz.in"
 
@@ -66,6 +69,20 @@ static inline FILE *fuzz_stream(const uint8_t *data, size_t size, char **copy)
 	if (!size)
 		return fopen("/dev/null", "r");
 	return fmemopen(*copy, size, "r");
+}
+
+/* The 8-host fat tree the unit tests use: radix 4, 2 levels, 2 planes (with LIDs). */
+static inline struct sm_fabric *fuzz_small_fabric(void)
+{
+	struct sm_gen_params gp;
+	char err[256];
+	struct sm_fabric *f = sm_fabric_new();
+
+	sm_gen_params_init(&gp);
+	gp.radix = 4, gp.levels = 2, gp.planes = 2;
+	if (!f || sm_gen_fat_tree(&gp, f, err, sizeof(err)))
+		fuzz_fail("cannot build the test fabric", err);
+	return f;
 }
 
 /* The model invariants of fabric.h. */

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "model/gen.h"
 #include "sm/lidmgr.h"
 #include "sm/planelid.h"
 
@@ -32,16 +31,7 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	struct sm_gen_params p;
-	char err[256];
-
-	sm_gen_params_init(&p);
-	p.radix = 4;
-	p.levels = 2;
-	p.planes = 2;
-	fab = sm_fabric_new();
-	if (!fab || sm_gen_fat_tree(&p, fab, err, sizeof(err)))
-		fuzz_fail("cannot build the test fabric", err);
+	fab = fuzz_small_fabric();
 	snprintf(dir, sizeof(dir), "/tmp/smd-fuzz-lidmgr.XXXXXX");
 	if (!mkdtemp(dir))
 		fuzz_fail("mkdtemp", dir);

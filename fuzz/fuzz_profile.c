@@ -14,23 +14,13 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "model/gen.h"
 #include "model/profile.h"
 
 static struct sm_fabric *fab;
 
 static void setup(void)
 {
-	struct sm_gen_params p;
-	char err[256];
-
-	sm_gen_params_init(&p);
-	p.radix = 4;
-	p.levels = 2;
-	p.planes = 2;
-	fab = sm_fabric_new();
-	if (!fab || sm_gen_fat_tree(&p, fab, err, sizeof(err)))
-		fuzz_fail("cannot build the test fabric", err);
+	fab = fuzz_small_fabric();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,13 +5,18 @@
  * Foreground only (systemd Type=notify runs it; no fork, no pid file):
  * reads the config, opens the control socket (ctl.h) first, so a second
  * smd on the same socket fails before touching the fabric, then starts the
- * sweep core (daemon.h) and serves the socket, signals and cycle
- * completions from one poll loop in the main thread.
+ * sweep core (daemon.h). The main thread runs the one event loop
+ * (lib/loop.h) that owns every fd and timer: signals, the watchdog, and
+ * the daemon core's (cycle completions, the sweep interval, the trap
+ * hold-off, the idle planes' MAD fds). The control socket server only
+ * offers a poll call (ctl.h), so the loop is embedded in it: the server
+ * polls its own fds plus the loop's fd, then the loop runs what is due.
  *
- * Signals are blocked in every thread and read from a signalfd: SIGTERM /
- * SIGINT stop (STOPPING=1, the worker finishes its cycle, the LID table is
- * saved, transports closed, exit 0), SIGHUP reloads the config file (a bad
- * file is logged with FILE:LINE and changes nothing).
+ * Signals are blocked in every thread and delivered by the loop: SIGTERM /
+ * SIGINT stop (STOPPING=1; a running cycle is cut short within about
+ * 100 ms, keeping what the planes had; the LID table is saved,
+ * transports closed, exit 0, all within a second), SIGHUP reloads the
+ * config file (a bad file is logged with FILE:LINE and changes nothing).
  *
  * systemd (sd_notify; every message is a no-op without NOTIFY_SOCKET):
  *  - READY=1 once the first cycle has completed, whatever its result: a
@@ -43,6 +48,7 @@
 #include "lib/json.h"
 #include "config/smdconf.h"
 #include "lib/privdrop.h"
+#include "lib/loop.h"
 #include "mad/transport.h"
 
 #include <errno.h>
@@ -52,7 +58,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -80,6 +85,12 @@ struct dctx {
 	char *user, *group, *state_dir;
 	const char *sock;
 	int drop_failed;
+	struct sm_loop *loop;
+	struct smd_ctl_server *srv;
+	struct sm_loop_src *wd;      /* watchdog timer, NULL without WATCHDOG_USEC */
+	uint64_t wd_period;
+	int status;                  /* exit status once the loop quits */
+	uint64_t t_stop;
 };
 
 static uint64_t fnv1a(const char *s)
@@ -459,17 +470,52 @@ static void watchdog_tick(struct dctx *c)
 	free(st);
 }
 
+/* Loop callbacks (main thread). */
+static void on_cycle(void *arg)
+{
+	struct dctx *c = arg;
+
+	cycle_done(c, c->srv);
+	if (c->drop_failed)
+		sm_loop_quit(c->loop);
+}
+
+static void on_watchdog(struct sm_loop_src *s, void *arg)
+{
+	struct dctx *c = arg;
+
+	watchdog_tick(c);
+	sm_loop_timer_set(s, sm_mono_us() + c->wd_period);
+}
+
+static void on_signal(struct sm_loop_src *s, int signo, void *arg)
+{
+	struct dctx *c = arg;
+
+	(void)s;
+	if (signo == SIGHUP) {
+		reload(c);
+	} else if ((signo == SIGTERM || signo == SIGINT) && !sm_loop_quitting(c->loop)) {
+		c->t_stop = sm_mono_us();
+		sd_notify(0, "STOPPING=1");
+		sm_notice("SMD-0516", "stopping");
+		c->status = 0;
+		sm_loop_quit(c->loop);
+	}
+	/* SIGPIPE: read and dropped (a peer that went away is seen by the write) */
+}
+
 int smd_daemon(const struct smd_opts *o)
 {
-	struct dctx c = { .o = o, .note_mu = PTHREAD_MUTEX_INITIALIZER };
+	struct dctx c = { .o = o, .note_mu = PTHREAD_MUTEX_INITIALIZER, .status = 1 };
 	struct smd_conf *conf = NULL;
-	struct smd_ctl_server *srv = NULL;
 	const char *specs[SM_MAX_PLANES];
 	char mockspec[300], err[1024] = "", sock[128];
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
 	sigset_t mask, oldmask;
 	unsigned n = 0;
-	int sfd = -1, status = 1, rc;
-	uint64_t t_stop = 0, wd_usec = 0, wd_period = 0, wd_next = 0;
+	int masked = 0, rc;
+	uint64_t wd_usec = 0;
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
@@ -484,17 +530,20 @@ int smd_daemon(const struct smd_opts *o)
 
 	/* before any thread exists, so every thread inherits the mask */
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGPIPE);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&mask, sigs[i]);
 	pthread_sigmask(SIG_BLOCK, &mask, &oldmask);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		sm_err("SMD-0505", "signalfd: %s", strerror(errno));
+	masked = 1;
+	rc = sm_loop_new(&c.loop);
+	for (size_t i = 0; !rc && i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sm_loop_src *src;
+		rc = sm_loop_signal_add(c.loop, sigs[i], on_signal, &c, &src);
+	}
+	if (rc) {
+		sm_err("SMD-0505", "event loop: %s", strerror(-rc));
 		goto out;
 	}
-	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &srv, err, sizeof(err));
+	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &c.srv, err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0506", "control socket: %s", err);
 		goto out;
@@ -505,7 +554,8 @@ int smd_daemon(const struct smd_opts *o)
 		sm_err("SMD-0507", "out of memory");
 		goto out;
 	}
-	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = n, .note = note_log, .note_arg = &c };
+	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = n, .note = note_log, .note_arg = &c,
+				  .loop = c.loop, .cycle_done = on_cycle, .cycle_arg = &c };
 	/* specs point into conf (or mockspec); the daemon copies them before conf can be replaced */
 	rc = smd_dmn_new(conf, &dc, &c.d, err, sizeof(err));
 	if (rc) {
@@ -518,68 +568,40 @@ int smd_daemon(const struct smd_opts *o)
 	for (unsigned i = 0; i < n; i++)
 		sm_info("SMD-0509", "plane %u: %s", i, specs[i]);
 
-	/* WATCHDOG_USEC set by systemd (WatchdogSec=): ping at half the period */
+	/* WATCHDOG_USEC set by systemd (WatchdogSec=): ping at half the period, from the loop */
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec) {
-		wd_period = wd_usec / 2 ? wd_usec / 2 : 1;
-		wd_next = sm_mono_us();
+		c.wd_period = wd_usec / 2 ? wd_usec / 2 : 1;
+		if ((rc = sm_loop_timer_add(c.loop, on_watchdog, &c, &c.wd))) {
+			sm_err("SMD-0505", "event loop: %s", strerror(-rc));
+			goto out;
+		}
+		sm_loop_timer_set(c.wd, sm_mono_us());
 		sm_info("SMD-0523", "systemd watchdog: %.3f s, pinging every %.3f s", (double)wd_usec / 1e6,
-			(double)wd_period / 1e6);
+			(double)c.wd_period / 1e6);
 	}
-	for (;;) {
-		struct pollfd ext[2] = {
-			{ .fd = sfd, .events = POLLIN },
-			{ .fd = smd_dmn_wake_fd(c.d), .events = POLLIN },
-		};
-		int timeout = -1;
-		if (wd_period) {
-			uint64_t now = sm_mono_us();
-			if (now >= wd_next) {
-				watchdog_tick(&c);
-				wd_next = now + wd_period;
-			}
-			timeout = (int)((wd_next - now + 999) / 1000);
-		}
-		rc = smd_ctl_server_poll(srv, ext, 2, timeout);
-		if (rc) {
+	/* the control server's poll waits on its fds and the loop's; the loop then runs what is due */
+	while (!sm_loop_quitting(c.loop)) {
+		struct pollfd ext = { .fd = sm_loop_fd(c.loop), .events = POLLIN };
+		rc = smd_ctl_server_poll(c.srv, &ext, 1, -1);
+		if (!rc)
+			rc = sm_loop_dispatch(c.loop, 0);
+		if (rc < 0) {
 			sm_err("SMD-0515", "poll: %s", strerror(-rc));
+			c.status = 1;
 			break;
-		}
-		if (ext[1].revents & POLLIN) {
-			smd_dmn_drain(c.d);
-			cycle_done(&c, srv);
-			if (c.drop_failed)
-				break;
-		}
-		if (ext[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			int stop = 0;
-			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-				if (si.ssi_signo == SIGHUP)
-					reload(&c);
-				else if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
-					stop = 1;
-			}
-			if (stop) {
-				t_stop = sm_mono_us();
-				sd_notify(0, "STOPPING=1");
-				sm_notice("SMD-0516", "stopping");
-				status = 0;
-				break;
-			}
 		}
 	}
 out:
-	smd_ctl_server_free(srv);   /* parked clients get "daemon stopping" */
-	smd_dmn_free(c.d);          /* waits for a running cycle, saves LIDs, closes transports */
+	smd_ctl_server_free(c.srv);   /* parked clients get "daemon stopping" */
+	smd_dmn_free(c.d);            /* cuts a running cycle short, saves LIDs, closes transports */
+	sm_loop_free(c.loop);
 	smd_conf_free(conf);
 	free(c.user);
 	free(c.group);
 	free(c.state_dir);
-	if (sfd >= 0) {
-		close(sfd);
+	if (masked)
 		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
-	}
-	if (status == 0)
-		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_mono_us() - t_stop) / 1e6);
-	return status;
+	if (c.status == 0)
+		sm_notice("SMD-0517", "stopped (shutdown took %.2f s)", (double)(sm_mono_us() - c.t_stop) / 1e6);
+	return c.status;
 }

@@ -11,7 +11,7 @@
 #include "config/options.h"
 #include "lib/log.h"
 #include "sm/sm.h"
-#include "mock/mock.h"
+#include "mock/open.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
 
@@ -34,10 +34,10 @@ static void note_log(void *arg, const char *msg)
 		sm_debug("SMD-0301", "%s", msg);
 }
 
-static int open_transport(const struct smd_opts *o, const struct smd_conf *conf, struct sm_mock **mock,
-			  struct sm_transport **t)
+/* The one plane's spec: --backend mock --topology DUMP, the configured plane, or the default umad port. */
+static int open_transport(const struct smd_opts *o, const struct smd_conf *conf, struct sm_plane_port *port)
 {
-	char err[512] = "";
+	char err[512] = "", spec[4200];
 	int rc;
 
 	if (o->backend && !strcmp(o->backend, "mock")) {
@@ -45,32 +45,17 @@ static int open_transport(const struct smd_opts *o, const struct smd_conf *conf,
 			sm_err("SMD-0302", "--backend mock needs --topology DUMP");
 			return -1;
 		}
-		rc = sm_mock_load(o->topology, NULL, mock, err, sizeof(err));
-		if (rc) {
-			sm_err("SMD-0303", "%s", err[0] ? err : "cannot load the mock fabric");
-			return -1;
-		}
-		uint32_t port = sm_mock_default_port(*mock, 0);
-		if (port == SM_NONE) {
-			sm_err("SMD-0304", "%s: no CA port with its link up to attach the SM to", o->topology);
-			return -1;
-		}
-		rc = sm_mock_attach(*mock, port, t);
-		if (rc) {
-			sm_err("SMD-0304", "cannot attach to the mock fabric: %s", strerror(-rc));
-			return -1;
-		}
-		return 0;
-	}
-	if (o->backend && !strcmp(o->backend, "ibsim")) {
+		snprintf(spec, sizeof(spec), "mock:%s", o->topology);
+	} else if (o->backend && !strcmp(o->backend, "ibsim")) {
 		sm_err("SMD-0305", "--once drives one plane: use the umad backend (under umad2sim for ibsim)");
 		return -1;
-	}
-	if (conf->n_planes > 1) {
+	} else if (conf->n_planes > 1) {
 		sm_err("SMD-0305", "--once brings up one plane; %u planes configured", conf->n_planes);
 		return -1;
+	} else {
+		snprintf(spec, sizeof(spec), "%s", conf->n_planes ? conf->planes[0] : "umad");
 	}
-	rc = sm_transport_open(conf->n_planes ? conf->planes[0] : "umad", t, err, sizeof(err));
+	rc = sm_transport_open_spec(spec, sm_backends, port, err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0306", "%s", err[0] ? err : strerror(-rc));
 		return -1;
@@ -80,8 +65,7 @@ static int open_transport(const struct smd_opts *o, const struct smd_conf *conf,
 
 int smd_once(const struct smd_opts *o)
 {
-	struct sm_mock *mock = NULL;
-	struct sm_transport *t = NULL;
+	struct sm_plane_port port = { 0 };
 	struct sm_registry *reg = NULL;
 	struct sm_chain *chain = NULL;
 	struct smd_conf *conf = NULL;
@@ -127,7 +111,7 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
-	if (open_transport(o, conf, &mock, &t))
+	if (open_transport(o, conf, &port))
 		goto out;
 	sm_cfg_default(&cfg);
 	cfg.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
@@ -145,7 +129,7 @@ int smd_once(const struct smd_opts *o)
 	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
-	rc = sm_bringup(t, chain, &cfg, &sum, NULL, err, sizeof(err));
+	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));
 	if (nc.n > NOTE_CAP)
 		sm_notice("SMD-0301", "%u more notes (use -v -v to see them)", nc.n - NOTE_CAP);
 	if (o->json)
@@ -167,7 +151,6 @@ out:
 	sm_chain_free(chain);
 	smd_conf_free(conf);
 	sm_registry_free(reg);
-	sm_transport_close(t);
-	sm_mock_free(mock);
+	sm_plane_port_close(&port);
 	return status;
 }

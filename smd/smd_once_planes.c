@@ -12,10 +12,9 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "sm/multiplane.h"
-#include "mock/mock.h"
+#include "mock/open.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
-#include "daemon/daemon.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,22 +41,23 @@ static void lids_note(void *arg, const char *msg)
 	sm_notice("SMD-0402", "%s", msg);
 }
 
-/* Open one plane's transport (the daemon's opener: mock, ibsim, umad); failures go to open_err. */
-static void open_plane(struct sm_mp_plane *pl, const char *spec, struct sm_mock **mock)
+/* Open one plane's transport (mad/open.h: umad, ibsim, mock); failures go to open_err. */
+static void open_plane(struct sm_mp_plane *pl, const char *spec, struct sm_plane_port *port)
 {
 	char err[512] = "";
 	int rc;
 
 	snprintf(pl->name, sizeof(pl->name), "%s", spec);
-	rc = smd_plane_open(spec, &pl->t, mock, err, sizeof(err));
+	rc = sm_transport_open_spec(spec, sm_backends, port, err, sizeof(err));
 	if (rc)
 		snprintf(pl->open_err, sizeof(pl->open_err), "%s", err[0] ? err : strerror(-rc));
+	pl->t = port->t;
 }
 
 int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 {
 	struct sm_mp_plane *planes = NULL;
-	struct sm_mock *mocks[SM_MAX_PLANES] = { 0 };
+	struct sm_plane_port ports[SM_MAX_PLANES] = { 0 };
 	struct plane_note notes[SM_MAX_PLANES];
 	struct sm_registry *reg = NULL;
 	struct sm_plane_lids *lids = NULL;
@@ -94,7 +94,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	}
 	for (unsigned i = 0; i < n; i++) {
 		planes[i].index = i;
-		open_plane(&planes[i], specs[i], &mocks[i]);
+		open_plane(&planes[i], specs[i], &ports[i]);
 		if (!planes[i].t)
 			sm_err("SMD-0404", "plane %u (%s): %s", i, specs[i], planes[i].open_err);
 	}
@@ -146,8 +146,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 out:
 	for (unsigned i = 0; planes && i < n; i++) {
 		sm_chain_free(planes[i].chain);
-		sm_transport_close(planes[i].t);
-		sm_mock_free(mocks[i]);
+		sm_plane_port_close(&ports[i]);
 	}
 	free(planes);
 	sm_plane_lids_free(lids);

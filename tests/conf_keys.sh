@@ -15,9 +15,9 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-confkeys.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
+scratch confkeys
 
 python3 - "$top_srcdir" "$top_builddir/smd/smd" "$work" <<'PY'
 import os, re, subprocess, sys

@@ -13,21 +13,14 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to run smctl as another user"; exit 77; }
-command -v setpriv >/dev/null || { echo "SKIP: setpriv (util-linux) not found"; exit 77; }
+. "$top_srcdir/tests/lib-daemon.sh"
+[ "$(id -u)" = 0 ] || skip "needs root to run smctl as another user"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) not found"
 getent passwd nobody >/dev/null && getent group users >/dev/null && getent group nogroup >/dev/null ||
-	{ echo "SKIP: no nobody user or users/nogroup group"; exit 77; }
+	skip "no nobody user or users/nogroup group"
 
-w=$(mktemp -d "${TMPDIR:-/tmp}/smd-auth.XXXXXX")
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$w"
-}
-trap cleanup EXIT INT TERM
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+scratch auth
+w=$work
 chmod 0755 "$w"
 # a copy nobody can run wherever the build tree is
 cp "$top_builddir/smd/smctl" "$w/smctl"

@@ -20,27 +20,10 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-smctl="$top_builddir/smd/smctl"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-daemon.XXXXXX")
-pids=""
-cleanup() {
-	exec 3>&- 2>/dev/null
-	for p in $pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-# json FILE PYTHON-EXPR: evaluate EXPR with r = the parsed reply
-json() {
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
+scratch daemon
+cleanup_hook() { exec 3>&- 2>/dev/null; }
 
 # ask SOCKET BYTES...: send raw bytes (python escapes) on one connection, print the reply
 ask_raw() {
@@ -63,27 +46,6 @@ print(data.decode('utf-8', 'replace').strip())
 EOF
 }
 
-# start NAME ARGS...: run smd -f in the background, wait for its first sweep
-start() {
-	name=$1
-	shift
-	"$smd" -f "$@" >"$work/$name.out" 2>"$work/$name.err" &
-	pid=$!
-	pids="$pids $pid"
-	i=0
-	while [ $i -lt 100 ]; do
-		if "$smctl" --socket "$sock" --json status >"$work/st.json" 2>/dev/null &&
-			[ "$(json "$work/st.json" 'r["sweeps"] >= 1')" = True ]; then
-			return 0
-		fi
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	cat "$work/$name.err"
-	return 1
-}
-
 # stop: SIGTERM, must exit 0 within 3 s and remove its socket
 stop() {
 	kill -TERM "$pid"
@@ -102,10 +64,7 @@ stop() {
 	[ -e "$sock" ] && bad "$1: socket $sock left behind"
 	grep -q "stopped" "$work/$1.err" || bad "$1: no 'stopped' in the log"
 	# under --enable-sanitizers: any report fails the test
-	if grep -q "runtime error\|Sanitizer" "$work/$1.err"; then
-		bad "$1: sanitizer report"
-		grep -A5 "runtime error\|Sanitizer" "$work/$1.err" | head -30
-	fi
+	sanitizer_check "$1" "$work/$1.err"
 }
 
 "$smctl" topo gen fat-tree --radix 8 --hosts 32 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
@@ -149,10 +108,10 @@ with open(sys.argv[2], 'w') as log:
 			break
 PY
 npid=$!
-pids="$pids $npid"
+dmn_pids="$dmn_pids $npid"
 i=0
 while [ ! -S "$work/notify" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-NOTIFY_SOCKET="$work/notify" start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" \
+NOTIFY_SOCKET="$work/notify" dmn_start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" \
 	--state-dir "$work/state1" || { echo "FAIL: smd -f did not come up"; exit 1; }
 unset NOTIFY_SOCKET
 head -1 "$work/notify.log" | grep -q "^READY=1|STATUS=up: 1/1 planes up, 12 switches, 32 CAs, last sweep" ||
@@ -262,7 +221,7 @@ grep -q "configuration reloaded" "$work/one.err" || bad "good reload not logged"
 "$smd" -f --backend mock --topology "$work/ft" --socket "$sock" --state-dir "$work/state1b" \
 	>/dev/null 2>"$work/two.err" &
 p2=$!
-pids="$pids $p2"
+dmn_pids="$dmn_pids $p2"
 wait "$p2"
 [ $? = 1 ] || bad "a second smd on a live socket did not exit 1"
 grep -q "another smd" "$work/two.err" || bad "second smd: $(cat "$work/two.err")"
@@ -276,7 +235,7 @@ grep -q "^STOPPING=1" "$work/notify.log" || bad "no STOPPING=1 notification: $(c
 # no periodic sweeps from here on: the sweep counts checked below are exact
 printf 'sweep_interval: 0\n' >"$work/quiet.conf"
 sock="$work/mp.sock"
-start two -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
+dmn_start two -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mp.1" --socket "$sock" --state-dir "$work/state2" ||
 	{ echo "FAIL: 2-plane smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes"], r["planes_up"], r["switches"], r["cas"])')" = \
 	"('up', 2, 2, 16, 32)" ] || bad "2-plane status: $(cat "$work/st.json")"
@@ -294,7 +253,7 @@ stop two
 
 # ---- a plane with links missing and a plane that cannot be opened: degraded, asymmetric, answering ----
 sock="$work/deg.sock"
-start deg -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
+dmn_start deg -c "$work/quiet.conf" --plane "mock:$work/mp.0" --plane "mock:$work/mpf.1" --plane "mock:$work/missing" --socket "$sock" \
 	--state-dir "$work/state3" || { echo "FAIL: degraded smd -f did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["planes_up"])')" = "('degraded', 2)" ] ||
 	bad "degraded status: $(cat "$work/st.json")"
@@ -320,7 +279,7 @@ export IBSIM_SOCKNAME
 ibsim_up() {
 	(cd "$work/ib" && exec ibsim -s "$work/ft.net" <console >"$1" 2>&1) &
 	ibpid=$!
-	pids="$pids $ibpid"
+	dmn_pids="$dmn_pids $ibpid"
 	exec 3>"$work/ib/console"   # ibsim's console, open while it runs
 	i=0
 	until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
@@ -333,7 +292,7 @@ ibsim_up ibsim.log
 sock="$work/ib.sock"
 # no periodic sweeps (the sweep counts below are exact); short MAD timeouts for the sweep without ibsim
 printf 'sweep_interval: 0\nmad:\n  timeout_ms: 50\n  retries: 1\n' >"$work/ib.conf"
-start ib -c "$work/ib.conf" --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
+dmn_start ib -c "$work/ib.conf" --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state4" ||
 	{ echo "FAIL: smd -f under ibsim did not come up"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["switches"], r["cas"], r["lft_blocks_written"] > 0)')" = "('up', 8, 16, True)" ] ||
 	bad "ibsim: first sweep: $(cat "$work/st.json")"

@@ -30,30 +30,11 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-smctl="$top_builddir/smd/smctl"
+. "$top_srcdir/tests/lib-daemon.sh"
 nrecv="$top_builddir/tests/notify_recv"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+need_python
 . "$top_srcdir/tests/lib-ibsim.sh"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-dibsim.XXXXXX")
-pids=""
-cleanup() {
-	for p in $pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	ibsim_cleanup
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-json() {
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
+scratch dibsim
 # wait_for SECONDS COMMAND...: poll every 0.1 s until COMMAND succeeds
 wait_for() {
 	_n=$(($1 * 10))
@@ -76,14 +57,14 @@ leaf0=S-0002c91000000000
 
 "$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$work/ft.net" >/dev/null ||
 	{ echo "FAIL: generator"; exit 1; }
-IBSIM_CONSOLE=1 ibsim_start "$work/ft.net" || { echo "FAIL: ibsim did not start"; exit 1; }
+IBSIM_CONSOLE=1 scratch_ibsim "$work/ft.net" || { echo "FAIL: ibsim did not start"; exit 1; }
 
 # start_smd: notify receiver + smd -f with NOTIFY_SOCKET and WATCHDOG_USEC (1 s)
 start_smd() {
 	rm -f "$work/notify" "$work/notify.log"
 	"$nrecv" "$work/notify" "$work/notify.log" 60 &
 	npid=$!
-	pids="$pids $npid"
+	dmn_pids="$dmn_pids $npid"
 	wait_for 5 test -S "$work/notify" || { echo "FAIL: notify_recv did not bind"; exit 1; }
 	touch "$work/smd.err"
 	# JOURNAL_STREAM: journald's stream for stderr (DEV:INODE); "stderr" = smd.err itself
@@ -93,7 +74,7 @@ start_smd() {
 		"$smd" -f -c "$conf" --plane "ibsim:$smnode" --socket "$sock" --state-dir "$work/state" \
 		>>"$work/smd.out" 2>>"$work/smd.err" &
 	pid=$!
-	pids="$pids $pid"
+	dmn_pids="$dmn_pids $pid"
 	wait_for 30 has_ge READY=1 1 || { cat "$work/smd.err"; echo "FAIL: no READY=1"; exit 1; }
 }
 
@@ -234,7 +215,7 @@ wait "$pid" 2>/dev/null
 kill "$npid" 2>/dev/null
 wait "$npid" 2>/dev/null
 ibsim_stop
-IBSIM_CONSOLE=1 ibsim_start "$work/ft.net" || { echo "FAIL: ibsim did not restart"; exit 1; }
+IBSIM_CONSOLE=1 scratch_ibsim "$work/ft.net" || { echo "FAIL: ibsim did not restart"; exit 1; }
 smnode=H-0002c92000000000
 lids "$work/lidsz" && [ "$(awk '$2 != 0' "$work/lidsz" | wc -l)" = 0 ] || bad "the fresh ibsim has LIDs: $(cat "$work/lidsz")"
 start_smd

@@ -12,38 +12,20 @@ set -u
 
 : "${top_srcdir:?run from make check}"
 : "${top_builddir:?run from make check}"
-SMD="$top_builddir/smd/smd"
-DATA="$top_srcdir/tests/data/dryrun"
+. "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
+DATA="$top_srcdir/tests/data/dryrun"
+scratch dryrun
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/smd-dryrun.XXXXXX") || exit 1
-cleanup()
-{
-	ibsim_cleanup
-	rm -rf "$T"
-}
-trap cleanup EXIT
-trap 'cleanup; trap - EXIT; exit 129' HUP
-trap 'cleanup; trap - EXIT; exit 130' INT
-trap 'cleanup; trap - EXIT; exit 143' TERM
-
-failures=0
-fail()
-{
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# run WANT_RC CMD...: run, keep stdout in $T/out and stderr in $T/err, check the status.
 run()
 {
 	_want=$1
 	shift
-	"$@" >"$T/out" 2>"$T/err"
+	"$@" >"$work/out" 2>"$work/err"
 	_rc=$?
 	if [ "$_rc" -ne "$_want" ]; then
-		fail "exit $_rc (wanted $_want): $*"
-		sed 's/^/    stderr: /' "$T/err" | head -20 >&2
+		bad "exit $_rc (wanted $_want): $*"
+		sed 's/^/    stderr: /' "$work/err" | head -20 >&2
 		return 1
 	fi
 	return 0
@@ -52,39 +34,39 @@ run()
 # expect_err PATTERN: stderr of the last run matches (grep -E)
 expect_err()
 {
-	grep -Eq -- "$1" "$T/err" || {
-		fail "stderr lacks /$1/"
-		sed 's/^/    stderr: /' "$T/err" | head -20 >&2
+	grep -Eq -- "$1" "$work/err" || {
+		bad "stderr lacks /$1/"
+		sed 's/^/    stderr: /' "$work/err" | head -20 >&2
 	}
 }
 
 # ---------------------------------------------------------------- exit codes
-run 2 "$SMD" --dry-run && expect_err "needs at least one -t"
-run 1 "$SMD" --dry-run -t "$T/nonexistent.ibnd" && expect_err "nonexistent.ibnd"
-run 1 "$SMD" --dry-run -t "$DATA/garbage.ibnd" && expect_err "garbage.ibnd:[0-9]+:"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R nosuchengine && expect_err "nosuchengine"
-run 2 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R "minhop,,updn" && expect_err "empty engine name"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$DATA/bad.yaml" && expect_err "bad.yaml:4: mad.window"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/none.yaml" && expect_err "none.yaml"
-printf 'this is not a profile ;;\n' >"$T/bad.profile"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" --profile "$T/bad.profile" && expect_err "bad.profile"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --lfts-out "$T/no/such/dir/x.lfts" && expect_err "no/such/dir"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/no/such/dir/r.txt" && expect_err "report to .*no/such/dir"
-: >"$T/empty.ibnd"
-"$SMD" --dry-run -t "$T/empty.ibnd" >"$T/out" 2>"$T/err"
+run 2 "$smd" --dry-run && expect_err "needs at least one -t"
+run 1 "$smd" --dry-run -t "$work/nonexistent.ibnd" && expect_err "nonexistent.ibnd"
+run 1 "$smd" --dry-run -t "$DATA/garbage.ibnd" && expect_err "garbage.ibnd:[0-9]+:"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R nosuchengine && expect_err "nosuchengine"
+run 2 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R "minhop,,updn" && expect_err "empty engine name"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -c "$DATA/bad.yaml" && expect_err "bad.yaml:4: mad.window"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -c "$work/none.yaml" && expect_err "none.yaml"
+printf 'this is not a profile ;;\n' >"$work/bad.profile"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" --profile "$work/bad.profile" && expect_err "bad.profile"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R minhop --lfts-out "$work/no/such/dir/x.lfts" && expect_err "no/such/dir"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$work/no/such/dir/r.txt" && expect_err "report to .*no/such/dir"
+: >"$work/empty.ibnd"
+"$smd" --dry-run -t "$work/empty.ibnd" >"$work/out" 2>"$work/err"
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
-	fail "empty dump: exit $rc (crash?)"
-	cat "$T/err" >&2
+	bad "empty dump: exit $rc (crash?)"
+	cat "$work/err" >&2
 fi
-[ -s "$T/err" ] || fail "empty dump: no message"
+[ -s "$work/err" ] || bad "empty dump: no message"
 
 # ---------------------------------------------------------------- reports
 check_json()
 {
 	# check_json FILE PYTHON-ASSERTIONS (r = the report)
-	python3 -m json.tool "$1" >/dev/null || { fail "$1 is not valid JSON"; return; }
-	python3 - "$1" "$2" <<'EOF' || fail "JSON report content ($2)"
+	python3 -m json.tool "$1" >/dev/null || { bad "$1 is not valid JSON"; return; }
+	python3 - "$1" "$2" <<'EOF' || bad "JSON report content ($2)"
 import json, sys
 r = json.load(open(sys.argv[1]))
 for key in ("version", "chain", "config", "profile", "lfts_out", "all_routed", "seconds", "planes"):
@@ -111,9 +93,9 @@ exec(sys.argv[2])
 EOF
 }
 
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report - --json --seed 7; then
-	cp "$T/out" "$T/r1.json"
-	check_json "$T/r1.json" '
+if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report - --json --seed 7; then
+	cp "$work/out" "$work/r1.json"
+	check_json "$work/r1.json" '
 p = r["planes"][0]
 assert r["version"] == 1 and r["chain"] == "minhop" and r["all_routed"] is True
 assert p["fabric"]["switches"] == 6 and p["fabric"]["cas"] == 8, p["fabric"]
@@ -127,8 +109,8 @@ assert m["random_permutations"]["seed"] == 7
 '
 fi
 # the same seed gives the same metrics; the text report names the engine
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --json --seed 7; then
-	python3 - "$T/r1.json" "$T/out" <<'EOF' || fail "metrics differ between two runs with the same seed"
+if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R minhop --json --seed 7; then
+	python3 - "$work/r1.json" "$work/out" <<'EOF' || bad "metrics differ between two runs with the same seed"
 import json, sys
 a, b = (json.load(open(f))["planes"][0]["metrics"] for f in sys.argv[1:3])
 for m in (a, b):
@@ -136,14 +118,14 @@ for m in (a, b):
 assert a == b, (a, b)
 EOF
 fi
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$T/r.txt"; then
-	grep -q "routing: minhop" "$T/r.txt" || fail "text report lacks 'routing: minhop'"
-	grep -q "random permutations" "$T/r.txt" || fail "text report lacks the random permutations"
+if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R minhop --report "$work/r.txt"; then
+	grep -q "routing: minhop" "$work/r.txt" || bad "text report lacks 'routing: minhop'"
+	grep -q "random permutations" "$work/r.txt" || bad "text report lacks the random permutations"
 fi
 
 # a chain that falls back: ftree refuses a ring, updn routes it; the report says why
-if run 0 "$SMD" --dry-run -t "$DATA/ring.net" -R ftree,updn --json; then
-	check_json "$T/out" '
+if run 0 "$smd" --dry-run -t "$DATA/ring.net" -R ftree,updn --json; then
+	check_json "$work/out" '
 p = r["planes"][0]["routing"]
 assert p["routed"] and p["engine"] == "updn", p
 att = p["attempts"]
@@ -154,34 +136,34 @@ assert att[1]["used"] and att[1]["reason"] is None, att[1]
 	expect_err "engine ftree passed over: .*not a fat tree"
 fi
 # no engine of the chain routes the plane: exit 1, but the report and the LFT file still say so
-if run 1 "$SMD" --dry-run -t "$DATA/ring.net" -t "$DATA/split.ibnd" -R ftree --report "$T/fail.json" --json \
-	--lfts-out "$T/fail.lfts"; then
+if run 1 "$smd" --dry-run -t "$DATA/ring.net" -t "$DATA/split.ibnd" -R ftree --report "$work/fail.json" --json \
+	--lfts-out "$work/fail.lfts"; then
 	expect_err "plane 0 .*no engine of the chain could route it"
-	check_json "$T/fail.json" '
+	check_json "$work/fail.json" '
 assert r["all_routed"] is False
 assert r["planes"][0]["routing"]["routed"] is False and r["planes"][0]["metrics"] is None
 assert r["planes"][1]["routing"]["routed"] is True
 '
-	grep -q "^# plane 0 .*not routed" "$T/fail.lfts" || fail "LFT file does not say plane 0 is not routed"
-	[ "$(grep -c "^Unicast lids" "$T/fail.lfts")" -eq 2 ] || fail "LFT file lacks the 2 switches of plane 1"
+	grep -q "^# plane 0 .*not routed" "$work/fail.lfts" || bad "LFT file does not say plane 0 is not routed"
+	[ "$(grep -c "^Unicast lids" "$work/fail.lfts")" -eq 2 ] || bad "LFT file lacks the 2 switches of plane 1"
 fi
 
 # an engine's own config error names the config file and the line
-printf 'routing_engine: updn\nengines:\n  updn:\n    bogus_key: 1\n' >"$T/engine.yaml"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/engine.yaml" &&
+printf 'routing_engine: updn\nengines:\n  updn:\n    bogus_key: 1\n' >"$work/engine.yaml"
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -c "$work/engine.yaml" &&
 	expect_err "engine.yaml:4: updn: .*bogus_key"
 
 # plugins from the config's plugin_dir: the example plugin routes, a broken one is refused
-printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$T/plugins.yaml"
-run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R ecmp &&
+printf 'plugin_dir: %s/plugins\n' "$top_builddir" >"$work/plugins.yaml"
+run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -c "$work/plugins.yaml" -R ecmp &&
 	expect_err "routed by ecmp"
-run 1 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -c "$T/plugins.yaml" -R bad_version &&
+run 1 "$smd" --dry-run -t "$DATA/ft8.ibnd" -c "$work/plugins.yaml" -R bad_version &&
 	expect_err "bad_version.so"
 
 # a traffic profile: max link load of its flows, routed without and with it
-printf 'H1 H8 5\nH2 H7 3\n# a comment\nH3 H6 0\n' >"$T/good.profile"
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R minhop --profile "$T/good.profile" --json; then
-	check_json "$T/out" '
+printf 'H1 H8 5\nH2 H7 3\n# a comment\nH3 H6 0\n' >"$work/good.profile"
+if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R minhop --profile "$work/good.profile" --json; then
+	check_json "$work/out" '
 pr = r["planes"][0]["profile"]
 assert r["profile"].endswith("good.profile")
 assert pr["flows"] == 2 and pr["weight"] == 8, pr
@@ -190,9 +172,9 @@ assert 5 <= pr["max_link_load_before"] <= 8 and 5 <= pr["max_link_load_after"] <
 fi
 
 # with the profile-aware engine the load can only go down (here a permutation: 1 is the optimum)
-printf 'H1 H3 1\nH2 H4 1\nH3 H5 1\nH4 H6 1\nH5 H7 1\nH6 H8 1\nH7 H1 1\nH8 H2 1\n' >"$T/perm.profile"
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -R hotpath,ftree --profile "$T/perm.profile" --json; then
-	check_json "$T/out" '
+printf 'H1 H3 1\nH2 H4 1\nH3 H5 1\nH4 H6 1\nH5 H7 1\nH6 H8 1\nH7 H1 1\nH8 H2 1\n' >"$work/perm.profile"
+if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -R hotpath,ftree --profile "$work/perm.profile" --json; then
+	check_json "$work/out" '
 p = r["planes"][0]
 assert p["routing"]["engine"] == "hotpath", p["routing"]
 pr = p["profile"]
@@ -203,8 +185,8 @@ fi
 
 # ---------------------------------------------------------------- LIDs and a disconnected plane
 # ibsim net files carry no LIDs: smd assigns them all.
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.net" -R minhop --json; then
-	check_json "$T/out" '
+if run 0 "$smd" --dry-run -t "$DATA/ft8.net" -R minhop --json; then
+	check_json "$work/out" '
 p = r["planes"][0]
 assert p["lids"]["ports_from_dump"] == 0 and p["lids"]["ports_assigned"] == 14, p["lids"]
 assert p["lids"]["lids_assigned"] == 14 and len(p["lids"]["examples"]) == 10
@@ -213,27 +195,27 @@ assert len(set(lids)) == len(lids) and min(lids) >= 1
 '
 fi
 # --lmc 1: CA ports get 2 LIDs each
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.net" -R minhop --lmc 1 --json; then
-	check_json "$T/out" '
+if run 0 "$smd" --dry-run -t "$DATA/ft8.net" -R minhop --lmc 1 --json; then
+	check_json "$work/out" '
 p = r["planes"][0]
 assert p["lids"]["lids_assigned"] == 6 + 2 * 8, p["lids"]
 '
 fi
 # two islands: 2 x 3 hosts -> 12 ordered pairs without any cable path
-if run 0 "$SMD" --dry-run -t "$DATA/split.net" -R minhop --json; then
-	check_json "$T/out" '
+if run 0 "$smd" --dry-run -t "$DATA/split.net" -R minhop --json; then
+	check_json "$work/out" '
 c = r["planes"][0]["connectivity"]
 assert c["hosts"] == 5 and c["parts"] == 2 and c["disconnected_pairs"] == 12, c
 assert len(c["examples"]) == 10
 '
-	n=$(grep -c "unreachable pair:" "$T/err")
-	[ "$n" -eq 10 ] || fail "split.net: $n unreachable-pair warnings, wanted 10 (the cap)"
-	grep -q "and 2 more unreachable pairs" "$T/err" || fail "split.net: no count of the pairs beyond the cap"
+	n=$(grep -c "unreachable pair:" "$work/err")
+	[ "$n" -eq 10 ] || bad "split.net: $n unreachable-pair warnings, wanted 10 (the cap)"
+	grep -q "and 2 more unreachable pairs" "$work/err" || bad "split.net: no count of the pairs beyond the cap"
 fi
 
 # LIDs kept where the dump has them (SwA, A1, A2: 1-3), free ones for the others
-if run 0 "$SMD" --dry-run -t "$DATA/split.ibnd" -R minhop --json; then
-	check_json "$T/out" '
+if run 0 "$smd" --dry-run -t "$DATA/split.ibnd" -R minhop --json; then
+	check_json "$work/out" '
 p = r["planes"][0]
 assert p["lids"]["ports_from_dump"] == 3 and p["lids"]["ports_assigned"] == 4, p["lids"]
 assert sorted(e["lid"] for e in p["lids"]["examples"]) == [4, 5, 6, 7], p["lids"]
@@ -242,9 +224,9 @@ assert p["connectivity"]["parts"] == 2 and p["connectivity"]["disconnected_pairs
 fi
 
 # two planes: one plane per -t, both in the LFT file, separated by comments
-if run 0 "$SMD" --dry-run -t "$DATA/ft8.ibnd" -t "$DATA/split.ibnd" -R minhop --lfts-out "$T/two.lfts"; then
-	[ "$(grep -c '^# plane' "$T/two.lfts")" -eq 2 ] || fail "two planes: not 2 plane comments in the LFT file"
-	[ "$(grep -c '^Unicast lids' "$T/two.lfts")" -eq 8 ] || fail "two planes: not 6+2 switches in the LFT file"
+if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -t "$DATA/split.ibnd" -R minhop --lfts-out "$work/two.lfts"; then
+	[ "$(grep -c '^# plane' "$work/two.lfts")" -eq 2 ] || bad "two planes: not 2 plane comments in the LFT file"
+	[ "$(grep -c '^Unicast lids' "$work/two.lfts")" -eq 8 ] || bad "two planes: not 6+2 switches in the LFT file"
 fi
 
 # ---------------------------------------------------------------- OpenSM loads our LFT file
@@ -280,43 +262,42 @@ opensm_round_trip()
 {
 	_lmc=$1
 	shift
-	if ! ibsim_opensm_once -l "$_lmc" || ! ibsim_run ibnetdiscover >"$T/live.ibnd" 2>"$T/ibnd.err"; then
-		fail "LMC $_lmc: OpenSM or ibnetdiscover under ibsim failed"
-		cat "$T/ibnd.err" >&2
+	if ! ibsim_opensm_once -l "$_lmc" || ! ibsim_run ibnetdiscover >"$work/live.ibnd" 2>"$work/ibnd.err"; then
+		bad "LMC $_lmc: OpenSM or ibnetdiscover under ibsim failed"
+		cat "$work/ibnd.err" >&2
 		return
 	fi
 	for eng in "$@"; do
-		out="$T/$eng-lmc$_lmc"
-		run 0 "$SMD" --dry-run -t "$T/live.ibnd" -R "$eng" --lfts-out "$out.lfts" || continue
+		out="$work/$eng-lmc$_lmc"
+		run 0 "$smd" --dry-run -t "$work/live.ibnd" -R "$eng" --lfts-out "$out.lfts" || continue
 		if ! ibsim_opensm_once -l "$_lmc" -R file -U "$out.lfts"; then
-			fail "$eng, LMC $_lmc: OpenSM's file engine refused our LFT file"
+			bad "$eng, LMC $_lmc: OpenSM's file engine refused our LFT file"
 			continue
 		fi
 		grep -q "file tables configured on all switches" "$IBSIM_DIR/opensm.log" ||
-			fail "$eng, LMC $_lmc: OpenSM did not configure its tables from our file"
-		ibsim_run dump_lfts >"$out.dump" 2>/dev/null || fail "$eng, LMC $_lmc: dump_lfts failed"
+			bad "$eng, LMC $_lmc: OpenSM did not configure its tables from our file"
+		ibsim_run dump_lfts >"$out.dump" 2>/dev/null || bad "$eng, LMC $_lmc: dump_lfts failed"
 		compare_lfts "$out.lfts" "$out.dump" ||
-			fail "$eng, LMC $_lmc: switches hold other LFTs than our file"
+			bad "$eng, LMC $_lmc: switches hold other LFTs than our file"
 		# byte for byte, apart from the header's port id and dump_lfts' trailer
 		sed -E -e '/^#/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' "$out.lfts" |
-			LC_ALL=C sort >"$T/a"
+			LC_ALL=C sort >"$work/a"
 		sed -E -e '/^$/d' -e '/^\*\*\* WARNING/d' -e 's/ of switch .* guid 0x/ of switch guid 0x/' \
-			"$out.dump" | LC_ALL=C sort >"$T/b"
-		cmp -s "$T/a" "$T/b" || {
-			fail "$eng, LMC $_lmc: text differs from dump_lfts"
-			diff "$T/a" "$T/b" | head >&2
+			"$out.dump" | LC_ALL=C sort >"$work/b"
+		cmp -s "$work/a" "$work/b" || {
+			bad "$eng, LMC $_lmc: text differs from dump_lfts"
+			diff "$work/a" "$work/b" | head >&2
 		}
 	done
 }
 
-if ibsim_start "$DATA/ft8.net"; then
-	trap cleanup EXIT   # ibsim_start installed its own EXIT trap; ours also calls it
+if scratch_ibsim "$DATA/ft8.net"; then
 	opensm_round_trip 0 minhop updn ftree
 	# LMC 2: ranges of 4 LIDs per CA port and dump_fts' "path #k out of 4" lines
 	opensm_round_trip 2 minhop
 	ibsim_stop
 else
-	fail "ibsim did not start"
+	bad "ibsim did not start"
 fi
 
 if [ "$failures" -ne 0 ]; then

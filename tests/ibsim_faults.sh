@@ -17,94 +17,56 @@ set -u
 . "$top_srcdir/tests/lib-ibsim.sh"
 
 top_builddir=$(cd "$top_builddir" && pwd)
-SMD=$top_builddir/smd/smd
-SMCTL=$top_builddir/smd/smctl
+. "$top_srcdir/tests/lib-daemon.sh"
 RATE=${RATE:-10}
-for t in ibsim iblinkinfo ibtracert; do
-	command -v $t >/dev/null 2>&1 || { echo "FAIL: $t not installed (ibsim-utils, infiniband-diags)"; exit 1; }
-done
+need_tools "ibsim-utils, infiniband-diags" ibsim iblinkinfo ibtracert
 _ibsim_find_umad2sim || exit 1
 export UMAD2SIM
+scratch faults
+umad2sim_supp
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/smd-faults.XXXXXX") || exit 1
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
-
-# umad2sim copies out of its own receive buffer beyond its end on every recv (see ibsim_once.sh)
-printf 'interceptor_via_lib:libumad2sim.so\n' >"$WORK/asan.supp"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$WORK/asan.supp"
-export ASAN_OPTIONS
-
-# mock backend: the summary JSON has the rejected counters
-"$SMCTL" topo gen fat-tree --hosts 16 --radix 8 --levels 2 --format ibsim -o "$WORK/ft.net" >/dev/null ||
+"$smctl" topo gen fat-tree --hosts 16 --radix 8 --levels 2 --format ibsim -o "$work/ft.net" >/dev/null ||
 	{ echo "FAIL: topo gen"; exit 1; }
-"$SMD" --once --backend mock --topology "$WORK/ft.net" --state-dir "$WORK/mock-state" -q --json \
-	>"$WORK/mock.json" 2>"$WORK/mock.err" || { cat "$WORK/mock.err"; bad "smd --once on the mock"; }
-grep -q '"rejected":{"truncated":0,' "$WORK/mock.json" || { cat "$WORK/mock.json"; bad "no rejected counters in the JSON"; }
+"$smd" --once --backend mock --topology "$work/ft.net" --state-dir "$work/mock-state" -q --json \
+	>"$work/mock.json" 2>"$work/mock.err" || { cat "$work/mock.err"; bad "smd --once on the mock"; }
+grep -q '"rejected":{"truncated":0,' "$work/mock.json" || { cat "$work/mock.json"; bad "no rejected counters in the JSON"; }
 
-# ibsim with a console (lib-ibsim starts it without one): this test starts it
-# and hands the PID and folder to lib-ibsim, whose ibsim_run/ibsim_stop work as usual.
-IBSIM_DIR=$WORK/ib
-mkdir -p "$IBSIM_DIR"
-IBSIM_SOCKNAME="smd-faults-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
-export IBSIM_DIR IBSIM_SOCKNAME
-cleanup() {
-	exec 3>&- 2>/dev/null
-	if [ -n "${IBSIM_PID:-}" ]; then
-		kill "$IBSIM_PID" 2>/dev/null
-		wait "$IBSIM_PID" 2>/dev/null
-	fi
-	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-mkfifo "$IBSIM_DIR/console" || exit 1
-(cd "$IBSIM_DIR" && exec ibsim -s "$WORK/ft.net" <console >ibsim.log 2>&1) &
-IBSIM_PID=$!
-exec 3>"$IBSIM_DIR/console"
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
-	kill -0 "$IBSIM_PID" 2>/dev/null || { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim died"; exit 1; }
-	sleep 0.1
-done
-SIM_HOST=$(sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$WORK/ft.net" | head -1)
+# ibsim with its console: error rates are set there
+IBSIM_CONSOLE=1 scratch_ibsim "$work/ft.net" || { echo "FAIL: ibsim did not start"; exit 1; }
+SIM_HOST=$(sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$work/ft.net" | head -1)
 export SIM_HOST
-switches=$(sed -n 's/^Switch[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$WORK/ft.net")
+switches=$(sed -n 's/^Switch[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$work/ft.net")
 
 set_errors() { # RATE
-	for s in $switches; do echo "Error \"$s\" $1" >&3; done
+	for s in $switches; do ibsim_console "Error \"$s\" $1"; done
 	# the console is read between MADs: give it a moment, then check it took
 	sleep 0.5
 }
 
 set_errors "$RATE"
-ibsim_run "$SMD" --once --json -q --state-dir "$WORK/state" >"$WORK/s1.json" 2>"$WORK/s1.err"
+ibsim_run "$smd" --once --json -q --state-dir "$work/state" >"$work/s1.json" 2>"$work/s1.err"
 rc=$?
-cat "$WORK/s1.json"
-[ $rc = 0 ] || { cat "$WORK/s1.err"; bad "smd --once under ${RATE}% errors exited $rc"; }
-[ "$(json_num "$WORK/s1.json" cas)" = 16 ] || bad "not every CA found"
-[ "$(json_num "$WORK/s1.json" active_ports)" = "$(json_num "$WORK/s1.json" link_ports)" ] ||
+cat "$work/s1.json"
+[ $rc = 0 ] || { cat "$work/s1.err"; bad "smd --once under ${RATE}% errors exited $rc"; }
+[ "$(json_num "$work/s1.json" cas)" = 16 ] || bad "not every CA found"
+[ "$(json_num "$work/s1.json" active_ports)" = "$(json_num "$work/s1.json" link_ports)" ] ||
 	bad "not every link port ACTIVE"
-retried=$(json_num "$WORK/s1.json" retried)
+retried=$(json_num "$work/s1.json" retried)
 [ "${retried:-0}" -gt 0 ] || bad "no retries: the errors did not take (ibsim.log: $(tail -3 "$IBSIM_DIR/ibsim.log"))"
-echo "under ${RATE}% errors: $(json_num "$WORK/s1.json" sent) SMPs sent, $retried retried, $(json_num "$WORK/s1.json" lost) lost, $(json_num "$WORK/s1.json" sweeps) sweeps"
+echo "under ${RATE}% errors: $(json_num "$work/s1.json" sent) SMPs sent, $retried retried, $(json_num "$work/s1.json" lost) lost, $(json_num "$work/s1.json" sweeps) sweeps"
 
 # second run under the same errors: every LID kept
-ibsim_run "$SMD" --once --json -q --state-dir "$WORK/state" >"$WORK/s2.json" 2>"$WORK/s2.err" ||
-	{ cat "$WORK/s2.err"; bad "second smd --once under errors failed"; }
-grep -q '"lid_assign":{[^}]*"new":0,"moved":0' "$WORK/s2.json" || { cat "$WORK/s2.json"; bad "LIDs changed on the second run"; }
+ibsim_run "$smd" --once --json -q --state-dir "$work/state" >"$work/s2.json" 2>"$work/s2.err" ||
+	{ cat "$work/s2.err"; bad "second smd --once under errors failed"; }
+grep -q '"lid_assign":{[^}]*"new":0,"moved":0' "$work/s2.json" || { cat "$work/s2.json"; bad "LIDs changed on the second run"; }
 
 # the errors stop: read the fabric back with infiniband-diags
 set_errors 0
-ibsim_run iblinkinfo >"$WORK/links.txt" 2>&1 || bad "iblinkinfo failed"
-nlinks=$(grep -c 'LinkUp' "$WORK/links.txt")
-nact=$(grep 'LinkUp' "$WORK/links.txt" | grep -c 'Active')
-[ "$nlinks" -gt 0 ] && [ "$nlinks" = "$nact" ] || { cat "$WORK/links.txt"; bad "iblinkinfo: $nact of $nlinks linked ports Active"; }
-lids=$(grep -o '"lids":[0-9]*' "$WORK/s1.json" >/dev/null && ibsim_run ibnetdiscover 2>/dev/null |
+ibsim_run iblinkinfo >"$work/links.txt" 2>&1 || bad "iblinkinfo failed"
+nlinks=$(grep -c 'LinkUp' "$work/links.txt")
+nact=$(grep 'LinkUp' "$work/links.txt" | grep -c 'Active')
+[ "$nlinks" -gt 0 ] && [ "$nlinks" = "$nact" ] || { cat "$work/links.txt"; bad "iblinkinfo: $nact of $nlinks linked ports Active"; }
+lids=$(grep -o '"lids":[0-9]*' "$work/s1.json" >/dev/null && ibsim_run ibnetdiscover 2>/dev/null |
 	sed -n 's/^\[[0-9]*\](.*# lid \([0-9]*\) .*/\1/p' | sort -un)
 # first CA to every other, and every CA to the next one (a ring): 2N-1 traces, not N^2
 n=0

@@ -18,31 +18,11 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
-
-SMD=$top_builddir/smd/smd
-SMCTL=$top_builddir/smd/smctl
-for t in ibsim ibnetdiscover iblinkinfo ibtracert dump_lfts; do
-	command -v $t >/dev/null 2>&1 || { echo "FAIL: $t not installed (ibsim-utils, infiniband-diags)"; exit 1; }
-done
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/smd-once.XXXXXX") || exit 1
-cleanup() { ibsim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
-trap cleanup EXIT
-trap 'cleanup; trap - EXIT; exit 130' INT TERM HUP
-failed=0
-
-# umad2sim (uninstrumented, not ours) copies 320 bytes out of its own 288-byte
-# receive buffer on every umad_recv; a sanitizer build of smd would stop on
-# that. Suppress reports from interceptors called by umad2sim only.
-printf 'interceptor_via_lib:libumad2sim.so\n' >"$WORK/asan.supp"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$WORK/asan.supp"
-export ASAN_OPTIONS
-
-fail() { echo "FAIL: $*"; failed=1; }
-
-# json_num FILE KEY: the integer after the first "KEY": in FILE
-json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
+need_tools "ibsim-utils, infiniband-diags" ibsim ibnetdiscover iblinkinfo ibtracert dump_lfts
+scratch once
+umad2sim_supp
 
 # normalise a GUID: lower-case hex without 0x and leading zeros
 norm_guid() { echo "$1" | tr 'A-F' 'a-f' | sed 's/^0x//; s/^0*//'; }
@@ -67,18 +47,18 @@ g2l_lids() {
 
 run_case() {
 	name=$1 net=$2
-	dir=$WORK/$name
+	dir=$work/$name
 	mkdir -p "$dir"
 	echo "== $name: $(basename "$net") ${SIM_HOST:+(SM at $SIM_HOST)}"
-	ibsim_start "$net" || { fail "$name: ibsim did not start"; return; }
+	scratch_ibsim "$net" || { bad "$name: ibsim did not start"; return; }
 	lmc=${LMC:-0}
 	args="--lmc $lmc"
 
 	# migration: OpenSM brought the fabric up before; smd must keep its LIDs,
 	# taken from the fabric (OPENSM_FIRST=fabric) or from OpenSM's guid2lid (=file)
 	if [ -n "${OPENSM_FIRST:-}" ]; then
-		ibsim_opensm_once -R minhop --lmc "$lmc" || { fail "$name: opensm --once failed"; ibsim_stop; return; }
-		ibsim_run ibnetdiscover >"$dir/topo.osm" 2>/dev/null || fail "$name: ibnetdiscover after OpenSM failed"
+		ibsim_opensm_once -R minhop --lmc "$lmc" || { bad "$name: opensm --once failed"; ibsim_stop; return; }
+		ibsim_run ibnetdiscover >"$dir/topo.osm" 2>/dev/null || bad "$name: ibnetdiscover after OpenSM failed"
 		ibnd_lids "$dir/topo.osm" >"$dir/lids.osm"
 		if [ "$OPENSM_FIRST" = file ]; then
 			cp "$IBSIM_DIR/guid2lid" "$dir/opensm.guid2lid"
@@ -87,49 +67,49 @@ run_case() {
 		fi
 	fi
 
-	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" $args --json >"$dir/run1.json" 2>"$dir/run1.err"; then
-		fail "$name: smd --once failed"; cat "$dir/run1.err"; ibsim_stop; return
+	if ! ibsim_run "$smd" --once --state-dir "$dir/state" $args --json >"$dir/run1.json" 2>"$dir/run1.err"; then
+		bad "$name: smd --once failed"; cat "$dir/run1.err"; ibsim_stop; return
 	fi
 	cat "$dir/run1.json"
 	links=$(json_num "$dir/run1.json" link_ports)
 	active=$(json_num "$dir/run1.json" active_ports)
 	[ -n "$links" ] && [ "$links" -gt 0 ] && [ "$links" = "$active" ] ||
-		fail "$name: smd reports $active of $links link ports ACTIVE"
+		bad "$name: smd reports $active of $links link ports ACTIVE"
 
 	# every linked port ACTIVE, as iblinkinfo reads it
-	ibsim_run iblinkinfo >"$dir/links.txt" 2>/dev/null || fail "$name: iblinkinfo failed"
+	ibsim_run iblinkinfo >"$dir/links.txt" 2>/dev/null || bad "$name: iblinkinfo failed"
 	nlinked=$(grep -c 'LinkUp)==>' "$dir/links.txt")
 	nbad=$(grep 'LinkUp)==>' "$dir/links.txt" | grep -vc 'Active/')
-	[ "$nlinked" -gt 0 ] || fail "$name: iblinkinfo shows no link"
-	[ "$nbad" = 0 ] || { fail "$name: $nbad linked ports not Active"; grep 'LinkUp)==>' "$dir/links.txt" | grep -v 'Active/' | head; }
+	[ "$nlinked" -gt 0 ] || bad "$name: iblinkinfo shows no link"
+	[ "$nbad" = 0 ] || { bad "$name: $nbad linked ports not Active"; grep 'LinkUp)==>' "$dir/links.txt" | grep -v 'Active/' | head; }
 
 	# LIDs seen by ibnetdiscover == smd's guid2lid file
-	ibsim_run ibnetdiscover >"$dir/topo.txt" 2>/dev/null || fail "$name: ibnetdiscover failed"
+	ibsim_run ibnetdiscover >"$dir/topo.txt" 2>/dev/null || bad "$name: ibnetdiscover failed"
 	ibnd_lids "$dir/topo.txt" >"$dir/lids.ibnd"
 	g2l_lids "$dir/state/guid2lid" >"$dir/lids.smd"
 	nl=$(wc -l <"$dir/lids.ibnd")
-	[ "$nl" -gt 0 ] || fail "$name: no LIDs parsed from ibnetdiscover"
+	[ "$nl" -gt 0 ] || bad "$name: no LIDs parsed from ibnetdiscover"
 	nports=$(( $(json_num "$dir/run1.json" new) + $(json_num "$dir/run1.json" from_file) + $(json_num "$dir/run1.json" from_fabric) ))
-	[ "$nl" = "$nports" ] || fail "$name: ibnetdiscover shows $nl LID-bearing ports, smd assigned $nports"
-	diff "$dir/lids.smd" "$dir/lids.ibnd" >"$dir/lids.diff" || { fail "$name: LIDs differ (guid2lid vs ibnetdiscover)"; cat "$dir/lids.diff"; }
+	[ "$nl" = "$nports" ] || bad "$name: ibnetdiscover shows $nl LID-bearing ports, smd assigned $nports"
+	diff "$dir/lids.smd" "$dir/lids.ibnd" >"$dir/lids.diff" || { bad "$name: LIDs differ (guid2lid vs ibnetdiscover)"; cat "$dir/lids.diff"; }
 	nbadlmc=$(grep '^\[[0-9]*\](' "$dir/topo.txt" | grep -vc "# lid [0-9]* lmc $lmc ")
-	[ "$nbadlmc" = 0 ] || fail "$name: $nbadlmc CA ports without LMC $lmc"
+	[ "$nbadlmc" = 0 ] || bad "$name: $nbadlmc CA ports without LMC $lmc"
 	if [ -n "${OPENSM_FIRST:-}" ]; then
-		diff "$dir/lids.osm" "$dir/lids.ibnd" >/dev/null || fail "$name: smd moved LIDs OpenSM had assigned"
+		diff "$dir/lids.osm" "$dir/lids.ibnd" >/dev/null || bad "$name: smd moved LIDs OpenSM had assigned"
 		for k in new moved; do
-			[ "$(json_num "$dir/run1.json" $k)" = 0 ] || fail "$name: after OpenSM: $k = $(json_num "$dir/run1.json" $k)"
+			[ "$(json_num "$dir/run1.json" $k)" = 0 ] || bad "$name: after OpenSM: $k = $(json_num "$dir/run1.json" $k)"
 		done
 		src=from_fabric
 		[ "$OPENSM_FIRST" = file ] && src=from_file
-		[ "$(json_num "$dir/run1.json" $src)" = "$nl" ] || fail "$name: only $(json_num "$dir/run1.json" $src) of $nl LIDs kept $src"
+		[ "$(json_num "$dir/run1.json" $src)" = "$nl" ] || bad "$name: only $(json_num "$dir/run1.json" $src) of $nl LIDs kept $src"
 		echo "$name: after OpenSM: $(json_num "$dir/run1.json" lft_blocks_written) LFT blocks rewritten, $(json_num "$dir/run1.json" lft_blocks_read) read"
 	fi
 
 	# every switch forwards every CA port LID (switch-to-switch LIDs are the
 	# engine's business: ftree leaves spine-to-spine LIDs out; counted only)
-	ibsim_run dump_lfts >"$dir/lfts.txt" 2>"$dir/lfts.err" || fail "$name: dump_lfts failed"
+	ibsim_run dump_lfts >"$dir/lfts.txt" 2>"$dir/lfts.err" || bad "$name: dump_lfts failed"
 	nsw=$(grep -c '^Unicast lids' "$dir/lfts.txt")
-	[ "$nsw" = "$(json_num "$dir/run1.json" switches)" ] || fail "$name: dump_lfts shows $nsw switches"
+	[ "$nsw" = "$(json_num "$dir/run1.json" switches)" ] || bad "$name: dump_lfts shows $nsw switches"
 	# every LID of every CA port's LMC range
 	awk -v span=$((1 << lmc)) '/^\[[0-9]+\]\(/ { l = $0; if (sub(/.*# lid /, "", l)) { sub(/ .*/, "", l);
 		for (i = 0; i < span; i++) print l + i } }' "$dir/topo.txt" >"$dir/ca.lids"
@@ -141,7 +121,7 @@ run_case() {
 		/^0x[0-9a-fA-F]+ [0-9]+ / { if (hex($1) in ca) cnt++ }
 		END { if (n) print cnt }' "$dir/ca.lids" "$dir/lfts.txt" | sort | uniq -c >"$dir/lfts.ca"
 	[ "$(awk '{ print $2 }' "$dir/lfts.ca")" = "$nca" ] ||
-		{ fail "$name: not every switch has an entry for all $nca CA LIDs:"; cat "$dir/lfts.ca"; }
+		{ bad "$name: not every switch has an entry for all $nca CA LIDs:"; cat "$dir/lfts.ca"; }
 	echo "$name: LFT entries per switch: $(grep 'valid lids dumped' "$dir/lfts.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
 
 	# every pair of CA port LIDs is routed hop by hop
@@ -152,28 +132,28 @@ run_case() {
 			[ "$s" = "$d" ] && continue
 			pairs=$((pairs + 1))
 			if ! ibsim_run ibtracert "$s" "$d" >"$dir/tr.txt" 2>&1; then
-				fail "$name: ibtracert $s $d failed"; cat "$dir/tr.txt"; continue
+				bad "$name: ibtracert $s $d failed"; cat "$dir/tr.txt"; continue
 			fi
-			grep -q "^To ca .* lid $d-" "$dir/tr.txt" || { fail "$name: ibtracert $s $d does not reach $d"; cat "$dir/tr.txt"; }
+			grep -q "^To ca .* lid $d-" "$dir/tr.txt" || { bad "$name: ibtracert $s $d does not reach $d"; cat "$dir/tr.txt"; }
 		done
 	done
 	echo "$name: $pairs CA pairs traced"
-	[ "$pairs" -gt 0 ] || fail "$name: no CA pair to trace"
+	[ "$pairs" -gt 0 ] || bad "$name: no CA pair to trace"
 
 	# a second run keeps everything and writes nothing
 	cp "$dir/state/guid2lid" "$dir/guid2lid.1"
-	if ! ibsim_run "$SMD" --once --state-dir "$dir/state" --lmc "$lmc" --json >"$dir/run2.json" 2>"$dir/run2.err"; then
-		fail "$name: second smd --once failed"; cat "$dir/run2.err"
+	if ! ibsim_run "$smd" --once --state-dir "$dir/state" --lmc "$lmc" --json >"$dir/run2.json" 2>"$dir/run2.err"; then
+		bad "$name: second smd --once failed"; cat "$dir/run2.err"
 	else
 		cat "$dir/run2.json"
 		for k in lft_blocks_written new moved portinfo_lid_sets portinfo_state_sets switchinfo_sets; do
 			v=$(json_num "$dir/run2.json" $k)
-			[ "$v" = 0 ] || fail "$name: second run: $k = $v (expected 0)"
+			[ "$v" = 0 ] || bad "$name: second run: $k = $v (expected 0)"
 		done
-		[ "$(json_num "$dir/run2.json" from_file)" = "$nl" ] || fail "$name: second run kept $(json_num "$dir/run2.json" from_file) of $nl LIDs from the file"
-		cmp -s "$dir/state/guid2lid" "$dir/guid2lid.1" || fail "$name: guid2lid changed on the second run"
+		[ "$(json_num "$dir/run2.json" from_file)" = "$nl" ] || bad "$name: second run kept $(json_num "$dir/run2.json" from_file) of $nl LIDs from the file"
+		cmp -s "$dir/state/guid2lid" "$dir/guid2lid.1" || bad "$name: guid2lid changed on the second run"
 		ibsim_run ibnetdiscover >"$dir/topo2.txt" 2>/dev/null
-		ibnd_lids "$dir/topo2.txt" | diff "$dir/lids.ibnd" - >/dev/null || fail "$name: LIDs moved on the second run"
+		ibnd_lids "$dir/topo2.txt" | diff "$dir/lids.ibnd" - >/dev/null || bad "$name: LIDs moved on the second run"
 	fi
 	ibsim_stop
 }
@@ -182,13 +162,13 @@ run_case() {
 first_ca() { sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$1" | head -1; }
 
 # 1. generated radix-8 2-level fat tree, 16 hosts (4 leaves, 4 spines)
-if "$SMCTL" topo gen fat-tree --hosts 16 --radix 8 --format ibsim -o "$WORK/ft16.net" 2>"$WORK/gen.err"; then
-	SIM_HOST=$(first_ca "$WORK/ft16.net")
+if "$smctl" topo gen fat-tree --hosts 16 --radix 8 --format ibsim -o "$work/ft16.net" 2>"$work/gen.err"; then
+	SIM_HOST=$(first_ca "$work/ft16.net")
 	export SIM_HOST
-	run_case ft16 "$WORK/ft16.net"
+	run_case ft16 "$work/ft16.net"
 	unset SIM_HOST
 else
-	fail "smctl topo gen failed: $(cat "$WORK/gen.err")"
+	bad "smctl topo gen failed: $(cat "$work/gen.err")"
 fi
 
 # 2. ibsim's example with parallel links and 2-port CAs; the SM on each CA
@@ -211,20 +191,20 @@ if [ -f "$ex" ]; then
 	done
 	unset SIM_HOST OPENSM_FIRST
 else
-	fail "$ex missing (ibsim-utils)"
+	bad "$ex missing (ibsim-utils)"
 fi
 
 # 3. an untrusted guid2lid file is refused with FILE:LINE
-printf '0x0000000000100001 0x0002 0x0002\nnot a line\n' >"$WORK/bad.g2l"
+printf '0x0000000000100001 0x0002 0x0002\nnot a line\n' >"$work/bad.g2l"
 SIM_HOST=Hca1
 export SIM_HOST
-ibsim_start "$ex" || fail "ibsim did not start"
-if ibsim_run "$SMD" --once --state-dir "$WORK/bad-state" --guid2lid "$WORK/bad.g2l" >"$WORK/bad.out" 2>"$WORK/bad.err"; then
-	fail "a bad guid2lid file was accepted"
+scratch_ibsim "$ex" || bad "ibsim did not start"
+if ibsim_run "$smd" --once --state-dir "$work/bad-state" --guid2lid "$work/bad.g2l" >"$work/bad.out" 2>"$work/bad.err"; then
+	bad "a bad guid2lid file was accepted"
 else
-	grep -q "bad.g2l:2:" "$WORK/bad.err" || { fail "no FILE:LINE in the error:"; cat "$WORK/bad.err"; }
+	grep -q "bad.g2l:2:" "$work/bad.err" || { bad "no FILE:LINE in the error:"; cat "$work/bad.err"; }
 fi
 ibsim_stop
 
-[ $failed = 0 ] && echo "PASS: smd --once under ibsim"
-exit $failed
+[ $fail = 0 ] && echo "PASS: smd --once under ibsim"
+exit $fail

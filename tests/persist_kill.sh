@@ -18,11 +18,9 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-smctl="$top_builddir/smd/smctl"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-kill.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
+scratch kill
 "$smctl" topo gen fat-tree --radix 16 --hosts 128 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
 : "${SMD_KILLS:=40}"
 

@@ -11,28 +11,16 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-smctl="$top_builddir/smd/smctl"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
-[ "$(id -u)" = 0 ] || { echo "SKIP: not root (dropping privileges needs root)"; exit 77; }
-id nobody >/dev/null 2>&1 || { echo "SKIP: no user nobody"; exit 77; }
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
+[ "$(id -u)" = 0 ] || skip "not root (dropping privileges needs root)"
+id nobody >/dev/null 2>&1 || skip "no user nobody"
 grp=$(id -gn nobody)
 nuid=$(id -u nobody)
 ngid=$(id -g nobody)
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-priv.XXXXXX")
+scratch priv
 chmod 755 "$work"    # nobody must reach the state directory and the socket
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-json() {
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
 
 "$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
 # the socket's directory must be the user's for the socket to be removed at
@@ -87,10 +75,8 @@ done
 "$smctl" --socket "$sock" --json status >"$work/st.json" 2>/dev/null
 [ "$(json "$work/st.json" 'r["sweeps"] >= 2 and r["planes_up"] == 1')" = True ] ||
 	bad "not up after the drop: $(cat "$work/st.json")"
-kill -TERM "$pid"
-wait "$pid"
+dmn_stop
 rc=$?
-pid=""
 [ $rc = 0 ] || bad "exit $rc after SIGTERM"
 [ -e "$sock" ] && bad "socket left behind"
 
@@ -105,9 +91,6 @@ if kill -0 "$bpid" 2>/dev/null; then
 fi
 wait "$bpid" 2>/dev/null
 grep -q "bad.yaml:1: user: no such user" "$work/bad.err" || bad "no FILE:LINE for the unknown user: $(cat "$work/bad.err")"
-if grep -q "runtime error\|Sanitizer" "$work/err"; then
-	bad "sanitizer report"
-	grep -A5 "runtime error\|Sanitizer" "$work/err" | head -30
-fi
+sanitizer_check "" "$work/err"
 [ $fail = 0 ] && echo "PASS: root dropped to nobody:$grp after the first cycle (uid/gid/caps/no_new_privs checked)"
 exit $fail

@@ -14,26 +14,13 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-smctl="$top_builddir/smd/smctl"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
 . "$top_srcdir/tests/lib-ibsim.sh"
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-json() {
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-sminfo.XXXXXX")
+scratch sminfo
 "$smctl" topo gen fat-tree --radix 8 --hosts 16 --format ibsim -o "$work/ft.net" >/dev/null ||
-	{ echo "FAIL: generator"; rm -rf "$work"; exit 1; }
-ibsim_start "$work/ft.net" || { echo "FAIL: ibsim did not start"; rm -rf "$work"; exit 1; }
-pid=""
-finish() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	ibsim_stop
-	rm -rf "$work"
-}
-trap 'finish' EXIT INT TERM
+	{ echo "FAIL: generator"; exit 1; }
+scratch_ibsim "$work/ft.net" || { echo "FAIL: ibsim did not start"; exit 1; }
 
 sock="$work/smd.sock"
 cat >"$work/smd.yaml" <<EOC
@@ -46,19 +33,7 @@ EOC
 "$smd" -f -c "$work/smd.yaml" --plane ibsim:H-0002c92000000000 --socket "$sock" --state-dir "$work/state" \
 	>"$work/out" 2>"$work/err" &
 pid=$!
-i=0
-up=0
-while [ $i -lt 150 ]; do
-	if "$smctl" --socket "$sock" --json status >"$work/st.json" 2>/dev/null &&
-		[ "$(json "$work/st.json" 'r["sweeps"] >= 1')" = True ]; then
-		up=1
-		break
-	fi
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-[ $up = 1 ] || { cat "$work/err"; bad "smd did not come up under ibsim"; exit 1; }
+dmn_up "$work/st.json" 150 || { cat "$work/err"; bad "smd did not come up under ibsim"; exit 1; }
 [ "$(json "$work/st.json" '(r["state"], r["cas"])')" = "('up', 16)" ] || bad "not up: $(cat "$work/st.json")"
 grep -q "does not keep the M_Key" "$work/err" || bad "no note that ibsim's ports do not keep the M_Key"
 [ "$(stat -c %a "$work/state/keys")" = 600 ] || bad "keys file mode"
@@ -73,8 +48,6 @@ cat "$work/set.out"
 kill -0 "$pid" 2>/dev/null || bad "smd died on an SMInfo Set"
 SIM_HOST=H-0002c92000000004 ibsim_run sminfo >"$work/sminfo2.out" 2>&1
 grep -q "state 3 SMINFO_MASTER" "$work/sminfo2.out" || bad "not master after a Set: $(cat "$work/sminfo2.out")"
-kill -TERM "$pid"
-wait "$pid" || bad "exit status after SIGTERM"
-pid=""
+dmn_stop || bad "exit status after SIGTERM"
 [ $fail = 0 ] && echo "PASS: SMInfo answered under ibsim (master), Set refused; M_Key-less ibsim noticed"
 exit $fail

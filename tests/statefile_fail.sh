@@ -14,27 +14,15 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-smd="$top_builddir/smd/smd"
-smctl="$top_builddir/smd/smctl"
+. "$top_srcdir/tests/lib-daemon.sh"
 shim="$top_builddir/tests/fsfail_preload.so"
-command -v python3 >/dev/null || { echo "SKIP: python3 not found"; exit 77; }
+need_python
 [ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 1; }
 # a sanitizer runtime must otherwise come first in the library list
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export ASAN_OPTIONS
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/smd-fsfail.XXXXXX")
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-json() {
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
+scratch fsfail
 
 "$smctl" topo gen fat-tree --radix 8 --hosts 32 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
 once() {
@@ -90,19 +78,7 @@ mkdir "$d"
 FSFAIL_PATH="$d" FSFAIL_ERRNO=ENOSPC FSFAIL_OPS=write LD_PRELOAD="$shim" \
 	"$smd" -f --backend mock --topology "$work/ft" --state-dir "$d" --socket "$sock" >"$d.out" 2>"$d.err" &
 pid=$!
-i=0
-up=0
-while [ $i -lt 100 ]; do
-	if "$smctl" --socket "$sock" --json status >"$d.json" 2>/dev/null &&
-		[ "$(json "$d.json" 'r["sweeps"] >= 1')" = True ]; then
-		up=1
-		break
-	fi
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ $up = 1 ]; then
+if dmn_up "$d.json" 100; then
 	"$smctl" --socket "$sock" sweep >/dev/null 2>&1
 	"$smctl" --socket "$sock" --json status >"$d.json" 2>/dev/null
 	kill -0 "$pid" 2>/dev/null || bad "daemon: died after a failed save"
@@ -114,9 +90,7 @@ else
 	bad "daemon: did not come up with a full disk"
 	cat "$d.err"
 fi
-kill -TERM "$pid" 2>/dev/null
-wait "$pid"
-pid=""
+dmn_stop
 "$smd" -f --backend mock --topology "$work/ft" --state-dir "$d" --socket "$sock" >"$d.out" 2>"$d.err" &
 pid=$!
 i=0
@@ -125,12 +99,7 @@ while [ $i -lt 100 ] && [ ! -s "$d/plane-lids" ]; do
 	i=$((i + 1))
 done
 [ -s "$d/plane-lids" ] || bad "daemon: plane-lids not saved once the disk had room"
-kill -TERM "$pid" 2>/dev/null
-wait "$pid"
-pid=""
-if grep -q "runtime error\|Sanitizer" "$work"/*.err; then
-	bad "sanitizer report"
-	grep -h -A5 "runtime error\|Sanitizer" "$work"/*.err | head -30
-fi
+dmn_stop
+sanitizer_check "" "$work"/*.err
 [ $fail = 0 ] && echo "PASS: state files under ENOSPC/EDQUOT/EIO/EROFS/EACCES ($n failure kinds, --once and daemon)"
 exit $fail

@@ -21,6 +21,7 @@
 
 #include "ctl/ctl.h"
 #include "lib/json.h"
+#include "fixture/fixture.h"
 
 static int parse_req(const char *s, const char **cmd, char *err, size_t errlen, struct smd_jv **v)
 {
@@ -225,19 +226,7 @@ static int t_handle(void *arg, const char *cmd, const struct smd_jv *req, struct
 	return -EINVAL;
 }
 
-static int t_resume(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j, char *err,
-		    size_t errlen)
-{
-	(void)arg;
-	(void)cmd;
-	(void)req;
-	(void)err;
-	(void)errlen;
-	sm_json_bool(j, "woken", 1);
-	return 0;
-}
-
-static const struct smd_ctl_ops t_ops = { .handle = t_handle, .resume = t_resume };
+static const struct smd_ctl_ops t_ops = { .handle = t_handle, .resume = fx_ctl_resume };
 
 static int connect_to(const char *path)
 {

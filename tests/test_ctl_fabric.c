@@ -29,6 +29,7 @@
 #include "routing/engine.h"
 #include "model/fabric.h"
 #include "lib/json.h"
+#include "fixture/fixture.h"
 
 /*
  * S1 (4 ports) and S2 (4 ports) joined by S1[3]-S2[3]; A on S1[1], B on
@@ -350,19 +351,7 @@ static int t_handle(void *arg, const char *cmd, const struct smd_jv *req, struct
 	return 0;
 }
 
-static int t_resume(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j, char *err,
-		    size_t errlen)
-{
-	(void)arg;
-	(void)cmd;
-	(void)req;
-	(void)err;
-	(void)errlen;
-	sm_json_bool(j, "done", 1);
-	return 0;
-}
-
-static const struct smd_ctl_ops t_ops = { .handle = t_handle, .resume = t_resume };
+static const struct smd_ctl_ops t_ops = { .handle = t_handle, .resume = fx_ctl_resume };
 
 struct ticks {
 	int fd;
@@ -418,7 +407,7 @@ static void test_progress_ticks(void **state)
 	struct ticks t = { .fd = tp[1] };
 	assert_int_equal(smd_ctl_call_ex(path, "{\"cmd\":\"wait\"}", -1, 20, on_tick, &t, &reply, err, sizeof(err)), 0);
 	assert_true(t.n >= 3);
-	assert_non_null(strstr(reply, "\"done\":true"));
+	assert_non_null(strstr(reply, "\"woken\":true"));
 	free(reply);
 	/* no tick function: a plain call */
 	assert_int_equal(smd_ctl_call_ex(path, "{\"cmd\":\"ping\"}", 5000, 20, NULL, NULL, &reply, err, sizeof(err)), 0);

@@ -20,47 +20,17 @@
 #include "daemon/daemon.h"
 #include "routing/engine.h"
 #include "config/smdconf.h"
+#include "fixture/fixture.h"
 
 static char state[64];
-
-static void wait_sweeps(struct smd_dmn *d, uint64_t n)
-{
-	struct smd_dmn_status *st = malloc(sizeof(*st));
-	assert_non_null(st);
-	for (int i = 0; i < 600; i++) {
-		smd_dmn_status(d, st);
-		if (st->sweeps >= n)
-			break;
-		struct pollfd p = { .fd = smd_dmn_wake_fd(d), .events = POLLIN };
-		(void)poll(&p, 1, 100);
-		smd_dmn_drain(d);
-	}
-	assert_true(st->sweeps >= n);
-	free(st);
-}
 
 static void views(void **unused)
 {
 	(void)unused;
-	struct smd_conf *conf = smd_conf_new();
-	struct smd_dmn *d = NULL;
 	const struct smd_view *v = NULL, *v2 = NULL;
-	char spec[512], err[512] = "";
+	struct smd_dmn *d = fx_daemon_net4("/tmp/smd-view-XXXXXX", state, sizeof(state));
 
-	assert_non_null(conf);
-	snprintf(state, sizeof(state), "/tmp/smd-view-XXXXXX");
-	assert_non_null(mkdtemp(state));
-	free(conf->state_dir);
-	conf->state_dir = strdup(state);
-	conf->sweep_interval = 0;
-	snprintf(spec, sizeof(spec), "mock:%s/tests/data/net4.ibnd", getenv("top_srcdir") ? getenv("top_srcdir") : "..");
-	const char *specs[] = { spec };
-	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = 1 };
-
-	int rc = smd_dmn_new(conf, &dc, &d, err, sizeof(err));
-	if (rc)
-		fail_msg("smd_dmn_new: %s", err);
-	wait_sweeps(d, 1);
+	fx_wait_sweeps(d, 1, NULL);
 	assert_int_equal(smd_dmn_view_get(d, 1, &v), -ENOENT);   /* no such plane */
 	assert_int_equal(smd_dmn_view_get(d, 0, &v), 0);
 	assert_int_equal(v->plane, 0);
@@ -91,7 +61,7 @@ static void views(void **unused)
 
 	/* held across the next cycle: still valid; the new cycle has its own */
 	smd_dmn_request_sweep(d);
-	wait_sweeps(d, 2);
+	fx_wait_sweeps(d, 2, NULL);
 	assert_int_equal(smd_dmn_view_get(d, 0, &v2), 0);
 	assert_ptr_not_equal(v, v2);
 	assert_int_equal(v2->cycle, 2);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "fixture/fixture.h"
 #include "model/fabric.h"
 
 static void test_add_and_lookup(void **state)
@@ -58,21 +59,12 @@ static void test_links(void **state)
 	assert_int_equal(sm_fabric_link(f, 0, 4, 1, 4), 0);
 	assert_int_equal(sm_port(f, 1, 4)->peer_node, 0);
 	assert_int_equal(sm_port(f, 1, 4)->peer_port, 4);
-	struct sm_fabric_counts c;
-	sm_fabric_count(f, -1, &c);
-	assert_int_equal(c.nodes, 4);
-	assert_int_equal(c.switches, 2);
-	assert_int_equal(c.cas, 2);
-	assert_int_equal(c.links, 3);
-	assert_int_equal(c.sw_links, 2);
+	fx_expect_counts(f, -1, 4, 2, 2, 3, 2);
 	assert_int_equal(f->n_planes, 2);
-	sm_fabric_count(f, 1, &c);
-	assert_int_equal(c.nodes, 1);
-	assert_int_equal(c.links, 0);
+	fx_expect_counts(f, 1, 1, FX_ANY, FX_ANY, 0, FX_ANY);
 	sm_fabric_unlink(f, 1, 3);
 	assert_int_equal(sm_port(f, 0, 3)->peer_node, SM_NONE);
-	sm_fabric_count(f, -1, &c);
-	assert_int_equal(c.sw_links, 1);
+	fx_expect_counts(f, -1, FX_ANY, FX_ANY, FX_ANY, FX_ANY, 1);
 	sm_fabric_free(f);
 }
 
@@ -126,10 +118,7 @@ static void test_scale_memory(void **state)
 			assert_int_equal(sm_fabric_set_lid(f, (uint32_t)n, 1, (uint16_t)(h + 1), 0), 0);
 		}
 	}
-	struct sm_fabric_counts c;
-	sm_fabric_count(f, -1, &c);
-	assert_int_equal(c.cas, 16384);
-	assert_int_equal(c.switches, 768);
+	fx_expect_counts(f, -1, FX_ANY, 768, 16384, FX_ANY, FX_ANY);
 	assert_true(sm_fabric_mem_bytes(f) < 40u * 1024 * 1024);
 	sm_fabric_free(f);
 }

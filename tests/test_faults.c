@@ -23,79 +23,23 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/gen.h"
 #include "mock/mock.h"
-#include "routing/registry.h"
 #include "sm/sm.h"
 #include "mad/check.h"
+#include "fixture/fixture.h"
 
-struct env {
-	struct sm_mock *mock;
-	struct sm_transport *t;
-	struct sm_registry *reg;
-	struct sm_chain *chain;
-	char dir[64];
-	uint32_t sm_port;
-};
-
-static struct sm_fabric *gen_tree(unsigned hosts, unsigned radix)
+/* The 32-host tree every test here runs on (fixture.h). */
+static void env_init(struct fx_env *e, const struct sm_mock_cfg *mc)
 {
-	struct sm_gen_params p;
-	char err[256];
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	sm_gen_params_init(&p);
-	p.hosts = hosts;
-	p.radix = radix;
-	p.levels = 2;
-	p.no_lids = 1;
-	if (sm_gen_fat_tree(&p, f, err, sizeof(err)))
-		fail_msg("gen: %s", err);
-	return f;
+	fx_env_init(e, fx_gen_tree(32, 8), mc, NULL, "faults");
 }
 
-static void env_init(struct env *e, const struct sm_mock_cfg *mc)
-{
-	char err[512] = "";
-	struct sm_fabric *model = gen_tree(32, 8);
-	memset(e, 0, sizeof(*e));
-	assert_int_equal(sm_mock_new(model, mc, &e->mock, err, sizeof(err)), 0);
-	sm_fabric_free(model);
-	e->sm_port = sm_mock_default_port(e->mock, 0);
-	assert_int_not_equal(e->sm_port, SM_NONE);
-	assert_int_equal(sm_mock_attach(e->mock, e->sm_port, &e->t), 0);
-	e->reg = sm_registry_new(NULL);
-	assert_non_null(e->reg);
-	if (sm_chain_new(e->reg, "minhop", NULL, NULL, &e->chain, err, sizeof(err)))
-		fail_msg("chain: %s", err);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/smd-test-faults-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
-}
-
-static void env_free(struct env *e)
-{
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", e->dir);
-	unlink(p);
-	rmdir(e->dir);
-	sm_chain_free(e->chain);
-	sm_registry_free(e->reg);
-	sm_transport_close(e->t);
-	sm_mock_free(e->mock);
-}
-
-static struct sm_fabric *bringup_on(struct env *e, struct sm_transport *t, struct sm_summary *sum)
+/* default retries: the engine adapts them to the loss */
+static struct sm_fabric *bringup_on(struct fx_env *e, struct sm_transport *t, struct sm_summary *sum)
 {
 	struct sm_cfg cfg;
-	struct sm_fabric *f = NULL;
-	char err[1024] = "";
-	sm_cfg_default(&cfg);   /* default retries: the engine adapts them to the loss */
-	cfg.state_dir = e->dir;
-	int rc = sm_bringup(t, e->chain, &cfg, sum, &f, err, sizeof(err));
-	if (rc)
-		fail_msg("bring-up failed (%d): %s", rc, err);
-	assert_non_null(f);
-	return f;
+	fx_cfg(e, &cfg);
+	return fx_bringup(e, t, &cfg, sum);
 }
 
 /* ---- what "up and converged" means, read from the mock ---- */
@@ -144,7 +88,7 @@ static int routed(const struct sm_mock *m, uint32_t src, uint16_t dlid)
  * every port linked to a non-excluded peer is ACTIVE, and every CA port
  * reaches every other CA port's LID. Returns the number of CA ports checked.
  */
-static unsigned check_up(const struct env *e, const struct sm_fabric *f, const uint32_t *ex, unsigned n_ex)
+static unsigned check_up(const struct fx_env *e, const struct sm_fabric *f, const uint32_t *ex, unsigned n_ex)
 {
 	const struct sm_fabric *mf = sm_mock_fabric(e->mock);
 	struct sm_mock_port_state st;
@@ -193,7 +137,7 @@ static unsigned check_up(const struct env *e, const struct sm_fabric *f, const u
 }
 
 /* GUID -> LID of every LID-bearing port of f, in the mock's port order. */
-static void lids_of(const struct env *e, const struct sm_fabric *f, uint16_t *out)
+static void lids_of(const struct fx_env *e, const struct sm_fabric *f, uint16_t *out)
 {
 	const struct sm_fabric *mf = sm_mock_fabric(e->mock);
 	for (uint32_t i = 0; i < mf->n_ports; i++) {
@@ -205,7 +149,7 @@ static void lids_of(const struct env *e, const struct sm_fabric *f, uint16_t *ou
 /* LIDs a fault-free cold bring-up gives (the reference for "LIDs stable"). */
 static uint16_t *reference_lids(uint32_t *n_ports)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	env_init(&e, NULL);
 	struct sm_fabric *f = bringup_on(&e, e.t, &sum);
@@ -215,7 +159,7 @@ static uint16_t *reference_lids(uint32_t *n_ports)
 	assert_non_null(l);
 	lids_of(&e, f, l);
 	sm_fabric_free(f);
-	env_free(&e);
+	fx_env_free(&e);
 	return l;
 }
 
@@ -226,7 +170,7 @@ static uint16_t *reference_lids(uint32_t *n_ports)
  */
 static void run_faulty(uint32_t drop, uint32_t corrupt, uint32_t delay, uint32_t delay_us)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_summary s1, s2;
 	struct sm_mock_cfg mc;
 	struct sm_mock_stats ms;
@@ -272,7 +216,7 @@ static void run_faulty(uint32_t drop, uint32_t corrupt, uint32_t delay, uint32_t
 	sm_fabric_free(f);
 	free(l);
 	free(ref);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_drop_1(void **state)
@@ -301,7 +245,7 @@ static void test_drop_30(void **state)
  */
 static void test_drop_30_fixed_retries_fail(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	struct sm_mock_cfg mc;
 	struct sm_cfg cfg;
@@ -321,7 +265,7 @@ static void test_drop_30_fixed_retries_fail(void **state)
 	assert_int_equal(sum.txn.adaptive_retries, 0);
 	assert_true(rc != 0 || sum.unresponsive > 0 || sum.counts.cas < 32);
 	sm_fabric_free(f);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 /* Answers held back beyond the 100 ms timeout: they arrive late, after a retry. */
@@ -346,61 +290,32 @@ static void test_mixed(void **state)
 /* ---- a link flapping during the sweep ---- */
 
 struct flap {
-	struct sm_transport *inner;
 	struct sm_mock *mock;
 	uint32_t node;
 	unsigned port;
-	unsigned sends;
 	unsigned down_at, up_at;   /* sends after which the link goes down, comes back */
 	unsigned flaps;            /* down/up cycles done */
 	unsigned max_flaps;
 	int down;
 };
 
-static int flap_send(struct sm_transport *t, const uint8_t *mad, size_t len, uint16_t dlid, unsigned to)
+/* fx_pass hook: counts the sends and takes the link down and up on schedule. */
+static int flap_send(struct fx_pass *p, const uint8_t *mad, size_t len, uint16_t dlid)
 {
-	struct flap *c = t->priv;
-	c->sends++;
+	struct flap *c = p->arg;
+	(void)mad, (void)len, (void)dlid;
 	if (c->flaps < c->max_flaps) {
-		if (!c->down && c->sends == c->down_at + c->flaps * c->up_at) {
+		if (!c->down && p->sends == c->down_at + c->flaps * c->up_at) {
 			assert_int_equal(sm_mock_link_down(c->mock, c->node, c->port), 0);
 			c->down = 1;
-		} else if (c->down && c->sends == c->down_at + c->flaps * c->up_at + c->up_at / 2) {
+		} else if (c->down && p->sends == c->down_at + c->flaps * c->up_at + c->up_at / 2) {
 			assert_int_equal(sm_mock_link_up(c->mock, c->node, c->port), 0);
 			c->down = 0;
 			c->flaps++;
 		}
 	}
-	return sm_transport_send(c->inner, mad, len, dlid, to);
+	return 0;
 }
-
-static int flap_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *len, struct sm_mad_addr *from,
-		     int timeout_ms)
-{
-	struct flap *c = t->priv;
-	return sm_transport_recv(c->inner, buf, cap, len, from, timeout_ms);
-}
-
-static uint64_t flap_now(struct sm_transport *t)
-{
-	struct flap *c = t->priv;
-	return sm_transport_now_us(c->inner);
-}
-
-static void flap_close(struct sm_transport *t)
-{
-	free(t);
-}
-
-static const struct sm_transport_ops flap_ops = {
-	.size = sizeof(struct sm_transport_ops),
-	.version = SM_TRANSPORT_OPS_VERSION,
-	.name = "flap",
-	.send = flap_send,
-	.recv = flap_recv,
-	.now_us = flap_now,
-	.close = flap_close,
-};
 
 /*
  * A leaf-spine link of the SM's own leaf goes down and up `flaps` times in
@@ -409,7 +324,7 @@ static const struct sm_transport_ops flap_ops = {
  */
 static void run_flap(uint32_t drop, unsigned flaps)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	struct sm_mock_cfg mc;
 	sm_mock_cfg_default(&mc);
@@ -428,13 +343,10 @@ static void run_flap(uint32_t drop, unsigned flaps)
 	assert_int_not_equal(up, 0);
 
 	for (int warm = 0; warm < 2; warm++) {
-		struct flap fc = { .inner = e.t, .mock = e.mock, .node = leaf, .port = up,
+		struct flap fc = { .mock = e.mock, .node = leaf, .port = up,
 				   .down_at = warm ? 3 : 20, .up_at = 40, .max_flaps = flaps };
-		struct sm_transport *w = calloc(1, sizeof(*w));
-		assert_non_null(w);
-		w->ops = &flap_ops;
-		w->info = e.t->info;
-		w->priv = &fc;
+		struct fx_pass pass = { .inner = e.t, .on_send = flap_send, .arg = &fc };
+		struct sm_transport *w = fx_pass_new(&pass);
 		struct sm_fabric *f = bringup_on(&e, w, &sum);
 		assert_int_equal(fc.flaps, flaps);
 		assert_int_equal(sum.active_ports, sum.link_ports);
@@ -447,7 +359,7 @@ static void run_flap(uint32_t drop, unsigned flaps)
 		sm_fabric_free(f);
 		sm_transport_close(w);
 	}
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_flap(void **state)
@@ -472,7 +384,7 @@ struct hostile_case {
 
 static void run_hostile(const struct hostile_case *hc)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	struct sm_mock_stats ms;
 	uint32_t ex[64];
@@ -540,7 +452,7 @@ static void run_hostile(const struct hostile_case *hc)
 	assert_int_equal(cas, 32 - lost_cas);
 	assert_int_equal(sum.active_ports, sum.link_ports);
 	sm_fabric_free(f);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 #define HOSTILE(name, mode, kind, sw)                                          \

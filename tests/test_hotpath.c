@@ -27,6 +27,8 @@
 #include "model/profile.h"
 #include <yaml.h>
 
+#include "fixture/fixture.h"
+
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
@@ -40,19 +42,9 @@ static uint64_t rnd(void)
 static struct sm_fabric *gen(unsigned radix, unsigned levels, unsigned hosts, int no_lids)
 {
 	struct sm_gen_params p;
-	char err[256];
-	sm_gen_params_init(&p);
-	p.radix = radix;
-	p.levels = levels;
-	p.hosts = hosts;
+	fx_gen_params(&p, hosts, radix, levels, 1);
 	p.no_lids = no_lids;
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	int rc = sm_gen_fat_tree(&p, f, err, sizeof(err));
-	if (rc)
-		fprintf(stderr, "gen: %s\n", err);
-	assert_int_equal(rc, 0);
-	return f;
+	return fx_gen(&p);
 }
 
 /* CA ports of plane 0 with a LID, in fabric order. */
@@ -66,6 +58,29 @@ static uint32_t hosts_of(const struct sm_fabric *f, uint32_t *out)
 }
 
 /* Test base routing: BFS from the destination's switch, next hop picked by LID among the minimal ones. */
+/*
+ * Breadth-first over switch-switch links from the switch slots in q[0..qt)
+ * (their dist set): every switch reached gets dist = hops + its start's.
+ * q has room for every switch.
+ */
+static void bfs_switches(const struct sm_fabric *f, const struct sm_lfts *l, int *dist, uint32_t *q, uint32_t qt)
+{
+	uint32_t qh = 0;
+	while (qh < qt) {
+		uint32_t s = q[qh++], n = l->sw_node[s];
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
+				continue;
+			uint32_t t = l->slot_of_node[pt->peer_node];
+			if (dist[t] < 0) {
+				dist[t] = dist[s] + 1;
+				q[qt++] = t;
+			}
+		}
+	}
+}
+
 static struct sm_lfts *base_routes(const struct sm_fabric *f)
 {
 	struct sm_lfts *l = sm_lfts_new(f, 0);
@@ -89,23 +104,10 @@ static struct sm_lfts *base_routes(const struct sm_fabric *f)
 		}
 		for (uint32_t s = 0; s < ns; s++)
 			dist[s] = -1;
-		uint32_t qh = 0, qt = 0;
 		dist[l->slot_of_node[dsw]] = 0;
-		q[qt++] = l->slot_of_node[dsw];
+		q[0] = l->slot_of_node[dsw];
 		sm_lfts_set(l, dsw, (uint16_t)lid, last);
-		while (qh < qt) {
-			uint32_t s = q[qh++], n = l->sw_node[s];
-			for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-				const struct sm_port *pt = sm_port(f, n, p);
-				if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
-					continue;
-				uint32_t t = l->slot_of_node[pt->peer_node];
-				if (dist[t] < 0) {
-					dist[t] = dist[s] + 1;
-					q[qt++] = t;
-				}
-			}
-		}
+		bfs_switches(f, l, dist, q, 1);
 		for (uint32_t s = 0; s < ns; s++) {
 			uint32_t n = l->sw_node[s];
 			if (n == dsw || dist[s] < 0)
@@ -130,7 +132,7 @@ static struct sm_lfts *base_routes(const struct sm_fabric *f)
 /* Switch level: 0 for switches with CAs, else 1 + min level of neighbours (BFS). */
 static void levels_of(const struct sm_fabric *f, const struct sm_lfts *l, int *lvl)
 {
-	uint32_t ns = l->n_switches, *q = malloc(ns * sizeof(uint32_t)), qh = 0, qt = 0;
+	uint32_t ns = l->n_switches, *q = malloc(ns * sizeof(uint32_t)), qt = 0;
 	for (uint32_t s = 0; s < ns; s++) {
 		lvl[s] = -1;
 		uint32_t n = l->sw_node[s];
@@ -143,19 +145,7 @@ static void levels_of(const struct sm_fabric *f, const struct sm_lfts *l, int *l
 			}
 		}
 	}
-	while (qh < qt) {
-		uint32_t s = q[qh++], n = l->sw_node[s];
-		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
-			const struct sm_port *pt = sm_port(f, n, p);
-			if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_SWITCH)
-				continue;
-			uint32_t t = l->slot_of_node[pt->peer_node];
-			if (lvl[t] < 0) {
-				lvl[t] = lvl[s] + 1;
-				q[qt++] = t;
-			}
-		}
-	}
+	bfs_switches(f, l, lvl, q, qt);
 	free(q);
 }
 
@@ -230,6 +220,80 @@ static size_t perm_flows(const uint32_t *h, uint32_t nh, double w, struct sm_flo
 	free(p);
 	return n;
 }
+
+/* A pinning's LFTs route every pair (check_routes); then its report and LFTs are released. */
+static void routes_done(const struct sm_fabric *f, struct sm_lfts *out, struct sm_hotpath_report *r)
+{
+	check_routes(f, out);
+	sm_hotpath_report_clear(r);
+	sm_lfts_free(out);
+}
+
+/* A generated fabric and its ftree routes, per test (cmocka set-up and tear-down). */
+struct tree {
+	struct sm_fabric *f;
+	struct sm_lfts *base;
+};
+
+static int tree_new(void **state, unsigned radix, unsigned levels, unsigned hosts)
+{
+	struct tree *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	t->f = gen(radix, levels, hosts, 0);
+	t->base = base_routes(t->f);
+	*state = t;
+	return 0;
+}
+
+/* 8 leaves x 4 hosts, 4 spines */
+static int tree_32(void **state)
+{
+	return tree_new(state, 8, 2, 32);
+}
+
+/* 4 pods x 2 leaves x 2 hosts = 16 hosts */
+static int tree_3level(void **state)
+{
+	return tree_new(state, 4, 3, 0);
+}
+
+/* the same 32 hosts with LMC 1: hosts LIDs 2, 4, ...; switches after */
+static int tree_lmc(void **state)
+{
+	struct tree *t = malloc(sizeof(*t));
+	assert_non_null(t);
+	struct sm_fabric *f = t->f = gen(8, 2, 32, 1);
+	uint16_t lid = 2;
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].type == SM_NODE_CA) {
+			assert_int_equal(sm_fabric_set_lid(f, i, 1, lid, 1), 0);
+			lid += 2;
+		}
+	for (uint32_t i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i].type == SM_NODE_SWITCH)
+			assert_int_equal(sm_fabric_set_lid(f, i, 0, lid++, 0), 0);
+	t->base = base_routes(f);
+	*state = t;
+	return 0;
+}
+
+static int tree_free(void **state)
+{
+	struct tree *t = *state;
+	sm_lfts_free(t->base);
+	sm_fabric_free(t->f);
+	free(t);
+	return 0;
+}
+
+static struct sm_fabric *tree_of(void **state, struct sm_lfts **base)
+{
+	struct tree *t = *state;
+	*base = t->base;
+	return t->f;
+}
+
+#define TREE_TEST(t, setup) cmocka_unit_test_setup_teardown(t, setup, tree_free)
 
 /* Konig colouring reaches max load 1 on every permutation of a seeded set. */
 static void test_colour_permutations(void **state)
@@ -321,9 +385,8 @@ static void test_colour_three_level(void **state)
 /* Greedy + improvement on permutations (colouring off): never worse than the base, at most 2. */
 static void test_greedy_permutations(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	struct sm_flow fl[64];
@@ -342,23 +405,18 @@ static void test_greedy_permutations(void **state)
 		assert_true(r.max_load_after <= 2.0);
 		if (r.max_load_after < 1.0 + 1e-12)
 			at_one++;
-		check_routes(f, out);
-		sm_hotpath_report_clear(&r);
-		sm_lfts_free(out);
+		routes_done(f, out, &r);
 	}
 	/* colouring is exact; greedy + local search is not (4 spines, 4-regular multigraph: tight) */
 	fprintf(stderr, "greedy: %u of 30 at max load 1\n", at_one);
 	assert_true(at_one >= 1);
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /* Destinations outside the hot set keep every base entry; hot ones change only up-entries. */
 static void test_unprofiled_unchanged(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	struct sm_flow fl[64];
@@ -402,16 +460,13 @@ static void test_unprofiled_unchanged(void **state)
 	free(lvl);
 	sm_hotpath_report_clear(&r);
 	sm_lfts_free(out);
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /* 3-level tree: greedy never worsens and keeps up/down routes. */
 static void test_three_level(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(4, 3, 0, 0); /* 4 pods x 2 leaves x 2 hosts = 16 hosts */
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	check_routes(f, base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -433,12 +488,8 @@ static void test_three_level(void **state)
 		assert_int_equal(r.unroutable, 0);
 		assert_true(r.max_load_after <= r.max_load_before + 1e-12);
 		assert_true(r.max_load_after >= r.host_bound - 1e-12);
-		check_routes(f, out);
-		sm_hotpath_report_clear(&r);
-		sm_lfts_free(out);
+		routes_done(f, out, &r);
 	}
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /*
@@ -448,19 +499,8 @@ static void test_three_level(void **state)
  */
 static void test_lmc(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 1);
-	/* hosts: LIDs 2, 4, ... with LMC 1; switches after */
-	uint16_t lid = 2;
-	for (uint32_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].type == SM_NODE_CA) {
-			assert_int_equal(sm_fabric_set_lid(f, i, 1, lid, 1), 0);
-			lid += 2;
-		}
-	for (uint32_t i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i].type == SM_NODE_SWITCH)
-			assert_int_equal(sm_fabric_set_lid(f, i, 0, lid++, 0), 0);
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	check_routes(f, base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
@@ -505,19 +545,14 @@ static void test_lmc(void **state)
 		free(txt);
 		ml_sw = use_lmc ? 1 : 2;
 		(void)ml_sw;
-		check_routes(f, out);
-		sm_hotpath_report_clear(&r);
-		sm_lfts_free(out);
+		routes_done(f, out, &r);
 	}
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 static void test_bad_input(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	struct sm_lfts *other = sm_lfts_new(f, 0);
 	other->plane = 1;
 	char err[256] = "";
@@ -542,8 +577,6 @@ static void test_bad_input(void **state)
 	sm_hotpath_report_clear(NULL);
 	sm_lfts_free(out);
 	sm_lfts_free(other);
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 
@@ -676,9 +709,8 @@ static void test_engine_options(void **state)
 /* share: destinations are taken heaviest first until the share of the weight is covered. */
 static void test_share(void **state)
 {
-	(void)state;
-	struct sm_fabric *f = gen(8, 2, 32, 0);
-	struct sm_lfts *base = base_routes(f);
+	struct sm_lfts *base;
+	struct sm_fabric *f = tree_of(state, &base);
 	uint32_t h[64];
 	uint32_t nh = hosts_of(f, h);
 	/* weights 8, 4, 2, 1, 1 (total 16) to distinct destinations */
@@ -700,8 +732,6 @@ static void test_share(void **state)
 		sm_hotpath_report_clear(&r);
 		sm_lfts_free(out);
 	}
-	sm_lfts_free(base);
-	sm_fabric_free(f);
 }
 
 /* Counter snapshots -> gravity flows -> the engine: a hot receiver's flows are spread, routes stay valid. */
@@ -784,14 +814,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_colour_permutations),
 		cmocka_unit_test(test_colour_three_level),
-		cmocka_unit_test(test_greedy_permutations),
-		cmocka_unit_test(test_unprofiled_unchanged),
-		cmocka_unit_test(test_three_level),
-		cmocka_unit_test(test_lmc),
-		cmocka_unit_test(test_bad_input),
+		TREE_TEST(test_greedy_permutations, tree_32),
+		TREE_TEST(test_unprofiled_unchanged, tree_32),
+		TREE_TEST(test_three_level, tree_3level),
+		TREE_TEST(test_lmc, tree_lmc),
+		TREE_TEST(test_bad_input, tree_32),
 		cmocka_unit_test(test_engine_over_ftree),
 		cmocka_unit_test(test_engine_options),
-		cmocka_unit_test(test_share),
+		TREE_TEST(test_share, tree_32),
 		cmocka_unit_test(test_engine_degraded),
 		cmocka_unit_test(test_engine_counters_profile),
 	};

@@ -32,57 +32,65 @@ static void mb_close(struct membuf *m)
 	fclose(m->f);
 }
 
-static void test_structure(void **state)
+/* Write with emit() into a buffer; sm_json_finish() returns want_rc; on success the text is want. */
+static void expect_json(int pretty, void (*emit)(struct sm_json *j), int want_rc, const char *want)
 {
 	struct membuf m;
 	struct sm_json j;
 
-	(void)state;
 	mb_open(&m);
-	sm_json_init(&j, m.f, 0);
-	sm_json_obj_begin(&j, NULL);
-	sm_json_str(&j, "a", "x");
-	sm_json_int(&j, "b", -3);
-	sm_json_uint(&j, "c", 18446744073709551615ULL);
-	sm_json_double(&j, "d", 0.5);
-	sm_json_double(&j, "e", NAN);
-	sm_json_double(&j, "f", INFINITY);
-	sm_json_bool(&j, "g", 1);
-	sm_json_null(&j, "h");
-	sm_json_arr_begin(&j, "i");
-	sm_json_int(&j, NULL, 1);
-	sm_json_obj_begin(&j, NULL);
-	sm_json_obj_end(&j);
-	sm_json_arr_begin(&j, NULL);
-	sm_json_arr_end(&j);
-	sm_json_str(&j, NULL, NULL);
-	sm_json_arr_end(&j);
-	sm_json_obj_end(&j);
-	assert_int_equal(sm_json_finish(&j), 0);
+	sm_json_init(&j, m.f, pretty);
+	emit(&j);
+	assert_int_equal(sm_json_finish(&j), want_rc);
 	mb_close(&m);
-	assert_string_equal(m.buf, "{\"a\":\"x\",\"b\":-3,\"c\":18446744073709551615,\"d\":0.5,"
-				   "\"e\":null,\"f\":null,\"g\":true,\"h\":null,\"i\":[1,{},[],null]}\n");
+	if (want)
+		assert_string_equal(m.buf, want);
 	free(m.buf);
+}
+
+static void emit_structure(struct sm_json *j)
+{
+	sm_json_obj_begin(j, NULL);
+	sm_json_str(j, "a", "x");
+	sm_json_int(j, "b", -3);
+	sm_json_uint(j, "c", 18446744073709551615ULL);
+	sm_json_double(j, "d", 0.5);
+	sm_json_double(j, "e", NAN);
+	sm_json_double(j, "f", INFINITY);
+	sm_json_bool(j, "g", 1);
+	sm_json_null(j, "h");
+	sm_json_arr_begin(j, "i");
+	sm_json_int(j, NULL, 1);
+	sm_json_obj_begin(j, NULL);
+	sm_json_obj_end(j);
+	sm_json_arr_begin(j, NULL);
+	sm_json_arr_end(j);
+	sm_json_str(j, NULL, NULL);
+	sm_json_arr_end(j);
+	sm_json_obj_end(j);
+}
+
+static void test_structure(void **state)
+{
+	(void)state;
+	expect_json(0, emit_structure, 0, "{\"a\":\"x\",\"b\":-3,\"c\":18446744073709551615,\"d\":0.5,"
+					  "\"e\":null,\"f\":null,\"g\":true,\"h\":null,\"i\":[1,{},[],null]}\n");
+}
+
+static void emit_list(struct sm_json *j)
+{
+	sm_json_obj_begin(j, NULL);
+	sm_json_arr_begin(j, "l");
+	sm_json_int(j, NULL, 1);
+	sm_json_int(j, NULL, 2);
+	sm_json_arr_end(j);
+	sm_json_obj_end(j);
 }
 
 static void test_pretty(void **state)
 {
-	struct membuf m;
-	struct sm_json j;
-
 	(void)state;
-	mb_open(&m);
-	sm_json_init(&j, m.f, 1);
-	sm_json_obj_begin(&j, NULL);
-	sm_json_arr_begin(&j, "l");
-	sm_json_int(&j, NULL, 1);
-	sm_json_int(&j, NULL, 2);
-	sm_json_arr_end(&j);
-	sm_json_obj_end(&j);
-	assert_int_equal(sm_json_finish(&j), 0);
-	mb_close(&m);
-	assert_string_equal(m.buf, "{\n  \"l\": [\n    1,\n    2\n  ]\n}\n");
-	free(m.buf);
+	expect_json(1, emit_list, 0, "{\n  \"l\": [\n    1,\n    2\n  ]\n}\n");
 }
 
 static void test_escaping(void **state)
@@ -110,48 +118,45 @@ static void test_escaping(void **state)
 	free(m.buf);
 }
 
+/* ---- misuse: every case leaves the writer in error ---- */
+
+static void emit_keyless(struct sm_json *j)
+{
+	sm_json_obj_begin(j, NULL);
+	sm_json_int(j, NULL, 1);          /* no key inside an object */
+}
+
+static void emit_wrong_closer(struct sm_json *j)
+{
+	sm_json_arr_begin(j, NULL);
+	sm_json_obj_end(j);               /* wrong closer */
+}
+
+static void emit_unclosed(struct sm_json *j)
+{
+	sm_json_obj_begin(j, NULL);       /* never closed */
+}
+
+static void emit_too_deep(struct sm_json *j)
+{
+	for (int i = 0; i < SM_JSON_MAX_DEPTH + 2; i++)
+		sm_json_arr_begin(j, NULL);
+	assert_int_equal(j->err, -EINVAL);
+}
+
+static void emit_nothing(struct sm_json *j)
+{
+	(void)j;                          /* nothing written */
+}
+
 static void test_misuse(void **state)
 {
-	struct membuf m;
-	struct sm_json j;
-
+	static void (*const cases[])(struct sm_json *) = {
+		emit_keyless, emit_wrong_closer, emit_unclosed, emit_too_deep, emit_nothing,
+	};
 	(void)state;
-	mb_open(&m);
-	sm_json_init(&j, m.f, 0);
-	sm_json_obj_begin(&j, NULL);
-	sm_json_int(&j, NULL, 1);          /* no key inside an object */
-	assert_int_equal(sm_json_finish(&j), -EINVAL);
-	mb_close(&m);
-	free(m.buf);
-
-	mb_open(&m);
-	sm_json_init(&j, m.f, 0);
-	sm_json_arr_begin(&j, NULL);
-	sm_json_obj_end(&j);               /* wrong closer */
-	assert_int_equal(sm_json_finish(&j), -EINVAL);
-	mb_close(&m);
-	free(m.buf);
-
-	mb_open(&m);
-	sm_json_init(&j, m.f, 0);
-	sm_json_obj_begin(&j, NULL);       /* never closed */
-	assert_int_equal(sm_json_finish(&j), -EINVAL);
-	mb_close(&m);
-	free(m.buf);
-
-	mb_open(&m);
-	sm_json_init(&j, m.f, 0);
-	for (int i = 0; i < SM_JSON_MAX_DEPTH + 2; i++)
-		sm_json_arr_begin(&j, NULL);
-	assert_int_equal(j.err, -EINVAL);
-	mb_close(&m);
-	free(m.buf);
-
-	mb_open(&m);
-	sm_json_init(&j, m.f, 0);
-	assert_int_equal(sm_json_finish(&j), -EINVAL);  /* nothing written */
-	mb_close(&m);
-	free(m.buf);
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_json(0, cases[i], -EINVAL, NULL);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sm/lidmgr.h"
+#include "fixture/fixture.h"
 
 static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t errlen)
 {
@@ -22,30 +23,6 @@ static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t err
 	int rc = sm_lidmgr_load_stream(m, in, "g2l", err, errlen);
 	fclose(in);
 	return rc;
-}
-
-/* A small plane: 2 switches (GUID 0x100, 0x200) and CAs 0x10 (2 ports), 0x20, 0x30. */
-static struct sm_fabric *small_fabric(void)
-{
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	int64_t s1 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100, 8, 0, 0);
-	int64_t s2 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x200, 8, 0, 0);
-	int64_t c1 = sm_fabric_add_node(f, SM_NODE_CA, 0x10, 2, 0, 0);
-	int64_t c2 = sm_fabric_add_node(f, SM_NODE_CA, 0x20, 1, 0, 0);
-	int64_t c3 = sm_fabric_add_node(f, SM_NODE_CA, 0x30, 1, 0, 0);
-	assert_true(s1 >= 0 && s2 >= 0 && c1 >= 0 && c2 >= 0 && c3 >= 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c1, 1, 0x11), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c1, 2, 0x12), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c2, 1, 0x21), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)c3, 1, 0x31), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 1, (uint32_t)s2, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 2, (uint32_t)s2, 2), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 3, (uint32_t)c1, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 3, (uint32_t)c1, 2), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 4, (uint32_t)c2, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 4, (uint32_t)c3, 1), 0);
-	return f;
 }
 
 static uint16_t lid_of(const struct sm_fabric *f, uint64_t port_guid)
@@ -142,179 +119,177 @@ static void test_parse_errors(void **state)
 	expect_bad(big, "too long");
 }
 
+/* ---- assignment on fx_small_fabric(): the table, the LIDs the fabric holds, the result ---- */
+
+struct lt {
+	struct sm_fabric *f;
+	struct sm_lidmgr m;
+	struct sm_lidmgr_stats st;
+	uint16_t *cur;            /* LIDs the ports hold now (0: none) */
+	char err[256];
+};
+
+/* A small fabric, its LID table loaded from file (may be NULL), no LID held yet. */
+static void lt_init(struct lt *t, const char *file)
+{
+	memset(t, 0, sizeof(*t));
+	t->f = fx_small_fabric();
+	t->cur = calloc(t->f->n_ports, sizeof(*t->cur));
+	assert_non_null(t->cur);
+	sm_lidmgr_init(&t->m);
+	if (file)
+		assert_int_equal(load_str(&t->m, file, t->err, sizeof(t->err)), 0);
+}
+
+static void lt_hold(struct lt *t, uint64_t port_guid, uint16_t lid)
+{
+	t->cur[sm_fabric_find_port(t->f, port_guid)] = lid;
+}
+
+static void lt_assign(struct lt *t, uint8_t lmc)
+{
+	n_notes = 0;
+	assert_int_equal(sm_lidmgr_assign(&t->m, t->f, 0, lmc, t->cur, NULL, &t->st, note_cb, NULL), 0);
+}
+
+static void lt_free(struct lt *t)
+{
+	free(t->cur);
+	sm_lidmgr_clear(&t->m);
+	sm_fabric_free(t->f);
+}
+
+struct glid {
+	uint64_t guid;
+	uint16_t lid;
+};
+
+/* Every port GUID of want[] holds its LID. */
+#define EXPECT_LIDS(f, ...) expect_lids(f, (const struct glid[]){ __VA_ARGS__ }, \
+					sizeof((const struct glid[]){ __VA_ARGS__ }) / sizeof(struct glid))
+static void expect_lids(const struct sm_fabric *f, const struct glid *want, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (lid_of(f, want[i].guid) != want[i].lid)
+			fail_msg("port 0x%" PRIx64 ": LID %u, want %u", want[i].guid, lid_of(f, want[i].guid),
+				 want[i].lid);
+}
+
 static void test_fresh_assignment(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
-	struct sm_lidmgr m;
-	struct sm_lidmgr_stats st;
-	sm_lidmgr_init(&m);
-	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, NULL, NULL, &st, NULL, NULL), 0);
+	struct lt t;
+	lt_init(&t, NULL);
+	lt_assign(&t, 0);
 	/* GUID order: 0x11 0x12 0x21 0x31 0x100 0x200 */
-	assert_int_equal(lid_of(f, 0x11), 1);
-	assert_int_equal(lid_of(f, 0x12), 2);
-	assert_int_equal(lid_of(f, 0x21), 3);
-	assert_int_equal(lid_of(f, 0x31), 4);
-	assert_int_equal(lid_of(f, 0x100), 5);
-	assert_int_equal(lid_of(f, 0x200), 6);
-	assert_int_equal(st.ports, 6);
-	assert_int_equal(st.fresh, 6);
-	assert_int_equal(st.lids, 6);
-	assert_int_equal(m.n, 6);
-	assert_true(m.dirty);
-	assert_int_equal(f->planes[0].max_lid, 6);
-	sm_lidmgr_clear(&m);
-	sm_fabric_free(f);
+	EXPECT_LIDS(t.f, { 0x11, 1 }, { 0x12, 2 }, { 0x21, 3 }, { 0x31, 4 }, { 0x100, 5 }, { 0x200, 6 });
+	assert_int_equal(t.st.ports, 6);
+	assert_int_equal(t.st.fresh, 6);
+	assert_int_equal(t.st.lids, 6);
+	assert_int_equal(t.m.n, 6);
+	assert_true(t.m.dirty);
+	assert_int_equal(t.f->planes[0].max_lid, 6);
+	lt_free(&t);
 }
 
 static void test_lmc_alignment(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
-	struct sm_lidmgr m;
-	struct sm_lidmgr_stats st;
-	sm_lidmgr_init(&m);
-	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 2, NULL, NULL, &st, NULL, NULL), 0);
+	struct lt t;
+	lt_init(&t, NULL);
+	lt_assign(&t, 2);
 	/* CA ports get 4 LIDs aligned on 4; switches one LID in the holes */
-	assert_int_equal(lid_of(f, 0x11), 4);
-	assert_int_equal(lid_of(f, 0x12), 8);
-	assert_int_equal(lid_of(f, 0x21), 12);
-	assert_int_equal(lid_of(f, 0x31), 16);
-	assert_int_equal(lid_of(f, 0x100), 1);
-	assert_int_equal(lid_of(f, 0x200), 2);
-	assert_int_equal(st.lids, 4 * 4 + 2);
-	uint32_t p = sm_fabric_find_port(f, 0x21);
-	assert_int_equal(f->ports[p].lmc, 2);
-	assert_int_equal(sm_fabric_find_lid(f, 0, 15), p);
+	EXPECT_LIDS(t.f, { 0x11, 4 }, { 0x12, 8 }, { 0x21, 12 }, { 0x31, 16 }, { 0x100, 1 }, { 0x200, 2 });
+	assert_int_equal(t.st.lids, 4 * 4 + 2);
+	uint32_t p = sm_fabric_find_port(t.f, 0x21);
+	assert_int_equal(t.f->ports[p].lmc, 2);
+	assert_int_equal(sm_fabric_find_lid(t.f, 0, 15), p);
 	uint16_t a, b;
-	assert_true(sm_lidmgr_lookup(&m, 0x21, &a, &b));
+	assert_true(sm_lidmgr_lookup(&t.m, 0x21, &a, &b));
 	assert_int_equal(a, 12);
 	assert_int_equal(b, 15);
-	sm_lidmgr_clear(&m);
-	sm_fabric_free(f);
+	lt_free(&t);
 }
 
 static void test_file_then_fabric_then_fresh(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
-	struct sm_lidmgr m;
-	struct sm_lidmgr_stats st;
-	char err[256];
-	uint16_t *cur = calloc(f->n_ports, sizeof(*cur));
-	assert_non_null(cur);
-	sm_lidmgr_init(&m);
+	struct lt t;
 	/* file: 0x21 -> 40, absent 0x999 -> 7; fabric: 0x21 holds 9 (file wins), 0x31 holds 7 (live beats absent) */
-	assert_int_equal(load_str(&m, "0x21 40 40\n0x999 7 7\n0x100 0x20 0x20\n", err, sizeof(err)), 0);
-	cur[sm_fabric_find_port(f, 0x21)] = 9;
-	cur[sm_fabric_find_port(f, 0x31)] = 7;
-	n_notes = 0;
-	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, cur, NULL, &st, note_cb, NULL), 0);
-	assert_int_equal(lid_of(f, 0x21), 40);
-	assert_int_equal(lid_of(f, 0x100), 32);
-	assert_int_equal(lid_of(f, 0x31), 7);
-	assert_int_equal(lid_of(f, 0x11), 1);
-	assert_int_equal(lid_of(f, 0x12), 2);
-	assert_int_equal(lid_of(f, 0x200), 3);
-	assert_int_equal(st.from_file, 2);
-	assert_int_equal(st.from_fabric, 1);
-	assert_int_equal(st.fresh, 3);
-	assert_int_equal(st.moved, 1);        /* 0x21: 9 -> 40 */
-	assert_true(st.conflicts >= 1);       /* 7 reserved for absent 0x999 */
+	lt_init(&t, "0x21 40 40\n0x999 7 7\n0x100 0x20 0x20\n");
+	lt_hold(&t, 0x21, 9);
+	lt_hold(&t, 0x31, 7);
+	lt_assign(&t, 0);
+	EXPECT_LIDS(t.f, { 0x21, 40 }, { 0x100, 32 }, { 0x31, 7 }, { 0x11, 1 }, { 0x12, 2 }, { 0x200, 3 });
+	assert_int_equal(t.st.from_file, 2);
+	assert_int_equal(t.st.from_fabric, 1);
+	assert_int_equal(t.st.fresh, 3);
+	assert_int_equal(t.st.moved, 1);        /* 0x21: 9 -> 40 */
+	assert_true(t.st.conflicts >= 1);       /* 7 reserved for absent 0x999 */
 	assert_true(n_notes >= 2);
 	/* the absent entry is kept in the table */
 	uint16_t a;
-	assert_true(sm_lidmgr_lookup(&m, 0x999, &a, NULL));
+	assert_true(sm_lidmgr_lookup(&t.m, 0x999, &a, NULL));
 	assert_int_equal(a, 7);
-	assert_int_equal(m.n, 7);
-	free(cur);
-	sm_lidmgr_clear(&m);
-	sm_fabric_free(f);
+	assert_int_equal(t.m.n, 7);
+	lt_free(&t);
 }
 
 static void test_absent_reservation_respected(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
-	struct sm_lidmgr m;
-	char err[256];
-	sm_lidmgr_init(&m);
-	assert_int_equal(load_str(&m, "0x999 1 1\n0x998 3 3\n", err, sizeof(err)), 0);
-	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, NULL, NULL, NULL, NULL, NULL), 0);
-	assert_int_equal(lid_of(f, 0x11), 2);
-	assert_int_equal(lid_of(f, 0x12), 4);
-	assert_int_equal(lid_of(f, 0x21), 5);
-	sm_lidmgr_clear(&m);
-	sm_fabric_free(f);
+	struct lt t;
+	lt_init(&t, "0x999 1 1\n0x998 3 3\n");
+	lt_assign(&t, 0);
+	EXPECT_LIDS(t.f, { 0x11, 2 }, { 0x12, 4 }, { 0x21, 5 });
+	lt_free(&t);
 }
 
 static void test_collisions_lowest_guid_wins(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
-	struct sm_lidmgr m;
-	struct sm_lidmgr_stats st;
-	char err[256];
-	uint16_t *cur = calloc(f->n_ports, sizeof(*cur));
-	assert_non_null(cur);
-	sm_lidmgr_init(&m);
+	struct lt t, u;
 	/* file collision between two present GUIDs: 0x21 wins over 0x31 */
-	assert_int_equal(load_str(&m, "0x31 10 10\n0x21 10 10\n", err, sizeof(err)), 0);
+	lt_init(&t, "0x31 10 10\n0x21 10 10\n");
 	/* fabric collision between 0x11 and 0x12 (both hold 20): 0x11 wins; 0x200 holds a misaligned-free 5 */
-	cur[sm_fabric_find_port(f, 0x11)] = 20;
-	cur[sm_fabric_find_port(f, 0x12)] = 20;
-	cur[sm_fabric_find_port(f, 0x31)] = 10;
-	n_notes = 0;
-	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 0, cur, NULL, &st, note_cb, NULL), 0);
-	assert_int_equal(lid_of(f, 0x21), 10);
-	assert_int_equal(lid_of(f, 0x11), 20);
-	assert_int_not_equal(lid_of(f, 0x31), 10);
-	assert_int_not_equal(lid_of(f, 0x12), 20);
-	assert_int_equal(lid_of(f, 0x31), 2); /* 0x12 -> 1, 0x31 -> 2 in GUID order */
-	assert_int_equal(lid_of(f, 0x12), 1);
-	assert_int_equal(st.conflicts, 3); /* file 0x31, fabric 0x12, fabric 0x31 */
+	lt_hold(&t, 0x11, 20);
+	lt_hold(&t, 0x12, 20);
+	lt_hold(&t, 0x31, 10);
+	lt_assign(&t, 0);
+	/* 0x31 and 0x12 lose: 0x12 -> 1, 0x31 -> 2 in GUID order */
+	EXPECT_LIDS(t.f, { 0x21, 10 }, { 0x11, 20 }, { 0x31, 2 }, { 0x12, 1 });
+	assert_int_equal(t.st.conflicts, 3); /* file 0x31, fabric 0x12, fabric 0x31 */
 	/* deterministic: the same input gives the same result */
-	struct sm_fabric *g = small_fabric();
-	struct sm_lidmgr m2;
-	sm_lidmgr_init(&m2);
-	assert_int_equal(load_str(&m2, "0x21 10 10\n0x31 10 10\n", err, sizeof(err)), 0);
-	assert_int_equal(sm_lidmgr_assign(&m2, g, 0, 0, cur, NULL, NULL, NULL, NULL), 0);
-	for (uint32_t i = 0; i < f->n_ports; i++)
-		assert_int_equal(f->ports[i].lid, g->ports[i].lid);
-	free(cur);
-	sm_lidmgr_clear(&m);
-	sm_lidmgr_clear(&m2);
-	sm_fabric_free(f);
-	sm_fabric_free(g);
+	lt_init(&u, "0x21 10 10\n0x31 10 10\n");
+	memcpy(u.cur, t.cur, t.f->n_ports * sizeof(*u.cur));
+	lt_assign(&u, 0);
+	for (uint32_t i = 0; i < t.f->n_ports; i++)
+		assert_int_equal(t.f->ports[i].lid, u.f->ports[i].lid);
+	lt_free(&t);
+	lt_free(&u);
 }
 
 static void test_lmc_change_keeps_aligned(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
-	struct sm_lidmgr m;
-	struct sm_lidmgr_stats st;
-	char err[256];
-	sm_lidmgr_init(&m);
+	struct lt t;
 	/* LMC 0 -> 1: LID 4 (aligned on 2) is kept as 4-5, LID 7 (odd) must move */
-	assert_int_equal(load_str(&m, "0x11 4 4\n0x12 7 7\n", err, sizeof(err)), 0);
-	n_notes = 0;
-	assert_int_equal(sm_lidmgr_assign(&m, f, 0, 1, NULL, NULL, &st, note_cb, NULL), 0);
-	assert_int_equal(lid_of(f, 0x11), 4);
-	assert_int_not_equal(lid_of(f, 0x12), 7);
-	assert_int_equal(lid_of(f, 0x12) % 2, 0);
+	lt_init(&t, "0x11 4 4\n0x12 7 7\n");
+	lt_assign(&t, 1);
+	EXPECT_LIDS(t.f, { 0x11, 4 });
+	assert_int_not_equal(lid_of(t.f, 0x12), 7);
+	assert_int_equal(lid_of(t.f, 0x12) % 2, 0);
 	assert_non_null(strstr(last_note, "not aligned") ? last_note : NULL);
 	uint16_t a, b;
-	assert_true(sm_lidmgr_lookup(&m, 0x11, &a, &b));
+	assert_true(sm_lidmgr_lookup(&t.m, 0x11, &a, &b));
 	assert_int_equal(b, 5);
-	sm_lidmgr_clear(&m);
-	sm_fabric_free(f);
+	lt_free(&t);
 }
 
 static void test_second_run_is_stable(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_fabric();
+	struct sm_fabric *f = fx_small_fabric();
 	struct sm_lidmgr m;
 	char path[] = "/tmp/smd-test-lidmgr-XXXXXX";
 	char file[300], err[256];
@@ -326,7 +301,7 @@ static void test_second_run_is_stable(void **state)
 	assert_int_equal(sm_lidmgr_save(&m, file, err, sizeof(err)), 0);
 
 	/* restart: a fresh fabric, LIDs scrambled in the fabric, file wins */
-	struct sm_fabric *g = small_fabric();
+	struct sm_fabric *g = fx_small_fabric();
 	uint16_t *cur = calloc(g->n_ports, sizeof(*cur));
 	assert_non_null(cur);
 	for (uint32_t i = 0; i < g->n_ports; i++)

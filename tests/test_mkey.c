@@ -26,54 +26,19 @@
 #include "mad/codec.h"
 #include "sm/mkey.h"
 #include "mock/mock.h"
-#include "routing/registry.h"
 #include "sm/sm.h"
 #include "config/smdconf.h"
 #include "sm/sminfo.h"
-#include "mock_fabric.h"
+#include "fixture/fixture.h"
+#include "fixture/mock_fabric.h"
 
-struct env {
-	struct sm_mock *mock;
-	struct sm_transport *t;
-	struct sm_registry *reg;
-	struct sm_chain *chain;
-	char dir[64];
-};
-
-static void env_init(struct env *e)
+/* two_switch() on the mock with the SM attached (fixture.h). */
+static void env_init(struct fx_env *e)
 {
-	char err[512] = "";
-	struct sm_fabric *model = two_switch();
-
-	memset(e, 0, sizeof(*e));
-	assert_non_null(model);
-	assert_int_equal(sm_mock_new(model, NULL, &e->mock, err, sizeof(err)), 0);
-	sm_fabric_free(model);
-	assert_int_equal(sm_mock_attach(e->mock, sm_mock_default_port(e->mock, 0), &e->t), 0);
-	e->reg = sm_registry_new(NULL);
-	assert_non_null(e->reg);
-	if (sm_chain_new(e->reg, "minhop", NULL, NULL, &e->chain, err, sizeof(err)))
-		fail_msg("chain: %s", err);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/smd-test-mkey-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
+	fx_env_init(e, two_switch(), NULL, NULL, "mkey");
 }
 
-static void env_free(struct env *e)
-{
-	char p[128];
-	static const char *const files[] = { "guid2lid", "keys" };
-	for (unsigned i = 0; i < 2; i++) {
-		snprintf(p, sizeof(p), "%s/%s", e->dir, files[i]);
-		unlink(p);
-	}
-	rmdir(e->dir);
-	sm_chain_free(e->chain);
-	sm_registry_free(e->reg);
-	sm_transport_close(e->t);
-	sm_mock_free(e->mock);
-}
-
-static void keys_for(const struct env *e, uint8_t mode, uint64_t key, uint8_t prot, uint16_t lease,
+static void keys_for(const struct fx_env *e, uint8_t mode, uint64_t key, uint8_t prot, uint16_t lease,
 		     struct sm_keys *k)
 {
 	struct sm_keys_cfg kc = { .mkey_mode = mode, .mkey = key, .protect_bits = prot,
@@ -83,7 +48,7 @@ static void keys_for(const struct env *e, uint8_t mode, uint64_t key, uint8_t pr
 		fail_msg("keys: %s", err);
 }
 
-static int run(struct env *e, const struct sm_keys *k, struct sm_summary *sum, char *err, size_t errlen)
+static int run(struct fx_env *e, const struct sm_keys *k, struct sm_summary *sum, char *err, size_t errlen)
 {
 	struct sm_cfg cfg;
 	sm_cfg_default(&cfg);
@@ -95,7 +60,7 @@ static int run(struct env *e, const struct sm_keys *k, struct sm_summary *sum, c
 }
 
 /* Every SMA (switch port 0, CA ports) of the mock holds key/prot/lease. */
-static void check_keys(struct env *e, uint64_t key, uint8_t prot, uint16_t lease)
+static void check_keys(struct fx_env *e, uint64_t key, uint8_t prot, uint16_t lease)
 {
 	const struct sm_fabric *mf = sm_mock_fabric(e->mock);
 	struct sm_mock_port_state st;
@@ -119,8 +84,21 @@ static void check_keys(struct env *e, uint64_t key, uint8_t prot, uint16_t lease
 	assert_int_equal(n_sma, 2 + 4);
 }
 
+/* env_init(), then a first run that protects every port with these keys (checked). */
+static void protected_env(struct fx_env *e, struct sm_keys *k, uint8_t mode, uint64_t key, uint8_t prot,
+			  uint16_t lease)
+{
+	struct sm_summary sum;
+	char err[1024] = "";
+	env_init(e);
+	keys_for(e, mode, key, prot, lease, k);
+	if (run(e, k, &sum, err, sizeof(err)))
+		fail_msg("protecting run: %s", err);
+	check_keys(e, k->mkey, prot, lease);
+}
+
 /* PortInfo Sets and LIDs of the whole mock, to show a refused run changed nothing. */
-static uint64_t port_fingerprint(struct env *e)
+static uint64_t port_fingerprint(struct fx_env *e)
 {
 	const struct sm_fabric *mf = sm_mock_fabric(e->mock);
 	struct sm_mock_port_state st;
@@ -137,7 +115,7 @@ static uint64_t port_fingerprint(struct env *e)
 
 static void test_keys_file(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_keys k1, k2;
 	struct sm_keys_cfg kc = { .mkey_mode = SM_KEY_RANDOM, .protect_bits = 2, .smkey_mode = SM_KEY_RANDOM };
 	char err[600] = "", path[128];
@@ -173,44 +151,37 @@ static void test_keys_file(void **state)
 	assert_int_equal(fm, 0x1122334455667788ULL);
 	assert_int_equal(fs, k1.sm_key);
 	/* a damaged file is refused with FILE:LINE, never replaced */
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "# comment\nm_key 0x12\nm_key nonsense\n");
-	fclose(f);
+	static const struct { const char *text, *want; } damaged[] = {
+		{ "# comment\nm_key 0x12\nm_key nonsense\n", "/keys:3:" },
+		{ "m_key 0x12\nm_key 0x13\n", "/keys:2: duplicate" },
+		{ "s_key 0x12\n", "/keys:1: unknown key 's_key'" },
+	};
 	kc.mkey_mode = SM_KEY_RANDOM;
-	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "/keys:3:"));
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "m_key 0x12\nm_key 0x13\n");
-	fclose(f);
-	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "/keys:2: duplicate"));
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "s_key 0x12\n");
-	fclose(f);
-	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "/keys:1: unknown key 's_key'"));
+	for (unsigned i = 0; i < sizeof(damaged) / sizeof(damaged[0]); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(damaged[i].text, f);
+		fclose(f);
+		assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, damaged[i].want))
+			fail_msg("'%s' lacks '%s'", err, damaged[i].want);
+	}
 	/* random without a state directory has nowhere to keep the key */
 	assert_int_equal(sm_keys_open(NULL, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "random needs a state directory"));
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_protect_and_manage_again(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_keys k;
 	struct sm_summary sum;
 	struct sm_mock_stats ms;
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_RANDOM, 0, 2, 0, &k);
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
-	check_keys(&e, k.mkey, 2, 0);
+	protected_env(&e, &k, SM_KEY_RANDOM, 0, 2, 0);
 	/* a second smd: keys from the state directory, everything found and nothing to Set */
 	struct sm_keys k2;
 	keys_for(&e, SM_KEY_RANDOM, 0, 2, 0, &k2);
@@ -231,7 +202,7 @@ static void test_protect_and_manage_again(void **state)
 	assert_int_equal(run(&e, &k2, &sum, err, sizeof(err)), 0);
 	assert_int_equal(sum.portinfo_lid_sets, 6);
 	check_keys(&e, k.mkey, 1, 60);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 /*
@@ -241,17 +212,15 @@ static void test_protect_and_manage_again(void **state)
  */
 static void test_every_smp_has_the_key(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_keys k;
 	struct sm_summary sum;
 	struct sm_mock_stats ms;
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_RANDOM, 0, 3, 0, &k);
 	/* the first run protects every port (no faults) */
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
+	protected_env(&e, &k, SM_KEY_RANDOM, 0, 3, 0);
 	/* then a lossy fabric with few retries: many SMPs retried or given up */
 	sm_mock_set_faults(e.mock, 300000, 0, 50000, 0);   /* 30% dropped, 5% late */
 	for (int i = 0; i < 8; i++) {
@@ -275,12 +244,12 @@ static void test_every_smp_has_the_key(void **state)
 	if (run(&e, &k, &sum, err, sizeof(err)))
 		fail_msg("after the faults: %s", err);
 	check_keys(&e, k.mkey, 3, 0);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_wrong_key_refused(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_keys k, wrong;
 	struct sm_summary sum;
 	struct sm_mock_stats ms;
@@ -325,22 +294,19 @@ static void test_wrong_key_refused(void **state)
 	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
 	assert_true(sum.mkey_violations >= 6);
 	assert_int_equal(sum.mkey_foreign, 0);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_lease_expires(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_keys k, other;
 	struct sm_summary sum;
 	struct sm_mock_stats ms;
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_FIXED, 0x1EA5E1EA5E000001ULL, 2, 30, &k);
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
-	check_keys(&e, k.mkey, 2, 30);
+	protected_env(&e, &k, SM_KEY_FIXED, 0x1EA5E1EA5E000001ULL, 2, 30);
 	memset(&other, 0, sizeof(other));
 	other.mkey = other.set_mkey = 0x07E507E507E50000ULL;
 	/* violations start the lease timers; within the lease nothing answers */
@@ -353,21 +319,18 @@ static void test_lease_expires(void **state)
 	assert_true(ms.mkey_leases_expired >= 1);
 	assert_true(sum.counts.nodes >= 1);
 	assert_true(sum.mkey_foreign >= 1);   /* protect bits 0 now: the other key is shown */
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_off_clears_keys(void **state)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_keys k, off;
 	struct sm_summary sum;
 	char err[1024] = "";
 
 	(void)state;
-	env_init(&e);
-	keys_for(&e, SM_KEY_RANDOM, 0, 3, 0, &k);
-	assert_int_equal(run(&e, &k, &sum, err, sizeof(err)), 0);
-	check_keys(&e, k.mkey, 3, 0);
+	protected_env(&e, &k, SM_KEY_RANDOM, 0, 3, 0);
 	/* m_key: none with the key persisted: reach the ports with it and clear it */
 	keys_for(&e, SM_KEY_NONE, 0, 0, 0, &off);
 	assert_int_equal(off.mkey, k.mkey);
@@ -376,7 +339,7 @@ static void test_off_clears_keys(void **state)
 	if (run(&e, &off, &sum, err, sizeof(err)))
 		fail_msg("clearing run: %s", err);
 	check_keys(&e, 0, 0, 0);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static int conf_str(const char *text, struct smd_conf **c, char *err, size_t errlen)

@@ -15,7 +15,7 @@
 
 #include "mad/codec.h"
 #include "mock/mock.h"
-#include "mock_fabric.h"
+#include "fixture/mock_fabric.h"
 #include "mad/txn.h"
 
 struct one {
@@ -44,6 +44,16 @@ static int sync_req(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid, s
 	assert_int_equal(sm_txn_submit(e, req, dlid, one_cb, o), 0);
 	assert_int_equal(sm_txn_run(e), 0);
 	assert_int_equal(o->done, 1);
+	return o->status;
+}
+
+/* The same without retries: one try, the txn status (-ETIMEDOUT when nothing came back). */
+static int once_req(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid, struct one *o)
+{
+	struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
+	memset(o, 0, sizeof(*o));
+	assert_int_equal(sm_txn_submit_opts(e, req, dlid, &opts, one_cb, o), 0);
+	assert_int_equal(sm_txn_run(e), 0);
 	return o->status;
 }
 
@@ -76,6 +86,25 @@ static void env_close(struct env *v)
 	sm_mock_free(v->m);
 	sm_fabric_free(v->f);
 }
+
+/* cmocka set-up and tear-down: env_open() with the default mock configuration */
+static int env_setup(void **state)
+{
+	struct env *v = malloc(sizeof(*v));
+	assert_non_null(v);
+	env_open(v, NULL);
+	*state = v;
+	return 0;
+}
+
+static int env_teardown(void **state)
+{
+	env_close(*state);
+	free(*state);
+	return 0;
+}
+
+#define ENV_TEST(t) cmocka_unit_test_setup_teardown(t, env_setup, env_teardown)
 
 /* ---- BFS discovery through txn + mock ---- */
 
@@ -156,33 +185,31 @@ static void ni_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 
 static void test_dr_walk_all(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct bfs b;
 	struct sm_smp req;
 	const struct sm_txn_stats *st;
 
-	(void)state;
-	env_open(&v, NULL);
 	memset(&b, 0, sizeof(b));
-	b.e = v.e;
+	b.e = v->e;
 	n_probes = 0;
 	probes[n_probes].b = &b;
 	memset(&probes[n_probes].path, 0, sizeof(probes[0].path));
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &probes[n_probes].path);
-	assert_int_equal(sm_txn_submit(v.e, &req, 0, ni_cb, &probes[n_probes]), 0);
+	assert_int_equal(sm_txn_submit(v->e, &req, 0, ni_cb, &probes[n_probes]), 0);
 	n_probes++;
-	assert_int_equal(sm_txn_run(v.e), 0);
+	assert_int_equal(sm_txn_run(v->e), 0);
 	assert_int_equal(b.errors, 0);
 	assert_int_equal(b.n, TF_NODES);
 	/* every node of the model was reached, with the right type and port count */
 	for (unsigned n = 0; n < TF_NODES; n++) {
 		unsigned i;
 		for (i = 0; i < b.n; i++)
-			if (b.guids[i] == v.f->nodes[n].guid)
+			if (b.guids[i] == v->f->nodes[n].guid)
 				break;
 		assert_true(i < b.n);
-		assert_int_equal(b.types[i], v.f->nodes[n].type);
-		assert_int_equal(b.nports[i], v.f->nodes[n].nports);
+		assert_int_equal(b.types[i], v->f->nodes[n].type);
+		assert_int_equal(b.nports[i], v->f->nodes[n].nports);
 	}
 	/* SM node first at hop 0; S1 next at path 0,1 entered by port 3 */
 	assert_int_equal(b.guids[0], 0x3000);
@@ -198,52 +225,40 @@ static void test_dr_walk_all(void **state)
 		assert_int_equal(b.paths[i].hops[1], 1);
 		assert_int_equal(b.paths[i].hops[3], 3);
 	}
-	st = sm_txn_stats(v.e);
+	st = sm_txn_stats(v->e);
 	assert_int_equal(st->timed_out, 0);
 	assert_int_equal(st->malformed, 0);
 	assert_true(st->max_per_dest <= 4);
-	env_close(&v);
 }
 
 static void test_dr_bad_path_dropped(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct sm_smp req;
 	struct sm_dr_path p;
 	struct one o;
 	struct sm_mock_stats ms;
-	struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
 
-	(void)state;
-	env_open(&v, NULL);
 	/* out of S1 port 5: unconnected */
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 5);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v.e, &req, 0, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v.e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	/* first hop must be the SM's own port */
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 2);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
-	assert_int_equal(sm_txn_submit_opts(v.e, &req, 0, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v.e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	/* a CA does not forward: 0,1,3,1 goes S1 -> H1 -> beyond */
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 3);
 	sm_dr_path_push(&p, 1);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &p);
-	assert_int_equal(sm_txn_submit_opts(v.e, &req, 0, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v.e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
-	sm_mock_stats(v.m, &ms);
+	assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
+	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.dr_dropped, 3);
-	env_close(&v);
 }
 
 static int set_port(struct sm_txn *e, const struct sm_dr_path *p, unsigned port,
@@ -264,7 +279,7 @@ static int set_port(struct sm_txn *e, const struct sm_dr_path *p, unsigned port,
 
 static void test_port_state_machine(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct sm_dr_path p;
 	struct sm_port_info_set s = { .lid = 7, .lmc = 2, .sm_lid = 1, .gid_prefix = 0xfe80000000000000ULL };
 	struct sm_mock_port_state ps;
@@ -272,28 +287,26 @@ static void test_port_state_machine(void **state)
 	struct one o;
 	uint32_t h2;
 
-	(void)state;
-	env_open(&v, NULL);
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 4);   /* H2 */
-	h2 = sm_port_index(v.f, TF_H2, 1);
-	assert_int_equal(sm_mock_port_state(v.m, h2, &ps), 0);
+	h2 = sm_port_index(v->f, TF_H2, 1);
+	assert_int_equal(sm_mock_port_state(v->m, h2, &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_INIT);
 	assert_int_equal(ps.phys_state, 5);
 	assert_int_equal(ps.lid, 0);
 
 	/* ACTIVE straight from INIT is refused, nothing changes */
 	s.port_state = SM_PORT_ACTIVE;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, SM_MAD_STATUS_INVALID_FIELD);
-	assert_int_equal(sm_mock_port_state(v.m, h2, &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, h2, &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_INIT);
 	assert_int_equal(ps.lid, 0);
 
 	/* no state change, LID/LMC/SM LID stored */
 	s.port_state = 0;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, 0);
 	assert_int_equal(sm_port_info_decode(o.resp.data, &pi, NULL), 0);
 	assert_int_equal(pi.lid, 7);
@@ -303,14 +316,14 @@ static void test_port_state_machine(void **state)
 	assert_int_equal(pi.local_port_num, 1);
 
 	s.port_state = SM_PORT_ARMED;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, 0);
-	assert_int_equal(sm_mock_port_state(v.m, h2, &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, h2, &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_ARMED);
 	s.port_state = SM_PORT_ACTIVE;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, 0);
-	assert_int_equal(sm_mock_port_state(v.m, h2, &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, h2, &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_ACTIVE);
 	assert_int_equal(ps.lid, 7);
 	assert_int_equal(ps.lmc, 2);
@@ -318,17 +331,17 @@ static void test_port_state_machine(void **state)
 	assert_int_equal(ps.gid_prefix, 0xfe80000000000000ULL);
 	/* ARMED from ACTIVE is refused */
 	s.port_state = SM_PORT_ARMED;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, SM_MAD_STATUS_INVALID_FIELD);
 	/* INIT can never be set */
 	s.port_state = SM_PORT_INIT;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, SM_MAD_STATUS_INVALID_FIELD);
 	/* DOWN retrains a connected link: back to INIT */
 	s.port_state = SM_PORT_DOWN;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
 	assert_int_equal(o.mad_status, 0);
-	assert_int_equal(sm_mock_port_state(v.m, h2, &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, h2, &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_INIT);
 
 	/* switch external port: state only, the LID lives on port 0 */
@@ -336,46 +349,43 @@ static void test_port_state_machine(void **state)
 	sm_dr_path_push(&p, 1);
 	s.port_state = SM_PORT_ARMED;
 	s.lid = 99;
-	assert_int_equal(set_port(v.e, &p, 4, &s, &o), 0);
+	assert_int_equal(set_port(v->e, &p, 4, &s, &o), 0);
 	assert_int_equal(o.mad_status, 0);
-	assert_int_equal(sm_mock_port_state(v.m, sm_port_index(v.f, TF_S1, 4), &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, sm_port_index(v->f, TF_S1, 4), &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_ARMED);
 	assert_int_equal(ps.lid, 0);
 	s.port_state = 0;
-	assert_int_equal(set_port(v.e, &p, 0, &s, &o), 0);
-	assert_int_equal(sm_mock_port_state(v.m, sm_port_index(v.f, TF_S1, 0), &ps), 0);
+	assert_int_equal(set_port(v->e, &p, 0, &s, &o), 0);
+	assert_int_equal(sm_mock_port_state(v->m, sm_port_index(v->f, TF_S1, 0), &ps), 0);
 	assert_int_equal(ps.lid, 99);
 	/* PortInfo of a switch port beyond NumPorts */
 	{
 		struct sm_smp req;
 		sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_PORT_INFO, 9, &p);
-		assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+		assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 		assert_int_equal(o.mad_status, SM_MAD_STATUS_INVALID_FIELD);
 	}
 	/* unconnected port 2 of H4 is DOWN / Polling */
-	assert_int_equal(sm_mock_port_state(v.m, sm_port_index(v.f, TF_H4, 2), &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, sm_port_index(v->f, TF_H4, 2), &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_DOWN);
 	assert_int_equal(ps.phys_state, 2);
-	env_close(&v);
 }
 
 static void test_lft_and_switch_info(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct sm_dr_path p;
 	struct sm_smp req;
 	struct sm_lft_block blk, got;
 	struct sm_switch_info si;
 	struct one o;
 
-	(void)state;
-	env_open(&v, NULL);
 	memset(&p, 0, sizeof(p));
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 1);   /* S2 via the first parallel link */
 
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(o.mad_status, 0);
 	assert_int_equal(sm_switch_info_decode(o.resp.data, &si, NULL), 0);
 	assert_int_equal(si.lft_cap, 0xC000);
@@ -384,46 +394,45 @@ static void test_lft_and_switch_info(void **state)
 	si.lft_top = 130;
 	sm_smp_init_dr(&req, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &p);
 	sm_switch_info_encode(&si, req.data);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
-	assert_int_equal(sm_mock_lft_top(v.m, TF_S2), 130);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
+	assert_int_equal(sm_mock_lft_top(v->m, TF_S2), 130);
 
 	for (unsigned i = 0; i < SM_LFT_BLOCK; i++)
 		blk.port[i] = (uint8_t)(i % 9);
 	sm_smp_init_dr(&req, SM_METHOD_SET, SM_ATTR_LFT, 2, &p);
 	sm_lft_block_encode(&blk, req.data);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(o.mad_status, 0);
-	assert_int_equal(sm_mock_lft_get(v.m, TF_S2, 128), 0);
-	assert_int_equal(sm_mock_lft_get(v.m, TF_S2, 130), 2);
-	assert_int_equal(sm_mock_lft_get(v.m, TF_S2, 191), 63 % 9);
-	assert_int_equal(sm_mock_lft_get(v.m, TF_S2, 5), SM_LFT_NO_PORT);   /* block 0 never set */
-	assert_int_equal(sm_mock_lft_get(v.m, TF_S1, 130), SM_LFT_NO_PORT); /* other switch */
-	assert_int_equal(sm_mock_lft_blocks_set(v.m, TF_S2), 1);
+	assert_int_equal(sm_mock_lft_get(v->m, TF_S2, 128), 0);
+	assert_int_equal(sm_mock_lft_get(v->m, TF_S2, 130), 2);
+	assert_int_equal(sm_mock_lft_get(v->m, TF_S2, 191), 63 % 9);
+	assert_int_equal(sm_mock_lft_get(v->m, TF_S2, 5), SM_LFT_NO_PORT);   /* block 0 never set */
+	assert_int_equal(sm_mock_lft_get(v->m, TF_S1, 130), SM_LFT_NO_PORT); /* other switch */
+	assert_int_equal(sm_mock_lft_blocks_set(v->m, TF_S2), 1);
 
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_LFT, 2, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(sm_lft_block_decode(o.resp.data, &got, NULL), 0);
 	assert_memory_equal(got.port, blk.port, SM_LFT_BLOCK);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_LFT, 0, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(o.resp.data[0], SM_LFT_NO_PORT);
 	/* block beyond LinearFDBCap, LFT on a CA, SMInfo: error statuses */
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_LFT, SM_LFT_MAX_BLOCKS, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(o.mad_status, SM_MAD_STATUS_INVALID_FIELD);
 	memset(&p, 0, sizeof(p));
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_LFT, 0, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(o.mad_status, SM_MAD_STATUS_ATTR_UNSUPP);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_SM_INFO, 0, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(o.mad_status, SM_MAD_STATUS_ATTR_UNSUPP);
 	/* NodeDescription */
 	sm_dr_path_push(&p, 1);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_DESC, 0, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_string_equal((const char *)o.resp.data, "S1 switch");
-	env_close(&v);
 }
 
 /* Give every port a LID over DR and program both switches' LFTs. */
@@ -479,49 +488,36 @@ static void program_lids(struct env *v)
 
 static void test_lid_routed(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct sm_smp req;
 	struct sm_node_info ni;
 	struct one o;
-	struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
 	struct sm_mock_stats ms;
 
-	(void)state;
-	env_open(&v, NULL);
 	/* no LIDs yet: a LID-routed SMP goes nowhere */
 	sm_smp_init_lid(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0);
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v.e, &req, 5, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v.e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 5, &o), -ETIMEDOUT);
 
-	program_lids(&v);
+	program_lids(v);
 	/* H3 (LID 5) three hops away, and each switch */
-	assert_int_equal(sync_req(v.e, &req, 5, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 5, &o), 0);
 	assert_int_equal(sm_node_info_decode(o.resp.data, &ni, NULL), 0);
 	assert_int_equal(ni.node_guid, 0x3020);
 	assert_int_equal(ni.local_port_num, 1);
-	assert_int_equal(sync_req(v.e, &req, 2, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 2, &o), 0);
 	assert_int_equal(sm_node_info_decode(o.resp.data, &ni, NULL), 0);
 	assert_int_equal(ni.node_guid, 0x2000);
 	assert_int_equal(ni.local_port_num, 0);   /* LID-routed to a switch: port 0, like ibsim */
-	assert_int_equal(sync_req(v.e, &req, 1, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 1, &o), 0);
 	assert_int_equal(sm_node_info_decode(o.resp.data, &ni, NULL), 0);
 	assert_int_equal(ni.node_guid, 0x1000);
 	/* an unassigned LID is black-holed */
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v.e, &req, 40, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v.e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
+	assert_int_equal(once_req(v->e, &req, 40, &o), -ETIMEDOUT);
 	/* break S2's route back to the SM (LID 3): the answer is lost */
-	assert_int_equal(sm_mock_lft_poke(v.m, TF_S2, 3, 7), 0);
-	memset(&o, 0, sizeof(o));
-	assert_int_equal(sm_txn_submit_opts(v.e, &req, 5, &opts, one_cb, &o), 0);
-	assert_int_equal(sm_txn_run(v.e), 0);
-	assert_int_equal(o.status, -ETIMEDOUT);
-	sm_mock_stats(v.m, &ms);
+	assert_int_equal(sm_mock_lft_poke(v->m, TF_S2, 3, 7), 0);
+	assert_int_equal(once_req(v->e, &req, 5, &o), -ETIMEDOUT);
+	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.lid_dropped, 3);
-	env_close(&v);
 }
 
 struct trapctx {
@@ -545,7 +541,7 @@ static void trap_cb(struct sm_txn *e, const struct sm_smp *smp, const struct sm_
 
 static void test_trap_on_link_down(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct trapctx tc = { 0 };
 	struct sm_notice nt;
 	struct sm_mock_port_state ps;
@@ -555,22 +551,20 @@ static void test_trap_on_link_down(void **state)
 	struct sm_dr_path p;
 	struct one o;
 
-	(void)state;
-	env_open(&v, NULL);
 	/* before LIDs are set nobody knows where the SM is: no trap */
-	assert_int_equal(sm_mock_link_down(v.m, TF_S2, 4), 0);
-	assert_int_equal(sm_mock_link_up(v.m, TF_S2, 4), 0);
-	sm_mock_stats(v.m, &ms);
+	assert_int_equal(sm_mock_link_down(v->m, TF_S2, 4), 0);
+	assert_int_equal(sm_mock_link_up(v->m, TF_S2, 4), 0);
+	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.traps_sent, 0);
-	program_lids(&v);
-	sm_txn_set_unsolicited(v.e, trap_cb, &tc);
-	assert_int_equal(sm_mock_link_down(v.m, TF_S2, 4), 0);
-	assert_int_equal(sm_mock_link_down(v.m, TF_S2, 4), -ENOTCONN);
-	assert_int_equal(sm_mock_port_state(v.m, sm_port_index(v.f, TF_H4, 1), &ps), 0);
+	program_lids(v);
+	sm_txn_set_unsolicited(v->e, trap_cb, &tc);
+	assert_int_equal(sm_mock_link_down(v->m, TF_S2, 4), 0);
+	assert_int_equal(sm_mock_link_down(v->m, TF_S2, 4), -ENOTCONN);
+	assert_int_equal(sm_mock_port_state(v->m, sm_port_index(v->f, TF_H4, 1), &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_DOWN);
 	assert_int_equal(ps.phys_state, 2);
 	/* pump the engine: the trap arrives as an unsolicited MAD */
-	assert_true(sm_txn_poll(v.e, 0) >= 0);
+	assert_true(sm_txn_poll(v->e, 0) >= 0);
 	assert_int_equal(tc.n, 1);
 	assert_int_equal(tc.last.method, SM_METHOD_TRAP);
 	assert_int_equal(tc.last.mgmt_class, SM_CLASS_SMI);
@@ -580,7 +574,7 @@ static void test_trap_on_link_down(void **state)
 	assert_int_equal(nt.trap_num, SM_TRAP_LINK_STATE_CHANGE);
 	assert_int_equal(nt.lid_addr, 2);
 	assert_int_equal(nt.issuer_lid, 2);
-	sm_mock_stats(v.m, &ms);
+	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.traps_sent, 1);
 	assert_int_equal(ms.trap_represses, 1);
 	/* S2 flags PortStateChange; DR to H4 no longer works */
@@ -588,42 +582,37 @@ static void test_trap_on_link_down(void **state)
 	sm_dr_path_push(&p, 1);
 	sm_dr_path_push(&p, 1);
 	sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_SWITCH_INFO, 0, &p);
-	assert_int_equal(sync_req(v.e, &req, 0, &o), 0);
+	assert_int_equal(sync_req(v->e, &req, 0, &o), 0);
 	assert_int_equal(sm_switch_info_decode(o.resp.data, &si, NULL), 0);
 	assert_int_equal(si.port_state_change, 1);
 	{
-		struct sm_txn_req_opts opts = { .retries = SM_TXN_NO_RETRY };
 		struct sm_dr_path h4 = p;
 		sm_dr_path_push(&h4, 4);
 		sm_smp_init_dr(&req, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &h4);
-		memset(&o, 0, sizeof(o));
-		assert_int_equal(sm_txn_submit_opts(v.e, &req, 0, &opts, one_cb, &o), 0);
-		assert_int_equal(sm_txn_run(v.e), 0);
-		assert_int_equal(o.status, -ETIMEDOUT);
+		assert_int_equal(once_req(v->e, &req, 0, &o), -ETIMEDOUT);
 	}
 	/* link up: INIT again, a second trap */
-	assert_int_equal(sm_mock_link_up(v.m, TF_S2, 4), 0);
-	assert_int_equal(sm_mock_link_up(v.m, TF_S2, 4), -ENOENT);
-	assert_true(sm_txn_poll(v.e, 0) >= 0);
+	assert_int_equal(sm_mock_link_up(v->m, TF_S2, 4), 0);
+	assert_int_equal(sm_mock_link_up(v->m, TF_S2, 4), -ENOENT);
+	assert_true(sm_txn_poll(v->e, 0) >= 0);
 	assert_int_equal(tc.n, 2);
-	assert_int_equal(sm_mock_port_state(v.m, sm_port_index(v.f, TF_H4, 1), &ps), 0);
+	assert_int_equal(sm_mock_port_state(v->m, sm_port_index(v->f, TF_H4, 1), &ps), 0);
 	assert_int_equal(ps.state, SM_PORT_INIT);
 	assert_int_equal(ps.phys_state, 5);
 	/* a link between two switches: both raise a trap, but S2 routes LID 3
 	 * (the SM) over that very link, so its trap is lost on the way */
-	assert_int_equal(sm_mock_link_down(v.m, TF_S1, 2), 0);
-	assert_true(sm_txn_poll(v.e, 0) >= 0);
+	assert_int_equal(sm_mock_link_down(v->m, TF_S1, 2), 0);
+	assert_true(sm_txn_poll(v->e, 0) >= 0);
 	assert_int_equal(tc.n, 3);
 	assert_int_equal(tc.slid, 1);
-	sm_mock_stats(v.m, &ms);
+	sm_mock_stats(v->m, &ms);
 	assert_int_equal(ms.traps_sent, 3);
 	assert_int_equal(ms.traps_lost, 1);
 	/* reroute S2 to the SM over port 1: the next event's trap arrives */
-	assert_int_equal(sm_mock_lft_poke(v.m, TF_S2, 3, 1), 0);
-	assert_int_equal(sm_mock_link_up(v.m, TF_S1, 2), 0);
-	assert_true(sm_txn_poll(v.e, 0) >= 0);
+	assert_int_equal(sm_mock_lft_poke(v->m, TF_S2, 3, 1), 0);
+	assert_int_equal(sm_mock_link_up(v->m, TF_S1, 2), 0);
+	assert_true(sm_txn_poll(v->e, 0) >= 0);
 	assert_int_equal(tc.n, 5);
-	env_close(&v);
 }
 
 /* Many Gets with no retry: the drop share is honoured roughly, and every
@@ -714,26 +703,23 @@ static void test_fault_corrupt_and_delay(void **state)
 
 static void test_attach_errors(void **state)
 {
-	struct env v;
+	struct env *v = *state;
 	struct sm_transport *t2;
 	char err[128];
 	struct sm_mock *m2;
 	struct sm_fabric *empty = sm_fabric_new();
 
-	(void)state;
-	env_open(&v, NULL);
-	assert_int_equal(sm_mock_attach(v.m, sm_port_index(v.f, TF_H1, 1), &t2), -EBUSY);
-	assert_int_equal(sm_mock_attach(v.m, sm_port_index(v.f, TF_S1, 1), &t2), -EINVAL);
-	assert_int_equal(sm_mock_attach(v.m, v.f->n_ports, &t2), -EINVAL);
+	assert_int_equal(sm_mock_attach(v->m, sm_port_index(v->f, TF_H1, 1), &t2), -EBUSY);
+	assert_int_equal(sm_mock_attach(v->m, sm_port_index(v->f, TF_S1, 1), &t2), -EINVAL);
+	assert_int_equal(sm_mock_attach(v->m, v->f->n_ports, &t2), -EINVAL);
 	/* a second SM (another plane would work the same way) */
-	assert_int_equal(sm_mock_attach(v.m, sm_port_index(v.f, TF_H3, 1), &t2), 0);
+	assert_int_equal(sm_mock_attach(v->m, sm_port_index(v->f, TF_H3, 1), &t2), 0);
 	assert_string_equal(t2->info.ca_name, "mock");
 	assert_int_equal(t2->info.port_guid, 0x3021);
 	sm_transport_close(t2);
 	assert_int_equal(sm_mock_new(empty, NULL, &m2, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "empty"));
 	sm_fabric_free(empty);
-	env_close(&v);
 }
 
 /* An event loop polling with timeout 0 still sees its timeouts expire. */
@@ -845,15 +831,15 @@ static void test_keep_state(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dr_walk_all),
-		cmocka_unit_test(test_dr_bad_path_dropped),
-		cmocka_unit_test(test_port_state_machine),
-		cmocka_unit_test(test_lft_and_switch_info),
-		cmocka_unit_test(test_lid_routed),
-		cmocka_unit_test(test_trap_on_link_down),
+		ENV_TEST(test_dr_walk_all),
+		ENV_TEST(test_dr_bad_path_dropped),
+		ENV_TEST(test_port_state_machine),
+		ENV_TEST(test_lft_and_switch_info),
+		ENV_TEST(test_lid_routed),
+		ENV_TEST(test_trap_on_link_down),
 		cmocka_unit_test(test_fault_drop_share),
 		cmocka_unit_test(test_fault_corrupt_and_delay),
-		cmocka_unit_test(test_attach_errors),
+		ENV_TEST(test_attach_errors),
 		cmocka_unit_test(test_poll_loop_virtual_time),
 		cmocka_unit_test(test_load_dump),
 		cmocka_unit_test(test_keep_state),

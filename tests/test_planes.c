@@ -19,23 +19,17 @@
 #include "routing/registry.h"
 #include "routing/metrics.h"
 #include "routing/validate.h"
+#include "fixture/fixture.h"
 
 static struct sm_fabric *gen(unsigned hosts, unsigned radix, unsigned planes, double remove,
 			     int fault_plane)
 {
 	struct sm_gen_params p;
-	char err[256];
-	sm_gen_params_init(&p);
-	p.hosts = hosts;
-	p.radix = radix;
-	p.planes = planes;
+	fx_gen_params(&p, hosts, radix, 0, planes);
 	p.remove_links = remove;
 	p.fault_plane = fault_plane;
 	p.seed = 11;
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	assert_int_equal(sm_gen_fat_tree(&p, f, err, sizeof(err)), 0);
-	return f;
+	return fx_gen(&p);
 }
 
 static void test_hosts_grouping(void **state)

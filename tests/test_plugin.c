@@ -20,7 +20,7 @@
 
 #include "routing/registry.h"
 #include "routing/validate.h"
-#include "route_fix.h"
+#include "fixture/route_fix.h"
 
 static char plugdir[4096];
 

@@ -15,22 +15,14 @@
 #include "model/gen.h"
 #include "model/profile.h"
 #include "model/topo.h"
+#include "fixture/fixture.h"
 
 /* 8 hosts (4 leaves x 2), 2 spines, 2 planes; host i has LID i+1 in each plane. */
 static int setup(void **state)
 {
 	struct sm_gen_params p;
-	char err[256];
-	sm_gen_params_init(&p);
-	p.radix = 4;
-	p.levels = 2;
-	p.planes = 2;
-	struct sm_fabric *f = sm_fabric_new();
-	if (!f || sm_gen_fat_tree(&p, f, err, sizeof(err))) {
-		sm_fabric_free(f);
-		return -1;
-	}
-	*state = f;
+	fx_gen_params(&p, 0, 4, 2, 2);
+	*state = fx_gen(&p);
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 
 #include "routing/registry.h"
 #include "routing/validate.h"
-#include "route_fix.h"
+#include "fixture/route_fix.h"
 
 /* ---- helpers ---- */
 

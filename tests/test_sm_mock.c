@@ -16,6 +16,7 @@
 #include "routing/registry.h"
 #include "sm/sm.h"
 #include "sm/lft_writer.h"
+#include "fixture/fixture.h"
 
 static void test_lft_block_padding(void **state)
 {
@@ -81,65 +82,7 @@ static void test_lft_diff(void **state)
 
 /* ---- bring-up on the mock backend ---- */
 
-struct env {
-	struct sm_fabric *model;    /* what the mock is built from */
-	struct sm_mock *mock;
-	struct sm_transport *t;
-	struct sm_registry *reg;
-	struct sm_chain *chain;
-	char dir[64];               /* state dir */
-	uint32_t sm_port;
-};
-
-static void env_init(struct env *e, struct sm_fabric *model, const struct sm_mock_cfg *mcfg)
-{
-	char err[512] = "";
-	memset(e, 0, sizeof(*e));
-	e->model = model;
-	assert_int_equal(sm_mock_new(model, mcfg, &e->mock, err, sizeof(err)), 0);
-	e->sm_port = sm_mock_default_port(e->mock, 0);
-	assert_int_not_equal(e->sm_port, SM_NONE);
-	assert_int_equal(sm_mock_attach(e->mock, e->sm_port, &e->t), 0);
-	e->reg = sm_registry_new(NULL);
-	assert_non_null(e->reg);
-	if (sm_chain_new(e->reg, "minhop", NULL, NULL, &e->chain, err, sizeof(err)))
-		fail_msg("chain: %s", err);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/smd-test-sm-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
-}
-
-static void env_free(struct env *e)
-{
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", e->dir);
-	unlink(p);
-	rmdir(e->dir);
-	sm_chain_free(e->chain);
-	sm_registry_free(e->reg);
-	sm_transport_close(e->t);
-	sm_mock_free(e->mock);
-	sm_fabric_free(e->model);
-}
-
-static void cfg_for(const struct env *e, struct sm_cfg *cfg)
-{
-	sm_cfg_default(cfg);
-	cfg->state_dir = e->dir;
-}
-
-static struct sm_fabric *bringup(struct env *e, const struct sm_cfg *cfg, struct sm_summary *sum)
-{
-	struct sm_fabric *f = NULL;
-	char err[1024] = "";
-	int rc = sm_bringup(e->t, e->chain, cfg, sum, &f, err, sizeof(err));
-	if (rc)
-		fail_msg("bring-up failed (%d): %s", rc, err);
-	assert_non_null(f);
-	return f;
-}
-
-/* Everything the mock holds agrees with what the SM says it did. */
-static void check_fabric(struct env *e, const struct sm_fabric *f, unsigned lmc)
+static void check_fabric(struct fx_env *e, const struct sm_fabric *f, unsigned lmc)
 {
 	const struct sm_fabric *mf = sm_mock_fabric(e->mock);
 	struct sm_mock_port_state st;
@@ -194,66 +137,15 @@ static void check_fabric(struct env *e, const struct sm_fabric *f, unsigned lmc)
 	sm_lfts_free(l);
 }
 
-static struct sm_fabric *gen_tree(unsigned hosts, unsigned radix)
-{
-	struct sm_gen_params p;
-	char err[256];
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	sm_gen_params_init(&p);
-	p.hosts = hosts;
-	p.radix = radix;
-	p.levels = 2;
-	p.no_lids = 1;
-	if (sm_gen_fat_tree(&p, f, err, sizeof(err)))
-		fail_msg("gen: %s", err);
-	return f;
-}
-
-/*
- * Two switches joined by two parallel links, a 2-port CA on both switches,
- * a 2-port CA with both ports on one switch, single-port CAs, unconnected
- * switch ports.
- */
-static struct sm_fabric *hand_built(void)
-{
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	int64_t h0 = sm_fabric_add_node(f, SM_NODE_CA, 0x1000, 1, 0, 0);
-	int64_t s1 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x100, 8, 0, 0);
-	int64_t s2 = sm_fabric_add_node(f, SM_NODE_SWITCH, 0x200, 8, 0, 0);
-	int64_t d = sm_fabric_add_node(f, SM_NODE_CA, 0x2000, 2, 0, 0);
-	int64_t m = sm_fabric_add_node(f, SM_NODE_CA, 0x3000, 2, 0, 0);
-	int64_t h4 = sm_fabric_add_node(f, SM_NODE_CA, 0x4000, 1, 0, 0);
-	assert_true(h0 >= 0 && s1 >= 0 && s2 >= 0 && d >= 0 && m >= 0 && h4 >= 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)h0, 1, 0x1001), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)d, 1, 0x2001), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)d, 2, 0x2002), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)m, 1, 0x3001), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)m, 2, 0x3002), 0);
-	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)h4, 1, 0x4001), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)h0, 1, (uint32_t)s1, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 3, (uint32_t)s2, 3), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 5, (uint32_t)s2, 6), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s1, 2, (uint32_t)d, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 2, (uint32_t)d, 2), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 7, (uint32_t)m, 1), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 8, (uint32_t)m, 2), 0);
-	assert_int_equal(sm_fabric_link(f, (uint32_t)s2, 1, (uint32_t)h4, 1), 0);
-	sm_fabric_set_desc(f, (uint32_t)s1, "sw1");
-	sm_fabric_set_desc(f, (uint32_t)s2, "sw2");
-	return f;
-}
-
 static void test_handbuilt_twice(void **state)
 {
 	(void)state;
-	struct env e;
+	struct fx_env e;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
-	env_init(&e, hand_built(), NULL);
-	cfg_for(&e, &cfg);
-	struct sm_fabric *f = bringup(&e, &cfg, &sum);
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "sm");
+	fx_cfg(&e, &cfg);
+	struct sm_fabric *f = fx_bringup(&e, NULL, &cfg, &sum);
 	assert_int_equal(sum.counts.switches, 2);
 	assert_int_equal(sum.counts.cas, 4);
 	assert_int_equal(sum.counts.links, 8);
@@ -276,7 +168,7 @@ static void test_handbuilt_twice(void **state)
 
 	/* a second run keeps every LID and writes nothing */
 	struct sm_summary sum2;
-	struct sm_fabric *g = bringup(&e, &cfg, &sum2);
+	struct sm_fabric *g = fx_bringup(&e, NULL, &cfg, &sum2);
 	assert_int_equal(sum2.lids.from_file, 8);
 	assert_int_equal(sum2.lids.moved, 0);
 	assert_int_equal(sum2.lft_blocks_written, 0);
@@ -296,24 +188,24 @@ static void test_handbuilt_twice(void **state)
 	char p[128];
 	snprintf(p, sizeof(p), "%s/guid2lid", e.dir);
 	assert_int_equal(unlink(p), 0);
-	g = bringup(&e, &cfg, &sum2);
+	g = fx_bringup(&e, NULL, &cfg, &sum2);
 	assert_int_equal(sum2.lids.from_fabric, 8);
 	assert_int_equal(sum2.lids.fresh, 0);
 	assert_int_equal(sum2.lft_blocks_written, 0);
 	assert_int_equal(access(p, F_OK), 0);
 	sm_fabric_free(g);
 	sm_fabric_free(f);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_tree_lmc_and_opensm_file(void **state)
 {
 	(void)state;
-	struct env e;
+	struct fx_env e;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
 	char g2l[128];
-	env_init(&e, gen_tree(16, 8), NULL);
+	fx_env_init(&e, fx_gen_tree(16, 8), NULL, NULL, "sm");
 	/* an OpenSM guid2lid: host 3's port at LID 0x40 (aligned for LMC 2) */
 	snprintf(g2l, sizeof(g2l), "%s/opensm-guid2lid", e.dir);
 	FILE *o = fopen(g2l, "w");
@@ -321,10 +213,10 @@ static void test_tree_lmc_and_opensm_file(void **state)
 	fprintf(o, "0x%016llx 0x0040 0x0043\n",
 		(unsigned long long)sm_gen_guid(SM_GEN_GUID_CA_PORT, 0, 3));
 	fclose(o);
-	cfg_for(&e, &cfg);
+	fx_cfg(&e, &cfg);
 	cfg.lmc = 2;
 	cfg.guid2lid = g2l;
-	struct sm_fabric *f = bringup(&e, &cfg, &sum);
+	struct sm_fabric *f = fx_bringup(&e, NULL, &cfg, &sum);
 	assert_int_equal(sum.counts.cas, 16);
 	assert_int_equal(sum.counts.switches, 4 + 4);
 	assert_int_equal(sum.lids.from_file, 1);
@@ -334,31 +226,31 @@ static void test_tree_lmc_and_opensm_file(void **state)
 	check_fabric(&e, f, 2);
 	sm_fabric_free(f);
 	unlink(g2l);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 /* The answer order changes with the window; routing, and so the LFTs, must not. */
 static void test_order_independent(void **state)
 {
 	(void)state;
-	struct env e;
+	struct fx_env e;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
 	char err[512];
-	env_init(&e, gen_tree(32, 8), NULL);
+	fx_env_init(&e, fx_gen_tree(32, 8), NULL, NULL, "sm");
 	sm_chain_free(e.chain);
 	e.chain = NULL;
 	if (sm_chain_new(e.reg, "ftree,minhop", NULL, NULL, &e.chain, err, sizeof(err)))
 		fail_msg("chain: %s", err);
-	cfg_for(&e, &cfg);
+	fx_cfg(&e, &cfg);
 	cfg.txn.window = 64;
 	cfg.txn.per_dest = 8;
-	struct sm_fabric *f = bringup(&e, &cfg, &sum);
+	struct sm_fabric *f = fx_bringup(&e, NULL, &cfg, &sum);
 	assert_true(sum.lft_blocks_written > 0);
 	sm_fabric_free(f);
 	cfg.txn.window = 1;
 	cfg.txn.per_dest = 1;
-	f = bringup(&e, &cfg, &sum);
+	f = fx_bringup(&e, NULL, &cfg, &sum);
 	assert_int_equal(sum.lft_blocks_written, 0);
 	assert_int_equal(sum.portinfo_lid_sets, 0);
 	/* nodes come out in GUID order whatever the sweep order was */
@@ -366,13 +258,13 @@ static void test_order_independent(void **state)
 		assert_true(f->nodes[n - 1].guid < f->nodes[n].guid);
 	check_fabric(&e, f, 0);
 	sm_fabric_free(f);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_drops_converge(void **state)
 {
 	(void)state;
-	struct env e;
+	struct fx_env e;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
 	struct sm_mock_cfg mc;
@@ -380,51 +272,41 @@ static void test_drops_converge(void **state)
 	mc.seed = 42;
 	mc.drop_ppm = 50000;     /* 5% of requests vanish */
 	mc.corrupt_ppm = 10000;  /* 1% of answers are garbage */
-	env_init(&e, gen_tree(32, 8), &mc);
-	cfg_for(&e, &cfg);
+	fx_env_init(&e, fx_gen_tree(32, 8), &mc, NULL, "sm");
+	fx_cfg(&e, &cfg);
 	cfg.txn.retries = 8;
-	struct sm_fabric *f = bringup(&e, &cfg, &sum);
+	struct sm_fabric *f = fx_bringup(&e, NULL, &cfg, &sum);
 	assert_true(sum.txn.retried > 0);
 	assert_int_equal(sum.counts.cas, 32);
 	/* the faults stop: check what the mock holds */
 	sm_mock_set_faults(e.mock, 0, 0, 0, 0);
 	check_fabric(&e, f, 0);
 	sm_fabric_free(f);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
-/* A transport wrapper that cuts a link the moment the sweep first crosses it. */
+/* fx_pass hook: cuts a link the moment the sweep first crosses it. */
 struct cut_ctx {
-	struct sm_transport *inner;
 	struct sm_mock *mock;
 	uint32_t leaf;        /* node the SM's port is linked to */
 	int done;
 	uint32_t cut_port;
 	int garble;           /* instead of cutting: one CA's NodeInfo answer claims port 0 */
 };
-static const struct sm_transport_ops cut_ops;
 
-static int cut_send(struct sm_transport *t, const uint8_t *mad, size_t len, uint16_t dlid, unsigned to)
+static void cut_recv(struct fx_pass *p, uint8_t *buf, size_t *len)
 {
-	struct cut_ctx *c = t->priv;
-	return sm_transport_send(c->inner, mad, len, dlid, to);
-}
-
-static int cut_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *len,
-		    struct sm_mad_addr *from, int timeout_ms)
-{
-	struct cut_ctx *c = t->priv;
+	struct cut_ctx *c = p->arg;
 	struct sm_smp smp;
-	int rc = sm_transport_recv(c->inner, buf, cap, len, from, timeout_ms);
-	if (rc || c->done)
-		return rc;
+	if (c->done)
+		return;
 	if (c->garble) {
 		if (!sm_smp_decode(buf, *len, &smp, NULL) && smp.method == SM_METHOD_GET_RESP &&
 		    smp.attr_id == SM_ATTR_NODE_INFO && smp.hop_cnt >= 2 && buf[SM_SMP_DATA_OFF + 2] == SM_NODE_CA) {
 			buf[SM_SMP_DATA_OFF + 36] = 0;   /* NodeInfo.LocalPortNum */
 			c->done = 1;
 		}
-		return rc;
+		return;
 	}
 	/* the first switch answering NodeInfo two hops out: cut the link the answer came through */
 	struct sm_node_info ni;
@@ -435,54 +317,24 @@ static int cut_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *le
 		assert_int_equal(sm_mock_link_down(c->mock, c->leaf, c->cut_port), 0);
 		c->done = 1;
 	}
-	return rc;
 }
-
-static uint64_t cut_now(struct sm_transport *t)
-{
-	struct cut_ctx *c = t->priv;
-	return sm_transport_now_us(c->inner);
-}
-
-static void cut_close(struct sm_transport *t)
-{
-	free(t);
-}
-
-static const struct sm_transport_ops cut_ops = {
-	.size = sizeof(struct sm_transport_ops),
-	.version = SM_TRANSPORT_OPS_VERSION,
-	.name = "cut",
-	.send = cut_send,
-	.recv = cut_recv,
-	.now_us = cut_now,
-	.close = cut_close,
-};
 
 static void run_wrapped(int garble)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
 	struct cut_ctx cc;
-	env_init(&e, gen_tree(16, 8), NULL);
+	fx_env_init(&e, fx_gen_tree(16, 8), NULL, NULL, "sm");
 	const struct sm_fabric *mf = sm_mock_fabric(e.mock);
 	memset(&cc, 0, sizeof(cc));
-	cc.inner = e.t;
 	cc.mock = e.mock;
 	cc.leaf = mf->ports[e.sm_port].peer_node;
 	cc.garble = garble;
-	struct sm_transport *w = calloc(1, sizeof(*w));
-	assert_non_null(w);
-	w->ops = &cut_ops;
-	w->info = e.t->info;
-	w->priv = &cc;
-	cfg_for(&e, &cfg);
-	struct sm_fabric *f = NULL;
-	char err[1024] = "";
-	int rc = sm_bringup(w, e.chain, &cfg, &sum, &f, err, sizeof(err));
-	if (rc)
-		fail_msg("bring-up failed: %s", err);
+	struct fx_pass pass = { .inner = e.t, .on_recv = cut_recv, .arg = &cc };
+	struct sm_transport *w = fx_pass_new(&pass);
+	fx_cfg(&e, &cfg);
+	struct sm_fabric *f = fx_bringup(&e, w, &cfg, &sum);
 	assert_true(cc.done);
 	if (!garble)
 		assert_true(sum.sweeps >= 2);  /* detected, swept again */
@@ -496,7 +348,7 @@ static void run_wrapped(int garble)
 	check_fabric(&e, f, 0);
 	sm_fabric_free(f);
 	sm_transport_close(w);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_link_cut_mid_sweep(void **state)

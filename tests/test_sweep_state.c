@@ -29,66 +29,17 @@
 #include <unistd.h>
 
 #include "daemon/daemon.h"
-#include "model/gen.h"
 #include "mock/mock.h"
-#include "routing/registry.h"
+#include "routing/engine.h"
 #include "sm/sm.h"
 #include "config/smdconf.h"
+#include "fixture/fixture.h"
 
-struct env {
-	struct sm_fabric *model;
-	struct sm_mock *mock;
-	struct sm_transport *t;
-	struct sm_registry *reg;
-	struct sm_chain *chain;
-	struct sm_state *state;
-	char dir[64];
-};
-
-static struct sm_fabric *gen_tree(unsigned hosts, unsigned radix)
+/* A mock of `model` with the SM attached, the routing chain `chain` and an SM state (fixture.h). */
+static void env_init(struct fx_env *e, struct sm_fabric *model, const char *chain)
 {
-	struct sm_gen_params p;
-	char err[256];
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	sm_gen_params_init(&p);
-	p.hosts = hosts;
-	p.radix = radix;
-	p.levels = 2;
-	p.no_lids = 1;
-	if (sm_gen_fat_tree(&p, f, err, sizeof(err)))
-		fail_msg("gen: %s", err);
-	return f;
-}
-
-static void env_init(struct env *e, struct sm_fabric *model, const char *chain)
-{
-	char err[512] = "";
-	memset(e, 0, sizeof(*e));
-	e->model = model;
-	assert_int_equal(sm_mock_new(model, NULL, &e->mock, err, sizeof(err)), 0);
-	assert_int_equal(sm_mock_attach(e->mock, sm_mock_default_port(e->mock, 0), &e->t), 0);
-	e->reg = sm_registry_new(NULL);
-	assert_non_null(e->reg);
-	if (sm_chain_new(e->reg, chain, NULL, NULL, &e->chain, err, sizeof(err)))
-		fail_msg("chain: %s", err);
+	fx_env_init(e, model, NULL, chain, "state");
 	assert_int_equal(sm_state_new(&e->state), 0);
-	snprintf(e->dir, sizeof(e->dir), "/tmp/smd-test-state-XXXXXX");
-	assert_non_null(mkdtemp(e->dir));
-}
-
-static void env_free(struct env *e)
-{
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", e->dir);
-	unlink(p);
-	rmdir(e->dir);
-	sm_state_free(e->state);
-	sm_chain_free(e->chain);
-	sm_registry_free(e->reg);
-	sm_transport_close(e->t);
-	sm_mock_free(e->mock);
-	sm_fabric_free(e->model);
 }
 
 static int g_incremental;   /* heavy(): sweep incrementally when the state allows */
@@ -100,7 +51,7 @@ static void note(void *arg, const char *msg)
 		print_message("note: %s\n", msg);
 }
 
-static void heavy(struct env *e, struct sm_state *st, struct sm_summary *sum)
+static void heavy(struct fx_env *e, struct sm_state *st, struct sm_summary *sum)
 {
 	struct sm_cfg cfg;
 	char err[1024] = "";
@@ -113,7 +64,7 @@ static void heavy(struct env *e, struct sm_state *st, struct sm_summary *sum)
 		fail_msg("bring-up failed (%d): %s", rc, err);
 }
 
-static int light(struct env *e, struct sm_light_summary *ls)
+static int light(struct fx_env *e, struct sm_light_summary *ls)
 {
 	struct sm_cfg cfg;
 	char err[512] = "";
@@ -159,10 +110,10 @@ static void pick_isl(const struct sm_fabric *f, uint32_t *n, unsigned *p)
 static void test_no_readback(void **unused)
 {
 	(void)unused;
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	struct sm_light_summary ls;
-	env_init(&e, gen_tree(32, 8), "ftree,minhop");
+	env_init(&e, fx_gen_tree(32, 8), "ftree,minhop");
 	unsigned sw = n_switches(e.model);
 
 	assert_int_equal(light(&e, &ls), 1);        /* no state yet: must escalate */
@@ -191,18 +142,18 @@ static void test_no_readback(void **unused)
 	assert_int_equal(ls.switches, sw);
 	assert_int_equal(ls.smps, sw);
 	assert_int_equal(ls.changed, 0);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_light_link_events(void **unused)
 {
 	(void)unused;
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	struct sm_light_summary ls;
 	uint32_t n;
 	unsigned p;
-	env_init(&e, gen_tree(32, 8), "ftree,minhop");
+	env_init(&e, fx_gen_tree(32, 8), "ftree,minhop");
 	heavy(&e, e.state, &sum);
 	assert_int_equal(light(&e, &ls), 0);
 
@@ -225,17 +176,17 @@ static void test_light_link_events(void **unused)
 	assert_int_equal(sum.lft_blocks_read, 0);
 	assert_true(sum.portinfo_state_sets >= 2);  /* the link's two ends activated */
 	assert_int_equal(light(&e, &ls), 0);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 /* Every switch lost its LID and LFT (a fresh mock of the same fabric): nothing is trusted. */
 static void test_power_cycle(void **unused)
 {
 	(void)unused;
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	char err[256];
-	env_init(&e, gen_tree(32, 8), "ftree,minhop");
+	env_init(&e, fx_gen_tree(32, 8), "ftree,minhop");
 	unsigned sw = n_switches(e.model);
 	heavy(&e, e.state, &sum);
 	uint32_t written = sum.lft_blocks_written;
@@ -263,11 +214,11 @@ static void test_power_cycle(void **unused)
 			assert_int_not_equal(sm_mock_lft_get(e.mock, s, ps.lid), SM_LFT_NONE);
 		}
 	}
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 /* LFTs of every switch as the mock holds them: [node][lid], up to top. */
-static uint8_t *snap_lfts(struct env *e, uint16_t top)
+static uint8_t *snap_lfts(struct fx_env *e, uint16_t top)
 {
 	const struct sm_fabric *mf = sm_mock_fabric(e->mock);
 	uint8_t *t = malloc((size_t)mf->n_nodes * (top + 1u));
@@ -310,11 +261,11 @@ struct churn {
 
 static void churn_run(const char *chain, unsigned hosts, unsigned radix, unsigned k, struct churn *out)
 {
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	uint32_t a;
 	unsigned pa;
-	env_init(&e, gen_tree(hosts, radix), chain);
+	env_init(&e, fx_gen_tree(hosts, radix), chain);
 	heavy(&e, e.state, &sum);
 	uint16_t top = sum.top_lid;
 	const struct sm_fabric *mf = sm_mock_fabric(e.mock);
@@ -390,7 +341,7 @@ static void churn_run(const char *chain, unsigned hosts, unsigned radix, unsigne
 	free(after);
 	free(set0);
 	free(is_ca);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 static void test_churn_ftree(void **unused)
@@ -448,11 +399,11 @@ static void test_churn_minhop(void **unused)
 static void test_incremental(void **unused)
 {
 	(void)unused;
-	struct env e;
+	struct fx_env e;
 	struct sm_summary sum;
 	uint32_t n;
 	unsigned p;
-	env_init(&e, gen_tree(32, 8), "ftree,minhop");
+	env_init(&e, fx_gen_tree(32, 8), "ftree,minhop");
 	unsigned sw = n_switches(e.model);
 	g_incremental = 1;
 	heavy(&e, e.state, &sum);                    /* no state yet: full */
@@ -511,45 +462,20 @@ static void test_incremental(void **unused)
 	heavy(&e, e.state, &sum);
 	assert_int_equal(sum.lft_blocks_written, 0);
 	assert_int_equal(sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
-	env_free(&e);
+	fx_env_free(&e);
 }
 
 /* ---- the daemon core: light and heavy cycles in the status ---- */
 
-static void wait_sweeps(struct smd_dmn *d, uint64_t n, struct smd_dmn_status *st)
-{
-	for (int i = 0; i < 600; i++) {
-		smd_dmn_status(d, st);
-		if (st->sweeps >= n)
-			break;
-		struct pollfd p = { .fd = smd_dmn_wake_fd(d), .events = POLLIN };
-		(void)poll(&p, 1, 100);
-		smd_dmn_drain(d);
-	}
-	assert_true(st->sweeps >= n);
-}
-
 static void test_daemon_kinds(void **unused)
 {
 	(void)unused;
-	struct smd_conf *conf = smd_conf_new();
-	struct smd_dmn *d = NULL;
 	struct smd_dmn_status *st = malloc(sizeof(*st));
-	char spec[512], err[512] = "", dir[64];
+	char dir[64];
 
-	assert_non_null(conf);
 	assert_non_null(st);
-	snprintf(dir, sizeof(dir), "/tmp/smd-sweepst-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	free(conf->state_dir);
-	conf->state_dir = strdup(dir);
-	conf->sweep_interval = 0;
-	snprintf(spec, sizeof(spec), "mock:%s/tests/data/net4.ibnd", getenv("top_srcdir") ? getenv("top_srcdir") : "..");
-	const char *specs[] = { spec };
-	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = 1 };
-	if (smd_dmn_new(conf, &dc, &d, err, sizeof(err)))
-		fail_msg("smd_dmn_new: %s", err);
-	wait_sweeps(d, 1, st);
+	struct smd_dmn *d = fx_daemon_net4("/tmp/smd-sweepst-XXXXXX", dir, sizeof(dir));
+	fx_wait_sweeps(d, 1, st);
 	assert_int_equal(st->n_history, 1);
 	assert_string_equal(st->history[0].kind, "heavy");
 	assert_string_equal(st->history[0].reason, "start");
@@ -559,7 +485,7 @@ static void test_daemon_kinds(void **unused)
 	assert_true(sw > 0);
 
 	uint64_t target = smd_dmn_request_sweep_kind(d, SMD_SWEEP_LIGHT);
-	wait_sweeps(d, target, st);
+	fx_wait_sweeps(d, target, st);
 	const struct smd_dmn_sweep *l = &st->history[st->n_history - 1];
 	assert_string_equal(l->kind, "light");
 	assert_string_equal(l->reason, "request");
@@ -572,7 +498,7 @@ static void test_daemon_kinds(void **unused)
 	assert_int_equal(st->planes_up, 1);
 
 	target = smd_dmn_request_sweep(d);
-	wait_sweeps(d, target, st);
+	fx_wait_sweeps(d, target, st);
 	l = &st->history[st->n_history - 1];
 	assert_string_equal(l->kind, "heavy");
 	assert_int_equal(l->lft_blocks_read, 0);     /* the state knows every switch */
@@ -580,7 +506,7 @@ static void test_daemon_kinds(void **unused)
 	assert_int_equal(st->heavy_sweeps, 2);
 
 	target = smd_dmn_request_sweep_kind(d, SMD_SWEEP_REREAD);
-	wait_sweeps(d, target, st);
+	fx_wait_sweeps(d, target, st);
 	l = &st->history[st->n_history - 1];
 	assert_string_equal(l->kind, "heavy");
 	assert_true(l->lft_blocks_read > 0);         /* forgotten: read back */
@@ -589,7 +515,7 @@ static void test_daemon_kinds(void **unused)
 	/* the history keeps the last SMD_DMN_HISTORY cycles, oldest first */
 	for (int k = 0; k < SMD_DMN_HISTORY + 2; k++) {
 		target = smd_dmn_request_sweep_kind(d, SMD_SWEEP_LIGHT);
-		wait_sweeps(d, target, st);
+		fx_wait_sweeps(d, target, st);
 	}
 	assert_int_equal(st->n_history, SMD_DMN_HISTORY);
 	assert_int_equal(st->history[SMD_DMN_HISTORY - 1].seq, st->sweeps);

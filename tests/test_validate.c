@@ -12,7 +12,7 @@
 
 #include "routing/registry.h"
 #include "routing/validate.h"
-#include "route_fix.h"
+#include "fixture/route_fix.h"
 
 /* S0 - S1 - S2 line with 2 hosts each (ports 1-2), east = port 3, west = port 4; minhop routes. */
 static struct sm_lfts *line_routed(struct fix *x)

@@ -18,34 +18,25 @@
 set -u
 
 : "${top_srcdir:=..}" "${top_builddir:=..}"
+. "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
 
-SMCTL="$top_builddir/smd/smctl"
 TT="$top_builddir/tests/test_topo"
 DOC=/usr/share/doc/ibsim-utils/net-examples
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/smd-topo-rt.XXXXXX") || exit 1
-trap 'ibsim_cleanup; rm -rf "$WORK"' EXIT
-failures=0
+scratch topo-rt
 
-fail()
-{
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-# canon FILE OUT [--no-lids] [--linked] [--from F]: every model field, sorted
 canon()
 {
 	_f=$1
 	_o=$2
 	shift 2
-	"$TT" --canon "$@" "$_f" >"$_o" || fail "cannot load $_f"
+	"$TT" --canon "$@" "$_f" >"$_o" || bad "cannot load $_f"
 }
 
 same()
 {
 	if ! cmp -s "$1" "$2"; then
-		fail "$3"
+		bad "$3"
 		diff "$1" "$2" | head -20 >&2
 	fi
 }
@@ -53,9 +44,9 @@ same()
 # discover NETFILE OUT: ibsim + opensm --once + ibnetdiscover
 discover()
 {
-	ibsim_start "$1" || { fail "ibsim refused $1"; return 1; }
-	ibsim_opensm_once || fail "opensm --once on $1"
-	ibsim_run ibnetdiscover >"$2" 2>"$WORK/ibnd.err" || { fail "ibnetdiscover on $1"; cat "$WORK/ibnd.err" >&2; }
+	scratch_ibsim "$1" || { bad "ibsim refused $1"; return 1; }
+	ibsim_opensm_once || bad "opensm --once on $1"
+	ibsim_run ibnetdiscover >"$2" 2>"$work/ibnd.err" || { bad "ibnetdiscover on $1"; cat "$work/ibnd.err" >&2; }
 	ibsim_stop
 	[ -s "$2" ]
 }
@@ -64,7 +55,7 @@ roundtrip()
 {
 	name=$1
 	net=$2
-	d=$WORK/$name
+	d=$work/$name
 	mkdir -p "$d"
 	echo "== $name ($net)"
 	discover "$net" "$d/d0.ibnd" || return
@@ -75,8 +66,8 @@ roundtrip()
 	same "$d/cnet.linked" "$d/c0.linked" "$name: ibsim-format reader differs from ibsim's fabric"
 
 	# 3: ibnd -> model -> ibnd, lossless
-	"$SMCTL" topo convert "$d/d0.ibnd" -o "$d/d1.ibnd" --format ibnd || fail "$name: convert to ibnd"
-	"$SMCTL" topo convert "$d/d1.ibnd" -o "$d/d2.ibnd" || fail "$name: convert again"
+	"$smctl" topo convert "$d/d0.ibnd" -o "$d/d1.ibnd" --format ibnd || bad "$name: convert to ibnd"
+	"$smctl" topo convert "$d/d1.ibnd" -o "$d/d2.ibnd" || bad "$name: convert again"
 	canon "$d/d0.ibnd" "$d/c0.all"
 	canon "$d/d1.ibnd" "$d/c1.all"
 	same "$d/c0.all" "$d/c1.all" "$name: ibnd round trip lost something"
@@ -87,14 +78,14 @@ roundtrip()
 		"$tool" "$d/d1.ibnd" >"$d/$tool.1" 2>&1
 		same "$d/$tool.0" "$d/$tool.1" "$name: $tool reads our dump differently"
 	done
-	[ -s "$d/ibswitches.1" ] || fail "$name: ibswitches found no switch in our dump"
+	[ -s "$d/ibswitches.1" ] || bad "$name: ibswitches found no switch in our dump"
 	n0=$(grep -c '^\(Switch\|Ca\|Rt\)	' "$d/d0.ibnd")
-	"$SMCTL" --json topo info "$d/d1.ibnd" >"$d/info.json" || fail "$name: topo info"
+	"$smctl" --json topo info "$d/d1.ibnd" >"$d/info.json" || bad "$name: topo info"
 	grep -q "\"planes\":\[{\"plane\":0,\"name\":\"plane0\",\"file\":\"[^\"]*\",\"nodes\":$n0," "$d/info.json" ||
-		fail "$name: topo info --json does not report $n0 nodes: $(cat "$d/info.json")"
+		bad "$name: topo info --json does not report $n0 nodes: $(cat "$d/info.json")"
 
 	# 4: ibnd -> ibsim net -> second ibsim -> ibnetdiscover: same fabric
-	"$SMCTL" topo convert "$d/d0.ibnd" -o "$d/s.net" --format ibsim || fail "$name: convert to ibsim"
+	"$smctl" topo convert "$d/d0.ibnd" -o "$d/s.net" --format ibsim || bad "$name: convert to ibsim"
 	discover "$d/s.net" "$d/d3.ibnd" || return
 	canon "$d/d0.ibnd" "$d/c0.nolids" --no-lids
 	canon "$d/d3.ibnd" "$d/c3.nolids" --no-lids
@@ -109,38 +100,38 @@ roundtrip()
 }
 
 # ---- smctl exit codes and messages ----
-"$SMCTL" topo info >/dev/null 2>&1
-[ $? -eq 2 ] || fail "topo info without DUMP should exit 2"
-"$SMCTL" topo convert "$top_srcdir/tests/data/net4.ibnd" --format xml -o "$WORK/x" >/dev/null 2>&1
-[ $? -eq 2 ] || fail "convert --format xml should exit 2"
-"$SMCTL" topo frob >/dev/null 2>&1
-[ $? -eq 2 ] || fail "unknown topo subcommand should exit 2"
-printf 'vendid=0x0\ndevid=0x0\ncaguid=0x10\nCa\t1 "H-0000000000000010"\t\t# "x"\n[2](11) \t"S-1"[1]\t\t# lid 1 lmc 0 "s" lid 2 4xSDR\n' >"$WORK/bad.ibnd"
-"$SMCTL" topo info "$WORK/bad.ibnd" >/dev/null 2>"$WORK/err"
-[ $? -eq 1 ] || fail "bad dump should exit 1"
-grep -q "bad.ibnd:5: port 2 out of range 1..1" "$WORK/err" || fail "message lacks FILE:LINE: $(cat "$WORK/err")"
-"$SMCTL" topo convert "$WORK/bad.ibnd" -o "$WORK/out.ibnd" >/dev/null 2>&1
-[ $? -eq 1 ] || fail "convert of a bad dump should exit 1"
-[ ! -e "$WORK/out.ibnd" ] || fail "failed convert left an output file"
-"$SMCTL" topo info "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
-[ $? -eq 1 ] || fail "missing dump should exit 1"
-grep -q "nonexistent:0: cannot open" "$WORK/err" || fail "missing-file message: $(cat "$WORK/err")"
-"$SMCTL" topo info - <"$top_srcdir/tests/data/net4.ibnd" >"$WORK/info" || fail "topo info - (stdin)"
-grep -q "nodes 6 (switches 2, CAs 4, routers 0)" "$WORK/info" || fail "stdin info: $(cat "$WORK/info")"
+"$smctl" topo info >/dev/null 2>&1
+[ $? -eq 2 ] || bad "topo info without DUMP should exit 2"
+"$smctl" topo convert "$top_srcdir/tests/data/net4.ibnd" --format xml -o "$work/x" >/dev/null 2>&1
+[ $? -eq 2 ] || bad "convert --format xml should exit 2"
+"$smctl" topo frob >/dev/null 2>&1
+[ $? -eq 2 ] || bad "unknown topo subcommand should exit 2"
+printf 'vendid=0x0\ndevid=0x0\ncaguid=0x10\nCa\t1 "H-0000000000000010"\t\t# "x"\n[2](11) \t"S-1"[1]\t\t# lid 1 lmc 0 "s" lid 2 4xSDR\n' >"$work/bad.ibnd"
+"$smctl" topo info "$work/bad.ibnd" >/dev/null 2>"$work/err"
+[ $? -eq 1 ] || bad "bad dump should exit 1"
+grep -q "bad.ibnd:5: port 2 out of range 1..1" "$work/err" || bad "message lacks FILE:LINE: $(cat "$work/err")"
+"$smctl" topo convert "$work/bad.ibnd" -o "$work/out.ibnd" >/dev/null 2>&1
+[ $? -eq 1 ] || bad "convert of a bad dump should exit 1"
+[ ! -e "$work/out.ibnd" ] || bad "failed convert left an output file"
+"$smctl" topo info "$work/nonexistent" >/dev/null 2>"$work/err"
+[ $? -eq 1 ] || bad "missing dump should exit 1"
+grep -q "nonexistent:0: cannot open" "$work/err" || bad "missing-file message: $(cat "$work/err")"
+"$smctl" topo info - <"$top_srcdir/tests/data/net4.ibnd" >"$work/info" || bad "topo info - (stdin)"
+grep -q "nodes 6 (switches 2, CAs 4, routers 0)" "$work/info" || bad "stdin info: $(cat "$work/info")"
 # several dumps, one plane each
-"$SMCTL" topo info --plane 2 "$top_srcdir/tests/data/net4.ibnd" "$top_srcdir/tests/data/ft-small.ibnd" >"$WORK/info" ||
-	fail "topo info with two planes"
-grep -q '^plane 3 "plane3": .*ft-small.ibnd' "$WORK/info" || fail "second dump not in plane 3: $(cat "$WORK/info")"
-grep -q '^total: nodes 30 ' "$WORK/info" || fail "two-plane total: $(cat "$WORK/info")"
+"$smctl" topo info --plane 2 "$top_srcdir/tests/data/net4.ibnd" "$top_srcdir/tests/data/ft-small.ibnd" >"$work/info" ||
+	bad "topo info with two planes"
+grep -q '^plane 3 "plane3": .*ft-small.ibnd' "$work/info" || bad "second dump not in plane 3: $(cat "$work/info")"
+grep -q '^total: nodes 30 ' "$work/info" || bad "two-plane total: $(cat "$work/info")"
 
 # a hand-written dump imitating real hardware (rates, LMC, a router, quotes)
-"$SMCTL" topo convert "$top_srcdir/tests/data/handmade.ibnd" -o "$WORK/hm.ibnd" || fail "convert handmade"
+"$smctl" topo convert "$top_srcdir/tests/data/handmade.ibnd" -o "$work/hm.ibnd" || bad "convert handmade"
 for tool in ibhosts ibswitches ibrouters; do
-	"$tool" "$top_srcdir/tests/data/handmade.ibnd" >"$WORK/$tool.0" 2>&1
-	"$tool" "$WORK/hm.ibnd" >"$WORK/$tool.1" 2>&1
-	same "$WORK/$tool.0" "$WORK/$tool.1" "handmade: $tool reads our dump differently"
+	"$tool" "$top_srcdir/tests/data/handmade.ibnd" >"$work/$tool.0" 2>&1
+	"$tool" "$work/hm.ibnd" >"$work/$tool.1" 2>&1
+	same "$work/$tool.0" "$work/$tool.1" "handmade: $tool reads our dump differently"
 done
-grep -q "^Rt" "$WORK/ibrouters.1" || fail "ibrouters found no router in our dump"
+grep -q "^Rt" "$work/ibrouters.1" || bad "ibrouters found no router in our dump"
 
 # ---- round trips through the real tools ----
 roundtrip net "$DOC/net"

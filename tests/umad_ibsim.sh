@@ -12,18 +12,8 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-. "$top_srcdir/tests/lib-ibsim.sh"
-for t in ibsim smpquery opensm; do
-	command -v $t >/dev/null || { echo "FAIL: $t not installed (ibsim-utils, infiniband-diags, opensm)"; exit 1; }
-done
-probe="$top_builddir/tests/mad_probe"
-net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-
-# a sanitizer build must not trip over umad2sim's own over-read (see the file)
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
-export ASAN_OPTIONS
+. "$top_srcdir/tests/lib-daemon.sh"
+umad_setup
 ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
 export SIM_HOST=Hca1
 out=$(ibsim_run "$probe" 0 0,1 0,1,3 0,1,3,2 2>"$IBSIM_DIR/err") || { cat "$IBSIM_DIR/err"; bad "probe failed"; }

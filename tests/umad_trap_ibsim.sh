@@ -10,45 +10,17 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-. "$top_srcdir/tests/lib-ibsim.sh"
-for t in ibsim smpquery opensm; do
-	command -v $t >/dev/null || { echo "FAIL: $t not installed"; exit 1; }
-done
+. "$top_srcdir/tests/lib-daemon.sh"
+umad_setup
 UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 [ -f "$UMAD2SIM" ] || { echo "FAIL: $UMAD2SIM missing (ibsim-utils)"; exit 1; }
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
-export ASAN_OPTIONS UMAD2SIM
-probe="$top_builddir/tests/mad_probe"
-net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+export UMAD2SIM
 
-# lib-ibsim starts ibsim without a console; this test needs one (a FIFO), so
-# it starts ibsim itself and hands the PID and folder to lib-ibsim, whose
-# ibsim_run/ibsim_stop then work as usual (ibsim_stop kills only that PID).
-IBSIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/smd-trap.XXXXXX") || exit 1
-IBSIM_SOCKNAME="smd-trap-$$-$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')"
-export IBSIM_DIR IBSIM_SOCKNAME
+scratch trap
 probe_pid=
-cleanup() {
-	[ -n "$probe_pid" ] && kill "$probe_pid" 2>/dev/null
-	exec 3>&- 2>/dev/null
-	ibsim_stop
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-mkfifo "$IBSIM_DIR/console" || exit 1
-(cd "$IBSIM_DIR" && exec ibsim -s "$net" <console >ibsim.log 2>&1) &
-IBSIM_PID=$!
-exec 3>"$IBSIM_DIR/console"   # keep the console open for the whole test
-i=0
-until grep -q " @$IBSIM_SOCKNAME:ctl@*\$" /proc/net/unix 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -gt 300 ] && { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim did not start"; exit 1; }
-	kill -0 "$IBSIM_PID" 2>/dev/null || { cat "$IBSIM_DIR/ibsim.log"; echo "FAIL: ibsim died"; exit 1; }
-	sleep 0.1
-done
+cleanup_hook() { [ -n "$probe_pid" ] && kill "$probe_pid" 2>/dev/null; }
+# ibsim with its console (Unlink below)
+IBSIM_CONSOLE=1 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 
 export SIM_HOST=Hca1
 ibsim_opensm_once || { echo "FAIL: opensm --once"; exit 1; }
@@ -69,7 +41,7 @@ until grep -q "^waiting for a trap" "$out"; do
 	fi
 	sleep 0.1
 done
-echo 'Unlink "Switch2"[2]' >&3
+ibsim_console 'Unlink "Switch2"[2]'
 wait "$probe_pid"
 rc=$?
 probe_pid=

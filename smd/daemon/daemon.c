@@ -2,13 +2,29 @@
 /*
  * DOC: the long-running SM (see daemon.h)
  *
- * Locking: d->mu guards the snapshot (d->st), the sweep request counter,
- * the pending reconfiguration and the stop flag. Everything else the worker
- * touches (transports, mocks, chains, the sm_mp_plane array, the current
- * config) belongs to the worker while it runs and is only touched by
- * others after it has been joined. The pending reconfiguration is built
- * outside the lock and handed over by pointer, so the worker never frees
- * a chain another thread uses, and a reload never waits for a sweep.
+ * Two threads and who owns what:
+ *  - The loop's thread (the caller's, running cfg.loop, or whoever calls
+ *    smd_dmn_drain()) decides when a cycle runs: schedule() looks at the
+ *    requests, the sweep_interval timer and the trap hold-off timer. It
+ *    owns the loop sources (the wake pipe, the two timers, the idle planes'
+ *    MAD watches) and, between cycles, the planes: it reads the MADs that
+ *    arrive on their transports (SMInfo, traps).
+ *  - The worker waits on d->cv for a cycle (never on an fd), runs it and
+ *    reports back: done = 1 and a byte on the wake pipe. From the moment
+ *    the loop sets go (in_worker = 1, the MAD watches removed first) until
+ *    the loop takes done back (in_worker = 0), the worker owns the
+ *    transports, mocks, the sm_mp_plane array, the states, cap[] and cur.
+ *    The loop's thread touches them only while in_worker is 0; nobody
+ *    else touches them before the worker is joined.
+ * d->mu guards the snapshot (d->st), the request counter, the due times,
+ * the flags above (stop, go, done, in_worker, running) and the pending
+ * reconfiguration. Other threads (control-socket handlers, tests) change
+ * that state under mu and write a byte to the wake pipe so the loop looks
+ * again. The pending reconfiguration is built outside the lock and handed
+ * over by pointer, so a chain another thread uses is never freed, and a
+ * reload never waits for a sweep. Stopping: d->stop under mu for the
+ * worker, d->stopping (atomic) for the transaction engines of a running
+ * cycle (txn.h cfg.stop), which then end within SM_TXN_STOP_POLL_MS.
  */
 #include "daemon/daemon_priv.h"
 #include "lib/clock.h"
@@ -16,7 +32,8 @@
 #include "model/hosts.h"
 #include "lib/json.h"
 #include "mad/codec.h"
-#include "mock/mock.h"
+#include "lib/loop.h"
+#include "mock/open.h"
 #include "sm/sminfo.h"
 #include "sm/multiplane.h"
 #include "routing/registry.h"
@@ -65,41 +82,6 @@ static void plane_note(void *arg, const char *msg)
 
 	snprintf(buf, sizeof(buf), "plane %u: %s", nc->plane, msg);
 	nc->d->note(nc->d->note_arg, buf);
-}
-
-int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
-		   size_t errlen)
-{
-	int rc;
-
-	*t = NULL;
-	*mock = NULL;
-	if (!strncmp(spec, "mock:", 5)) {
-		if (!spec[5]) {
-			snprintf(err, errlen, "'%s': missing a dump file after the colon", spec);
-			return -EINVAL;
-		}
-		rc = sm_mock_load(spec + 5, NULL, mock, err, errlen);
-		if (rc)
-			return rc;
-		uint32_t port = sm_mock_default_port(*mock, 0);
-		if (port == SM_NONE) {
-			snprintf(err, errlen, "%s: no CA port with its link up to attach the SM to", spec + 5);
-			rc = -ENODEV;
-		} else if ((rc = sm_mock_attach(*mock, port, t))) {
-			snprintf(err, errlen, "cannot attach to the mock fabric: %s", strerror(-rc));
-		}
-		if (rc) {
-			sm_mock_free(*mock);
-			*mock = NULL;
-		}
-		return rc;
-	}
-	if (!strcmp(spec, "ibsim") || !strncmp(spec, "ibsim:", 6)) {
-		const char *node = spec[5] == ':' && spec[6] ? spec + 6 : NULL;
-		return sm_ibsim_transport_open(NULL, node, t, err, errlen);
-	}
-	return sm_transport_open(spec, t, err, errlen);
 }
 
 static void gen_free(struct dmn_gen *g)
@@ -169,6 +151,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.phase = dmn_plane_phase;
 	mp->base.phase_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
+	mp->base.txn.stop = &d->stopping;   /* smd_dmn_free() cuts a running cycle short */
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -185,10 +168,11 @@ static void run_cycle(struct smd_dmn *d)
 		if (p->t)
 			continue;
 		err[0] = '\0';
-		if (smd_plane_open(p->name, &p->t, &d->mocks[i], err, sizeof(err)))
+		if (sm_transport_open_spec(p->name, sm_backends, &d->ports[i], err, sizeof(err)))
 			snprintf(p->open_err, sizeof(p->open_err), "%s", err[0] ? err : "cannot open");
 		else
 			p->open_err[0] = '\0';
+		p->t = d->ports[i].t;
 	}
 	for (unsigned i = 0; i < d->n; i++) {
 		d->planes[i].chain = d->cur->chains[i];
@@ -217,12 +201,14 @@ static void run_cycle(struct smd_dmn *d)
 	}
 	struct sm_planes_health *ph = NULL;
 	char herr[128] = "";
+	int stopping = atomic_load(&d->stopping);
 	if (any_heavy) {
-		ph = calloc(1, sizeof(*ph));
+		/* plane health is for status answers: none are given once stopping (a large fabric takes a while) */
+		ph = stopping ? NULL : calloc(1, sizeof(*ph));
 		if (ph)
 			dmn_cycle_health(d, ph, herr, sizeof(herr));
 		else
-			snprintf(herr, sizeof(herr), "out of memory");
+			snprintf(herr, sizeof(herr), "%s", stopping ? "stopping" : "out of memory");
 		if (d->lids) {
 			int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
 			if (rc && !lerr[0])
@@ -260,32 +246,31 @@ static void run_cycle(struct smd_dmn *d)
 	 */
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
-		d->unwatched[i] = 0;
-		if (p->rc && p->t && !d->mocks[i]) {
-			sm_transport_close(p->t);
+		if (p->rc && p->t && !sm_plane_port_keep_open(&d->ports[i])) {
+			sm_plane_port_close(&d->ports[i]);
 			p->t = NULL;
 		}
 	}
 }
 
-/* Tell an idle worker to look at the state again (mu held or not). */
+/* Tell the loop to look at the state again (any thread, mu held or not). */
 static void kick(struct smd_dmn *d)
 {
-	/* best effort: a full pipe wakes the worker just as well */
-	(void)!write(d->kick[1], "k", 1);
+	/* best effort: a full pipe wakes the loop just as well */
+	(void)!write(d->wake[1], "k", 1);
 }
 
 /*
- * Unsolicited MADs that arrived on plane i's transport between cycles
- * (worker only). Every trap is repressed (as during a sweep, sm.c), so its
- * sender stops repeating it; a link state change (trap 128) or a trap that
- * does not decode asks for a cycle. Anything else (a late answer of the
- * last cycle) is dropped: the next cycle asks again anyway.
- * Returns 1 when a cycle is wanted, with a description in why; *nmads
- * counts what was read.
+ * Unsolicited MADs that arrived on plane i's transport between cycles (the
+ * loop's thread; the worker is idle). SMInfo asked of us is answered; every
+ * trap is repressed (as during a sweep, sm.c), so its sender stops
+ * repeating it; a link state change (trap 128) or a trap that does not
+ * decode asks for a cycle. Anything else (a late answer of the last cycle)
+ * is dropped: the next cycle asks again anyway. Returns 1 when a cycle is
+ * wanted, with a description in why; *nmads counts what was read.
  */
-static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *ntraps, char *why,
-		     size_t whylen)
+static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *nmads, unsigned *ntraps,
+		     char *why, size_t whylen)
 {
 	struct sm_transport *t = d->planes[i].t;
 	uint8_t buf[SM_MAD_SIZE + 64], out[SM_MAD_SIZE];
@@ -304,8 +289,8 @@ static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *n
 			continue;
 		/* SMInfo asked of us (smd/sm/sminfo.h): master once a cycle has brought the plane up */
 		struct sm_sminfo_self self = {
-			.guid = t->info.port_guid, .sm_key = d->keys.sm_key, .act_count = (uint32_t)d->st.sweeps,
-			.state = d->st.sweeps && !d->planes[i].rc ? SM_SMSTATE_MASTER : SM_SMSTATE_DISCOVERING,
+			.guid = t->info.port_guid, .sm_key = d->keys.sm_key, .act_count = (uint32_t)sweeps,
+			.state = sweeps && !d->planes[i].rc ? SM_SMSTATE_MASTER : SM_SMSTATE_DISCOVERING,
 		};
 		if (sm_sminfo_answer(&smp, &self, &rep) == 1) {
 			if (!sm_smp_encode(&rep, out))
@@ -331,49 +316,25 @@ static int idle_mads(struct smd_dmn *d, unsigned i, unsigned *nmads, unsigned *n
 	return want;
 }
 
-/*
- * Wait (mu held on entry and exit, released meanwhile) until kicked, a
- * deadline passes, or a transport has something: traps between cycles.
- * Mock transports have no fd; they are not watched.
- */
-static void idle_wait(struct smd_dmn *d)
-{
-	struct pollfd pf[SM_MAX_PLANES + 1];
-	unsigned idx[SM_MAX_PLANES], n = 0;
-	uint64_t now = sm_mono_us(), due = 0;
-	int timeout = -1;
+static void schedule(struct smd_dmn *d);
 
-	for (unsigned i = 0; i < d->n; i++) {
-		int fd = d->planes[i].t && !d->unwatched[i] ? sm_transport_fd(d->planes[i].t) : -1;
-		if (fd < 0)
-			continue;
-		pf[n].fd = fd;
-		pf[n].events = POLLIN;
-		idx[n++] = i;
-	}
-	pf[n].fd = d->kick[0];
-	pf[n].events = POLLIN;
-	if (d->next_due_us)
-		due = d->next_due_us;
-	if (d->trap_due_us && (!due || d->trap_due_us < due))
-		due = d->trap_due_us;
-	if (due)
-		timeout = due > now ? (int)((due - now) / 1000u) + 1 : 0;
+/* A plane's MAD fd is readable between cycles (loop thread). */
+static void on_mad(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
+{
+	struct dmn_note *nc = arg;
+	struct smd_dmn *d = nc->d;
+	unsigned i = nc->plane, got = 0, ntraps = 0;
+	char why[128] = "";
+
+	(void)fd;
+	pthread_mutex_lock(&d->mu);
+	uint64_t sweeps = d->st.sweeps;
 	pthread_mutex_unlock(&d->mu);
-	int rc = poll(pf, n + 1, timeout);
-	char drain[64], why[128] = "";
-	unsigned ntraps = 0;
-	int trap = 0;
-	while (read(d->kick[0], drain, sizeof(drain)) > 0)
-		;
-	for (unsigned k = 0; rc > 0 && k < n; k++) {
-		unsigned got = 0;
-		if (!(pf[k].revents & (POLLIN | POLLERR | POLLHUP)))
-			continue;
-		trap |= idle_mads(d, idx[k], &got, &ntraps, why, sizeof(why));
-		/* an fd that stays ready with nothing to read would spin this loop */
-		if (!got && (pf[k].revents & (POLLERR | POLLHUP)))
-			d->unwatched[idx[k]] = 1;
+	int trap = idle_mads(d, i, sweeps, &got, &ntraps, why, sizeof(why));
+	/* an fd that stays ready with nothing to read would spin the loop: not watched until the next cycle */
+	if (!got && (revents & (POLLERR | POLLHUP | POLLNVAL))) {
+		sm_loop_remove(s);
+		d->src_mad[i] = NULL;
 	}
 	pthread_mutex_lock(&d->mu);
 	d->st.traps += ntraps;
@@ -383,65 +344,152 @@ static void idle_wait(struct smd_dmn *d)
 		if (!d->trap_due_us)
 			d->trap_due_us = sm_mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
 	}
+	pthread_mutex_unlock(&d->mu);
+	if (trap)
+		schedule(d);
 }
 
+/* Watch the MAD fd of every open plane (loop thread, worker idle). Mock transports have no fd. */
+static void watch_mads(struct smd_dmn *d)
+{
+	for (unsigned i = 0; i < d->n; i++) {
+		int fd = d->planes[i].t ? sm_transport_fd(d->planes[i].t) : -1;
+		if (fd < 0 || d->src_mad[i])
+			continue;
+		if (sm_loop_io_add(d->loop, fd, on_mad, &d->note_ctx[i], &d->src_mad[i]))
+			d->src_mad[i] = NULL;   /* out of memory: traps wait for the next cycle */
+	}
+}
+
+static void unwatch_mads(struct smd_dmn *d)
+{
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
+		sm_loop_remove(d->src_mad[i]);
+		d->src_mad[i] = NULL;
+	}
+}
+
+/*
+ * Prepare the cycle the loop decided on and hand it to the worker (loop
+ * thread, mu held, worker idle). Returns the generation a reload replaced,
+ * to free outside the lock.
+ */
+static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
+{
+	/*
+	 * Heavy: the first cycle, a trap (due or not yet: this cycle sees
+	 * whatever it reported), a heavy request, new chains. Otherwise
+	 * (interval, light request) light, escalating per plane.
+	 */
+	int heavy = !d->st.sweeps || d->trap_due_us || d->want_heavy;
+	/* an explicit heavy request, the first cycle and new chains sweep in full */
+	int incremental = !d->want_heavy && d->st.sweeps;
+	struct dmn_gen *old = NULL;
+
+	if (d->want_reread)
+		for (unsigned i = 0; i < d->n; i++)
+			sm_state_forget(d->states[i]);
+	d->want_heavy = d->want_reread = 0;
+	d->trap_due_us = 0;
+	d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
+	if (d->pending) {
+		old = d->cur;
+		d->cur = d->pending;
+		d->pending = NULL;
+		d->st.sweep_interval = d->cur->conf->sweep_interval;
+		smd_conf_chain_str(d->cur->conf, d->st.chain, sizeof(d->st.chain));
+		heavy = 1;   /* new engines (or their config): reroute */
+		incremental = 0;
+	}
+	d->light = !heavy;
+	d->incremental = incremental;
+	d->running = 1;
+	d->st.cycle_start_us = sm_mono_us();
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		d->st.planes[i].phase = -1;
+	if (d->st.sweeps)
+		d->st.state = SMD_ST_SWEEPING;
+	d->in_worker = 1;
+	d->go = 1;
+	pthread_cond_signal(&d->cv);
+	return old;
+}
+
+/*
+ * Start a cycle if one is due (a request, the interval, a trap after its
+ * hold-off) and the worker is idle; else arm the timers for what comes
+ * next. Loop thread.
+ */
+static void schedule(struct smd_dmn *d)
+{
+	struct dmn_gen *old = NULL;
+	const char *reason = NULL;
+	uint64_t now = sm_mono_us();
+
+	pthread_mutex_lock(&d->mu);
+	if (!d->in_worker && !d->stop) {
+		if (d->requested > d->st.sweeps)
+			reason = d->st.sweeps ? "request" : "start";
+		else if (d->next_due_us && now >= d->next_due_us)
+			reason = "interval";
+		else if (d->trap_due_us && now >= d->trap_due_us)
+			reason = "trap";
+	}
+	if (reason) {
+		unwatch_mads(d);   /* the transports are the worker's until it reports back */
+		old = cycle_begin(d, reason);
+	}
+	/* during a cycle too: a due time that passes meanwhile is looked at when the cycle ends */
+	sm_loop_timer_set(d->src_interval, d->next_due_us);
+	sm_loop_timer_set(d->src_trap, d->trap_due_us);
+	pthread_mutex_unlock(&d->mu);
+	gen_free(old);
+}
+
+static void on_timer(struct sm_loop_src *s, void *arg)
+{
+	(void)s;
+	schedule(arg);
+}
+
+/* The wake pipe: a cycle ended, or another thread changed what is due (loop thread). */
+static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
+{
+	struct smd_dmn *d = arg;
+	char buf[64];
+	int done;
+
+	(void)s;
+	(void)revents;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&d->mu);
+	done = d->done;
+	if (done)
+		d->done = d->in_worker = 0;   /* the planes are the loop's again */
+	pthread_mutex_unlock(&d->mu);
+	if (done) {
+		watch_mads(d);
+		if (d->done_fn)
+			d->done_fn(d->done_arg);
+	}
+	schedule(d);
+}
+
+/* The worker: runs the cycles the loop hands it, nothing else; never waits on an fd. */
 static void *worker_main(void *arg)
 {
 	struct smd_dmn *d = arg;
 
 	pthread_mutex_lock(&d->mu);
 	for (;;) {
-		const char *reason = d->st.sweeps ? "request" : "start";
-		while (!d->stop && d->requested <= d->st.sweeps) {
-			uint64_t now = sm_mono_us();
-			if (d->next_due_us && now >= d->next_due_us) {
-				reason = "interval";
-				break;
-			}
-			if (d->trap_due_us && now >= d->trap_due_us) {
-				reason = "trap";
-				break;
-			}
-			idle_wait(d);   /* unlocks while it waits */
-		}
-		/*
-		 * Heavy: the first cycle, a trap (due or not yet: this cycle sees
-		 * whatever it reported), a heavy request, new chains. Otherwise
-		 * (interval, light request) light, escalating per plane.
-		 */
-		int heavy = !d->st.sweeps || d->trap_due_us || d->want_heavy;
-		/* an explicit heavy request, the first cycle and new chains sweep in full */
-		int incremental = !d->want_heavy && d->st.sweeps;
-		int reread = d->want_reread;
-		d->want_heavy = d->want_reread = 0;
-		d->trap_due_us = 0;
-		d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
+		while (!d->stop && !d->go)
+			pthread_cond_wait(&d->cv, &d->mu);
 		if (d->stop)
 			break;
-		struct dmn_gen *old = NULL;
-		if (d->pending) {
-			old = d->cur;
-			d->cur = d->pending;
-			d->pending = NULL;
-			d->st.sweep_interval = d->cur->conf->sweep_interval;
-			smd_conf_chain_str(d->cur->conf, d->st.chain, sizeof(d->st.chain));
-			heavy = 1;   /* new engines (or their config): reroute */
-			incremental = 0;
-		}
-		d->light = !heavy;
-		d->incremental = incremental;
-		if (reread)
-			for (unsigned i = 0; i < d->n; i++)
-				sm_state_forget(d->states[i]);
-		d->running = 1;
-		d->st.cycle_start_us = sm_mono_us();
-		for (unsigned i = 0; i < SM_MAX_PLANES; i++)
-			d->st.planes[i].phase = -1;
-		if (d->st.sweeps)
-			d->st.state = SMD_ST_SWEEPING;
+		d->go = 0;
 		pthread_mutex_unlock(&d->mu);
 
-		gen_free(old);
 		run_cycle(d);
 
 		pthread_mutex_lock(&d->mu);
@@ -451,8 +499,8 @@ static void *worker_main(void *arg)
 		if (d->pending)
 			iv = d->pending->conf->sweep_interval;
 		d->next_due_us = iv ? sm_mono_us() + (uint64_t)iv * 1000000u : 0;
-		/* best effort: a full pipe already tells the caller to look */
-		(void)!write(d->wake[1], "x", 1);
+		d->done = 1;
+		kick(d);
 	}
 	pthread_mutex_unlock(&d->mu);
 	return NULL;
@@ -474,18 +522,34 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	d->wake[0] = d->wake[1] = d->kick[0] = d->kick[1] = -1;
+	d->wake[0] = d->wake[1] = -1;
 	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->cv, NULL);
 	d->n = cfg->n_specs;
 	d->note = cfg->note;
 	d->note_arg = cfg->note_arg;
+	d->done_fn = cfg->cycle_done;
+	d->done_arg = cfg->cycle_arg;
 	d->st.n_planes = d->n;
 	d->st.start_us = sm_mono_us();
 	d->st.sweep_interval = conf->sweep_interval;
 	smd_conf_chain_str(conf, d->st.chain, sizeof(d->st.chain));
-	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(d->kick, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	d->loop = cfg->loop;
+	if (!d->loop && (rc = sm_loop_new(&d->own_loop))) {
+		snprintf(err, errlen, "event loop: %s", strerror(-rc));
+		goto fail;
+	}
+	if (!d->loop)
+		d->loop = d->own_loop;
+	if ((rc = sm_loop_io_add(d->loop, d->wake[0], on_wake, d, &d->src_wake)) ||
+	    (rc = sm_loop_timer_add(d->loop, on_timer, d, &d->src_interval)) ||
+	    (rc = sm_loop_timer_add(d->loop, on_timer, d, &d->src_trap))) {
+		snprintf(err, errlen, "event loop: %s", strerror(-rc));
 		goto fail;
 	}
 	d->reg = sm_registry_new(conf->plugin_dir);
@@ -516,9 +580,9 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		snprintf(p->name, sizeof(p->name), "%s", cfg->specs[i]);
 		snprintf(d->st.planes[i].spec, sizeof(d->st.planes[i].spec), "%s", cfg->specs[i]);
 		p->index = i;
+		d->note_ctx[i].d = d;   /* also the MAD watch's argument */
+		d->note_ctx[i].plane = i;
 		if (cfg->note) {
-			d->note_ctx[i].d = d;
-			d->note_ctx[i].plane = i;
 			p->note = plane_note;
 			p->note_arg = &d->note_ctx[i];
 		}
@@ -532,6 +596,7 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		goto fail;
 	}
 	d->worker_started = 1;
+	schedule(d);   /* the first cycle, at once */
 	*out = d;
 	return 0;
 fail:
@@ -550,15 +615,21 @@ void smd_dmn_free(struct smd_dmn *d)
 	if (d->worker_started) {
 		pthread_mutex_lock(&d->mu);
 		d->stop = 1;
-		kick(d);
+		atomic_store(&d->stopping, 1);   /* a running cycle's transactions end now */
+		pthread_cond_signal(&d->cv);
 		pthread_mutex_unlock(&d->mu);
 		pthread_join(d->worker, NULL);
 	}
+	unwatch_mads(d);
+	sm_loop_remove(d->src_wake);
+	sm_loop_remove(d->src_interval);
+	sm_loop_remove(d->src_trap);
+	sm_loop_free(d->own_loop);
 	if (d->lids)
 		(void)sm_plane_lids_save(d->lids, err, sizeof(err));   /* saved after each cycle already */
 	for (unsigned i = 0; i < d->n; i++) {
-		sm_transport_close(d->planes[i].t);
-		sm_mock_free(d->mocks[i]);
+		sm_plane_port_close(&d->ports[i]);
+		d->planes[i].t = NULL;
 		sm_snapshot_unref(d->cap[i]);
 		sm_state_free(d->states[i]);
 	}
@@ -568,26 +639,22 @@ void smd_dmn_free(struct smd_dmn *d)
 	gen_free(d->cur);
 	sm_plane_lids_free(d->lids);
 	sm_registry_free(d->reg);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++)
 		if (d->wake[i] >= 0)
 			close(d->wake[i]);
-		if (d->kick[i] >= 0)
-			close(d->kick[i]);
-	}
+	pthread_cond_destroy(&d->cv);
 	pthread_mutex_destroy(&d->mu);
 	free(d);
 }
 
 int smd_dmn_wake_fd(const struct smd_dmn *d)
 {
-	return d->wake[0];
+	return sm_loop_fd(d->loop);
 }
 
 void smd_dmn_drain(struct smd_dmn *d)
 {
-	char buf[64];
-	while (read(d->wake[0], buf, sizeof(buf)) > 0)
-		;
+	(void)sm_loop_dispatch(d->loop, 0);
 }
 
 uint64_t smd_dmn_request_sweep(struct smd_dmn *d)

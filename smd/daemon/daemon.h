@@ -29,18 +29,21 @@
  *          smd_dmn_request_sweep_kind(SMD_SWEEP_HEAVY / SMD_SWEEP_REREAD):
  *          every plane rediscovered, rerouted (engines keep their state, so
  *          ftree moves only displaced routes) and reprogrammed where needed.
- * Between cycles the idle worker watches every plane's transport fd; a
- * trap is repressed, and a link state change (trap 128) starts a heavy
+ * Between cycles the loop (cfg.loop, lib/loop.h) watches every plane's
+ * transport fd (a umad fd under umad2sim is checked every 50 ms, see
+ * loop.h), answers SMInfo and represses every trap, and a link state change (trap 128) starts a heavy
  * cycle trap_holdoff_ms (config, default 10) later (both ends of a link
  * trap; one cycle then sees the whole change). Trap and light-escalated
  * cycles sweep incrementally (sm_cfg.incremental: only the switches that
  * flag PortStateChange are read port by port); traps that arrive during an
  * incremental sweep start another cycle at once.
  *
- * Threads: the worker runs cycles; everybody else reads a snapshot
- * (smd_dmn_status) copied under a mutex, so status answers never wait for
- * a sweep. After each cycle the worker writes one byte to the wake fd
- * (smd_dmn_wake_fd) so the caller's poll loop learns of it.
+ * Threads: the loop's thread decides when a cycle runs (requests, the
+ * sweep_interval timer, the trap hold-off timer) and tells the worker,
+ * which runs it and reports back through a pipe the loop watches
+ * (cfg.cycle_done is then called on the loop's thread). Everybody reads a
+ * snapshot (smd_dmn_status) copied under a mutex, so status answers never
+ * wait for a sweep.
  *
  * Reconfiguration (BIRD-style): the caller parses and validates a new
  * config, smd_dmn_reconfigure() builds new chains from it (failure: the old
@@ -157,11 +160,20 @@ struct smd_dmn_status {
 	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
 };
 
+struct sm_loop;
 struct smd_dmn_cfg {
 	const char *const *specs;     /* plane specs (mock:DUMP, ibsim:NODE, umad[:CA[:PORT]]) */
 	unsigned n_specs;
 	sm_note_fn *note;             /* plane notes, called from plane threads; may be NULL */
 	void *note_arg;
+	/*
+	 * The loop (lib/loop.h) the daemon's fds and timers join; the thread
+	 * that runs it is the one that calls smd_dmn_new() and smd_dmn_free().
+	 * NULL: the daemon makes its own, which smd_dmn_drain() runs.
+	 */
+	struct sm_loop *loop;
+	void (*cycle_done)(void *arg);   /* on the loop's thread after each cycle; may be NULL */
+	void *cycle_arg;
 };
 
 /*
@@ -174,10 +186,19 @@ struct smd_dmn_cfg {
  */
 int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd_dmn **out,
 		char *err, size_t errlen);
-/* Stop the worker (waits for a running cycle), save the LID table, close everything. Accepts NULL. */
+/*
+ * Stop the worker: a running cycle is cut short (its transactions end with
+ * -ECANCELED within about 100 ms, txn.h cfg.stop; what the planes had is
+ * kept, the LID table is saved whole), save the LID table, take the
+ * daemon's sources off the loop, close everything. Accepts NULL.
+ */
 void smd_dmn_free(struct smd_dmn *d);
 
-/* Readable (one byte per completed cycle) for the caller's poll loop; drain it with smd_dmn_drain(). */
+/*
+ * Without cfg.loop: the fd of the daemon's own loop, readable when a cycle
+ * completed or something else is due; smd_dmn_drain() runs what is due
+ * without waiting. With cfg.loop, that loop's fd and one dispatch of it.
+ */
 int smd_dmn_wake_fd(const struct smd_dmn *d);
 void smd_dmn_drain(struct smd_dmn *d);
 
@@ -210,16 +231,6 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
  * last sweep 0.012 s".
  */
 void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len);
-
-/*
- * Open the transport of one plane spec: mock:DUMP (the mock is returned in
- * *mock, to free after the transport is closed), ibsim[:NODE], umad[:CA[:PORT]].
- * 0 or -errno with err.
- */
-struct sm_mock;
-struct sm_transport;
-int smd_plane_open(const char *spec, struct sm_transport **t, struct sm_mock **mock, char *err,
-		   size_t errlen);
 
 struct sm_json;
 /* Reply members of the "status" and "planes" commands (ctl.h). */

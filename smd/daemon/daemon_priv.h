@@ -10,6 +10,7 @@
 #include "config/smdconf.h"
 #include "sm/multiplane.h"
 #include "sm/mkey.h"
+#include "mad/open.h"
 #include "sm/snapshot.h"
 #include "routing/registry.h"
 
@@ -34,20 +35,24 @@ struct dmn_note {
 
 struct smd_dmn {
 	pthread_mutex_t mu;
+	pthread_cond_t cv;           /* loop -> worker: go or stop */
 	pthread_t worker;
 	int worker_started;
 	int stop;
+	atomic_int stopping;         /* = stop, read lock-free by the transaction engines (txn.h cfg.stop) */
+	int go;                      /* the loop told the worker to run the cycle it prepared */
+	int done;                    /* the worker finished a cycle the loop has not taken back yet */
+	int in_worker;               /* from go to the loop taking done: the worker owns the planes */
 	int running;                 /* a cycle is in progress */
 	uint64_t requested;          /* run cycles until st.sweeps reaches this */
 	uint64_t next_due_us;        /* periodic cycle, 0 = none */
 	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
 	int want_heavy;              /* the next cycle is heavy (request, trap) */
 	int want_reread;             /* ... and forgets the LFTs the states remember */
-	int kick[2];                 /* pipe: anyone -> idle worker ("look at the state again") */
 	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
 	struct smd_dmn_status st;
 
-	/* worker-owned */
+	/* the worker's during a cycle (in_worker), the loop thread's between cycles */
 	struct dmn_gen *cur;
 	const char *reason;          /* why the running cycle runs (static string) */
 	int light;                   /* the running cycle is a light one */
@@ -58,15 +63,22 @@ struct smd_dmn {
 	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/sm/mkey.h) */
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
-	struct sm_mock *mocks[SM_MAX_PLANES];
+	struct sm_plane_port ports[SM_MAX_PLANES];    /* planes[i].t and what is behind it (mad/open.h) */
 	const struct sm_snapshot *cap[SM_MAX_PLANES];  /* this cycle's snapshot per plane, for health (plane threads) */
-	uint8_t unwatched[SM_MAX_PLANES];       /* fd hung up with nothing to read: not polled until the next cycle */
 	sm_note_fn *note;
 	void *note_arg;
 	struct dmn_note note_ctx[SM_MAX_PLANES];
 
 	struct dmn_view *views[SM_MAX_PLANES];  /* last successful bring-up per plane (d->mu) */
-	int wake[2];                 /* pipe: worker -> caller's poll loop */
+	int wake[2];                 /* pipe: worker and other threads -> the loop ("look at the state") */
+
+	/* the loop thread's only (loop.h) */
+	struct sm_loop *loop;        /* cfg.loop, or own_loop */
+	struct sm_loop *own_loop;    /* cfg.loop NULL: made here, run by smd_dmn_drain() */
+	struct sm_loop_src *src_wake, *src_interval, *src_trap;
+	struct sm_loop_src *src_mad[SM_MAX_PLANES];   /* idle planes' MAD fds; NULL: not watched */
+	void (*done_fn)(void *arg);  /* cfg.cycle_done */
+	void *done_arg;
 	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
 };
 

@@ -121,6 +121,7 @@ void sm_txn_cfg_default(struct sm_txn_cfg *cfg)
 	cfg->backoff = 2;
 	cfg->adaptive_max = 24;
 	cfg->min_timeout_ms = 10;
+	cfg->stop = NULL;
 }
 
 unsigned sm_txn_attr_slot(uint16_t attr_id)
@@ -779,26 +780,26 @@ static int receive(struct sm_txn *e, int timeout_ms)
 
 static void fail_all(struct sm_txn *e, int rc)
 {
-	for (uint32_t i = 0; i < e->n_reqs; i++) {
-		struct req *r = &e->reqs[i];
-		if (r->state == R_FREE)
-			continue;
-		if (r->state == R_WAITING) {
-			/* unlink from its bucket FIFO */
-			struct bucket *bk = &e->buckets[r->bucket];
-			uint32_t *pp = &bk->head, prev = NONE;
-			while (*pp != NONE && *pp != i) {
-				prev = *pp;
-				pp = &e->reqs[*pp].next;
-			}
-			if (*pp == i) {
-				*pp = r->next;
-				if (bk->tail == i)
-					bk->tail = prev;
-			}
+	/*
+	 * Waiting requests: each bucket's FIFO detached whole (unlinking them
+	 * one by one was quadratic: seconds for the 500k LFT blocks a large
+	 * fabric queues, when a stop cancels them). A callback may queue new
+	 * ones meanwhile; they stay queued, properly linked.
+	 */
+	for (uint32_t b = 0; b < NBUCKETS; b++) {
+		struct bucket *bk = &e->buckets[b];
+		uint32_t i = bk->head;
+
+		bk->head = bk->tail = NONE;
+		while (i != NONE) {
+			uint32_t next = e->reqs[i].next;
+			complete(e, i, rc, NULL);
+			i = next;
 		}
-		complete(e, i, rc, NULL);
 	}
+	for (uint32_t i = 0; i < e->n_reqs; i++)
+		if (e->reqs[i].state == R_INFLIGHT)
+			complete(e, i, rc, NULL);
 }
 
 void sm_txn_cancel_all(struct sm_txn *e)
@@ -826,11 +827,30 @@ int sm_txn_send_raw(struct sm_txn *e, const struct sm_smp *smp, uint16_t dlid)
 	return rc;
 }
 
+/* The caller's stop flag (cfg.stop) is up: everything ends with -ECANCELED. */
+static int stopped(struct sm_txn *e)
+{
+	if (!e->cfg.stop || !atomic_load(e->cfg.stop))
+		return 0;
+	sm_txn_cancel_all(e);
+	return 1;
+}
+
+/* With a stop flag, no wait outlasts SM_TXN_STOP_POLL_MS. */
+static int stop_cap(const struct sm_txn *e, int wait)
+{
+	if (e->cfg.stop && (wait < 0 || wait > SM_TXN_STOP_POLL_MS))
+		return SM_TXN_STOP_POLL_MS;
+	return wait;
+}
+
 int sm_txn_poll(struct sm_txn *e, int timeout_ms)
 {
 	int rc, wait;
 
 	e->completed_round = 0;
+	if (stopped(e))
+		return -ECANCELED;
 	dispatch(e);
 	wait = timeout_ms;
 	if (timeout_ms < 0 || timeout_ms > 0) {
@@ -840,7 +860,7 @@ int sm_txn_poll(struct sm_txn *e, int timeout_ms)
 		else if (next >= 0 && next < timeout_ms)
 			wait = next;
 	}
-	rc = receive(e, wait);
+	rc = receive(e, stop_cap(e, wait));
 	if (rc < 0) {
 		fail_all(e, rc);
 		return rc;
@@ -855,8 +875,10 @@ int sm_txn_run(struct sm_txn *e)
 	while (sm_txn_pending(e)) {
 		int rc;
 
+		if (stopped(e))
+			return -ECANCELED;
 		dispatch(e);
-		rc = receive(e, sm_txn_next_timeout_ms(e));
+		rc = receive(e, stop_cap(e, sm_txn_next_timeout_ms(e)));
 		if (rc < 0) {
 			fail_all(e, rc);
 			return rc;

@@ -58,6 +58,7 @@
  * Not thread-safe: one engine is driven by one thread. Several engines (one
  * per plane) can live in one process.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "mad/codec.h"
@@ -77,7 +78,15 @@ struct sm_txn_cfg {
 				   * default 24; 0 (or <= retries) disables the adaptation */
 	unsigned min_timeout_ms;  /* floor of the measured timeout used on a lossy fabric,
 				   * default 10; 0 = always timeout_ms */
+	/*
+	 * Stop flag of the caller (NULL: none). Once it reads non-zero,
+	 * sm_txn_run() and sm_txn_poll() complete every request with
+	 * -ECANCELED and return -ECANCELED; with a flag, no wait for a MAD
+	 * lasts over SM_TXN_STOP_POLL_MS, so a stop is seen that soon.
+	 */
+	const atomic_int *stop;
 };
+#define SM_TXN_STOP_POLL_MS 100
 /* Fill cfg with the defaults above. */
 void sm_txn_cfg_default(struct sm_txn_cfg *cfg);
 

@@ -68,8 +68,8 @@ static void *plane_main(void *arg)
 		pl->err[0] = '\0';
 		pl->rc = sm_bringup_state(pl->t, pl->chain, &cfg, pl->state, &pl->sum, NULL, pl->err,
 					  sizeof(pl->err));
-		if (!pl->rc)
-			break;
+		if (!pl->rc || (cfg.txn.stop && atomic_load(cfg.txn.stop)))
+			break;   /* up, or the caller is stopping: no retry */
 	}
 	pl->end_s = (double)(sm_mono_us() - w->t0) / 1e6;
 	return NULL;

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: MIT
+# tests/lib-daemon.sh: the preamble the script tests share, and smd -f.
+#
+# Source it from a POSIX sh test, after setting top_srcdir and top_builddir:
+#   set -u
+#   : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+#   : "${top_builddir:=$(pwd)}"
+#   . "$top_srcdir/tests/lib-daemon.sh"
+#
+# Sets smd and smctl (the built programs), fail=0 and failures=0. Functions:
+#
+#   skip REASON            prints "SKIP: REASON" and exits 77 (automake: skipped)
+#   need_python            skip unless python3 is on PATH
+#   need_tools HINT CMD... "FAIL: CMD not installed (HINT)" and exit 1 for the first missing one
+#   bad MSG                prints "FAIL: MSG", sets fail=1 and counts it in failures (the test goes on)
+#   json FILE EXPR         prints the Python expression EXPR, r being FILE parsed as JSON
+#   json_num FILE KEY      the first number "KEY":N in FILE (no python needed)
+#
+#   scratch NAME           makes the scratch directory $work (TMPDIR/smd-NAME.XXXXXX) and traps
+#                          EXIT to clean up (HUP, INT, TERM exit with 128 + the signal):
+#                          cleanup_hook runs if the test defines it, every daemon started with
+#                          dmn_start (and $pid) is killed by its PID, ibsim is stopped when
+#                          lib-ibsim.sh is loaded, and $work is removed unless KEEP is set
+#   scratch_ibsim ARGS...  ibsim_start ARGS (lib-ibsim.sh), then the scratch trap again (ibsim_start
+#                          installs its own); returns ibsim_start's status
+#   umad2sim_supp          the ASan suppression for umad2sim's interceptors
+#                          (tests/data/mad/asan-umad2sim.supp) added to ASAN_OPTIONS (exported)
+#   umad_setup             for the umad transport tests: loads lib-ibsim.sh; FAIL without ibsim, smpquery or opensm;
+#                          probe (tests/mad_probe), net (ibsim's net.2sw2path4hca), umad2sim_supp
+#
+#   dmn_start NAME ARGS... `smd -f ARGS` in the background, stdout and stderr to $work/NAME.out
+#                          and $work/NAME.err, PID in $pid; then dmn_up $work/st.json 100; on
+#                          failure prints NAME.err and returns 1
+#   dmn_up JSON TRIES      polls `smctl --socket $sock --json status` into JSON every 0.1 s until
+#                          a cycle completed (sweeps >= 1): 0; 1 when $pid exits or after TRIES
+#   dmn_stop               SIGTERM to $pid, waits for it, clears pid; returns its exit status
+#   sanitizer_check WHAT FILE...
+#                          bad "WHAT: sanitizer report" ("sanitizer report" when WHAT is empty)
+#                          and prints the reports when a FILE has one (--enable-sanitizers)
+
+smd="$top_builddir/smd/smd"
+smctl="$top_builddir/smd/smctl"
+fail=0
+failures=0
+pid=""
+dmn_pids=""
+
+skip() { echo "SKIP: $*"; exit 77; }
+need_python() { command -v python3 >/dev/null || skip "python3 not found"; }
+need_tools() {
+	_hint=$1
+	shift
+	for _t in "$@"; do
+		command -v "$_t" >/dev/null 2>&1 || { echo "FAIL: $_t not installed ($_hint)"; exit 1; }
+	done
+}
+bad() { echo "FAIL: $*"; fail=1; failures=$((failures + 1)); }
+json() {
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
+
+_scratch_cleanup() {
+	command -v cleanup_hook >/dev/null 2>&1 && cleanup_hook
+	for _p in $pid $dmn_pids; do
+		kill -KILL "$_p" 2>/dev/null
+	done
+	command -v ibsim_stop >/dev/null 2>&1 && ibsim_stop
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+scratch_trap() {
+	trap _scratch_cleanup EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+scratch() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/smd-$1.XXXXXX") || exit 1
+	scratch_trap
+}
+
+scratch_ibsim() {
+	ibsim_start "$@"
+	_rc=$?
+	scratch_trap
+	return $_rc
+}
+
+umad2sim_supp() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=$top_srcdir/tests/data/mad/asan-umad2sim.supp"
+	export ASAN_OPTIONS
+}
+
+umad_setup() {
+	. "$top_srcdir/tests/lib-ibsim.sh"
+	need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery opensm
+	probe="$top_builddir/tests/mad_probe"
+	net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+	umad2sim_supp
+}
+
+dmn_up() {
+	_i=0
+	while [ $_i -lt "$2" ]; do
+		if "$smctl" --socket "$sock" --json status >"$1" 2>/dev/null &&
+			[ "$(json "$1" 'r["sweeps"] >= 1')" = True ]; then
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+dmn_start() {
+	_name=$1
+	shift
+	"$smd" -f "$@" >"$work/$_name.out" 2>"$work/$_name.err" &
+	pid=$!
+	dmn_pids="$dmn_pids $pid"
+	dmn_up "$work/st.json" 100 && return 0
+	cat "$work/$_name.err"
+	return 1
+}
+
+dmn_stop() {
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	_rc=$?
+	pid=""
+	return $_rc
+}
+
+sanitizer_check() {
+	_what=$1
+	shift
+	if grep -q "runtime error\|Sanitizer" "$@"; then
+		bad "${_what:+$_what: }sanitizer report"
+		grep -h -A5 "runtime error\|Sanitizer" "$@" | head -30
+	fi
+}
