@@ -610,12 +610,8 @@ void sm_port_info_prepare_set(struct sm_port_info *out, const struct sm_port_inf
 	out->subnet_timeout = s->subnet_timeout & 0x1F;
 	out->client_reregister = s->client_reregister & 1;
 	/* read-only on the wire or "no change" when written as 0 */
-	out->link_width_enabled = 0;
-	out->link_speed_enabled = 0;
-	out->link_speed_ext_enabled = 0;
-	out->phys_state = 0;
-	out->link_down_def_state = 0;
-	out->operational_vls = 0;
+	out->link_width_enabled = out->link_speed_enabled = out->link_speed_ext_enabled = 0;
+	out->phys_state = out->link_down_def_state = out->operational_vls = 0;
 }
 
 /* ---- SwitchInfo ---- */

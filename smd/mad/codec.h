@@ -223,21 +223,14 @@ struct sm_port_info {
 	uint8_t master_sm_sl;           /* 4 bits */
 	uint8_t vl_cap;                 /* 4 bits */
 	uint8_t init_type;              /* 4 bits */
-	uint8_t vl_high_limit;
-	uint8_t vl_arb_high_cap;
-	uint8_t vl_arb_low_cap;
+	uint8_t vl_high_limit, vl_arb_high_cap, vl_arb_low_cap;
 	uint8_t init_type_reply;        /* 4 bits */
 	uint8_t mtu_cap;                /* 4 bits */
 	uint8_t vl_stall_count;         /* 3 bits */
 	uint8_t hoq_life;               /* 5 bits */
 	uint8_t operational_vls;        /* 4 bits; 0 on Set = no change */
-	uint8_t part_enf_in;            /* 1 bit each */
-	uint8_t part_enf_out;
-	uint8_t filter_raw_in;
-	uint8_t filter_raw_out;
-	uint16_t mkey_violations;
-	uint16_t pkey_violations;
-	uint16_t qkey_violations;
+	uint8_t part_enf_in, part_enf_out, filter_raw_in, filter_raw_out;   /* 1 bit each */
+	uint16_t mkey_violations, pkey_violations, qkey_violations;
 	uint8_t guid_cap;
 	uint8_t client_reregister;      /* 1 bit */
 	uint8_t mcast_pkey_trap_suppr;  /* 2 bits */

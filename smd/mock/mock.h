@@ -60,7 +60,7 @@
  * M_Key (switch port 0, CA arrival port); a wrong key gets Gets at protect
  * bits 1 a zeroed PortInfo.M_Key, and Gets at 2-3 and all Sets dropped
  * with M_KeyViolations counted; the lease period clears the protect bits
- * after a violation that no right key followed (details in mock.c).
+ * after a violation that no right key followed (details in mock_mkey.c).
  *
  * Not emulated: Trap 256 (bad M_Key), DR SMPs
  * with a LID-routed part (DrSLID/DrDLID not permissive: dropped), SMInfo,
@@ -69,6 +69,21 @@
  * Separate mocks share no state: one thread per mock is fine.
  *
  * Not thread-safe. Functions return 0 or a negative errno and never log.
+ *
+ * Files (the state they share is struct sm_mock in mock_priv.h):
+ *   mock.c       construction (a private copy of the fabric, fresh or kept
+ *                SMA state), free, state read-back (also the transport's
+ *                port info) and LFT poke, stats, the clock;
+ *   mock_sma.c   the SMA: Get/Set NodeInfo, NodeDescription, PortInfo
+ *                (PortState machine), SwitchInfo, LFT; hostile nodes;
+ *   mock_mkey.c  M_Key checking and the lease timer;
+ *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
+ *                LFTs (requests, answers, traps), link down/up and the
+ *                port states they change;
+ *   mock_ops.c   the transport (send/recv/now/close, attach), the
+ *                faults and their RNG, the delay (latency) model and the
+ *                virtual time it lets pass, Trap 128;
+ *   load.c       sm_mock_load(): a mock from a dump file.
  */
 #include <stdbool.h>
 #include <stdint.h>

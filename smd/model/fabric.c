@@ -12,17 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t guid_hash(uint64_t k)
-{
-	/* splitmix64 finaliser: GUIDs are often sequential */
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ULL;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebULL;
-	k ^= k >> 31;
-	return k;
-}
-
 void sm_guid_map_free(struct sm_guid_map *m)
 {
 	free(m->keys);
@@ -32,28 +21,24 @@ void sm_guid_map_free(struct sm_guid_map *m)
 
 static int gmap_resize(struct sm_guid_map *m, uint32_t cap)
 {
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = calloc(cap, sizeof(*vals));
+	struct sm_guid_map n = { .keys = calloc(cap, sizeof(*n.keys)), .vals = calloc(cap, sizeof(*n.vals)),
+				 .cap = cap, .count = m->count };
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	if (!n.keys || !n.vals) {
+		sm_guid_map_free(&n);
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < m->cap; i++) {
 		if (!m->keys[i])
 			continue;
-		uint32_t h = (uint32_t)guid_hash(m->keys[i]) & (cap - 1);
-		while (keys[h])
+		uint32_t h = (uint32_t)sm_mix64(m->keys[i]) & (cap - 1);
+		while (n.keys[h])
 			h = (h + 1) & (cap - 1);
-		keys[h] = m->keys[i];
-		vals[h] = m->vals[i];
+		n.keys[h] = m->keys[i];
+		n.vals[h] = m->vals[i];
 	}
-	free(m->keys);
-	free(m->vals);
-	m->keys = keys;
-	m->vals = vals;
-	m->cap = cap;
+	sm_guid_map_free(m);
+	*m = n;
 	return 0;
 }
 
@@ -61,7 +46,7 @@ uint32_t sm_guid_map_get(const struct sm_guid_map *m, uint64_t key)
 {
 	if (!m->cap || !key)
 		return SM_NONE;
-	uint32_t h = (uint32_t)guid_hash(key) & (m->cap - 1);
+	uint32_t h = (uint32_t)sm_mix64(key) & (m->cap - 1);
 	while (m->keys[h]) {
 		if (m->keys[h] == key)
 			return m->vals[h];
@@ -81,7 +66,7 @@ int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val)
 		if (rc)
 			return rc;
 	}
-	uint32_t h = (uint32_t)guid_hash(key) & (m->cap - 1);
+	uint32_t h = (uint32_t)sm_mix64(key) & (m->cap - 1);
 	while (m->keys[h]) {
 		if (m->keys[h] == key)
 			return -EEXIST;

@@ -33,7 +33,6 @@
 #define WIDTH_4X 2
 #define SPEED_EXT_NDR 8
 
-
 void sm_gen_params_init(struct sm_gen_params *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -242,10 +241,7 @@ struct rng {
 
 static uint64_t rng_next(struct rng *r)
 {
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return sm_mix64(r->s += 0x9e3779b97f4a7c15ULL);
 }
 
 /* Uniform in [0, n), n > 0, without modulo bias. */
@@ -561,8 +557,8 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 {
 	struct tree t = { 0 };
 	struct plane_faults pf = { 0 };
-	uint32_t *sw_node = NULL, *nic_node = NULL, *lid_of = NULL;
-	uint8_t *sw_dead = NULL, *link_dead = NULL, *nic_dead = NULL;
+	uint32_t *sw_node = NULL, *nic_node, *lid_of;   /* one allocation */
+	uint8_t *sw_dead = NULL, *link_dead, *nic_dead;  /* one allocation */
 	int rc;
 
 	if (err && errlen)
@@ -577,26 +573,26 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	rc = tree_build(&t);
 	if (!rc)
 		rc = faults_alloc(&pf, &t);
-	sw_node = calloc((size_t)t.sh.switches + 1, sizeof(*sw_node));
-	nic_node = calloc((size_t)t.sh.hosts + 1, sizeof(*nic_node));
-	lid_of = calloc((size_t)t.sh.lids + 1, sizeof(*lid_of));
-	if (rc || !sw_node || !nic_node || !lid_of) {
+	sw_node = calloc((size_t)t.sh.switches + 1 + t.sh.hosts + 1 + t.sh.lids + 1, sizeof(*sw_node));
+	if (rc || !sw_node) {
 		rc = sm_errf_rc(-ENOMEM, err, errlen, "out of memory");
 		goto out;
 	}
+	nic_node = sw_node + t.sh.switches + 1;
+	lid_of = nic_node + t.sh.hosts + 1;
 	/*
 	 * Draw every plane's faults before adding anything, so that a fault
 	 * count that cannot be met leaves f untouched. Each plane keeps its own
 	 * dead-switch and dead-link maps (a few MB at most).
 	 */
 	size_t ns = (size_t)t.sh.switches, nl = (size_t)t.n_links, nh = (size_t)t.sh.hosts;
-	sw_dead = calloc(p->planes * ns + 1, 1);
-	link_dead = calloc(p->planes * nl + 1, 1);
-	nic_dead = calloc(p->planes * nh + 1, 1);
-	if (!sw_dead || !link_dead || !nic_dead) {
+	sw_dead = calloc(p->planes * (ns + nl + nh) + 1, 1);
+	if (!sw_dead) {
 		rc = sm_errf_rc(-ENOMEM, err, errlen, "out of memory");
 		goto out;
 	}
+	link_dead = sw_dead + p->planes * ns;
+	nic_dead = link_dead + p->planes * nl;
 	for (unsigned pl = 0; pl < p->planes; pl++) {
 		if (p->fault_plane >= 0 && (unsigned)p->fault_plane != pl)
 			continue;
@@ -636,11 +632,7 @@ int sm_gen_fat_tree(const struct sm_gen_params *p, struct sm_fabric *f, char *er
 	rc = 0;
 out:
 	free(sw_node);
-	free(nic_node);
-	free(lid_of);
 	free(sw_dead);
-	free(link_dead);
-	free(nic_dead);
 	faults_free(&pf);
 	tree_free(&t);
 	return rc;

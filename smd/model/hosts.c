@@ -9,6 +9,7 @@
 #include "model/hosts.h"
 #include "lib/json.h"
 
+#include <stddef.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,25 @@ void sm_planes_health_print(FILE *out, const struct sm_planes_health *ph)
 		ph->n_planes ? 1.0 / ph->n_planes : 1.0);
 }
 
+/* A plane's JSON members after "plane" and "name", in order: uint32_t
+ * counts, and the double shares. */
+#define PH_U32(key, field) { key, offsetof(struct sm_plane_health, field), 0 }
+#define PH_DBL(key, field) { key, offsetof(struct sm_plane_health, field), 1 }
+static const struct {
+	const char *key;
+	size_t off;
+	int dbl;
+} plane_members[] = {
+	PH_U32("switches", switches), PH_U32("switch_links", sw_links), PH_U32("nics", nics),
+	PH_U32("missing_switches", missing_switches), PH_U32("missing_links", missing_links),
+	PH_U32("hosts_without_nic", hosts_without_nic), PH_U32("leaves", leaves),
+	PH_U32("leaf_uplinks_min", leaf_uplinks_min), PH_U32("leaf_uplinks_max", leaf_uplinks_max),
+	PH_DBL("share_min", share_min), PH_DBL("share_mean", share_mean),
+	PH_U32("hosts_below_fair", hosts_below),
+};
+#undef PH_U32
+#undef PH_DBL
+
 void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_planes_health *ph)
 {
 	sm_json_obj_begin(j, key);
@@ -298,18 +318,18 @@ void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_p
 		sm_json_obj_begin(j, NULL);
 		sm_json_uint(j, "plane", h->plane);
 		sm_json_str(j, "name", h->name);
-		sm_json_uint(j, "switches", h->switches);
-		sm_json_uint(j, "switch_links", h->sw_links);
-		sm_json_uint(j, "nics", h->nics);
-		sm_json_uint(j, "missing_switches", h->missing_switches);
-		sm_json_uint(j, "missing_links", h->missing_links);
-		sm_json_uint(j, "hosts_without_nic", h->hosts_without_nic);
-		sm_json_uint(j, "leaves", h->leaves);
-		sm_json_uint(j, "leaf_uplinks_min", h->leaf_uplinks_min);
-		sm_json_uint(j, "leaf_uplinks_max", h->leaf_uplinks_max);
-		sm_json_double(j, "share_min", h->share_min);
-		sm_json_double(j, "share_mean", h->share_mean);
-		sm_json_uint(j, "hosts_below_fair", h->hosts_below);
+		for (size_t i = 0; i < sizeof(plane_members) / sizeof(plane_members[0]); i++) {
+			const char *at = (const char *)h + plane_members[i].off;
+			uint32_t u;
+			double d;
+			if (plane_members[i].dbl) {
+				memcpy(&d, at, sizeof(d));
+				sm_json_double(j, plane_members[i].key, d);
+			} else {
+				memcpy(&u, at, sizeof(u));
+				sm_json_uint(j, plane_members[i].key, u);
+			}
+		}
 		sm_json_obj_end(j);
 	}
 	sm_json_arr_end(j);

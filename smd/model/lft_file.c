@@ -233,65 +233,11 @@ static int rfail(char *err, size_t errlen, const char *name, unsigned line, cons
 	return -EINVAL;
 }
 
-static uint32_t idx_slot(uint64_t guid, uint32_t cap)
-{
-	guid ^= guid >> 31;
-	guid *= 0x9e3779b97f4a7c15ULL;
-	return (uint32_t)(guid >> 32) & (cap - 1);
-}
-
-static int idx_grow(struct sm_lftfile *lf)
-{
-	uint32_t cap = lf->idx_cap ? lf->idx_cap * 2 : 256;
-	uint64_t *keys = calloc(cap, sizeof(*keys));
-	uint32_t *vals = calloc(cap, sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < lf->n_sw; i++) {
-		uint32_t h = idx_slot(lf->sw[i].guid, cap);
-		while (keys[h])
-			h = (h + 1) & (cap - 1);
-		keys[h] = lf->sw[i].guid;
-		vals[h] = i;
-	}
-	free(lf->idx_keys);
-	free(lf->idx_vals);
-	lf->idx_keys = keys;
-	lf->idx_vals = vals;
-	lf->idx_cap = cap;
-	return 0;
-}
-
 const struct sm_lftfile_sw *sm_lftfile_find(const struct sm_lftfile *lf, uint64_t guid)
 {
-	if (!lf->idx_cap || !guid)
-		return NULL;
-	uint32_t h = idx_slot(guid, lf->idx_cap);
-	while (lf->idx_keys[h]) {
-		if (lf->idx_keys[h] == guid)
-			return &lf->sw[lf->idx_vals[h]];
-		h = (h + 1) & (lf->idx_cap - 1);
-	}
-	return NULL;
-}
+	uint32_t i = sm_guid_map_get(&lf->idx, guid);
 
-/* Index switch i (already in lf->sw); GUIDs are known to be unique. */
-static int idx_add(struct sm_lftfile *lf, uint32_t i)
-{
-	int rc;
-
-	if ((lf->n_sw) * 2 > lf->idx_cap && (rc = idx_grow(lf)))
-		return rc;
-	uint32_t h = idx_slot(lf->sw[i].guid, lf->idx_cap);
-	while (lf->idx_keys[h])
-		h = (h + 1) & (lf->idx_cap - 1);
-	lf->idx_keys[h] = lf->sw[i].guid;
-	lf->idx_vals[h] = i;
-	return 0;
+	return i == SM_NONE ? NULL : &lf->sw[i];
 }
 
 void sm_lftfile_free(struct sm_lftfile *lf)
@@ -301,8 +247,7 @@ void sm_lftfile_free(struct sm_lftfile *lf)
 	for (uint32_t i = 0; i < lf->n_sw; i++)
 		free(lf->sw[i].ports);
 	free(lf->sw);
-	free(lf->idx_keys);
-	free(lf->idx_vals);
+	sm_guid_map_free(&lf->idx);
 	free(lf);
 }
 
@@ -463,7 +408,8 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 			}
 			lf->sw[lf->n_sw++] = sw;
 			cur = &lf->sw[lf->n_sw - 1];
-			rc = idx_add(lf, lf->n_sw - 1);
+			/* GUID 0 is not indexed (sm_lftfile_find() finds no switch 0) */
+			rc = sw.guid ? sm_guid_map_put(&lf->idx, sw.guid, lf->n_sw - 1) : 0;
 			if (rc)
 				goto out;
 			continue;

@@ -58,10 +58,7 @@ struct sm_lftfile {
 	struct sm_lftfile_sw *sw;
 	uint32_t n_sw, cap_sw;
 	unsigned n_comments;     /* '#' lines seen (plane separators) */
-	/* GUID index: open addressing over sw[] */
-	uint64_t *idx_keys;
-	uint32_t *idx_vals;
-	uint32_t idx_cap;
+	struct sm_guid_map idx;  /* switch GUID -> index in sw[] */
 };
 
 /* 0 and *out, or a negative errno with "NAME:LINE: ..." in err. */
