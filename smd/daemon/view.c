@@ -6,28 +6,11 @@
  * which are immutable: nothing here copies a fabric or an LFT.
  */
 #include "daemon/daemon_priv.h"
-#include "lib/clock.h"
-#include "mad/ibsim_client.h"
-#include "model/hosts.h"
-#include "lib/json.h"
-#include "mad/codec.h"
-#include "mock/mock.h"
-#include "sm/sminfo.h"
-#include "sm/multiplane.h"
-#include "routing/registry.h"
-#include "config/smdconf.h"
-#include "routing/engine.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 /*
  * The LID hook of every plane: the shared table's answer. (The plane's
