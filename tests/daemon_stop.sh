@@ -88,7 +88,7 @@ stop() {
 	echo "$1: SIGTERM to exit $ms ms (exit $rc)"
 	times="$times
 $1: $ms ms"
-	[ "$rc" = 0 ] || { tail -5 "$work/smd.err"; bad "$1: exit status $rc"; }
+	[ "$rc" = 0 ] || { tail -40 "$work/smd.err"; bad "$1: exit status $rc"; }
 	[ "$ms" -le "$limit" ] || bad "$1: took $ms ms (limit $limit)"
 	wait "$npid"
 	npid=

@@ -243,8 +243,10 @@ static void run_cycle(struct smd_dmn *d)
 	 * A failed plane's port is reopened by the next cycle, so a restarted
 	 * ibsim or a reset HCA is picked up. A mock plane keeps its transport:
 	 * reopening would reload the dump and forget the emulated state.
+	 * A cycle cut short by a stop failed every plane it had not finished:
+	 * their ports are closed once, by smd_dmn_free().
 	 */
-	for (unsigned i = 0; i < d->n; i++) {
+	for (unsigned i = 0; i < d->n && !stopping; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
 		if (p->rc && p->t && !sm_plane_port_keep_open(&d->ports[i])) {
 			sm_plane_port_close(&d->ports[i]);

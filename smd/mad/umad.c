@@ -34,6 +34,7 @@
 #include <infiniband/umad.h>
 
 #include "mad/codec.h"
+#include "lib/clock.h"
 #include "lib/err.h"
 #include "mad/transport.h"
 
@@ -131,10 +132,31 @@ static int umad_refresh_op(struct sm_transport *t)
 	return 0;
 }
 
+/*
+ * Read what is still on its way before the port closes: answers to requests
+ * a stopped sweep cancelled. The kernel would drop them, but ibsim's
+ * umad2sim (how every umad test runs) dereferences a NULL queue in its
+ * receiver thread for a MAD that arrives after the fd is closed, killing
+ * the process on its way out. Bounded: until 10 ms pass with nothing
+ * received, at most 200 ms.
+ */
+static void umad_drain(struct umad_priv *u)
+{
+	uint64_t end = sm_mono_us() + 200000u;
+
+	while (u->portid >= 0 && sm_mono_us() < end) {
+		int length = SM_MAD_SIZE;
+		if (umad_recv(u->portid, u->rbuf, &length, 10) < 0)
+			break;
+	}
+}
+
 static void umad_close_op(struct sm_transport *t)
 {
 	struct umad_priv *u = (struct umad_priv *)t;
 
+	if (u->rbuf)
+		umad_drain(u);
 	if (u->agent_dr >= 0)
 		umad_unregister(u->portid, u->agent_dr);
 	if (u->agent_lid >= 0)
