@@ -34,7 +34,7 @@
  *    the pings stop, so systemd restarts smd (LIDs are kept: the table is
  *    saved after every cycle and read back at start). The cycle is watched
  *    from here, on the status snapshot: the worker is not touched.
- *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP, READY=1 once the new file
+ *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP or reload, READY=1 once the new file
  *    is applied or refused (only after the first READY=1).
  *  - STOPPING=1 on SIGTERM/SIGINT.
  */
@@ -162,6 +162,9 @@ static int sweep_request(struct dctx *c, const struct smd_jv *req, struct sm_jso
 	return SMD_CTL_WAIT;
 }
 
+static int reload_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
+static int config_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
+
 /* The command of a request, by the one command table (ctl/ctl.h); SMD_CMD_N when unknown. */
 static enum smd_ctl_cmd_id cmd_id(const char *cmd)
 {
@@ -186,6 +189,10 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return sweep_request(c, req, j, wait_for, err, errlen);
 	case SMD_CMD_PROFILE:
 		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon/cmd_profile.c */
+	case SMD_CMD_RELOAD:
+		return reload_request(c, j, err, errlen);
+	case SMD_CMD_CONFIG:
+		return config_request(c, j, err, errlen);
 	case SMD_CMD_STATUS:
 	case SMD_CMD_PLANES:
 		break;
@@ -294,18 +301,17 @@ static const struct smd_ctl_ops ctl_ops = {
 	.access_note = access_note,
 };
 
-/* Config file (or defaults) with the command line laid over it. */
-static int load_conf(const struct smd_opts *o, struct smd_conf **out)
+/* Config file (or defaults) with the command line laid over it; the reason in err. */
+static int load_conf(const struct smd_opts *o, struct smd_conf **out, char *err, size_t errlen)
 {
-	char err[1024] = "";
 	struct smd_conf *conf = NULL;
 	int rc;
 
 	if (o->config)
-		rc = smd_conf_load(o->config, &conf, err, sizeof(err));
+		rc = smd_conf_load(o->config, &conf, err, errlen);
 	else
 		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
-	if (!rc && (rc = smd_conf_apply_opts(conf, o, err, sizeof(err)))) {
+	if (!rc && (rc = smd_conf_apply_opts(conf, o, err, errlen))) {
 		smd_conf_free(conf);
 		conf = NULL;
 	}
@@ -369,34 +375,43 @@ static void reload_done(struct dctx *c, const char *what)
 	sd_notifyf(0, "READY=1\nSTATUS=%s; %s", what, line);
 }
 
-static void reload(struct dctx *c)
+/*
+ * Re-read the config file (SIGHUP, or the reload command: `via` says which).
+ * 0 applied; else a negative errno with the reason in err, the running
+ * configuration kept. notes: keys that need a restart ("" none).
+ */
+static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len, char *err, size_t errlen)
 {
 	struct smd_conf *conf = NULL;
-	char notes[256], err[1024] = "";
+	char cerr[1024] = "";
 	int rc;
 
+	notes[0] = '\0';
 	if (!c->o->config) {
-		sm_notice("SMD-0510", "SIGHUP: no config file (-c) to reload; nothing changed");
-		return;
+		sm_notice("SMD-0510", "%s: no config file (-c) to reload; nothing changed", via);
+		snprintf(err, errlen, "smd runs without a config file (-c): nothing to reload");
+		return -ENOENT;
 	}
-	sm_notice("SMD-0511", "SIGHUP: reloading %s", c->o->config);
+	sm_notice("SMD-0511", "%s: reloading %s", via, c->o->config);
 	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
 	if (c->ready)
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
 			   sm_mono_us(), c->o->config);
-	if (load_conf(c->o, &conf)) {
+	if ((rc = load_conf(c->o, &conf, cerr, sizeof(cerr)))) {
 		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		snprintf(err, errlen, "%s; the running configuration is kept", cerr[0] ? cerr : strerror(-rc));
 		reload_done(c, "reload failed, running configuration kept");
-		return;
+		return rc;
 	}
 	int level = conf->log_level;
 	unsigned stall = conf->sweep_stall_limit;
-	rc = smd_dmn_reconfigure(c->d, conf, notes, sizeof(notes), err, sizeof(err));
+	rc = smd_dmn_reconfigure(c->d, conf, notes, notes_len, cerr, sizeof(cerr));
 	if (rc) {
-		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
+		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", cerr);
+		snprintf(err, errlen, "%s; the running configuration is kept", cerr);
 		smd_conf_free(conf);
 		reload_done(c, "reload failed, running configuration kept");
-		return;
+		return rc;
 	}
 	sm_log_set_level(level);
 	c->stall_limit = stall;
@@ -404,6 +419,41 @@ static void reload(struct dctx *c)
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
 	reload_done(c, "configuration reloaded");
+	return 0;
+}
+
+/* The reload command: the outcome is the reply (smctl reload exits 1 on an error reply). */
+static int reload_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen)
+{
+	char notes[256];
+	int rc = reload(c, "control socket", notes, sizeof(notes), err, errlen);
+
+	if (rc)
+		return rc;
+	sm_json_str(j, "source", c->o->config);
+	sm_json_str(j, "notes", notes);
+	return 0;
+}
+
+/* The config command: the running config as smd.yaml text. */
+static int config_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int rc = m ? smd_dmn_conf_print(c->d, m, SMD_CONF_PRINT_HIDE_KEYS) : -ENOMEM;
+
+	if (m && fclose(m) && !rc)
+		rc = -ENOMEM;
+	if (rc) {
+		free(text);
+		snprintf(err, errlen, "config: %s", strerror(-rc));
+		return rc;
+	}
+	sm_json_str(j, "source", c->o->config ? c->o->config : "(defaults)");
+	sm_json_str(j, "text", text);
+	free(text);
+	return 0;
 }
 
 /*
@@ -523,7 +573,8 @@ static void on_signal(struct sm_loop_src *s, int signo, void *arg)
 
 	(void)s;
 	if (signo == SIGHUP) {
-		reload(c);
+		char notes[256], err[1024] = "";
+		reload(c, "SIGHUP", notes, sizeof(notes), err, sizeof(err));   /* logged there */
 	} else if ((signo == SIGTERM || signo == SIGINT) && !sm_loop_quitting(c->loop)) {
 		c->t_stop = sm_mono_us();
 		sd_notify(0, "STOPPING=1");
@@ -548,7 +599,7 @@ int smd_daemon(const struct smd_opts *o)
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
-	if (load_conf(o, &conf))
+	if (load_conf(o, &conf, err, sizeof(err)))
 		return 1;
 	if (o->config || o->verbose || o->quiet)
 		sm_log_set_level(conf->log_level);

@@ -62,6 +62,13 @@
  *   version  "smd" (package version), "protocol" (1).
  *   profile  "path" (absolute; "" clears): see smd/daemon/cmd_profile.c; replies
  *            as sweep.
+ *   reload   re-read the config file exactly as SIGHUP does (same log lines,
+ *            RELOADING=1/READY=1 to systemd) and answer with the outcome:
+ *            "source" (the file), "notes" (keys that need a restart, "" none);
+ *            an error reply "FILE:LINE: ...; the running configuration is
+ *            kept" when the file is refused, or when smd runs without -c.
+ *   config   "source", "text": the running config (the one the next cycle
+ *            uses) as smd.yaml text (smd_conf_print; fixed keys hidden).
  * Fabric commands (smd/daemon/cmd_fabric.c), answered from each plane's view (the
  * fabric and LFTs of its last successful bring-up, daemon.h). Optional
  * "plane" (number) restricts them to one plane. The reply has "planes":
@@ -131,6 +138,7 @@
 enum smd_ctl_cmd_id {
 	SMD_CMD_STATUS, SMD_CMD_PLANES, SMD_CMD_VERSION, SMD_CMD_METRICS, SMD_CMD_NODES, SMD_CMD_LINKS,
 	SMD_CMD_ROUTE, SMD_CMD_LFT, SMD_CMD_DUMP, SMD_CMD_SWEEP, SMD_CMD_ENGINE, SMD_CMD_PROFILE,
+	SMD_CMD_RELOAD, SMD_CMD_CONFIG,
 	SMD_CMD_N
 };
 

@@ -158,6 +158,10 @@ const struct smd_ctl_cmd smd_ctl_cmds[SMD_CMD_N] = {
 		.help = "  engine set NAME[,NAME...]            route with this engine chain from the next sweep on\n" },
 	[SMD_CMD_PROFILE] = { "profile", .flags = SMD_CTL_CMD_WAITS | SMD_CTL_CMD_OWN_WORDS, .help =
 		"  profile load FILE | profile clear    route with a traffic profile from now on (hotpath, planes)\n" },
+	[SMD_CMD_RELOAD] = { "reload", .help =
+		"  reload                               re-read the config file; exit 1 if smd refused it\n" },
+	[SMD_CMD_CONFIG] = { "config", .help =
+		"  config                               the running configuration (smd.yaml text)\n" },
 };
 
 const struct smd_ctl_cmd *smd_ctl_cmd_find(const char *word)
