@@ -63,6 +63,18 @@
 
 #define NOTE_SET 512
 
+/*
+ * One failure line that may repeat every cycle: logged when it starts or
+ * changes (another text), then at most once per log_repeat_interval with
+ * "(repeated K times)"; the lines between go to debug.
+ */
+struct repeat {
+	uint64_t hash;       /* of the text last logged; 0: no failure running */
+	uint64_t logged_us;  /* when it was last logged */
+	unsigned held;       /* repeats not logged since */
+	unsigned cycles;     /* cycles it has lasted */
+};
+
 struct dctx {
 	const struct smd_opts *o;
 	struct smd_dmn *d;
@@ -81,6 +93,9 @@ struct dctx {
 	pthread_mutex_t note_mu;
 	uint64_t prev[NOTE_SET], cur[NOTE_SET];
 	unsigned n_prev, n_cur;
+	/* a failure that repeats every cycle (a plane that stays down): log_repeat_interval */
+	struct repeat plane_rep[SM_MAX_PLANES], sweep_rep;
+	unsigned repeat_s;
 	/* privilege drop after the first cycle (smd/lib/privdrop.h); copies: conf goes to the daemon */
 	char *user, *group, *state_dir;
 	const char *sock;
@@ -117,6 +132,51 @@ static void note_log(void *arg, const char *msg)
 		sm_debug("SMD-0501", "%s", msg);
 	else
 		sm_notice("SMD-0501", "%s", msg);
+}
+
+/*
+ * Should this failure text be logged now? 1 with *held (repeats not
+ * logged since the last time, 0 for a new text), else 0 (log it at debug).
+ */
+static int repeat_due(struct repeat *r, const char *text, unsigned interval_s, unsigned *held)
+{
+	uint64_t h = fnv1a(text) | 1, now = sm_mono_us();
+
+	*held = 0;
+	if (r->hash != h) {
+		r->hash = h;
+		r->held = 0;
+		r->cycles = 1;
+		r->logged_us = now;
+		return 1;
+	}
+	r->cycles++;
+	if (!interval_s || now - r->logged_us >= interval_s * 1000000ull) {
+		*held = r->held;
+		r->held = 0;
+		r->logged_us = now;
+		return 1;
+	}
+	r->held++;
+	return 0;
+}
+
+/* The failure is over: the cycles it lasted (0: there was none). */
+static unsigned repeat_end(struct repeat *r)
+{
+	unsigned n = r->hash ? r->cycles : 0;
+
+	memset(r, 0, sizeof(*r));
+	return n;
+}
+
+/* " (repeated K times)" or "" */
+static const char *repeated(char *buf, size_t len, unsigned held)
+{
+	if (!held)
+		return "";
+	snprintf(buf, len, " (repeated %u time%s)", held, held == 1 ? "" : "s");
+	return buf;
 }
 
 /* A cycle ended: its notes become the ones not to repeat. */
@@ -404,7 +464,7 @@ static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len
 		return rc;
 	}
 	int level = conf->log_level;
-	unsigned stall = conf->sweep_stall_limit;
+	unsigned stall = conf->sweep_stall_limit, repeat_s = conf->log_repeat_interval;
 	rc = smd_dmn_reconfigure(c->d, conf, notes, notes_len, cerr, sizeof(cerr));
 	if (rc) {
 		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", cerr);
@@ -415,6 +475,7 @@ static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len
 	}
 	sm_log_set_level(level);
 	c->stall_limit = stall;
+	c->repeat_s = repeat_s;
 	if (notes[0])
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
@@ -486,19 +547,42 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 	if (st->sweeps != c->seen_sweeps) {
 		int first = c->seen_sweeps == 0;
 		smd_dmn_status_line(st, line, sizeof(line));
-		for (unsigned i = 0; i < st->n_planes; i++)
-			if (st->planes[i].rc)
-				sm_err("SMD-0520", "plane %u (%s) is not up: %s", i, st->planes[i].spec,
-				       st->planes[i].err);
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			struct repeat *r = &c->plane_rep[i];
+			char text[768], rep[40];
+			unsigned held, down;
+			if (!st->planes[i].rc) {
+				if ((down = repeat_end(r)))
+					sm_notice("SMD-0526", "plane %u (%s) is up again after %u failed sweep%s", i,
+						  st->planes[i].spec, down, down == 1 ? "" : "s");
+				continue;
+			}
+			snprintf(text, sizeof(text), "plane %u (%s) is not up: %s", i, st->planes[i].spec,
+				 st->planes[i].err);
+			if (repeat_due(r, text, c->repeat_s, &held))
+				sm_err("SMD-0520", "%s%s", text, repeated(rep, sizeof(rep), held));
+			else
+				sm_debug("SMD-0520", "%s", text);
+		}
 		if (st->lids_err[0])
 			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
-		/* routine cycles that changed nothing are logged at info level only */
-		if (first || st->last != SMD_ST_UP || st->lft_blocks_written || st->portinfo_sets)
-			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written",
+		/* routine cycles that changed nothing are logged at info level only; a cycle that
+		 * is not up as the one before was not, at most once per log_repeat_interval */
+		char rep[40] = "", what[64];
+		unsigned held = 0;
+		int loud = first || st->lft_blocks_written || st->portinfo_sets;
+		snprintf(what, sizeof(what), "%s %u/%u", smd_dmn_state_name(st->last), st->planes_up, st->n_planes);
+		if (st->last != SMD_ST_UP)
+			loud = repeat_due(&c->sweep_rep, what, c->repeat_s, &held) || loud;
+		else
+			loud = repeat_end(&c->sweep_rep) || loud;
+		if (loud)
+			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written%s",
 				  (unsigned long long)st->sweeps, st->last_reason,
 				  strcmp(st->last_reason, "trap") ? "" : ": ",
 				  strcmp(st->last_reason, "trap") ? "" : st->last_trap, line,
-				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
+				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets,
+				  repeated(rep, sizeof(rep), held));
 		else
 			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
 		if (first)
@@ -607,6 +691,7 @@ int smd_daemon(const struct smd_opts *o)
 		goto out;
 	snprintf(sock, sizeof(sock), "%s", conf->socket);
 	c.stall_limit = conf->sweep_stall_limit;
+	c.repeat_s = conf->log_repeat_interval;
 
 	/* before any thread exists, so every thread inherits the mask */
 	sigemptyset(&mask);

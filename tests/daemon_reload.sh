@@ -5,6 +5,9 @@
 # daemon: `smctl reload` exits 0 on a good file and 1 with FILE:LINE on a
 # bad one, the running config (`smctl config`) kept; RELOADING=1 / READY=1
 # go to a stand-in NOTIFY_SOCKET as on SIGHUP; a daemon without -c refuses.
+# A plane that stays down for 21 sweeps is logged once (SMD-0520, and one
+# sweep line SMD-0522), then with "(repeated 20 times)" once
+# log_repeat_interval has passed, and its coming back once (SMD-0526).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -107,7 +110,36 @@ out=$("$smctl" --socket "$sock" reload 2>&1)
 echo "$out" | grep -q "without a config file" || bad "smctl reload without -c: $out"
 "$smctl" --socket "$sock" config | grep -q "^# smd configuration: (defaults)$" || bad "smctl config without -c"
 dmn_stop || bad "smd (no -c) exit status after SIGTERM"
-sanitizer_check "" "$work/one.err" "$work/two.err"
+
+# ---- a plane that stays down: logged once, then once per log_repeat_interval ----
+printf 'sweep_interval: 0\nlog_repeat_interval: 600\n' >"$conf"
+dmn_start three -c "$conf" --plane "mock:$work/ft" --plane "mock:$work/gone" --socket "$sock" \
+	--state-dir "$work/state3" || { echo "FAIL: smd -f with a missing plane did not come up"; exit 1; }
+n=0
+while [ $n -lt 20 ]; do
+	"$smctl" --socket "$sock" sweep --heavy >/dev/null 2>&1
+	n=$((n + 1))
+done
+[ "$(grep -c "SMD-0520.*plane 1 (mock:$work/gone) is not up" "$work/three.err")" = 1 ] ||
+	bad "a plane down for 21 sweeps is not logged once: $(grep -c SMD-0520 "$work/three.err") lines"
+[ "$(grep -c "SMD-0522" "$work/three.err")" = 1 ] ||
+	bad "21 degraded sweeps give $(grep -c SMD-0522 "$work/three.err") sweep lines, want 1"
+# a short interval: the next repeat says how many were not logged
+printf 'sweep_interval: 0\nlog_repeat_interval: 1\n' >"$conf"
+"$smctl" --socket "$sock" reload >/dev/null || bad "reload (log_repeat_interval: 1)"
+sleep 1.1
+"$smctl" --socket "$sock" sweep --heavy >/dev/null 2>&1
+grep -q "SMD-0520.*plane 1 (mock:$work/gone) is not up: .*(repeated 20 times)$" "$work/three.err" ||
+	bad "no '(repeated 20 times)': $(grep SMD-0520 "$work/three.err")"
+grep -q "SMD-0522: sweep 22 .*1/2 planes up.*(repeated 20 times)$" "$work/three.err" ||
+	bad "no sweep line with '(repeated 20 times)': $(grep SMD-0522 "$work/three.err")"
+# the plane comes back: said once
+cp "$work/ft" "$work/gone"
+"$smctl" --socket "$sock" sweep --heavy >/dev/null 2>&1 || bad "sweep with the plane back failed"
+grep -q "SMD-0526.*plane 1 (mock:$work/gone) is up again after 22 failed sweeps" "$work/three.err" ||
+	bad "the plane coming back is not logged: $(tail -5 "$work/three.err")"
+dmn_stop || bad "smd (plane down) exit status after SIGTERM"
+sanitizer_check "" "$work/one.err" "$work/two.err" "$work/three.err"
 
 [ $fail = 0 ] && echo "PASS: daemon_reload" || echo "FAIL: daemon_reload ($failures)"
 exit $fail

@@ -80,6 +80,7 @@ struct smd_conf {
 		unsigned retries;
 	} mad;
 	int log_level;          /* enum sm_log_level */
+	unsigned log_repeat_interval; /* seconds between repeats of an unchanged failure line; 0 = every sweep */
 	uint64_t subnet_prefix;
 	/* security (issue 8): M_Key/SM_Key (smd/sm/mkey.h) and the user to run as */
 	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
