@@ -49,8 +49,13 @@ static int read_profile(const char *path, char **out, size_t *len)
 		else if (n > SMD_CTL_MAX_CONTENT)
 			fprintf(stderr, "smctl: %s: larger than %u bytes, the limit of a profile sent to smd\n", path,
 				SMD_CTL_MAX_CONTENT);
-		else
-			fprintf(stderr, "smctl: %s: not a text file (NUL byte)\n", path);
+		else {
+			const char *z = memchr(buf, '\0', n);
+			unsigned line = 1;
+			for (const char *q = buf; q < z; q++)
+				line += *q == '\n';
+			fprintf(stderr, "smctl: %s:%u: a NUL byte (a profile is text)\n", path, line);
+		}
 		free(buf);
 		return 1;
 	}
@@ -76,7 +81,11 @@ int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv)
 	abs[0] = '\0';
 	char *content = NULL;
 	size_t len = 0;
-	if (!strcmp(argv[0], "load") && (!realpath(argv[1], abs) || read_profile(abs, &content, &len)))
+	if (!strcmp(argv[0], "load") && !realpath(argv[1], abs)) {
+		fprintf(stderr, "smctl: %s: cannot open the profile: %m\n", argv[1]);
+		return 1;
+	}
+	if (abs[0] && read_profile(abs, &content, &len))
 		return 1;
 	FILE *m = open_memstream(&req, &reqlen);
 	if (!m) {
