@@ -8,12 +8,14 @@
  *   smd --once ...        smd_once()     (smd/smd_once.c)
  *   smd [-f] ...          smd_daemon()   (smd/smd_daemon.c)
  *   smd --dry-run ...     smd_dry_run()  (smd/smd_dryrun.c)
+ *   smd --check-config, --print-config, --print-defaults  (smd/smd_config.c)
  * Each returns the process exit status: 0 success, 1 bad input or failed
  * operation, 2 usage.
  */
 #include "model/fabric.h"
 
-enum smd_mode { SMD_MODE_DAEMON = 0, SMD_MODE_ONCE, SMD_MODE_DRY_RUN };
+enum smd_mode { SMD_MODE_DAEMON = 0, SMD_MODE_ONCE, SMD_MODE_DRY_RUN, SMD_MODE_CHECK_CONFIG, SMD_MODE_PRINT_CONFIG,
+		SMD_MODE_PRINT_DEFAULTS };
 
 struct smd_opts {
 	enum smd_mode mode;
@@ -43,5 +45,7 @@ struct smd_conf;
 int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf);  /* several planes */
 int smd_daemon(const struct smd_opts *o);
 int smd_dry_run(const struct smd_opts *o);
+int smd_check_config(const struct smd_opts *o);
+int smd_print_config(const struct smd_opts *o, int defaults);
 
 #endif
