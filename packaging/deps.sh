@@ -4,8 +4,10 @@
 # list is complete on a `debootstrap --variant=minbase bookworm` root, which
 # packaging/fresh-root proves. Installing needs root (or sudo).
 #
-# Running smd: procps (/bin/kill, the unit's ExecReload; the .deb Depends on it).
-SMD_RUN_DEPS="procps"
+# Running smd: nothing beyond the libraries the build packages pull in (the
+# unit's ExecReload is smctl reload; it was /bin/kill, of procps, before).
+# Keep this list and the Depends of packaging/debian/control in step.
+SMD_RUN_DEPS=""
 # Building smd (packaging/bootstrap): build-essential (gcc, make, libc6-dev;
 # dpkg-buildpackage checks for it by name), the autotools (the tree is built
 # from git, ./autogen.sh), and the libraries configure requires.
