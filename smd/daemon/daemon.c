@@ -563,6 +563,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	if ((rc = gen_new(d->reg, conf, d->n, &d->cur, err, errlen)))
 		goto fail;
 	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, cfg->note, cfg->note_arg, &d->lids, lerr, sizeof(lerr));
+	if (!rc && conf->guid2lid_file)   /* --guid2lid FILE: as --once reads it (sm/planelid.h) */
+		rc = sm_plane_lids_seed(d->lids, conf->guid2lid_file, lerr, sizeof(lerr));
 	if (rc) {
 		snprintf(err, errlen, "plane-consistent LID table: %s", lerr[0] ? lerr : strerror(-rc));
 		goto fail;

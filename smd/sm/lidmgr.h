@@ -79,6 +79,9 @@ void sm_lidmgr_clear(struct sm_lidmgr *m);   /* frees entries; accepts NULL */
 int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errlen);
 int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char *err, size_t errlen);
 
+/* Append an entry (the table is then unsorted until the caller sorts it). 0 or -ENOMEM. */
+int sm_lidmgr_add(struct sm_lidmgr *m, uint64_t guid, uint16_t first, uint16_t last);
+
 /* Persisted range of a GUID; 0 and *first untouched if absent. */
 int sm_lidmgr_lookup(const struct sm_lidmgr *m, uint64_t guid, uint16_t *first, uint16_t *last);
 

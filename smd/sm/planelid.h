@@ -46,8 +46,10 @@ struct sm_plane_lids;
 struct sm_plane_lids_stats {
 	uint32_t keys;          /* hosts and switches in the table */
 	uint32_t from_table;    /* ports given their key's existing LID */
-	uint32_t inherited;     /* new keys that kept the LID the port held */
-	uint32_t fresh;         /* new keys given a fresh LID */
+	uint32_t inherited;     /* new keys and switches that kept the LID the port held */
+	uint32_t fresh;         /* new keys and switches given a fresh LID */
+	uint32_t from_seed;     /* new keys and switches given their guid2lid LID */
+	uint32_t moved;         /* ports given another LID than the one they held */
 	uint32_t conflicts;     /* inherited LIDs refused, duplicate NICs in one plane */
 };
 
@@ -60,7 +62,15 @@ int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note, vo
 		       struct sm_plane_lids **out, char *err, size_t errlen);
 void sm_plane_lids_free(struct sm_plane_lids *pl);  /* accepts NULL */
 
-/* Persist the table (atomic write) if it changed. 0 or -errno with err. */
+/*
+ * Seed the table from a guid2lid file (OpenSM's format: port GUID, first
+ * and last LID), replacing the seed sm_plane_lids_open() read from
+ * STATE_DIR/guid2lid; the file's LIDs are then written there. -ENOENT if
+ * the file is missing, -EINVAL with "FILE:LINE: reason" on bad content.
+ */
+int sm_plane_lids_seed(struct sm_plane_lids *pl, const char *path, char *err, size_t errlen);
+
+/* Persist the tables (atomic writes) if they changed. 0 or -errno with err. */
 int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen);
 
 /*
