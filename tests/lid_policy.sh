@@ -8,7 +8,9 @@
 #   - a --guid2lid FILE (OpenSM's format) is honoured by the daemon as by --once;
 #   - --once creates a state directory whose parents are missing (0755 for
 #     the parents, 0750 for the state directory; an existing one keeps its mode);
-#   - `smd --once --plane mock:DUMP` with one plane brings it up.
+#   - `smd --once --plane mock:DUMP` with one plane brings it up;
+#   - on two planes (`smctl topo gen --planes 2 --split`), --once and the
+#     daemon agree too, in either order.
 # Only the PIDs started here are signalled; everything is removed on exit.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -23,17 +25,20 @@ sed -E 's/port 0 lid [0-9]+/port 0 lid 0/; s/# lid [0-9]+ lmc [0-9]+ /# lid 0 lm
 	"$top_srcdir/tests/data/ft-small.ibnd" >"$cold"
 sock="$work/sock"
 
-# lids FORMAT FILE: "NODEGUID PORT LID" lines, sorted; FORMAT g2l (a guid2lid file, mapped
-# to nodes through $cold's port GUIDs) or nodes (`smctl --json nodes`)
+# lids FORMAT FILE [DUMP...]: "NODEGUID PORT LID" lines, sorted; FORMAT g2l (a guid2lid file,
+# mapped to nodes through the port GUIDs of the DUMPs, default $cold) or nodes (`smctl --json nodes`)
 lids() {
-	python3 - "$1" "$2" "$cold" <<'EOF'
+	_f=$1 _p=$2
+	shift 2
+	[ $# -gt 0 ] || set -- "$cold"
+	python3 - "$_f" "$_p" "$@" <<'EOF'
 import json, re, sys
-fmt, path, dump = sys.argv[1:4]
+fmt, path = sys.argv[1:3]
 out = []
 if fmt == 'g2l':
 	port = {}
 	node = None
-	for line in open(dump):
+	for line in (l for d in sys.argv[3:] for l in open(d)):
 		m = re.match(r'(Switch|Ca)\s+\d+\s+"[SH]-([0-9a-f]+)"', line)
 		if m:
 			node = int(m.group(2), 16)
@@ -154,6 +159,40 @@ else
 	bad "smd --once --plane mock:DUMP (one plane) failed"
 	cat "$work/p.err"
 fi
+
+# 6. two planes (host LIDs shared by the planes): --once then the daemon, the daemon then --once
+"$smctl" topo gen fat-tree --radix 8 --hosts 8 --planes 2 --split --no-lids -o "$work/mp" >/dev/null ||
+	bad "topo gen --planes 2"
+pl="--plane mock:$work/mp.0 --plane mock:$work/mp.1"
+# shellcheck disable=SC2086
+"$smd" --once -q $pl --state-dir "$work/m1" >"$work/m1.out" 2>"$work/m1.err" || bad "two planes: --once failed"
+lids g2l "$work/m1/guid2lid" "$work/mp.0" "$work/mp.1" >"$work/m1.lids"
+n=$(wc -l <"$work/m1.lids")
+[ "$n" -ge 20 ] || bad "two planes, once: only $n LID ports"
+rm -f "$sock"
+# shellcheck disable=SC2086
+if dmn_start m2 $pl --state-dir "$work/m1" --socket "$sock"; then
+	"$smctl" --socket "$sock" --json nodes >"$work/m2.json"
+	dmn_stop || bad "two planes: the daemon did not exit 0"
+	lids nodes "$work/m2.json" >"$work/m2.lids"
+	same m1 m2 "two planes: once then daemon"
+else
+	bad "two planes: the daemon did not come up"
+fi
+rm -f "$sock"
+# shellcheck disable=SC2086
+if dmn_start m3 $pl --state-dir "$work/m3" --socket "$sock"; then
+	"$smctl" --socket "$sock" --json nodes >"$work/m3.json"
+	dmn_stop || bad "two planes: the daemon did not exit 0"
+	lids nodes "$work/m3.json" >"$work/m3.lids"
+	same m1 m3 "two planes: cold numbering (once vs daemon)"
+else
+	bad "two planes: the cold daemon did not come up"
+fi
+# shellcheck disable=SC2086
+"$smd" --once -q $pl --state-dir "$work/m3" >"$work/m4.out" 2>"$work/m4.err" || bad "two planes: --once after the daemon failed"
+lids g2l "$work/m3/guid2lid" "$work/mp.0" "$work/mp.1" >"$work/m4.lids"
+same m3 m4 "two planes: daemon then once"
 
 sanitizer_check "" "$work"/*.err
 [ "$fail" -eq 0 ] && echo "PASS: lid_policy" || echo "FAIL: lid_policy ($failures)"
