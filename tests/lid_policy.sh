@@ -140,6 +140,11 @@ once o5 "$work/d" --guid2lid "$work/opensm.g2l"
 same g o5 "once --guid2lid"
 dmn d6 "$work/c"
 same g d6 "daemon restart after --guid2lid"
+# a state directory holding only a guid2lid (an older smd --once's, in any order): kept
+mkdir "$work/g"
+cp "$work/opensm.g2l" "$work/g/guid2lid"
+dmn d7 "$work/g"
+same g d7 "daemon on a state dir with only a guid2lid"
 
 # 4. a state directory whose parents are missing
 umask 022
