@@ -173,8 +173,8 @@ int smd_once(const struct smd_opts *o)
 	}
 	sm_plane_lids_stats(lids, &ls);
 	sum.lids.from_file = ls.from_table + ls.from_seed;
-	sum.lids.from_fabric = ls.inherited;
-	sum.lids.fresh = ls.fresh;
+	sum.lids.from_fabric = ls.inherited + ls.sw_kept;
+	sum.lids.fresh = ls.fresh + ls.sw_fresh;
 	sum.lids.moved = ls.moved;
 	sum.lids.conflicts = ls.conflicts;
 	if (nc.n > NOTE_CAP)

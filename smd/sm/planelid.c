@@ -431,7 +431,7 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 				sm_notef(pl->note, pl->note_arg, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
 				     plane, (unsigned long long)w[i].guid, lid);
 			}
-			pl->st.fresh++;
+			pl->st.sw_fresh++;
 			for (lid = 1; lid <= SM_UNICAST_LID_MAX &&
 				      (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, 0)); lid++)
 				;
@@ -439,8 +439,8 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 				rc = -ENOSPC;
 				break;
 			}
-		} else {
-			pl->st.inherited++;
+		} else if (lid) {
+			pl->st.sw_kept++;
 		}
 		sw_take(pl, plane, lid);
 		want[w[i].port] = lid;

@@ -59,9 +59,11 @@ struct sm_plane_lids;
 struct sm_plane_lids_stats {
 	uint32_t keys;          /* hosts and switches in the table */
 	uint32_t from_table;    /* ports given their key's existing LID */
-	uint32_t inherited;     /* new keys and switches that kept the LID the port held */
-	uint32_t fresh;         /* new keys and switches given a fresh LID */
+	uint32_t inherited;     /* new keys that kept the LID the port held */
+	uint32_t fresh;         /* new keys given a fresh LID */
 	uint32_t from_seed;     /* new keys and switches given their guid2lid LID */
+	uint32_t sw_kept;       /* switches that kept the LID they held */
+	uint32_t sw_fresh;      /* switches given a fresh LID */
 	uint32_t moved;         /* ports given another LID than the one they held */
 	uint32_t conflicts;     /* inherited LIDs refused, duplicate NICs in one plane */
 };
