@@ -67,24 +67,30 @@ print('\n'.join(sorted(out)))
 EOF
 }
 
-# once NAME STATE [ARGS...]: smd --once on $cold, LIDs to $work/NAME.lids
+# the fabric of once and dmn (word-split), and the dumps its port GUIDs are read from
+fab="--backend mock --topology $cold"
+dumps=$cold
+
+# once NAME STATE [ARGS...]: smd --once on $fab, LIDs to $work/NAME.lids
 once() {
 	_n=$1 _st=$2
 	shift 2
-	if ! "$smd" --once -q --backend mock --topology "$cold" --state-dir "$_st" "$@" \
-		>"$work/$_n.out" 2>"$work/$_n.err"; then
+	# shellcheck disable=SC2086
+	if ! "$smd" --once -q $fab --state-dir "$_st" "$@" >"$work/$_n.out" 2>"$work/$_n.err"; then
 		bad "$_n: smd --once failed"
 		cat "$work/$_n.err"
 	fi
-	lids g2l "$_st/guid2lid" >"$work/$_n.lids"
+	# shellcheck disable=SC2086
+	lids g2l "$_st/guid2lid" $dumps >"$work/$_n.lids"
 }
 
-# dmn NAME STATE [ARGS...]: smd -f on $cold until its first cycle, LIDs to $work/NAME.lids, stopped
+# dmn NAME STATE [ARGS...]: smd -f on $fab until its first cycle, LIDs to $work/NAME.lids, stopped
 dmn() {
 	_n=$1 _st=$2
 	shift 2
 	rm -f "$sock"
-	if ! dmn_start "$_n" --backend mock --topology "$cold" --state-dir "$_st" --socket "$sock" "$@"; then
+	# shellcheck disable=SC2086
+	if ! dmn_start "$_n" $fab --state-dir "$_st" --socket "$sock" "$@"; then
 		bad "$_n: the daemon did not come up"
 		return
 	fi
@@ -94,38 +100,29 @@ dmn() {
 }
 
 # same A B WHAT: the LID lists A and B are identical (and not empty)
-same() {
-	if [ ! -s "$work/$1.lids" ]; then
-		bad "$3: no LIDs read ($1)"
-	elif ! diff "$work/$1.lids" "$work/$2.lids" >"$work/diff"; then
-		bad "$3: LIDs differ ($1 vs $2)"
-		head -20 "$work/diff"
-	fi
+same() { same_lines "$work/$1.lids" "$work/$2.lids" "$3"; }
+
+# cross FIRST SECOND TAG: FIRST, SECOND, SECOND again, FIRST again on the state dir $work/TAG,
+# LIDs in TAG1..TAG4.lids: all the same
+cross() {
+	$1 "${3}1" "$work/$3"
+	$2 "${3}2" "$work/$3"
+	same "${3}1" "${3}2" "$3: $1 then $2"
+	$2 "${3}3" "$work/$3"
+	same "${3}1" "${3}3" "$3: $2 restart after $1"
+	$1 "${3}4" "$work/$3"
+	same "${3}1" "${3}4" "$3: $1 after $2"
 }
 
-# 1. --once first, then the daemon, then each again
-once o1 "$work/a"
-n=$(wc -l <"$work/o1.lids")
+# 1. --once first, then the daemon, then each again; 2. the daemon first
+cross once dmn a
+n=$(wc -l <"$work/a1.lids")
 [ "$n" -eq 24 ] || bad "once cold: $n LID ports, expected 24 (8 switches, 16 CA ports)"
-dmn d1 "$work/a"
-same o1 d1 "once then daemon"
-dmn d2 "$work/a"
-same o1 d2 "daemon restart after once"
-once o2 "$work/a"
-same o1 o2 "once after the daemon"
-
-# 2. the daemon first: it numbers a cold fabric as --once does
-dmn d3 "$work/b"
-same o1 d3 "cold numbering (once vs daemon)"
-once o3 "$work/b"
-same d3 o3 "daemon then once"
-once o4 "$work/b"
-same d3 o4 "once restart after the daemon"
-dmn d4 "$work/b"
-same d3 d4 "daemon restart"
+cross dmn once b
+same a1 b1 "cold numbering (once vs daemon)"
 
 # hosts first: the lowest LIDs are the CA ports'
-python3 - "$work/o1.lids" <<'EOF' || bad "cold numbering: the CA ports do not hold LIDs 1..16"
+python3 - "$work/a1.lids" <<'EOF' || bad "cold numbering: the CA ports do not hold LIDs 1..16"
 import sys
 ca = sorted(int(l.split()[2]) for l in open(sys.argv[1]) if l.split()[1] != '0')
 sys.exit(0 if ca == list(range(1, 17)) else 1)
@@ -149,7 +146,7 @@ same g d7 "daemon on a state dir with only a guid2lid"
 # 4. a state directory whose parents are missing
 umask 022
 once o6 "$work/x/y/state"
-same o1 o6 "once in a new state directory"
+same a1 o6 "once in a new state directory"
 modes=$(stat -c '%a' "$work/x" "$work/x/y" "$work/x/y/state" | tr '\n' ' ')
 [ "$modes" = "755 755 750 " ] || bad "state directory modes: $modes (expected 755 755 750)"
 mkdir -m 0711 "$work/e"
@@ -159,7 +156,7 @@ once o7 "$work/e"
 # 5. one plane given as --plane mock:DUMP
 if "$smd" --once -q --plane "mock:$cold" --state-dir "$work/f" >"$work/p.out" 2>"$work/p.err"; then
 	lids g2l "$work/f/guid2lid" >"$work/p.lids"
-	same o1 p "once --plane mock:DUMP"
+	same a1 p "once --plane mock:DUMP"
 else
 	bad "smd --once --plane mock:DUMP (one plane) failed"
 	cat "$work/p.err"
@@ -168,36 +165,13 @@ fi
 # 6. two planes (host LIDs shared by the planes): --once then the daemon, the daemon then --once
 "$smctl" topo gen fat-tree --radix 8 --hosts 8 --planes 2 --split --no-lids -o "$work/mp" >/dev/null ||
 	bad "topo gen --planes 2"
-pl="--plane mock:$work/mp.0 --plane mock:$work/mp.1"
-# shellcheck disable=SC2086
-"$smd" --once -q $pl --state-dir "$work/m1" >"$work/m1.out" 2>"$work/m1.err" || bad "two planes: --once failed"
-lids g2l "$work/m1/guid2lid" "$work/mp.0" "$work/mp.1" >"$work/m1.lids"
+fab="--plane mock:$work/mp.0 --plane mock:$work/mp.1"
+dumps="$work/mp.0 $work/mp.1"
+cross once dmn m
 n=$(wc -l <"$work/m1.lids")
 [ "$n" -ge 20 ] || bad "two planes, once: only $n LID ports"
-rm -f "$sock"
-# shellcheck disable=SC2086
-if dmn_start m2 $pl --state-dir "$work/m1" --socket "$sock"; then
-	"$smctl" --socket "$sock" --json nodes >"$work/m2.json"
-	dmn_stop || bad "two planes: the daemon did not exit 0"
-	lids nodes "$work/m2.json" >"$work/m2.lids"
-	same m1 m2 "two planes: once then daemon"
-else
-	bad "two planes: the daemon did not come up"
-fi
-rm -f "$sock"
-# shellcheck disable=SC2086
-if dmn_start m3 $pl --state-dir "$work/m3" --socket "$sock"; then
-	"$smctl" --socket "$sock" --json nodes >"$work/m3.json"
-	dmn_stop || bad "two planes: the daemon did not exit 0"
-	lids nodes "$work/m3.json" >"$work/m3.lids"
-	same m1 m3 "two planes: cold numbering (once vs daemon)"
-else
-	bad "two planes: the cold daemon did not come up"
-fi
-# shellcheck disable=SC2086
-"$smd" --once -q $pl --state-dir "$work/m3" >"$work/m4.out" 2>"$work/m4.err" || bad "two planes: --once after the daemon failed"
-lids g2l "$work/m3/guid2lid" "$work/mp.0" "$work/mp.1" >"$work/m4.lids"
-same m3 m4 "two planes: daemon then once"
+cross dmn once n
+same m1 n1 "two planes: cold numbering (once vs daemon)"
 
 sanitizer_check "" "$work"/*.err
 [ "$fail" -eq 0 ] && echo "PASS: lid_policy" || echo "FAIL: lid_policy ($failures)"

@@ -61,38 +61,27 @@ dmn() {
 	fi
 	g2l "$1" "$2"
 }
-# same A B WHAT: two "GUID LID" lists are identical and not empty
-same() {
-	if [ ! -s "$work/$1" ]; then
-		bad "$3: nothing read ($1)"
-	elif ! diff "$work/$1" "$work/$2" >"$work/diff"; then
-		bad "$3: LIDs differ ($1 vs $2)"
-		head -10 "$work/diff"
-	fi
-}
 # the fabric's LIDs are the table's
 agree() {
 	join "$work/$1.g2l" "$work/$1.fab" | awk '$2 != $3' >"$work/disagree"
 	[ -s "$work/$1.fab" ] && [ ! -s "$work/disagree" ] || { bad "$1: the fabric's LIDs are not the table's"; head -5 "$work/disagree"; }
 }
 
-once o1 "$work/a"
-agree o1
-dmn d1 "$work/a"
-agree d1
-same o1.g2l d1.g2l "once then daemon"
-dmn d2 "$work/a"
-same o1.g2l d2.g2l "daemon restart"
-once o2 "$work/a"
-same o1.g2l o2.g2l "once after the daemon"
-
-dmn d3 "$work/b"
-agree d3
-same o1.g2l d3.g2l "cold numbering (once vs daemon)"
-once o3 "$work/b"
-same d3.g2l o3.g2l "daemon then once"
-once o4 "$work/b"
-same d3.g2l o4.g2l "once restart"
+# cross FIRST SECOND TAG: FIRST, SECOND, SECOND again, FIRST again on one state dir: the same LIDs
+cross() {
+	$1 "${3}1" "$work/$3"
+	agree "${3}1"
+	$2 "${3}2" "$work/$3"
+	agree "${3}2"
+	same_lines "$work/${3}1.g2l" "$work/${3}2.g2l" "$1 then $2"
+	$2 "${3}3" "$work/$3"
+	same_lines "$work/${3}1.g2l" "$work/${3}3.g2l" "$2 restart after $1"
+	$1 "${3}4" "$work/$3"
+	same_lines "$work/${3}1.g2l" "$work/${3}4.g2l" "$1 after $2"
+}
+cross once dmn a
+cross dmn once b
+same_lines "$work/a1.g2l" "$work/b1.g2l" "cold numbering (once vs daemon)"
 
 sanitizer_check "" "$work"/*.err
 [ "$fail" -eq 0 ] && echo "PASS: lid_policy_ibsim" || echo "FAIL: lid_policy_ibsim ($failures)"
