@@ -470,6 +470,15 @@ static int print_reply(const struct args *a, enum smd_ctl_cmd_id id, const struc
 	case SMD_CMD_ROUTE: return print_routes(r);
 	case SMD_CMD_LFT:
 	case SMD_CMD_DUMP: return print_texts(r, a->cmd);
+	case SMD_CMD_RELOAD:
+		printf("reloaded %s", smd_jv_str(r, "source", "?"));
+		if (smd_jv_str(r, "notes", "")[0])
+			printf("; changes to %s need a restart (not applied)", smd_jv_str(r, "notes", ""));
+		printf("\n");
+		return 0;
+	case SMD_CMD_CONFIG:
+		fputs(smd_jv_str(r, "text", ""), stdout);
+		return 0;
 	case SMD_CMD_METRICS:
 		if (smd_metrics_render(stdout, r, err, sizeof(err))) {
 			fprintf(stderr, "smctl: %s: bad metrics reply: %s\n", a->path, err);

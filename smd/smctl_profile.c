@@ -2,8 +2,10 @@
 /*
  * DOC: smctl profile load FILE | smctl profile clear
  *
- * Hands the running smd a traffic profile (absolute path) over the control
- * socket and waits for the sweep that applies it. The daemon checks the file
+ * Hands the running smd a traffic profile over the control socket and
+ * waits for the sweep that applies it. The file's content is sent (at most
+ * SMD_CTL_MAX_CONTENT bytes; a larger file is refused here), not its path:
+ * under the shipped unit smd does not see the caller's /tmp or /home. The daemon checks the file
  * first; a bad one is refused with its FILE:LINE and the running profile
  * stays. Exit 0 applied, 1 refused or failed, 2 usage.
  */
@@ -23,6 +25,46 @@ static void usage(FILE *o)
 		   "       smctl [--socket PATH] [--json] profile clear\n");
 }
 
+/* The whole file, at most SMD_CTL_MAX_CONTENT bytes, without NUL bytes; 0, or 1 after saying why. */
+static int read_profile(const char *path, char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0;
+
+	if (!f) {
+		fprintf(stderr, "smctl: %s: cannot open the profile: %m\n", path);
+		return 1;
+	}
+	buf = malloc(SMD_CTL_MAX_CONTENT + 2);
+	if (buf)
+		n = fread(buf, 1, SMD_CTL_MAX_CONTENT + 1, f);
+	int bad = !buf || ferror(f);
+	fclose(f);
+	if (bad || n > SMD_CTL_MAX_CONTENT || memchr(buf, '\0', n)) {
+		if (!buf)
+			fprintf(stderr, "smctl: out of memory\n");
+		else if (bad)
+			fprintf(stderr, "smctl: %s: cannot read the profile\n", path);
+		else if (n > SMD_CTL_MAX_CONTENT)
+			fprintf(stderr, "smctl: %s: larger than %u bytes, the limit of a profile sent to smd\n", path,
+				SMD_CTL_MAX_CONTENT);
+		else {
+			const char *z = memchr(buf, '\0', n);
+			unsigned line = 1;
+			for (const char *q = buf; q < z; q++)
+				line += *q == '\n';
+			fprintf(stderr, "smctl: %s:%u: a NUL byte (a profile is text)\n", path, line);
+		}
+		free(buf);
+		return 1;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv)
 {
 	const char *sock = g->socket ? g->socket : SMD_CTL_DEFAULT_SOCKET;
@@ -37,19 +79,38 @@ int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv)
 		return 2;
 	}
 	abs[0] = '\0';
+	char *content = NULL;
+	size_t len = 0;
 	if (!strcmp(argv[0], "load") && !realpath(argv[1], abs)) {
 		fprintf(stderr, "smctl: %s: cannot open the profile: %m\n", argv[1]);
 		return 1;
 	}
+	if (abs[0] && read_profile(abs, &content, &len))
+		return 1;
 	FILE *m = open_memstream(&req, &reqlen);
 	if (!m) {
+		free(content);
 		fprintf(stderr, "smctl: out of memory\n");
 		return 1;
 	}
-	fprintf(m, "{\"version\":%d,\"cmd\":\"profile\",\"path\":", SMD_CTL_VERSION);
-	sm_json_write_string(m, abs, strlen(abs));
+	/* SMD_CTL_BIG_PREFIX first: the daemon takes a line this long only when it begins so */
+	fprintf(m, "%sprofile\"", SMD_CTL_BIG_PREFIX);
+	if (content) {
+		fputs(",\"name\":", m);
+		sm_json_write_string(m, abs, strlen(abs));
+		fputs(",\"content\":", m);
+		sm_json_write_string(m, content, len);
+	} else {
+		fputs(",\"path\":\"\"", m);
+	}
 	fputc('}', m);
-	fclose(m);
+	free(content);
+	if (fclose(m) || reqlen > SMD_CTL_MAX_BIG_REQ) {
+		fprintf(stderr, "smctl: %s: %s\n", argv[1], reqlen > SMD_CTL_MAX_BIG_REQ ?
+			"too large once encoded for the control socket" : "out of memory");
+		free(req);
+		return 1;
+	}
 	rc = smctl_ask(sock, req, -1, NULL, NULL, &reply, &r);
 	free(req);
 	if (rc)

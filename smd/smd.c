@@ -14,7 +14,7 @@
 enum {
 	OPT_ONCE = 256, OPT_DRY_RUN, OPT_BACKEND, OPT_TOPOLOGY, OPT_PLANE, OPT_PROFILE,
 	OPT_LFTS_OUT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_LMC,
-	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS,
+	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS, OPT_CHECK_CONFIG, OPT_PRINT_CONFIG, OPT_PRINT_DEFAULTS,
 };
 
 static void usage(FILE *o)
@@ -24,6 +24,8 @@ static void usage(FILE *o)
 		"       smd --once [-c FILE] [BACKEND OPTIONS]     bring the subnet up, print a summary, exit\n"
 		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE]\n"
 		"           [-c FILE] [--lfts-out FILE] [--report FILE|-] [--json]\n"
+		"       smd --check-config [-c FILE]                check the configuration, print FILE: ok\n"
+		"       smd --print-config [-c FILE] | --print-defaults   the effective configuration as YAML\n"
 		"\n"
 		"Backend options:\n"
 		"  --backend umad|mock|ibsim   MAD transport (default umad on the SM's default port)\n"
@@ -55,6 +57,9 @@ static const struct smd_opt {
 	{ O("once", no_argument, OPT_ONCE) },
 	{ O("foreground", no_argument, 'f') },
 	{ O("dry-run", no_argument, OPT_DRY_RUN) },
+	{ O("check-config", no_argument, OPT_CHECK_CONFIG) },
+	{ O("print-config", no_argument, OPT_PRINT_CONFIG) },
+	{ O("print-defaults", no_argument, OPT_PRINT_DEFAULTS) },
 	{ O("config", required_argument, 'c'), SET(config) },
 	{ O("topo", required_argument, 't') },
 	{ O("routing", required_argument, 'R'), SET(engines) },
@@ -107,6 +112,9 @@ int main(int argc, char **argv)
 		case OPT_ONCE: o.mode = SMD_MODE_ONCE; break;
 		case 'f': o.mode = SMD_MODE_DAEMON; break;
 		case OPT_DRY_RUN: o.mode = SMD_MODE_DRY_RUN; break;
+		case OPT_CHECK_CONFIG: o.mode = SMD_MODE_CHECK_CONFIG; break;
+		case OPT_PRINT_CONFIG: o.mode = SMD_MODE_PRINT_CONFIG; break;
+		case OPT_PRINT_DEFAULTS: o.mode = SMD_MODE_PRINT_DEFAULTS; break;
 		case 't':
 			if (o.n_dumps >= SM_MAX_PLANES) {
 				fprintf(stderr, "smd: at most %d -t dumps\n", SM_MAX_PLANES);
@@ -161,6 +169,9 @@ int main(int argc, char **argv)
 	switch (o.mode) {
 	case SMD_MODE_ONCE: return smd_once(&o);
 	case SMD_MODE_DRY_RUN: return smd_dry_run(&o);
+	case SMD_MODE_CHECK_CONFIG: return smd_check_config(&o);
+	case SMD_MODE_PRINT_CONFIG: return smd_print_config(&o, 0);
+	case SMD_MODE_PRINT_DEFAULTS: return smd_print_config(&o, 1);
 	default: return smd_daemon(&o);
 	}
 }

@@ -34,7 +34,7 @@
  *    the pings stop, so systemd restarts smd (LIDs are kept: the table is
  *    saved after every cycle and read back at start). The cycle is watched
  *    from here, on the status snapshot: the worker is not touched.
- *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP, READY=1 once the new file
+ *  - RELOADING=1 with MONOTONIC_USEC= on SIGHUP or reload, READY=1 once the new file
  *    is applied or refused (only after the first READY=1).
  *  - STOPPING=1 on SIGTERM/SIGINT.
  */
@@ -63,6 +63,18 @@
 
 #define NOTE_SET 512
 
+/*
+ * One failure line that may repeat every cycle: logged when it starts or
+ * changes (another text), then at most once per log_repeat_interval with
+ * "(repeated K times)"; the lines between go to debug.
+ */
+struct repeat {
+	uint64_t hash;       /* of the text last logged; 0: no failure running */
+	uint64_t logged_us;  /* when it was last logged */
+	unsigned held;       /* repeats not logged since */
+	unsigned cycles;     /* cycles it has lasted */
+};
+
 struct dctx {
 	const struct smd_opts *o;
 	struct smd_dmn *d;
@@ -81,6 +93,9 @@ struct dctx {
 	pthread_mutex_t note_mu;
 	uint64_t prev[NOTE_SET], cur[NOTE_SET];
 	unsigned n_prev, n_cur;
+	/* a failure that repeats every cycle (a plane that stays down): log_repeat_interval */
+	struct repeat plane_rep[SM_MAX_PLANES], sweep_rep;
+	unsigned repeat_s;
 	/* privilege drop after the first cycle (smd/lib/privdrop.h); copies: conf goes to the daemon */
 	char *user, *group, *state_dir;
 	const char *sock;
@@ -117,6 +132,51 @@ static void note_log(void *arg, const char *msg)
 		sm_debug("SMD-0501", "%s", msg);
 	else
 		sm_notice("SMD-0501", "%s", msg);
+}
+
+/*
+ * Should this failure text be logged now? 1 with *held (repeats not
+ * logged since the last time, 0 for a new text), else 0 (log it at debug).
+ */
+static int repeat_due(struct repeat *r, const char *text, unsigned interval_s, unsigned *held)
+{
+	uint64_t h = fnv1a(text) | 1, now = sm_mono_us();
+
+	*held = 0;
+	if (r->hash != h) {
+		r->hash = h;
+		r->held = 0;
+		r->cycles = 1;
+		r->logged_us = now;
+		return 1;
+	}
+	r->cycles++;
+	if (!interval_s || now - r->logged_us >= interval_s * 1000000ull) {
+		*held = r->held;
+		r->held = 0;
+		r->logged_us = now;
+		return 1;
+	}
+	r->held++;
+	return 0;
+}
+
+/* The failure is over: the cycles it lasted (0: there was none). */
+static unsigned repeat_end(struct repeat *r)
+{
+	unsigned n = r->hash ? r->cycles : 0;
+
+	memset(r, 0, sizeof(*r));
+	return n;
+}
+
+/* " (repeated K times)" or "" */
+static const char *repeated(char *buf, size_t len, unsigned held)
+{
+	if (!held)
+		return "";
+	snprintf(buf, len, " (repeated %u time%s)", held, held == 1 ? "" : "s");
+	return buf;
 }
 
 /* A cycle ended: its notes become the ones not to repeat. */
@@ -162,6 +222,9 @@ static int sweep_request(struct dctx *c, const struct smd_jv *req, struct sm_jso
 	return SMD_CTL_WAIT;
 }
 
+static int reload_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
+static int config_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
+
 /* The command of a request, by the one command table (ctl/ctl.h); SMD_CMD_N when unknown. */
 static enum smd_ctl_cmd_id cmd_id(const char *cmd)
 {
@@ -186,6 +249,10 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return sweep_request(c, req, j, wait_for, err, errlen);
 	case SMD_CMD_PROFILE:
 		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon/cmd_profile.c */
+	case SMD_CMD_RELOAD:
+		return reload_request(c, j, err, errlen);
+	case SMD_CMD_CONFIG:
+		return config_request(c, j, err, errlen);
 	case SMD_CMD_STATUS:
 	case SMD_CMD_PLANES:
 		break;
@@ -294,18 +361,17 @@ static const struct smd_ctl_ops ctl_ops = {
 	.access_note = access_note,
 };
 
-/* Config file (or defaults) with the command line laid over it. */
-static int load_conf(const struct smd_opts *o, struct smd_conf **out)
+/* Config file (or defaults) with the command line laid over it; the reason in err. */
+static int load_conf(const struct smd_opts *o, struct smd_conf **out, char *err, size_t errlen)
 {
-	char err[1024] = "";
 	struct smd_conf *conf = NULL;
 	int rc;
 
 	if (o->config)
-		rc = smd_conf_load(o->config, &conf, err, sizeof(err));
+		rc = smd_conf_load(o->config, &conf, err, errlen);
 	else
 		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
-	if (!rc && (rc = smd_conf_apply_opts(conf, o, err, sizeof(err)))) {
+	if (!rc && (rc = smd_conf_apply_opts(conf, o, err, errlen))) {
 		smd_conf_free(conf);
 		conf = NULL;
 	}
@@ -369,41 +435,86 @@ static void reload_done(struct dctx *c, const char *what)
 	sd_notifyf(0, "READY=1\nSTATUS=%s; %s", what, line);
 }
 
-static void reload(struct dctx *c)
+/*
+ * Re-read the config file (SIGHUP, or the reload command: `via` says which).
+ * 0 applied; else a negative errno with the reason in err, the running
+ * configuration kept. notes: keys that need a restart ("" none).
+ */
+static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len, char *err, size_t errlen)
 {
 	struct smd_conf *conf = NULL;
-	char notes[256], err[1024] = "";
+	char cerr[1024] = "";
 	int rc;
 
+	notes[0] = '\0';
 	if (!c->o->config) {
-		sm_notice("SMD-0510", "SIGHUP: no config file (-c) to reload; nothing changed");
-		return;
+		sm_notice("SMD-0510", "%s: no config file (-c) to reload; nothing changed", via);
+		snprintf(err, errlen, "smd runs without a config file (-c): nothing to reload");
+		return -ENOENT;
 	}
-	sm_notice("SMD-0511", "SIGHUP: reloading %s", c->o->config);
+	sm_notice("SMD-0511", "%s: reloading %s", via, c->o->config);
 	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
 	if (c->ready)
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
 			   sm_mono_us(), c->o->config);
-	if (load_conf(c->o, &conf)) {
+	if ((rc = load_conf(c->o, &conf, cerr, sizeof(cerr)))) {
 		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		snprintf(err, errlen, "%s; the running configuration is kept", cerr[0] ? cerr : strerror(-rc));
 		reload_done(c, "reload failed, running configuration kept");
-		return;
+		return rc;
 	}
 	int level = conf->log_level;
-	unsigned stall = conf->sweep_stall_limit;
-	rc = smd_dmn_reconfigure(c->d, conf, notes, sizeof(notes), err, sizeof(err));
+	unsigned stall = conf->sweep_stall_limit, repeat_s = conf->log_repeat_interval;
+	rc = smd_dmn_reconfigure(c->d, conf, notes, notes_len, cerr, sizeof(cerr));
 	if (rc) {
-		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", err);
+		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", cerr);
+		snprintf(err, errlen, "%s; the running configuration is kept", cerr);
 		smd_conf_free(conf);
 		reload_done(c, "reload failed, running configuration kept");
-		return;
+		return rc;
 	}
 	sm_log_set_level(level);
 	c->stall_limit = stall;
+	c->repeat_s = repeat_s;
 	if (notes[0])
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
 	reload_done(c, "configuration reloaded");
+	return 0;
+}
+
+/* The reload command: the outcome is the reply (smctl reload exits 1 on an error reply). */
+static int reload_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen)
+{
+	char notes[256];
+	int rc = reload(c, "control socket", notes, sizeof(notes), err, errlen);
+
+	if (rc)
+		return rc;
+	sm_json_str(j, "source", c->o->config);
+	sm_json_str(j, "notes", notes);
+	return 0;
+}
+
+/* The config command: the running config as smd.yaml text. */
+static int config_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int rc = m ? smd_dmn_conf_print(c->d, m, SMD_CONF_PRINT_HIDE_KEYS) : -ENOMEM;
+
+	if (m && fclose(m) && !rc)
+		rc = -ENOMEM;
+	if (rc) {
+		free(text);
+		snprintf(err, errlen, "config: %s", strerror(-rc));
+		return rc;
+	}
+	sm_json_str(j, "source", c->o->config ? c->o->config : "(defaults)");
+	sm_json_str(j, "text", text);
+	free(text);
+	return 0;
 }
 
 /*
@@ -436,19 +547,42 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 	if (st->sweeps != c->seen_sweeps) {
 		int first = c->seen_sweeps == 0;
 		smd_dmn_status_line(st, line, sizeof(line));
-		for (unsigned i = 0; i < st->n_planes; i++)
-			if (st->planes[i].rc)
-				sm_err("SMD-0520", "plane %u (%s) is not up: %s", i, st->planes[i].spec,
-				       st->planes[i].err);
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			struct repeat *r = &c->plane_rep[i];
+			char text[768], rep[40];
+			unsigned held, down;
+			if (!st->planes[i].rc) {
+				if ((down = repeat_end(r)))
+					sm_notice("SMD-0526", "plane %u (%s) is up again after %u failed sweep%s", i,
+						  st->planes[i].spec, down, down == 1 ? "" : "s");
+				continue;
+			}
+			snprintf(text, sizeof(text), "plane %u (%s) is not up: %s", i, st->planes[i].spec,
+				 st->planes[i].err);
+			if (repeat_due(r, text, c->repeat_s, &held))
+				sm_err("SMD-0520", "%s%s", text, repeated(rep, sizeof(rep), held));
+			else
+				sm_debug("SMD-0520", "%s", text);
+		}
 		if (st->lids_err[0])
 			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
-		/* routine cycles that changed nothing are logged at info level only */
-		if (first || st->last != SMD_ST_UP || st->lft_blocks_written || st->portinfo_sets)
-			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written",
+		/* routine cycles that changed nothing are logged at info level only; a cycle that
+		 * is not up as the one before was not, at most once per log_repeat_interval */
+		char rep[40] = "", what[64];
+		unsigned held = 0;
+		int loud = first || st->lft_blocks_written || st->portinfo_sets;
+		snprintf(what, sizeof(what), "%s %u/%u", smd_dmn_state_name(st->last), st->planes_up, st->n_planes);
+		if (st->last != SMD_ST_UP)
+			loud = repeat_due(&c->sweep_rep, what, c->repeat_s, &held) || loud;
+		else
+			loud = repeat_end(&c->sweep_rep) || loud;
+		if (loud)
+			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written%s",
 				  (unsigned long long)st->sweeps, st->last_reason,
 				  strcmp(st->last_reason, "trap") ? "" : ": ",
 				  strcmp(st->last_reason, "trap") ? "" : st->last_trap, line,
-				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets);
+				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets,
+				  repeated(rep, sizeof(rep), held));
 		else
 			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
 		if (first)
@@ -523,7 +657,8 @@ static void on_signal(struct sm_loop_src *s, int signo, void *arg)
 
 	(void)s;
 	if (signo == SIGHUP) {
-		reload(c);
+		char notes[256], err[1024] = "";
+		reload(c, "SIGHUP", notes, sizeof(notes), err, sizeof(err));   /* logged there */
 	} else if ((signo == SIGTERM || signo == SIGINT) && !sm_loop_quitting(c->loop)) {
 		c->t_stop = sm_mono_us();
 		sd_notify(0, "STOPPING=1");
@@ -548,7 +683,7 @@ int smd_daemon(const struct smd_opts *o)
 
 	if (o->mode == SMD_MODE_DAEMON && (o->dumps[0] || o->lfts_out || o->report || o->profile))
 		sm_warn("SMD-0504", "-t, --lfts-out, --report and --profile are for --dry-run; ignored");
-	if (load_conf(o, &conf))
+	if (load_conf(o, &conf, err, sizeof(err)))
 		return 1;
 	if (o->config || o->verbose || o->quiet)
 		sm_log_set_level(conf->log_level);
@@ -556,6 +691,7 @@ int smd_daemon(const struct smd_opts *o)
 		goto out;
 	snprintf(sock, sizeof(sock), "%s", conf->socket);
 	c.stall_limit = conf->sweep_stall_limit;
+	c.repeat_s = conf->log_repeat_interval;
 
 	/* before any thread exists, so every thread inherits the mask */
 	sigemptyset(&mask);

@@ -20,7 +20,8 @@ trap 'rm -rf "$work"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-sed "s|^ExecStart=[^ ]*/smd |ExecStart=$top_builddir/smd/smd |" "$unit" >"$work/smd.service"
+sed -e "s|^ExecStart=[^ ]*/smd |ExecStart=$top_builddir/smd/smd |" \
+	-e "s|^ExecReload=[^ ]*/smctl |ExecReload=$top_builddir/smd/smctl |" "$unit" >"$work/smd.service"
 grep -q "^ExecStart=$top_builddir/smd/smd -f -c /.*/smd/smd.yaml$" "$work/smd.service" ||
 	bad "unexpected ExecStart: $(grep ^ExecStart "$unit")"
 out=$(cd "$work" && systemd-analyze verify --man=no ./smd.service 2>&1)
@@ -33,7 +34,7 @@ echo "systemd-analyze security: exposure ${score:-?} (0 best, 10 worst)"
 [ -n "$score" ] && [ "$(echo "$score <= 2.0" | awk '{print ($1 <= $3)}')" = 1 ] ||
 	{ bad "exposure $score above 2.0"; echo "$sec" | grep "✗"; }
 for want in "Type=notify" "WatchdogSec=" "DevicePolicy=closed" "DeviceAllow=char-infiniband_mad rw" \
-	"StateDirectory=smd" "RuntimeDirectory=smd" "ExecReload=/bin/kill -HUP \$MAINPID"; do
+	"StateDirectory=smd" "RuntimeDirectory=smd" "ExecReload=/.*/smctl reload$"; do
 	grep -q "^$want" "$unit" || bad "the unit lacks $want"
 done
 

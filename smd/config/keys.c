@@ -525,6 +525,8 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "Retries after the first attempt, each with a longer wait." },
 	{ "log_level", SMD_KEY_OTHER, "string", .parse = k_log_level, .def = "notice",
 	  .doc = "One of error, warning, notice, info, debug" },
+	{ "log_repeat_interval", UINT(log_repeat_interval, 0, 86400), .unit = "seconds", .def = "600",
+	  .doc = "A failure that stays the same from sweep to sweep" },
 	{ "subnet_prefix", SMD_KEY_OTHER, "string", .parse = k_prefix, .def = "0xfe80000000000000",
 	  .doc = "The 64-bit subnet prefix (upper half of every port GID) set on every port" },
 	/* security (issue 8) */

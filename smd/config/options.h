@@ -8,13 +8,15 @@
  *   smd --once ...        smd_once()     (smd/smd_once.c)
  *   smd [-f] ...          smd_daemon()   (smd/smd_daemon.c)
  *   smd --dry-run ...     smd_dry_run()  (smd/smd_dryrun.c)
+ *   smd --check-config, --print-config, --print-defaults  (smd/smd_config.c)
  * Each returns the process exit status: 0 success, 1 bad input or failed
  * operation, 2 usage.
  */
 #include "model/fabric.h"
 #include "lib/err.h"
 
-enum smd_mode { SMD_MODE_DAEMON = 0, SMD_MODE_ONCE, SMD_MODE_DRY_RUN };
+enum smd_mode { SMD_MODE_DAEMON = 0, SMD_MODE_ONCE, SMD_MODE_DRY_RUN, SMD_MODE_CHECK_CONFIG, SMD_MODE_PRINT_CONFIG,
+		SMD_MODE_PRINT_DEFAULTS };
 
 struct smd_opts {
 	enum smd_mode mode;
@@ -48,5 +50,7 @@ int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note
 		       struct sm_plane_lids **out);
 int smd_daemon(const struct smd_opts *o);
 int smd_dry_run(const struct smd_opts *o);
+int smd_check_config(const struct smd_opts *o);
+int smd_print_config(const struct smd_opts *o, int defaults);
 
 #endif

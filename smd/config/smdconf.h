@@ -80,6 +80,7 @@ struct smd_conf {
 		unsigned retries;
 	} mad;
 	int log_level;          /* enum sm_log_level */
+	unsigned log_repeat_interval; /* seconds between repeats of an unchanged failure line; 0 = every sweep */
 	uint64_t subnet_prefix;
 	/* security (issue 8): M_Key/SM_Key (smd/sm/mkey.h) and the user to run as */
 	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
@@ -131,6 +132,15 @@ const struct smd_conf_engine *smd_conf_engine(const struct smd_conf *c, const ch
 
 /* Parse a plane spec; -EINVAL with a message (without file/line) on error. */
 int smd_plane_spec_parse(const char *spec, struct smd_plane_spec *ps, char *err, size_t errlen);
+
+/*
+ * Write c as smd.yaml text (config/print.c): every key of the table, with
+ * the value c has (defaults included), so smd_conf_load() of the output
+ * gives the same config. SMD_CONF_PRINT_HIDE_KEYS: fixed m_key/sm_key
+ * values are written as comments. 0 or -EIO.
+ */
+#define SMD_CONF_PRINT_HIDE_KEYS 1u
+int smd_conf_print(FILE *out, const struct smd_conf *c, unsigned flags);
 
 /* "error", "warning", "notice", "info", "debug"; -1 for an unknown name. */
 int smd_log_level_parse(const char *name);

@@ -8,7 +8,7 @@
  * /run/smd/smd.sock), mode 0660, so access is granted by the socket's group.
  *
  * Requests: one JSON object per line (at most SMD_CTL_MAX_REQ bytes with
- * the newline). A client may send several lines on one connection; each is
+ * the newline; SMD_CTL_MAX_BIG_REQ for a profile with content). A client may send several lines on one connection; each is
  * answered in order. A request that ends at EOF without a newline is still
  * answered. Requests are flat objects: every value is a string, number,
  * boolean or null (nested objects/arrays are refused).
@@ -60,8 +60,17 @@
  *            "lft_blocks_written", "portinfo_sets"; with "wait": false it
  *            comes at once with "queued": true and "target".
  *   version  "smd" (package version), "protocol" (1).
- *   profile  "path" (absolute; "" clears): see smd/daemon/cmd_profile.c; replies
- *            as sweep.
+ *   profile  "path" (absolute; "" clears), or "content" (the profile's text,
+ *            at most SMD_CTL_MAX_CONTENT bytes; the request may then be
+ *            longer than SMD_CTL_MAX_REQ, see there) with "name" (for
+ *            messages): see smd/daemon/cmd_profile.c; replies as sweep.
+ *   reload   re-read the config file exactly as SIGHUP does (same log lines,
+ *            RELOADING=1/READY=1 to systemd) and answer with the outcome:
+ *            "source" (the file), "notes" (keys that need a restart, "" none);
+ *            an error reply "FILE:LINE: ...; the running configuration is
+ *            kept" when the file is refused, or when smd runs without -c.
+ *   config   "source", "text": the running config (the one the next cycle
+ *            uses) as smd.yaml text (smd_conf_print; fixed keys hidden).
  * Fabric commands (smd/daemon/cmd_fabric.c), answered from each plane's view (the
  * fabric and LFTs of its last successful bring-up, daemon.h). Optional
  * "plane" (number) restricts them to one plane. The reply has "planes":
@@ -122,6 +131,16 @@
 #define SMD_CTL_VERSION 1
 #define SMD_CTL_DEFAULT_SOCKET "/run/smd/smd.sock"   /* as smd.yaml(5) `socket` */
 #define SMD_CTL_MAX_REQ 4096
+/*
+ * A command flagged SMD_CTL_CMD_BIG_REQ (profile, with "content") may send
+ * a longer line, up to SMD_CTL_MAX_BIG_REQ, provided the line begins
+ * exactly with SMD_CTL_BIG_PREFIX and the command's name (smctl writes it
+ * so): the server must know before the line ends that it may grow.
+ * SMD_CTL_MAX_CONTENT bounds the content itself (after JSON unescaping).
+ */
+#define SMD_CTL_MAX_CONTENT (4u << 20)
+#define SMD_CTL_MAX_BIG_REQ (2 * SMD_CTL_MAX_CONTENT + SMD_CTL_MAX_REQ)
+#define SMD_CTL_BIG_PREFIX "{\"version\":1,\"cmd\":\""
 #define SMD_CTL_MAX_CLIENTS 32
 #define SMD_CTL_TIMEOUT_MS 5000
 #define SMD_CTL_MAX_REPLY (64u << 20)  /* what the client helper accepts (dump, lft of big fabrics) */
@@ -131,6 +150,7 @@
 enum smd_ctl_cmd_id {
 	SMD_CMD_STATUS, SMD_CMD_PLANES, SMD_CMD_VERSION, SMD_CMD_METRICS, SMD_CMD_NODES, SMD_CMD_LINKS,
 	SMD_CMD_ROUTE, SMD_CMD_LFT, SMD_CMD_DUMP, SMD_CMD_SWEEP, SMD_CMD_ENGINE, SMD_CMD_PROFILE,
+	SMD_CMD_RELOAD, SMD_CMD_CONFIG,
 	SMD_CMD_N
 };
 
@@ -141,6 +161,7 @@ enum {
 	SMD_CTL_CMD_SWEEP_OPTS = 1 << 3, /* smctl: --heavy, --reread, --no-wait, --timeout */
 	SMD_CTL_CMD_DAEMON = 1 << 4,     /* answered by smd/daemon/cmd.c (smd_ctl_daemon_request) */
 	SMD_CTL_CMD_OWN_WORDS = 1 << 5,  /* smctl reads its words itself (smctl_profile.c) */
+	SMD_CTL_CMD_BIG_REQ = 1 << 6,    /* its request may be up to SMD_CTL_MAX_BIG_REQ (see there) */
 };
 
 struct smd_ctl_cmd {
@@ -158,6 +179,12 @@ extern const struct smd_ctl_cmd smd_ctl_cmds[SMD_CMD_N];
 /* The command named (or aliased) word, NULL if none. Its id is c - smd_ctl_cmds. */
 const struct smd_ctl_cmd *smd_ctl_cmd_find(const char *word);
 unsigned smd_ctl_cmd_n_args(const struct smd_ctl_cmd *c);
+/*
+ * The longest request line accepted for a line that begins with buf[0..len)
+ * (SMD_CTL_MAX_BIG_REQ when it begins with SMD_CTL_BIG_PREFIX and the name
+ * of a SMD_CTL_CMD_BIG_REQ command, else SMD_CTL_MAX_REQ).
+ */
+size_t smd_ctl_max_request(const char *buf, size_t len);
 
 /*
  * Validate one request line: a flat object with a string "cmd" and an

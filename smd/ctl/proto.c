@@ -31,8 +31,10 @@ int smd_ctl_parse_request(const char *buf, size_t len, struct smd_jv **out, cons
 	char perr[160];
 	int rc;
 
-	if (len > SMD_CTL_MAX_REQ) {
-		snprintf(err, errlen, "request longer than %u bytes", SMD_CTL_MAX_REQ);
+	size_t max = smd_ctl_max_request(buf, len);
+
+	if (len > max) {
+		snprintf(err, errlen, "request longer than %zu bytes", max);
 		return -E2BIG;
 	}
 	rc = smd_json_parse(buf, len, &v, perr, sizeof(perr));
@@ -156,8 +158,12 @@ const struct smd_ctl_cmd smd_ctl_cmds[SMD_CMD_N] = {
 		.args_missing = "needs: set NAME[,NAME...]", .word0 = "set",
 		.word0_wrong = "only 'engine set NAME[,NAME...]' exists (status shows the engine)",
 		.help = "  engine set NAME[,NAME...]            route with this engine chain from the next sweep on\n" },
-	[SMD_CMD_PROFILE] = { "profile", .flags = SMD_CTL_CMD_WAITS | SMD_CTL_CMD_OWN_WORDS, .help =
+	[SMD_CMD_PROFILE] = { "profile", .flags = SMD_CTL_CMD_WAITS | SMD_CTL_CMD_OWN_WORDS | SMD_CTL_CMD_BIG_REQ, .help =
 		"  profile load FILE | profile clear    route with a traffic profile from now on (hotpath, planes)\n" },
+	[SMD_CMD_RELOAD] = { "reload", .help =
+		"  reload                               re-read the config file; exit 1 if smd refused it\n" },
+	[SMD_CMD_CONFIG] = { "config", .help =
+		"  config                               the running configuration (smd.yaml text)\n" },
 };
 
 const struct smd_ctl_cmd *smd_ctl_cmd_find(const char *word)
@@ -177,4 +183,20 @@ unsigned smd_ctl_cmd_n_args(const struct smd_ctl_cmd *c)
 	while (n < sizeof(c->args) / sizeof(c->args[0]) && c->args[n])
 		n++;
 	return n;
+}
+
+size_t smd_ctl_max_request(const char *buf, size_t len)
+{
+	size_t p = strlen(SMD_CTL_BIG_PREFIX);
+
+	if (len <= p || memcmp(buf, SMD_CTL_BIG_PREFIX, p))
+		return SMD_CTL_MAX_REQ;
+	for (unsigned i = 0; i < SMD_CMD_N; i++) {
+		const struct smd_ctl_cmd *c = &smd_ctl_cmds[i];
+		size_t n = strlen(c->name);
+		if ((c->flags & SMD_CTL_CMD_BIG_REQ) && len > p + n && !memcmp(buf + p, c->name, n) &&
+		    buf[p + n] == '"')
+			return SMD_CTL_MAX_BIG_REQ;
+	}
+	return SMD_CTL_MAX_REQ;
 }

@@ -49,8 +49,8 @@ struct slot {
 	int state;
 	int close_after;        /* close once the output is written */
 	int peer_eof;
-	char in[SMD_CTL_MAX_REQ + 1];
-	size_t in_len;
+	char *in;               /* malloc'ed, in_cap bytes: SMD_CTL_MAX_REQ + 1, more for a big request */
+	size_t in_len, in_cap;
 	char *out;
 	size_t out_len, out_off;
 	uint64_t deadline_us;   /* 0 = none */
@@ -170,6 +170,7 @@ static void slot_free(struct slot *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->out);
+	free(c->in);
 	smd_jv_free(c->req);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
@@ -269,11 +270,12 @@ static void slot_next(struct smd_ctl_server *s, struct slot *c)
 	char *nl;
 
 	while (c->state == SLOT_READ) {
-		nl = memchr(c->in, '\n', c->in_len);
+		nl = c->in_len ? memchr(c->in, '\n', c->in_len) : NULL;
+		size_t max = smd_ctl_max_request(c->in, c->in_len);
 		if (!nl) {
-			if (c->in_len > SMD_CTL_MAX_REQ) {
+			if (c->in_len > max) {
 				char msg[80];
-				snprintf(msg, sizeof(msg), "request longer than %u bytes", SMD_CTL_MAX_REQ);
+				snprintf(msg, sizeof(msg), "request longer than %zu bytes", max);
 				slot_error(c, msg, 1);
 			} else if (c->peer_eof) {
 				if (c->in_len) {
@@ -290,7 +292,11 @@ static void slot_next(struct smd_ctl_server *s, struct slot *c)
 			return;
 		}
 		size_t n = (size_t)(nl - c->in);
-		char line[SMD_CTL_MAX_REQ + 1];
+		char small[SMD_CTL_MAX_REQ + 1], *line = n < sizeof(small) ? small : malloc(n + 1);
+		if (!line) {
+			slot_error(c, "out of memory", 1);
+			return;
+		}
 		memcpy(line, c->in, n);
 		memmove(c->in, nl + 1, c->in_len - n - 1);
 		c->in_len -= n + 1;
@@ -300,9 +306,12 @@ static void slot_next(struct smd_ctl_server *s, struct slot *c)
 		size_t k = 0;
 		while (k < n && (line[k] == ' ' || line[k] == '\t'))
 			k++;
+		if (k < n)
+			slot_request(s, c, line, n);
+		if (line != small)
+			free(line);
 		if (k == n)
 			continue;
-		slot_request(s, c, line, n);
 		if (c->state == SLOT_READ)
 			c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 	}
@@ -310,8 +319,21 @@ static void slot_next(struct smd_ctl_server *s, struct slot *c)
 
 static void slot_read(struct smd_ctl_server *s, struct slot *c)
 {
-	size_t room = sizeof(c->in) - c->in_len;
 	ssize_t r;
+
+	/* room for one byte past the limit, so an overlong line is seen as such */
+	size_t want = smd_ctl_max_request(c->in, c->in_len) + 1;
+	if (c->in_cap < want && (c->in_len == c->in_cap || !c->in)) {
+		size_t cap = c->in_cap ? c->in_cap * 2 : SMD_CTL_MAX_REQ + 1;
+		char *p = realloc(c->in, cap < want ? cap : want);
+		if (!p) {
+			slot_error(c, "out of memory", 1);
+			return;
+		}
+		c->in = p;
+		c->in_cap = cap < want ? cap : want;
+	}
+	size_t room = c->in_cap - c->in_len;
 
 	if (!room) {
 		slot_next(s, c);

@@ -67,6 +67,14 @@ void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len)
 	pthread_mutex_unlock(&d->mu);
 }
 
+int smd_dmn_conf_print(struct smd_dmn *d, FILE *out, unsigned flags)
+{
+	pthread_mutex_lock(&d->mu);
+	int rc = smd_conf_print(out, d->pending ? d->pending->conf : d->cur->conf, flags);
+	pthread_mutex_unlock(&d->mu);
+	return rc;
+}
+
 void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len)
 {
 	pthread_mutex_lock(&d->mu);

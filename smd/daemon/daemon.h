@@ -64,6 +64,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "model/fabric.h"
 #include "sm/sm.h"
@@ -264,6 +265,8 @@ void smd_dmn_view_put(const struct smd_view *v);   /* accepts NULL */
 
 /* The socket_group of the running (or pending) config into buf, "" none. Thread-safe (smctl access). */
 void smd_dmn_socket_group(struct smd_dmn *d, char *buf, size_t len);
+/* The running (or pending) config as smd.yaml text (smd_conf_print with flags). Thread-safe. */
+int smd_dmn_conf_print(struct smd_dmn *d, FILE *out, unsigned flags);
 
 /* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path);
