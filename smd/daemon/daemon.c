@@ -718,6 +718,7 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		{ planes_differ, "planes" },
 		{ str_differs(conf->socket, cur->socket), "socket" },
 		{ str_differs(conf->state_dir, cur->state_dir), "state_dir" },
+		{ str_differs(conf->guid2lid_file, cur->guid2lid_file), "guid2lid_file (read at start)" },
 		{ str_differs(conf->plugin_dir, cur->plugin_dir), "plugin_dir" },
 		{ conf->lmc != cur->lmc, "lmc (the LID table keeps its LMC)" },
 		{ conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||
