@@ -11,6 +11,7 @@
 #include "config/options.h"
 #include "lib/log.h"
 #include "sm/sm.h"
+#include "sm/planelid.h"
 #include "mock/open.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
@@ -32,6 +33,34 @@ static void note_log(void *arg, const char *msg)
 		sm_notice("SMD-0301", "%s", msg);
 	else
 		sm_debug("SMD-0301", "%s", msg);
+}
+
+static int want_lids(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
+		     uint16_t *want)
+{
+	return sm_plane_lids_want(arg, f, plane, cur, want);
+}
+
+/*
+ * The LID table every mode shares (sm/planelid.h: hosts first, then
+ * switches; STATE_DIR/plane-lids and STATE_DIR/guid2lid), seeded by
+ * --guid2lid FILE / guid2lid_file when given. 0 or 1 with a message.
+ */
+int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note_arg,
+		       struct sm_plane_lids **out)
+{
+	char err[1024] = "";
+	int rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, note, note_arg, out, err,
+				    sizeof(err));
+	if (!rc && conf->guid2lid_file)
+		rc = sm_plane_lids_seed(*out, conf->guid2lid_file, err, sizeof(err));
+	if (rc) {
+		sm_err("SMD-0406", "LID table: %s", err[0] ? err : strerror(-rc));
+		sm_plane_lids_free(*out);
+		*out = NULL;
+		return 1;
+	}
+	return 0;
 }
 
 /* The one plane's spec: --backend mock --topology DUMP, the configured plane, or the default umad port. */
@@ -69,6 +98,8 @@ int smd_once(const struct smd_opts *o)
 	struct sm_registry *reg = NULL;
 	struct sm_chain *chain = NULL;
 	struct smd_conf *conf = NULL;
+	struct sm_plane_lids *lids = NULL;
+	struct sm_plane_lids_stats ls;
 	struct sm_cfg cfg;
 	struct sm_summary sum;
 	struct sm_keys keys;
@@ -111,13 +142,17 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0802", "keys: %s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
+	if (smd_once_lids_open(conf, note_log, &nc, &lids))
+		goto out;
 	if (open_transport(o, conf, &port))
 		goto out;
 	sm_cfg_default(&cfg);
 	cfg.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
 	cfg.lmc = (unsigned)conf->lmc;
-	cfg.state_dir = conf->state_dir;
-	cfg.guid2lid = conf->guid2lid_file;
+	cfg.state_dir = NULL;   /* the shared table is the persistent record, as in the daemon */
+	cfg.guid2lid = NULL;
+	cfg.lid_want = want_lids;
+	cfg.lid_want_arg = lids;
 	cfg.subnet_prefix = conf->subnet_prefix;
 	if (conf->mad.window)
 		cfg.txn.window = conf->mad.window;
@@ -130,6 +165,18 @@ int smd_once(const struct smd_opts *o)
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
 	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));
+	/* the LIDs are set once the LID phase ran, whatever failed after: save them */
+	char lerr[1024] = "";
+	if (sm_plane_lids_save(lids, lerr, sizeof(lerr))) {
+		sum.state_errors++;
+		snprintf(sum.state_err, sizeof(sum.state_err), "%s", lerr);
+	}
+	sm_plane_lids_stats(lids, &ls);
+	sum.lids.from_file = ls.from_table + ls.from_seed;
+	sum.lids.from_fabric = ls.inherited + ls.sw_kept;
+	sum.lids.fresh = ls.fresh + ls.sw_fresh;
+	sum.lids.moved = ls.moved;
+	sum.lids.conflicts = ls.conflicts;
 	if (nc.n > NOTE_CAP)
 		sm_notice("SMD-0301", "%u more notes (use -v -v to see them)", nc.n - NOTE_CAP);
 	if (o->json)
@@ -152,5 +199,6 @@ out:
 	smd_conf_free(conf);
 	sm_registry_free(reg);
 	sm_plane_port_close(&port);
+	sm_plane_lids_free(lids);
 	return status;
 }

@@ -111,11 +111,8 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	mp.base.txn.retries = conf->mad.retries;
 	mp.retries = 1;
 	mp.base.profile_path = o->profile;
-	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, lids_note, NULL, &lids, err, sizeof(err));
-	if (rc) {
-		sm_err("SMD-0406", "%s", err[0] ? err : strerror(-rc));
+	if (smd_once_lids_open(conf, lids_note, NULL, &lids))   /* smd/smd_once.c */
 		goto out;
-	}
 	mp.lids = lids;
 	rc = sm_keys_open(conf->state_dir, &conf->keys, &keys, lids_note, NULL, err, sizeof(err));
 	if (rc) {

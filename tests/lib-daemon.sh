@@ -13,6 +13,7 @@
 #   need_python            skip unless python3 is on PATH
 #   need_tools HINT CMD... "FAIL: CMD not installed (HINT)" and exit 1 for the first missing one
 #   bad MSG                prints "FAIL: MSG", sets fail=1 and counts it in failures (the test goes on)
+#   same_lines A B WHAT    bad "WHAT: ..." unless files A and B are identical and A is not empty
 #   json FILE EXPR         prints the Python expression EXPR, r being FILE parsed as JSON
 #   json_num FILE KEY      the first number "KEY":N in FILE (no python needed)
 #
@@ -57,6 +58,14 @@ need_tools() {
 bad() { echo "FAIL: $*"; fail=1; failures=$((failures + 1)); }
 json() {
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+same_lines() {
+	if [ ! -s "$1" ]; then
+		bad "$3: nothing read ($1)"
+	elif ! diff "$1" "$2" >"$1.diff"; then
+		bad "$3: $1 and $2 differ"
+		head -20 "$1.diff"
+	fi
 }
 json_num() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | sed 's/.*://'; }
 

@@ -496,7 +496,7 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .shown = "default LOCALSTATEDIR/lib/smd",
 	  .doc = "Directory of the state kept across restarts (the GUID-to-LID table)." },
 	{ "guid2lid_file", SMD_KEY_STR, "string", F(guid2lid_file), .shown = "default state_dir/guid2lid",
-	  .doc = "The GUID-to-LID table." },
+	  .doc = "The GUID-to-LID table new ports take their LIDs from, in every mode" },
 	{ "planes", SMD_KEY_OTHER, "list of strings", .parse = k_planes, .shown = "default empty",
 	  .doc = "The planes (separate subnets) this smd manages, one spec per plane" },
 	{ "socket", SMD_KEY_STR, "string", F(socket), .parse = k_socket, .def = SMD_CTL_DEFAULT_SOCKET,

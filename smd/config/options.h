@@ -13,6 +13,7 @@
  * operation, 2 usage.
  */
 #include "model/fabric.h"
+#include "lib/err.h"
 
 enum smd_mode { SMD_MODE_DAEMON = 0, SMD_MODE_ONCE, SMD_MODE_DRY_RUN, SMD_MODE_CHECK_CONFIG, SMD_MODE_PRINT_CONFIG,
 		SMD_MODE_PRINT_DEFAULTS };
@@ -43,6 +44,10 @@ struct smd_opts {
 int smd_once(const struct smd_opts *o);
 struct smd_conf;
 int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf);  /* several planes */
+struct sm_plane_lids;
+/* smd/smd_once.c: the LID table of sm/planelid.h, seeded by guid2lid_file; 0 or 1 (logged) */
+int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note_arg,
+		       struct sm_plane_lids **out);
 int smd_daemon(const struct smd_opts *o);
 int smd_dry_run(const struct smd_opts *o);
 int smd_check_config(const struct smd_opts *o);

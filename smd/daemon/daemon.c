@@ -571,6 +571,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	if ((rc = gen_new(d->reg, conf, d->n, &d->cur, err, errlen)))
 		goto fail;
 	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, cfg->note, cfg->note_arg, &d->lids, lerr, sizeof(lerr));
+	if (!rc && conf->guid2lid_file)   /* --guid2lid FILE: as --once reads it (sm/planelid.h) */
+		rc = sm_plane_lids_seed(d->lids, conf->guid2lid_file, lerr, sizeof(lerr));
 	if (rc) {
 		snprintf(err, errlen, "plane-consistent LID table: %s", lerr[0] ? lerr : strerror(-rc));
 		goto fail;
@@ -716,6 +718,7 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		{ planes_differ, "planes" },
 		{ str_differs(conf->socket, cur->socket), "socket" },
 		{ str_differs(conf->state_dir, cur->state_dir), "state_dir" },
+		{ str_differs(conf->guid2lid_file, cur->guid2lid_file), "guid2lid_file (read at start)" },
 		{ str_differs(conf->plugin_dir, cur->plugin_dir), "plugin_dir" },
 		{ conf->lmc != cur->lmc, "lmc (the LID table keeps its LMC)" },
 		{ conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||

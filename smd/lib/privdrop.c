@@ -28,11 +28,9 @@ static int chown_dir(const char *dir, uid_t uid, gid_t gid, char *err, size_t er
 	struct dirent *de;
 	int dfd, rc = 0;
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		rc = -errno;
-		sm_errf(err, errlen, "cannot create state directory %s: %s", dir, strerror(-rc));
+	rc = sm_state_mkdir(dir, 0750, err, errlen);   /* with its missing parents (0755) */
+	if (rc)
 		return rc;
-	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (dfd < 0) {

@@ -51,6 +51,44 @@ static void remove_leftovers(const char *dir, const char *base, const char *mine
 	closedir(d);
 }
 
+int sm_state_mkdir(const char *dir, mode_t mode, char *err, size_t errlen)
+{
+	char buf[4096];
+	struct stat st;
+	size_t len = strlen(dir);
+
+	if (!len || len >= sizeof(buf)) {
+		sm_errf(err, errlen, "%s: bad directory name", dir);
+		return len ? -ENAMETOOLONG : -EINVAL;
+	}
+	if (!stat(dir, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return 0;   /* an existing directory keeps its mode */
+		sm_errf(err, errlen, "%s: not a directory", dir);
+		return -ENOTDIR;
+	}
+	memcpy(buf, dir, len + 1);
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	/* each missing parent, from the top: 0755, so the path can be walked */
+	for (char *s = buf + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST) {
+			int rc = -errno;
+			sm_errf(err, errlen, "%s: cannot create the directory %s: %s", dir, buf,
+				strerror(-rc));
+			return rc;
+		}
+		*s = '/';
+	}
+	if (mkdir(buf, mode) && errno != EEXIST) {
+		int rc = -errno;
+		sm_errf(err, errlen, "%s: cannot create the directory: %s", dir, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
 int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, char *err,
 		   size_t errlen)
 {
@@ -75,11 +113,9 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 		strcpy(dir, ".");
 		base = path;
 	}
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		rc = -errno;
-		sm_errf(err, errlen, "%s: cannot create the directory for %s: %s", dir, path, strerror(-rc));
+	rc = sm_state_mkdir(dir, 0750, err, errlen);
+	if (rc)
 		return rc;
-	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	step = "create";
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);

@@ -27,11 +27,19 @@
 
 /*
  * Replace `path` with `len` bytes of `data`, atomically and durably, the
- * new file having exactly `mode`. Creates the parent directory (0755) if
- * missing. Returns 0 or a negative errno with a message in err.
+ * new file having exactly `mode`. Creates the parent directory with
+ * sm_state_mkdir(dir, 0750) if missing. Returns 0 or a negative errno with
+ * a message in err.
  */
 int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, char *err,
 		   size_t errlen);
+
+/*
+ * Create directory `dir` with `mode` (umask applies) and every missing
+ * parent with 0755, like mkdir -p. An existing directory, its parents
+ * included, is left as it is (mode untouched). 0 or -errno with err.
+ */
+int sm_state_mkdir(const char *dir, mode_t mode, char *err, size_t errlen);
 
 
 #endif

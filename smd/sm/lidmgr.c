@@ -65,7 +65,7 @@ int sm_lidmgr_lookup(const struct sm_lidmgr *m, uint64_t guid, uint16_t *first, 
 	return 1;
 }
 
-static int push_entry(struct sm_lidmgr *m, uint64_t guid, uint16_t first, uint16_t last)
+int sm_lidmgr_add(struct sm_lidmgr *m, uint64_t guid, uint16_t first, uint16_t last)
 {
 	if (m->n == m->cap) {
 		uint32_t nc = m->cap ? m->cap * 2 : 256;
@@ -163,7 +163,7 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 			rc = -EINVAL;
 			goto fail;
 		}
-		rc = push_entry(m, guid, (uint16_t)a, (uint16_t)b);
+		rc = sm_lidmgr_add(m, guid, (uint16_t)a, (uint16_t)b);
 		if (rc) {
 			sm_errf(err, errlen, "%s:%u: out of memory", name, ln);
 			goto fail;
@@ -410,7 +410,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 				m->dirty = 1;
 			}
 		} else {
-			rc = push_entry(m, lp[i].guid, lid_of[i], last);
+			rc = sm_lidmgr_add(m, lp[i].guid, lid_of[i], last);
 			if (rc)
 				goto out;
 			m->dirty = 1;

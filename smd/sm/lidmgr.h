@@ -6,7 +6,11 @@
  *
  * Owns the GUID -> LID table that keeps LIDs stable across SM restarts, and
  * the rules that turn (persisted table, LIDs found in the fabric) into one
- * conflict-free assignment per plane.
+ * conflict-free assignment per plane. smd's modes (--once, one plane or
+ * several, and the daemon) decide LIDs with sm/planelid.h, which reads and
+ * writes its files through this table; sm_lidmgr_assign() then only keeps
+ * the LIDs it was handed (cfg.lid_want), or decides them itself for callers
+ * without that hook (library users, tests).
  *
  * Data flow: sm_lidmgr_load() reads a guid2lid file (ours or OpenSM's; both
  * use "0xGUID FIRST_LID LAST_LID" lines, numbers in any C base, '#' starts a
@@ -78,6 +82,9 @@ void sm_lidmgr_clear(struct sm_lidmgr *m);   /* frees entries; accepts NULL */
  */
 int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errlen);
 int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char *err, size_t errlen);
+
+/* Append an entry (the table is then unsorted until the caller sorts it). 0 or -ENOMEM. */
+int sm_lidmgr_add(struct sm_lidmgr *m, uint64_t guid, uint16_t first, uint16_t last);
 
 /* Persisted range of a GUID; 0 and *first untouched if absent. */
 int sm_lidmgr_lookup(const struct sm_lidmgr *m, uint64_t guid, uint16_t *first, uint16_t *last);

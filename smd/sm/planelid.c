@@ -25,6 +25,10 @@ struct sm_plane_lids {
 	uint8_t used[SM_LID_SPACE];      /* 1 = taken by a host key */
 	uint8_t sw_count[SM_LID_SPACE];  /* planes using the LID for a switch */
 	uint8_t *sw_used[SM_MAX_PLANES]; /* per plane: LID used by a switch (lazily allocated) */
+	struct sm_lidmgr ports;          /* port GUID -> LID: the guid2lid seed, updated by each want */
+	uint8_t *seeded;                 /* LIDs of the seed (SM_LID_SPACE), NULL: no seed */
+	int ports_dirty;
+	char g2l_path[4096];             /* STATE_DIR/guid2lid */
 	unsigned lmc;
 	int dirty;
 	char path[4096];
@@ -96,12 +100,60 @@ static int sw_free(const struct sm_plane_lids *pl, unsigned plane, unsigned lid)
 	return lid && lid <= SM_UNICAST_LID_MAX && !pl->used[lid] && !pl->sw_used[plane][lid];
 }
 
+/* No LID of the range is the seed's LID of another port ('own': this port's seed LID, 0 none). */
+static int unseeded(const struct sm_plane_lids *pl, unsigned lid, unsigned span, unsigned own)
+{
+	if (!pl->seeded)
+		return 1;
+	for (unsigned i = 0; i < span && lid + i < SM_LID_SPACE; i++)
+		if (pl->seeded[lid + i] && !(own && lid + i >= own && lid + i < own + span))
+			return 0;
+	return 1;
+}
+
 static uint16_t lowest_free(const struct sm_plane_lids *pl, unsigned lmc)
 {
 	unsigned span = 1u << lmc;
 	for (unsigned lid = span; lid + span - 1 <= SM_UNICAST_LID_MAX; lid += span)
-		if (range_free(pl, lid, lmc))
+		if (range_free(pl, lid, lmc) && unseeded(pl, lid, span, 0))
 			return (uint16_t)lid;
+	return 0;
+}
+
+/* The seed's LID of a port GUID, 0 if none. */
+static uint16_t seed_of(const struct sm_plane_lids *pl, uint64_t guid)
+{
+	uint16_t first = 0;
+	if (pl->seeded)
+		(void)sm_lidmgr_lookup(&pl->ports, guid, &first, NULL);
+	return first;
+}
+
+static int cmp_port(const void *a, const void *b)
+{
+	const struct sm_lid_entry *x = a, *y = b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* Record the LID a port got in the port table; its first `sorted` entries are sorted by GUID. */
+static int note_port(struct sm_plane_lids *pl, uint32_t sorted, uint64_t guid, uint16_t lid, unsigned span)
+{
+	struct sm_lidmgr *m = &pl->ports;
+	struct sm_lid_entry key = { .guid = guid }, *e;
+	uint16_t last = (uint16_t)(lid + span - 1);
+	e = sorted ? bsearch(&key, m->e, sorted, sizeof(*m->e), cmp_port) : NULL;
+	if (e) {
+		if (e->first != lid || e->last != last) {
+			e->first = lid;
+			e->last = last;
+			pl->ports_dirty = 1;
+		}
+		return 0;
+	}
+	int rc = sm_lidmgr_add(m, guid, lid, last);
+	if (rc)
+		return rc;
+	pl->ports_dirty = 1;
 	return 0;
 }
 
@@ -156,11 +208,43 @@ int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note_fn,
 		pl->st.keys = pl->n_keys;
 	}
 	sm_lidmgr_clear(&m);
+	snprintf(pl->g2l_path, sizeof(pl->g2l_path), "%s/guid2lid", state_dir);
+	if (!rc) {
+		rc = sm_plane_lids_seed(pl, pl->g2l_path, err, errlen);
+		if (rc == -ENOENT)
+			rc = 0;   /* no guid2lid yet */
+	}
 	if (rc) {
 		sm_plane_lids_free(pl);
 		return rc;
 	}
 	*out = pl;
+	return 0;
+}
+
+int sm_plane_lids_seed(struct sm_plane_lids *pl, const char *path, char *err, size_t errlen)
+{
+	struct sm_lidmgr m;
+	int rc;
+
+	sm_lidmgr_init(&m);
+	rc = sm_lidmgr_load(&m, path, err, errlen);
+	if (rc)
+		return rc;
+	if (!pl->seeded && !(pl->seeded = malloc(SM_LID_SPACE))) {
+		sm_lidmgr_clear(&m);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&pl->mu);
+	memset(pl->seeded, 0, SM_LID_SPACE);
+	for (uint32_t i = 0; i < m.n; i++)
+		for (unsigned l = m.e[i].first; l <= m.e[i].last; l++)
+			pl->seeded[l] = 1;
+	sm_lidmgr_clear(&pl->ports);
+	pl->ports = m;
+	/* a seed read from elsewhere (OpenSM's file) is written to STATE_DIR/guid2lid */
+	pl->ports_dirty = strcmp(path, pl->g2l_path) != 0;
+	pthread_mutex_unlock(&pl->mu);
 	return 0;
 }
 
@@ -172,23 +256,23 @@ void sm_plane_lids_free(struct sm_plane_lids *pl)
 	free(pl->keys);
 	for (unsigned p = 0; p < SM_MAX_PLANES; p++)
 		free(pl->sw_used[p]);
+	sm_lidmgr_clear(&pl->ports);
+	free(pl->seeded);
 	pthread_mutex_destroy(&pl->mu);
 	free(pl);
 }
 
-int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen)
+/* STATE_DIR/plane-lids from the key table. */
+static int save_keys(struct sm_plane_lids *pl, char *err, size_t errlen)
 {
 	struct sm_lidmgr m;
-	int rc = 0;
+	int rc;
 
-	pthread_mutex_lock(&pl->mu);
-	if (!pl->path[0] || !pl->dirty)
-		goto out;
 	sm_lidmgr_init(&m);
 	m.e = calloc((size_t)pl->n_keys + 1, sizeof(*m.e));
 	if (!m.e) {
-		rc = -ENOMEM;
-		goto out;
+		sm_errf(err, errlen, "%s: out of memory", pl->path);
+		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < pl->n_keys; i++) {
 		uint32_t v = sm_guid_map_get(&pl->map, pl->keys[i]);
@@ -199,11 +283,27 @@ int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen)
 	m.n = m.cap = pl->n_keys;
 	rc = sm_lidmgr_save(&m, pl->path, err, errlen);
 	sm_lidmgr_clear(&m);
-	if (!rc)
-		pl->dirty = 0;
-out:
-	pthread_mutex_unlock(&pl->mu);
 	return rc;
+}
+
+int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen)
+{
+	char e1[1024] = "", e2[1024] = "";
+	int rc1 = 0, rc2 = 0;
+
+	pthread_mutex_lock(&pl->mu);
+	/* each file is written even when the other cannot be: both errors are reported */
+	if (pl->path[0] && pl->dirty && !(rc1 = save_keys(pl, e1, sizeof(e1))))
+		pl->dirty = 0;
+	/* every port's LID, OpenSM's format: what the next start (any mode) seeds from */
+	if (pl->path[0] && pl->ports_dirty && !(rc2 = sm_lidmgr_save(&pl->ports, pl->g2l_path, e2, sizeof(e2))))
+		pl->ports_dirty = 0;
+	pthread_mutex_unlock(&pl->mu);
+	if (rc1 && rc2)
+		sm_errf(err, errlen, "%s; %s", e1, e2);
+	else if (rc1 || rc2)
+		sm_errf(err, errlen, "%s", rc1 ? e1 : e2);
+	return rc1 ? rc1 : rc2;
 }
 
 struct want_port {
@@ -244,8 +344,11 @@ static int want_host(struct sm_plane_lids *pl, unsigned plane, const struct want
 		*out = (uint16_t)(v & 0xffff);
 		pl->st.from_table++;
 	} else {
-		uint16_t lid;
-		if (have && range_free(pl, have, pl->lmc)) {
+		uint16_t lid, own = seed_of(pl, w->guid);
+		if (own && range_free(pl, own, pl->lmc)) {
+			lid = own;   /* the guid2lid seed: STATE_DIR/guid2lid or --guid2lid FILE */
+			pl->st.from_seed++;
+		} else if (have && range_free(pl, have, pl->lmc) && unseeded(pl, have, 1u << pl->lmc, own)) {
 			lid = have;
 			pl->st.inherited++;
 		} else {
@@ -317,23 +420,41 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			rc = want_host(pl, plane, &w[i], &seen, have, &want[w[i].port]);
 			continue;
 		}
-		uint16_t lid = have;
-		if (!sw_free(pl, plane, lid)) {
+		uint16_t own = seed_of(pl, w[i].guid);
+		int seeded = own && sw_free(pl, plane, own);
+		uint16_t lid = seeded ? own : have;
+		if (seeded)
+			pl->st.from_seed++;
+		else if (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, own)) {
 			if (lid) {
 				pl->st.conflicts++;
 				sm_notef(pl->note, pl->note_arg, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
 				     plane, (unsigned long long)w[i].guid, lid);
 			}
-			for (lid = 1; lid <= SM_UNICAST_LID_MAX && !sw_free(pl, plane, lid); lid++)
+			pl->st.sw_fresh++;
+			for (lid = 1; lid <= SM_UNICAST_LID_MAX &&
+				      (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, 0)); lid++)
 				;
 			if (lid > SM_UNICAST_LID_MAX) {
 				rc = -ENOSPC;
 				break;
 			}
+		} else if (lid) {
+			pl->st.sw_kept++;
 		}
 		sw_take(pl, plane, lid);
 		want[w[i].port] = lid;
 	}
+	/* every port's LID into the port table (STATE_DIR/guid2lid) */
+	uint32_t sorted = pl->ports.n;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		uint16_t lid = want[w[i].port], have = cur ? cur[w[i].port] : 0;
+		if (have && have != lid)
+			pl->st.moved++;
+		rc = note_port(pl, sorted, w[i].guid, lid, w[i].is_switch ? 1 : 1u << pl->lmc);
+	}
+	if (pl->ports.n != sorted)
+		qsort(pl->ports.e, pl->ports.n, sizeof(*pl->ports.e), cmp_port);
 out:
 	pthread_mutex_unlock(&pl->mu);
 	sm_guid_map_free(&seen);

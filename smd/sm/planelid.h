@@ -17,24 +17,37 @@
  * GUID. Host LIDs are unique over all planes and never used by a switch
  * of any plane; a switch LID is unique within its plane.
  *
+ * One policy for every mode: smd --once (one plane or several) and the
+ * daemon all assign LIDs here, so either can follow the other, in any
+ * order, without a LID changing (tests/lid_policy.sh).
+ *
  * Order: each plane takes its hosts in host-key order (the same order in
- * every plane), then its switches in GUID order. A host key seen for the
- * first time keeps the LID its port already holds (inherited from a
- * previous SM) if aligned and free across the planes, else gets the lowest
- * free aligned range of 2^LMC LIDs. A switch keeps its current LID if no
- * host and no other switch of its plane holds it, else gets the lowest
- * such LID; a plane's switch LIDs are recomputed on each call. Conflicts
- * (an inherited LID held elsewhere, two ports of one host in one plane)
- * are resolved by these rules, counted and reported through the note
- * callback.
+ * every plane), then its switches in GUID order: on a cold fabric host
+ * LIDs are 1, 2, ... This, not OpenSM's port GUID order, is what makes a
+ * host's LID independent of which plane asks first. A host key seen for
+ * the first time takes, if aligned and free across the planes: the LID
+ * the seed gives its port GUID, else the LID its port already holds
+ * (inherited from a previous SM), else the lowest free aligned range of
+ * 2^LMC LIDs. A switch takes its seed LID, else its current LID, if no
+ * host and no other switch of its plane holds it, else the lowest such
+ * LID; a plane's switch LIDs are recomputed on each call. Inherited and
+ * fresh LIDs avoid the seed's LIDs of other ports (OpenSM keeps the LIDs
+ * of absent GUIDs reserved too). Conflicts (an inherited LID held
+ * elsewhere, two ports of one host in one plane) are resolved by these
+ * rules, counted and reported through the note callback.
+ *
+ * Files: STATE_DIR/plane-lids (guid2lid format with host keys for GUIDs)
+ * is the host table; STATE_DIR/guid2lid (OpenSM's format) holds every
+ * port's LID, all planes together (planes are separate LID spaces, so a
+ * LID may appear twice), and is the seed of the next start, or
+ * sm_plane_lids_seed() replaces it by another file (--guid2lid FILE).
+ * Both are written by sm_plane_lids_save() when they changed.
  *
  * Determinism: when all planes see the same hosts, host LIDs do not depend
  * on which plane asks first. When planes differ (a NIC missing in one
  * plane), the order planes finish discovery can change which host gets
- * which fresh LID on a first start; the host table is persisted
- * (STATE_DIR/plane-lids, guid2lid format with host keys for GUIDs), so
- * every later start reproduces it. Switch LIDs are not persisted there:
- * switches keep the LID they hold in the fabric.
+ * which fresh LID on a first start; the tables are persisted, so every
+ * later start reproduces it.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -48,19 +61,31 @@ struct sm_plane_lids_stats {
 	uint32_t from_table;    /* ports given their key's existing LID */
 	uint32_t inherited;     /* new keys that kept the LID the port held */
 	uint32_t fresh;         /* new keys given a fresh LID */
+	uint32_t from_seed;     /* new keys and switches given their guid2lid LID */
+	uint32_t sw_kept;       /* switches that kept the LID they held */
+	uint32_t sw_fresh;      /* switches given a fresh LID */
+	uint32_t moved;         /* ports given another LID than the one they held */
 	uint32_t conflicts;     /* inherited LIDs refused, duplicate NICs in one plane */
 };
 
 /*
  * Open the shared table. state_dir NULL: nothing persisted. An existing
- * STATE_DIR/plane-lids file is loaded (bad content: -EINVAL, message in
- * err). lmc 0..7 applies to CA ports; switches always use one LID.
+ * STATE_DIR/plane-lids file is loaded, and STATE_DIR/guid2lid as the seed
+ * (bad content in either: -EINVAL, message in err). lmc 0..7 applies to CA ports; switches always use one LID.
  */
 int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note, void *note_arg,
 		       struct sm_plane_lids **out, char *err, size_t errlen);
 void sm_plane_lids_free(struct sm_plane_lids *pl);  /* accepts NULL */
 
-/* Persist the table (atomic write) if it changed. 0 or -errno with err. */
+/*
+ * Seed the table from a guid2lid file (OpenSM's format: port GUID, first
+ * and last LID), replacing the seed sm_plane_lids_open() read from
+ * STATE_DIR/guid2lid; the file's LIDs are then written there. -ENOENT if
+ * the file is missing, -EINVAL with "FILE:LINE: reason" on bad content.
+ */
+int sm_plane_lids_seed(struct sm_plane_lids *pl, const char *path, char *err, size_t errlen);
+
+/* Persist the tables (atomic writes) if they changed. 0 or -errno with err. */
 int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen);
 
 /*
