@@ -4,13 +4,14 @@
 /*
  * DOC: what the benchmark programs share (header-only). Wall time is
  * lib/clock.h's sm_mono_sec(); here: this thread's CPU time (the machine is
- * shared, so wall time alone says little), a seeded splitmix64 and the
+ * shared, so wall time alone says little), the seeded mixer of lib/mix.h and the
  * generator parameters every benchmark sets from its options.
  */
 #include <stdint.h>
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/mix.h"
 #include "model/gen.h"
 
 static inline double bench_cpu_sec(void)
@@ -21,14 +22,6 @@ static inline double bench_cpu_sec(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* splitmix64: advances *x, returns the next value */
-static inline uint64_t bench_mix(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* sm_gen_params_init() and the options every benchmark takes. */
 static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, unsigned radix, unsigned levels,

@@ -118,7 +118,7 @@ int ftb_remove_links(struct sm_fabric *f, unsigned plane, double frac, uint64_t 
 	}
 	size_t k = (size_t)llround(frac * (double)n);
 	for (size_t i = 0; i < k; i++) {
-		size_t j = i + (size_t)(bench_mix(&seed) % (n - i));
+		size_t j = i + (size_t)(sm_splitmix64(&seed) % (n - i));
 		uint32_t t = lk[i];
 		lk[i] = lk[j];
 		lk[j] = t;

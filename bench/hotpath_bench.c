@@ -122,12 +122,12 @@ int main(int argc, char **argv)
 			weights, (unsigned long long)seed);
 		for (unsigned m = 0; m < perms; m++) {
 			double w = !strcmp(weights, "linear") ? m + 1.0
-				   : !strcmp(weights, "random") ? 1.0 + 3.0 * (double)(bench_mix(&rng) >> 11) / 9007199254740992.0
+				   : !strcmp(weights, "random") ? 1.0 + 3.0 * (double)(sm_splitmix64(&rng) >> 11) / 9007199254740992.0
 								: 1.0;
 			for (uint32_t i = 0; i < hosts; i++)
 				pm[i] = i;
 			for (uint32_t i = hosts - 1; i > 0; i--) {
-				uint32_t j = (uint32_t)(bench_mix(&rng) % (i + 1)), x = pm[i];
+				uint32_t j = (uint32_t)(sm_splitmix64(&rng) % (i + 1)), x = pm[i];
 				pm[i] = pm[j];
 				pm[j] = x;
 			}

@@ -491,13 +491,6 @@ static int path_walk(struct mx *m, uint32_t sh, uint32_t dh, const uint32_t **li
 	return len;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 struct perm_acc {
 	uint32_t *cnt, *stamp;
@@ -740,7 +733,7 @@ int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct s
 			for (uint32_t i = 0; i < m.nh; i++)
 				perm[i] = i;
 			for (uint32_t i = m.nh - 1; i > 0; i--) {
-				uint32_t j = (uint32_t)(splitmix(&seed) % ((uint64_t)i + 1));
+				uint32_t j = (uint32_t)(sm_splitmix64(&seed) % ((uint64_t)i + 1));
 				uint32_t t = perm[i];
 				perm[i] = perm[j];
 				perm[j] = t;

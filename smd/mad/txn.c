@@ -36,6 +36,7 @@
 #include <time.h>
 
 #include "mad/txn.h"
+#include "lib/mix.h"
 #include "lib/clock.h"
 
 #define NONE UINT32_MAX
@@ -315,15 +316,6 @@ int sm_txn_fd(const struct sm_txn *e)
 
 /* ---- helpers ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t dest_key(const struct sm_smp *smp, uint16_t dlid)
 {
@@ -513,7 +505,7 @@ int sm_txn_submit_opts(struct sm_txn *e, const struct sm_smp *req, uint16_t dlid
 	r->state = R_WAITING;
 	r->next = NONE;
 	key = opts && opts->dest_key ? opts->dest_key : dest_key(req, dlid);
-	b = (uint32_t)(mix64(key) & (NBUCKETS - 1));
+	b = (uint32_t)(sm_mix64(key) & (NBUCKETS - 1));
 	r->bucket = b;
 	if (e->buckets[b].tail == NONE)
 		e->buckets[b].head = i;

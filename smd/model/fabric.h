@@ -27,6 +27,7 @@
  * from a fabric; a new sweep builds a new fabric). Functions return 0 or a
  * negative errno; they never log.
  */
+#include "lib/mix.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -105,16 +106,6 @@ struct sm_guid_map {
 uint32_t sm_guid_map_get(const struct sm_guid_map *m, uint64_t key);
 int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val);
 void sm_guid_map_free(struct sm_guid_map *m);  /* empties it */
-
-/* The splitmix64 finaliser: a 64-bit mixer for hashing (the GUID maps;
- * GUIDs are often sequential) and seeded random sequences (x += golden
- * ratio, then mix). */
-static inline uint64_t sm_mix64(uint64_t x)
-{
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
 
 struct sm_plane {
 	char name[32];       /* "plane0" or a user-given name */

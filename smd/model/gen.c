@@ -241,7 +241,7 @@ struct rng {
 
 static uint64_t rng_next(struct rng *r)
 {
-	return sm_mix64(r->s += 0x9e3779b97f4a7c15ULL);
+	return sm_splitmix64(&r->s);
 }
 
 /* Uniform in [0, n), n > 0, without modulo bias. */
