@@ -143,6 +143,13 @@ for spec in guid2lid-misaligned:2 guid2lid-garbage:2 guid2lid-duplicate:2; do
 done
 mkdir -p "$w/st4" && cp guid2lid-garbage "$w/st4/plane-lids"
 expect "once 2 planes, bad plane-lids" error "plane-lids:2: " "$S" --once --plane "mock:$T" --plane "mock:$T" --state-dir "$w/st4" -q
+# the daemon reads --guid2lid and STATE_DIR/guid2lid too (one LID policy): refused at start, named
+expect "daemon --guid2lid garbage" error "guid2lid-garbage:2: " "$S" -f --backend mock --topology "$T" --guid2lid guid2lid-garbage --state-dir "$w/st5" --socket "$w/s5.sock"
+mkdir -p "$w/st6" && cp guid2lid-misaligned "$w/st6/guid2lid"
+expect "once, bad STATE_DIR/guid2lid" error "st6/guid2lid:2: " "$S" --once --backend mock --topology "$T" --state-dir "$w/st6" -q
+# configuration checks and printing name the file and line of a bad file
+expect "check-config conf-engine-option.yaml" error "conf-engine-option\.yaml:4: " "$S" --check-config -c conf-engine-option.yaml
+expect "print-config conf-lmc.yaml" error "conf-lmc\.yaml:2: " "$S" --print-config -c conf-lmc.yaml
 
 # ---- usage errors ----
 expect "smd unknown option" usage "unrecognized option" "$S" --bogus
