@@ -34,7 +34,7 @@
 #include "mad/codec.h"
 #include "lib/loop.h"
 #include "mock/open.h"
-#include "sm/sminfo.h"
+#include "daemon/ha.h"
 #include "sm/multiplane.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
@@ -297,17 +297,9 @@ static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *n
 		(*nmads)++;
 		if (sm_smp_decode(buf, len, &smp, &me))
 			continue;
-		/* SMInfo asked of us (smd/sm/sminfo.h): master once a cycle has brought the plane up */
-		struct sm_sminfo_self self = {
-			.guid = t->info.port_guid, .sm_key = d->keys.sm_key, .act_count = (uint32_t)sweeps,
-			.state = sweeps && !d->planes[i].rc ? SM_SMSTATE_MASTER : SM_SMSTATE_DISCOVERING,
-		};
-		if (sm_sminfo_answer(&smp, &self, &rep) == 1) {
-			if (!sm_smp_encode(&rep, out))
-				(void)sm_transport_send(t, out, SM_MAD_SIZE, smp.mgmt_class == SM_CLASS_SMI_DR ?
-							SM_PERMISSIVE_LID : from.slid, 0);
+		/* SMInfo asked of us, answers to our SMInfo requests, trap 144 (daemon/ha.h) */
+		if (dmn_ha_mad(d, i, &smp, &from, sweeps))
 			continue;
-		}
 		if (smp.method != SM_METHOD_TRAP)
 			continue;
 		sm_smp_make_trap_repress(&smp, &rep);
@@ -444,6 +436,11 @@ static void schedule(struct smd_dmn *d)
 			reason = "interval";
 		else if (d->trap_due_us && now >= d->trap_due_us)
 			reason = "trap";
+	}
+	if (reason && !dmn_ha_may_cycle(d)) {
+		/* a standby programs nothing (daemon/ha.c); its own timer polls the master */
+		reason = NULL;
+		d->next_due_us = d->trap_due_us = 0;
 	}
 	if (reason) {
 		unwatch_mads(d);   /* the transports are the worker's until it reports back */
@@ -608,7 +605,13 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		goto fail;
 	}
 	d->worker_started = 1;
-	schedule(d);   /* the first cycle, at once */
+	/* master/standby: the elected planes' ports open now, the first cycle waits for discovery */
+	if ((rc = dmn_ha_new(d, conf))) {
+		snprintf(err, errlen, "election: %s", strerror(-rc));
+		goto fail;
+	}
+	watch_mads(d);
+	schedule(d);   /* the first cycle, at once (unless discovery makes this plane a standby) */
 	*out = d;
 	return 0;
 fail:
@@ -633,6 +636,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		pthread_join(d->worker, NULL);
 	}
 	unwatch_mads(d);
+	dmn_ha_free(d);
 	sm_loop_remove(d->src_wake);
 	sm_loop_remove(d->src_interval);
 	sm_loop_remove(d->src_trap);
