@@ -1,0 +1,154 @@
+#!/bin/sh
+# Master and standby under ibsim (issue 15), with tools we did not write:
+#  - two smd on one subnet (net.2sw2path4hca, umad2sim at Hca1 and Hca2):
+#    the second finds the first (its port's SM LID) master and stands by;
+#    `sminfo` from a third node shows MASTER and STANDBY;
+#  - SubnSet(SMInfo) from `sminfo LID MOD` (a Set: the modifier argument)
+#    with SM_Key 0 while smd has an SM_Key: refused and logged, nothing
+#    changes; with no key, a STANDBY Set from a sender saying STANDBY is
+#    illegal (only a master may send it): refused;
+#  - kill -9 the master: the standby becomes master within the target
+#    (2 s with the defaults: 500 ms polls, 3 misses), every CA's PortInfo
+#    SMLid points at it (`smpquery portinfo`), LIDs unchanged, and the
+#    takeover writes no LFT block (the sweep's own count);
+#  - OpenSM as master (priority 10), smd as standby; kill -9 OpenSM: smd
+#    takes over the same way (LIDs kept; OpenSM's routes are not ours, so
+#    LFT blocks are written and only counted).
+# Simulator facts: umad2sim never times a MAD out, so the standby counts
+# its polls with its own timer; ibsim answers a MAD to a dead client with
+# status 110, which umad2sim does not pass on either.
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
+umad_setup
+scratch ha
+# every smd and OpenSM of this test ends within 120 s, whatever happens
+IBSIM_RUN_TIMEOUT=120
+export IBSIM_RUN_TIMEOUT
+ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
+scratch_trap
+
+now() { date +%s.%N; }
+elapsed() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
+sminfo_at() { SIM_HOST=Hca3 ibsim_run sminfo "$@" 2>&1 | head -1; }
+# smd at an ibsim host with a config: start_smd NAME HOST YAML
+start_smd() {
+	SIM_HOST=$2 ibsim_run "$smd" -f -c "$3" --backend umad --socket "$work/$1.sock" \
+		--state-dir "$work/$1.state" >"$work/$1.out" 2>"$work/$1.err" &
+}
+# every CA's LID and SMLid, one line each (smpquery by DR path from Hca3)
+ca_ports() {
+	for p in 0 0,1,1 0,1,3,1 0,1,3,2; do
+		SIM_HOST=Hca3 ibsim_run smpquery -D portinfo $p 2>/dev/null |
+			sed -n 's/^Lid:\.*/lid=/p; s/^SMLid:\.*/smlid=/p' | tr '\n' ' '
+		echo
+	done
+}
+# the standby's takeover: wait for its first sweep, check the ports
+takeover() {
+	_name=$1 _t0=$2 _before=$3
+	sock="$work/$_name.sock"
+	pid=$(json_num "$work/$_name.st" pid)
+	if dmn_up "$work/$_name.json" 100; then
+		_secs=$(elapsed "$_t0")
+		echo "failover $_name: ${_secs} s"
+		echo "$_secs" >>"$work/failover.$_name"
+		python3 -c "import sys; sys.exit(float(sys.argv[1]) > 2.0)" "$_secs" ||
+			bad "$_name took over in $_secs s (target 2 s)"
+	else
+		cat "$work/$_name.err"
+		sminfo_at
+		bad "$_name did not take over"
+		return
+	fi
+	grep -q "did not answer 3 polls: taking over" "$work/$_name.err" || bad "$_name: no takeover note"
+	_lid=$(json_num "$work/$_name.json" lid)
+	ca_ports >"$work/after"
+	cat "$work/after"
+	sed 's/smlid=[0-9]*//' "$_before" >"$work/b1"
+	sed 's/smlid=[0-9]*//' "$work/after" >"$work/b2"
+	cmp -s "$work/b1" "$work/b2" || bad "LIDs changed on takeover"
+	_ml=$(sminfo_at)
+	echo "$_ml"
+	_smlid=$(echo "$_ml" | sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p')
+	[ "$(grep -c "smlid=$_smlid " "$work/after")" = 4 ] || bad "not every CA points at the new master (LID $_smlid)"
+	echo "$_ml" | grep -q "state 3 SMINFO_MASTER" || bad "$_name is not master after the takeover"
+	_lft=$(sed -n 's/.*sweep 1 (start).* \([0-9]*\) LFT blocks.*/\1/p' "$work/$_name.err")
+	echo "LFT blocks written on takeover: $_lft"
+	[ "$_lft" = 0 ] || [ -n "${4:-}" ] || bad "$_name wrote $_lft LFT blocks on takeover (target 0)"
+}
+
+# --- two smd -----------------------------------------------------------------
+printf 'sweep_interval: 0\nsm_key: 0x5eed5eed5eed5eed\n' >"$work/smd.yaml"
+start_smd a Hca1 "$work/smd.yaml"
+sock="$work/a.sock"
+pid=$!
+dmn_up "$work/a.st" 150 || { cat "$work/a.err"; bad "smd a did not come up"; exit 1; }
+ca_ports >"$work/before"
+start_smd b Hca2 "$work/smd.yaml"
+i=0
+while ! grep -q "election: standby: master" "$work/b.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "election: standby: master" "$work/b.err" || { cat "$work/b.err"; bad "b did not stand by"; }
+"$smctl" --socket "$work/b.sock" --json status >"$work/b.st" || bad "b: no status"
+[ "$(json_num "$work/b.st" sweeps)" = 0 ] || bad "the standby swept"
+out=$(sminfo_at); echo "$out"
+echo "$out" | grep -q "state 3 SMINFO_MASTER" || bad "sminfo (SM LID): not master"
+blid=$(SIM_HOST=Hca2 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n 's/^Lid:\.*//p')
+out=$(sminfo_at "$blid"); echo "$out"
+echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "sminfo $blid: not standby"
+# a Set (modifier 1 = HANDOVER) with SM_Key 0: refused, b stays standby
+out=$(sminfo_at "$blid" 1); echo "$out"
+sleep 0.3
+grep -q "refused: SM 0x.* has another SM_Key" "$work/b.err" || bad "wrong SM_Key Set not refused/logged"
+out=$(sminfo_at "$blid"); echo "$out"
+echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "b changed state on a Set with a wrong key"
+"$smctl" --socket "$work/b.sock" --json status >"$work/b.st"
+t0=$(now)
+kill -9 "$(json_num "$work/a.st" pid)"
+takeover b "$t0" "$work/before"
+kill -TERM "$pid"; wait "$pid" 2>/dev/null
+
+# --- OpenSM master (priority 10), smd standby (priority 1) ---------------------
+SIM_HOST=Hca1 ibsim_run opensm -p 10 -f "$IBSIM_DIR/opensm.log" >/dev/null 2>&1 &
+osm_wrap=$!
+i=0
+while [ $i -lt 300 ]; do
+	sminfo_at | grep -q "sm guid 0x100001, .*state 3 SMINFO_MASTER" && break
+	sleep 0.2
+	i=$((i + 1))
+done
+out=$(sminfo_at); echo "$out"
+echo "$out" | grep -q "sm guid 0x100001, .*priority 10 state 3" || bad "OpenSM did not become master"
+ca_ports >"$work/before.osm"
+cat "$work/before.osm"
+# OpenSM's SM_Key is its own (default 1): an SM with another key is ignored (IBA
+# 14.4.1), so this smd has none and accepts any
+printf 'sweep_interval: 0\n' >"$work/nokey.yaml"
+start_smd c Hca2 "$work/nokey.yaml"
+i=0
+while ! grep -q "election: standby: master" "$work/c.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q "election: standby: master 0x0000000000100001" "$work/c.err" ||
+	{ cat "$work/c.err"; bad "smd did not stand by beside OpenSM"; }
+out=$(sminfo_at "$blid"); echo "$out"
+echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "smd beside OpenSM: sminfo $blid not standby"
+"$smctl" --socket "$work/c.sock" --json status >"$work/c.st" || bad "c: no status"
+# OpenSM runs under a subshell and timeout(1): kill -9 the process itself,
+# found by walking down from the PID we started
+osm=$osm_wrap
+i=0
+while [ "$(ps -o comm= -p "$osm" 2>/dev/null)" != opensm ] && [ $i -lt 3 ]; do
+	osm=$(pgrep -P "$osm" 2>/dev/null | head -1)
+	[ -n "$osm" ] || break
+	i=$((i + 1))
+done
+[ "$(ps -o comm= -p "${osm:-0}" 2>/dev/null)" = opensm ] || bad "cannot find OpenSM's PID"
+t0=$(now)
+kill -9 "$osm"
+takeover c "$t0" "$work/before.osm" routes-may-differ
+kill -TERM "$pid"; wait "$pid" 2>/dev/null
+kill "$osm_wrap" 2>/dev/null
+
+[ $fail = 0 ] && echo "PASS: master/standby under ibsim: standby, sminfo states, bad Sets refused, takeover"
+exit $fail
