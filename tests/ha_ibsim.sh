@@ -11,6 +11,9 @@
 #    (2 s with the defaults: 500 ms polls, 3 misses), every CA's PortInfo
 #    SMLid points at it (`smpquery portinfo`), LIDs unchanged, and the
 #    takeover writes no LFT block (the sweep's own count);
+#  - a better smd (priority 5) started beside a master smd: HANDOVER, the
+#    new one is master, the old one standby; the same with OpenSM
+#    (priority 10) started beside a master smd;
 #  - OpenSM as master (priority 10), smd as standby; kill -9 OpenSM: smd
 #    takes over the same way (LIDs kept; OpenSM's routes are not ours, so
 #    LFT blocks are written and only counted).
@@ -45,6 +48,18 @@ ca_ports() {
 			sed -n 's/^Lid:\.*/lid=/p; s/^SMLid:\.*/smlid=/p' | tr '\n' ' '
 		echo
 	done
+}
+# OpenSM runs under a subshell and timeout(1): its own PID, found by walking
+# down from the PID we started (osm_pid WRAPPER_PID)
+osm_pid() {
+	_p=$1
+	_i=0
+	while [ "$(ps -o comm= -p "$_p" 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
+		_p=$(pgrep -P "$_p" 2>/dev/null | head -1)
+		[ -n "$_p" ] || break
+		_i=$((_i + 1))
+	done
+	echo "${_p:-0}"
 }
 # the standby's takeover: wait for its first sweep, check the ports
 takeover() {
@@ -89,7 +104,7 @@ dmn_up "$work/a.st" 150 || { cat "$work/a.err"; bad "smd a did not come up"; exi
 ca_ports >"$work/before"
 start_smd b Hca2 "$work/smd.yaml"
 i=0
-while ! grep -q "election: standby: master" "$work/b.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q "election: standby: master" "$work/b.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q "election: standby: master" "$work/b.err" || { cat "$work/b.err"; bad "b did not stand by"; }
 "$smctl" --socket "$work/b.sock" --json status >"$work/b.st" || bad "b: no status"
 [ "$(json_num "$work/b.st" sweeps)" = 0 ] || bad "the standby swept"
@@ -123,32 +138,71 @@ out=$(sminfo_at); echo "$out"
 echo "$out" | grep -q "sm guid 0x100001, .*priority 10 state 3" || bad "OpenSM did not become master"
 ca_ports >"$work/before.osm"
 cat "$work/before.osm"
-# OpenSM's SM_Key is its own (default 1): an SM with another key is ignored (IBA
-# 14.4.1), so this smd has none and accepts any
-printf 'sweep_interval: 0\n' >"$work/nokey.yaml"
-start_smd c Hca2 "$work/nokey.yaml"
+# OpenSM's SM_Key is 1 unless configured: an SM with another key is ignored
+# (IBA 14.4.1; OpenSM ERR 2F18), so this smd has the same
+printf 'sweep_interval: 0\nsm_key: 0x1\n' >"$work/osmkey.yaml"
+start_smd c Hca2 "$work/osmkey.yaml"
 i=0
-while ! grep -q "election: standby: master" "$work/c.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q "election: standby: master" "$work/c.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q "election: standby: master 0x0000000000100001" "$work/c.err" ||
 	{ cat "$work/c.err"; bad "smd did not stand by beside OpenSM"; }
 out=$(sminfo_at "$blid"); echo "$out"
 echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "smd beside OpenSM: sminfo $blid not standby"
 "$smctl" --socket "$work/c.sock" --json status >"$work/c.st" || bad "c: no status"
-# OpenSM runs under a subshell and timeout(1): kill -9 the process itself,
-# found by walking down from the PID we started
-osm=$osm_wrap
-i=0
-while [ "$(ps -o comm= -p "$osm" 2>/dev/null)" != opensm ] && [ $i -lt 3 ]; do
-	osm=$(pgrep -P "$osm" 2>/dev/null | head -1)
-	[ -n "$osm" ] || break
-	i=$((i + 1))
-done
+osm=$(osm_pid "$osm_wrap")
 [ "$(ps -o comm= -p "${osm:-0}" 2>/dev/null)" = opensm ] || bad "cannot find OpenSM's PID"
 t0=$(now)
 kill -9 "$osm"
 takeover c "$t0" "$work/before.osm" routes-may-differ
 kill -TERM "$pid"; wait "$pid" 2>/dev/null
 kill "$osm_wrap" 2>/dev/null
+wait "$osm_wrap" 2>/dev/null
+
+# --- a better SM started later takes over through HANDOVER ---------------------
+# wait_note FILE TEXT: up to 10 s for a line of the log
+wait_note() {
+	_i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	grep -q "$2" "$1"
+}
+# smd d (priority 1) master at Hca1, then smd e (priority 5) at Hca2
+printf 'sweep_interval: 0\nsm_key: 0x1\nsm_priority: 5\n' >"$work/prio5.yaml"
+start_smd d Hca1 "$work/osmkey.yaml"
+sock="$work/d.sock"
+pid=$!
+dmn_up "$work/d.st" 150 || { cat "$work/d.err"; bad "smd d did not come up"; }
+t0=$(now)
+start_smd e Hca2 "$work/prio5.yaml"
+epid=$!
+wait_note "$work/d.err" "election: handed over to" || { cat "$work/d.err" "$work/e.err"; bad "d did not hand over to e"; }
+echo "handover to a better smd: $(elapsed "$t0") s after it started"
+wait_note "$work/e.err" "HANDOVER from 0x0000000000100001" || bad "e did not take the HANDOVER"
+wait_note "$work/e.err" "sweep 1 (start)" || bad "e did not sweep after the HANDOVER"
+out=$(sminfo_at); echo "$out"
+echo "$out" | grep -q "sm lid $blid .*priority 5 state 3 SMINFO_MASTER" || bad "e is not master after the handover"
+out=$(sminfo_at 1); echo "$out"
+echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "d is not standby after the handover"
+"$smctl" --socket "$work/e.sock" --json status >"$work/e.st" || bad "e: no status"
+kill -TERM "$(json_num "$work/e.st" pid)" "$(json_num "$work/d.st" pid)" 2>/dev/null
+wait "$epid" "$pid" 2>/dev/null
+
+# OpenSM (priority 10) started beside a master smd (priority 1): handover to OpenSM
+start_smd f Hca1 "$work/osmkey.yaml"
+sock="$work/f.sock"
+pid=$!
+dmn_up "$work/f.st" 150 || { cat "$work/f.err"; bad "smd f did not come up"; }
+t0=$(now)
+SIM_HOST=Hca2 ibsim_run opensm -p 10 -f "$IBSIM_DIR/opensm2.log" >/dev/null 2>&1 &
+osm_wrap=$!
+wait_note "$work/f.err" "election: handed over to 0x0000000000100004" ||
+	{ cat "$work/f.err"; bad "smd did not hand over to OpenSM"; }
+echo "handover to OpenSM: $(elapsed "$t0") s after it started"
+grep -q "ERR 2F18" "$IBSIM_DIR/opensm2.log" && bad "OpenSM ignored smd (SM_Key)"
+out=$(sminfo_at 1); echo "$out"
+echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "smd is not standby beside OpenSM"
+kill -TERM "$(json_num "$work/f.st" pid)" "$(osm_pid "$osm_wrap")" 2>/dev/null
+wait "$pid" 2>/dev/null
+wait "$osm_wrap" 2>/dev/null
 
 [ $fail = 0 ] && echo "PASS: master/standby under ibsim: standby, sminfo states, bad Sets refused, takeover"
 exit $fail

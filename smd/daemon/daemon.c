@@ -160,6 +160,9 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.phase_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
 	mp->base.txn.stop = &d->stopping;   /* smd_dmn_free() cuts a running cycle short */
+	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
+	mp->base.sminfo_state = SM_SMSTATE_MASTER;
+	mp->base.sminfo_priority = (uint8_t)conf->sm_priority;
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -477,6 +480,7 @@ static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
 	pthread_mutex_unlock(&d->mu);
 	if (done) {
 		watch_mads(d);
+		dmn_ha_cycle_done(d);
 		if (d->done_fn)
 			d->done_fn(d->done_arg);
 	}

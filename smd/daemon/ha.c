@@ -39,7 +39,9 @@
 #include <string.h>
 
 #define SM_HA_PROBE_GAP_US 2000000u
-#define SM_HA_TID 0x5e1f0000u
+#define SM_HA_TID 0x5e1f0000u         /* polls, handover, acknowledge */
+#define SM_HA_TID_PROBE 0x5e1e0000u   /* "who are you": discovery, trap 144, IsSM ports */
+#define SM_HA_TID_MASK 0xFFFF0000u
 
 struct ha_plane {
 	struct smd_dmn *d;
@@ -47,10 +49,14 @@ struct ha_plane {
 	bool on;
 	struct sm_elect el;
 	struct sm_loop_src *timer;
-	uint32_t poll_tid, probe_tid, ho_tid;
+	uint32_t poll_tid, ho_tid;
 	uint64_t disc_deadline_us;   /* DISCOVERING: discovery ends then at the latest */
 	uint16_t probe_lid;
 	uint64_t probe_us;
+	/* a trap 144 may come before its SM answers SMInfo: asked again a few times */
+	uint16_t reprobe_lid;
+	unsigned reprobe_left;
+	uint64_t reprobe_us;
 };
 
 struct dmn_ha {
@@ -86,10 +92,13 @@ static void self_of(struct ha_plane *h, uint64_t sweeps, struct sm_sminfo_self *
 	s->act_count = (uint32_t)sweeps;
 	s->priority = h->el.cfg.priority;
 	s->state = h->el.state;
+	s->mkey_auth = 1;   /* as OpenSM: the key to an asker our M_Key authenticates (sm/sminfo.h) */
+	s->mkey = h->d->keys.mkey;
 }
 
 /* Send an SMInfo request to lid; returns its TID's low 32 bits (0: not sent). */
-static uint32_t ha_send(struct ha_plane *h, uint8_t method, uint32_t mod, uint16_t lid, uint8_t state)
+static uint32_t ha_send_tid(struct ha_plane *h, uint32_t prefix, uint8_t method, uint32_t mod, uint16_t lid,
+			    uint8_t state)
 {
 	struct sm_transport *t = ha_t(h);
 	struct sm_sminfo_self self;
@@ -104,13 +113,18 @@ static uint32_t ha_send(struct ha_plane *h, uint8_t method, uint32_t mod, uint16
 	if (busy || !t || !lid)
 		return 0;
 	struct dmn_ha *ha = h->d->ha;
-	uint32_t tid = SM_HA_TID | (++ha->seq & 0xFFFFu);
+	uint32_t tid = prefix | (++ha->seq & 0xFFFFu);
 	self_of(h, sweeps, &self);
 	self.state = state;
 	sm_sminfo_request(&req, method, mod, &self, tid);
 	if (sm_smp_encode(&req, out) || sm_transport_send(t, out, SM_MAD_SIZE, lid, 200))
 		return 0;
 	return tid;
+}
+
+static uint32_t ha_send(struct ha_plane *h, uint8_t method, uint32_t mod, uint16_t lid, uint8_t state)
+{
+	return ha_send_tid(h, SM_HA_TID, method, mod, lid, state);
 }
 
 static void arm(struct ha_plane *h)
@@ -121,6 +135,8 @@ static void arm(struct ha_plane *h)
 		next = h->disc_deadline_us;
 	else
 		(void)sm_elect_tick(&h->el, sm_mono_us(), &next);
+	if (h->reprobe_left && (!next || h->reprobe_us < next))
+		next = h->reprobe_us;
 	sm_loop_timer_set(h->timer, next);
 }
 
@@ -169,6 +185,12 @@ static void on_timer(struct sm_loop_src *s, void *arg)
 	uint64_t now = sm_mono_us();
 
 	(void)s;
+	if (h->reprobe_left && now >= h->reprobe_us) {
+		h->reprobe_left--;
+		h->reprobe_us = now + 500000u;
+		if (h->el.state == SM_SMSTATE_MASTER)
+			(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, h->reprobe_lid, h->el.state);
+	}
 	if (h->el.state == SM_SMSTATE_DISCOVERING) {
 		if (h->disc_deadline_us && now >= h->disc_deadline_us)
 			end_discovery(h);
@@ -195,7 +217,7 @@ static void probe(struct ha_plane *h, uint16_t lid)
 		return;
 	h->probe_lid = lid;
 	h->probe_us = now;
-	h->probe_tid = ha_send(h, SM_METHOD_GET, 0, lid, h->el.state);
+	(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, lid, h->el.state);
 }
 
 static void refused(struct ha_plane *h, int rc)
@@ -238,8 +260,7 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 		if (act == SM_EL_NONE)
 			ha_note(h, "%s", h->el.why);
 		apply(h, act);
-	} else if (tid == h->probe_tid) {
-		h->probe_tid = 0;
+	} else if ((tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE) {
 		if (!ok) {
 			if (h->el.state == SM_SMSTATE_DISCOVERING)
 				end_discovery(h);
@@ -247,6 +268,8 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 		}
 		if (!p.lid)
 			p.lid = h->probe_lid;
+		if (p.lid == h->reprobe_lid)
+			h->reprobe_left = 0;   /* it answers now */
 		act = sm_elect_peer_seen(&h->el, &p, now);
 		refused(h, act);
 		if (h->el.split) {
@@ -289,14 +312,20 @@ int dmn_ha_mad(struct smd_dmn *d, unsigned plane, const struct sm_smp *smp, cons
 		return 1;
 	}
 	if (smp->attr_id == SM_ATTR_SM_INFO && smp->method == SM_METHOD_GET_RESP &&
-	    ((uint32_t)smp->tid & 0xFFFF0000u) == SM_HA_TID) {
+	    (((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID ||
+	     ((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE)) {
 		answer(h, smp, from);
 		return 1;
 	}
 	if (smp->method == SM_METHOD_TRAP) {
 		/* trap 144 (an SM's priority or capability changed): who is it? */
-		if (h->el.state == SM_SMSTATE_MASTER && from->slid)
+		if (h->el.state == SM_SMSTATE_MASTER && from->slid) {
 			probe(h, from->slid);
+			h->reprobe_lid = from->slid;
+			h->reprobe_left = 4;
+			h->reprobe_us = sm_mono_us() + 500000u;
+			arm(h);
+		}
 		return 0;   /* the caller represses it */
 	}
 	self_of(h, sweeps, &self);
@@ -362,6 +391,29 @@ int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf)
 		}
 	}
 	return 0;
+}
+
+void dmn_ha_cycle_done(struct smd_dmn *d)
+{
+	if (!d->ha)
+		return;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct ha_plane *h = &d->ha->p[i];
+		const struct sm_snapshot *snap = d->cap[i];
+		unsigned n = 0;
+
+		if (!h->on || h->el.state != SM_SMSTATE_MASTER || !snap)
+			continue;
+		/* other SMs' ports the sweep saw (IsSM): are they better than us? at most 16 a cycle */
+		for (uint32_t k = 0; k < snap->fabric->n_ports && n < 16; k++) {
+			const struct sm_port *pt = &snap->fabric->ports[k];
+			if (!(pt->flags & SM_PORT_F_ISSM) || !pt->lid || pt->guid == h->el.cfg.guid ||
+			    snap->fabric->nodes[pt->node].type == SM_NODE_SWITCH)
+				continue;
+			(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, pt->lid, h->el.state);
+			n++;
+		}
+	}
 }
 
 void dmn_ha_free(struct smd_dmn *d)

@@ -20,6 +20,8 @@ struct sm_mad_addr;
 
 int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf);
 void dmn_ha_free(struct smd_dmn *d);
+/* A cycle ended (loop thread, worker idle): a master asks the other SMs its sweep saw (IsSM ports). */
+void dmn_ha_cycle_done(struct smd_dmn *d);
 bool dmn_ha_may_cycle(const struct smd_dmn *d);
 int dmn_ha_mad(struct smd_dmn *d, unsigned plane, const struct sm_smp *smp, const struct sm_mad_addr *from,
 	       uint64_t sweeps);

@@ -37,7 +37,8 @@ int sm_sminfo_handle(const struct sm_smp *req, const struct sm_sminfo_self *self
 	}
 	memset(&out, 0, sizeof(out));
 	out.guid = self->guid;
-	out.sm_key = self->sm_key && in.sm_key == self->sm_key ? self->sm_key : 0;
+	if (self->sm_key && (in.sm_key == self->sm_key || (self->mkey_auth && req->mkey == self->mkey)))
+		out.sm_key = self->sm_key;
 	out.act_count = self->act_count;
 	out.priority = (el ? el->cfg.priority : self->priority) & 0x0F;
 	out.state = (el ? el->state : self->state) & 0x0F;
@@ -65,5 +66,6 @@ void sm_sminfo_request(struct sm_smp *req, uint8_t method, uint32_t mod, const s
 
 	sm_smp_init_lid(req, method, SM_ATTR_SM_INFO, mod);
 	req->tid = tid;
+	req->mkey = self->mkey;   /* so that the peer may authenticate us and show its key */
 	sm_sm_info_encode(&si, req->data);
 }

@@ -9,8 +9,9 @@
  *
  * SubnGet(SMInfo) is answered with this SM's GUID (its port GUID),
  * ActCount, priority and state; the SM_Key field carries our SM_Key only
- * when the request carried the same key, 0 otherwise (IBA 14.4.1: the key
- * is not given away to an unauthenticated asker). SubnSet(SMInfo)
+ * when the request carried the same key or (mkey_auth) the asker is
+ * authenticated by M_Key, 0 otherwise (IBA 14.4.1: the key is not given
+ * away to an unauthenticated asker). SubnSet(SMInfo)
  * (HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY, DISCOVER) goes to the plane's
  * election (sm/election.h), which accepts or refuses it; without an
  * election (a one-shot run) it is refused with "attribute not supported".
@@ -32,6 +33,15 @@ struct sm_sminfo_self {
 	uint32_t act_count;
 	uint8_t priority;    /* 0-15 */
 	uint8_t state;       /* enum sm_sm_state */
+	/*
+	 * 0: the SM_Key goes only to an asker that sent it. 1: also to an
+	 * asker authenticated by M_Key, i.e. whose SMP header M_Key is `mkey`
+	 * (our ports' M_Key; 0 when they have none): what IBA 14.4.1 and
+	 * OpenSM do, and OpenSM ignores an SM that answers with another key
+	 * than its own (ERR 2F18), so elected planes need it to interoperate.
+	 */
+	uint8_t mkey_auth;
+	uint64_t mkey;
 };
 
 /*
