@@ -108,6 +108,15 @@ while ! grep -q "election: standby: master" "$work/b.err" 2>/dev/null && [ $i -l
 grep -q "election: standby: master" "$work/b.err" || { cat "$work/b.err"; bad "b did not stand by"; }
 "$smctl" --socket "$work/b.sock" --json status >"$work/b.st" || bad "b: no status"
 [ "$(json_num "$work/b.st" sweeps)" = 0 ] || bad "the standby swept"
+# smctl shows each plane's role, the master's GUID/LID and priority
+[ "$(json "$work/b.st" '(r["sm"][0]["role"], r["sm"][0]["master_guid"], r["sm"][0]["master_lid"], r["sm"][0]["master_priority"])')" = \
+	"('standby', '0x0000000000100001', 1, 1)" ] || bad "b status role: $(json "$work/b.st" 'r.get("sm")')"
+"$smctl" --socket "$work/b.sock" status | grep "^SM " | tee "$work/b.role"
+grep -q "plane 0: standby, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/b.role" ||
+	bad "smctl status: no standby role line"
+"$smctl" --socket "$work/a.sock" planes | grep "^SM " | tee "$work/a.role"
+grep -q "plane 0: master, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/a.role" ||
+	bad "smctl planes: no master role line"
 out=$(sminfo_at); echo "$out"
 echo "$out" | grep -q "state 3 SMINFO_MASTER" || bad "sminfo (SM LID): not master"
 blid=$(SIM_HOST=Hca2 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n 's/^Lid:\.*//p')

@@ -94,6 +94,12 @@ struct smd_dmn_plane {
 	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
 	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
 	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
+	struct {                /* master/standby election (daemon/ha.c); elected 0: mock plane, always master */
+		uint8_t elected, state, priority, master_priority;   /* state: enum sm_sm_state */
+		uint16_t master_lid;
+		uint64_t master_guid;
+		unsigned long takeovers, handovers, refused, damped;
+	} role;
 };
 
 /*

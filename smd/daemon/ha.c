@@ -140,6 +140,27 @@ static void arm(struct ha_plane *h)
 	sm_loop_timer_set(h->timer, next);
 }
 
+/* The role as status shows it (d->st, under mu). */
+static void publish(struct ha_plane *h)
+{
+	struct dmn_ha_role r;
+
+	dmn_ha_role(h->d, h->i, &r);
+	pthread_mutex_lock(&h->d->mu);
+	struct smd_dmn_plane *sp = &h->d->st.planes[h->i];
+	sp->role.elected = r.elected;
+	sp->role.state = r.state;
+	sp->role.priority = r.priority;
+	sp->role.master_priority = r.master_priority;
+	sp->role.master_lid = r.master_lid;
+	sp->role.master_guid = r.master_guid;
+	sp->role.takeovers = h->el.takeovers;
+	sp->role.handovers = h->el.handovers;
+	sp->role.refused = h->el.refused_key + h->el.refused_guid + h->el.refused_illegal;
+	sp->role.damped = h->el.damped;
+	pthread_mutex_unlock(&h->d->mu);
+}
+
 /* Do what the election said. */
 static void apply(struct ha_plane *h, int act)
 {
@@ -171,6 +192,7 @@ static void apply(struct ha_plane *h, int act)
 		break;
 	}
 	arm(h);
+	publish(h);
 }
 
 static void end_discovery(struct ha_plane *h)
@@ -222,8 +244,10 @@ static void probe(struct ha_plane *h, uint16_t lid)
 
 static void refused(struct ha_plane *h, int rc)
 {
-	if (rc < 0)
+	if (rc < 0) {
 		ha_note(h, "refused: %s", h->el.why);
+		publish(h);
+	}
 }
 
 /* An SMInfo answer to one of our requests. */
@@ -402,6 +426,8 @@ void dmn_ha_cycle_done(struct smd_dmn *d)
 		const struct sm_snapshot *snap = d->cap[i];
 		unsigned n = 0;
 
+		if (h->on)
+			publish(h);   /* our LID may be new */
 		if (!h->on || h->el.state != SM_SMSTATE_MASTER || !snap)
 			continue;
 		/* other SMs' ports the sweep saw (IsSM): are they better than us? at most 16 a cycle */
@@ -448,6 +474,10 @@ void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r)
 	r->state = h->el.state;
 	r->priority = h->el.cfg.priority;
 	r->master_guid = h->el.state == SM_SMSTATE_MASTER ? h->el.cfg.guid : h->el.master.guid;
-	r->master_lid = h->el.state == SM_SMSTATE_MASTER ? h->d->planes[h->i].t->info.lid : h->el.master.lid;
+	/* our LID: as the last cycle assigned it (the port had none before), else the port's */
+	const struct sm_snapshot *snap = h->d->cap[h->i];
+	const struct sm_transport *t = h->d->planes[h->i].t;   /* NULL after a failed cycle */
+	uint16_t own = snap && snap->sm_lid ? snap->sm_lid : t ? t->info.lid : 0;
+	r->master_lid = h->el.state == SM_SMSTATE_MASTER ? own : h->el.master.lid;
 	r->master_priority = h->el.state == SM_SMSTATE_MASTER ? h->el.cfg.priority : h->el.master.priority;
 }
