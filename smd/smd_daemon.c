@@ -473,7 +473,8 @@ static void metrics_listen(struct dctx *c, char *addr)
 		return;
 	rc = smd_http_open(c->loop, addr, metrics_body, c, &c->http, err, sizeof(err));
 	if (rc)
-		sm_err("SMD-0546", "metrics over HTTP: cannot listen: %s; no metrics endpoint until a reload", err);
+		sm_err("SMD-0546", "metrics over HTTP: cannot listen: %s%s; no metrics endpoint until a reload", err,
+		       rc == -EAFNOSUPPORT ? " (under systemd: the unit needs a drop-in, see smd(8), METRICS)" : "");
 	else
 		sm_notice("SMD-0545", "metrics over HTTP: http://%s%s", smd_http_bound(c->http), SMD_HTTP_PATH);
 }

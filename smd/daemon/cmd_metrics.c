@@ -19,7 +19,8 @@
  * M_Key, per plane, as the plane's last full discovery read the ports (an
  * incremental sweep reads only some ports, so it does not change them):
  * ports protected by an M_Key smd does not hold, and the sum of the ports'
- * own M_KeyViolations counters (gauges: ports reset their counters).
+ * own M_KeyViolations counters (gauges: ports reset their counters); no
+ * sample for a plane before its first full discovery.
  */
 #include "daemon/cmd.h"
 #include "daemon/daemon_priv.h"
@@ -144,6 +145,8 @@ void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st)
 	smd_metric_begin(j, "smd_mkey_foreign_ports", "gauge",
 			 "Ports protected by an M_Key smd does not hold, in the plane's last full discovery");
 	for (unsigned i = 0; i < st->n_planes; i++) {
+		if (!st->planes[i].mkey_seen)
+			continue;   /* no full discovery yet: no value rather than a wrong 0 */
 		smd_metric_plane_name(i, pl, sizeof(pl));
 		smd_metric_sample(j, st->planes[i].mkey_foreign, "plane", pl, NULL);
 	}
@@ -151,6 +154,8 @@ void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st)
 	smd_metric_begin(j, "smd_mkey_violations", "gauge",
 			 "Sum of the ports' M_KeyViolations counters, as the plane's last full discovery read them");
 	for (unsigned i = 0; i < st->n_planes; i++) {
+		if (!st->planes[i].mkey_seen)
+			continue;   /* no full discovery yet: no value rather than a wrong 0 */
 		smd_metric_plane_name(i, pl, sizeof(pl));
 		smd_metric_sample(j, (double)st->planes[i].mkey_violations, "plane", pl, NULL);
 	}
