@@ -142,24 +142,19 @@ void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st)
 					  sm_check_kind_name(k), NULL);
 	}
 	smd_metric_end(j);
-	smd_metric_begin(j, "smd_mkey_foreign_ports", "gauge",
-			 "Ports protected by an M_Key smd does not hold, in the plane's last full discovery");
-	for (unsigned i = 0; i < st->n_planes; i++) {
-		if (!st->planes[i].mkey_seen)
-			continue;   /* no full discovery yet: no value rather than a wrong 0 */
-		smd_metric_plane_name(i, pl, sizeof(pl));
-		smd_metric_sample(j, st->planes[i].mkey_foreign, "plane", pl, NULL);
+	for (unsigned m = 0; m < 2; m++) {
+		smd_metric_begin(j, m ? "smd_mkey_violations" : "smd_mkey_foreign_ports", "gauge",
+				 m ? "Sum of the ports' M_KeyViolations counters, as the plane's last full discovery read them" :
+				 "Ports protected by an M_Key smd does not hold, in the plane's last full discovery");
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			const struct smd_dmn_plane *sp = &st->planes[i];
+			if (!sp->mkey_seen)
+				continue;   /* no full discovery yet: no value rather than a wrong 0 */
+			smd_metric_plane_name(i, pl, sizeof(pl));
+			smd_metric_sample(j, m ? (double)sp->mkey_violations : sp->mkey_foreign, "plane", pl, NULL);
+		}
+		smd_metric_end(j);
 	}
-	smd_metric_end(j);
-	smd_metric_begin(j, "smd_mkey_violations", "gauge",
-			 "Sum of the ports' M_KeyViolations counters, as the plane's last full discovery read them");
-	for (unsigned i = 0; i < st->n_planes; i++) {
-		if (!st->planes[i].mkey_seen)
-			continue;   /* no full discovery yet: no value rather than a wrong 0 */
-		smd_metric_plane_name(i, pl, sizeof(pl));
-		smd_metric_sample(j, (double)st->planes[i].mkey_violations, "plane", pl, NULL);
-	}
-	smd_metric_end(j);
 }
 
 /* The "metrics" reply through the same path as smctl's: JSON, read back, rendered. */
