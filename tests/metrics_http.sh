@@ -21,7 +21,8 @@
 #    the control socket answers and the daemon stays up;
 #  - a reload moves the listener (old port closed, new one serves), a
 #    reload without the key stops it, an address in use is logged
-#    (SMD-0546) and the SM runs on; SIGTERM with a connection open exits 0.
+#    (SMD-0546) and the SM runs on; SIGTERM with a connection open exits 0;
+#  - the daemon part again under valgrind (no invalid access, no leak).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -288,6 +289,36 @@ rc=$?
 kill "$hold" 2>/dev/null
 grep -q "SMD-0517: stopped" "$work/one.err" || bad "no SMD-0517 at the end: $(tail -3 "$work/one.err")"
 sanitizer_check "" "$work/one.err"
+
+# the same under valgrind: scrapes, garbage, a moved listener, a stop with a connection open
+if command -v valgrind >/dev/null 2>&1 && ! nm "$smd" 2>/dev/null | grep -q __asan_init; then
+	printf 'sweep_interval: 0\nmetrics_listen: "127.0.0.1:0"\n' >"$conf"
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		"$smd" -f --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state" \
+		>"$work/vg.out" 2>"$work/vg.err" &
+	pid=$!
+	dmn_pids="$dmn_pids $pid"
+	if dmn_up "$work/st.json" 600; then
+		vport=$(grep "SMD-0545" "$work/vg.err" | tail -1 | sed -n 's|.*http://127\.0\.0\.1:\([0-9]*\)/metrics.*|\1|p')
+		[ "$(probe "$vport")" = 200 ] || bad "valgrind run: no scrape"
+		python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\n\r\n"); s.recv(100)' "$vport" 2>/dev/null
+		printf 'sweep_interval: 0\nmetrics_listen: "127.0.0.1:%s"\n' "$port2" >"$conf"
+		"$smctl" --socket "$sock" reload >/dev/null 2>&1 || bad "valgrind run: reload failed"
+		[ "$(probe "$port2")" = 200 ] || bad "valgrind run: no scrape after the reload"
+		python3 -c 'import socket,time,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(b"GET /"); time.sleep(20)' "$port2" &
+		hold=$!
+		dmn_pids="$dmn_pids $hold"
+		sleep 0.5
+		dmn_stop
+		rc=$?
+		kill "$hold" 2>/dev/null
+		[ $rc = 0 ] || { bad "valgrind run: exit $rc"; grep '^==' "$work/vg.err" | head -30; }
+	else
+		bad "valgrind run: smd did not come up: $(tail -5 "$work/vg.err")"
+	fi
+else
+	echo "note: no valgrind (or a sanitizer build): the valgrind run is skipped"
+fi
 
 [ $fail = 0 ] && echo "PASS: metrics_http" || echo "FAIL: metrics_http ($failures)"
 exit $fail
