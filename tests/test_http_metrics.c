@@ -9,7 +9,8 @@
  *  - cycles summed per plane: lost = retried + timed out per attribute,
  *    light and heavy parts, dropped answers by reason, rejected by check;
  *    M_Key gauges only from full discoveries (an incremental sweep keeps
- *    them) and absent before one; counters past 2^31 rendered whole.
+ *    them) and absent before one; counters past 2^32 rendered whole, other
+ *    values with 6 digits below 10^6 and in whole units above.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -235,6 +236,20 @@ static void test_loss_and_mkey(void **state)
 	assert_null(strstr(text, "smd_mkey_foreign_ports{plane=\"plane1\"}"));
 	assert_null(strstr(text, "smd_mkey_violations{plane=\"plane1\"}"));
 	free(text);
+
+	/* non-integral values: 6 digits below 10^6, whole seconds above */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct sm_json j;
+	sm_json_init(&j, m, 0);
+	sm_json_obj_begin(&j, NULL);
+	smd_metric_value(&j, 1.25);
+	smd_metric_value(&j, 1234567.8);
+	sm_json_obj_end(&j);
+	fclose(m);
+	assert_string_equal(buf, "{\"value\":1.25,\"value\":1234568}");
+	free(buf);
 	free(p);
 	free(st);
 }

@@ -134,12 +134,14 @@ void smd_metric_end(struct sm_json *j)
 /*
  * A counter's value is an integer, and JSON numbers of sm_json_double()
  * keep 6 significant digits: a counter past 999,999 would stop moving in
- * steps below its 7th digit. Integral values up to 2^53 go out whole.
+ * steps below its 7th digit. Integral values up to 2^53 go out whole, and
+ * so do other values from 10^6 on (rounded: an uptime of 12 days keeps its
+ * seconds, where 6 digits would keep tens of them).
  */
 void smd_metric_value(struct sm_json *j, double v)
 {
-	if (isfinite(v) && v >= 0 && v == floor(v) && v < 9007199254740992.0)
-		sm_json_uint(j, "value", (uint64_t)v);
+	if (isfinite(v) && v >= 0 && (v == floor(v) || v >= 1e6) && v < 9007199254740992.0)
+		sm_json_uint(j, "value", (uint64_t)llround(v));
 	else
 		sm_json_double(j, "value", v);
 }
