@@ -109,13 +109,16 @@ static bool sm_key_ok(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req)
 uint8_t *sm_sa_ans_add(struct sm_sa_ans *ans)
 {
 	size_t sz = ans->rec_size;
-	if (!sz)
+	if (!sz || ans->n >= SIZE_MAX / sz - 1)
 		return NULL;
-	if (ans->n + 1 > ans->cap) {
-		size_t cap = ans->cap ? ans->cap * 2 : 8;
-		if (cap > SIZE_MAX / sz)
-			return NULL;
-		uint8_t *b = realloc(ans->buf, cap * sz);
+	size_t need = (ans->n + 1) * sz;   /* cap is in bytes: one answer is reused for records of any size */
+	if (need > ans->cap) {
+		size_t cap = ans->cap > SIZE_MAX / 2 ? need : ans->cap * 2;
+		if (cap < need)
+			cap = need;
+		if (cap < 8 * sz)
+			cap = 8 * sz;
+		uint8_t *b = realloc(ans->buf, cap);
 		if (!b)
 			return NULL;
 		ans->buf = b;
