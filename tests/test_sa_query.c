@@ -507,6 +507,43 @@ static void test_e2e_limits(void **st)
 	assert_int_equal(ask(e, SM_SA_ATTR_GUIDINFO_RECORD, SM_SA_DELETE, 0, q), SM_SA_STATUS_METHOD_ATTR_UNSUPP);
 }
 
+/* Random requests (attribute, method, mask, record, short data): always an answer, and a consistent one. */
+static void test_e2e_random(void **st)
+{
+	struct e2e *e = *st;
+	static const uint16_t attrs[] = { 0x01, 0x11, 0x12, 0x13, 0x14, 0x15, 0x17, 0x18, 0x20, 0x30, 0x33, 0x36,
+					  0x35, 0x38, 0x3a, 0x31, 0xf3, 0x03, 0x7777 };
+	static const uint8_t methods[] = { 1, 2, 3, 6, 0x12, 0x13, 0x14, 0x15, 0x81, 0x86, 0x92, 0x7f };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	uint8_t q[SM_SA_DATA_SIZE];
+	for (unsigned it = 0; it < 20000; it++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		struct sm_sa_req r = mkreq(attrs[x % (sizeof(attrs) / sizeof(attrs[0]))],
+					   methods[(x >> 8) % sizeof(methods)], 0, q);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r.hdr.comp_mask = x & (x >> 3);           /* sparse masks */
+		r.hdr.attr_mod = (uint32_t)(x >> 32) & 0x80000000u;
+		r.hdr.sm_key = (x >> 40) % 3 == 0 ? self.sm_key : 0;
+		r.hdr.class_version = (x >> 50) % 17 == 0 ? 1 : 2;
+		r.len = (x >> 20) % 9 == 0 ? (x >> 24) % SM_SA_DATA_SIZE : SM_SA_DATA_SIZE;
+		for (size_t i = 0; i < sizeof(q); i += 8) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* mostly small values so LIDs and ports hit the fabric */
+			uint64_t v = (x & 3) ? x & 0x000f000f000f000full : x;
+			memcpy(q + i, &v, 8);
+		}
+		e->ans.max_records = (x >> 60) == 0 ? 2 : 0;
+		assert_int_equal(sm_sa_query(&e->ctx, &r, &e->ans), 0);
+		if (e->ans.status)
+			assert_int_equal(e->ans.n, 0);
+		else if (r.hdr.method == SM_SA_GET)
+			assert_int_equal(e->ans.n, 1);
+		if (e->ans.n)
+			assert_int_equal(e->ans.rec_size % 8, 0);
+	}
+	e->ans.max_records = 0;
+}
+
 /* A snapshot built by hand with an M_Key on a port: shown to a trusted requester only, never matched by probing. */
 static void test_mkey_secret(void **st)
 {
@@ -562,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_e2e_sminfo_guid_pkey),
 		cmocka_unit_test(test_e2e_qos_tables),
 		cmocka_unit_test(test_e2e_limits),
+		cmocka_unit_test(test_e2e_random),
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hdr_roundtrip),
