@@ -186,7 +186,7 @@ static void test_class_port_info(void **st)
 	assert_int_equal(a.n, 1);
 	assert_int_equal(a.rec_size, 72);
 	static const uint8_t gold[72] = {
-		1, 2, 0x22, 0x00,                 /* UD multicast, PortInfo CapabilityMask match */
+		1, 2, 0x20, 0x00,                 /* PortInfo CapabilityMask match (UD multicast, MultiPath: below) */
 		0, 0, 0, 0,                       /* CapabilityMask2, RespTimeValue: below */
 		[32] = 0, 0, 0, 1, 0x80, 0x01, 0, 0,
 		[68] = 0x80, 0x01, 0, 0,
@@ -196,6 +196,8 @@ static void test_class_port_info(void **st)
 	uint8_t g[72];
 	memcpy(g, gold, sizeof(g));
 	sm_sa_put32(g + 4, w);
+	g[2] |= sm_sa_served(SM_SA_ATTR_MCMEMBER_RECORD) ? 0x02 : 0;
+	g[2] |= sm_sa_served(SM_SA_ATTR_MULTIPATH_RECORD) ? 0x04 : 0;
 	assert_memory_equal(a.buf, g, 72);
 	sm_sa_ans_free(&a);
 }

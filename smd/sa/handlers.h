@@ -33,6 +33,9 @@ static inline int sm_sa_emit_rc(int rc)
 	return rc < 0 ? rc : 0;
 }
 
+/* The dispatcher has a handler for attr_id (ClassPortInfo advertises what is served). */
+bool sm_sa_served(uint16_t attr_id);
+
 /* The requester may see secrets (M_Key, SM_Key): it sent our SM_Key, and we have one. */
 bool sm_sa_trusted(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req);
 

@@ -78,6 +78,11 @@ static const struct sa_attr *find_attr(uint16_t id)
 	return NULL;
 }
 
+bool sm_sa_served(uint16_t attr_id)
+{
+	return find_attr(attr_id) != NULL;
+}
+
 /* Methods an SA request may carry at all (IBA table 187). */
 static bool sa_method_known(uint8_t m)
 {

@@ -28,16 +28,20 @@
 #define SA_DEFAULT_RESP_TIME 16   /* OpenSM's with its default 200 ms transaction timeout */
 
 /*
- * ClassPortInfo: OpenSM's capability bits minus what we do not serve
- * (Get/Set(Notice), alias GUIDs; multicast service records and
- * send-only full members wait for the multicast issue). No redirection:
- * RedirectQP 1 and the QP1 Q_Key, as OpenSM answers.
+ * ClassPortInfo: OpenSM's capability bits minus what we do not serve:
+ * Get/Set(Notice), alias GUIDs (GUIDInfo Set), MulticastFDBTop, and until
+ * the multicast issue multicast ServiceRecords and send-only full members.
+ * UD multicast and MultiPathRecord are advertised when their attributes
+ * are served (MCMemberRecord, MultiPathRecord in the dispatcher's table).
+ * No redirection: RedirectQP 1 and the QP1 Q_Key, as OpenSM answers.
  */
 int sm_sa_h_class_port_info(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct sm_sa_ans *ans)
 {
 	uint8_t rec[SM_SA_CPI_SIZE];
 	struct sm_sa_cpi c = {
-		.cap_mask = SM_SA_CAP_UD_MCAST | SM_SA_CAP_PI_CAPMASK_MATCH,
+		.cap_mask = (uint16_t)(SM_SA_CAP_PI_CAPMASK_MATCH |
+				       (sm_sa_served(SM_SA_ATTR_MCMEMBER_RECORD) ? SM_SA_CAP_UD_MCAST : 0) |
+				       (sm_sa_served(SM_SA_ATTR_MULTIPATH_RECORD) ? SM_SA_CAP_MULTIPATH : 0)),
 		.cap_mask2 = SM_SA_CAP2_FULL_PORTINFO_REC | SM_SA_CAP2_EXT_SPEEDS | SM_SA_CAP2_PI_CAPMASK2_MATCH |
 			     SM_SA_CAP2_LINK_WIDTH_2X | SM_SA_CAP2_LINK_SPEED_HDR,
 		.resp_time_value = ctx->self && ctx->self->resp_time_value ? ctx->self->resp_time_value
