@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_SA_PATH_PRIV_H
+#define SMD_SA_PATH_PRIV_H
+/*
+ * DOC: what path.c and path_multi.c share (private to smd/sa/path*.c)
+ *
+ * struct sm_pr_env is the plane as a path sees it, taken from the snapshot
+ * once per request; struct sm_pr_want is what a request constrains
+ * (selectors, P_Key, SL, reversibility), decoded from either record;
+ * sm_pr_lid_pair() decides one SLID/DLID pair (forward walk, selectors,
+ * reverse walk) and sm_pr_emit() appends its PathRecord to the answer.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/fabric.h"
+#include "model/lfts.h"
+#include "sa/path.h"
+#include "sa/query.h"
+
+/* ---- big-endian load / store ---- */
+static inline uint16_t sm_pr_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+static inline uint32_t sm_pr_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint64_t sm_pr_get64(const uint8_t *p)
+{
+	return (uint64_t)sm_pr_get32(p) << 32 | sm_pr_get32(p + 4);
+}
+static inline void sm_pr_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+static inline void sm_pr_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+static inline void sm_pr_put64(uint8_t *p, uint64_t v)
+{
+	sm_pr_put32(p, (uint32_t)(v >> 32));
+	sm_pr_put32(p + 4, (uint32_t)v);
+}
+static inline bool sm_pr_cm(uint64_t mask, unsigned bit)
+{
+	return mask >> bit & 1;
+}
+
+struct sm_pr_env {
+	const struct sm_fabric *f;
+	const struct sm_lfts *l;         /* NULL: routing did not run (only loopback paths) */
+	const uint32_t *lid_map;         /* the plane's LID -> port index, NULL when no LIDs */
+	unsigned plane;
+	uint64_t prefix;                 /* subnet prefix of every GID we answer */
+	uint8_t plt;                     /* PacketLifeTime of a non-loopback path */
+};
+
+/* What the request asks of a path (selector pairs count only with both bits, as OpenSM). */
+struct sm_pr_want {
+	bool mtu, rate, plt, pkey, sl, raw, reversible;
+	uint8_t mtu_sel, mtu_v, rate_sel, rate_v, plt_sel, plt_v, sl_v;
+	uint16_t pkey_v;
+};
+
+/* One decided path: what goes into its record. */
+struct sm_pr_path {
+	uint32_t s, d;                   /* port indices */
+	uint16_t slid, dlid;
+	uint8_t mtu, rate, plt, hops;
+	bool reversible;
+	uint16_t pkey;
+	uint8_t sl;
+};
+
+/* The plane of ctx->snap; false when there is none to answer from. */
+bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e);
+
+/* The port holding `lid` in the plane (CA/router port or switch port 0), SM_NONE if none. */
+uint32_t sm_pr_port_by_lid(const struct sm_pr_env *e, uint16_t lid);
+
+/*
+ * The port of a GID: 0 and *port, or the SA status: INVALID_GID for a GID
+ * neither link-local nor of our prefix, a multicast SGID (is_src), or an
+ * unknown GUID.
+ */
+uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], bool is_src, uint32_t *port);
+
+/*
+ * The path from port s to LID dlid, held by port d, as the LFTs carry it:
+ * 0 with p->mtu, p->rate, p->hops set, or -1 when the LFTs do not carry it.
+ */
+struct sm_pr_hop_parms {
+	uint8_t mtu, rate, hops;
+};
+int sm_pr_walk(const struct sm_pr_env *e, uint32_t s, uint32_t d, uint16_t dlid, struct sm_pr_hop_parms *p);
+
+/*
+ * Decide the path slid -> dlid between ports s and d under w (forward walk,
+ * selectors, P_Key, reverse walk): true with *out filled, false when it is
+ * not a record.
+ */
+bool sm_pr_lid_pair(const struct sm_pr_env *e, const struct sm_pr_want *w, uint32_t s, uint32_t d, uint16_t slid,
+		    uint16_t dlid, struct sm_pr_path *out);
+
+/*
+ * Append p's PathRecord (Preference pref, HopLimit 0) to ans: 0, 1 when
+ * ans is full (status NO_RESOURCES set), -ENOMEM.
+ */
+int sm_pr_emit(const struct sm_pr_env *e, const struct sm_pr_path *p, uint8_t pref, struct sm_sa_ans *ans);
+
+/*
+ * Every path between ports s and d (in OpenSM's order: SLID/DLID pairs at
+ * equal offsets first, Preference 0, then the others, Preference 2), LIDs
+ * from [slo, slo + ns) and [dlo, dlo + nd), at most `limit` of them: the
+ * number appended (>= 0), or -ENOMEM; *stop is set when ans is full.
+ */
+int sm_pr_pair_paths(const struct sm_pr_env *e, const struct sm_pr_want *w, uint32_t s, uint32_t d, uint16_t slo,
+		     unsigned ns, uint16_t dlo, unsigned nd, unsigned limit, struct sm_sa_ans *ans, bool *stop);
+
+/* The LID range of a port: base and 2^LMC. */
+static inline void sm_pr_lids(const struct sm_pr_env *e, uint32_t port, uint16_t *lo, unsigned *n)
+{
+	*lo = e->f->ports[port].lid;
+	*n = 1u << (e->f->ports[port].lmc & 7);
+}
+
+/* Check the selector values (OpenSM: REQ_INVALID for an MTU or rate out of range). */
+static inline uint16_t sm_pr_want_check(const struct sm_pr_want *w)
+{
+	if (w->rate && (w->rate_v < SM_SA_RATE_MIN || w->rate_v > SM_SA_RATE_MAX))
+		return SM_SA_STATUS_REQ_INVALID;
+	if (w->mtu && (w->mtu_v < SM_SA_MTU_MIN || w->mtu_v > SM_SA_MTU_MAX))
+		return SM_SA_STATUS_REQ_INVALID;
+	return SM_SA_STATUS_OK;
+}
+
+#endif

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: PathRecord and MultiPathRecord wire layouts (path.h), rate and MTU codes
+ *
+ * PathRecord (64 bytes): ServiceID 0, DGID 8, SGID 24, DLID 40, SLID 42,
+ * RawTraffic|FlowLabel|HopLimit 44 (1 + 3 reserved + 20 + 8 bits), TClass
+ * 48, Reversible|NumbPath 49, P_Key 50, QoSClass|SL 52 (12 + 4 bits),
+ * MTUSelector|MTU 54, RateSelector|Rate 55, PacketLifeTimeSelector|
+ * PacketLifeTime 56 (2 + 6 bits each), Preference 57, reserved 58..63.
+ *
+ * MultiPathRecord (24 bytes + GIDs): RawTraffic|FlowLabel|HopLimit 0,
+ * TClass 4, Reversible|NumbPath 5, P_Key 6, QoSClass|SL 8, MTU 10, Rate 11,
+ * PacketLifeTime 12, ServiceID[63:56] 13, IndependenceSelector 14 (2 bits,
+ * high), SGIDCount 15, DGIDCount 16, ServiceID[55:0] 17..23, then
+ * SGIDCount + DGIDCount GIDs from 24.
+ *
+ * Offsets checked against OpenSM's ib_path_rec_t and ib_multipath_rec_t
+ * (include/iba/ib_types.h) and pinned by golden bytes in tests/test_sa_path.c.
+ */
+#include "sa/path.h"
+#include "sa/path_priv.h"
+
+#include "model/fabric.h"
+
+#include <string.h>
+
+static void hop_flow_raw_put(uint8_t *p, bool raw, uint32_t flow, uint8_t hop)
+{
+	sm_pr_put32(p, (raw ? 1u << 31 : 0) | (flow & 0xFFFFF) << 8 | hop);
+}
+
+static void hop_flow_raw_get(const uint8_t *p, bool *raw, uint32_t *flow, uint8_t *hop)
+{
+	uint32_t v = sm_pr_get32(p);
+	*raw = v >> 31;
+	*flow = v >> 8 & 0xFFFFF;
+	*hop = (uint8_t)v;
+}
+
+void sm_sa_path_rec_decode(const uint8_t rec[SM_SA_PATH_REC_SIZE], struct sm_sa_path_rec *r)
+{
+	r->service_id = sm_pr_get64(rec);
+	memcpy(r->dgid, rec + 8, 16);
+	memcpy(r->sgid, rec + 24, 16);
+	r->dlid = sm_pr_get16(rec + 40);
+	r->slid = sm_pr_get16(rec + 42);
+	hop_flow_raw_get(rec + 44, &r->raw, &r->flow_label, &r->hop_limit);
+	r->tclass = rec[48];
+	r->reversible = rec[49] >> 7;
+	r->numb_path = rec[49] & 0x7F;
+	r->pkey = sm_pr_get16(rec + 50);
+	r->qos_class = sm_pr_get16(rec + 52) >> 4;
+	r->sl = rec[53] & 0xF;
+	r->mtu_sel = rec[54] >> 6, r->mtu = rec[54] & 0x3F;
+	r->rate_sel = rec[55] >> 6, r->rate = rec[55] & 0x3F;
+	r->plt_sel = rec[56] >> 6, r->plt = rec[56] & 0x3F;
+	r->preference = rec[57];
+}
+
+void sm_sa_path_rec_encode(const struct sm_sa_path_rec *r, uint8_t rec[SM_SA_PATH_REC_SIZE])
+{
+	sm_pr_put64(rec, r->service_id);
+	memcpy(rec + 8, r->dgid, 16);
+	memcpy(rec + 24, r->sgid, 16);
+	sm_pr_put16(rec + 40, r->dlid);
+	sm_pr_put16(rec + 42, r->slid);
+	hop_flow_raw_put(rec + 44, r->raw, r->flow_label, r->hop_limit);
+	rec[48] = r->tclass;
+	rec[49] = (uint8_t)((r->reversible ? 0x80 : 0) | (r->numb_path & 0x7F));
+	sm_pr_put16(rec + 50, r->pkey);
+	sm_pr_put16(rec + 52, (uint16_t)((r->qos_class & 0xFFF) << 4 | (r->sl & 0xF)));
+	rec[54] = (uint8_t)((r->mtu_sel & 3) << 6 | (r->mtu & 0x3F));
+	rec[55] = (uint8_t)((r->rate_sel & 3) << 6 | (r->rate & 0x3F));
+	rec[56] = (uint8_t)((r->plt_sel & 3) << 6 | (r->plt & 0x3F));
+	rec[57] = r->preference;
+	memset(rec + 58, 0, 6);
+}
+
+void sm_sa_mpath_rec_decode(const uint8_t rec[SM_SA_MPATH_REC_SIZE], struct sm_sa_mpath_rec *r)
+{
+	hop_flow_raw_get(rec, &r->raw, &r->flow_label, &r->hop_limit);
+	r->tclass = rec[4];
+	r->reversible = rec[5] >> 7;
+	r->numb_path = rec[5] & 0x7F;
+	r->pkey = sm_pr_get16(rec + 6);
+	r->qos_class = sm_pr_get16(rec + 8) >> 4;
+	r->sl = rec[9] & 0xF;
+	r->mtu_sel = rec[10] >> 6, r->mtu = rec[10] & 0x3F;
+	r->rate_sel = rec[11] >> 6, r->rate = rec[11] & 0x3F;
+	r->plt_sel = rec[12] >> 6, r->plt = rec[12] & 0x3F;
+	r->indep_sel = rec[14] >> 6;
+	r->sgid_count = rec[15];
+	r->dgid_count = rec[16];
+	uint64_t lsb = 0;
+	for (int i = 17; i < 24; i++)
+		lsb = lsb << 8 | rec[i];
+	r->service_id = (uint64_t)rec[13] << 56 | lsb;
+}
+
+void sm_sa_mpath_rec_encode(const struct sm_sa_mpath_rec *r, uint8_t rec[SM_SA_MPATH_REC_SIZE])
+{
+	hop_flow_raw_put(rec, r->raw, r->flow_label, r->hop_limit);
+	rec[4] = r->tclass;
+	rec[5] = (uint8_t)((r->reversible ? 0x80 : 0) | (r->numb_path & 0x7F));
+	sm_pr_put16(rec + 6, r->pkey);
+	sm_pr_put16(rec + 8, (uint16_t)((r->qos_class & 0xFFF) << 4 | (r->sl & 0xF)));
+	rec[10] = (uint8_t)((r->mtu_sel & 3) << 6 | (r->mtu & 0x3F));
+	rec[11] = (uint8_t)((r->rate_sel & 3) << 6 | (r->rate & 0x3F));
+	rec[12] = (uint8_t)((r->plt_sel & 3) << 6 | (r->plt & 0x3F));
+	rec[13] = (uint8_t)(r->service_id >> 56);
+	rec[14] = (uint8_t)((r->indep_sel & 3) << 6);
+	rec[15] = r->sgid_count;
+	rec[16] = r->dgid_count;
+	for (int i = 23; i >= 17; i--)
+		rec[i] = (uint8_t)(r->service_id >> (8 * (23 - i)));
+}
+
+/*
+ * Rate codes (IBA table 214 and its extensions) by lane speed and width.
+ * Lane speed index: SDR, DDR, QDR (FDR10 included: PortInfo says QDR),
+ * FDR, EDR, HDR, NDR, XDR; width index: 1x, 2x, 4x, 8x, 12x. XDR 8x and
+ * 12x have no code of their own: the largest, 1200 Gb/s, stands for them.
+ */
+static const uint8_t rate_code[8][5] = {
+	{ 2, 5, 3, 6, 4 },          /* 2.5 Gb/s lanes: 2.5, 5, 10, 20, 30 */
+	{ 5, 3, 6, 7, 8 },          /* 5: 5, 10, 20, 40, 60 */
+	{ 3, 6, 7, 9, 10 },         /* 10: 10, 20, 40, 80, 120 */
+	{ 11, 19, 12, 13, 14 },     /* 14: 14, 28, 56, 112, 168 */
+	{ 15, 20, 16, 17, 18 },     /* 25: 25, 50, 100, 200, 300 */
+	{ 20, 16, 17, 21, 22 },     /* 50: 50, 100, 200, 400, 600 */
+	{ 16, 17, 21, 23, 24 },     /* 100: 100, 200, 400, 800, 1200 */
+	{ 17, 21, 23, 24, 24 },     /* 200: 200, 400, 800, 1600, 2400 */
+};
+
+uint8_t sm_sa_rate_of(uint8_t width, uint8_t speed, uint8_t flags)
+{
+	int w, s;
+
+	switch (width) {
+	case 1: w = 0; break;
+	case 16: w = 1; break;
+	case 2: w = 2; break;
+	case 4: w = 3; break;
+	case 8: w = 4; break;
+	default: return 0;
+	}
+	if (flags & SM_PORT_F_EXT_SPEED) {
+		switch (speed) {
+		case 1: s = 3; break;
+		case 2: s = 4; break;
+		case 4: s = 5; break;
+		case 8: s = 6; break;
+		case 16: s = 7; break;
+		default: return 0;
+		}
+	} else {
+		switch (speed) {
+		case 1: s = 0; break;
+		case 2: s = 1; break;
+		case 4: s = 2; break;
+		default: return 0;
+		}
+	}
+	return rate_code[s][w];
+}
+
+/*
+ * Bandwidth of each rate code in units of 10 Mb/s of 8b/10b-equivalent
+ * signalling (64b/66b rates scaled by 10/8, as the IBA orders them: 25
+ * Gb/s EDR 1x ranks above 30 Gb/s SDR 12x).
+ */
+static const uint32_t rate_bw[SM_SA_RATE_MAX + 1] = {
+	0, 0, 250, 1000, 3000, 500, 2000, 4000, 6000, 8000, 12000, 1700, 6800, 13600, 20400,
+	3125, 12500, 25000, 37500, 3500, 6250, 50000, 75000, 100000, 150000,
+};
+
+static uint32_t bw(uint8_t rate)
+{
+	return rate <= SM_SA_RATE_MAX ? rate_bw[rate] : 0;
+}
+
+int sm_sa_rate_cmp(uint8_t a, uint8_t b)
+{
+	uint32_t x = bw(a), y = bw(b);
+	return x < y ? -1 : x > y;
+}
+
+uint8_t sm_sa_rate_prev(uint8_t rate)
+{
+	uint32_t have = bw(rate), best = 0;
+	uint8_t code = 0;
+
+	for (uint8_t c = SM_SA_RATE_MIN; c <= SM_SA_RATE_MAX; c++)
+		if (rate_bw[c] < have && rate_bw[c] > best)
+			best = rate_bw[c], code = c;
+	return code;
+}
