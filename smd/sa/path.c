@@ -149,74 +149,54 @@ done:
 	return 0;
 }
 
-/* The selectors, as OpenSM applies them: a value is lowered to fit or the path is refused. */
+/*
+ * A selector on an MTU or PacketLifeTime code, as OpenSM applies it: the
+ * value is lowered to fit ("less than": the largest below; "exactly": the
+ * one asked, when the path carries at least that) or the path is refused.
+ */
+static bool select_code(uint8_t sel, uint8_t want, uint8_t *v)
+{
+	switch (sel) {
+	case 0:
+		return *v > want;
+	case 1:
+		if (*v < want)
+			return true;
+		*v = (uint8_t)(want - 1);
+		return want > 1;
+	case 2:
+		if (*v < want)
+			return false;
+		*v = want;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* The same for a rate, in bandwidth order; "exactly" is strict (OpenSM). */
+static bool select_rate(uint8_t sel, uint8_t want, uint8_t *v)
+{
+	int c = sm_sa_rate_cmp(*v, want);
+
+	switch (sel) {
+	case 0:
+		return c > 0;
+	case 1:
+		return c < 0 || (*v = sm_sa_rate_prev(want)) != 0;
+	case 2:
+		*v = want;
+		return c == 0;
+	default:
+		return true;
+	}
+}
+
 static bool apply(const struct sm_pr_want *w, uint8_t *mtu, uint8_t *rate, uint8_t *plt)
 {
-	if (w->mtu) {
-		switch (w->mtu_sel) {
-		case 0:
-			if (*mtu <= w->mtu_v)
-				return false;
-			break;
-		case 1:
-			if (*mtu >= w->mtu_v) {
-				if (w->mtu_v <= 1)
-					return false;
-				*mtu = (uint8_t)(w->mtu_v - 1);
-			}
-			break;
-		case 2:
-			if (*mtu < w->mtu_v)
-				return false;
-			*mtu = w->mtu_v;
-			break;
-		default:
-			break;
-		}
-	}
-	if (w->rate) {
-		int c = sm_sa_rate_cmp(*rate, w->rate_v);
-		switch (w->rate_sel) {
-		case 0:
-			if (c <= 0)
-				return false;
-			break;
-		case 1:
-			if (c >= 0 && !(*rate = sm_sa_rate_prev(w->rate_v)))
-				return false;
-			break;
-		case 2:
-			if (c)
-				return false;
-			*rate = w->rate_v;
-			break;
-		default:
-			break;
-		}
-	}
-	if (w->plt) {
-		switch (w->plt_sel) {
-		case 0:
-			if (*plt <= w->plt_v)
-				return false;
-			break;
-		case 1:
-			if (*plt >= w->plt_v) {
-				if (w->plt_v <= 1)
-					return false;
-				*plt = (uint8_t)(w->plt_v - 1);
-			}
-			break;
-		case 2:
-			if (*plt < w->plt_v)
-				return false;
-			*plt = w->plt_v;
-			break;
-		default:
-			break;
-		}
-	}
-	return true;
+	return (!w->mtu || select_code(w->mtu_sel, w->mtu_v, mtu)) &&
+	       (!w->rate || select_rate(w->rate_sel, w->rate_v, rate)) &&
+	       (!w->plt || select_code(w->plt_sel, w->plt_v, plt));
 }
 
 bool sm_pr_lid_pair(const struct sm_pr_env *e, const struct sm_pr_want *w, uint32_t s, uint32_t d, uint16_t slid,
@@ -324,21 +304,6 @@ static uint32_t next_endpoint(const struct sm_pr_env *e, uint32_t prev)
 	return SM_NONE;
 }
 
-static void want_from_path(const struct sm_sa_path_rec *q, uint64_t cm, struct sm_pr_want *w)
-{
-	*w = (struct sm_pr_want){
-		.mtu = sm_pr_cm(cm, SM_PR_CM_MTU_SEL) && sm_pr_cm(cm, SM_PR_CM_MTU),
-		.rate = sm_pr_cm(cm, SM_PR_CM_RATE_SEL) && sm_pr_cm(cm, SM_PR_CM_RATE),
-		.plt = sm_pr_cm(cm, SM_PR_CM_PLT_SEL) && sm_pr_cm(cm, SM_PR_CM_PLT),
-		.pkey = sm_pr_cm(cm, SM_PR_CM_PKEY),
-		.sl = sm_pr_cm(cm, SM_PR_CM_SL),
-		.raw = sm_pr_cm(cm, SM_PR_CM_RAW) && q->raw,
-		.reversible = sm_pr_cm(cm, SM_PR_CM_REVERSIBLE) && q->reversible,
-		.mtu_sel = q->mtu_sel, .mtu_v = q->mtu, .rate_sel = q->rate_sel, .rate_v = q->rate,
-		.plt_sel = q->plt_sel, .plt_v = q->plt, .sl_v = q->sl, .pkey_v = q->pkey,
-	};
-}
-
 static int set_status(struct sm_sa_ans *ans, uint16_t status)
 {
 	ans->status = status;
@@ -378,7 +343,7 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 	if (!req->data || req->len < SM_SA_PATH_REC_SIZE)
 		return set_status(ans, SM_SA_STATUS_REQ_INVALID);
 	sm_sa_path_rec_decode(req->data, &q);
-	want_from_path(&q, cm, &w);
+	sm_pr_want_init(&w, &q.p, cm >> SM_PR_CM_RAW);
 	if ((st = sm_pr_want_check(&w)))
 		return set_status(ans, st);
 	if (sm_pr_cm(cm, SM_PR_CM_SERVICE_ID_MSB) != sm_pr_cm(cm, SM_PR_CM_SERVICE_ID_LSB))
@@ -396,7 +361,7 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 	if (s == SM_NONE && get && (s = sm_pr_port_by_lid(&e, req->from.lid)) == SM_NONE)
 		goto out;              /* Get without a source: the requester's port */
 
-	unsigned limit = get ? 1 : sm_pr_cm(cm, SM_PR_CM_NUMB_PATH) ? q.numb_path : UINT_MAX;
+	unsigned limit = get ? 1 : sm_pr_cm(cm, SM_PR_CM_NUMB_PATH) ? q.p.numb_path : UINT_MAX;
 	bool all_s = s == SM_NONE, all_d = d == SM_NONE;
 	for (uint32_t si = all_s ? next_endpoint(&e, SM_NONE) : s; si != SM_NONE && !stop;
 	     si = all_s ? next_endpoint(&e, si) : SM_NONE) {

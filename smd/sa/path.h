@@ -87,11 +87,13 @@ enum sm_mpr_cm {
 #define SM_SA_RATE_MIN 2
 #define SM_SA_RATE_MAX 24
 
-/* A PathRecord in host order (what the wire carries, field by field). */
-struct sm_sa_path_rec {
-	uint64_t service_id;
-	uint8_t dgid[16], sgid[16];    /* network order */
-	uint16_t dlid, slid;
+/*
+ * What PathRecord and MultiPathRecord share, laid out the same in both
+ * (from PathRecord byte 44, MultiPathRecord byte 0): RawTraffic|FlowLabel|
+ * HopLimit, TClass, Reversible|NumbPath, P_Key, QoSClass|SL, MTU, rate and
+ * PacketLifeTime with their selectors.
+ */
+struct sm_sa_path_parms {
 	bool raw;
 	uint32_t flow_label;           /* 20 bits */
 	uint8_t hop_limit;
@@ -104,21 +106,20 @@ struct sm_sa_path_rec {
 	uint8_t mtu_sel, mtu;          /* 2 + 6 bits */
 	uint8_t rate_sel, rate;
 	uint8_t plt_sel, plt;
+};
+
+/* A PathRecord in host order. */
+struct sm_sa_path_rec {
+	uint64_t service_id;
+	uint8_t dgid[16], sgid[16];    /* network order */
+	uint16_t dlid, slid;
+	struct sm_sa_path_parms p;
 	uint8_t preference;
 };
 
 /* The fixed part of a MultiPathRecord (GIDs are read from the request in place). */
 struct sm_sa_mpath_rec {
-	bool raw;
-	uint32_t flow_label;
-	uint8_t hop_limit;
-	uint8_t tclass;
-	bool reversible;
-	uint8_t numb_path;
-	uint16_t pkey;
-	uint16_t qos_class;
-	uint8_t sl;
-	uint8_t mtu_sel, mtu, rate_sel, rate, plt_sel, plt;
+	struct sm_sa_path_parms p;
 	uint64_t service_id;           /* 8 MSB at byte 13, 56 LSB at 17..23 */
 	uint8_t indep_sel;             /* 2 bits */
 	uint8_t sgid_count, dgid_count;

@@ -108,17 +108,8 @@ int sm_sa_h_multipath(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, 
 	sm_sa_mpath_rec_decode(req->data, &q);
 	if (!sm_pr_cm(cm, SM_MPR_CM_SGID_COUNT) || !sm_pr_cm(cm, SM_MPR_CM_DGID_COUNT))
 		return set_status(ans, SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
-	struct sm_pr_want w = {
-		.mtu = sm_pr_cm(cm, SM_MPR_CM_MTU_SEL) && sm_pr_cm(cm, SM_MPR_CM_MTU),
-		.rate = sm_pr_cm(cm, SM_MPR_CM_RATE_SEL) && sm_pr_cm(cm, SM_MPR_CM_RATE),
-		.plt = sm_pr_cm(cm, SM_MPR_CM_PLT_SEL) && sm_pr_cm(cm, SM_MPR_CM_PLT),
-		.pkey = sm_pr_cm(cm, SM_MPR_CM_PKEY),
-		.sl = sm_pr_cm(cm, SM_MPR_CM_SL),
-		.raw = sm_pr_cm(cm, SM_MPR_CM_RAW) && q.raw,
-		.reversible = sm_pr_cm(cm, SM_MPR_CM_REVERSIBLE) && q.reversible,
-		.mtu_sel = q.mtu_sel, .mtu_v = q.mtu, .rate_sel = q.rate_sel, .rate_v = q.rate,
-		.plt_sel = q.plt_sel, .plt_v = q.plt, .sl_v = q.sl, .pkey_v = q.pkey,
-	};
+	struct sm_pr_want w;
+	sm_pr_want_init(&w, &q.p, cm >> SM_MPR_CM_RAW);
 	if ((st = sm_pr_want_check(&w)))
 		return set_status(ans, st);
 	if (sm_pr_cm(cm, SM_MPR_CM_SERVICE_ID_MSB) != sm_pr_cm(cm, SM_MPR_CM_SERVICE_ID_LSB))
@@ -139,10 +130,10 @@ int sm_sa_h_multipath(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, 
 		if (i < 4)
 			apm_port[i] = p;
 	}
-	if (ns == 2 && nd == 2 && q.numb_path == 2)
+	if (ns == 2 && nd == 2 && q.p.numb_path == 2)
 		return apm(&e, &w, apm_port, ans);
 
-	unsigned max = sm_pr_cm(cm, SM_MPR_CM_NUMB_PATH) ? q.numb_path : SM_SA_MPATH_MAX_PATHS, total = 0;
+	unsigned max = sm_pr_cm(cm, SM_MPR_CM_NUMB_PATH) ? q.p.numb_path : SM_SA_MPATH_MAX_PATHS, total = 0;
 	bool stop = false;
 	for (unsigned i = 0; i < ns && total < max && !stop; i++) {
 		uint32_t s = sm_fabric_find_port(e.f, gid_guid(gids, i));

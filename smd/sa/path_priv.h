@@ -131,6 +131,28 @@ static inline void sm_pr_lids(const struct sm_pr_env *e, uint32_t port, uint16_t
 	*n = 1u << (e->f->ports[port].lmc & 7);
 }
 
+/*
+ * The request's wants from the shared block of either record; `cm` is the
+ * component mask shifted so that bit 0 is RawTraffic (both records list
+ * the shared components in the same order from there: RawTraffic, 1
+ * reserved, FlowLabel, HopLimit, TClass, Reversible, NumbPath, P_Key,
+ * QoSClass, SL, MTUSelector, MTU, RateSelector, Rate, PLTSelector, PLT).
+ */
+static inline void sm_pr_want_init(struct sm_pr_want *w, const struct sm_sa_path_parms *q, uint64_t cm)
+{
+	*w = (struct sm_pr_want){
+		.raw = sm_pr_cm(cm, 0) && q->raw,
+		.reversible = sm_pr_cm(cm, 5) && q->reversible,
+		.pkey = sm_pr_cm(cm, 7),
+		.sl = sm_pr_cm(cm, 9),
+		.mtu = sm_pr_cm(cm, 10) && sm_pr_cm(cm, 11),
+		.rate = sm_pr_cm(cm, 12) && sm_pr_cm(cm, 13),
+		.plt = sm_pr_cm(cm, 14) && sm_pr_cm(cm, 15),
+		.mtu_sel = q->mtu_sel, .mtu_v = q->mtu, .rate_sel = q->rate_sel, .rate_v = q->rate,
+		.plt_sel = q->plt_sel, .plt_v = q->plt, .sl_v = q->sl, .pkey_v = q->pkey,
+	};
+}
+
 /* Check the selector values (OpenSM: REQ_INVALID for an MTU or rate out of range). */
 static inline uint16_t sm_pr_want_check(const struct sm_pr_want *w)
 {

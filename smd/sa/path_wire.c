@@ -24,17 +24,34 @@
 
 #include <string.h>
 
-static void hop_flow_raw_put(uint8_t *p, bool raw, uint32_t flow, uint8_t hop)
+/* The shared block (path.h, struct sm_sa_path_parms): 13 bytes from b. */
+static void parms_get(const uint8_t *b, struct sm_sa_path_parms *p)
 {
-	sm_pr_put32(p, (raw ? 1u << 31 : 0) | (flow & 0xFFFFF) << 8 | hop);
+	uint32_t v = sm_pr_get32(b);
+	p->raw = v >> 31;
+	p->flow_label = v >> 8 & 0xFFFFF;
+	p->hop_limit = (uint8_t)v;
+	p->tclass = b[4];
+	p->reversible = b[5] >> 7;
+	p->numb_path = b[5] & 0x7F;
+	p->pkey = sm_pr_get16(b + 6);
+	p->qos_class = sm_pr_get16(b + 8) >> 4;
+	p->sl = b[9] & 0xF;
+	p->mtu_sel = b[10] >> 6, p->mtu = b[10] & 0x3F;
+	p->rate_sel = b[11] >> 6, p->rate = b[11] & 0x3F;
+	p->plt_sel = b[12] >> 6, p->plt = b[12] & 0x3F;
 }
 
-static void hop_flow_raw_get(const uint8_t *p, bool *raw, uint32_t *flow, uint8_t *hop)
+static void parms_put(const struct sm_sa_path_parms *p, uint8_t *b)
 {
-	uint32_t v = sm_pr_get32(p);
-	*raw = v >> 31;
-	*flow = v >> 8 & 0xFFFFF;
-	*hop = (uint8_t)v;
+	sm_pr_put32(b, (p->raw ? 1u << 31 : 0) | (p->flow_label & 0xFFFFF) << 8 | p->hop_limit);
+	b[4] = p->tclass;
+	b[5] = (uint8_t)((p->reversible ? 0x80 : 0) | (p->numb_path & 0x7F));
+	sm_pr_put16(b + 6, p->pkey);
+	sm_pr_put16(b + 8, (uint16_t)((p->qos_class & 0xFFF) << 4 | (p->sl & 0xF)));
+	b[10] = (uint8_t)((p->mtu_sel & 3) << 6 | (p->mtu & 0x3F));
+	b[11] = (uint8_t)((p->rate_sel & 3) << 6 | (p->rate & 0x3F));
+	b[12] = (uint8_t)((p->plt_sel & 3) << 6 | (p->plt & 0x3F));
 }
 
 void sm_sa_path_rec_decode(const uint8_t rec[SM_SA_PATH_REC_SIZE], struct sm_sa_path_rec *r)
@@ -44,16 +61,7 @@ void sm_sa_path_rec_decode(const uint8_t rec[SM_SA_PATH_REC_SIZE], struct sm_sa_
 	memcpy(r->sgid, rec + 24, 16);
 	r->dlid = sm_pr_get16(rec + 40);
 	r->slid = sm_pr_get16(rec + 42);
-	hop_flow_raw_get(rec + 44, &r->raw, &r->flow_label, &r->hop_limit);
-	r->tclass = rec[48];
-	r->reversible = rec[49] >> 7;
-	r->numb_path = rec[49] & 0x7F;
-	r->pkey = sm_pr_get16(rec + 50);
-	r->qos_class = sm_pr_get16(rec + 52) >> 4;
-	r->sl = rec[53] & 0xF;
-	r->mtu_sel = rec[54] >> 6, r->mtu = rec[54] & 0x3F;
-	r->rate_sel = rec[55] >> 6, r->rate = rec[55] & 0x3F;
-	r->plt_sel = rec[56] >> 6, r->plt = rec[56] & 0x3F;
+	parms_get(rec + 44, &r->p);
 	r->preference = rec[57];
 }
 
@@ -64,30 +72,14 @@ void sm_sa_path_rec_encode(const struct sm_sa_path_rec *r, uint8_t rec[SM_SA_PAT
 	memcpy(rec + 24, r->sgid, 16);
 	sm_pr_put16(rec + 40, r->dlid);
 	sm_pr_put16(rec + 42, r->slid);
-	hop_flow_raw_put(rec + 44, r->raw, r->flow_label, r->hop_limit);
-	rec[48] = r->tclass;
-	rec[49] = (uint8_t)((r->reversible ? 0x80 : 0) | (r->numb_path & 0x7F));
-	sm_pr_put16(rec + 50, r->pkey);
-	sm_pr_put16(rec + 52, (uint16_t)((r->qos_class & 0xFFF) << 4 | (r->sl & 0xF)));
-	rec[54] = (uint8_t)((r->mtu_sel & 3) << 6 | (r->mtu & 0x3F));
-	rec[55] = (uint8_t)((r->rate_sel & 3) << 6 | (r->rate & 0x3F));
-	rec[56] = (uint8_t)((r->plt_sel & 3) << 6 | (r->plt & 0x3F));
+	parms_put(&r->p, rec + 44);
 	rec[57] = r->preference;
 	memset(rec + 58, 0, 6);
 }
 
 void sm_sa_mpath_rec_decode(const uint8_t rec[SM_SA_MPATH_REC_SIZE], struct sm_sa_mpath_rec *r)
 {
-	hop_flow_raw_get(rec, &r->raw, &r->flow_label, &r->hop_limit);
-	r->tclass = rec[4];
-	r->reversible = rec[5] >> 7;
-	r->numb_path = rec[5] & 0x7F;
-	r->pkey = sm_pr_get16(rec + 6);
-	r->qos_class = sm_pr_get16(rec + 8) >> 4;
-	r->sl = rec[9] & 0xF;
-	r->mtu_sel = rec[10] >> 6, r->mtu = rec[10] & 0x3F;
-	r->rate_sel = rec[11] >> 6, r->rate = rec[11] & 0x3F;
-	r->plt_sel = rec[12] >> 6, r->plt = rec[12] & 0x3F;
+	parms_get(rec, &r->p);
 	r->indep_sel = rec[14] >> 6;
 	r->sgid_count = rec[15];
 	r->dgid_count = rec[16];
@@ -99,14 +91,7 @@ void sm_sa_mpath_rec_decode(const uint8_t rec[SM_SA_MPATH_REC_SIZE], struct sm_s
 
 void sm_sa_mpath_rec_encode(const struct sm_sa_mpath_rec *r, uint8_t rec[SM_SA_MPATH_REC_SIZE])
 {
-	hop_flow_raw_put(rec, r->raw, r->flow_label, r->hop_limit);
-	rec[4] = r->tclass;
-	rec[5] = (uint8_t)((r->reversible ? 0x80 : 0) | (r->numb_path & 0x7F));
-	sm_pr_put16(rec + 6, r->pkey);
-	sm_pr_put16(rec + 8, (uint16_t)((r->qos_class & 0xFFF) << 4 | (r->sl & 0xF)));
-	rec[10] = (uint8_t)((r->mtu_sel & 3) << 6 | (r->mtu & 0x3F));
-	rec[11] = (uint8_t)((r->rate_sel & 3) << 6 | (r->rate & 0x3F));
-	rec[12] = (uint8_t)((r->plt_sel & 3) << 6 | (r->plt & 0x3F));
+	parms_put(&r->p, rec);
 	rec[13] = (uint8_t)(r->service_id >> 56);
 	rec[14] = (uint8_t)((r->indep_sel & 3) << 6);
 	rec[15] = r->sgid_count;
