@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "model/fabric.h"
+#include "mad/codec.h"
 #include "model/lfts.h"
 #include "sa/path.h"
 #include "sa/query.h"
@@ -136,10 +137,7 @@ static uint16_t ask_from(uint8_t method, uint64_t mask, const struct sm_sa_path_
 	struct sm_sa_req req = { .data = buf, .len = sizeof(buf) };
 	req.hdr.method = method, req.hdr.comp_mask = mask, req.hdr.attr_id = SM_SA_ATTR_PATH_RECORD;
 	req.hdr.class_version = SM_SA_CLASS_VERSION, req.from.lid = from;
-	sm_sa_ans_reset(&ans);
-	assert_int_equal(sm_sa_h_path(&ctx, &req, &ans), 0);
-	if (ans.status)
-		ans.n = 0;
+	assert_int_equal(sm_sa_query(&ctx, &req, &ans), 0);
 	return ans.status;
 }
 
@@ -550,6 +548,7 @@ static void test_errors(void **st)
 	sm_sa_path_rec_encode(&r, buf);
 	struct sm_sa_req req = { .data = buf, .len = SM_SA_PATH_REC_SIZE - 1 };
 	req.hdr.method = SM_SA_GET, req.hdr.comp_mask = CM_PAIR_GID, req.hdr.class_version = 2;
+	req.hdr.attr_id = SM_SA_ATTR_PATH_RECORD;
 	sm_sa_ans_reset(&ans);
 	assert_int_equal(sm_sa_h_path(&ctx, &req, &ans), 0);
 	assert_int_equal(ans.status, SM_SA_STATUS_REQ_INVALID);
@@ -557,12 +556,27 @@ static void test_errors(void **st)
 	sm_sa_ans_reset(&ans);
 	assert_int_equal(sm_sa_h_path(&ctx, &req, &ans), 0);
 	assert_int_equal(ans.status, SM_SA_STATUS_REQ_INVALID);
+	req.data = buf;
+	assert_int_equal(sm_sa_query(&ctx, &req, &ans), 0);
+	assert_int_equal(ans.status, SM_SA_STATUS_REQ_INVALID);
 	/* no snapshot yet */
 	struct sm_sa_ctx none = { .self = &self };
-	req.data = buf, req.len = sizeof(buf);
+	req.len = sizeof(buf);
 	sm_sa_ans_reset(&ans);
 	assert_int_equal(sm_sa_h_path(&none, &req, &ans), 0);
 	assert_int_equal(ans.status, SM_SA_STATUS_BUSY);
+	assert_int_equal(sm_sa_query(&none, &req, &ans), 0);
+	assert_int_equal(ans.status, SM_SA_STATUS_BUSY);
+	/* methods PathRecord does not take, and GetMulti for a MultiPathRecord only */
+	static const uint8_t bad_methods[] = { SM_SA_SET, SM_SA_DELETE, SM_SA_GET_MULTI };
+	for (size_t i = 0; i < sizeof(bad_methods); i++) {
+		req.hdr.method = bad_methods[i], req.hdr.attr_id = SM_SA_ATTR_PATH_RECORD;
+		assert_int_equal(sm_sa_query(&ctx, &req, &ans), 0);
+		assert_int_equal(ans.status, SM_SA_STATUS_METHOD_ATTR_UNSUPP);
+		req.hdr.method = i ? SM_SA_GET_TABLE : SM_SA_GET, req.hdr.attr_id = SM_SA_ATTR_MULTIPATH_RECORD;
+		assert_int_equal(sm_sa_query(&ctx, &req, &ans), 0);
+		assert_int_equal(ans.status, SM_SA_STATUS_METHOD_ATTR_UNSUPP);
+	}
 }
 
 /* ---- MultiPathRecord ---- */
@@ -583,11 +597,8 @@ static uint16_t ask_mpr(uint64_t mask, struct sm_sa_mpath_rec *m, const uint64_t
 	struct sm_sa_req req = { .data = buf, .len = len ? len : need < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : need };
 	req.hdr.method = SM_SA_GET_MULTI, req.hdr.comp_mask = mask, req.hdr.class_version = 2;
 	req.hdr.attr_id = SM_SA_ATTR_MULTIPATH_RECORD, req.from.lid = 1;
-	sm_sa_ans_reset(&ans);
-	assert_int_equal(sm_sa_h_multipath(&ctx, &req, &ans), 0);
+	assert_int_equal(sm_sa_query(&ctx, &req, &ans), 0);
 	free(buf);
-	if (ans.status)
-		ans.n = 0;
 	return ans.status;
 }
 
@@ -664,6 +675,83 @@ static void test_multipath(void **st)
 			 SM_SA_STATUS_REQ_INVALID);
 }
 
+/* ---- with the PortInfo the sweep read ---- */
+
+#define CAP_EXT 0x4000u
+#define CAP_CM2 0x8000u
+
+
+
+static uint16_t rate_ab(void)
+{
+	struct sm_sa_path_rec r = pr(A, B);
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), 0);
+	return got(0).p.rate;
+}
+
+static void test_portinfo(void **st)
+{
+	(void)st;
+	struct sm_snapshot *sn = snap;
+	const struct sm_fabric *f = sn->fabric;
+	uint32_t n = f->n_ports;
+	struct sm_port_info *pi_all = calloc(n, sizeof(*pi_all));
+	uint8_t *ok = calloc(n, 1);
+	assert_true(pi_all && ok);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct sm_port *pt = &f->ports[i];
+		bool ext = pt->flags & SM_PORT_F_EXT_SPEED;
+		pi_all[i].link_width_active = pt->width ? pt->width : 2;
+		pi_all[i].link_speed_active = ext || !pt->speed ? 1 : pt->speed;
+		pi_all[i].link_speed_ext_active = ext ? pt->speed : pt->speed ? 0 : 2;   /* switch port 0: 4x EDR */
+		pi_all[i].cap_mask = ext || !pt->speed ? CAP_EXT : 0;
+		pi_all[i].mtu_cap = 5;
+		ok[i] = 1;
+	}
+	sn->pi = pi_all, sn->pi_ok = ok, sn->attr_ports = n;
+	uint32_t a = sm_fabric_find_port(f, A), b = sm_fabric_find_port(f, B);
+	uint32_t s1 = sm_fabric_find_node(f, 0x100), s2 = sm_fabric_find_node(f, 0x200);
+	uint32_t s1p0 = sm_port_index(f, s1, 0), s2p3 = sm_port_index(f, s2, 3);
+
+	assert_int_equal(rate_ab(), 16);
+	/* MTU: the smallest MTUCap on the path */
+	pi_all[s2p3].mtu_cap = 3;
+	struct sm_sa_path_rec r = pr(A, B);
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), 0);
+	assert_int_equal(got(0).p.mtu, 3);
+	r = pr(A, C);
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), 0);
+	assert_int_equal(got(0).p.mtu, 5);
+	r = pr(A, B);
+	r.p.mtu_sel = 2, r.p.mtu = 4;      /* exactly 2048: more than the path carries */
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID | BIT(SM_PR_CM_MTU_SEL) | BIT(SM_PR_CM_MTU), &r),
+			 SM_SA_STATUS_NO_RECORDS);
+	pi_all[s2p3].mtu_cap = 5;
+	/* LinkSpeedExtActive only under HasExtendedSpeeds: A's own, S1's external ports' from its port 0 */
+	pi_all[a].cap_mask = 0;
+	assert_int_equal(rate_ab(), 3);       /* 4x SDR */
+	pi_all[a].cap_mask = CAP_EXT;
+	pi_all[s1p0].cap_mask = 0;
+	assert_int_equal(rate_ab(), 3);
+	pi_all[s1p0].cap_mask = CAP_EXT;
+	/* 4x NDR everywhere: 400 Gb/s only for ends that say NDR in CapabilityMask2 */
+	for (uint32_t i = 0; i < n; i++)
+		pi_all[i].link_speed_ext_active = 8, pi_all[i].link_speed_active = 1;
+	pi_all[a].link_speed_ext_active = 8;
+	assert_int_equal(rate_ab(), 18);      /* no CapabilityMask2: 300 */
+	pi_all[a].cap_mask = CAP_EXT | CAP_CM2, pi_all[a].cap_mask2 = 0x0400;
+	assert_int_equal(rate_ab(), 18);      /* B, the other end of a reversible path, does not */
+	pi_all[b].cap_mask = CAP_EXT | CAP_CM2, pi_all[b].cap_mask2 = 0x0400;
+	assert_int_equal(rate_ab(), 21);
+	/* a port without PortInfo: the fabric model (4x EDR) */
+	ok[a] = 0;
+	assert_int_equal(rate_ab(), 16);
+
+	sn->pi = NULL, sn->pi_ok = NULL, sn->attr_ports = 0;
+	free(pi_all);
+	free(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -676,30 +764,8 @@ int main(void)
 		cmocka_unit_test(test_selectors),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_multipath),
+		cmocka_unit_test(test_portinfo),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
 
-/* Until smd/sa/query.c is merged: the answer buffer (weak: the library's wins). */
-__attribute__((weak)) uint8_t *sm_sa_ans_add(struct sm_sa_ans *a)
-{
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 8;
-		uint8_t *b = realloc(a->buf, cap * a->rec_size);
-		if (!b)
-			return NULL;
-		a->buf = b, a->cap = cap;
-	}
-	uint8_t *p = a->buf + a->n++ * a->rec_size;
-	memset(p, 0, a->rec_size);
-	return p;
-}
-__attribute__((weak)) void sm_sa_ans_reset(struct sm_sa_ans *a)
-{
-	a->n = 0, a->status = 0;
-}
-__attribute__((weak)) void sm_sa_ans_free(struct sm_sa_ans *a)
-{
-	free(a->buf);
-	a->buf = NULL, a->n = a->cap = 0;
-}

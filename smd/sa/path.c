@@ -31,6 +31,12 @@
 #include <limits.h>
 
 #define PREFIX_LINK_LOCAL 0xFE80000000000000ULL
+/* PortInfo CapabilityMask / CapabilityMask2 bits (IBA 14.2.5.6) */
+#define PORT_CAP_EXT_SPEEDS 0x00004000u
+#define PORT_CAP_CAP_MASK2 0x00008000u
+#define PORT_CAP2_WIDTH_2X 0x0010
+#define PORT_CAP2_SPEED_HDR 0x0020
+#define PORT_CAP2_SPEED_NDR 0x0400
 #define DEFAULT_PLT 18                   /* OpenSM's default subnet_timeout */
 
 bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e)
@@ -45,6 +51,9 @@ bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e)
 	e->lid_map = e->f->planes[s->plane].lid_map;
 	e->prefix = s->subnet_prefix ? s->subnet_prefix : PREFIX_LINK_LOCAL;
 	e->plt = ctx->self && ctx->self->subnet_timeout ? ctx->self->subnet_timeout & 0x1F : DEFAULT_PLT;
+	e->pi = s->pi && s->pi_ok ? s->pi : NULL;
+	e->pi_ok = s->pi_ok;
+	e->n_pi = e->pi ? (s->attr_ports < e->f->n_ports ? s->attr_ports : e->f->n_ports) : 0;
 	return true;
 }
 
@@ -63,36 +72,79 @@ uint32_t sm_pr_port_by_lid(const struct sm_pr_env *e, uint16_t lid)
 
 uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], bool is_src, uint32_t *port)
 {
-	uint64_t prefix = sm_pr_get64(gid);
+	uint64_t prefix = sm_sa_get64(gid);
 
 	if ((prefix & 0xFFC0000000000000ULL) != PREFIX_LINK_LOCAL && prefix != e->prefix)
 		return SM_SA_STATUS_INVALID_GID;
 	if (is_src && gid[0] == 0xFF)
 		return SM_SA_STATUS_INVALID_GID;
-	uint32_t p = sm_fabric_find_port(e->f, sm_pr_get64(gid + 8));
+	uint32_t p = sm_fabric_find_port(e->f, sm_sa_get64(gid + 8));
 	if (p == SM_NONE || p >= e->f->n_ports || !in_plane(e, p))
 		return SM_SA_STATUS_INVALID_GID;
 	*port = p;
 	return SM_SA_STATUS_OK;
 }
 
-/* MTUCap of a port. The snapshot does not carry PortInfo yet: 4096 (what smd's mock reports). */
-static inline uint8_t port_mtu(const struct sm_pr_env *e, uint32_t port)
+/*
+ * Rate and MTUCap of a port. From its PortInfo when the snapshot carries it,
+ * as OpenSM reads it: LinkSpeedExtActive counts only under HasExtendedSpeeds
+ * (a switch's external ports under port 0's), an unknown width is 1x.
+ * Otherwise from the fabric model (width and speed, MTU unknown: 0).
+ */
+static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
 {
-	(void)e, (void)port;
-	return SM_SA_MTU_MAX;
+	const struct sm_port *pt = &e->f->ports[port];
+
+	if (!e->pi || port >= e->n_pi || !e->pi_ok[port]) {
+		*rate = sm_sa_rate_of(pt->width, pt->speed, pt->flags);
+		*mtu = 0;
+		return;
+	}
+	const struct sm_port_info *pi = &e->pi[port];
+	const struct sm_node *nd = &e->f->nodes[pt->node];
+	uint32_t caps = pi->cap_mask, p0 = nd->port0;
+	if (nd->type == SM_NODE_SWITCH && pt->num)
+		caps = p0 < e->n_pi && e->pi_ok[p0] ? e->pi[p0].cap_mask : 0;
+	uint8_t width = pi->link_width_active < 32 && sm_pr_width_col[pi->link_width_active] ? pi->link_width_active : 1;
+	*rate = sm_pr_rate(width, pi->link_speed_active, caps & PORT_CAP_EXT_SPEEDS ? pi->link_speed_ext_active : 0);
+	*mtu = pi->mtu_cap >= SM_SA_MTU_MIN && pi->mtu_cap <= SM_SA_MTU_MAX ? pi->mtu_cap : 0;
 }
 
 static inline void constrain(const struct sm_pr_env *e, uint32_t port, struct sm_pr_hop_parms *p)
 {
-	const struct sm_port *pt = &e->f->ports[port];
-	uint8_t r = sm_sa_rate_of(pt->width, pt->speed, pt->flags);
-	uint8_t m = port_mtu(e, port);
+	uint8_t r, m;
 
-	if (r && (!p->rate || sm_sa_rate_cmp(r, p->rate) < 0))
-		p->rate = r;
-	if (m < p->mtu)
+	port_rate_mtu(e, port, &r, &m);
+	if (r && sm_pr_rate_bw[r] < p->bw)
+		p->bw = sm_pr_rate_bw[r], p->rate = r;
+	if (m && m < p->mtu)
 		p->mtu = m;
+}
+
+/*
+ * OpenSM's ib_path_rate_2x_hdr_fixups(): a rate that only 2x or HDR/NDR
+ * links give is lowered to one an end port without those in CapabilityMask2
+ * knows (older clients cannot use the newer codes). Only with its PortInfo.
+ */
+static uint8_t rate_fixup(const struct sm_pr_env *e, uint32_t port, uint8_t rate)
+{
+	if (rate < 19 || !e->pi || port >= e->n_pi || !e->pi_ok[port])
+		return rate;
+	const struct sm_port_info *pi = &e->pi[port];
+	uint16_t c2 = pi->cap_mask & PORT_CAP_CAP_MASK2 ? pi->cap_mask2 : 0;
+	switch (rate) {
+	case 19:                       /* 28 Gb/s: 2x FDR only */
+		return c2 & PORT_CAP2_WIDTH_2X ? rate : pi->cap_mask & PORT_CAP_EXT_SPEEDS ? 15 : 6;
+	case 20:                       /* 50: 2x EDR or 1x HDR */
+		return c2 & (PORT_CAP2_WIDTH_2X | PORT_CAP2_SPEED_HDR) ? rate : 7;
+	case 21:                       /* 400, 600: HDR or NDR */
+	case 22:
+		return c2 & (PORT_CAP2_SPEED_HDR | PORT_CAP2_SPEED_NDR) ? rate : 18;
+	default:                       /* 800, 1200: NDR */
+		if (c2 & PORT_CAP2_SPEED_NDR)
+			return rate;
+		return pi->cap_mask & PORT_CAP_CAP_MASK2 && !(c2 & PORT_CAP2_SPEED_HDR) ? 18 : 22;
+	}
 }
 
 int sm_pr_walk(const struct sm_pr_env *e, uint32_t s, uint32_t d, uint16_t dlid, struct sm_pr_hop_parms *p)
@@ -102,7 +154,7 @@ int sm_pr_walk(const struct sm_pr_env *e, uint32_t s, uint32_t d, uint16_t dlid,
 	uint32_t node = sp->node;
 	unsigned in = 0;
 
-	p->mtu = SM_SA_MTU_MAX, p->rate = 0, p->hops = 0;
+	p->mtu = SM_SA_MTU_MAX, p->rate = 0, p->hops = 0, p->bw = UINT32_MAX;
 	constrain(e, s, p);
 	if (s == d)
 		goto done;             /* loopback: no switch involved */
@@ -215,6 +267,9 @@ bool sm_pr_lid_pair(const struct sm_pr_env *e, const struct sm_pr_want *w, uint3
 	bool rev = !sm_pr_walk(e, d, s, slid, &bw) && apply(w, &bw.mtu, &bw.rate, &rplt);
 	if (w->reversible && !rev)
 		return false;
+	fw.rate = rate_fixup(e, s, fw.rate);
+	if (rev)
+		fw.rate = rate_fixup(e, d, fw.rate);
 	*out = (struct sm_pr_path){
 		.s = s, .d = d, .slid = slid, .dlid = dlid, .mtu = fw.mtu, .rate = fw.rate, .plt = plt,
 		.hops = fw.hops, .reversible = rev,
@@ -233,14 +288,14 @@ int sm_pr_emit(const struct sm_pr_env *e, const struct sm_pr_path *p, uint8_t pr
 	uint8_t *r = sm_sa_ans_add(ans);    /* zeroed: ServiceID, HopLimit, TClass, QoSClass stay 0 */
 	if (!r)
 		return -ENOMEM;
-	sm_pr_put64(r + 8, e->prefix);
-	sm_pr_put64(r + 16, e->f->ports[p->d].guid);
-	sm_pr_put64(r + 24, e->prefix);
-	sm_pr_put64(r + 32, e->f->ports[p->s].guid);
-	sm_pr_put16(r + 40, p->dlid);
-	sm_pr_put16(r + 42, p->slid);
+	sm_sa_put64(r + 8, e->prefix);
+	sm_sa_put64(r + 16, e->f->ports[p->d].guid);
+	sm_sa_put64(r + 24, e->prefix);
+	sm_sa_put64(r + 32, e->f->ports[p->s].guid);
+	sm_sa_put16(r + 40, p->dlid);
+	sm_sa_put16(r + 42, p->slid);
 	r[49] = p->reversible ? 0x80 : 0;  /* NumbPath is undefined in answers: 0 */
-	sm_pr_put16(r + 50, p->pkey);
+	sm_sa_put16(r + 50, p->pkey);
 	r[53] = p->sl & 0xF;
 	r[54] = (uint8_t)(2 << 6 | p->mtu);   /* selectors "exactly" */
 	r[55] = (uint8_t)(2 << 6 | p->rate);
@@ -316,12 +371,12 @@ static uint16_t resolve_end(const struct sm_pr_env *e, uint64_t cm, unsigned gid
 {
 	uint32_t by_gid = SM_NONE, by_lid = SM_NONE;
 
-	if (sm_pr_cm(cm, gid_bit)) {
+	if (sm_sa_cm(cm, gid_bit)) {
 		uint16_t st = sm_pr_port_by_gid(e, gid, is_src, &by_gid);
 		if (st)
 			return st;
 	}
-	if (sm_pr_cm(cm, lid_bit) && (by_lid = sm_pr_port_by_lid(e, lid)) == SM_NONE)
+	if (sm_sa_cm(cm, lid_bit) && (by_lid = sm_pr_port_by_lid(e, lid)) == SM_NONE)
 		*none = true;  /* nobody holds the LID: no record */
 	if (by_gid != SM_NONE && by_lid != SM_NONE && by_gid != by_lid)
 		return SM_SA_STATUS_REQ_INVALID;
@@ -346,12 +401,12 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 	sm_pr_want_init(&w, &q.p, cm >> SM_PR_CM_RAW);
 	if ((st = sm_pr_want_check(&w)))
 		return set_status(ans, st);
-	if (sm_pr_cm(cm, SM_PR_CM_SERVICE_ID_MSB) != sm_pr_cm(cm, SM_PR_CM_SERVICE_ID_LSB))
+	if (sm_sa_cm(cm, SM_PR_CM_SERVICE_ID_MSB) != sm_sa_cm(cm, SM_PR_CM_SERVICE_ID_LSB))
 		return set_status(ans, SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	if (!sm_pr_env_init(ctx, &e))
 		return set_status(ans, SM_SA_STATUS_BUSY);
 	/* a multicast DGID asks for a group's path: no group is known here yet */
-	if (sm_pr_cm(cm, SM_PR_CM_DGID) && q.dgid[0] == 0xFF)
+	if (sm_sa_cm(cm, SM_PR_CM_DGID) && q.dgid[0] == 0xFF)
 		goto out;
 	if ((st = resolve_end(&e, cm, SM_PR_CM_SGID, SM_PR_CM_SLID, q.sgid, q.slid, true, &s, &none)) ||
 	    (st = resolve_end(&e, cm, SM_PR_CM_DGID, SM_PR_CM_DLID, q.dgid, q.dlid, false, &d, &none)))
@@ -361,21 +416,21 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 	if (s == SM_NONE && get && (s = sm_pr_port_by_lid(&e, req->from.lid)) == SM_NONE)
 		goto out;              /* Get without a source: the requester's port */
 
-	unsigned limit = get ? 1 : sm_pr_cm(cm, SM_PR_CM_NUMB_PATH) ? q.p.numb_path : UINT_MAX;
+	unsigned limit = get ? 1 : sm_sa_cm(cm, SM_PR_CM_NUMB_PATH) ? q.p.numb_path : UINT_MAX;
 	bool all_s = s == SM_NONE, all_d = d == SM_NONE;
 	for (uint32_t si = all_s ? next_endpoint(&e, SM_NONE) : s; si != SM_NONE && !stop;
 	     si = all_s ? next_endpoint(&e, si) : SM_NONE) {
 		uint16_t slo;
 		unsigned ns;
 		sm_pr_lids(&e, si, &slo, &ns);
-		if (sm_pr_cm(cm, SM_PR_CM_SLID))
+		if (sm_sa_cm(cm, SM_PR_CM_SLID))
 			slo = q.slid, ns = 1;
 		for (uint32_t di = all_d ? next_endpoint(&e, SM_NONE) : d; di != SM_NONE && !stop;
 		     di = all_d ? next_endpoint(&e, di) : SM_NONE) {
 			uint16_t dlo;
 			unsigned nd;
 			sm_pr_lids(&e, di, &dlo, &nd);
-			if (sm_pr_cm(cm, SM_PR_CM_DLID))
+			if (sm_sa_cm(cm, SM_PR_CM_DLID))
 				dlo = q.dlid, nd = 1;
 			int rc = sm_pr_pair_paths(&e, &w, si, di, slo, ns, dlo, nd, limit, ans, &stop);
 			if (rc < 0)

@@ -22,7 +22,7 @@
 
 static uint64_t gid_guid(const uint8_t *gids, unsigned i)
 {
-	return sm_pr_get64(gids + 16 * i + 8);
+	return sm_sa_get64(gids + 16 * i + 8);
 }
 
 /* One APM pairing: the first path from offset `off` of both LID ranges, or false. */
@@ -106,13 +106,13 @@ int sm_sa_h_multipath(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, 
 	if (!req->data || req->len < SM_SA_MPATH_REC_SIZE)
 		return set_status(ans, SM_SA_STATUS_REQ_INVALID);
 	sm_sa_mpath_rec_decode(req->data, &q);
-	if (!sm_pr_cm(cm, SM_MPR_CM_SGID_COUNT) || !sm_pr_cm(cm, SM_MPR_CM_DGID_COUNT))
+	if (!sm_sa_cm(cm, SM_MPR_CM_SGID_COUNT) || !sm_sa_cm(cm, SM_MPR_CM_DGID_COUNT))
 		return set_status(ans, SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	struct sm_pr_want w;
 	sm_pr_want_init(&w, &q.p, cm >> SM_MPR_CM_RAW);
 	if ((st = sm_pr_want_check(&w)))
 		return set_status(ans, st);
-	if (sm_pr_cm(cm, SM_MPR_CM_SERVICE_ID_MSB) != sm_pr_cm(cm, SM_MPR_CM_SERVICE_ID_LSB))
+	if (sm_sa_cm(cm, SM_MPR_CM_SERVICE_ID_MSB) != sm_sa_cm(cm, SM_MPR_CM_SERVICE_ID_LSB))
 		return set_status(ans, SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	unsigned ns = q.sgid_count, nd = q.dgid_count;
 	if (!ns || !nd || req->len < SM_SA_MPATH_REC_SIZE + 16 * (size_t)(ns + nd))
@@ -133,7 +133,7 @@ int sm_sa_h_multipath(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, 
 	if (ns == 2 && nd == 2 && q.p.numb_path == 2)
 		return apm(&e, &w, apm_port, ans);
 
-	unsigned max = sm_pr_cm(cm, SM_MPR_CM_NUMB_PATH) ? q.p.numb_path : SM_SA_MPATH_MAX_PATHS, total = 0;
+	unsigned max = sm_sa_cm(cm, SM_MPR_CM_NUMB_PATH) ? q.p.numb_path : SM_SA_MPATH_MAX_PATHS, total = 0;
 	bool stop = false;
 	for (unsigned i = 0; i < ns && total < max && !stop; i++) {
 		uint32_t s = sm_fabric_find_port(e.f, gid_guid(gids, i));

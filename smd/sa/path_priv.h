@@ -14,44 +14,11 @@
 #include <stdint.h>
 
 #include "model/fabric.h"
+#include "mad/codec.h"
 #include "model/lfts.h"
 #include "sa/path.h"
 #include "sa/query.h"
-
-/* ---- big-endian load / store ---- */
-static inline uint16_t sm_pr_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-static inline uint32_t sm_pr_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t sm_pr_get64(const uint8_t *p)
-{
-	return (uint64_t)sm_pr_get32(p) << 32 | sm_pr_get32(p + 4);
-}
-static inline void sm_pr_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-static inline void sm_pr_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-static inline void sm_pr_put64(uint8_t *p, uint64_t v)
-{
-	sm_pr_put32(p, (uint32_t)(v >> 32));
-	sm_pr_put32(p + 4, (uint32_t)v);
-}
-static inline bool sm_pr_cm(uint64_t mask, unsigned bit)
-{
-	return mask >> bit & 1;
-}
+#include "sa/records.h"
 
 struct sm_pr_env {
 	const struct sm_fabric *f;
@@ -60,7 +27,22 @@ struct sm_pr_env {
 	unsigned plane;
 	uint64_t prefix;                 /* subnet prefix of every GID we answer */
 	uint8_t plt;                     /* PacketLifeTime of a non-loopback path */
+	const struct sm_port_info *pi;   /* PortInfo as read, per port index (NULL: not carried) */
+	const uint8_t *pi_ok;
+	uint32_t n_pi;
 };
+
+/* Rate codes by lane speed and width (path_wire.c); a code's bandwidth, for ordering. */
+extern const uint8_t sm_pr_speed_row[32], sm_pr_ext_row[32], sm_pr_width_col[32];
+extern const uint8_t sm_pr_rate_code[9][6];
+extern const uint32_t sm_pr_rate_bw[32];
+
+/* Rate code of LinkWidthActive, LinkSpeedActive and LinkSpeedExtActive (0: not extended); 0 unknown. */
+static inline uint8_t sm_pr_rate(uint8_t width, uint8_t speed, uint8_t ext)
+{
+	unsigned row = ext < 32 && sm_pr_ext_row[ext] ? sm_pr_ext_row[ext] : speed < 32 ? sm_pr_speed_row[speed] : 0;
+	return sm_pr_rate_code[row][width < 32 ? sm_pr_width_col[width] : 0];
+}
 
 /* What the request asks of a path (selector pairs count only with both bits, as OpenSM). */
 struct sm_pr_want {
@@ -98,6 +80,7 @@ uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], boo
  */
 struct sm_pr_hop_parms {
 	uint8_t mtu, rate, hops;
+	uint32_t bw;                     /* sm_pr_rate_bw[rate], while walking */
 };
 int sm_pr_walk(const struct sm_pr_env *e, uint32_t s, uint32_t d, uint16_t dlid, struct sm_pr_hop_parms *p);
 
@@ -141,13 +124,13 @@ static inline void sm_pr_lids(const struct sm_pr_env *e, uint32_t port, uint16_t
 static inline void sm_pr_want_init(struct sm_pr_want *w, const struct sm_sa_path_parms *q, uint64_t cm)
 {
 	*w = (struct sm_pr_want){
-		.raw = sm_pr_cm(cm, 0) && q->raw,
-		.reversible = sm_pr_cm(cm, 5) && q->reversible,
-		.pkey = sm_pr_cm(cm, 7),
-		.sl = sm_pr_cm(cm, 9),
-		.mtu = sm_pr_cm(cm, 10) && sm_pr_cm(cm, 11),
-		.rate = sm_pr_cm(cm, 12) && sm_pr_cm(cm, 13),
-		.plt = sm_pr_cm(cm, 14) && sm_pr_cm(cm, 15),
+		.raw = sm_sa_cm(cm, 0) && q->raw,
+		.reversible = sm_sa_cm(cm, 5) && q->reversible,
+		.pkey = sm_sa_cm(cm, 7),
+		.sl = sm_sa_cm(cm, 9),
+		.mtu = sm_sa_cm(cm, 10) && sm_sa_cm(cm, 11),
+		.rate = sm_sa_cm(cm, 12) && sm_sa_cm(cm, 13),
+		.plt = sm_sa_cm(cm, 14) && sm_sa_cm(cm, 15),
 		.mtu_sel = q->mtu_sel, .mtu_v = q->mtu, .rate_sel = q->rate_sel, .rate_v = q->rate,
 		.plt_sel = q->plt_sel, .plt_v = q->plt, .sl_v = q->sl, .pkey_v = q->pkey,
 	};

@@ -27,15 +27,15 @@
 /* The shared block (path.h, struct sm_sa_path_parms): 13 bytes from b. */
 static void parms_get(const uint8_t *b, struct sm_sa_path_parms *p)
 {
-	uint32_t v = sm_pr_get32(b);
+	uint32_t v = sm_sa_get32(b);
 	p->raw = v >> 31;
 	p->flow_label = v >> 8 & 0xFFFFF;
 	p->hop_limit = (uint8_t)v;
 	p->tclass = b[4];
 	p->reversible = b[5] >> 7;
 	p->numb_path = b[5] & 0x7F;
-	p->pkey = sm_pr_get16(b + 6);
-	p->qos_class = sm_pr_get16(b + 8) >> 4;
+	p->pkey = sm_sa_get16(b + 6);
+	p->qos_class = sm_sa_get16(b + 8) >> 4;
 	p->sl = b[9] & 0xF;
 	p->mtu_sel = b[10] >> 6, p->mtu = b[10] & 0x3F;
 	p->rate_sel = b[11] >> 6, p->rate = b[11] & 0x3F;
@@ -44,11 +44,11 @@ static void parms_get(const uint8_t *b, struct sm_sa_path_parms *p)
 
 static void parms_put(const struct sm_sa_path_parms *p, uint8_t *b)
 {
-	sm_pr_put32(b, (p->raw ? 1u << 31 : 0) | (p->flow_label & 0xFFFFF) << 8 | p->hop_limit);
+	sm_sa_put32(b, (p->raw ? 1u << 31 : 0) | (p->flow_label & 0xFFFFF) << 8 | p->hop_limit);
 	b[4] = p->tclass;
 	b[5] = (uint8_t)((p->reversible ? 0x80 : 0) | (p->numb_path & 0x7F));
-	sm_pr_put16(b + 6, p->pkey);
-	sm_pr_put16(b + 8, (uint16_t)((p->qos_class & 0xFFF) << 4 | (p->sl & 0xF)));
+	sm_sa_put16(b + 6, p->pkey);
+	sm_sa_put16(b + 8, (uint16_t)((p->qos_class & 0xFFF) << 4 | (p->sl & 0xF)));
 	b[10] = (uint8_t)((p->mtu_sel & 3) << 6 | (p->mtu & 0x3F));
 	b[11] = (uint8_t)((p->rate_sel & 3) << 6 | (p->rate & 0x3F));
 	b[12] = (uint8_t)((p->plt_sel & 3) << 6 | (p->plt & 0x3F));
@@ -56,22 +56,22 @@ static void parms_put(const struct sm_sa_path_parms *p, uint8_t *b)
 
 void sm_sa_path_rec_decode(const uint8_t rec[SM_SA_PATH_REC_SIZE], struct sm_sa_path_rec *r)
 {
-	r->service_id = sm_pr_get64(rec);
+	r->service_id = sm_sa_get64(rec);
 	memcpy(r->dgid, rec + 8, 16);
 	memcpy(r->sgid, rec + 24, 16);
-	r->dlid = sm_pr_get16(rec + 40);
-	r->slid = sm_pr_get16(rec + 42);
+	r->dlid = sm_sa_get16(rec + 40);
+	r->slid = sm_sa_get16(rec + 42);
 	parms_get(rec + 44, &r->p);
 	r->preference = rec[57];
 }
 
 void sm_sa_path_rec_encode(const struct sm_sa_path_rec *r, uint8_t rec[SM_SA_PATH_REC_SIZE])
 {
-	sm_pr_put64(rec, r->service_id);
+	sm_sa_put64(rec, r->service_id);
 	memcpy(rec + 8, r->dgid, 16);
 	memcpy(rec + 24, r->sgid, 16);
-	sm_pr_put16(rec + 40, r->dlid);
-	sm_pr_put16(rec + 42, r->slid);
+	sm_sa_put16(rec + 40, r->dlid);
+	sm_sa_put16(rec + 42, r->slid);
 	parms_put(&r->p, rec + 44);
 	rec[57] = r->preference;
 	memset(rec + 58, 0, 6);
@@ -101,82 +101,55 @@ void sm_sa_mpath_rec_encode(const struct sm_sa_mpath_rec *r, uint8_t rec[SM_SA_M
 }
 
 /*
- * Rate codes (IBA table 214 and its extensions) by lane speed and width.
- * Lane speed index: SDR, DDR, QDR (FDR10 included: PortInfo says QDR),
- * FDR, EDR, HDR, NDR, XDR; width index: 1x, 2x, 4x, 8x, 12x. XDR 8x and
- * 12x have no code of their own: the largest, 1200 Gb/s, stands for them.
+ * Rate codes (IBA table 214 and its extensions) by lane speed (row) and
+ * width (column). Rows: unknown, SDR, DDR, QDR (FDR10 included: PortInfo
+ * says QDR), FDR, EDR, HDR, NDR, XDR; columns: unknown, 1x, 2x, 4x, 8x,
+ * 12x. XDR 8x and 12x have no code of their own: the largest, 1200 Gb/s,
+ * stands for them.
  */
-static const uint8_t rate_code[8][5] = {
-	{ 2, 5, 3, 6, 4 },          /* 2.5 Gb/s lanes: 2.5, 5, 10, 20, 30 */
-	{ 5, 3, 6, 7, 8 },          /* 5: 5, 10, 20, 40, 60 */
-	{ 3, 6, 7, 9, 10 },         /* 10: 10, 20, 40, 80, 120 */
-	{ 11, 19, 12, 13, 14 },     /* 14: 14, 28, 56, 112, 168 */
-	{ 15, 20, 16, 17, 18 },     /* 25: 25, 50, 100, 200, 300 */
-	{ 20, 16, 17, 21, 22 },     /* 50: 50, 100, 200, 400, 600 */
-	{ 16, 17, 21, 23, 24 },     /* 100: 100, 200, 400, 800, 1200 */
-	{ 17, 21, 23, 24, 24 },     /* 200: 200, 400, 800, 1600, 2400 */
+const uint8_t sm_pr_speed_row[32] = { [1] = 1, [2] = 2, [4] = 3 };
+const uint8_t sm_pr_ext_row[32] = { [1] = 4, [2] = 5, [4] = 6, [8] = 7, [16] = 8 };
+const uint8_t sm_pr_width_col[32] = { [1] = 1, [16] = 2, [2] = 3, [4] = 4, [8] = 5 };
+const uint8_t sm_pr_rate_code[9][6] = {
+	{ 0 },
+	{ 0, 2, 5, 3, 6, 4 },          /* 2.5 Gb/s lanes: 2.5, 5, 10, 20, 30 */
+	{ 0, 5, 3, 6, 7, 8 },          /* 5: 5, 10, 20, 40, 60 */
+	{ 0, 3, 6, 7, 9, 10 },         /* 10: 10, 20, 40, 80, 120 */
+	{ 0, 11, 19, 12, 13, 14 },     /* 14: 14, 28, 56, 112, 168 */
+	{ 0, 15, 20, 16, 17, 18 },     /* 25: 25, 50, 100, 200, 300 */
+	{ 0, 20, 16, 17, 21, 22 },     /* 50: 50, 100, 200, 400, 600 */
+	{ 0, 16, 17, 21, 23, 24 },     /* 100: 100, 200, 400, 800, 1200 */
+	{ 0, 17, 21, 23, 24, 24 },     /* 200: 200, 400, 800, 1600, 2400 */
 };
-
-uint8_t sm_sa_rate_of(uint8_t width, uint8_t speed, uint8_t flags)
-{
-	int w, s;
-
-	switch (width) {
-	case 1: w = 0; break;
-	case 16: w = 1; break;
-	case 2: w = 2; break;
-	case 4: w = 3; break;
-	case 8: w = 4; break;
-	default: return 0;
-	}
-	if (flags & SM_PORT_F_EXT_SPEED) {
-		switch (speed) {
-		case 1: s = 3; break;
-		case 2: s = 4; break;
-		case 4: s = 5; break;
-		case 8: s = 6; break;
-		case 16: s = 7; break;
-		default: return 0;
-		}
-	} else {
-		switch (speed) {
-		case 1: s = 0; break;
-		case 2: s = 1; break;
-		case 4: s = 2; break;
-		default: return 0;
-		}
-	}
-	return rate_code[s][w];
-}
 
 /*
  * Bandwidth of each rate code in units of 10 Mb/s of 8b/10b-equivalent
  * signalling (64b/66b rates scaled by 10/8, as the IBA orders them: 25
- * Gb/s EDR 1x ranks above 30 Gb/s SDR 12x).
+ * Gb/s EDR 1x ranks above 30 Gb/s SDR 12x); 0 for codes that are none.
  */
-static const uint32_t rate_bw[SM_SA_RATE_MAX + 1] = {
+const uint32_t sm_pr_rate_bw[32] = {
 	0, 0, 250, 1000, 3000, 500, 2000, 4000, 6000, 8000, 12000, 1700, 6800, 13600, 20400,
 	3125, 12500, 25000, 37500, 3500, 6250, 50000, 75000, 100000, 150000,
 };
 
-static uint32_t bw(uint8_t rate)
+uint8_t sm_sa_rate_of(uint8_t width, uint8_t speed, uint8_t flags)
 {
-	return rate <= SM_SA_RATE_MAX ? rate_bw[rate] : 0;
+	return sm_pr_rate(width, flags & SM_PORT_F_EXT_SPEED ? 0 : speed, flags & SM_PORT_F_EXT_SPEED ? speed : 0);
 }
 
 int sm_sa_rate_cmp(uint8_t a, uint8_t b)
 {
-	uint32_t x = bw(a), y = bw(b);
+	uint32_t x = sm_pr_rate_bw[a & 31], y = sm_pr_rate_bw[b & 31];
 	return x < y ? -1 : x > y;
 }
 
 uint8_t sm_sa_rate_prev(uint8_t rate)
 {
-	uint32_t have = bw(rate), best = 0;
+	uint32_t have = sm_pr_rate_bw[rate & 31], best = 0;
 	uint8_t code = 0;
 
 	for (uint8_t c = SM_SA_RATE_MIN; c <= SM_SA_RATE_MAX; c++)
-		if (rate_bw[c] < have && rate_bw[c] > best)
-			best = rate_bw[c], code = c;
+		if (sm_pr_rate_bw[c] < have && sm_pr_rate_bw[c] > best)
+			best = sm_pr_rate_bw[c], code = c;
 	return code;
 }
