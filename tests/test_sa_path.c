@@ -337,6 +337,28 @@ static void test_not_carried(void **st)
 	/* Reversible 0 under the mask is "don't care" */
 	r.p.reversible = false;
 	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID | BIT(SM_PR_CM_REVERSIBLE), &r), 0);
+
+	/* LFTs gone wrong: a loop, an unlinked port, a port the switch does not have */
+	struct sm_lfts *l = (struct sm_lfts *)snap->lfts;
+	uint32_t s1 = sm_fabric_find_node(snap->fabric, 0x100), s2 = sm_fabric_find_node(snap->fabric, 0x200);
+	static const uint8_t wrong[][2] = { { 1, 2 }, { 7, SM_LFT_NONE }, { 200, SM_LFT_NONE } };
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		sm_lfts_set(l, s1, 12, wrong[i][0]);
+		sm_lfts_set(l, s2, 12, wrong[i][1]);
+		r = pr(A, H);
+		assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), SM_SA_STATUS_NO_RECORDS);
+		/* the whole plane still answers: 11 x 11 LID pairs less 10 to LID 12 (H's own loopback
+		 * stays) and 5 to LID 11 from the LIDs behind S2 (B 2, D, H, S2) */
+		assert_int_equal(ask(SM_SA_GET_TABLE, 0, &r), 0);
+		assert_int_equal(ans.n, 106);
+	}
+	sm_lfts_set(l, s1, 12, SM_LFT_NONE);
+	sm_lfts_set(l, s2, 12, SM_LFT_NONE);
+	/* an LFT delivering LID 12 to the wrong CA */
+	sm_lfts_set(l, s1, 12, 4);
+	r = pr(A, H);
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), SM_SA_STATUS_NO_RECORDS);
+	sm_lfts_set(l, s1, 12, SM_LFT_NONE);
 }
 
 static void test_lmc_numbpath(void **st)

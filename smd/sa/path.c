@@ -66,8 +66,8 @@ uint32_t sm_pr_port_by_lid(const struct sm_pr_env *e, uint16_t lid)
 {
 	if (!lid || lid > SM_UNICAST_LID_MAX || !e->lid_map)
 		return SM_NONE;
-	uint32_t p = e->lid_map[lid];
-	return p != SM_NONE && p < e->f->n_ports && in_plane(e, p) ? p : SM_NONE;
+	uint32_t p = e->lid_map[lid];      /* the plane's own map: only its ports */
+	return p < e->f->n_ports ? p : SM_NONE;
 }
 
 uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], bool is_src, uint32_t *port)
@@ -96,7 +96,8 @@ static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8
 	const struct sm_port *pt = &e->f->ports[port];
 
 	if (!e->pi || port >= e->n_pi || !e->pi_ok[port]) {
-		*rate = sm_sa_rate_of(pt->width, pt->speed, pt->flags);
+		bool ext = pt->flags & SM_PORT_F_EXT_SPEED;
+		*rate = sm_pr_rate(pt->width, ext ? 0 : pt->speed, ext ? pt->speed : 0);
 		*mtu = 0;
 		return;
 	}
