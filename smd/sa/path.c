@@ -360,6 +360,23 @@ static uint32_t next_endpoint(const struct sm_pr_env *e, uint32_t prev)
 	return SM_NONE;
 }
 
+/* The ports one end of a request ranges over: `fixed`, or every endpoint when it is SM_NONE. */
+static uint32_t end_next(const struct sm_pr_env *e, uint32_t fixed, uint32_t cur)
+{
+	if (fixed != SM_NONE)
+		return cur == SM_NONE ? fixed : SM_NONE;
+	return next_endpoint(e, cur);
+}
+
+/* The LIDs of one end: the port's LMC range, or the one LID the request names. */
+static void end_lids(const struct sm_pr_env *e, uint32_t port, bool named, uint16_t lid, uint16_t *lo, unsigned *n)
+{
+	if (named)
+		*lo = lid, *n = 1;
+	else
+		sm_pr_lids(e, port, lo, n);
+}
+
 static int set_status(struct sm_sa_ans *ans, uint16_t status)
 {
 	ans->status = status;
@@ -418,21 +435,12 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 		goto out;              /* Get without a source: the requester's port */
 
 	unsigned limit = get ? 1 : sm_sa_cm(cm, SM_PR_CM_NUMB_PATH) ? q.p.numb_path : UINT_MAX;
-	bool all_s = s == SM_NONE, all_d = d == SM_NONE;
-	for (uint32_t si = all_s ? next_endpoint(&e, SM_NONE) : s; si != SM_NONE && !stop;
-	     si = all_s ? next_endpoint(&e, si) : SM_NONE) {
-		uint16_t slo;
-		unsigned ns;
-		sm_pr_lids(&e, si, &slo, &ns);
-		if (sm_sa_cm(cm, SM_PR_CM_SLID))
-			slo = q.slid, ns = 1;
-		for (uint32_t di = all_d ? next_endpoint(&e, SM_NONE) : d; di != SM_NONE && !stop;
-		     di = all_d ? next_endpoint(&e, di) : SM_NONE) {
-			uint16_t dlo;
-			unsigned nd;
-			sm_pr_lids(&e, di, &dlo, &nd);
-			if (sm_sa_cm(cm, SM_PR_CM_DLID))
-				dlo = q.dlid, nd = 1;
+	for (uint32_t si = end_next(&e, s, SM_NONE); si != SM_NONE && !stop; si = end_next(&e, s, si)) {
+		uint16_t slo, dlo;
+		unsigned ns, nd;
+		end_lids(&e, si, sm_sa_cm(cm, SM_PR_CM_SLID), q.slid, &slo, &ns);
+		for (uint32_t di = end_next(&e, d, SM_NONE); di != SM_NONE && !stop; di = end_next(&e, d, di)) {
+			end_lids(&e, di, sm_sa_cm(cm, SM_PR_CM_DLID), q.dlid, &dlo, &nd);
 			int rc = sm_pr_pair_paths(&e, &w, si, di, slo, ns, dlo, nd, limit, ans, &stop);
 			if (rc < 0)
 				return rc;
