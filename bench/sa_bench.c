@@ -13,6 +13,8 @@
  *     ServiceID): queries/s and ns/query over --queries (one timer around
  *     the loop), then p50/p99/p99.9 from a second pass timing each query
  *     (clock_gettime per query; its own cost is printed and included);
+ *   - MultiPathRecord GetMulti in the APM form (2 sources, 2 destinations,
+ *     NumbPath 2: two paths), --queries / 4 of them;
  *   - GetTable of every path from one source (SGID only) and of every path
  *     of the plane (empty mask): wall and CPU time, records, record bytes
  *     and the bytes RMPP puts on the wire (256-byte MADs of 200 bytes).
@@ -88,6 +90,27 @@ static int pool_make(struct pool *p, unsigned n, unsigned hosts, bool by_gid, ui
 	return 0;
 }
 
+/* n GetMulti requests of the APM form: 2 random source hosts, 2 random destinations, NumbPath 2. */
+static int pool_make_apm(struct pool *p, unsigned n, unsigned hosts, uint64_t *rng)
+{
+	p->n = n;
+	p->data = calloc(n, sizeof(*p->data));
+	p->req = calloc(n, sizeof(*p->req));
+	if (!p->data || !p->req)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		struct sm_sa_mpath_rec m = { .p = { .numb_path = 2 }, .sgid_count = 2, .dgid_count = 2 };
+		sm_sa_mpath_rec_encode(&m, p->data[i]);
+		for (int g = 0; g < 4; g++)
+			gid(p->data[i] + SM_SA_MPATH_REC_SIZE + 16 * g,
+			    sm_gen_ca_port_guid(0, (uint32_t)(sm_splitmix64(rng) % hosts)));
+		req_init(&p->req[i], p->data[i], SM_SA_GET_MULTI,
+			 B(SM_MPR_CM_SGID_COUNT) | B(SM_MPR_CM_DGID_COUNT) | B(SM_MPR_CM_NUMB_PATH), 1);
+		p->req[i].hdr.attr_id = SM_SA_ATTR_MULTIPATH_RECORD;
+	}
+	return 0;
+}
+
 static void pool_free(struct pool *p)
 {
 	free(p->data);
@@ -108,13 +131,13 @@ static uint64_t now_ns(void)
 }
 
 static int run_gets(const char *name, const struct sm_sa_ctx *ctx, const struct pool *p, unsigned queries,
-		    struct sm_sa_ans *ans)
+		    struct sm_sa_ans *ans, size_t want)
 {
 	unsigned bad = 0;
 	/* throughput: one timer around the loop */
 	double w0 = sm_mono_sec(), c0 = bench_cpu_sec();
 	for (unsigned i = 0; i < queries; i++) {
-		if (sm_sa_query(ctx, &p->req[i % p->n], ans) || ans->n != 1)
+		if (sm_sa_query(ctx, &p->req[i % p->n], ans) || ans->n != want)
 			bad++;
 	}
 	double wall = sm_mono_sec() - w0, cpu = bench_cpu_sec() - c0;
@@ -132,9 +155,9 @@ static int run_gets(const char *name, const struct sm_sa_ctx *ctx, const struct 
 		lat[i] = now_ns() - t;
 	}
 	qsort(lat, queries, sizeof(*lat), cmp_u64);
-	printf("%-22s %9u queries  %6.3f s wall  %6.3f s cpu  %10.0f q/s  %6.1f ns/q (cpu)  "
+	printf("%-24s %8u queries  %6.3f s wall  %6.3f s cpu  %8.0f q/s wall  %8.0f q/s cpu  %5.1f ns/q cpu  "
 	       "p50 %4llu ns  p99 %4llu ns  p99.9 %5llu ns  (timer %llu ns)  bad %u\n",
-	       name, queries, wall, cpu, queries / wall, cpu * 1e9 / queries,
+	       name, queries, wall, cpu, queries / wall, queries / cpu, cpu * 1e9 / queries,
 	       (unsigned long long)lat[queries / 2], (unsigned long long)lat[(size_t)queries * 99 / 100],
 	       (unsigned long long)lat[(size_t)queries * 999 / 1000], (unsigned long long)t_over, bad);
 	free(lat);
@@ -159,7 +182,7 @@ static int run_table(const char *name, const struct sm_sa_ctx *ctx, uint64_t mas
 		return -1;
 	}
 	size_t bytes = ans->n * ans->rec_size, segs = (bytes + SM_SA_DATA_SIZE - 1) / SM_SA_DATA_SIZE;
-	printf("%-22s %9zu records  %8.3f s wall  %8.3f s cpu  %6.1f ns/record  %11zu record bytes  "
+	printf("%-24s %8zu records  %8.3f s wall  %8.3f s cpu  %6.1f ns/record  %11zu record bytes  "
 	       "%11zu wire bytes (%zu MADs)\n",
 	       name, ans->n, wall, cpu, cpu * 1e9 / (double)(ans->n ? ans->n : 1), bytes, segs * SM_SA_MAD_SIZE,
 	       segs);
@@ -238,20 +261,23 @@ int main(int argc, char **argv)
 	       res.engine, t_route);
 
 	struct sm_sa_ans ans = { 0 };
-	struct pool by_lid, by_gid;
+	struct pool by_lid, by_gid, apm;
 	uint64_t rng = seed * 0x9E3779B97F4A7C15ULL + 1;
 	int rc = 0;
-	if (pool_make(&by_lid, pool, hosts, false, &rng) || pool_make(&by_gid, pool, hosts, true, &rng)) {
+	if (pool_make(&by_lid, pool, hosts, false, &rng) || pool_make(&by_gid, pool, hosts, true, &rng) ||
+	    pool_make_apm(&apm, pool, hosts, &rng)) {
 		fprintf(stderr, "sa_bench: out of memory\n");
 		return 1;
 	}
-	rc |= run_gets("Get SLID/DLID", &ctx, &by_lid, queries, &ans);
-	rc |= run_gets("Get SGID/DGID (rdma_cm)", &ctx, &by_gid, queries, &ans);
+	rc |= run_gets("Get SLID/DLID", &ctx, &by_lid, queries, &ans, 1);
+	rc |= run_gets("Get SGID/DGID (rdma_cm)", &ctx, &by_gid, queries, &ans, 1);
+	rc |= run_gets("GetMulti APM 2x2", &ctx, &apm, queries / 4, &ans, 2);
 	rc |= run_table("GetTable one source", &ctx, B(SM_PR_CM_SGID), sm_gen_ca_port_guid(0, 0), &ans);
 	if (all_pairs)
 		rc |= run_table("GetTable all pairs", &ctx, 0, 0, &ans);
 	pool_free(&by_lid);
 	pool_free(&by_gid);
+	pool_free(&apm);
 	sm_sa_ans_free(&ans);
 	sm_snapshot_unref(snap);
 	sm_chain_free(chain);
