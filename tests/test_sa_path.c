@@ -26,11 +26,22 @@
 #include <string.h>
 
 #include "model/fabric.h"
+#include "model/gen.h"
 #include "mad/codec.h"
 #include "model/lfts.h"
 #include "sa/path.h"
 #include "sa/query.h"
 #include "sm/snapshot.h"
+#include "fixture/fixture.h"
+
+/* The port GUID holding `lid` in a snapshot's plane. */
+static uint64_t lid_owner(const struct sm_snapshot *sn, uint16_t lid)
+{
+	const struct sm_fabric *f = sn->fabric;
+	uint32_t p = sm_fabric_find_lid(f, sn->plane, lid);
+	assert_true(p != SM_NONE);
+	return f->ports[p].guid;
+}
 
 #define PREFIX 0xFE80000000000000ULL
 #define PG(x) ((uint64_t)(x))
@@ -774,6 +785,60 @@ static void test_portinfo(void **st)
 	free(ok);
 }
 
+/* ---- from a bring-up on the mock: what the SM really programmed ---- */
+
+static void keep_snap(void *arg, const struct sm_snapshot *sn)
+{
+	const struct sm_snapshot **out = arg;
+	sm_snapshot_unref(*out);
+	*out = sm_snapshot_ref(sn);
+}
+
+static void test_mock_bringup(void **st)
+{
+	(void)st;
+	struct fx_env env;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	const struct sm_snapshot *sn = NULL;
+
+	fx_env_init(&env, fx_gen_tree(16, 8), NULL, NULL, "sapath");
+	fx_cfg(&env, &cfg);
+	cfg.lmc = 1;
+	cfg.published = keep_snap, cfg.published_arg = &sn;
+	sm_fabric_free(fx_bringup(&env, NULL, &cfg, &sum));
+	assert_non_null(sn);
+	assert_true(sn->up && sn->lfts && sn->pi);
+	struct sm_sa_ctx c = { .snap = sn, .self = &self };
+	struct sm_sa_ctx saved = ctx;
+	ctx = c;
+	/* every LID pair of the plane is a path, both ways: 16 hosts x 2 LIDs + 8 switches */
+	struct sm_sa_path_rec r = { 0 };
+	assert_int_equal(ask(SM_SA_GET_TABLE, 0, &r), 0);
+	assert_int_equal(ans.n, 40 * 40);
+	for (size_t i = 0; i < ans.n; i++) {
+		struct sm_sa_path_rec a = got(i);
+		assert_true(a.p.reversible);
+		assert_int_equal(a.p.mtu, 5);            /* the mock's MTUCap: 4096 */
+		/* the mock reports LinkSpeedExtActive without HasExtendedSpeeds in its
+		 * CapabilityMask: read as OpenSM reads it, 4x SDR */
+		assert_int_equal(a.p.rate, 3);
+		assert_int_equal(a.p.plt, a.slid == a.dlid || guid_of(a.sgid) == guid_of(a.dgid) ? 0 : 18);
+		assert_int_equal(lid_owner(sn, a.slid), guid_of(a.sgid));
+		assert_int_equal(lid_owner(sn, a.dlid), guid_of(a.dgid));
+	}
+	/* rdma_cm's Get between two hosts on different leaves */
+	r = pr(sm_gen_ca_port_guid(0, 0), sm_gen_ca_port_guid(0, 15));
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), 0);
+	struct sm_sa_path_rec a = got(0);
+	const struct sm_fabric *f = sn->fabric;
+	assert_int_equal(a.slid, f->ports[sm_fabric_find_port(f, sm_gen_ca_port_guid(0, 0))].lid);
+	assert_int_equal(a.dlid, f->ports[sm_fabric_find_port(f, sm_gen_ca_port_guid(0, 15))].lid);
+	ctx = saved;
+	sm_snapshot_unref(sn);
+	fx_env_free(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -787,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_portinfo),
+		cmocka_unit_test(test_mock_bringup),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
