@@ -760,6 +760,12 @@ static void test_portinfo(void **st)
 	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID | BIT(SM_PR_CM_MTU_SEL) | BIT(SM_PR_CM_MTU), &r),
 			 SM_SA_STATUS_NO_RECORDS);
 	pi_all[s2p3].mtu_cap = 5;
+	/* NeighborMTU below MTUCap on a link: the link's (smd does not set NeighborMTU) */
+	pi_all[s2p3].neighbor_mtu = 2;
+	r = pr(A, B);
+	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), 0);
+	assert_int_equal(got(0).p.mtu, 2);
+	pi_all[s2p3].neighbor_mtu = 0;
 	/* LinkSpeedExtActive only under HasExtendedSpeeds: A's own, S1's external ports' from its port 0 */
 	pi_all[a].cap_mask = 0;
 	assert_int_equal(rate_ab(), 3);       /* 4x SDR */

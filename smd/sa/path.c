@@ -86,9 +86,10 @@ uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], boo
 }
 
 /*
- * Rate and MTUCap of a port. From its PortInfo when the snapshot carries it,
+ * Rate and MTU of a port. From its PortInfo when the snapshot carries it,
  * as OpenSM reads it: LinkSpeedExtActive counts only under HasExtendedSpeeds
- * (a switch's external ports under port 0's), an unknown width is 1x.
+ * (a switch's external ports under port 0's), an unknown width is 1x; MTU
+ * is MTUCap, or NeighborMTU on a linked port when that is smaller.
  * Otherwise from the fabric model (width and speed, MTU unknown: 0).
  */
 static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
@@ -108,7 +109,11 @@ static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8
 		caps = p0 < e->n_pi && e->pi_ok[p0] ? e->pi[p0].cap_mask : 0;
 	uint8_t width = pi->link_width_active < 32 && sm_pr_width_col[pi->link_width_active] ? pi->link_width_active : 1;
 	*rate = sm_pr_rate(width, pi->link_speed_active, caps & PORT_CAP_EXT_SPEEDS ? pi->link_speed_ext_active : 0);
-	*mtu = pi->mtu_cap >= SM_SA_MTU_MIN && pi->mtu_cap <= SM_SA_MTU_MAX ? pi->mtu_cap : 0;
+	uint8_t m = pi->mtu_cap >= SM_SA_MTU_MIN && pi->mtu_cap <= SM_SA_MTU_MAX ? pi->mtu_cap : 0;
+	/* smd does not set NeighborMTU (OpenSM sets it to the link's smaller MTUCap): the link runs at it */
+	if (pt->num && pi->neighbor_mtu >= SM_SA_MTU_MIN && pi->neighbor_mtu < (m ? m : SM_SA_MTU_MAX + 1))
+		m = pi->neighbor_mtu;
+	*mtu = m;
 }
 
 static inline void constrain(const struct sm_pr_env *e, uint32_t port, struct sm_pr_hop_parms *p)
