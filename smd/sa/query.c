@@ -29,7 +29,7 @@
 #include <string.h>
 
 /* ---- other helpers' handlers: add the include of your header here ---- */
-/* #include "sa/path.h"   sapath: sm_sa_h_path, sm_sa_h_multipath */
+#include "sa/path.h"     /* sapath: sm_sa_h_path, sm_sa_h_multipath */
 /* #include "sa/dyn.h"    saserv: sm_sa_h_service, sm_sa_h_inform_info, ... */
 
 #define M(m) (1u << (m))
@@ -56,6 +56,9 @@ static const struct sa_attr attrs[] = {
 	{ SM_SA_ATTR_PKEY_TABLE_RECORD, GETS, true, SM_SA_PKEY_REC_SIZE, sm_sa_h_pkey },
 	{ SM_SA_ATTR_SL2VL_RECORD, GETS, true, SM_SA_SL2VL_REC_SIZE, sm_sa_h_sl2vl },
 	{ SM_SA_ATTR_VLARB_RECORD, GETS, true, SM_SA_VLARB_REC_SIZE, sm_sa_h_vlarb },
+	{ SM_SA_ATTR_PATH_RECORD, GETS, true, SM_SA_PATH_REC_SIZE, sm_sa_h_path },
+	/* GetMulti's request is a MultiPathRecord; its answer PathRecords (the handler sets rec_size) */
+	{ SM_SA_ATTR_MULTIPATH_RECORD, M(SM_SA_GET_MULTI), true, SM_SA_MPATH_REC_SIZE, sm_sa_h_multipath },
 	/*
 	 * ---- other helpers add their lines below (one attribute per line) ----
 	 * sapath (sa/path.h):
