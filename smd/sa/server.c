@@ -181,8 +181,6 @@ static void publish_stats(struct sm_sa *sa)
 
 /* ---- sending, with -EAGAIN retried from the timer ---- */
 
-static void rearm(struct sm_sa *sa);
-
 static void send_mad(struct sm_sa *sa, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
 {
 	int rc = sa->retry_n ? -EAGAIN : sm_gsi_send(sa->gsi, mad, len, to);   /* keep the order */
@@ -208,6 +206,10 @@ static void send_mad(struct sm_sa *sa, const uint8_t *mad, size_t len, const str
 	r->to = *to;
 	sa->retry_n++;
 	sa->st.send_retried++;
+	uint64_t due = sm_mono_us() + RETRY_US, cur = sa->timer ? sm_loop_timer_due(sa->timer) : 0;
+
+	if (sa->timer && (!cur || cur > due))
+		sm_loop_timer_set(sa->timer, due);
 }
 
 static void flush_retries(struct sm_sa *sa)
@@ -228,6 +230,8 @@ static void flush_retries(struct sm_sa *sa)
 }
 
 /* ---- RMPP transfers out ---- */
+
+static void rearm(struct sm_sa *sa);
 
 static void xfer_end(struct sm_sa *sa, struct xfer *x, bool ok)
 {
