@@ -135,6 +135,7 @@ struct sm_sa {
 	struct sm_sa_self pending_self;
 	uint8_t notices[MAX_NOTICES][64];
 	unsigned n_notices;
+	uint64_t notices_lost;
 	struct sm_sa_stats pub_stats;
 };
 
@@ -943,7 +944,7 @@ void sm_sa_notice(struct sm_sa *sa, const uint8_t notice[64])
 	if (sa->n_notices < MAX_NOTICES)
 		memcpy(sa->notices[sa->n_notices++], notice, 64);
 	else
-		sa->pub_stats.reports_given_up++;   /* refreshed below from st: counted there too */
+		sa->notices_lost++;   /* more than MAX_NOTICES between two turns of the loop */
 	pthread_mutex_unlock(&sa->lock);
 	wake(sa);
 }
@@ -952,6 +953,7 @@ void sm_sa_stats(struct sm_sa *sa, struct sm_sa_stats *out)
 {
 	pthread_mutex_lock(&sa->lock);
 	*out = sa->pub_stats;
+	out->reports_given_up += sa->notices_lost;
 	pthread_mutex_unlock(&sa->lock);
 }
 
