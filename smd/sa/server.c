@@ -39,8 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READ_BATCH 256
-#define SERVE_BATCH 128
+#define READ_BATCH 1024           /* reading is cheap: read ahead of answering, so round robin has choice */
+#define SERVE_BATCH 256
+#define CONTENDED (MAX_QUEUED / 8) /* from this many waiting, each requester is held to its share */
 #define N_SLOTS 4096               /* requester table (power of two) */
 #define MAX_QUEUED 8192            /* requests waiting, all requesters */
 #define MAX_SENDS 64
@@ -411,7 +412,7 @@ static void enqueue(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *
 	struct slot *s = &sa->slots[i];
 	struct msg *m = sa->free_msgs;
 
-	if (s->queued >= sa->cfg.max_inflight_per_requester || sa->queued >= MAX_QUEUED) {
+	if ((s->queued >= sa->cfg.max_inflight_per_requester && sa->queued >= CONTENDED) || sa->queued >= MAX_QUEUED) {
 		busy(sa, h, from);
 		return;
 	}

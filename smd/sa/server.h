@@ -11,14 +11,18 @@
  * read, answered (sm_sa_query) and sent, or queued behind its requester's
  * fair share.
  *
- * Fair share: requests are read into one queue per requester (by GID when
- * a GRH came, else by LID; a fixed table, two requesters hashing to one
- * slot share it) and answered round robin, one per requester per turn, a
- * bounded number per loop callback. A requester with more than
- * max_inflight_per_requester waiting gets BUSY for the excess, at once:
- * an answer costs one 256-byte send and no query, a client backs off on
- * BUSY (IBA 13.4.7), and one that is never answered hangs under umad2sim
- * (no timeouts there). Counted in over_share and by status.
+ * Fair share: everything waiting is read (up to 1,024 MADs per turn of
+ * the loop, 8,192 held) into one queue per requester (by GID when a GRH
+ * came, else by LID; a fixed table of 4,096 slots, two requesters hashing
+ * to one slot share it) and answered round robin, one per requester per
+ * turn, 256 per loop callback. So a host's answer waits for one round of
+ * the hosts with something queued, never for a flooder's backlog. When
+ * more than 1,024 requests wait, a requester with
+ * max_inflight_per_requester already queued gets BUSY for the excess at
+ * once: an answer costs one 256-byte send and no query, a client backs off
+ * on BUSY (IBA 13.4.7), a dropped one would be retried at full rate after
+ * its timeout anyway, and under umad2sim (no timeouts) a client never
+ * answered hangs. Counted in over_share and by status.
  *
  * RMPP: a GetTable/GetMulti answer is an RMPP message (also with 0 or 1
  * record, as OpenSM sends it). With SM_GSI_KERNEL_RMPP the whole message
