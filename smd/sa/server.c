@@ -541,7 +541,7 @@ static void on_mad(struct sm_sa *sa, const uint8_t *mad, size_t len, const struc
 	}
 	if (len > SM_SA_MAD_SIZE) {
 		/* a whole message the kernel reassembled (GetMulti): its SA data follows the header */
-		if (len - SM_SA_HDR_SIZE > MAX_RECV_LEN) {
+		if (!(sa->gsi->flags & SM_GSI_KERNEL_RMPP) || len - SM_SA_HDR_SIZE > MAX_RECV_LEN) {
 			sa->st.dropped++;
 			return;
 		}
