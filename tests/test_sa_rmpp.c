@@ -167,6 +167,26 @@ static void test_retries_out(void **st)
 	assert_int_equal(h.rmpp_status, SM_RMPP_STATUS_TMR);
 	assert_int_equal(h.method, SM_SA_GET_TABLE_RESP);
 	assert_int_equal(sm_rmpp_send_next(&s, now, mad), SM_RMPP_FAILED);
+
+	/* an ACK with RRespTime 10 (4.2 ms) stretches the 100 us wait; 0x1F leaves it */
+	struct sm_sa_hdr ack = resp_hdr();
+
+	sm_rmpp_send_init(&s, &hdr, data, sizeof(data), 100, 2);
+	sm_rmpp_send_next(&s, 0, mad);
+	ack.rmpp_version = 1;
+	ack.rmpp_type = SM_RMPP_TYPE_ACK;
+	ack.rmpp_data1 = 1;
+	ack.rmpp_data2 = 2;
+	ack.rmpp_resp_time = 10;
+	assert_int_equal(sm_rmpp_send_input(&s, &ack, 0), SM_RMPP_IDLE);
+	assert_int_equal(s.timeout_us, 4194);
+	assert_int_equal(sm_rmpp_send_next(&s, 0, mad), SM_RMPP_SEND);
+	assert_int_equal(sm_rmpp_send_due(&s), 4194);
+	ack.rmpp_resp_time = 25;
+	ack.rmpp_data1 = 2;
+	ack.rmpp_data2 = 3;
+	sm_rmpp_send_input(&s, &ack, 0);
+	assert_int_equal(s.timeout_us, SM_RMPP_MAX_WAIT_US);
 }
 
 static void test_sender_abort_stop_badack(void **st)

@@ -42,7 +42,7 @@ void sm_rmpp_send_init(struct sm_rmpp_send *s, const struct sm_sa_hdr *hdr, cons
 	s->nseg = sm_rmpp_nseg(len);
 	s->next = 1;
 	s->win_last = 1;
-	s->timeout_us = timeout_us ? timeout_us : 1;
+	s->timeout_us = s->base_timeout_us = timeout_us ? timeout_us : 1;
 	s->max_retries = max_retries;
 }
 
@@ -139,6 +139,12 @@ enum sm_rmpp_act sm_rmpp_send_input(struct sm_rmpp_send *s, const struct sm_sa_h
 		s->finished = true;
 		s->due_us = 0;
 		return SM_RMPP_DONE;
+	}
+	if (h->rmpp_resp_time < SM_RMPP_RESP_TIME_NONE) {
+		/* the receiver says how long it takes to answer (4.096 us * 2^RRespTime): wait at least that */
+		uint64_t t = h->rmpp_resp_time > 21 ? SM_RMPP_MAX_WAIT_US : (4096ull << h->rmpp_resp_time) / 1000u;
+
+		s->timeout_us = t > s->base_timeout_us ? t : s->base_timeout_us;
 	}
 	if (seg > s->last_ack)
 		s->retries = 0;   /* progress */

@@ -12,7 +12,8 @@
  * (its own share: 20 + the bytes of records in it); 0 in the others. The
  * receiver's ACKs move the window (ACK seg = last received in order,
  * data2 = NewWindowLast); the first window is segment 1 alone. When no ACK
- * comes for a window within the timeout the sender goes back to the first
+ * comes for a window within the timeout (the caller's, or longer when an
+ * ACK's RRespTime asks for more) the sender goes back to the first
  * segment not acknowledged, up to max_retries times, then gives up and
  * asks for an ABORT (status TMR). A STOP or ABORT from the receiver ends
  * the transfer. An ACK of the last segment completes it.
@@ -40,6 +41,7 @@
 #define SM_RMPP_SEG_PAYLOAD 220          /* SA part of the header (20) + 200 bytes of data */
 #define SM_RMPP_SA_HDR_PART (SM_SA_HDR_SIZE - 36)
 #define SM_RMPP_RESP_TIME_NONE 0x1F      /* RRespTime: no time given */
+#define SM_RMPP_MAX_WAIT_US 8000000u     /* an ACK's RRespTime above 21 (8.6 s) counts as this */
 
 /* RMPP status (IBA table 183) */
 #define SM_RMPP_STATUS_OK 0
@@ -80,7 +82,8 @@ struct sm_rmpp_send {
 	uint32_t next;          /* next segment to send (1..nseg+1) */
 	uint32_t sent_max;      /* highest segment sent so far */
 	uint32_t win_last;      /* send up to this segment */
-	uint64_t timeout_us;    /* per window */
+	uint64_t timeout_us;    /* per window: base_timeout_us, or longer when an ACK's RRespTime asks */
+	uint64_t base_timeout_us;
 	uint64_t due_us;        /* resend when now >= due_us (0: not armed) */
 	unsigned retries, max_retries;
 	uint8_t end_status;     /* why it failed (ABORT/STOP status received or sent) */
