@@ -162,6 +162,18 @@ void sm_sa_notice_make(uint8_t notice[SM_SA_NOTICE_SIZE], uint8_t type, uint16_t
 		memcpy(notice + 64, issuer_gid, 16);
 }
 
+void sm_sa_report_encode(uint64_t tid, const uint8_t notice[SM_SA_NOTICE_SIZE], uint8_t mad[256])
+{
+	struct sm_sa_hdr h = {
+		.base_version = 1, .mgmt_class = SM_CLASS_SA, .class_version = SM_SA_CLASS_VERSION,
+		.method = SM_SA_REPORT, .tid = tid, .attr_id = SM_SA_ATTR_NOTICE,
+	};
+
+	memset(mad, 0, SM_SA_MAD_SIZE);
+	sm_sa_hdr_encode(&h, mad);
+	memcpy(mad + SM_SA_HDR_SIZE, notice, SM_SA_NOTICE_SIZE);
+}
+
 void sm_sa_guid_diff(const uint64_t *old, size_t n_old, const uint64_t *cur, size_t n_cur, sm_sa_gid_change_fn *fn,
 		     void *arg)
 {

@@ -114,6 +114,9 @@ size_t sm_sa_dyn_groups(const struct sm_sa_dyn *d);
 void sm_sa_notice_make(uint8_t notice[SM_SA_NOTICE_SIZE], uint8_t type, uint16_t trap, uint16_t issuer_lid,
 		       const uint8_t issuer_gid[16], const uint8_t *details);
 
+/* A Report(Notice) MAD of the SA (method Report, attribute Notice) with TID tid. */
+void sm_sa_report_encode(uint64_t tid, const uint8_t notice[SM_SA_NOTICE_SIZE], uint8_t mad[256]);
+
 /* The GIDs that came into / went out of service between two sorted GUID lists (port GUIDs). */
 typedef void sm_sa_gid_change_fn(uint64_t guid, bool in, void *arg);
 void sm_sa_guid_diff(const uint64_t *old, size_t n_old, const uint64_t *cur, size_t n_cur, sm_sa_gid_change_fn *fn,

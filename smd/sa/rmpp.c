@@ -296,3 +296,24 @@ enum sm_rmpp_act sm_rmpp_recv_input(struct sm_rmpp_recv *r, const struct sm_sa_h
 	}
 	return SM_RMPP_IDLE;
 }
+
+uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t len, size_t *mlen)
+{
+	struct sm_sa_hdr h = *hdr;
+	uint8_t *m;
+
+	*mlen = SM_SA_HDR_SIZE + (len < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : len);
+	m = calloc(1, *mlen);
+	if (!m)
+		return NULL;
+	h.rmpp_version = SM_RMPP_VERSION;
+	h.rmpp_type = SM_RMPP_TYPE_DATA;
+	h.rmpp_resp_time = SM_RMPP_RESP_TIME_NONE;
+	h.rmpp_flags = SM_RMPP_FLAG_ACTIVE;
+	h.rmpp_status = 0;
+	h.rmpp_data1 = h.rmpp_data2 = 0;
+	sm_sa_hdr_encode(&h, m);
+	if (len)
+		memcpy(m + SM_SA_HDR_SIZE, data, len);
+	return m;
+}

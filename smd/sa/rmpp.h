@@ -156,6 +156,14 @@ static inline bool sm_rmpp_recv_expired(const struct sm_rmpp_recv *r, uint64_t n
 }
 void sm_rmpp_recv_free(struct sm_rmpp_recv *r);   /* frees buf; r itself is the caller's */
 
+/*
+ * The whole message for a transport that segments itself (the kernel,
+ * SM_GSI_KERNEL_RMPP): hdr with the RMPP header marked active (DATA), then
+ * the len bytes of records (at least one MAD's worth, zero-padded); its
+ * size in *mlen. malloc'ed; NULL on ENOMEM.
+ */
+uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t len, size_t *mlen);
+
 /* An RMPP control MAD (ACK/STOP/ABORT) answering h: same TID/attr, method h's, our direction. */
 void sm_rmpp_control(const struct sm_sa_hdr *h, uint8_t type, uint8_t status, uint32_t seg, uint32_t nwl,
 		     uint8_t mad[SM_SA_MAD_SIZE]);

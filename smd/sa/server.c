@@ -279,13 +279,36 @@ static struct xfer *xfer_find(struct sm_sa *sa, const struct sm_gsi_addr *from, 
 
 /* ---- answering ---- */
 
+/* A free transfer slot for len more bytes (the same request again, retried by the client, restarts its own). */
+static struct xfer *xfer_slot(struct sm_sa *sa, const struct sm_sa_req *req, size_t len)
+{
+	struct xfer *x = xfer_find(sa, &req->from, req->hdr.tid);
+
+	if (x)
+		xfer_end(sa, x, false);
+	for (size_t i = 0; i < MAX_SENDS && !x; i++)
+		if (!sa->sends[i].used)
+			x = &sa->sends[i];
+	return x && sa->send_bytes + len <= MAX_SEND_BYTES ? x : NULL;
+}
+
 static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm_sa_ans *ans)
 {
 	struct sm_sa_hdr h;
 	uint8_t mad[SM_SA_MAD_SIZE];
 	bool table = req->hdr.method == SM_SA_GET_TABLE || req->hdr.method == SM_SA_GET_MULTI;
+	bool segmented = table && ans->status == SM_SA_STATUS_OK && !(sa->gsi->flags & SM_GSI_KERNEL_RMPP);
 	size_t len = ans->status == SM_SA_STATUS_OK ? ans->n * ans->rec_size : 0;
+	uint64_t now = sm_mono_us();
+	struct xfer *x = NULL;
 
+	if ((!table && len > SM_SA_DATA_SIZE) || (segmented && len > SM_SA_DATA_SIZE && !(x = xfer_slot(sa, req, len)))) {
+		/* no room to send it (a Get's one record always fits: records are at most 200 bytes) */
+		struct sm_sa_ans none = { .status = SM_SA_STATUS_NO_RESOURCES };
+
+		send_answer(sa, req, &none);
+		return;
+	}
 	sm_sa_hdr_response(&req->hdr, &h, ans->status);
 	if (h.attr_id == SM_SA_ATTR_MULTIPATH_RECORD)
 		h.attr_id = SM_SA_ATTR_PATH_RECORD;   /* o15-0.2.7 */
@@ -293,12 +316,6 @@ static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm
 	count_status(sa, ans->status);
 	sa->st.answered++;
 	if (!table || ans->status != SM_SA_STATUS_OK) {
-		/* one MAD; a Get's one record always fits (records are at most 200 bytes) */
-		if (len > SM_SA_DATA_SIZE) {
-			h.status = SM_SA_STATUS_NO_RESOURCES;
-			h.attr_offset = 0;
-			len = 0;
-		}
 		memset(mad, 0, sizeof(mad));
 		sm_sa_hdr_encode(&h, mad);
 		if (len)
@@ -306,51 +323,25 @@ static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm
 		send_mad(sa, mad, sizeof(mad), &req->from);
 		return;
 	}
-	h.rmpp_version = SM_RMPP_VERSION;
-	h.rmpp_type = SM_RMPP_TYPE_DATA;
-	h.rmpp_resp_time = SM_RMPP_RESP_TIME_NONE;
-	h.rmpp_flags = SM_RMPP_FLAG_ACTIVE;
-	if (sa->gsi->flags & SM_GSI_KERNEL_RMPP) {
-		/* the kernel segments: header once, then every record */
-		uint8_t *m = malloc(SM_SA_HDR_SIZE + (len < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : len));
+	if (!segmented) {
+		/* the kernel segments: the whole message */
+		size_t mlen;
+		uint8_t *m = sm_rmpp_whole(&h, ans->buf, len, &mlen);
 
-		if (!m) {
+		if (m)
+			send_mad(sa, m, mlen, &req->from);
+		else
 			sa->st.dropped++;
-			return;
-		}
-		memset(m, 0, SM_SA_HDR_SIZE + SM_SA_DATA_SIZE);
-		sm_sa_hdr_encode(&h, m);
-		if (len)
-			memcpy(m + SM_SA_HDR_SIZE, ans->buf, len);
-		send_mad(sa, m, SM_SA_HDR_SIZE + (len < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : len), &req->from);
 		free(m);
 		return;
 	}
-	uint64_t now = sm_mono_us();
-
-	if (len <= SM_SA_DATA_SIZE) {
+	if (!x) {
 		/* one segment: sent without waiting for its ACK (a lost one is a lost answer: the client retries) */
 		struct sm_rmpp_send one;
 
 		sm_rmpp_send_init(&one, &h, ans->buf, len, 1, 0);
 		sm_rmpp_send_next(&one, now, mad);
 		send_mad(sa, mad, sizeof(mad), &req->from);
-		return;
-	}
-	struct xfer *x = NULL;
-
-	/* the same request again (the client retried): restart that transfer */
-	x = xfer_find(sa, &req->from, req->hdr.tid);
-	if (x)
-		xfer_end(sa, x, false);
-	for (size_t i = 0; i < MAX_SENDS && !x; i++)
-		if (!sa->sends[i].used)
-			x = &sa->sends[i];
-	if (!x || sa->send_bytes + len > MAX_SEND_BYTES) {
-		struct sm_sa_ans busy = { .status = SM_SA_STATUS_NO_RESOURCES };
-
-		sa->st.answered--;
-		send_answer(sa, req, &busy);
 		return;
 	}
 	x->used = true;
@@ -646,15 +637,9 @@ static void on_kick(struct sm_loop_src *s, void *arg)
 
 static void report_send(struct sm_sa *sa, struct report *r, uint64_t now)
 {
-	struct sm_sa_hdr h = {
-		.base_version = 1, .mgmt_class = SM_CLASS_SA, .class_version = SM_SA_CLASS_VERSION,
-		.method = SM_SA_REPORT, .tid = r->tid, .attr_id = SM_SA_ATTR_NOTICE,
-	};
 	uint8_t mad[SM_SA_MAD_SIZE];
 
-	memset(mad, 0, sizeof(mad));
-	sm_sa_hdr_encode(&h, mad);
-	memcpy(mad + SM_SA_HDR_SIZE, r->notice, SM_SA_NOTICE_SIZE);
+	sm_sa_report_encode(r->tid, r->notice, mad);
 	r->tries++;
 	r->due_us = now + (uint64_t)sa->cfg.report_timeout_ms * 1000u;
 	sa->st.reports_sent++;
