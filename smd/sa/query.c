@@ -30,7 +30,7 @@
 
 /* ---- other helpers' handlers: add the include of your header here ---- */
 #include "sa/path.h"     /* sapath: sm_sa_h_path, sm_sa_h_multipath */
-/* #include "sa/dyn.h"    saserv: sm_sa_h_service, sm_sa_h_inform_info, ... */
+#include "sa/dyn.h"      /* saserv: sm_sa_h_service, sm_sa_h_inform_info, ... */
 
 #define M(m) (1u << (m))
 #define GETS (M(SM_SA_GET) | M(SM_SA_GET_TABLE))
@@ -59,6 +59,10 @@ static const struct sa_attr attrs[] = {
 	{ SM_SA_ATTR_PATH_RECORD, GETS, true, SM_SA_PATH_REC_SIZE, sm_sa_h_path },
 	/* GetMulti's request is a MultiPathRecord; its answer PathRecords (the handler sets rec_size) */
 	{ SM_SA_ATTR_MULTIPATH_RECORD, M(SM_SA_GET_MULTI), true, SM_SA_MPATH_REC_SIZE, sm_sa_h_multipath },
+	{ SM_SA_ATTR_SERVICE_RECORD, GETS | M(SM_SA_SET) | M(SM_SA_DELETE), true, SM_SA_SERVICE_REC_SIZE, sm_sa_h_service },
+	{ SM_SA_ATTR_INFORM_INFO, M(SM_SA_SET), true, SM_SA_INFORM_INFO_SIZE, sm_sa_h_inform_info },
+	{ SM_SA_ATTR_INFORM_INFO_RECORD, GETS, true, SM_SA_INFORM_REC_SIZE, sm_sa_h_inform_info_record },
+	{ SM_SA_ATTR_MCMEMBER_RECORD, GETS | M(SM_SA_SET) | M(SM_SA_DELETE), true, SM_SA_MCMEMBER_REC_SIZE, sm_sa_h_mcmember },
 	/*
 	 * ---- other helpers add their lines below (one attribute per line) ----
 	 * sapath (sa/path.h):
