@@ -31,7 +31,8 @@
  * answers and reassembles long requests (SM_GSI_KERNEL_RMPP; user_mad.rst).
  * Beside it, client-only agents (no method mask: on real hardware they
  * receive nothing but answers to their own requests, which they never send)
- * for the other classes a host may send to an SM port: umad2sim hands a
+ * for the other classes a host may send to an SM port (gsi_sink_classes):
+ * umad2sim hands a
  * MAD of a class nobody registered to a NULL queue and kills the process
  * (its __receiver()); with them, such a MAD lands here and is dropped.
  */
@@ -187,8 +188,14 @@ static void umad_close_op(struct sm_transport *t)
 
 /* ---- GSI endpoint (see the DOC) ---- */
 
-/* Classes a host may address to an SM port besides the SA: PerfMgt, BM, DevMgt, CM, SNMP, CC. */
-static const uint8_t gsi_sink_classes[] = { 0x04, 0x05, 0x06, 0x07, 0x08, 0x21 };
+/*
+ * Classes a host may address to an SM port besides the SA: PerfMgt, BM, DevMgt, CM, SNMP, vendor
+ * range 1, 0x10, CC, and the first vendor range 2 classes (ibping 0x32, ibsysstat 0x33). 22 of
+ * umad2sim's 32 agents per device; the kernel refuses range 2 without an OUI (ignored: no agent
+ * is needed there).
+ */
+static const uint8_t gsi_sink_classes[] = { 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+					    0x0f, 0x10, 0x21, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37 };
 #define GSI_SINKS (sizeof(gsi_sink_classes) / sizeof(gsi_sink_classes[0]))
 
 struct umad_gsi {
