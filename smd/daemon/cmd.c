@@ -96,6 +96,54 @@ static double plane_field(const struct smd_dmn_plane *p, enum pf f)
 	return 0;
 }
 
+static void sample2(struct sm_json *j, unsigned plane, const char *lk, const char *lv, double v)
+{
+	char pl[16];
+
+	smd_metric_plane_name(plane, pl, sizeof(pl));
+	smd_metric_sample(j, v, "plane", pl, lk, lv, NULL);
+}
+
+/* Each plane's SA (daemon/sa.c): whether it answers, requests, and answers by attribute and status. */
+static void sa_metrics(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} per_plane[] = {
+		{ "smd_sa_up", "gauge", "1 if the plane's SA answers" },
+		{ "smd_sa_requests_total", "counter", "SA MADs received" },
+		{ "smd_sa_answered_total", "counter", "SA requests answered (any status)" },
+		{ "smd_sa_dropped_total", "counter", "SA MADs dropped (undecodable, not for us, over the fair share)" },
+	};
+	char lv[16];
+
+	for (size_t m = 0; m < sizeof(per_plane) / sizeof(per_plane[0]); m++) {
+		m_begin(j, per_plane[m].name, per_plane[m].type, per_plane[m].help);
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			const struct smd_dmn_sa *s = &st->sa[i];
+			double v[] = { s->open, (double)s->stats.received, (double)s->stats.answered,
+				       (double)s->stats.dropped };
+			smd_metric_plane_name(i, lv, sizeof(lv));
+			sample(j, "plane", lv, v[m]);
+		}
+		m_end(j);
+	}
+	m_begin(j, "smd_sa_queries_total", "counter", "SA requests by attribute");
+	for (unsigned i = 0; i < st->n_planes; i++)
+		for (unsigned k = 0; k < SM_SA_STATS_ATTRS; k++)
+			if (st->sa[i].stats.by_attr[k].n)
+				sample2(j, i, "attribute", smd_dmn_sa_attr_label(st->sa[i].stats.by_attr[k].attr_id, lv),
+					(double)st->sa[i].stats.by_attr[k].n);
+	m_end(j);
+	m_begin(j, "smd_sa_answers_total", "counter", "SA answers by MAD status");
+	for (unsigned i = 0; i < st->n_planes; i++)
+		for (unsigned k = 0; k < sizeof(st->sa[i].stats.by_status) / sizeof(st->sa[i].stats.by_status[0]); k++)
+			if (st->sa[i].stats.by_status[k].n)
+				sample2(j, i, "status", smd_dmn_sa_status_label(st->sa[i].stats.by_status[k].status, lv),
+					(double)st->sa[i].stats.by_status[k].n);
+	m_end(j);
+}
+
 static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 {
 	static const struct {
@@ -162,6 +210,7 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		}
 		m_end(j);
 	}
+	sa_metrics(j, st);
 	smd_dmn_metrics_more(j, st);   /* cmd_metrics.c: SMP loss, M_Key */
 	sm_json_arr_end(j);
 }
