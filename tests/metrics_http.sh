@@ -236,17 +236,18 @@ printf 'sweep_interval: 0\nmetrics_listen: "127.0.0.1:%s"\n' "$port2" >"$conf"
 [ "$(bound)" = "$port2" ] || bad "after the reload, no SMD-0545 for port $port2: $(tail -5 "$work/one.err")"
 grep -q "SMD-0547: metrics over HTTP: no longer listening on 127.0.0.1:$port" "$work/one.err" ||
 	bad "the old listener's end is not logged"
-probe() {   # PORT -> "200" or "refused"
-	python3 - "$1" <<'PY'
+probe6() {   # HOST PORT -> "200" or "refused"
+	python3 - "$1" "$2" <<'PY'
 import http.client, sys
 try:
-    c = http.client.HTTPConnection('127.0.0.1', int(sys.argv[1]), timeout=5)
+    c = http.client.HTTPConnection(sys.argv[1], int(sys.argv[2]), timeout=5)
     c.request('GET', '/metrics')
     print(c.getresponse().status)
 except OSError:
     print('refused')
 PY
 }
+probe() { probe6 127.0.0.1 "$1"; }   # PORT
 [ "$(probe "$port2")" = 200 ] || bad "the new port $port2 does not serve"
 [ "$(probe "$port")" = refused ] || bad "the old port $port still answers"
 # the same address again: the listener stays (no new SMD-0545)
@@ -275,6 +276,19 @@ printf 'sweep_interval: 0\nmetrics_listen: "127.0.0.1:%s"\n' "$port2" >"$conf"
 printf 'sweep_interval: 0\n' >"$conf"
 "$smctl" --socket "$sock" reload >/dev/null 2>&1 || bad "a reload without metrics_listen failed"
 [ "$(probe "$port2")" = refused ] || bad "port $port2 still answers without metrics_listen"
+
+# IPv6, where the host has it: [::1] serves over IPv6 only, [::] over both (dual stack)
+if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null; then
+	printf 'sweep_interval: 0\nmetrics_listen: "[::1]:%s"\n' "$port2" >"$conf"
+	"$smctl" --socket "$sock" reload >/dev/null 2>&1 || bad "reload to [::1]:$port2 failed"
+	grep -q "SMD-0545: metrics over HTTP: http://\[::1\]:$port2/metrics" "$work/one.err" || bad "no SMD-0545 for [::1]"
+	[ "$(probe6 ::1 "$port2")" = 200 ] && [ "$(probe "$port2")" = refused ] || bad "[::1]:$port2: not IPv6 only"
+	printf 'sweep_interval: 0\nmetrics_listen: "[::]:%s"\n' "$port2" >"$conf"
+	"$smctl" --socket "$sock" reload >/dev/null 2>&1 || bad "reload to [::]:$port2 failed"
+	[ "$(probe6 ::1 "$port2")" = 200 ] && [ "$(probe "$port2")" = 200 ] || bad "[::]:$port2: not dual stack"
+else
+	echo "note: no IPv6 loopback here: the IPv6 listener is not tried"
+fi
 
 # SIGTERM with an idle HTTP connection open: a prompt exit 0
 printf 'sweep_interval: 0\nmetrics_listen: "127.0.0.1:%s"\n' "$port2" >"$conf"

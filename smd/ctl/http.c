@@ -101,6 +101,18 @@ int smd_http_addr_parse(const char *s, struct sockaddr_storage *ss, char *err, s
 	return 0;
 }
 
+/*
+ * IPv6: MHD sets IPV6_V6ONLY; "[::]" (every address) is dual-stack, as a
+ * Linux socket bound to :: is by default and as exporters' ":PORT" are.
+ */
+static unsigned v6_flags(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family != AF_INET6)
+		return 0;
+	return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr) ? MHD_USE_DUAL_STACK :
+	       MHD_USE_IPv6;
+}
+
 static socklen_t sa_len(const struct sockaddr_storage *ss)
 {
 	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
@@ -251,7 +263,7 @@ int smd_http_open(struct sm_loop *l, const char *addr, smd_http_body_fn *body, v
 	h->body = body;
 	h->arg = arg;
 	snprintf(h->addr, sizeof(h->addr), "%s", addr);
-	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+	h->mhd = MHD_start_daemon(MHD_USE_EPOLL | v6_flags(&ss),
 				  ntohs(((const struct sockaddr_in *)&ss)->sin_port), NULL, NULL, on_request, h,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)SMD_HTTP_MAX_CONN,
