@@ -175,7 +175,7 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	snprintf(b, sizeof(b), "%u", good);
 	tl_add(t, ROW, "shift congestion", a, good ? b : "-",
 	       "most flows on one link when every host i sends to host i+k, worst k");
-	if (sh->shift_bound && (!ref || sh->shift_bound > ref->shift_max_congestion))
+	if (sh->shift_bound > 1 && (!ref || sh->shift_bound > ref->shift_max_congestion))
 		tl_add(t, "    %-44s no routing does better here: leaf '%s' has %u hosts on %u uplinks", "",
 		       p->tight_leaf, sh->tight_hosts, sh->tight_up);
 	snprintf(a, sizeof(a), "%.3f", m->rand_max_congestion_mean);
@@ -186,8 +186,8 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	snprintf(b, sizeof(b), "%.4f", ref ? ref->ebb : 0);
 	tl_add(t, ROW "\n    %-44s %s", "EBB", a, ref ? b : "-",
 	       "effective bisection bandwidth: the share of its bandwidth a flow gets (1 / flows on the",
-	       "", "busiest link of its route), mean over those permutations; 1.0 needs adaptive routing");
-	if (p->have_load) {
+	       "", "busiest link of its route), mean over those permutations; 1.0 on a fat tree needs adaptive routing");
+	if (p->have_load && p->n_flows) {
 		snprintf(a, sizeof(a), p->load_after < 0 ? "n/a" : "%g", p->load_after);
 		snprintf(b, sizeof(b), "%g", p->load_bound);
 		char was[96] = "the chain could not route the plane without the profile";
