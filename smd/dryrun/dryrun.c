@@ -625,41 +625,68 @@ nomem:
 struct metrics_job {
 	struct sm_dryrun *d;
 	const struct sm_metrics_opts *o;
+	unsigned n_refs;
+	unsigned ref_plane[SM_MAX_PLANES];  /* job k < n_refs: the reference of this plane's shape */
 	int rc[SM_MAX_PLANES];
 };
 
-/* Planes are independent: metrics only read the fabric and the LFTs. */
-static void metrics_one(void *arg, unsigned i)
+/*
+ * Job k < n_refs builds and measures one reference tree (as slow as a
+ * plane's metrics: started first); the others are the planes' metrics.
+ * Planes are independent: metrics only read the fabric and the LFTs.
+ */
+static void metrics_one(void *arg, unsigned k)
 {
 	struct metrics_job *job = arg;
-	struct sm_dr_plane *p = &job->d->run.planes[i];
 
+	if (k < job->n_refs) {
+		struct sm_dr_plane *p = &job->d->run.planes[job->ref_plane[k]];
+		p->have_ref = !sm_dr_reference(&p->shape, job->o, &p->ref, p->ref_why, sizeof(p->ref_why));
+		return;
+	}
+	unsigned i = k - job->n_refs;
+	struct sm_dr_plane *p = &job->d->run.planes[i];
 	if (!p->routed)
 		return;
 	job->rc[i] = sm_metrics_compute(job->d->f, i, job->d->lfts[i], job->o, &p->m);
 	if (!job->rc[i])
 		p->have_metrics = 1;
-	if (!job->rc[i])
-		job->rc[i] = sm_dr_shape_find(job->d->f, i, &p->shape);
-	if (!job->rc[i] && p->shape.tight_leaf != SM_NONE)
-		snprintf(p->tight_leaf, sizeof(p->tight_leaf), "%s", job->d->f->nodes[p->shape.tight_leaf].desc);
 }
 
-/* The reference of every routed plane; planes of one shape share one computation. */
-static void references(struct sm_dr_run *run, const struct sm_metrics_opts *o)
+/* Shapes of the routed planes; one reference job per distinct shape. 0 or -ENOMEM. */
+static int shapes(struct sm_dryrun *d, struct metrics_job *job)
 {
-	for (unsigned i = 0; i < run->n_planes; i++) {
-		struct sm_dr_plane *p = &run->planes[i];
-		if (!p->have_metrics)
+	for (unsigned i = 0; i < d->run.n_planes; i++) {
+		struct sm_dr_plane *p = &d->run.planes[i];
+		int rc, first = 1;
+		if (!p->routed)
 			continue;
-		for (unsigned j = 0; j < i && !p->have_ref; j++)
-			if (run->planes[j].have_ref && sm_dr_shape_same(&run->planes[j].shape, &p->shape)) {
-				p->ref = run->planes[j].ref;
-				p->have_ref = 1;
-			}
-		if (!p->have_ref)
-			p->have_ref = !sm_dr_reference(&p->shape, o, &p->ref, p->ref_why, sizeof(p->ref_why));
+		rc = sm_dr_shape_find(d->f, i, &p->shape);
+		if (rc)
+			return rc;
+		if (p->shape.tight_leaf != SM_NONE)
+			snprintf(p->tight_leaf, sizeof(p->tight_leaf), "%s", d->f->nodes[p->shape.tight_leaf].desc);
+		for (unsigned j = 0; j < job->n_refs && first; j++)
+			first = !sm_dr_shape_same(&d->run.planes[job->ref_plane[j]].shape, &p->shape);
+		if (p->shape.found && first)
+			job->ref_plane[job->n_refs++] = i;
 	}
+	return 0;
+}
+
+/* Planes of one shape share the reference their shape's job computed. */
+static void share_references(struct sm_dr_run *run, const struct metrics_job *job)
+{
+	for (unsigned i = 0; i < run->n_planes; i++)
+		for (unsigned k = 0; k < job->n_refs; k++) {
+			const struct sm_dr_plane *src = &run->planes[job->ref_plane[k]];
+			struct sm_dr_plane *p = &run->planes[i];
+			if (p != src && sm_dr_shape_same(&src->shape, &p->shape)) {
+				p->have_ref = src->have_ref;
+				p->ref = src->ref;
+				memcpy(p->ref_why, src->ref_why, sizeof(p->ref_why));
+			}
+		}
 }
 
 static void name_of(char *dst, const char *src)
@@ -707,11 +734,13 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	memset(&job, 0, sizeof(job));
 	job.d = d;
 	job.o = &o;
-	sm_parallel_for(d->run.n_planes, metrics_one, &job);
+	rc = shapes(d, &job);
+	if (!rc)
+		sm_parallel_for(job.n_refs + d->run.n_planes, metrics_one, &job);
 	for (unsigned i = 0; i < d->run.n_planes && !rc; i++)
 		rc = job.rc[i];
 	if (!rc)
-		references(&d->run, &o);
+		share_references(&d->run, &job);
 	/* planes compared with each other: what each lacks, the share it offers hosts */
 	if (!rc && d->run.n_planes > 1)
 		rc = health(d);
