@@ -815,7 +815,8 @@ int smd_daemon(const struct smd_opts *o)
 		}
 	}
 out:
-	metrics_listen(&c, NULL);     /* its requests read the daemon: first */
+	smd_http_free(c.http);        /* its requests read the daemon: first */
+	free(c.metrics_addr);
 	smd_ctl_server_free(c.srv);   /* parked clients get "daemon stopping" */
 	smd_dmn_free(c.d);            /* cuts a running cycle short, saves LIDs, closes transports */
 	sm_loop_free(c.loop);
