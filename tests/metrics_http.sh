@@ -196,17 +196,23 @@ for i in range(8):
     s = socket.create_connection(('127.0.0.1', port), timeout=30)
     s.sendall(b'GET /metr')
     idle.append(s)
-time.sleep(0.5)
-closed = 0
-for s in idle:
-    s.setblocking(False)
-    try:
-        closed += s.recv(1) == b''
-    except BlockingIOError:
-        pass
-    except OSError:
-        closed += 1
-    s.setblocking(True)
+def n_closed():
+    n = 0
+    for s in idle:
+        s.setblocking(False)
+        try:
+            n += s.recv(1, socket.MSG_PEEK) == b''
+        except BlockingIOError:
+            pass
+        except OSError:
+            n += 1
+        s.setblocking(True)
+    return n
+t0 = time.time()
+closed = n_closed()
+while closed < 4 and time.time() - t0 < 5:   # a loaded machine: the daemon gets to them
+    time.sleep(0.2)
+    closed = n_closed()
 if closed < 4:
     bad('8 idle connections from one address: %d closed at once, want at least 4 (limit 4 per address)' % closed)
 if not ctl_alive():
