@@ -70,6 +70,7 @@
 #include "sm/sm.h"
 #include "sm/planelid.h"
 #include "model/hosts.h"
+#include "sa/server.h"
 
 struct smd_conf;
 struct smd_dmn;
@@ -94,6 +95,12 @@ struct smd_dmn_plane {
 	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
 	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
 	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
+	/* metrics (daemon/cmd_metrics.c): every SMP transaction since the daemon started, light and
+	 * heavy parts, and M_Key as the plane's last full discovery saw it (mkey_seen 0: none yet) */
+	struct sm_txn_stats txn_total;
+	int mkey_seen;
+	uint32_t mkey_foreign;
+	uint64_t mkey_violations;
 	struct {                /* master/standby election (daemon/ha.c); elected 0: mock plane, always master */
 		uint8_t elected, state, priority, master_priority;   /* state: enum sm_sm_state */
 		uint16_t master_lid;
@@ -124,6 +131,13 @@ struct smd_dmn_sweep {
 	uint64_t lft_blocks_read;     /* read back (switches the state did not know) */
 	uint64_t portinfo_sets;       /* LID/SM LID/prefix and ARMED/ACTIVE Sets */
 	uint64_t switchinfo_sets;     /* LinearFDBTop Sets and PortStateChange clears */
+};
+
+/* A plane's SA (status "sa", metrics smd_sa_*). */
+struct smd_dmn_sa {
+	int open;                     /* answering */
+	char err[160];                /* why not, "" none */
+	struct sm_sa_stats stats;
 };
 
 struct smd_dmn_status {
@@ -165,6 +179,7 @@ struct smd_dmn_status {
 	unsigned n_history;
 	struct smd_dmn_sweep history[SMD_DMN_HISTORY];
 	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
+	struct smd_dmn_sa sa[SM_MAX_PLANES];
 };
 
 struct sm_loop;
@@ -243,6 +258,11 @@ struct sm_json;
 /* Reply members of the "status" and "planes" commands (ctl.h). */
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
+/* The "sa" member of status: one object per plane (counters by attribute and status). */
+void smd_dmn_sa_json(struct sm_json *j, const struct smd_dmn_status *st);
+/* Names for SA counters: "PathRecord", "NO_RECORDS" ... (buf: at least 8 bytes, for unknown ones). */
+const char *smd_dmn_sa_attr_label(uint16_t attr_id, char *buf);
+const char *smd_dmn_sa_status_label(uint16_t status, char *buf);
 /* One sweep record as a JSON object member `name` (NULL inside an array). */
 void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw);
 
