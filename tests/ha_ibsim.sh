@@ -126,6 +126,9 @@ grep -q "plane 0: master, priority 1; master 0x0000000000100001 LID 1 priority 1
 	bad "smctl planes: no master role line"
 out=$(sminfo_at); echo "$out"
 echo "$out" | grep -q "state 3 SMINFO_MASTER" || bad "sminfo (SM LID): not master"
+# directed route too (Hca3 -> Switch1 port 1 -> Hca1): the answer keeps the hop pointer
+out=$(sminfo_at -D 0,1,1); echo "$out"
+echo "$out" | grep -q "sm guid 0x100001, .*state 3 SMINFO_MASTER" || bad "sminfo -D 0,1,1: not master"
 blid=$(SIM_HOST=Hca2 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n 's/^Lid:\.*//p')
 out=$(sminfo_at "$blid"); echo "$out"
 echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "sminfo $blid: not standby"
