@@ -29,8 +29,8 @@
 #include <string.h>
 
 /* ---- other helpers' handlers: add the include of your header here ---- */
-/* #include "sa/path.h"   sapath: sm_sa_h_path, sm_sa_h_multipath */
-#include "sa/dyn.h"    /* saserv: sm_sa_h_service, sm_sa_h_inform_info, ... */
+#include "sa/path.h"     /* sapath: sm_sa_h_path, sm_sa_h_multipath */
+#include "sa/dyn.h"      /* saserv: sm_sa_h_service, sm_sa_h_inform_info, ... */
 
 #define M(m) (1u << (m))
 #define GETS (M(SM_SA_GET) | M(SM_SA_GET_TABLE))
@@ -56,6 +56,9 @@ static const struct sa_attr attrs[] = {
 	{ SM_SA_ATTR_PKEY_TABLE_RECORD, GETS, true, SM_SA_PKEY_REC_SIZE, sm_sa_h_pkey },
 	{ SM_SA_ATTR_SL2VL_RECORD, GETS, true, SM_SA_SL2VL_REC_SIZE, sm_sa_h_sl2vl },
 	{ SM_SA_ATTR_VLARB_RECORD, GETS, true, SM_SA_VLARB_REC_SIZE, sm_sa_h_vlarb },
+	{ SM_SA_ATTR_PATH_RECORD, GETS, true, SM_SA_PATH_REC_SIZE, sm_sa_h_path },
+	/* GetMulti's request is a MultiPathRecord; its answer PathRecords (the handler sets rec_size) */
+	{ SM_SA_ATTR_MULTIPATH_RECORD, M(SM_SA_GET_MULTI), true, SM_SA_MPATH_REC_SIZE, sm_sa_h_multipath },
 	{ SM_SA_ATTR_SERVICE_RECORD, GETS | M(SM_SA_SET) | M(SM_SA_DELETE), true, SM_SA_SERVICE_REC_SIZE, sm_sa_h_service },
 	{ SM_SA_ATTR_INFORM_INFO, M(SM_SA_SET), true, SM_SA_INFORM_INFO_SIZE, sm_sa_h_inform_info },
 	{ SM_SA_ATTR_INFORM_INFO_RECORD, GETS, true, SM_SA_INFORM_REC_SIZE, sm_sa_h_inform_info_record },
@@ -80,6 +83,11 @@ static const struct sa_attr *find_attr(uint16_t id)
 		if (attrs[i].attr_id == id)
 			return &attrs[i];
 	return NULL;
+}
+
+bool sm_sa_served(uint16_t attr_id)
+{
+	return find_attr(attr_id) != NULL;
 }
 
 /* Methods an SA request may carry at all (IBA table 187). */
@@ -113,13 +121,16 @@ static bool sm_key_ok(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req)
 uint8_t *sm_sa_ans_add(struct sm_sa_ans *ans)
 {
 	size_t sz = ans->rec_size;
-	if (!sz)
+	if (!sz || ans->n >= SIZE_MAX / sz - 1)
 		return NULL;
-	if (ans->n + 1 > ans->cap) {
-		size_t cap = ans->cap ? ans->cap * 2 : 8;
-		if (cap > SIZE_MAX / sz)
-			return NULL;
-		uint8_t *b = realloc(ans->buf, cap * sz);
+	size_t need = (ans->n + 1) * sz;   /* cap is in bytes: one answer is reused for records of any size */
+	if (need > ans->cap) {
+		size_t cap = ans->cap > SIZE_MAX / 2 ? need : ans->cap * 2;
+		if (cap < need)
+			cap = need;
+		if (cap < 8 * sz)
+			cap = 8 * sz;
+		uint8_t *b = realloc(ans->buf, cap);
 		if (!b)
 			return NULL;
 		ans->buf = b;

@@ -199,4 +199,89 @@ struct sm_sa_cpi {
 };
 void sm_sa_cpi_encode(const struct sm_sa_cpi *c, uint8_t rec[SM_SA_CPI_SIZE]);
 
+/*
+ * ---- the static records: encoders and field tables ----
+ * Each encoder writes a whole record (zeroing it first) from host-order
+ * values; the SMP attributes inside (NodeInfo, PortInfo, SwitchInfo) are
+ * written with the SMP codecs of mad/codec.h, so both agree bit for bit.
+ * Each table lists the components compared by plain equality; the ones
+ * named "special" are matched by the handler (static.c) and are not in it.
+ */
+struct sm_node_info;
+struct sm_port_info;
+struct sm_switch_info;
+
+/* NodeRecord (IBA 15.2.5.2): LID(0, special: within the LMC range), NodeInfo(2..13), NodeDescription(14, special: compared as a string) */
+enum { SM_SA_NR_LID = 0, SM_SA_NR_PORTGUID = 8, SM_SA_NR_PORTNUM = 12, SM_SA_NR_NODEGUID = 7, SM_SA_NR_DESC = 14 };
+void sm_sa_node_rec_encode(uint8_t rec[SM_SA_NODE_REC_SIZE], uint16_t lid, const struct sm_node_info *ni,
+			   const char *desc);
+extern const struct sm_sa_field sm_sa_node_fields[];
+extern const size_t sm_sa_node_nfields;
+
+/*
+ * PortInfoRecord (IBA 15.2.5.3): LID(0, special), PortNum(1), Options(2,
+ * not compared, as OpenSM), then PortInfo(3..57). Special: CapabilityMask(7)
+ * and CapabilityMask2(53) (bitwise with the enhanced mask, attribute
+ * modifier bit 31), LinkSpeedExt*(54, 55, 57) (compared only when the port
+ * has extended speeds).
+ */
+enum {
+	SM_SA_PIR_LID = 0, SM_SA_PIR_PORTNUM = 1, SM_SA_PIR_OPTIONS = 2, SM_SA_PIR_MKEY = 3, SM_SA_PIR_BASELID = 5,
+	SM_SA_PIR_CAPMASK = 7, SM_SA_PIR_CAPMASK2 = 53, SM_SA_PIR_SPDEXTACT = 54, SM_SA_PIR_SPDEXTSUP = 55,
+	SM_SA_PIR_SPDEXTENA = 57,
+};
+#define SM_SA_PI_CAP_HAS_EXT_SPEEDS 0x00004000u   /* PortInfo CapabilityMask.IsExtendedSpeedsSupported */
+void sm_sa_portinfo_rec_encode(uint8_t rec[SM_SA_PORTINFO_REC_SIZE], uint16_t lid, uint8_t port_num, uint8_t options,
+			       const struct sm_port_info *pi);
+extern const struct sm_sa_field sm_sa_portinfo_fields[];
+extern const size_t sm_sa_portinfo_nfields;
+
+/* LinkRecord (IBA 15.2.5.13): FromLID(0), FromPort(1), ToPort(2), ToLID(3); LIDs special (LMC). */
+enum { SM_SA_LR_FROM_LID = 0, SM_SA_LR_FROM_PORT = 1, SM_SA_LR_TO_PORT = 2, SM_SA_LR_TO_LID = 3 };
+void sm_sa_link_rec_encode(uint8_t rec[SM_SA_LINK_REC_SIZE], uint16_t from_lid, uint8_t from_port, uint8_t to_port,
+			   uint16_t to_lid);
+
+/* SwitchInfoRecord (IBA 15.2.5.4): LID(0, special); the SwitchInfo components are not compared (as OpenSM). */
+enum { SM_SA_SWIR_LID = 0 };
+void sm_sa_switchinfo_rec_encode(uint8_t rec[SM_SA_SWITCHINFO_REC_SIZE], uint16_t lid,
+				 const struct sm_switch_info *si);
+
+/* LinearForwardingTableRecord (IBA 15.2.5.6): LID(0, special), BlockNum(1). */
+enum { SM_SA_LFTR_LID = 0, SM_SA_LFTR_BLOCK = 1 };
+void sm_sa_lft_rec_encode(uint8_t rec[SM_SA_LFT_REC_SIZE], uint16_t lid, uint16_t block, const uint8_t ports[64]);
+
+/* MulticastForwardingTableRecord (IBA 15.2.5.8): LID(0), Position(1), BlockNum(3). */
+enum { SM_SA_MFTR_LID = 0, SM_SA_MFTR_POSITION = 1, SM_SA_MFTR_BLOCK = 3 };
+void sm_sa_mft_rec_encode(uint8_t rec[SM_SA_MFT_REC_SIZE], uint16_t lid, uint8_t position, uint16_t block,
+			  const uint16_t masks[32]);
+
+/* SMInfoRecord (IBA 15.2.5.9): LID(0, special), GUID(2), SM_Key(3), ActCount(4), Priority(5), SMState(6). */
+enum { SM_SA_SMIR_LID = 0 };
+void sm_sa_sminfo_rec_encode(uint8_t rec[SM_SA_SMINFO_REC_SIZE], uint16_t lid, uint64_t guid, uint64_t sm_key,
+			     uint32_t act_count, uint8_t priority, uint8_t state);
+extern const struct sm_sa_field sm_sa_sminfo_fields[];
+extern const size_t sm_sa_sminfo_nfields;
+
+/* GuidInfoRecord (IBA 15.2.5.18): LID(0, special), BlockNum(1), GUID0..7(4..11). */
+enum { SM_SA_GIR_LID = 0, SM_SA_GIR_BLOCK = 1 };
+void sm_sa_guidinfo_rec_encode(uint8_t rec[SM_SA_GUIDINFO_REC_SIZE], uint16_t lid, uint8_t block,
+			       const uint64_t guids[8]);
+extern const struct sm_sa_field sm_sa_guidinfo_fields[];
+extern const size_t sm_sa_guidinfo_nfields;
+
+/* P_KeyTableRecord (IBA 15.2.5.11): LID(0, special), BlockNum(1), PortNum(2). */
+enum { SM_SA_PKR_LID = 0, SM_SA_PKR_BLOCK = 1, SM_SA_PKR_PORT = 2 };
+void sm_sa_pkey_rec_encode(uint8_t rec[SM_SA_PKEY_REC_SIZE], uint16_t lid, uint16_t block, uint8_t port,
+			   const uint16_t pkeys[32]);
+
+/* SLtoVLMappingTableRecord (IBA 15.2.5.10): LID(0, special), InputPortNum(1), OutputPortNum(2). */
+enum { SM_SA_SLVL_LID = 0, SM_SA_SLVL_IN = 1, SM_SA_SLVL_OUT = 2 };
+void sm_sa_sl2vl_rec_encode(uint8_t rec[SM_SA_SL2VL_REC_SIZE], uint16_t lid, uint8_t in_port, uint8_t out_port,
+			    const uint8_t vl_by_sl[16]);
+
+/* VLArbitrationTableRecord (IBA 15.2.5.14): LID(0, special), OutputPortNum(1), BlockNum(2). */
+enum { SM_SA_VLA_LID = 0, SM_SA_VLA_PORT = 1, SM_SA_VLA_BLOCK = 2 };
+void sm_sa_vlarb_rec_encode(uint8_t rec[SM_SA_VLARB_REC_SIZE], uint16_t lid, uint8_t port, uint8_t block,
+			    const uint8_t vl_weight[64]);
+
 #endif
