@@ -189,6 +189,28 @@ static void test_retries_out(void **st)
 	assert_int_equal(s.timeout_us, SM_RMPP_MAX_WAIT_US);
 }
 
+/* A receiver granting a window of 2^32 segments gets SM_RMPP_MAX_WINDOW at a time. */
+static void test_window_cap(void **st)
+{
+	(void)st;
+	static uint8_t data[200 * 300];
+	uint8_t mad[SM_SA_MAD_SIZE];
+	struct sm_sa_hdr hdr = resp_hdr(), ack = resp_hdr();
+	struct sm_rmpp_send s;
+	unsigned n = 0;
+
+	sm_rmpp_send_init(&s, &hdr, data, sizeof(data), 100, 2);
+	sm_rmpp_send_next(&s, 0, mad);
+	ack.rmpp_version = 1;
+	ack.rmpp_type = SM_RMPP_TYPE_ACK;
+	ack.rmpp_data1 = 1;
+	ack.rmpp_data2 = 0xFFFFFFFF;
+	assert_int_equal(sm_rmpp_send_input(&s, &ack, 0), SM_RMPP_IDLE);
+	while (sm_rmpp_send_next(&s, 0, mad) == SM_RMPP_SEND)
+		n++;
+	assert_int_equal(n, SM_RMPP_MAX_WINDOW);
+}
+
 static void test_sender_abort_stop_badack(void **st)
 {
 	(void)st;
@@ -353,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_lost_ack),
 		cmocka_unit_test(test_retries_out),
+		cmocka_unit_test(test_window_cap),
 		cmocka_unit_test(test_sender_abort_stop_badack),
 		cmocka_unit_test(test_receiver_hostile),
 	};
