@@ -415,6 +415,24 @@ static void test_gettable_rmpp(void **st)
 	assert_int_equal(h.rmpp_status, SM_RMPP_STATUS_TMR);
 	sm_sa_stats(x.sa, &s);
 	assert_int_equal(s.rmpp_aborted, 1);
+
+	/* 64 transfers at once at most: the 65th GetTable is NO_RESOURCES, answered in one MAD */
+	out_clear(&x.f);
+	for (unsigned i = 0; i < 65; i++) {
+		req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_SERVICE_RECORD, 300 + i, 0);
+		inject(&x.f, mad, sizeof(mad), (uint16_t)(20 + i));
+	}
+	spin_answered(&x, s.answered + 65);
+	size_t busy = 0;
+
+	for (size_t i = 0; i < x.f.out_n; i++) {
+		h = out_hdr(&x, i);
+		if (h.status == SM_SA_STATUS_NO_RESOURCES) {
+			assert_int_equal(h.rmpp_type, 0);
+			busy++;
+		}
+	}
+	assert_int_equal(busy, 1);
 	fx_down(&x);
 }
 
