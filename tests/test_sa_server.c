@@ -710,6 +710,28 @@ static void test_leases_and_rules(void **st)
 	assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, rec, 99, false, &a), SM_SA_STATUS_REQ_INVALID);
 	rec[23] = 0;
 	assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, rec, 6, false, &a), SM_SA_STATUS_REQ_INVALID);
+	/* a subscription to GID-out of one GID: only that GID's notice matches */
+	{
+		uint8_t info[SM_SA_DATA_SIZE] = { 0 }, nt[SM_SA_NOTICE_SIZE], det[54] = { 0 };
+		struct sm_sa_report_dest dst[4];
+
+		sm_sa_gid_make(info, 0xfe80000000000000ull, 0x21);
+		sm_sa_put16(info + 16, 0xFFFF);
+		info[22] = info[23] = 1;
+		sm_sa_put16(info + 24, 0xFFFF);
+		sm_sa_put16(info + 26, SM_TRAP_GID_OUT);
+		sm_sa_put32(info + 32, 0xFFFFFF);
+		assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, info, 5, false, &a), 0);
+		sm_sa_gid_make(det + 6, 0xfe80000000000000ull, 0x31);
+		sm_sa_notice_make(nt, 3, SM_TRAP_GID_OUT, 5, NULL, det);
+		size_t before = sm_sa_dyn_match(d, nt, dst, 4);
+
+		sm_sa_gid_make(det + 6, 0xfe80000000000000ull, 0x21);
+		sm_sa_notice_make(nt, 3, SM_TRAP_GID_OUT, 5, NULL, det);
+		assert_int_equal(sm_sa_dyn_match(d, nt, dst, 4), before + 1);
+		info[23] = 0;
+		assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, info, 5, false, &a), 0);
+	}
 	/* InformInfoRecord: QPN hidden from the untrusted */
 	assert_int_equal(q(d, snap, 0, SM_SA_GET_TABLE, SM_SA_ATTR_INFORM_INFO_RECORD, 0, rec, 6, false, &a), 0);
 	assert_int_equal(a.n, 1);
