@@ -15,9 +15,10 @@
  *
  * Files: path_wire.c (both record layouts, rate and MTU codes), path.c
  * (the walk, one source/destination pair's records, PathRecord),
- * path_multi.c (MultiPathRecord). Cost: a Get is two hash or array
- * look-ups and two walks (forward, and back for Reversible): O(hops), no
- * allocation beyond the answer buffer, which the caller reuses.
+ * path_multi.c (MultiPathRecord), path_mcast.c (a PathRecord to a
+ * multicast group, from the SA's group table). Cost: a Get is two hash or
+ * array look-ups and two walks (forward, and back for Reversible):
+ * O(hops), no allocation beyond the answer buffer, which the caller reuses.
  *
  * Library rules: nothing logs; every request is untrusted.
  */
