@@ -15,10 +15,10 @@
  * Rate 42, PacketLifeTime 43, SL/FlowLabel/HopLimit 44.
  */
 #include "sa/dyn.h"
+#include "sa/handlers.h"
 #include "sa/path.h"
 #include "sa/path_priv.h"
 
-#include <errno.h>
 #include <string.h>
 
 /* A member of group mgid whose port GUID is guid, or the first member with guid 0. */
@@ -69,13 +69,7 @@ int sm_pr_mcast(const struct sm_sa_ctx *ctx, const struct sm_pr_env *e, const st
 		.numb_path = 1, .pkey = sm_sa_get16(g + 40), .sl = sl,
 		.mtu_sel = 2, .mtu = g[38] & 0x3F, .rate_sel = 2, .rate = g[42] & 0x3F, .plt_sel = 2, .plt = g[43] & 0x3F,
 	};
-	if (ans->max_records && ans->n >= ans->max_records) {
-		ans->status = SM_SA_STATUS_NO_RESOURCES;
-		return 0;
-	}
-	uint8_t *out = sm_sa_ans_add(ans);
-	if (!out)
-		return -ENOMEM;
-	sm_sa_path_rec_encode(&r, out);
-	return 0;
+	uint8_t rec[SM_SA_PATH_REC_SIZE];
+	sm_sa_path_rec_encode(&r, rec);
+	return sm_sa_emit_rc(sm_sa_emit(ans, req, rec));
 }
