@@ -10,7 +10,8 @@
 #    apart, alternating master/standby claims: all refused, still standby;
 #  - kill -9 the master: the standby becomes master within the target
 #    (2 s with the defaults: 500 ms polls, 3 misses), every CA's PortInfo
-#    SMLid points at it (`smpquery portinfo`), LIDs unchanged, and the
+#    SMLid points at it (`smpquery portinfo`), LIDs unchanged, every CA
+#    pair routed (`ibtracert`), and the
 #    takeover writes no LFT block (the sweep's own count); the time is the
 #    SM's own (kill to the end of its takeover sweep): above 2 s is noted,
 #    above 3 s (a loaded machine's margin) fails;
@@ -51,6 +52,12 @@ ca_ports() {
 			sed -n 's/^Lid:\.*/lid=/p; s/^SMLid:\.*/smlid=/p' | tr '\n' ' '
 		echo
 	done
+}
+# SIGTERM to a process that is not our child, and up to 10 s for it to be gone
+stop_pid() {
+	kill -TERM "$1" 2>/dev/null
+	_i=0
+	while kill -0 "$1" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
 }
 # OpenSM runs under a subshell and timeout(1): its own PID, found by walking
 # down from the PID we started (osm_pid WRAPPER_PID)
@@ -97,6 +104,17 @@ takeover() {
 	_smlid=$(echo "$_ml" | sed -n 's/^sminfo: sm lid \([0-9]*\) .*/\1/p')
 	[ "$(grep -c "smlid=$_smlid " "$work/after")" = 4 ] || bad "not every CA points at the new master (LID $_smlid)"
 	echo "$_ml" | grep -q "state 3 SMINFO_MASTER" || bad "$_name is not master after the takeover"
+	# every CA pair still routed (ibtracert by LID from Hca3)
+	_lids=$(sed -n 's/^lid=\([0-9]*\) .*/\1/p' "$work/after")
+	_unrouted=0
+	for _s in $_lids; do
+		for _d in $_lids; do
+			[ "$_s" = "$_d" ] && continue
+			SIM_HOST=Hca3 ibsim_run ibtracert "$_s" "$_d" >/dev/null 2>&1 || _unrouted=$((_unrouted + 1))
+		done
+	done
+	echo "CA pairs not routed after the takeover: $_unrouted"
+	[ "$_unrouted" = 0 ] || bad "$_name: $_unrouted CA pairs not routed (ibtracert)"
 	_lft=$(sed -n 's/.*sweep 1 (start).* \([0-9]*\) LFT blocks.*/\1/p' "$work/$_name.err")
 	echo "LFT blocks written on takeover: $_lft"
 	[ "$_lft" = 0 ] || [ -n "${4:-}" ] || bad "$_name wrote $_lft LFT blocks on takeover (target 0)"
@@ -152,7 +170,7 @@ done
 t0=$(now)
 kill -9 "$(json_num "$work/a.st" pid)"
 takeover b "$t0" "$work/before"
-kill -TERM "$pid"; wait "$pid" 2>/dev/null
+stop_pid "$pid"
 
 # --- OpenSM master (priority 10), smd standby (priority 1) ---------------------
 SIM_HOST=Hca1 ibsim_run opensm -p 10 -f "$IBSIM_DIR/opensm.log" >/dev/null 2>&1 &
@@ -183,7 +201,7 @@ osm=$(osm_pid "$osm_wrap")
 t0=$(now)
 kill -9 "$osm"
 takeover c "$t0" "$work/before.osm" routes-may-differ
-kill -TERM "$pid"; wait "$pid" 2>/dev/null
+stop_pid "$pid"
 kill "$osm_wrap" 2>/dev/null
 wait "$osm_wrap" 2>/dev/null
 
