@@ -146,8 +146,10 @@ static void handover(void **st)
 	assert_int_equal(e.state, SM_SMSTATE_MASTER);
 	/* a worse master: split reported, we stay */
 	struct sm_elect_peer w = peer(0x55, 1, SM_SMSTATE_MASTER, 3);
+	w.sm_key = 1;   /* OpenSM's default key, ours none: it ignores us, and says so */
 	assert_int_equal(sm_elect_peer_seen(&e, &w, 0), SM_EL_NONE);
 	assert_true(e.split);
+	assert_non_null(strstr(e.why, "set the same sm_key"));
 }
 
 static void sets(void **st)

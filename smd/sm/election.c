@@ -156,8 +156,9 @@ int sm_elect_peer_seen(struct sm_elect *e, const struct sm_elect_peer *p, uint64
 		if (p->state == SM_SMSTATE_MASTER && !e->split) {
 			e->split = true;
 			snprintf(e->why, sizeof(e->why),
-				 "another master 0x%016" PRIx64 " (priority %u, LID %u): it should hand over to us",
-				 p->guid, p->priority, p->lid);
+				 "another master 0x%016" PRIx64 " (priority %u, LID %u): it should hand over to us%s",
+				 p->guid, p->priority, p->lid, p->sm_key && p->sm_key != e->cfg.sm_key ?
+				 "; it has another SM_Key, so it ignores us: set the same sm_key" : "");
 		}
 		return SM_EL_NONE;
 	default:
