@@ -104,6 +104,60 @@ static double plane_field(const struct smd_dmn_plane *p, enum pf f)
 	return 0;
 }
 
+static void sample2(struct sm_json *j, unsigned plane, const char *lk, const char *lv, double v)
+{
+	char pl[16];
+
+	snprintf(pl, sizeof(pl), "%u", plane);
+	sm_json_obj_begin(j, NULL);
+	sm_json_obj_begin(j, "labels");
+	sm_json_str(j, "plane", pl);
+	sm_json_str(j, lk, lv);
+	sm_json_obj_end(j);
+	sm_json_double(j, "value", v);
+	sm_json_obj_end(j);
+}
+
+/* Each plane's SA (daemon/sa.c): whether it answers, requests, and answers by attribute and status. */
+static void sa_metrics(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} per_plane[] = {
+		{ "smd_sa_up", "gauge", "1 if the plane's SA answers" },
+		{ "smd_sa_requests_total", "counter", "SA MADs received" },
+		{ "smd_sa_answered_total", "counter", "SA requests answered (any status)" },
+		{ "smd_sa_dropped_total", "counter", "SA MADs dropped (undecodable, not for us, over the fair share)" },
+	};
+	char lv[16];
+
+	for (size_t m = 0; m < sizeof(per_plane) / sizeof(per_plane[0]); m++) {
+		m_begin(j, per_plane[m].name, per_plane[m].type, per_plane[m].help);
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			const struct smd_dmn_sa *s = &st->sa[i];
+			double v[] = { s->open, (double)s->stats.received, (double)s->stats.answered,
+				       (double)s->stats.dropped };
+			snprintf(lv, sizeof(lv), "%u", i);
+			sample(j, "plane", lv, v[m]);
+		}
+		m_end(j);
+	}
+	m_begin(j, "smd_sa_queries_total", "counter", "SA requests by attribute");
+	for (unsigned i = 0; i < st->n_planes; i++)
+		for (unsigned k = 0; k < SM_SA_STATS_ATTRS; k++)
+			if (st->sa[i].stats.by_attr[k].n)
+				sample2(j, i, "attr", smd_dmn_sa_attr_label(st->sa[i].stats.by_attr[k].attr_id, lv),
+					(double)st->sa[i].stats.by_attr[k].n);
+	m_end(j);
+	m_begin(j, "smd_sa_answers_total", "counter", "SA answers by MAD status");
+	for (unsigned i = 0; i < st->n_planes; i++)
+		for (unsigned k = 0; k < sizeof(st->sa[i].stats.by_status) / sizeof(st->sa[i].stats.by_status[0]); k++)
+			if (st->sa[i].stats.by_status[k].n)
+				sample2(j, i, "status", smd_dmn_sa_status_label(st->sa[i].stats.by_status[k].status, lv),
+					(double)st->sa[i].stats.by_status[k].n);
+	m_end(j);
+}
+
 static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 {
 	static const struct {
@@ -174,6 +228,7 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		}
 		m_end(j);
 	}
+	sa_metrics(j, st);
 	sm_json_arr_end(j);
 }
 

@@ -256,7 +256,8 @@ static void run_cycle(struct smd_dmn *d)
 	 */
 	for (unsigned i = 0; i < d->n && !stopping; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
-		if (p->rc && p->t && !sm_plane_port_keep_open(&d->ports[i])) {
+		/* a plane with an SA: closed by the loop after its SA (sa.c) */
+		if (p->rc && p->t && !sm_plane_port_keep_open(&d->ports[i]) && !d->sa[i]) {
 			sm_plane_port_close(&d->ports[i]);
 			p->t = NULL;
 		}
@@ -479,6 +480,7 @@ static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
 		d->done = d->in_worker = 0;   /* the planes are the loop's again */
 	pthread_mutex_unlock(&d->mu);
 	if (done) {
+		dmn_sa_cycle_done(d);
 		watch_mads(d);
 		if (d->done_fn)
 			d->done_fn(d->done_arg);
@@ -632,6 +634,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		pthread_mutex_unlock(&d->mu);
 		pthread_join(d->worker, NULL);
 	}
+	dmn_sa_free_all(d);   /* on the loop, before the transports they use */
 	unwatch_mads(d);
 	sm_loop_remove(d->src_wake);
 	sm_loop_remove(d->src_interval);

@@ -70,6 +70,7 @@
 #include "sm/sm.h"
 #include "sm/planelid.h"
 #include "model/hosts.h"
+#include "sa/server.h"
 
 struct smd_conf;
 struct smd_dmn;
@@ -120,6 +121,13 @@ struct smd_dmn_sweep {
 	uint64_t switchinfo_sets;     /* LinearFDBTop Sets and PortStateChange clears */
 };
 
+/* A plane's SA (status "sa", metrics smd_sa_*). */
+struct smd_dmn_sa {
+	int open;                     /* answering */
+	char err[160];                /* why not, "" none */
+	struct sm_sa_stats stats;
+};
+
 struct smd_dmn_status {
 	enum smd_dmn_state state;     /* see ctl.h "status" */
 	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
@@ -159,6 +167,7 @@ struct smd_dmn_status {
 	unsigned n_history;
 	struct smd_dmn_sweep history[SMD_DMN_HISTORY];
 	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
+	struct smd_dmn_sa sa[SM_MAX_PLANES];
 };
 
 struct sm_loop;
@@ -237,6 +246,11 @@ struct sm_json;
 /* Reply members of the "status" and "planes" commands (ctl.h). */
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st);
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st);
+/* The "sa" member of status: one object per plane (counters by attribute and status). */
+void smd_dmn_sa_json(struct sm_json *j, const struct smd_dmn_status *st);
+/* Names for SA counters: "PathRecord", "NO_RECORDS" ... (buf: at least 8 bytes, for unknown ones). */
+const char *smd_dmn_sa_attr_label(uint16_t attr_id, char *buf);
+const char *smd_dmn_sa_status_label(uint16_t status, char *buf);
 /* One sweep record as a JSON object member `name` (NULL inside an array). */
 void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dmn_sweep *sw);
 

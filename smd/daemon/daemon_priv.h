@@ -80,6 +80,10 @@ struct smd_dmn {
 	void (*done_fn)(void *arg);  /* cfg.cycle_done */
 	void *done_arg;
 	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
+
+	/* each plane's SA (sa.c): made and freed on the loop's thread, worker idle; d->mu for readers */
+	struct sm_sa *sa[SM_MAX_PLANES];
+	char sa_err[SM_MAX_PLANES][160];   /* why a plane has no SA, "" none */
 };
 
 /* view.c */
@@ -88,6 +92,10 @@ int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const
 void dmn_publish_view(void *arg, const struct sm_snapshot *snap);
 void dmn_view_unref(struct dmn_view *v);
 void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err, size_t errlen);
+/* sa.c (loop thread, worker idle; dmn_sa_status: d->mu held) */
+void dmn_sa_cycle_done(struct smd_dmn *d);
+void dmn_sa_free_all(struct smd_dmn *d);
+void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);

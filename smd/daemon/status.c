@@ -137,6 +137,7 @@ void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st)
 	pthread_mutex_lock(&d->mu);
 	*st = d->st;
 	st->requested = d->requested;
+	dmn_sa_status(d, st);
 	pthread_mutex_unlock(&d->mu);
 }
 
@@ -201,6 +202,39 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_arr_begin(j, "sweep_history");
 	for (unsigned i = 0; i < st->n_history; i++)
 		smd_dmn_sweep_json(j, NULL, &st->history[i]);
+	sm_json_arr_end(j);
+	smd_dmn_sa_json(j, st);
+}
+
+void smd_dmn_sa_json(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	char lb[16];
+
+	sm_json_arr_begin(j, "sa");
+	for (unsigned i = 0; i < st->n_planes && i < SM_MAX_PLANES; i++) {
+		const struct smd_dmn_sa *s = &st->sa[i];
+		const struct sm_sa_stats *c = &s->stats;
+		sm_json_obj_begin(j, NULL);
+		sm_json_uint(j, "plane", i);
+		sm_json_bool(j, "open", s->open);
+		sm_json_str(j, "error", s->err[0] ? s->err : NULL);
+		SM_JSON_UINTS(j, { "received", c->received }, { "answered", c->answered }, { "dropped", c->dropped },
+			      { "rmpp_sent", c->rmpp_sent }, { "rmpp_aborted", c->rmpp_aborted },
+			      { "reports_sent", c->reports_sent }, { "reports_acked", c->reports_acked },
+			      { "reports_given_up", c->reports_given_up });
+		sm_json_double(j, "cpu_s", (double)c->cpu_ns / 1e9);
+		sm_json_obj_begin(j, "by_attr");
+		for (unsigned k = 0; k < SM_SA_STATS_ATTRS; k++)
+			if (c->by_attr[k].n)
+				sm_json_uint(j, smd_dmn_sa_attr_label(c->by_attr[k].attr_id, lb), c->by_attr[k].n);
+		sm_json_obj_end(j);
+		sm_json_obj_begin(j, "by_status");
+		for (unsigned k = 0; k < sizeof(c->by_status) / sizeof(c->by_status[0]); k++)
+			if (c->by_status[k].n)
+				sm_json_uint(j, smd_dmn_sa_status_label(c->by_status[k].status, lb), c->by_status[k].n);
+		sm_json_obj_end(j);
+		sm_json_obj_end(j);
+	}
 	sm_json_arr_end(j);
 }
 

@@ -6,56 +6,231 @@
  * One instance per plane; several may attach to one simulator. Packets the
  * simulator marks as dropped are not delivered: the transaction engine's
  * timeout and retry handle them exactly like a MAD lost on a real wire.
+ *
+ * The GSI endpoint (mad/gsi.h, ibsim_gsi_open) shares the socket: ibsim
+ * hands every QP0 and QP1 request for a port to that port's one IsSM
+ * client (its find_client()), so the SA's requests arrive where the
+ * sweep's SMP answers do. Two readers, one socket: the SMP side (the
+ * worker during a cycle, the loop between cycles) and the GSI side (the
+ * SA, on the loop). Whoever reads a packet that is the other's puts it on
+ * the other's queue (struct side: a ring under mu) and writes the other's
+ * eventfd; each side's pollable fd is an epoll fd holding the socket and
+ * its own eventfd, so it is readable when the socket or its queue has
+ * something. A sweep therefore never consumes an SA request, and an SA
+ * request is read (by the SA itself) while the worker routes and reads
+ * nothing. Sends from both sides go through send_mu, so they never
+ * interleave with each other (a datagram is one send anyway; the lock
+ * keeps the TID bookkeeping of the client whole). SMPs (classes 0x01,
+ * 0x81) are the SMP side's; every other class the GSI side's, which keeps
+ * its own class and drops the rest (counted in stray).
  */
 #include "mad/ibsim_client.h"
 #include "mad/transport.h"
+#include "mad/gsi.h"
 #include "mad/codec.h"
+#include "lib/clock.h"
+#include "lib/err.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
-static struct sm_ibsim *sim_of(struct sm_transport *t)
+#define SIDE_QUEUE_MAX 4096   /* packets held for a side that is not reading; more are dropped */
+
+enum { SIDE_SMP, SIDE_GSI };
+
+struct side {
+	struct sm_ibsim_pkt *q;   /* ring */
+	uint32_t head, len, cap;
+	int efd;                  /* readable while len > 0 */
+	int epfd;                 /* the side's pollable fd: socket + efd */
+	uint64_t dropped;         /* queue full */
+};
+
+struct ibsim_gsi;
+
+struct ibsim_port {
+	struct sm_transport t;    /* first */
+	struct sm_ibsim *c;
+	pthread_mutex_t mu;       /* sides, gsi */
+	pthread_mutex_t send_mu;
+	struct side side[2];
+	struct ibsim_gsi *gsi;    /* open endpoint, or NULL (mu) */
+	uint64_t stray;           /* GSI-side packets nobody takes */
+};
+
+struct ibsim_gsi {
+	struct sm_gsi g;          /* first */
+	struct ibsim_port *p;
+	uint16_t tid_hi;          /* top TID bits of our last request (Report): ibsim overwrites them */
+};
+
+static int side_of(const struct sm_ibsim_pkt *k)
 {
-	return t->priv;
+	return k->mad[1] == SM_CLASS_SMI || k->mad[1] == SM_CLASS_SMI_DR ? SIDE_SMP : SIDE_GSI;
+}
+
+/* Queue k for side s (mu held). */
+static void side_push(struct ibsim_port *p, int s, const struct sm_ibsim_pkt *k)
+{
+	struct side *d = &p->side[s];
+
+	if (s == SIDE_GSI && (!p->gsi || k->mad[1] != p->gsi->g.mgmt_class)) {
+		p->stray++;
+		return;
+	}
+	if (d->len == d->cap) {
+		uint32_t nc = d->cap ? d->cap * 2 : 16;
+		struct sm_ibsim_pkt *nq;
+		if (nc > SIDE_QUEUE_MAX || !(nq = malloc((size_t)nc * sizeof(*nq)))) {
+			d->dropped++;
+			return;
+		}
+		for (uint32_t i = 0; i < d->len; i++)
+			nq[i] = d->q[(d->head + i) % d->cap];
+		free(d->q);
+		d->q = nq;
+		d->head = 0;
+		d->cap = nc;
+	}
+	d->q[(d->head + d->len) % d->cap] = *k;
+	if (d->len++ == 0)
+		(void)!eventfd_write(d->efd, 1);
+}
+
+/* Take the oldest packet queued for side s: 1 taken, 0 none (mu held). */
+static int side_pop(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
+{
+	struct side *d = &p->side[s];
+	eventfd_t v;
+
+	if (!d->len)
+		return 0;
+	*k = d->q[d->head];
+	d->head = (d->head + 1) % d->cap;
+	if (--d->len == 0)
+		(void)eventfd_read(d->efd, &v);
+	return 1;
+}
+
+/*
+ * One packet for side s without waiting: from its queue, else from the
+ * socket (passing the other side's on). 0, -EAGAIN, -errno.
+ */
+static int take(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
+{
+	int rc;
+
+	pthread_mutex_lock(&p->mu);
+	rc = side_pop(p, s, k);
+	pthread_mutex_unlock(&p->mu);
+	if (rc)
+		return 0;
+	for (int n = 0; n < 64; n++) {   /* bounded: a flood for the other side cannot keep us here */
+		rc = sm_ibsim_recv_pkt(p->c, k);
+		if (rc)
+			return rc;
+		if (side_of(k) == s)
+			return 0;
+		pthread_mutex_lock(&p->mu);
+		side_push(p, !s, k);
+		pthread_mutex_unlock(&p->mu);
+	}
+	return -EAGAIN;
+}
+
+static int side_init(struct side *d, int sockfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->efd < 0 || d->epfd < 0)
+		return -errno;
+	ev.data.fd = sockfd;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, sockfd, &ev) < 0)
+		return -errno;
+	ev.data.fd = d->efd;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->efd, &ev) < 0)
+		return -errno;
+	return 0;
+}
+
+static void side_fini(struct side *d)
+{
+	if (d->efd >= 0)
+		close(d->efd);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	free(d->q);
+}
+
+static struct ibsim_port *port_of(struct sm_transport *t)
+{
+	return (struct ibsim_port *)t;
 }
 
 static int ibsim_t_send(struct sm_transport *t, const uint8_t *mad, size_t len, uint16_t dlid,
 			unsigned resp_timeout_ms)
 {
+	struct ibsim_port *p = port_of(t);
 	uint8_t buf[SM_IBSIM_MAD_SIZE];
+	int rc;
 
 	(void)resp_timeout_ms;
 	if (len > sizeof(buf))
 		return -EINVAL;
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, mad, len);
-	return sm_ibsim_send(sim_of(t), buf, dlid, 0);
+	pthread_mutex_lock(&p->send_mu);
+	rc = sm_ibsim_send(p->c, buf, dlid, 0);
+	pthread_mutex_unlock(&p->send_mu);
+	return rc;
 }
 
 static int ibsim_t_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *len,
 			struct sm_mad_addr *from, int timeout_ms)
 {
-	uint8_t mad[SM_IBSIM_MAD_SIZE];
-	uint16_t slid = 0;
-	uint32_t status = 0;
+	struct ibsim_port *p = port_of(t);
+	uint64_t end = timeout_ms > 0 ? sm_mono_us() + (uint64_t)timeout_ms * 1000u : 0;
+	struct sm_ibsim_pkt k;
 	int rc;
 
 	if (cap < SM_IBSIM_MAD_SIZE)
 		return -EINVAL;
 	for (;;) {
-		rc = sm_ibsim_recv(sim_of(t), mad, timeout_ms, &slid, &status);
-		if (rc == -EIO)          /* dropped by the simulator: like a lost MAD */
+		rc = take(p, SIDE_SMP, &k);
+		if (rc == 0 && k.status)   /* dropped by the simulator: like a lost MAD */
 			continue;
-		if (rc)
+		if (rc == 0)
+			break;
+		if (rc != -EAGAIN)
 			return rc;
-		break;
+		int wait = timeout_ms;
+		if (timeout_ms > 0) {
+			uint64_t now = sm_mono_us();
+			if (now >= end)
+				return -ETIMEDOUT;
+			wait = (int)((end - now + 999) / 1000);
+		}
+		if (timeout_ms == 0)
+			return -ETIMEDOUT;
+		struct pollfd pf = { .fd = p->side[SIDE_SMP].epfd, .events = POLLIN };
+		rc = poll(&pf, 1, wait);
+		if (rc < 0 && errno != EINTR)
+			return -errno;
 	}
-	memcpy(buf, mad, SM_IBSIM_MAD_SIZE);
+	sm_ibsim_restore_tid(p->c, &k);
+	memcpy(buf, k.mad, SM_IBSIM_MAD_SIZE);
 	*len = SM_IBSIM_MAD_SIZE;
 	if (from) {
-		from->slid = slid;
+		from->slid = k.slid;
 		from->sl = 0;
 	}
 	return 0;
@@ -63,15 +238,130 @@ static int ibsim_t_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t
 
 static int ibsim_t_fd(struct sm_transport *t)
 {
-	return sm_ibsim_fd(sim_of(t));
+	return port_of(t)->side[SIDE_SMP].epfd;
 }
 
 static void ibsim_t_close(struct sm_transport *t)
 {
-	if (!t)
+	struct ibsim_port *p = port_of(t);
+
+	if (!p)
 		return;
-	sm_ibsim_close(sim_of(t));
-	free(t);
+	sm_ibsim_close(p->c);
+	side_fini(&p->side[SIDE_SMP]);
+	side_fini(&p->side[SIDE_GSI]);
+	pthread_mutex_destroy(&p->mu);
+	pthread_mutex_destroy(&p->send_mu);
+	free(p);
+}
+
+/* ---- the GSI endpoint on the shared socket ---- */
+
+static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
+{
+	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
+	int rc;
+
+	/* one MAD at a time: the SA segments RMPP itself (no SM_GSI_KERNEL_RMPP) */
+	if (len != SM_GSI_MAD_SIZE || !to)
+		return -EINVAL;
+	pthread_mutex_lock(&p->send_mu);
+	if (!(mad[3] & 0x80))
+		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
+	rc = sm_ibsim_send_pkt(p->c, mad, to->lid, to->qpn, 1);
+	pthread_mutex_unlock(&p->send_mu);
+	return rc;
+}
+
+static int ibsim_gsi_recv(struct sm_gsi *g, uint8_t *buf, size_t cap, size_t *len, struct sm_gsi_addr *from)
+{
+	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
+	struct sm_ibsim_pkt k;
+	int rc;
+
+	int n = 0;
+
+	do
+		rc = take(p, SIDE_GSI, &k);
+	while (rc == 0 && (k.status || k.mad[1] != g->mgmt_class) && ++n < 64);   /* our dropped sends; strays */
+	if (rc)
+		return rc;
+	if (n == 64)
+		return -EAGAIN;
+	if (cap < SM_GSI_MAD_SIZE)
+		return -EMSGSIZE;
+	if (k.mad[3] & 0x80) {   /* a ReportResp: our TID as we sent it */
+		k.mad[8] = (uint8_t)(((struct ibsim_gsi *)g)->tid_hi >> 8);
+		k.mad[9] = (uint8_t)((struct ibsim_gsi *)g)->tid_hi;
+	}
+	memcpy(buf, k.mad, SM_GSI_MAD_SIZE);
+	*len = SM_GSI_MAD_SIZE;
+	if (from) {
+		memset(from, 0, sizeof(*from));
+		from->lid = k.slid;
+		from->qpn = k.sqp;
+		from->qkey = 0x80010000u;
+	}
+	return 0;
+}
+
+static int ibsim_gsi_fd(struct sm_gsi *g)
+{
+	return ((struct ibsim_gsi *)g)->p->side[SIDE_GSI].epfd;
+}
+
+static void ibsim_gsi_close(struct sm_gsi *g)
+{
+	struct ibsim_gsi *e = (struct ibsim_gsi *)g;
+	struct sm_ibsim_pkt k;
+
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->p->mu);
+	e->p->gsi = NULL;
+	while (side_pop(e->p, SIDE_GSI, &k))
+		;
+	pthread_mutex_unlock(&e->p->mu);
+	free(e);
+}
+
+static const struct sm_gsi_ops ibsim_gsi_ops = {
+	.size = sizeof(struct sm_gsi_ops),
+	.version = SM_GSI_OPS_VERSION,
+	.name = "ibsim",
+	.send = ibsim_gsi_send,
+	.recv = ibsim_gsi_recv,
+	.fd = ibsim_gsi_fd,
+	.close = ibsim_gsi_close,
+};
+
+static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err,
+			  size_t errlen)
+{
+	struct ibsim_port *p = port_of(t);
+	struct ibsim_gsi *e;
+
+	*out = NULL;
+	if (mgmt_class == SM_CLASS_SMI || mgmt_class == SM_CLASS_SMI_DR)
+		return sm_errf_rc(-EINVAL, err, errlen, "ibsim: class 0x%02x is the SM's own (QP0)", mgmt_class);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->p = p;
+	e->g.ops = &ibsim_gsi_ops;
+	e->g.flags = 0;
+	e->g.mgmt_class = mgmt_class;
+	e->g.priv = e;
+	pthread_mutex_lock(&p->mu);
+	if (p->gsi) {
+		pthread_mutex_unlock(&p->mu);
+		free(e);
+		return sm_errf_rc(-EBUSY, err, errlen, "ibsim: %s has a GSI endpoint already", t->info.ca_name);
+	}
+	p->gsi = e;
+	pthread_mutex_unlock(&p->mu);
+	*out = &e->g;
+	return 0;
 }
 
 static const struct sm_transport_ops ibsim_ops = {
@@ -82,27 +372,42 @@ static const struct sm_transport_ops ibsim_ops = {
 	.recv = ibsim_t_recv,
 	.fd = ibsim_t_fd,
 	.close = ibsim_t_close,
+	.gsi_open = ibsim_gsi_open,
 };
 
 int sm_ibsim_transport_open(const char *sockname, const char *node, struct sm_transport **out,
 			    char *err, size_t errlen)
 {
 	struct sm_ibsim *c = NULL;
-	struct sm_transport *t;
+	struct ibsim_port *p;
 	int rc;
 
 	*out = NULL;
 	rc = sm_ibsim_open(sockname, node && *node ? node : NULL, 1, 5000, &c, err, errlen);
 	if (rc)
 		return rc;
-	t = calloc(1, sizeof(*t));
-	if (!t) {
+	p = calloc(1, sizeof(*p));
+	if (!p) {
 		sm_ibsim_close(c);
 		return -ENOMEM;
 	}
+	p->c = c;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_mutex_init(&p->send_mu, NULL);
+	for (int s = 0; s < 2; s++)
+		p->side[s].efd = p->side[s].epfd = -1;
+	for (int s = 0; s < 2; s++) {
+		rc = side_init(&p->side[s], sm_ibsim_fd(c));
+		if (rc) {
+			sm_errf(err, errlen, "ibsim: eventfd/epoll: %s", strerror(-rc));
+			ibsim_t_close(&p->t);
+			return rc;
+		}
+	}
 	const struct sm_ibsim_info *in = sm_ibsim_info(c);
+	struct sm_transport *t = &p->t;
 	t->ops = &ibsim_ops;
-	t->priv = c;
+	t->priv = p;
 	snprintf(t->info.ca_name, sizeof(t->info.ca_name), "ibsim:%s", in->nodeid);
 	t->info.port_num = in->node_type == 2 ? 0 : in->local_port;
 	t->info.port_guid = in->port_guid;

@@ -287,8 +287,8 @@ int sm_ibsim_fd(const struct sm_ibsim *c)
 	return c->fd_data;
 }
 
-int sm_ibsim_send(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
-		  uint32_t dqp)
+static int send_req(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid, uint32_t dqp,
+		    uint32_t sqp)
 {
 	struct sim_request_msg r;
 
@@ -296,47 +296,80 @@ int sm_ibsim_send(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint
 	r.dlid = htobe16(dlid);
 	r.slid = dlid == 0xffff ? htobe16(0xffff) : 0; /* 0: the simulator fills in our LID */
 	r.dqp = htobe32(dqp);
-	r.sqp = 0;
+	r.sqp = htobe32(sqp);
 	r.length = htobe64(SM_IBSIM_MAD_SIZE);
 	memcpy(r.mad, mad, SM_IBSIM_MAD_SIZE);
-	if (!(mad[3] & 0x80))                  /* a request: remember our TID's top bits */
-		c->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
 	if (send(c->fd_data, &r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return errno ? -errno : -EIO;
 	return 0;
 }
 
-int sm_ibsim_recv(struct sm_ibsim *c, uint8_t mad[SM_IBSIM_MAD_SIZE], int timeout_ms,
-		  uint16_t *slid, uint32_t *status)
+int sm_ibsim_send(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
+		  uint32_t dqp)
+{
+	if (!(mad[3] & 0x80))                  /* a request: remember our TID's top bits */
+		c->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
+	return send_req(c, mad, dlid, dqp, 0);
+}
+
+int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
+		      uint32_t dqp, uint32_t sqp)
+{
+	return send_req(c, mad, dlid, dqp, sqp);
+}
+
+int sm_ibsim_recv_pkt(struct sm_ibsim *c, struct sm_ibsim_pkt *p)
 {
 	struct sim_request_msg r;
 	ssize_t n;
+
+	do
+		n = recv(c->fd_data, &r, sizeof(r), MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (n != (ssize_t)sizeof(r))
+		return -EAGAIN;          /* wrong-sized datagram: not a simulator packet; dropped */
+	p->dlid = be16toh((uint16_t)r.dlid);
+	p->slid = be16toh((uint16_t)r.slid);
+	p->dqp = be32toh(r.dqp);
+	p->sqp = be32toh(r.sqp);
+	p->status = be32toh(r.status);
+	memcpy(p->mad, r.mad, SM_IBSIM_MAD_SIZE);
+	return 0;
+}
+
+void sm_ibsim_restore_tid(const struct sm_ibsim *c, struct sm_ibsim_pkt *p)
+{
+	if ((p->mad[3] & 0x80) || p->status) {
+		p->mad[8] = (uint8_t)(c->tid_hi >> 8);
+		p->mad[9] = (uint8_t)c->tid_hi;
+	}
+}
+
+int sm_ibsim_recv(struct sm_ibsim *c, uint8_t mad[SM_IBSIM_MAD_SIZE], int timeout_ms,
+		  uint16_t *slid, uint32_t *status)
+{
+	struct sm_ibsim_pkt p;
 	int rc;
 
 	for (;;) {
 		rc = wait_fd(c->fd_data, timeout_ms);
 		if (rc)
 			return rc;
-		n = recv(c->fd_data, &r, sizeof(r), MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == (ssize_t)sizeof(r))
+		rc = sm_ibsim_recv_pkt(c, &p);
+		if (rc == 0)
 			break;
-		/* wrong-sized datagram: not a simulator packet; drop it */
+		if (rc != -EAGAIN)
+			return rc;
 		if (timeout_ms == 0)
 			return -ETIMEDOUT;
 	}
-	memcpy(mad, r.mad, SM_IBSIM_MAD_SIZE);
-	if ((mad[3] & 0x80) || r.status) {     /* response or our dropped request: restore our TID's top bits */
-		mad[8] = (uint8_t)(c->tid_hi >> 8);
-		mad[9] = (uint8_t)c->tid_hi;
-	}
+	sm_ibsim_restore_tid(c, &p);
+	memcpy(mad, p.mad, SM_IBSIM_MAD_SIZE);
 	if (slid)
-		*slid = be16toh((uint16_t)r.slid);
+		*slid = p.slid;
 	if (status)
-		*status = be32toh(r.status);
-	return r.status ? -EIO : 0;
+		*status = p.status;
+	return p.status ? -EIO : 0;
 }

@@ -71,6 +71,25 @@ int sm_ibsim_send(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint
 int sm_ibsim_recv(struct sm_ibsim *c, uint8_t mad[SM_IBSIM_MAD_SIZE], int timeout_ms,
 		  uint16_t *slid, uint32_t *status);
 
+
+/*
+ * One packet as the simulator moves it (host order), for a transport that
+ * shares the socket between readers (ibsim.c): no TID is touched here.
+ */
+struct sm_ibsim_pkt {
+	uint16_t dlid, slid;
+	uint32_t dqp, sqp;
+	uint32_t status;        /* != 0: the simulator dropped our packet (it is the one we sent) */
+	uint8_t mad[SM_IBSIM_MAD_SIZE];
+};
+/* Read one packet without waiting: 0, -EAGAIN (nothing, or a wrong-sized datagram dropped), -errno. */
+int sm_ibsim_recv_pkt(struct sm_ibsim *c, struct sm_ibsim_pkt *p);
+/* Send one MAD from QP sqp to (dlid, dqp) as is: the TID is not remembered (a GSI's own TIDs). */
+int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
+		      uint32_t dqp, uint32_t sqp);
+/* Restore our TID's top bits in a response or a dropped request of sm_ibsim_send()'s (see the DOC). */
+void sm_ibsim_restore_tid(const struct sm_ibsim *c, struct sm_ibsim_pkt *p);
+
 #endif
 
 /*

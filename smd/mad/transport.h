@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 struct sm_transport;
+struct sm_gsi;
 
 /* Who sent a received MAD (only meaningful for LID-routed MADs, e.g. traps). */
 struct sm_mad_addr {
@@ -79,6 +80,13 @@ struct sm_transport_ops {
 	/* Re-read the local port's state into t->info (LID, state...). May be NULL. */
 	int (*refresh)(struct sm_transport *t);
 	void (*close)(struct sm_transport *t);   /* frees t */
+	/*
+	 * Optional (check ops->size first: older ops end before it; see
+	 * sm_transport_gsi_open() in mad/gsi.h): open the GSI endpoint for a
+	 * management class on the same port. NULL: the transport has none.
+	 */
+	int (*gsi_open)(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err,
+			size_t errlen);
 };
 
 struct sm_transport {

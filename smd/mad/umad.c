@@ -22,6 +22,19 @@
  *
  * Port choice: before any SM ran every port is INIT, so the default port is
  * the first with physical state LinkUp, not the first ACTIVE one.
+ *
+ * GSI endpoints (mad/gsi.h, umad_gsi_open): a second umad_open_port handle
+ * on the same port, so an SA request never waits behind a sweep's SMPs and
+ * a sweep never reads an SA request. The class (0x03) is registered as a
+ * server (method mask Get/Set/Send/Report/GetTable/GetTraceTable/GetMulti/
+ * Delete; the ReportResps to our Reports come back by TID) with rmpp_version 1: the kernel segments our long
+ * answers and reassembles long requests (SM_GSI_KERNEL_RMPP; user_mad.rst).
+ * Beside it, client-only agents (no method mask: on real hardware they
+ * receive nothing but answers to their own requests, which they never send)
+ * for the other classes a host may send to an SM port (gsi_sink_classes):
+ * umad2sim hands a
+ * MAD of a class nobody registered to a NULL queue and kills the process
+ * (its __receiver()); with them, such a MAD lands here and is dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +50,9 @@
 #include "lib/clock.h"
 #include "lib/err.h"
 #include "mad/transport.h"
+#include "mad/gsi.h"
+
+#include <pthread.h>
 
 #define PHYS_LINKUP 5
 #define UMAD_BUF (SM_MAD_SIZE + 64)
@@ -170,6 +186,218 @@ static void umad_close_op(struct sm_transport *t)
 	free(u);
 }
 
+/* ---- GSI endpoint (see the DOC) ---- */
+
+/*
+ * Classes a host may address to an SM port besides the SA: PerfMgt, BM, DevMgt, CM, SNMP, vendor
+ * range 1, 0x10, CC, and the first vendor range 2 classes (ibping 0x32, ibsysstat 0x33). 22 of
+ * umad2sim's 32 agents per device; the kernel refuses range 2 without an OUI (ignored: no agent
+ * is needed there).
+ */
+static const uint8_t gsi_sink_classes[] = { 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
+					    0x0f, 0x10, 0x21, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37 };
+#define GSI_SINKS (sizeof(gsi_sink_classes) / sizeof(gsi_sink_classes[0]))
+
+struct umad_gsi {
+	struct sm_gsi g;            /* first */
+	int portid;
+	int agent;
+	int sink[GSI_SINKS];
+	pthread_mutex_t send_mu;    /* send() from any thread */
+	uint8_t *sbuf, *rbuf;       /* umad_size() + *_cap bytes */
+	size_t sbuf_cap, rbuf_cap;
+};
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb;
+
+	if (need <= *cap)
+		return 0;
+	nb = realloc(*buf, umad_size() + need);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = need;
+	return 0;
+}
+
+static int umad_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
+{
+	struct umad_gsi *u = (struct umad_gsi *)g;
+	ib_mad_addr_t *a;
+	int rc;
+
+	if (len < SM_GSI_MAD_SIZE || len > SM_GSI_MAX_MSG || !to)
+		return -EINVAL;
+	pthread_mutex_lock(&u->send_mu);
+	rc = grow(&u->sbuf, &u->sbuf_cap, len);
+	if (rc)
+		goto out;
+	memset(u->sbuf, 0, umad_size());
+	memcpy(umad_get_mad(u->sbuf), mad, len);
+	umad_set_addr(u->sbuf, to->lid, (int)to->qpn, to->sl, (int)to->qkey);
+	umad_set_pkey(u->sbuf, to->pkey_index);
+	if (to->grh) {
+		a = umad_get_mad_addr(u->sbuf);
+		a->grh_present = 1;
+		a->hop_limit = 0xff;
+		memcpy(a->gid, to->gid, sizeof(a->gid));
+	}
+	/* timeout 0: the SA keeps its own timers (Report retries, RMPP) */
+	rc = umad_send(u->portid, u->agent, u->sbuf, (int)len, 0, 0);
+	if (rc < 0)
+		rc = rc == -1 ? (errno ? -errno : -EIO) : rc;
+	else
+		rc = 0;
+out:
+	pthread_mutex_unlock(&u->send_mu);
+	return rc;
+}
+
+static int umad_gsi_recv(struct sm_gsi *g, uint8_t *buf, size_t cap, size_t *len, struct sm_gsi_addr *from)
+{
+	struct umad_gsi *u = (struct umad_gsi *)g;
+
+	for (int k = 0; k < 64; k++) {   /* bounded: strays and notices are skipped, not waited for */
+		int length = (int)u->rbuf_cap;
+		int rc = umad_recv(u->portid, u->rbuf, &length, 0);
+		ib_mad_addr_t *a;
+
+		if (rc == -ENOSPC && length > (int)u->rbuf_cap) {
+			/* a reassembled RMPP message: the kernel keeps it queued, read it with room */
+			if ((size_t)length > SM_GSI_MAX_MSG + SM_GSI_MAD_SIZE ||
+			    grow(&u->rbuf, &u->rbuf_cap, (size_t)length))
+				return -ENOMEM;
+			continue;
+		}
+		if (rc < 0)
+			return rc == -ETIMEDOUT || rc == -EWOULDBLOCK || rc == -1 ? -EAGAIN : rc;
+		if (umad_status(u->rbuf) != 0 || length < 24)
+			continue;   /* the kernel's notice about one of our sends, or a runt */
+		if (((const uint8_t *)umad_get_mad(u->rbuf))[1] != g->mgmt_class)
+			continue;   /* a sink class (see the DOC): dropped */
+		if ((size_t)length > cap)
+			return -EMSGSIZE;
+		memcpy(buf, umad_get_mad(u->rbuf), (size_t)length);
+		*len = (size_t)length;
+		if (from) {
+			a = umad_get_mad_addr(u->rbuf);
+			memset(from, 0, sizeof(*from));
+			from->lid = be16toh(a->lid);
+			from->sl = a->sl;
+			from->qpn = be32toh(a->qpn);
+			from->qkey = be32toh(a->qkey);
+			from->pkey_index = a->pkey_index;
+			from->grh = a->grh_present != 0;
+			if (from->grh)
+				memcpy(from->gid, a->gid, sizeof(from->gid));
+		}
+		return 0;
+	}
+	return -EAGAIN;
+}
+
+static int umad_gsi_fd(struct sm_gsi *g)
+{
+	return umad_get_fd(((struct umad_gsi *)g)->portid);
+}
+
+static void umad_gsi_close(struct sm_gsi *g)
+{
+	struct umad_gsi *u = (struct umad_gsi *)g;
+
+	if (!u)
+		return;
+	if (u->portid >= 0) {
+		/* as umad_drain(): what is on its way must not reach a closed fd under umad2sim */
+		uint64_t end = sm_mono_us() + 50000u;
+		int length = (int)u->rbuf_cap;
+		while (sm_mono_us() < end && umad_recv(u->portid, u->rbuf, &length, 5) >= 0)
+			length = (int)u->rbuf_cap;
+		for (size_t i = 0; i < GSI_SINKS; i++)
+			if (u->sink[i] >= 0)
+				umad_unregister(u->portid, u->sink[i]);
+		if (u->agent >= 0)
+			umad_unregister(u->portid, u->agent);
+		umad_close_port(u->portid);
+	}
+	pthread_mutex_destroy(&u->send_mu);
+	free(u->sbuf);
+	free(u->rbuf);
+	free(u);
+}
+
+static const struct sm_gsi_ops umad_gsi_ops = {
+	.size = sizeof(struct sm_gsi_ops),
+	.version = SM_GSI_OPS_VERSION,
+	.name = "umad",
+	.send = umad_gsi_send,
+	.recv = umad_gsi_recv,
+	.fd = umad_gsi_fd,
+	.close = umad_gsi_close,
+};
+
+static int umad_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err,
+			 size_t errlen)
+{
+	/* requests a server of the class receives; answers (ReportResp) come back by TID */
+	static const uint8_t methods[] = { 0x01, 0x02, 0x03, 0x06, 0x12, 0x13, 0x14, 0x15 };
+	struct umad_gsi *u;
+	long mask[16 / sizeof(long)];
+	int rc;
+
+	*out = NULL;
+	if (mgmt_class == SM_CLASS_SMI || mgmt_class == SM_CLASS_SMI_DR) {
+		sm_errf(err, errlen, "umad: class 0x%02x is the SM's own (QP0)", mgmt_class);
+		return -EINVAL;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->portid = -1;
+	u->agent = -1;
+	for (size_t i = 0; i < GSI_SINKS; i++)
+		u->sink[i] = -1;
+	pthread_mutex_init(&u->send_mu, NULL);
+	u->g.ops = &umad_gsi_ops;
+	u->g.flags = SM_GSI_KERNEL_RMPP;
+	u->g.mgmt_class = mgmt_class;
+	u->g.priv = u;
+	if (grow(&u->sbuf, &u->sbuf_cap, SM_GSI_MAD_SIZE) || grow(&u->rbuf, &u->rbuf_cap, 4096)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	u->portid = umad_open_port(t->info.ca_name, t->info.port_num);
+	if (u->portid < 0) {
+		rc = u->portid;
+		sm_errf(err, errlen, "umad: cannot open %s:%u for class 0x%02x: %s", t->info.ca_name,
+			t->info.port_num, mgmt_class, strerror(-rc));
+		goto fail;
+	}
+	memset(mask, 0, sizeof(mask));
+	for (size_t i = 0; i < sizeof(methods); i++)
+		((uint8_t *)mask)[methods[i] / 8] |= (uint8_t)(1u << (methods[i] % 8));
+	u->agent = umad_register(u->portid, mgmt_class, mgmt_class == 0x03 ? 2 : 1, 1, mask);
+	if (u->agent < 0) {
+		rc = u->agent;
+		sm_errf(err, errlen, "umad: cannot register class 0x%02x on %s:%u: %s (another SA running?)",
+			mgmt_class, t->info.ca_name, t->info.port_num, strerror(-rc));
+		goto fail;
+	}
+	/* best effort: a class the kernel refuses here only loses the umad2sim guard */
+	for (size_t i = 0; i < GSI_SINKS; i++)
+		if (gsi_sink_classes[i] != mgmt_class)
+			u->sink[i] = umad_register(u->portid, gsi_sink_classes[i],
+						   gsi_sink_classes[i] == 0x07 || gsi_sink_classes[i] == 0x21 ? 2 : 1,
+						   0, NULL);
+	*out = &u->g;
+	return 0;
+fail:
+	umad_gsi_close(&u->g);
+	return rc < 0 ? rc : -EIO;
+}
+
 static const struct sm_transport_ops umad_ops = {
 	.size = sizeof(struct sm_transport_ops),
 	.version = SM_TRANSPORT_OPS_VERSION,
@@ -180,6 +408,7 @@ static const struct sm_transport_ops umad_ops = {
 	.now_us = NULL,
 	.refresh = umad_refresh_op,
 	.close = umad_close_op,
+	.gsi_open = umad_gsi_open,
 };
 
 /* Is (ca, port) usable: physical state LinkUp. Fills *st. */

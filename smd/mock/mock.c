@@ -161,6 +161,7 @@ int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, stru
 	m->rng = m->cfg.seed ? m->cfg.seed * 0x9E3779B97F4A7C15ULL : 0x9E3779B97F4A7C15ULL;
 	m->real0 = sm_mono_us();
 	m->trap_tid = 0x80000000u;
+	pthread_mutex_init(&m->gsi_mu, NULL);
 	rc = copy_fabric(src, &m->f);
 	if (rc < 0) {
 		free(m);
@@ -212,6 +213,8 @@ void sm_mock_free(struct sm_mock *m)
 {
 	if (!m)
 		return;
+	mock_gsi_detach_all(m);
+	pthread_mutex_destroy(&m->gsi_mu);
 	for (uint32_t i = 0; i < m->n_att; i++) {
 		struct attach *a = m->att[i];
 		if (!a)

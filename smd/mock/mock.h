@@ -230,4 +230,32 @@ struct sm_mock_stats {
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
 
+/*
+ * ---- GSI (gsi.c): the hosts' side of an SA on a mock ----
+ *
+ * A mock transport's gsi_open (mad/gsi.h) opens an endpoint for a class at
+ * its attachment's port: an in-process queue each way, guarded by its own
+ * lock, so a test or benchmark thread plays the hosts while the SA reads on
+ * its loop and a sweep runs on the mock (the emulated fabric is not
+ * touched). The SA segments RMPP itself (no SM_GSI_KERNEL_RMPP). One
+ * endpoint per attachment; at most SM_MOCK_GSI_MAX per mock.
+ *
+ * inject() plays a host at from_lid sending mad (len 24..SM_GSI_MAX_MSG
+ * bytes, QP1) to the endpoint; take() returns what the SA sent (to_lid may
+ * be NULL): 0, -EAGAIN when nothing is waiting, -EMSGSIZE when buf is too
+ * small (the MAD stays queued), -ENODEV without an open endpoint, -ENOBUFS
+ * when SM_MOCK_GSI_QUEUE MADs wait already. take_fd() polls readable while
+ * something waits for take() (-ENODEV: no endpoint). The plain functions
+ * use the first endpoint opened; the _at ones the one at port index pi.
+ * Thread-safe with each other and with the endpoint.
+ */
+#define SM_MOCK_GSI_MAX 8
+#define SM_MOCK_GSI_QUEUE 65536u
+int sm_mock_gsi_inject(struct sm_mock *m, uint16_t from_lid, const uint8_t *mad, size_t len);
+int sm_mock_gsi_take(struct sm_mock *m, uint8_t *buf, size_t cap, size_t *len, uint16_t *to_lid);
+int sm_mock_gsi_take_fd(struct sm_mock *m);
+int sm_mock_gsi_inject_at(struct sm_mock *m, uint32_t pi, uint16_t from_lid, const uint8_t *mad, size_t len);
+int sm_mock_gsi_take_at(struct sm_mock *m, uint32_t pi, uint8_t *buf, size_t cap, size_t *len,
+			uint16_t *to_lid);
+
 #endif

@@ -261,6 +261,7 @@ static const struct sm_transport_ops mock_ops = {
 	.now_us = mock_now,
 	.refresh = mock_refresh,
 	.close = mock_close,
+	.gsi_open = mock_gsi_open,
 };
 
 int sm_mock_attach(struct sm_mock *m, uint32_t pi, struct sm_transport **out)

@@ -9,6 +9,7 @@
  * and per-attachment (struct attach) parts, and the calls one file makes
  * into another. Nothing here is for use outside smd/mock/.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,6 +87,8 @@ struct sm_mock {
 	uint64_t trap_tid;
 	int lose_answer;           /* the drop fault hit the answer of the request being handled */
 	struct sm_mock_stats st;
+	pthread_mutex_t gsi_mu;    /* gsi[] (gsi.c): the only state other threads touch */
+	struct mock_gsi *gsi[SM_MOCK_GSI_MAX];
 };
 
 #define SMA_DROP 0xFFFFu        /* mock_sma(): no answer at all */
@@ -142,5 +145,10 @@ struct attach *mock_attachment_with_lid(const struct sm_mock *m, uint16_t lid);
 void mock_deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp, uint16_t slid,
 		  int faults, size_t len);
 void mock_send_trap128(struct sm_mock *m, uint32_t sw);
+
+/* gsi.c: the transport's gsi_open; detach the endpoints a freed mock leaves open. */
+struct sm_gsi;
+int mock_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err, size_t errlen);
+void mock_gsi_detach_all(struct sm_mock *m);
 
 #endif
