@@ -1,8 +1,9 @@
 #!/bin/sh
 # The Debian 12 packages smd needs, and the helpers of packaging/bootstrap,
-# packaging/check and packaging/fresh-root (which source this file). Each
-# list is complete on a `debootstrap --variant=minbase bookworm` root, which
-# packaging/fresh-root proves. Installing needs root (or sudo).
+# packaging/check, packaging/fresh-root and packaging/live-systemd (which
+# source this file). Each list is complete on a `debootstrap
+# --variant=minbase bookworm` root, which packaging/fresh-root proves.
+# Installing needs root (or sudo).
 #
 # Running smd: nothing beyond the libraries the build packages pull in (the
 # unit's ExecReload is smctl reload; it was /bin/kill, of procps, before).
@@ -126,7 +127,7 @@ smd_mirror() {
 # SMD_ROOT_CACHE (default /var/cache/smd-roots; "none": no cache), one per
 # mirror and option list, and unpacked instead of a new debootstrap while it
 # is under 7 days old (debootstrap takes 30 s on an idle machine, 2-2.5
-# minutes on a loaded one; unpacking about 5 s). Older files are replaced;
+# minutes on a loaded one; unpacking 2 s). Older files are removed;
 # `rm -rf /var/cache/smd-roots` empties it.
 smd_debootstrap() {
 	root=$1 wd=$2
@@ -137,6 +138,8 @@ smd_debootstrap() {
 	tarball=""
 	if [ "$cache" != none ]; then
 		tarball="$cache/bookworm-minbase-$(echo "$mirror $*" | md5sum | cut -c1-12).tar"
+		# expired roots (any mirror or options) and pieces a killed run left
+		find "$cache" -maxdepth 1 -name 'bookworm-minbase-*' -mtime +7 -delete 2>/dev/null
 		if [ -n "$(find "$tarball" -mtime -7 2>/dev/null)" ]; then
 			mkdir -p "$root" && timeout 600 tar -C "$root" --numeric-owner --xattrs -xpf "$tarball" &&
 				{ echo "   (unpacked from the cache $tarball)"; return 0; }
