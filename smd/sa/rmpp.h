@@ -41,6 +41,7 @@
 #define SM_RMPP_SEG_PAYLOAD 220          /* SA part of the header (20) + 200 bytes of data */
 #define SM_RMPP_SA_HDR_PART (SM_SA_HDR_SIZE - 36)
 #define SM_RMPP_RESP_TIME_NONE 0x1F      /* RRespTime: no time given */
+#define SM_RMPP_MAX_WINDOW 64            /* segments sent ahead of the last ACK, whatever the receiver grants */
 #define SM_RMPP_MAX_WAIT_US 8000000u     /* an ACK's RRespTime above 21 (8.6 s) counts as this */
 
 /* RMPP status (IBA table 183) */
