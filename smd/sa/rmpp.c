@@ -304,7 +304,7 @@ uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t 
 	struct sm_sa_hdr h = *hdr;
 	uint8_t *m;
 
-	*mlen = SM_SA_HDR_SIZE + (len < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : len);
+	*mlen = SM_SA_HDR_SIZE + len;
 	m = calloc(1, *mlen);
 	if (!m)
 		return NULL;

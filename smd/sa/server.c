@@ -347,7 +347,8 @@ static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm
 
 		sm_rmpp_send_init(&one, &h, ans->buf, len, 1, 0);
 		sm_rmpp_send_next(&one, now, mad);
-		send_mad(sa, mad, sizeof(mad), &req->from);
+		/* as long as its records, as OpenSM sends it: a receiver counts records from the length */
+		send_mad(sa, mad, SM_SA_HDR_SIZE + len, &req->from);
 		return;
 	}
 	x->used = true;
