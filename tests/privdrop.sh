@@ -80,6 +80,37 @@ rc=$?
 [ $rc = 0 ] || bad "exit $rc after SIGTERM"
 [ -e "$sock" ] && bad "socket left behind"
 
+# user: and socket_group: both set: the socket is the user's and keeps the
+# socket group, so the group's members (here uid 4242 with group users,
+# nobody's primary group being another) still connect after the drop, and
+# after a reload
+if getent group users >/dev/null && command -v setpriv >/dev/null && [ "$(id -gn nobody)" != users ]; then
+	cat >"$work/sg.yaml" <<EOC
+state_dir: $state
+socket: $sock
+user: nobody
+socket_group: users
+EOC
+	"$smd" -f -c "$work/sg.yaml" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q SMD-0803 "$work/err"; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "SMD-0803" "$work/err" || bad "socket_group: no privilege drop logged: $(cat "$work/err")"
+	cp "$smctl" "$work/smctl-copy" && chmod 755 "$work/smctl-copy"
+	for when in "after the drop" "after a reload"; do
+		owner=$(stat -c %U:%G "$sock")
+		[ "$owner" = "nobody:users" ] || bad "socket_group $when: the socket is $owner, want nobody:users"
+		setpriv --reuid=4242 --regid=4242 --groups=users "$work/smctl-copy" --socket "$sock" status \
+			>/dev/null 2>"$work/sg.err" || bad "a member of socket_group refused $when: $(cat "$work/sg.err")"
+		[ "$when" = "after the drop" ] && { "$smctl" --socket "$sock" reload >/dev/null 2>&1 || bad "reload failed"; }
+	done
+	dmn_stop
+fi
+
 # an unknown user is a configuration error
 printf 'user: no-such-user-smd\n' >"$work/bad.yaml"
 "$smd" -f -c "$work/bad.yaml" --backend mock --topology "$work/ft" --socket "$work/b.sock" >/dev/null 2>"$work/bad.err" &
