@@ -37,15 +37,19 @@ group: $grp
 m_key: random
 EOC
 
-"$smd" -f -c "$work/smd.yaml" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
-pid=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q SMD-0803 "$work/err"; do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q "SMD-0803" "$work/err" || { bad "no privilege drop logged"; cat "$work/err"; }
+# smd -f with config $1 in the background ($pid); returns once it logged the drop (or gave up)
+start_dropping() {
+	"$smd" -f -c "$1" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q SMD-0803 "$work/err"; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "SMD-0803" "$work/err"
+}
+start_dropping "$work/smd.yaml" || { bad "no privilege drop logged"; cat "$work/err"; }
 st="/proc/$pid/status"
 if [ -r "$st" ]; then
 	uids=$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$st")
@@ -91,15 +95,7 @@ socket: $sock
 user: nobody
 socket_group: users
 EOC
-	"$smd" -f -c "$work/sg.yaml" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
-	pid=$!
-	i=0
-	while [ $i -lt 100 ] && ! grep -q SMD-0803 "$work/err"; do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q "SMD-0803" "$work/err" || bad "socket_group: no privilege drop logged: $(cat "$work/err")"
+	start_dropping "$work/sg.yaml" || bad "socket_group: no privilege drop logged: $(cat "$work/err")"
 	cp "$smctl" "$work/smctl-copy" && chmod 755 "$work/smctl-copy"
 	for when in "after the drop" "after a reload"; do
 		owner=$(stat -c %U:%G "$sock")
