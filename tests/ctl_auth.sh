@@ -55,6 +55,10 @@ as_nobody --clear-groups "$smctl" --socket "$sock" --json nodes >"$w/out" 2>&1 &
 chmod 0660 "$sock"
 # with the file mode back, the kernel refuses the connection itself
 as_nobody --clear-groups "$smctl" --socket "$sock" status >/dev/null 2>"$w/err" && bad "nobody connected to a 0660 socket"
+# ... and smctl says so, not "is smd running?"
+grep -q "permission denied (the control socket is for root and the members of smd.yaml's socket_group)" "$w/err" ||
+	bad "refused by the file mode: $(cat "$w/err")"
+grep -q "is smd running" "$w/err" && bad "refused by the file mode, smctl asks whether smd runs: $(cat "$w/err")"
 
 # ---- socket_group: users (applied by a reload) ----
 printf 'sweep_interval: 0\nsocket_group: users\n' >"$w/smd.yaml"
@@ -107,5 +111,5 @@ if grep -q "runtime error\|Sanitizer" "$w/log"; then
 	bad "sanitizer report"
 	grep -A5 "runtime error\|Sanitizer" "$w/log" | head -20
 fi
-[ $fail = 0 ] && echo "PASS: control socket access (refused peer logged with uid/pid, group by reload, supplementary group)"
+[ $fail = 0 ] && echo "PASS: control socket access (refused peer logged with uid/pid, told permission denied, group by reload, supplementary group)"
 exit $fail

@@ -101,7 +101,12 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = errno == EAGAIN || errno == EINPROGRESS ? -ETIMEDOUT : -errno;
-		snprintf(err, errlen, "cannot connect to %s: %s (is smd running?)", path, strerror(-rc));
+		if (rc == -EACCES || rc == -EPERM)
+			/* the socket is there and smd may well be running: this user may not use it */
+			snprintf(err, errlen, "cannot connect to %s: permission denied (the control socket is for root "
+				 "and the members of smd.yaml's socket_group)", path);
+		else
+			snprintf(err, errlen, "cannot connect to %s: %s (is smd running?)", path, strerror(-rc));
 		close(fd);
 		return rc;
 	}

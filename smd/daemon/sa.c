@@ -27,20 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Until smd/sa/server.c is on main (issue 13 is built by several hands at
- * once), the server's functions are weak here: without them no SA is made
- * ("SA not built in"). Remove these lines when it lands: a weak reference
- * does not pull an archive member in.
- */
-#pragma weak sm_sa_new
-#pragma weak sm_sa_publish
-#pragma weak sm_sa_set_self
-#pragma weak sm_sa_stats
-#pragma weak sm_sa_free
-#pragma weak sm_sa_attr_name
-#pragma weak sm_sa_status_name
-
 /* Not a sweep, so its own note (no plane prefix from plane_note: added here). */
 static void sa_note(struct smd_dmn *d, unsigned i, const char *what)
 {
@@ -81,11 +67,6 @@ static void sa_open(struct smd_dmn *d, unsigned i, uint64_t sweeps)
 	char err[160] = "";
 	int rc;
 
-	if (!sm_sa_new) {
-		if (!d->sa_err[i][0])
-			sa_set(d, i, NULL, "SA not built in");
-		return;
-	}
 	rc = sm_transport_gsi_open(d->planes[i].t, SM_CLASS_SA, &g, err, sizeof(err));
 	if (!rc) {
 		memset(&cfg, 0, sizeof(cfg));
@@ -163,7 +144,7 @@ void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st)
 
 const char *smd_dmn_sa_attr_label(uint16_t attr_id, char *buf)
 {
-	if (sm_sa_attr_name && strcmp(sm_sa_attr_name(attr_id), "Unknown"))
+	if (strcmp(sm_sa_attr_name(attr_id), "Unknown"))
 		return sm_sa_attr_name(attr_id);
 	snprintf(buf, 8, "0x%04x", attr_id);
 	return buf;
@@ -173,8 +154,6 @@ const char *smd_dmn_sa_status_label(uint16_t status, char *buf)
 {
 	if (status == SM_SA_STATUS_OK)
 		return "OK";
-	if (sm_sa_status_name)
-		return sm_sa_status_name(status);
-	snprintf(buf, 8, "0x%04x", status);
-	return buf;
+	(void)buf;
+	return sm_sa_status_name(status);
 }

@@ -65,7 +65,7 @@ struct sm_sa_ans {
 	uint16_t rec_size;
 	size_t n;                  /* records in buf */
 	uint8_t *buf;              /* n * rec_size bytes, owned by the answer (grown by sm_sa_ans_add) */
-	size_t cap;
+	size_t cap;                /* bytes allocated at buf (the answer is reused for any record size) */
 	size_t max_records;        /* 0 = no limit; beyond it a handler stops with NO_RESOURCES */
 };
 

@@ -105,7 +105,7 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
 {
 	const struct sm_cfg *cfg = c->cfg;
-	int delta = cfg->incremental && sm_state_valid(c->state) && c->state->tab.pi;
+	int delta = cfg->incremental && sm_state_valid(c->state) && c->state->snap->pi;
 	int rc;
 
 	for (;;) {
@@ -282,6 +282,7 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 		return;
 	}
 	struct sm_plane *pl = &f->planes[c->plane];
+	sm_snapshot_take_attrs(snap, &c->tab);   /* NodeInfo/SwitchInfo/PortInfo as read, for the SA */
 	snap->cycle = cfg->cycle;
 	snap->up = up;
 	snap->sm_lid = sm_pl.sm_lid;

@@ -197,11 +197,13 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	}
 	/* an append into an empty fabric keeps node and port indices: the side tables line up */
 	if (c->f->n_nodes != sf->n_nodes || c->f->n_ports != sf->n_ports || st->tab.cap_nodes < sf->n_nodes ||
-	    st->tab.cap_ports < sf->n_ports) {
+	    st->tab.cap_ports < sf->n_ports || !st->snap->pi || st->snap->attr_nodes < sf->n_nodes ||
+	    st->snap->attr_ports < sf->n_ports) {
 		snprintf(c->delta_why, sizeof(c->delta_why), "the state does not match its fabric");
 		return 1;
 	}
 	sm_sweep_tables_copy(&c->tab, &st->tab, sf->n_nodes, sf->n_ports);
+	sm_snapshot_copy_attrs(st->snap, &c->tab, sf->n_nodes, sf->n_ports);   /* NodeInfo, SwitchInfo, PortInfo */
 
 	c->delta_lost = calloc((size_t)c->f->n_nodes + 1, 1);
 	if (!c->delta_lost) {

@@ -6,6 +6,7 @@
 #include "lib/clock.h"
 #include "model/fabric.h"
 #include "model/lfts.h"
+#include "sm/tables.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,5 +42,44 @@ void sm_snapshot_unref(const struct sm_snapshot *cs)
 		return;
 	sm_fabric_free((struct sm_fabric *)(uintptr_t)s->fabric);
 	sm_lfts_free((struct sm_lfts *)(uintptr_t)s->lfts);
+	free((void *)(uintptr_t)s->ni);
+	free((void *)(uintptr_t)s->si);
+	free((void *)(uintptr_t)s->si_ok);
+	free((void *)(uintptr_t)s->pi);
+	free((void *)(uintptr_t)s->pi_ok);
 	free(s);
+}
+
+void sm_snapshot_take_attrs(struct sm_snapshot *s, struct sm_sweep_tables *t)
+{
+	s->ni = t->ni;
+	s->si = t->si;
+	s->si_ok = t->si_ok;
+	s->pi = t->pi;
+	s->pi_ok = t->pi_ok;
+	s->attr_nodes = t->cap_nodes;
+	s->attr_ports = t->cap_ports;
+	t->ni = NULL;
+	t->si = NULL;
+	t->si_ok = NULL;
+	t->pi = NULL;
+	t->pi_ok = NULL;
+}
+
+void sm_snapshot_copy_attrs(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
+			    uint32_t n_ports)
+{
+	struct sm_sweep_tables src;
+	sm_sweep_tables_init(&src);
+	if (!s || n_nodes > s->attr_nodes || n_ports > s->attr_ports)
+		return;
+	/* borrowed, read only: tables_copy copies what is not NULL */
+	src.ni = (struct sm_node_info *)(uintptr_t)s->ni;
+	src.si = (struct sm_switch_info *)(uintptr_t)s->si;
+	src.si_ok = (uint8_t *)(uintptr_t)s->si_ok;
+	src.pi = (struct sm_port_info *)(uintptr_t)s->pi;
+	src.pi_ok = (uint8_t *)(uintptr_t)s->pi_ok;
+	src.sm_node = t->sm_node;
+	src.sm_portnum = t->sm_portnum;
+	sm_sweep_tables_copy(t, &src, n_nodes, n_ports);
 }

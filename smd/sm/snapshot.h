@@ -28,6 +28,16 @@
  *
  * Cost: the fabric is moved out of the bring-up, not copied (a copy is
  * made only when the bring-up's caller also asked for the fabric).
+ *
+ * What the sweep read, for the SA (issue 13): NodeInfo per node, SwitchInfo
+ * per switch and PortInfo per port as last read or acknowledged by a Set,
+ * indexed like fabric, moved out of the bring-up's sweep tables
+ * (sm_snapshot_take_attrs), not copied. They are NULL in a snapshot whose
+ * maker had none (tests building one by hand); si_ok/pi_ok say which entries
+ * were read (a CA port the sweep never reached through has none). The
+ * incremental sweep starts from them (sm_snapshot_copy_attrs). Not read by
+ * the sweep, so not here: P_Key tables, SL2VL and VLArbitration tables,
+ * GUIDInfo blocks beyond the port GUID, MulticastForwardingTables.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -35,6 +45,10 @@
 
 struct sm_fabric;
 struct sm_lfts;
+struct sm_node_info;
+struct sm_switch_info;
+struct sm_port_info;
+struct sm_sweep_tables;
 
 struct sm_snapshot {
 	unsigned plane;
@@ -46,6 +60,13 @@ struct sm_snapshot {
 	uint64_t subnet_prefix;
 	const struct sm_fabric *fabric;  /* as discovered, with the LIDs assigned; never NULL */
 	const struct sm_lfts *lfts;      /* as computed and programmed; NULL if routing did not run */
+	/* the attributes as read (see above); NULL when not carried */
+	const struct sm_node_info *ni;   /* per node */
+	const struct sm_switch_info *si; /* per node; valid where si_ok[n] */
+	const uint8_t *si_ok;
+	const struct sm_port_info *pi;   /* per port index; valid where pi_ok[i] */
+	const uint8_t *pi_ok;
+	uint32_t attr_nodes, attr_ports; /* entries in ni/si and pi (>= the fabric's counts) */
 	atomic_uint refs;                /* private: use ref/unref */
 };
 
@@ -55,6 +76,15 @@ struct sm_snapshot {
  * maker, which then publishes it and from then on does not write to it.
  */
 struct sm_snapshot *sm_snapshot_new(unsigned plane, struct sm_fabric *fabric, struct sm_lfts *lfts);
+/*
+ * Before publishing: move t's NodeInfo, SwitchInfo and PortInfo arrays (indexed
+ * like s->fabric) into s, which frees them with itself; t keeps the rest
+ * and has NULL there (its capacities stay, for its paths).
+ */
+void sm_snapshot_take_attrs(struct sm_snapshot *s, struct sm_sweep_tables *t);
+/* The reverse for a new sweep: copy s's first n_nodes/n_ports entries into t (fitted). No-op without them. */
+void sm_snapshot_copy_attrs(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
+			    uint32_t n_ports);
 /* Another reference to s (returned); NULL gives NULL. Thread-safe. */
 const struct sm_snapshot *sm_snapshot_ref(const struct sm_snapshot *s);
 /* Drop a reference; the last one frees. Accepts NULL. Thread-safe. */

@@ -94,6 +94,7 @@ static int new_node(struct sm_core *c, const struct sm_node_info *ni, const stru
 	nd->device_id = ni->device_id;
 	nd->revision = ni->revision;
 	c->tab.path[n] = *p;
+	c->tab.ni[n] = *ni;
 	if (ni->node_type != SM_NODE_SWITCH) {
 		rc = sm_fabric_set_port_guid(f, (uint32_t)n, ni->local_port_num, ni->port_guid);
 		if (rc == -EEXIST) {

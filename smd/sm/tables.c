@@ -27,6 +27,7 @@ static void free_shadows(struct sm_sweep_tables *t)
 void sm_sweep_tables_free(struct sm_sweep_tables *t)
 {
 	free(t->path);
+	free(t->ni);
 	free(t->si);
 	free(t->si_ok);
 	free(t->pi);
@@ -44,6 +45,8 @@ void sm_sweep_tables_move(struct sm_sweep_tables *dst, struct sm_sweep_tables *s
 
 static int grow_arr(void **p, size_t elem, uint32_t old, uint32_t need)
 {
+	if (!*p)
+		old = 0;   /* moved out (sm_snapshot_take_attrs): nothing to keep */
 	void *q = realloc(*p, (size_t)need * elem);
 	if (!q)
 		return -ENOMEM;
@@ -57,6 +60,7 @@ static int tables_grow(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_p
 {
 	if (n_nodes > t->cap_nodes) {
 		if (grow_arr((void **)&t->path, sizeof(*t->path), t->cap_nodes, n_nodes) ||
+		    grow_arr((void **)&t->ni, sizeof(*t->ni), t->cap_nodes, n_nodes) ||
 		    grow_arr((void **)&t->si, sizeof(*t->si), t->cap_nodes, n_nodes) ||
 		    grow_arr((void **)&t->si_ok, sizeof(*t->si_ok), t->cap_nodes, n_nodes))
 			return -ENOMEM;
@@ -81,11 +85,18 @@ int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f)
 void sm_sweep_tables_copy(struct sm_sweep_tables *dst, const struct sm_sweep_tables *src, uint32_t n_nodes,
 			  uint32_t n_ports)
 {
-	memcpy(dst->path, src->path, (size_t)n_nodes * sizeof(*dst->path));
-	memcpy(dst->si, src->si, (size_t)n_nodes * sizeof(*dst->si));
-	memcpy(dst->si_ok, src->si_ok, n_nodes);
-	memcpy(dst->pi, src->pi, (size_t)n_ports * sizeof(*dst->pi));
-	memcpy(dst->pi_ok, src->pi_ok, n_ports);
+	if (src->path)
+		memcpy(dst->path, src->path, (size_t)n_nodes * sizeof(*dst->path));
+	if (src->ni)
+		memcpy(dst->ni, src->ni, (size_t)n_nodes * sizeof(*dst->ni));
+	if (src->si && src->si_ok) {
+		memcpy(dst->si, src->si, (size_t)n_nodes * sizeof(*dst->si));
+		memcpy(dst->si_ok, src->si_ok, n_nodes);
+	}
+	if (src->pi && src->pi_ok) {
+		memcpy(dst->pi, src->pi, (size_t)n_ports * sizeof(*dst->pi));
+		memcpy(dst->pi_ok, src->pi_ok, n_ports);
+	}
 	dst->sm_node = src->sm_node;
 	dst->sm_portnum = src->sm_portnum;
 }
@@ -165,6 +176,7 @@ static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, co
 		if (m == SM_NONE)
 			continue;
 		u.path[m] = t->path[n];
+		u.ni[m] = t->ni[n];
 		u.si[m] = t->si[n];
 		u.si_ok[m] = t->si_ok[n];
 		for (unsigned p = 0; p <= f->nodes[n].nports; p++) {

@@ -12,9 +12,12 @@
  *
  * One struct serves the bring-up core (struct sm_core, filled by the sweep)
  * and the persistent per-plane state (struct sm_state, state.h): at the end
- * of a bring-up the core's tables are moved into the state, not copied; an
- * incremental sweep starts from a copy of the state's. The tables own their
- * arrays; sm_sweep_tables_free() is the only place they are freed.
+ * of a bring-up the attributes as read (ni, si, pi and their flags) are
+ * moved into the plane's snapshot (sm_snapshot_take_attrs, for the SA) and
+ * the rest (paths, shadows) into the state, not copied; an incremental sweep
+ * starts from a copy of both. The tables own their arrays;
+ * sm_sweep_tables_free() is the only place they are freed (NULL arrays are
+ * fine: a state's tables have no ni/si/pi).
  *
  * Not thread-safe: one owner at a time (the plane's thread).
  */
@@ -27,6 +30,7 @@
 struct sm_sweep_tables {
 	/* per node (cap_nodes entries) */
 	struct sm_dr_path *path;
+	struct sm_node_info *ni;         /* NodeInfo as first read (the SA's NodeRecord) */
 	struct sm_switch_info *si;
 	uint8_t *si_ok;
 	uint32_t cap_nodes;
@@ -50,9 +54,10 @@ void sm_sweep_tables_move(struct sm_sweep_tables *dst, struct sm_sweep_tables *s
 /* Grow (zero-filled) so every node and port of f has an entry; sized by f's capacity. 0 or -ENOMEM. */
 int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f);
 /*
- * The path, SwitchInfo and PortInfo entries of src's first n_nodes nodes and
- * n_ports ports into dst (already fitted to them), and the SM's node/port.
- * Shadows are not copied.
+ * The path, NodeInfo, SwitchInfo and PortInfo entries of src's first n_nodes
+ * nodes and n_ports ports into dst (already fitted to them), and the SM's
+ * node/port. Arrays src does not hold (NULL) are left as they are. Shadows
+ * are not copied.
  */
 void sm_sweep_tables_copy(struct sm_sweep_tables *dst, const struct sm_sweep_tables *src, uint32_t n_nodes,
 			  uint32_t n_ports);
