@@ -57,7 +57,12 @@ struct sm_gsi_ops {
 	size_t size;            /* sizeof(struct sm_gsi_ops) */
 	unsigned version;       /* SM_GSI_OPS_VERSION */
 	const char *name;
-	/* Send len bytes (>= 256; whole messages with SM_GSI_KERNEL_RMPP). 0, -EAGAIN/-ENOBUFS, -errno. */
+	/*
+	 * Send len bytes: one 256-byte MAD; with SM_GSI_KERNEL_RMPP an RMPP
+	 * message (RMPP header active) as the SA header once and exactly its
+	 * payload (>= 56 bytes, not padded: the kernel pads the last segment and
+	 * takes PayloadLength from len). 0, -EAGAIN/-ENOBUFS, -errno.
+	 */
 	int (*send)(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to);
 	/*
 	 * Receive one MAD (or one reassembled message) without blocking into buf

@@ -257,6 +257,21 @@ static void ibsim_t_close(struct sm_transport *t)
 
 /* ---- the GSI endpoint on the shared socket ---- */
 
+/*
+ * The length a MAD goes out with: 256, but the last (or only) segment of
+ * an RMPP message is as long as its PayloadLength says, as the kernel sends
+ * it. umad2sim passes the length on to its client, and saquery counts
+ * records from it: a padded segment would read as empty records.
+ */
+static size_t wire_len(const uint8_t *mad)
+{
+	uint32_t pay = (uint32_t)mad[32] << 24 | (uint32_t)mad[33] << 16 | (uint32_t)mad[34] << 8 | mad[35];
+
+	if (mad[25] != 1 || (mad[26] & 0x05) != 0x05)   /* not an active DATA segment marked last */
+		return SM_GSI_MAD_SIZE;
+	return pay <= SM_GSI_MAD_SIZE - 36 ? 36 + pay : SM_GSI_MAD_SIZE;
+}
+
 static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
 {
 	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
@@ -268,7 +283,7 @@ static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, cons
 	pthread_mutex_lock(&p->send_mu);
 	if (!(mad[3] & 0x80))
 		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
-	rc = sm_ibsim_send_pkt(p->c, mad, to->lid, to->qpn, 1);
+	rc = sm_ibsim_send_pkt(p->c, mad, wire_len(mad), to->lid, to->qpn, 1);
 	pthread_mutex_unlock(&p->send_mu);
 	return rc;
 }
@@ -364,6 +379,36 @@ static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_
 	return 0;
 }
 
+/*
+ * The attach port's GUID as its SMA reports it: a DR NodeInfo of hop 0.
+ * ibsim's control protocol gives the node GUID for both (GET_GUID,
+ * GET_GID, and the PortGUID field of GET_NODEINFO), which is not a CA
+ * port's GUID (node GUID + port number there). 0 when no answer came in
+ * timeout_ms (nothing else reads the socket yet).
+ */
+static uint64_t own_port_guid(struct ibsim_port *p, int timeout_ms)
+{
+	struct sm_dr_path path = { .cnt = 0 };
+	struct sm_smp s, r;
+	struct sm_node_info ni;
+	uint8_t mad[SM_MAD_SIZE], in[SM_MAD_SIZE];
+	size_t len;
+
+	sm_smp_init_dr(&s, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &path);
+	s.tid = 0x5a5a0001;
+	if (sm_smp_encode(&s, mad) || ibsim_t_send(&p->t, mad, SM_MAD_SIZE, SM_PERMISSIVE_LID, 0))
+		return 0;
+	uint64_t end = sm_mono_us() + (uint64_t)timeout_ms * 1000u;
+	while (sm_mono_us() < end) {
+		if (ibsim_t_recv(&p->t, in, sizeof(in), &len, NULL, 50))
+			continue;
+		if (!sm_smp_decode(in, len, &r, NULL) && r.tid == s.tid && r.method == SM_METHOD_GET_RESP &&
+		    !sm_node_info_decode(r.data, &ni, NULL))
+			return ni.port_guid;
+	}
+	return 0;
+}
+
 static const struct sm_transport_ops ibsim_ops = {
 	.size = sizeof(struct sm_transport_ops),
 	.version = SM_TRANSPORT_OPS_VERSION,
@@ -416,6 +461,9 @@ int sm_ibsim_transport_open(const char *sockname, const char *node, struct sm_tr
 	t->info.state = in->state;
 	t->info.phys_state = 5;
 	t->info.gid_prefix = 0xfe80000000000000ULL;
+	uint64_t pg = own_port_guid(p, 1000);
+	if (pg)
+		t->info.port_guid = pg;
 	*out = t;
 	return 0;
 }

@@ -302,7 +302,8 @@ uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t 
 	struct sm_sa_hdr h = *hdr;
 	uint8_t *m;
 
-	*mlen = SM_SA_HDR_SIZE + (len < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : len);
+	/* exactly the records: the kernel takes PayloadLength from the length (a padded one reads as empty records) */
+	*mlen = SM_SA_HDR_SIZE + len;
 	m = calloc(1, *mlen);
 	if (!m)
 		return NULL;

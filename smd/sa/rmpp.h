@@ -159,8 +159,9 @@ void sm_rmpp_recv_free(struct sm_rmpp_recv *r);   /* frees buf; r itself is the 
 /*
  * The whole message for a transport that segments itself (the kernel,
  * SM_GSI_KERNEL_RMPP): hdr with the RMPP header marked active (DATA), then
- * the len bytes of records (at least one MAD's worth, zero-padded); its
- * size in *mlen. malloc'ed; NULL on ENOMEM.
+ * exactly the len bytes of records, not padded (the kernel pads the last
+ * segment and derives PayloadLength from the length: padding would reach a
+ * client as empty records); its size in *mlen. malloc'ed; NULL on ENOMEM.
  */
 uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t len, size_t *mlen);
 
