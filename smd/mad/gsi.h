@@ -17,9 +17,12 @@
  *   - ibsim (ibsim.c): ibsim hands every QP0/QP1 request for a port to that
  *     port's one SM client, so the SMP transport and the GSI share one
  *     socket; whoever reads it passes the other's MADs on (see ibsim.c).
- *     The SA segments RMPP itself (no SM_GSI_KERNEL_RMPP).
+ *     SM_GSI_KERNEL_RMPP: the endpoint takes a whole message and sends its
+ *     first segment, all that ibsim's clients (umad2sim's, which have no
+ *     RMPP and never ACK) take of it; only single-MAD requests arrive.
  *   - mock (smd/mock): an in-process queue; tests and benchmarks play the
- *     hosts with sm_mock_gsi_inject()/sm_mock_gsi_take() (mock.h).
+ *     hosts with sm_mock_gsi_inject()/sm_mock_gsi_take() (mock.h). The SA
+ *     segments RMPP itself (no SM_GSI_KERNEL_RMPP).
  *
  * Every MAD here is untrusted input for its reader. Thread rules: one
  * reader (recv) at a time; send() may be called from any thread.

@@ -22,7 +22,9 @@
  * interleave with each other (a datagram is one send anyway; the lock
  * keeps the TID bookkeeping of the client whole). SMPs (classes 0x01,
  * 0x81) are the SMP side's; every other class the GSI side's, which keeps
- * its own class and drops the rest (counted in stray).
+ * its own class and drops the rest (counted in stray). The GSI side takes
+ * whole RMPP messages (SM_GSI_KERNEL_RMPP) and sends what umad2sim's
+ * clients can take of one, its first segment (send_rmpp()).
  */
 #include "mad/ibsim_client.h"
 #include "mad/transport.h"
@@ -272,18 +274,57 @@ static size_t wire_len(const uint8_t *mad)
 	return pay <= SM_GSI_MAD_SIZE - 36 ? 36 + pay : SM_GSI_MAD_SIZE;
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/*
+ * An RMPP message (the SA header once, then its data) goes out as what
+ * ibsim's clients can take: its first segment, as the kernel would put it
+ * on the wire (200 bytes of data, segment 1, FIRST, and LAST with its
+ * PayloadLength when it is the only one). ibsim's clients are umad2sim's,
+ * which has no RMPP: it hands its client the first segment as the whole
+ * answer and never ACKs, so further segments would only arrive as stray
+ * answers to a finished request (osmtest logs and drops them). OpenSM
+ * under umad2sim gives exactly this. Ask for one record at a time there.
+ * The SA's own sender (sa/rmpp.h) is for transports that carry ACKs.
+ */
+static int send_rmpp(struct ibsim_port *p, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
+{
+	size_t data = len - 56, nseg = data ? (data + 199) / 200 : 1, n = data < 200 ? data : 200;
+	uint8_t seg[SM_GSI_MAD_SIZE];
+
+	memset(seg, 0, sizeof(seg));
+	memcpy(seg, mad, 56);
+	seg[25] = 1;   /* DATA */
+	seg[26] = (uint8_t)((mad[26] & 0xf8) | 0x01 | 0x02 | (nseg == 1 ? 0x04 : 0));
+	put32(seg + 28, 1);
+	put32(seg + 32, (uint32_t)(nseg == 1 ? n + 20 : data + 20 * nseg));
+	if (n)
+		memcpy(seg + 56, mad + 56, n);
+	return sm_ibsim_send_pkt(p->c, seg, wire_len(seg), to->lid, to->qpn, 1);
+}
+
 static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
 {
 	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
+	int rmpp = len >= 56 && (mad[26] & 0x01);
 	int rc;
 
-	/* one MAD at a time: the SA segments RMPP itself (no SM_GSI_KERNEL_RMPP) */
-	if (len != SM_GSI_MAD_SIZE || !to)
+	/* one MAD, or an RMPP message (SM_GSI_KERNEL_RMPP: segmented here as the kernel would) */
+	if ((!rmpp && len != SM_GSI_MAD_SIZE) || len > SM_GSI_MAX_MSG || !to)
 		return -EINVAL;
 	pthread_mutex_lock(&p->send_mu);
 	if (!(mad[3] & 0x80))
 		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
-	rc = sm_ibsim_send_pkt(p->c, mad, wire_len(mad), to->lid, to->qpn, 1);
+	if (rmpp)
+		rc = send_rmpp(p, mad, len, to);
+	else
+		rc = sm_ibsim_send_pkt(p->c, mad, wire_len(mad), to->lid, to->qpn, 1);
 	pthread_mutex_unlock(&p->send_mu);
 	return rc;
 }
@@ -364,7 +405,7 @@ static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_
 		return -ENOMEM;
 	e->p = p;
 	e->g.ops = &ibsim_gsi_ops;
-	e->g.flags = 0;
+	e->g.flags = SM_GSI_KERNEL_RMPP;   /* see send_rmpp() */
 	e->g.mgmt_class = mgmt_class;
 	e->g.priv = e;
 	pthread_mutex_lock(&p->mu);
