@@ -472,7 +472,7 @@ static void summarize(const struct sm_fabric *f, struct sm_validation *v, unsign
 		return;
 	}
 	snprintf(v->msg, sizeof(v->msg),
-		 "ok: %llu endpoint pairs reachable, %llu disconnected, max %u switch hops, %s; "
+		 "ok: %llu endpoint pairs reachable, %llu disconnected, longest route %u switch-to-switch links, %s; "
 		 "%llu of %llu pairs to switch LIDs unrouted",
 		 (unsigned long long)v->reachable, (unsigned long long)v->disconnected, v->max_hops,
 		 v->credit_loop < 0 ? "credit loops not checked" : "no credit loop",

@@ -4,6 +4,8 @@
 #  1. exit codes and messages: usage, missing/bad dump, unknown engine, bad config;
 #  2. reports: JSON parses and has every documented field; text report;
 #  3. LIDs assigned to a dump without LIDs; a disconnected plane (warnings, capped);
+#     the report explains itself: meanings, good values for the tree, no jargon, one hop
+#     convention, nothing repeated per plane, named hosts/leaves, version-1 JSON keys kept;
 #  4. the LFT file is what OpenSM's `file` engine loads: under ibsim, route ft8 with
 #     OpenSM, dump it, dry-run it with each engine, load our LFT file with
 #     `opensm -R file -U FILE --once`, read the switches back with dump_lfts and
@@ -228,6 +230,240 @@ if run 0 "$smd" --dry-run -t "$DATA/ft8.ibnd" -t "$DATA/split.ibnd" -R minhop --
 	[ "$(grep -c '^# plane' "$work/two.lfts")" -eq 2 ] || bad "two planes: not 2 plane comments in the LFT file"
 	[ "$(grep -c '^Unicast lids' "$work/two.lfts")" -eq 8 ] || bad "two planes: not 6+2 switches in the LFT file"
 fi
+
+# ---------------------------------------------------------------- the report explains itself (issue 16)
+# Every figure has a meaning and the good value for this tree; no internal jargon; one hop
+# convention (switch-to-switch links); with several planes nothing is repeated per plane; the
+# plane comparison names the hosts and leaves it counts; the JSON keys of version 1 are all kept.
+"$smctl" topo gen fat-tree --hosts 32 --radix 8 -o "$work/full.topo" >/dev/null 2>&1 &&
+"$smctl" topo gen fat-tree --hosts 32 --radix 8 --remove-links 0.2 --seed 3 -o "$work/deg.topo" >/dev/null 2>&1 &&
+"$smctl" topo gen fat-tree --hosts 32 --radix 8 --planes 4 --split -o "$work/mp.topo" >/dev/null 2>&1 &&
+"$smctl" topo gen fat-tree --hosts 32 --radix 8 --planes 4 --split --remove-links 0.1 --remove-nics 2 \
+	--fault-plane 1 --seed 3 -o "$work/mpd.topo" >/dev/null 2>&1 || bad "smctl topo gen failed"
+mp="-t $work/mp.topo.0 -t $work/mp.topo.1 -t $work/mp.topo.2 -t $work/mp.topo.3"
+mpd="-t $work/mpd.topo.0 -t $work/mpd.topo.1 -t $work/mpd.topo.2 -t $work/mpd.topo.3"
+
+# no_jargon FILE: words that only the source explains
+no_jargon()
+{
+	if grep -En 'rot [0-9]+/[0-9]+|moved [0-9]|\(reverted\)|\bp[0-9]+ rot|switch hops|hops: min' "$1" >&2; then
+		bad "$1: report uses internal jargon or the old hop convention (above)"
+	fi
+}
+
+# the reference of a full non-blocking tree: measured = good, and EBB well under 1.0 (destination routing)
+if run 0 "$smd" --dry-run -t "$work/full.topo" --report "$work/full.txt"; then
+	no_jargon "$work/full.txt"
+	grep -q "good = this tree complete" "$work/full.txt" || bad "full tree: no reference heading"
+	grep -q "figure  *measured  *good  *what it means" "$work/full.txt" || bad "full tree: no column heading"
+	for fig in "unreachable pairs" "looping routes" "credit loops" "hops min/avg/max" "shortest routes" \
+		"busiest link" "busiest / average" "shift congestion" "random congestion" "EBB"; do
+		grep -Eq "^    $fig  " "$work/full.txt" || bad "full tree: no row '$fig'"
+	done
+	python3 - "$work/full.txt" <<'EOF' || bad "full tree: EBB row is not 'measured = good < 1'"
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"^    EBB +([0-9.]+) +([0-9.]+) +\S", t, re.M)
+assert m, "no EBB row"
+ebb, good = float(m.group(1)), float(m.group(2))
+assert ebb == good and 0.4 < good < 0.9, (ebb, good)
+# hops count switch-to-switch links: 0 between hosts of one leaf, 2 through a spine
+assert re.search(r"^    hops min/avg/max +0/[0-9.]+/2 +0/[0-9.]+/2 ", t, re.M), "hops row"
+assert re.search(r"longest route 2 switch-to-switch links", t), "validation hop convention"
+EOF
+fi
+
+# a degraded tree: the good shift congestion is what its cabling allows, and the leaf is named
+if run 0 "$smd" --dry-run -t "$work/deg.topo" -R ftree,minhop --report "$work/deg.txt" --json --seed 4 &&
+	run 0 "$smd" --dry-run -t "$work/deg.topo" -R ftree,minhop --report "$work/deg.report" --seed 4; then
+	no_jargon "$work/deg.report"
+	grep -Eq "^    shift congestion +[0-9]+ +2 " "$work/deg.report" || bad "degraded: good shift congestion is not 2"
+	grep -q "no routing does better here: leaf 'p0-leaf000[0-9]*' has 4 hosts on [123] uplinks" "$work/deg.report" ||
+		bad "degraded: the leaf that bounds shift congestion is not named"
+	grep -Eq "^  shape: 2-level fat tree, radix 8, 8 leaves of up to 4 hosts and 4 uplinks; [0-9]+ of the complete tree's 32 switch links missing" \
+		"$work/deg.report" || bad "degraded: no shape line"
+	check_json "$work/deg.txt" '
+p = r["planes"][0]
+s, ref, m = p["shape"], p["reference"], p["metrics"]
+assert s["fat_tree"] and s["levels"] == 2 and s["leaf_hosts"] == 4 and s["leaf_uplinks"] == 4, s
+assert s["shift_congestion_bound"] == 2 and s["bound_leaf"].startswith("p0-leaf"), s
+assert ref["shift_max_congestion"] == 1 and ref["random_permutations"]["seed"] == 4, ref
+assert 0.4 < ref["random_permutations"]["ebb"] < 0.9, ref
+for k in ("min", "avg", "max"):
+    assert abs(m["switch_hops"][k] - (m["hops"][k] - 2)) < 1e-9, (m["hops"], m["switch_hops"])
+'
+fi
+
+# key paths of a JSON document ("planes[].metrics.hops.min"); arrays merged
+key_paths()
+{
+	python3 - "$@" <<'EOF'
+import json, sys
+def walk(v, path, out):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            p = path + "." + k if path else k
+            out.add(p)
+            walk(x, p, out)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x, path + "[]", out)
+out = set()
+for f in sys.argv[1:]:
+    walk(json.load(open(f)), "", out)
+print("\n".join(sorted(out)))
+EOF
+}
+
+# 4 alike planes: every line is said once; the JSON keeps every version-1 key
+if run 0 "$smd" --dry-run $mp -R planes,ftree --report "$work/mp.txt"; then
+	no_jargon "$work/mp.txt"
+	grep -q "^same in all 4 planes:" "$work/mp.txt" || bad "4 planes: no 'same in all 4 planes' section"
+	dup=$(grep -v '^$' "$work/mp.txt" | sort | uniq -d)
+	[ -z "$dup" ] || bad "4 alike planes: repeated lines: $dup"
+	grep -q "^  every plane: .* nothing missing" "$work/mp.txt" || bad "4 planes: comparison not folded"
+	grep -q "LFT entries changed from ftree's: plane 0: 0, planes 1-3: [0-9]* each" "$work/mp.txt" ||
+		bad "4 planes: planes engine notes not in plain words"
+fi
+# hot flows in plane 1 only; the busiest host sends weight 3
+printf '"host00003 mlx5_1" "host00009 mlx5_1" 2\n"host00003 mlx5_1" "host00017 mlx5_1" 1\n' >"$work/mp.profile"
+if run 0 "$smd" --dry-run $mpd -R planes,ftree --profile "$work/mp.profile" --json --report "$work/mpd.json" &&
+	run 0 "$smd" --dry-run $mpd -R planes,ftree --profile "$work/mp.profile" --report "$work/mpd.txt"; then
+	no_jargon "$work/mpd.txt"
+	# planes 0, 2, 3 are alike: one section for them, one for plane 1; fabric said twice in all
+	grep -q "^planes 0,2-3:" "$work/mpd.txt" || bad "faulty plane 1: no shared section for planes 0,2-3"
+	grep -q "^only plane 1:" "$work/mpd.txt" || bad "faulty plane 1: no section of its own"
+	[ "$(grep -c '^  fabric:' "$work/mpd.txt")" -eq 2 ] || bad "faulty plane 1: fabric line not said exactly twice"
+	grep -Eq "^  0,2-3 +" "$work/mpd.txt" || bad "faulty plane 1: alike rows of the plane table not folded"
+	grep -q "hot-flow max load" "$work/mpd.txt" || bad "profile: no hot-flow row"
+	check_json "$work/mpd.json" '
+names = r["plane_health_names"][1]
+h = r["plane_health"]["per_plane"][1]
+assert h["hosts_without_nic"] == 2 and len(names["hosts_without_nic"]) == 2, (h, names)
+assert names["leaves_short_of_uplinks"] >= 1 and names["short_leaves"][0].startswith("p1-leaf"), names
+import subprocess
+for host in names["hosts_without_nic"]:
+    assert host + " mlx5_1" not in open(sys.argv[1].replace("mpd.json", "mpd.topo.1")).read(), host
+    assert host + " mlx5_0" in open(sys.argv[1].replace("mpd.json", "mpd.topo.0")).read(), host
+assert r["planes"][1]["profile"]["max_link_load_bound"] == 3, r["planes"][1]["profile"]
+'
+	for host in $(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["plane_health_names"][1]["hosts_without_nic"]))' "$work/mpd.json"); do
+		grep -q "^  plane 1: no NIC: .*$host" "$work/mpd.txt" || bad "plane table does not name $host (no NIC in plane 1)"
+	done
+	# every key of version 1 (before issue 16) is still there; new ones are only added
+	key_paths "$work/mpd.json" "$work/deg.txt" >"$work/keys.now"
+	cat >"$work/keys.v1" <<'EOF'
+all_routed
+chain
+config
+lfts_out
+plane_health
+plane_health.asymmetric
+plane_health.hosts
+plane_health.leaf_uplinks_full
+plane_health.per_plane
+plane_health.per_plane[].hosts_below_fair
+plane_health.per_plane[].hosts_without_nic
+plane_health.per_plane[].leaf_uplinks_max
+plane_health.per_plane[].leaf_uplinks_min
+plane_health.per_plane[].leaves
+plane_health.per_plane[].missing_links
+plane_health.per_plane[].missing_switches
+plane_health.per_plane[].name
+plane_health.per_plane[].nics
+plane_health.per_plane[].plane
+plane_health.per_plane[].share_mean
+plane_health.per_plane[].share_min
+plane_health.per_plane[].switch_links
+plane_health.per_plane[].switches
+plane_health.planes
+plane_health.uneven_hosts
+planes
+planes[].connectivity
+planes[].connectivity.disconnected_pairs
+planes[].connectivity.examples
+planes[].connectivity.hosts
+planes[].connectivity.parts
+planes[].dump
+planes[].fabric
+planes[].fabric.cas
+planes[].fabric.links
+planes[].fabric.nodes
+planes[].fabric.routers
+planes[].fabric.switch_links
+planes[].fabric.switches
+planes[].lids
+planes[].lids.examples
+planes[].lids.lids_assigned
+planes[].lids.ports_assigned
+planes[].lids.ports_from_dump
+planes[].metrics
+planes[].metrics.credit_loop
+planes[].metrics.edge_forwarding_index
+planes[].metrics.edge_forwarding_index.max
+planes[].metrics.edge_forwarding_index.max_over_mean
+planes[].metrics.hops
+planes[].metrics.hops.avg
+planes[].metrics.hops.max
+planes[].metrics.hops.min
+planes[].metrics.hops.minimal_share
+planes[].metrics.random_permutations
+planes[].metrics.random_permutations.count
+planes[].metrics.random_permutations.ebb
+planes[].metrics.random_permutations.max_congestion
+planes[].metrics.random_permutations.max_congestion_mean
+planes[].metrics.random_permutations.seed
+planes[].metrics.reachability
+planes[].metrics.reachability.hosts
+planes[].metrics.reachability.loops
+planes[].metrics.reachability.pairs
+planes[].metrics.reachability.unreachable
+planes[].metrics.seconds
+planes[].metrics.shift_max_congestion
+planes[].name
+planes[].plane
+planes[].profile
+planes[].profile.flows
+planes[].profile.max_link_load_after
+planes[].profile.max_link_load_before
+planes[].profile.weight
+planes[].routing
+planes[].routing.attempts
+planes[].routing.attempts[].engine
+planes[].routing.attempts[].rc
+planes[].routing.attempts[].reason
+planes[].routing.attempts[].seconds
+planes[].routing.attempts[].used
+planes[].routing.attempts[].validate_seconds
+planes[].routing.engine
+planes[].routing.notes
+planes[].routing.route_seconds
+planes[].routing.routed
+planes[].routing.total_seconds
+planes[].routing.validate_seconds
+planes[].routing.validation
+profile
+seconds
+seconds.load
+seconds.lids
+seconds.metrics
+seconds.profile
+seconds.route
+seconds.total
+seconds.write
+version
+EOF
+	LC_ALL=C sort -o "$work/keys.v1" "$work/keys.v1"
+	LC_ALL=C sort -o "$work/keys.now" "$work/keys.now"
+	lost=$(LC_ALL=C comm -23 "$work/keys.v1" "$work/keys.now")
+	[ -z "$lost" ] || bad "JSON report lost version-1 keys: $lost"
+fi
+
+# smd.yaml(5) documents the report itself and points to no file an installed smd lacks
+if grep -En 'FIELD\.md|\.md\b|tests/|bench/|docs/' "$top_srcdir/man/smd.yaml.5" >&2; then
+	bad "smd.yaml(5) points to a file of the source tree (above)"
+fi
+grep -q '^\.SS Figures' "$top_srcdir/man/smd.yaml.5" || bad "smd.yaml(5) lacks the Figures section"
 
 # ---------------------------------------------------------------- OpenSM loads our LFT file
 # compare_lfts OURS THEIRS: same switches, same (LID, port) entries. Headers name the switch

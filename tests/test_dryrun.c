@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "dryrun/dryrun.h"
+#include "dryrun/reference.h"
 #include "dryrun/report.h"
+#include "model/gen.h"
 
 /* sw0 - sw1 cabled; CA a (2 ports: one on each switch), CA b on sw1, CA c on sw2 (alone), CA d unplugged. */
 static struct sm_dryrun *small(void)
@@ -149,12 +151,92 @@ static void test_report_writers(void **state)
 	sm_dryrun_free(NULL);
 }
 
+static struct sm_fabric *gen_tree(unsigned hosts, unsigned radix, double remove_links)
+{
+	struct sm_gen_params gp;
+	struct sm_fabric *f = sm_fabric_new();
+	char err[256] = "";
+
+	assert_non_null(f);
+	sm_gen_params_init(&gp);
+	gp.hosts = hosts;
+	gp.radix = radix;
+	gp.remove_links = remove_links;
+	gp.seed = 3;
+	if (sm_gen_fat_tree(&gp, f, err, sizeof(err)))
+		fail_msg("gen: %s", err);
+	return f;
+}
+
+/*
+ * The reference of a plane: its fat-tree shape, that shape built complete and
+ * routed by ftree, and the shift-congestion bound of its own cabling. A full
+ * non-blocking tree under destination routing has EBB well under 1.0.
+ */
+static void test_reference(void **state)
+{
+	struct sm_metrics_opts o = { .n_random = 20, .seed = 5 };
+	struct sm_route_metrics ref;
+	struct sm_dr_shape sh, sh2;
+	char err[256] = "";
+
+	(void)state;
+	struct sm_fabric *f = gen_tree(32, 8, 0);  /* full 2-level radix 8: 8 leaves of 4 hosts, 4 uplinks */
+	assert_int_equal(sm_dr_shape_find(f, 0, &sh), 0);
+	assert_true(sh.found);
+	assert_int_equal(sh.levels, 2);
+	assert_int_equal(sh.radix, 8);
+	assert_int_equal(sh.down, 4);
+	assert_int_equal(sh.up, 4);
+	assert_int_equal(sh.leaves, 8);
+	assert_int_equal(sh.hosts, 32);
+	assert_int_equal(sh.sw_links_full, 32);
+	assert_int_equal(sh.shift_bound, 1);
+	assert_int_equal(sm_dr_reference(&sh, &o, &ref, err, sizeof(err)), 0);
+	assert_int_equal(ref.unreachable, 0);
+	assert_int_equal(ref.shift_max_congestion, 1);
+	assert_int_equal(ref.hops_max, 4);           /* 2 switch-to-switch links + 2 host links */
+	assert_true(ref.ebb > 0.4 && ref.ebb < 0.9); /* destination routing: never 1.0 */
+	assert_true(ref.efi_max_over_mean < 1.0001);
+	sm_fabric_free(f);
+
+	/* degraded: same shape and reference; a leaf short of uplinks forces shift congestion >= 2 */
+	f = gen_tree(32, 8, 0.2);
+	assert_int_equal(sm_dr_shape_find(f, 0, &sh2), 0);
+	assert_true(sh2.found);
+	assert_true(sm_dr_shape_same(&sh, &sh2));
+	assert_true(sh2.shift_bound >= 2);
+	assert_true(sh2.tight_leaf != SM_NONE && sh2.tight_up < 4 && sh2.tight_hosts == 4);
+	assert_int_equal(sh2.shift_bound, (sh2.tight_hosts + sh2.tight_up - 1) / sh2.tight_up);
+	sm_fabric_free(f);
+
+	/* 3 levels: 64 hosts on radix 8 */
+	f = gen_tree(64, 8, 0);
+	assert_int_equal(sm_dr_shape_find(f, 0, &sh), 0);
+	assert_true(sh.found);
+	assert_int_equal(sh.levels, 3);
+	assert_int_equal(sm_dr_reference(&sh, &o, &ref, err, sizeof(err)), 0);
+	assert_int_equal(ref.shift_max_congestion, 1);
+	assert_int_equal(ref.hops_max, 6);
+	sm_fabric_free(f);
+
+	/* not a tree: leaves linked to each other; no reference, and it says why */
+	struct sm_dryrun *d = small();
+	assert_int_equal(sm_dr_shape_find(d->f, 0, &sh), 0);
+	assert_false(sh.found);
+	assert_non_null(strstr(sh.why, "not a fat tree"));
+	assert_int_equal(sm_dr_reference(&sh, &o, &ref, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a fat tree"));
+	sm_dryrun_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lids_fill_gaps),
 		cmocka_unit_test(test_lids_exhausted),
 		cmocka_unit_test(test_report_writers),
+		cmocka_unit_test(test_reference),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

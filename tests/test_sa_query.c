@@ -430,8 +430,17 @@ static void test_e2e_sminfo_guid_pkey(void **st)
 	uint8_t want[SM_SA_SMINFO_REC_SIZE];
 	sm_sa_sminfo_rec_encode(want, me, e->self.port_guid, 0, 0, 1, 3);
 	assert_memory_equal(rec_at(e, 0), want, sizeof(want));
+	/* the port is the snapshot's SM port, whatever GUID the caller put in self (the node's, say) */
+	assert_int_not_equal(e->snap->sm_port, SM_NONE);
+	uint64_t g = e->self.port_guid;
+	e->self.port_guid = 0x1234;
+	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 0, q), 0);
+	assert_memory_equal(rec_at(e, 0), want, sizeof(want));
+	e->self.port_guid = g;
 	sm_sa_put16(q, h4);
 	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 1, q), SM_SA_STATUS_NO_RECORDS);
+	sm_sa_put16(q, me);
+	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 1, q), 0);
 	/* the SM_Key only to a trusted requester */
 	struct sm_sa_req r = mkreq(SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 0, q);
 	r.hdr.sm_key = self.sm_key;

@@ -64,6 +64,8 @@ struct planes_stats {
 	uint64_t rotated;         /* entries moved */
 	uint64_t kept;            /* up entries kept (rotation target unusable) */
 	int per_leaf;             /* rotation over each leaf's own upper list (3-level trees) */
+	int reverted;             /* rotation undone: it would have cost quality (degraded plane) */
+	int pinned;               /* hot flows of the profile pinned */
 };
 
 static int parse_uint(yaml_node_t *v, unsigned long max, unsigned long *out)
@@ -386,7 +388,7 @@ out:
 }
 
 static int route_one(struct planes_state *s, const struct sm_fabric *f, const struct sm_profile *prof,
-		     unsigned plane, struct sm_lfts *out, char *msg, size_t msglen)
+		     unsigned plane, struct sm_lfts *out, struct planes_stats *stp, char *msg, size_t msglen)
 {
 	struct sm_route_ctx fc;
 	struct planes_stats st = { 0 };
@@ -432,14 +434,17 @@ static int route_one(struct planes_state *s, const struct sm_fabric *f, const st
 			    b.unreachable > a.unreachable) {
 				memcpy(out->ports, plain->ports,
 				       (size_t)out->n_switches * ((size_t)out->top_lid + 1));
-				verdict = " (reverted: degraded plane, rotation would cost quality)";
+				verdict = "; shift undone: on this degraded plane it would cost quality";
 				st.rotated = 0;
+				st.reverted = 1;
 			}
 		}
 		sm_lfts_free(plain);
 	}
-	int len = snprintf(msg, msglen, "plane %u: rotation %u/%u%s, %llu entries moved, %llu kept%s", plane,
-			   st.rotation, st.uppers, st.per_leaf ? " per leaf" : "",
+	*stp = st;
+	int len = snprintf(msg, msglen, "plane %u: ftree's routes shifted by %u of %u upper switches%s: "
+			   "%llu LFT entries changed from ftree's, %llu left as ftree's (no usable target)%s", plane,
+			   st.rotation, st.uppers, st.per_leaf ? " (each leaf's own)" : "",
 			   (unsigned long long)st.rotated, (unsigned long long)st.kept, verdict);
 	if (len < 0 || (size_t)len >= msglen)
 		len = (int)msglen - 1;
@@ -458,9 +463,11 @@ static int route_one(struct planes_state *s, const struct sm_fabric *f, const st
 		return -ENOMEM;
 	memset(&rep, 0, sizeof(rep));
 	rc = sm_hotpath_pin(f, plane, base, prof->flows, prof->n_flows, &s->hp, out, &rep, err, sizeof(err));
-	if (!rc)
-		snprintf(msg + len, msglen - (size_t)len, "; pinned %zu of %zu flows, max load %.3g -> %.3g",
+	if (!rc) {
+		snprintf(msg + len, msglen - (size_t)len, "; %zu of %zu hot flows pinned, max link load %.3g -> %.3g",
 			 rep.pinned, rep.flows, rep.max_load_before, rep.max_load_after);
+		stp->pinned = rep.pinned > 0;
+	}
 	else
 		snprintf(msg, msglen, "plane %u: hot-path pinning failed: %s", plane, err[0] ? err : strerror(-rc));
 	sm_hotpath_report_clear(&rep);
@@ -473,13 +480,15 @@ static int planes_route(void *state, struct sm_route_ctx *ctx)
 	if (!state || !ctx || !ctx->fabric || !ctx->out)
 		return -EINVAL;
 	ctx->msg[0] = 0;
-	return route_one(state, ctx->fabric, ctx->profile, ctx->plane, ctx->out, ctx->msg, sizeof(ctx->msg));
+	struct planes_stats st;
+	return route_one(state, ctx->fabric, ctx->profile, ctx->plane, ctx->out, &st, ctx->msg, sizeof(ctx->msg));
 }
 
 struct planes_job {
 	struct planes_state *s;
 	struct sm_route_ctx *ctx;
 	int rc[SM_MAX_PLANES];
+	struct planes_stats st[SM_MAX_PLANES];
 	char msg[SM_MAX_PLANES][256];
 };
 
@@ -488,13 +497,47 @@ static void planes_job_run(void *arg, unsigned i)
 {
 	struct planes_job *job = arg;
 	job->rc[i] = route_one(job->s, job->ctx->fabric, job->ctx->profile, job->ctx->planes[i],
-			       job->ctx->outs[i], job->msg[i], sizeof(job->msg[i]));
+			       job->ctx->outs[i], &job->st[i], job->msg[i], sizeof(job->msg[i]));
+}
+
+/* Same outcome for planes i and j: one clause of the summary covers both. */
+static int same_outcome(const struct planes_stats *a, const struct planes_stats *b)
+{
+	return a->rotated == b->rotated && a->reverted == b->reverted && a->pinned == b->pinned;
+}
+
+/*
+ * The joint call's notes, in plain words and within ctx->msg (the log and
+ * the report show it): what was done, then per run of planes with the same
+ * outcome, "planes 1-7: 129024" LFT entries changed from ftree's.
+ */
+static void joint_summary(struct sm_route_ctx *ctx, const struct planes_job *job)
+{
+	size_t used = 0, len = sizeof(ctx->msg);
+	int w = snprintf(ctx->msg, len, "ftree per plane, each plane shifted to other upper switches so planes "
+			 "differ; LFT entries changed from ftree's:");
+	used = w < 0 ? len : (size_t)w;
+	for (unsigned i = 0; i < ctx->n_planes && used < len;) {
+		unsigned j = i;
+		while (j + 1 < ctx->n_planes && same_outcome(&job->st[j + 1], &job->st[i]))
+			j++;
+		char who[32];
+		if (j == i)
+			snprintf(who, sizeof(who), "plane %u", ctx->planes[i]);
+		else
+			snprintf(who, sizeof(who), "planes %u-%u", ctx->planes[i], ctx->planes[j]);
+		w = snprintf(ctx->msg + used, len - used, "%s %s: %llu%s%s%s", i ? "," : "", who,
+			     (unsigned long long)job->st[i].rotated, j > i ? " each" : "",
+			     job->st[i].reverted ? " (shift undone: it cost quality)" : "",
+			     job->st[i].pinned ? " + hot flows pinned" : "");
+		used = w < 0 ? len : used + (size_t)w;
+		i = j + 1;
+	}
 }
 
 static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
 {
 	struct planes_job *job;
-	size_t used = 0;
 	int rc = 0;
 
 	if (!state || !ctx || !ctx->fabric || !ctx->outs || !ctx->planes || ctx->n_planes > SM_MAX_PLANES)
@@ -506,35 +549,13 @@ static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
 	job->ctx = ctx;
 	ctx->msg[0] = 0;
 	sm_parallel_for(ctx->n_planes, planes_job_run, job);
-	for (unsigned i = 0; i < ctx->n_planes; i++) {
-		const char *one = job->msg[i];
+	for (unsigned i = 0; i < ctx->n_planes && !rc; i++)
 		if (job->rc[i]) {
-			snprintf(ctx->msg, sizeof(ctx->msg), "%s", one);
+			snprintf(ctx->msg, sizeof(ctx->msg), "%s", job->msg[i]);
 			rc = job->rc[i];
-			break;
 		}
-		/* one short clause per plane: "p3 rot 12/32 moved 1920" (the log has room for 8) */
-		unsigned rot = 0, ups = 0;
-		unsigned long long moved = 0;
-		(void)sscanf(one, "plane %*u: rotation %u/%u", &rot, &ups);
-		const char *m = strstr(one, "entries moved");
-		if (m) {
-			const char *q = m;
-			while (q > one && q[-1] != ' ')
-				q--;
-			while (q > one && q[-1] == ' ')
-				q--;
-			while (q > one && q[-1] >= '0' && q[-1] <= '9')
-				q--;
-			moved = strtoull(q, NULL, 10);
-		}
-		if (used < sizeof(ctx->msg)) {
-			int w = snprintf(ctx->msg + used, sizeof(ctx->msg) - used, "%sp%u rot %u/%u moved %llu%s",
-					 i ? ", " : "planes: ", ctx->planes[i], rot, ups, moved,
-					 strstr(one, "reverted") ? " (reverted)" : strstr(one, "pinned") ? " +pins" : "");
-			used = w < 0 ? sizeof(ctx->msg) : used + (size_t)w;
-		}
-	}
+	if (!rc)
+		joint_summary(ctx, job);
 	free(job);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "config/smdconf.h"
 #include "lib/log.h"
 #include "ctl/ctl.h"
+#include "ctl/http.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -332,6 +333,16 @@ static int k_group(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 	return getgrnam(w->c->group) ? 0 : fail(w, v, "%s: no such group '%s'", key, w->c->group);
 }
 
+/* metrics_listen: the address is checked here, so --check-config names FILE:LINE */
+static int k_metrics_listen(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	char msg[200];
+
+	if (smd_http_addr_parse(w->c->metrics_listen, NULL, msg, sizeof(msg)))
+		return fail(w, v, "%s: %s", key, msg);
+	return 0;
+}
+
 /* ---- the walk ---- */
 
 static void store_uint(void *field, size_t size, unsigned long val)
@@ -543,6 +554,10 @@ const struct smd_conf_key smd_conf_keys[] = {
 	{ "group", SMD_KEY_STR, "string", F(group), .parse = k_group,
 	  .shown = "default: the user's primary group",
 	  .doc = "The group the daemon switches to (with or without user)." },
+	/* metrics over HTTP (issue 16): off unless set */
+	{ "metrics_listen", SMD_KEY_STR, "string", F(metrics_listen), .parse = k_metrics_listen,
+	  .shown = "default: none",
+	  .doc = "The address and port the daemon serves its metrics on, over HTTP" },
 };
 const size_t smd_conf_n_keys = sizeof(smd_conf_keys) / sizeof(smd_conf_keys[0]);
 _Static_assert(sizeof(smd_conf_keys) / sizeof(smd_conf_keys[0]) <= MAX_KEYS, "raise MAX_KEYS");

@@ -86,6 +86,7 @@ struct smd_conf {
 	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
 	char *user;             /* NULL: keep running as started */
 	char *group;            /* NULL: the user's primary group */
+	char *metrics_listen;   /* "ADDRESS:PORT" of the HTTP metrics endpoint (ctl/http.h); NULL: none */
 	yaml_document_t *doc;   /* NULL for the defaults */
 	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];

@@ -95,6 +95,12 @@ struct smd_dmn_plane {
 	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
 	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
 	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
+	/* metrics (daemon/cmd_metrics.c): every SMP transaction since the daemon started, light and
+	 * heavy parts, and M_Key as the plane's last full discovery saw it (mkey_seen 0: none yet) */
+	struct sm_txn_stats txn_total;
+	int mkey_seen;
+	uint32_t mkey_foreign;
+	uint64_t mkey_violations;
 };
 
 /*

@@ -99,5 +99,7 @@ void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);
+/* A cycle's part of a plane's metrics totals (cmd_metrics.c; under d->mu, from dmn_snapshot). */
+void dmn_metrics_cycle(struct smd_dmn_plane *sp, const struct sm_mp_plane *p);
 
 #endif

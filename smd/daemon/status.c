@@ -74,6 +74,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		}
 		/* per-plane totals for smctl metrics: every SMP of the cycle, light and heavy parts */
 		sp->smps_total += p->light.smps + (p->heavy ? p->sum.txn.sent : 0);
+		dmn_metrics_cycle(sp, p);
 		if (p->heavy) {
 			sp->lft_blocks_total += p->sum.lft_blocks_written;
 			sp->portinfo_sets_total += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;

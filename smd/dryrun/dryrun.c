@@ -19,6 +19,7 @@
  * run gives what a sequential one would.
  */
 #include "dryrun/dryrun.h"
+#include "model/hosts.h"
 #include "lib/clock.h"
 #include "model/lft_file.h"
 #include "model/profile.h"
@@ -513,26 +514,44 @@ int sm_dryrun_profile(struct sm_dryrun *d, const char *path, char *warn, size_t 
 	return 0;
 }
 
-/* Max link load of the profile's flows of plane p under l; -1 on error. */
+/*
+ * Max link load of the profile's flows of plane p under l; -1 on error.
+ * *bound: what no routing beats, the most weight one host sends or receives
+ * (its own link carries all of it).
+ */
 static double plane_load(struct sm_dryrun *d, unsigned plane, const struct sm_lfts *l,
-			 size_t *n_flows, double *weight)
+			 size_t *n_flows, double *weight, double *bound)
 {
 	const struct sm_profile *pr = d->profile;
 	struct sm_flow *fl = malloc((pr->n_flows + 1) * sizeof(*fl));
+	double *out = calloc((size_t)d->f->n_ports + 1, sizeof(*out));
+	double *in = calloc((size_t)d->f->n_ports + 1, sizeof(*in));
 	size_t n = 0;
-	double w = 0, load;
+	double w = 0, load, b = 0;
 
-	if (!fl)
+	if (!fl || !out || !in) {
+		free(fl);
+		free(out);
+		free(in);
 		return -1;
+	}
 	for (size_t i = 0; i < pr->n_flows; i++)
 		if (sm_profile_flow_plane(d->f, &pr->flows[i]) == plane) {
-			fl[n++] = pr->flows[i];
-			w += pr->flows[i].weight;
+			const struct sm_flow *x = &pr->flows[i];
+			fl[n++] = *x;
+			w += x->weight;
+			if (x->src < d->f->n_ports && (out[x->src] += x->weight) > b)
+				b = out[x->src];
+			if (x->dst < d->f->n_ports && (in[x->dst] += x->weight) > b)
+				b = in[x->dst];
 		}
 	load = n ? sm_metrics_max_load(d->f, plane, l, fl, n) : 0;
 	free(fl);
+	free(out);
+	free(in);
 	*n_flows = n;
 	*weight = w;
+	*bound = b;
 	return load;
 }
 
@@ -571,7 +590,8 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 		for (unsigned i = 0; i < n; i++) {
 			struct sm_dr_plane *p = &d->run.planes[i];
 			/* negative = unknown: the chain could not route the plane without the profile */
-			p->load_before = base[i] ? plane_load(d, i, base[i], &p->n_flows, &p->flow_weight) : -1;
+			p->load_before = base[i] ? plane_load(d, i, base[i], &p->n_flows, &p->flow_weight,
+									   &p->load_bound) : -1;
 			sm_lfts_free(base[i]);
 		}
 		if (rc == -ENOMEM)
@@ -589,7 +609,7 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 		if (!p->routed)
 			d->run.all_routed = 0;
 		if (p->routed && d->profile) {
-			p->load_after = plane_load(d, i, d->lfts[i], &p->n_flows, &p->flow_weight);
+			p->load_after = plane_load(d, i, d->lfts[i], &p->n_flows, &p->flow_weight, &p->load_bound);
 			p->have_load = 1;
 		}
 	}
@@ -605,20 +625,98 @@ nomem:
 struct metrics_job {
 	struct sm_dryrun *d;
 	const struct sm_metrics_opts *o;
+	unsigned n_refs;
+	unsigned ref_plane[SM_MAX_PLANES];  /* job k < n_refs: the reference of this plane's shape */
 	int rc[SM_MAX_PLANES];
 };
 
-/* Planes are independent: metrics only read the fabric and the LFTs. */
-static void metrics_one(void *arg, unsigned i)
+/*
+ * Job k < n_refs builds and measures one reference tree (as slow as a
+ * plane's metrics: started first); the others are the planes' metrics.
+ * Planes are independent: metrics only read the fabric and the LFTs.
+ */
+static void metrics_one(void *arg, unsigned k)
 {
 	struct metrics_job *job = arg;
-	struct sm_dr_plane *p = &job->d->run.planes[i];
 
+	if (k < job->n_refs) {
+		struct sm_dr_plane *p = &job->d->run.planes[job->ref_plane[k]];
+		p->have_ref = !sm_dr_reference(&p->shape, job->o, &p->ref, p->ref_why, sizeof(p->ref_why));
+		return;
+	}
+	unsigned i = k - job->n_refs;
+	struct sm_dr_plane *p = &job->d->run.planes[i];
 	if (!p->routed)
 		return;
 	job->rc[i] = sm_metrics_compute(job->d->f, i, job->d->lfts[i], job->o, &p->m);
 	if (!job->rc[i])
 		p->have_metrics = 1;
+}
+
+/* Shapes of the routed planes; one reference job per distinct shape. 0 or -ENOMEM. */
+static int shapes(struct sm_dryrun *d, struct metrics_job *job)
+{
+	for (unsigned i = 0; i < d->run.n_planes; i++) {
+		struct sm_dr_plane *p = &d->run.planes[i];
+		int rc, first = 1;
+		if (!p->routed)
+			continue;
+		rc = sm_dr_shape_find(d->f, i, &p->shape);
+		if (rc)
+			return rc;
+		if (p->shape.tight_leaf != SM_NONE)
+			snprintf(p->tight_leaf, sizeof(p->tight_leaf), "%s", d->f->nodes[p->shape.tight_leaf].desc);
+		for (unsigned j = 0; j < job->n_refs && first; j++)
+			first = !sm_dr_shape_same(&d->run.planes[job->ref_plane[j]].shape, &p->shape);
+		if (p->shape.found && first)
+			job->ref_plane[job->n_refs++] = i;
+	}
+	return 0;
+}
+
+/* Planes of one shape share the reference their shape's job computed. */
+static void share_references(struct sm_dr_run *run, const struct metrics_job *job)
+{
+	for (unsigned i = 0; i < run->n_planes; i++)
+		for (unsigned k = 0; k < job->n_refs; k++) {
+			const struct sm_dr_plane *src = &run->planes[job->ref_plane[k]];
+			struct sm_dr_plane *p = &run->planes[i];
+			if (p != src && sm_dr_shape_same(&src->shape, &p->shape)) {
+				p->have_ref = src->have_ref;
+				p->ref = src->ref;
+				memcpy(p->ref_why, src->ref_why, sizeof(p->ref_why));
+			}
+		}
+}
+
+static void name_of(char *dst, const char *src)
+{
+	snprintf(dst, SM_DESC_MAX + 1, "%s", src);
+}
+
+/* Planes compared with each other, and the names of the hosts and leaves the counts are about. */
+static int health(struct sm_dryrun *d)
+{
+	struct sm_hosts *hosts = NULL;
+	int rc = sm_hosts_build(d->f, &hosts);
+
+	if (!rc)
+		rc = sm_planes_health(d->f, hosts, &d->run.health);
+	d->run.have_health = !rc;
+	for (unsigned p = 0; !rc && p < d->run.health.n_planes; p++) {
+		const struct sm_plane_health *h = &d->run.health.p[p];
+		struct sm_dr_health_names *nm = &d->run.health_names[p];
+		for (unsigned e = 0; e < SM_HEALTH_EXAMPLES; e++) {
+			if (h->ex_no_nic[e] != SM_NONE)
+				name_of(nm->no_nic[e], hosts->h[h->ex_no_nic[e]].name);
+			if (h->ex_below[e] != SM_NONE)
+				name_of(nm->below[e], hosts->h[h->ex_below[e]].name);
+			if (h->ex_thin_leaf[e] != SM_NONE)
+				name_of(nm->thin_leaf[e], d->f->nodes[h->ex_thin_leaf[e]].desc);
+		}
+	}
+	sm_hosts_free(hosts);
+	return rc;
 }
 
 int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
@@ -636,14 +734,16 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	memset(&job, 0, sizeof(job));
 	job.d = d;
 	job.o = &o;
-	sm_parallel_for(d->run.n_planes, metrics_one, &job);
+	rc = shapes(d, &job);
+	if (!rc)
+		sm_parallel_for(job.n_refs + d->run.n_planes, metrics_one, &job);
 	for (unsigned i = 0; i < d->run.n_planes && !rc; i++)
 		rc = job.rc[i];
+	if (!rc)
+		share_references(&d->run, &job);
 	/* planes compared with each other: what each lacks, the share it offers hosts */
-	if (!rc && d->run.n_planes > 1) {
-		rc = sm_planes_health(d->f, NULL, &d->run.health);
-		d->run.have_health = !rc;
-	}
+	if (!rc && d->run.n_planes > 1)
+		rc = health(d);
 	d->run.t.metrics = sm_mono_sec() - t0;
 	return rc;
 }

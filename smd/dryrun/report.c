@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DOC: dry-run report writers (text and JSON); layout in report.h and
- * smd.yaml(5). Both walk struct sm_dr_run in the same order, so a field
- * added to one is easy to add to the other.
+ * DOC: dry-run JSON report; layout in report.h and smd.yaml(5). The text
+ * report (report_text.c) walks struct sm_dr_run in the same order, so a
+ * field added to one is easy to add to the other. Keys are only added.
  */
 #include "dryrun/report.h"
 #include "lib/json.h"
@@ -11,122 +11,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0.0;
-}
-
 /* The metrics' own CDG check if it ran, else the one validation did on the accepted routes. */
 static int credit_loop(const struct sm_dr_plane *p)
 {
 	return p->m.credit_loop >= 0 ? p->m.credit_loop : p->route.val.credit_loop;
-}
-
-/* A max link load, or "n/a" when it could not be computed (negative). */
-static void load_str(char *buf, size_t len, double load)
-{
-	if (load < 0)
-		snprintf(buf, len, "n/a");
-	else
-		snprintf(buf, len, "%g", load);
-}
-
-static void text_endpoint(FILE *o, const struct sm_dr_endpoint *e)
-{
-	fprintf(o, "'%s' port %u (guid 0x%016" PRIx64 ", LID %u)", e->desc, e->port, e->guid, e->lid);
-}
-
-static void text_plane(FILE *o, const struct sm_dr_run *r, const struct sm_dr_plane *p)
-{
-	const struct sm_plane_result *res = &p->route;
-	const struct sm_route_metrics *m = &p->m;
-
-	fprintf(o, "plane %u (%s): %s\n", p->plane, p->name, p->dump);
-	fprintf(o, "  fabric: %u nodes (%u switches, %u CAs, %u routers), %u links (%u switch-switch)\n",
-		p->counts.nodes, p->counts.switches, p->counts.cas, p->counts.routers, p->counts.links,
-		p->counts.sw_links);
-	fprintf(o, "  LIDs: %u ports kept their LID from the dump, %u ports got a LID from smd (%u LIDs)\n",
-		p->lid_ports_kept, p->lid_ports_assigned, p->lids_assigned);
-	for (unsigned i = 0; i < p->n_lid_examples; i++) {
-		fprintf(o, "    assigned: ");
-		text_endpoint(o, &p->lid_examples[i]);
-		fputc('\n', o);
-	}
-	if (p->lid_ports_assigned > p->n_lid_examples)
-		fprintf(o, "    ... and %u more\n", p->lid_ports_assigned - p->n_lid_examples);
-	if (p->parts > 1 || p->disconnected_pairs) {
-		fprintf(o, "  connectivity: %u hosts in %u disconnected parts: %" PRIu64
-			" host pairs cannot be joined by any routing\n",
-			p->hosts, p->parts, p->disconnected_pairs);
-	}
-
-	if (res->n_attempts || p->routed) {
-		for (unsigned i = 0; i < res->n_attempts; i++) {
-			const struct sm_chain_attempt *a = &res->attempts[i];
-			if ((int)i == res->engine_index)
-				continue;
-			fprintf(o, "  fallback: %s passed over after %.2f ms: %s\n",
-				a->engine ? a->engine : "?", a->seconds * 1e3, a->why);
-		}
-	}
-	if (!p->routed) {
-		fprintf(o, "  routing: FAILED, no engine of the chain (%s) routed this plane\n", r->chain);
-		return;
-	}
-	fprintf(o, "  routing: %s in %.2f ms (validation %.2f ms, all attempts %.2f ms)\n",
-		res->engine ? res->engine : "?", res->route_seconds * 1e3,
-		res->validate_seconds * 1e3, res->total_seconds * 1e3);
-	if (res->notes[0])
-		fprintf(o, "  engine notes: %s\n", res->notes);
-	if (res->val.msg[0])
-		fprintf(o, "  validation: %s\n", res->val.msg);
-	if (!p->have_metrics)
-		return;
-	fprintf(o, "  reachability: %u hosts, %" PRIu64 " pairs, %" PRIu64 " unreachable (%.2f%%), %"
-		PRIu64 " loops\n", m->hosts, m->pairs, m->unreachable, pct(m->unreachable, m->pairs),
-		m->loops);
-	if (m->pairs > m->unreachable)
-		fprintf(o, "  hops: min %u, avg %.3f, max %u; minimal paths %.2f%%\n", m->hops_min,
-			m->hops_avg, m->hops_max, 100.0 * m->minimal_share);
-	fprintf(o, "  edge forwarding index: max %" PRIu64 ", max/mean %.3f\n", m->efi_max,
-		m->efi_max_over_mean);
-	fprintf(o, "  shift permutations: worst congestion %u\n", m->shift_max_congestion);
-	fprintf(o, "  random permutations (%u, seed %" PRIu64 "): max congestion mean %.3f, EBB %.4f\n",
-		r->n_random, r->seed, m->rand_max_congestion_mean, m->ebb);
-	fprintf(o, "  credit loops: %s\n",
-		credit_loop(p) < 0 ? "not checked" : credit_loop(p) ? "CYCLE FOUND" : "none");
-	fprintf(o, "  metrics time: %.2f ms\n", m->seconds * 1e3);
-	if (p->have_load) {
-		char before[32], after[32];
-		load_str(before, sizeof(before), p->load_before);
-		load_str(after, sizeof(after), p->load_after);
-		fprintf(o, "  profile: %zu flows (weight %g), max link load %s without the profile, %s with it\n",
-			p->n_flows, p->flow_weight, before, after);
-	}
-}
-
-int sm_report_write_text(FILE *o, const struct sm_dr_run *r)
-{
-	unsigned routed = 0;
-
-	for (unsigned i = 0; i < r->n_planes; i++)
-		routed += r->planes[i].routed ? 1 : 0;
-	fprintf(o, "smd dry-run: %u plane%s, chain %s%s%s%s%s\n", r->n_planes,
-		r->n_planes == 1 ? "" : "s", r->chain, r->config[0] ? ", config " : "", r->config,
-		r->profile[0] ? ", profile " : "", r->profile);
-	for (unsigned i = 0; i < r->n_planes; i++)
-		text_plane(o, r, &r->planes[i]);
-	if (r->have_health)
-		sm_planes_health_print(o, &r->health);
-	fprintf(o, "summary: %u of %u planes routed; time: load %.1f ms, LIDs %.1f ms, routing %.1f ms, "
-		"metrics %.1f ms, LFT file %.1f ms, total %.1f ms\n",
-		routed, r->n_planes, r->t.load * 1e3, r->t.lids * 1e3, r->t.route * 1e3,
-		r->t.metrics * 1e3, r->t.write * 1e3, r->t.total * 1e3);
-	if (r->lfts_out[0])
-		fprintf(o, "LFTs written to %s\n", r->lfts_out);
-	if (fflush(o) || ferror(o))
-		return -EIO;
-	return 0;
 }
 
 static void json_endpoint(struct sm_json *j, const char *key, const struct sm_dr_endpoint *e)
@@ -148,6 +36,97 @@ static void json_str_or_null(struct sm_json *j, const char *key, const char *s)
 		sm_json_str(j, key, s);
 	else
 		sm_json_null(j, key);
+}
+
+/* Hops as the text report and validation count them: switch-to-switch links only. */
+static void json_switch_hops(struct sm_json *j, const struct sm_route_metrics *m)
+{
+	sm_json_obj_begin(j, "switch_hops");
+	if (m->pairs > m->unreachable) {
+		sm_json_uint(j, "min", m->hops_min >= 2 ? m->hops_min - 2 : 0);
+		sm_json_double(j, "avg", m->hops_avg >= 2 ? m->hops_avg - 2 : 0);
+		sm_json_uint(j, "max", m->hops_max >= 2 ? m->hops_max - 2 : 0);
+	} else {
+		sm_json_null(j, "min");
+		sm_json_null(j, "avg");
+		sm_json_null(j, "max");
+	}
+	sm_json_obj_end(j);
+}
+
+/* How routes spread: edge forwarding index, shift and random permutations (metrics and reference). */
+static void json_spread(struct sm_json *j, const struct sm_dr_run *r, const struct sm_route_metrics *m)
+{
+	sm_json_obj_begin(j, "edge_forwarding_index");
+	sm_json_uint(j, "max", m->efi_max);
+	sm_json_double(j, "max_over_mean", m->efi_max_over_mean);
+	sm_json_obj_end(j);
+	sm_json_uint(j, "shift_max_congestion", m->shift_max_congestion);
+	sm_json_obj_begin(j, "random_permutations");
+	sm_json_uint(j, "count", r->n_random);
+	sm_json_uint(j, "seed", r->seed);
+	sm_json_double(j, "max_congestion_mean", m->rand_max_congestion_mean);
+	sm_json_uint(j, "max_congestion", m->rand_max_congestion);
+	sm_json_double(j, "ebb", m->ebb);
+	sm_json_obj_end(j);
+}
+
+static void json_shape(struct sm_json *j, const struct sm_dr_plane *p)
+{
+	const struct sm_dr_shape *sh = &p->shape;
+
+	sm_json_obj_begin(j, "shape");
+	sm_json_bool(j, "fat_tree", sh->found);
+	json_str_or_null(j, "why_not", sh->found ? NULL : sh->why);
+	SM_JSON_UINTS(j, { "levels", sh->levels }, { "radix", sh->radix }, { "leaf_hosts", sh->down },
+		      { "leaf_uplinks", sh->up }, { "hosts", sh->hosts }, { "leaves", sh->leaves },
+		      { "switch_links_complete", sh->sw_links_full },
+		      { "shift_congestion_bound", sh->shift_bound });
+	json_str_or_null(j, "bound_leaf", sh->shift_bound ? p->tight_leaf : NULL);
+	json_str_or_null(j, "no_reference", p->have_ref ? NULL : p->ref_why[0] ? p->ref_why : sh->why);
+	sm_json_obj_end(j);
+}
+
+/* The complete tree's figures, under the same keys as "metrics" (those a reference has). */
+static void json_reference(struct sm_json *j, const struct sm_dr_run *r, const struct sm_route_metrics *m)
+{
+	sm_json_obj_begin(j, "reference");
+	sm_json_str(j, "tree", "complete fat tree of this shape, routed by ftree");
+	sm_json_obj_begin(j, "reachability");
+	SM_JSON_UINTS(j, { "hosts", m->hosts }, { "pairs", m->pairs }, { "unreachable", m->unreachable },
+		      { "loops", m->loops });
+	sm_json_obj_end(j);
+	json_switch_hops(j, m);
+	sm_json_double(j, "minimal_share", m->minimal_share);
+	json_spread(j, r, m);
+	sm_json_obj_end(j);
+}
+
+static void json_names(struct sm_json *j, const char *key, const char (*names)[SM_DESC_MAX + 1], uint32_t count)
+{
+	sm_json_arr_begin(j, key);
+	for (unsigned e = 0; e < SM_HEALTH_EXAMPLES && e < count; e++)
+		sm_json_str(j, NULL, names[e]);
+	sm_json_arr_end(j);
+}
+
+/* Whom plane_health's counts are about: the first few hosts and leaves of each count. */
+static void json_health_names(struct sm_json *j, const struct sm_dr_run *r)
+{
+	sm_json_arr_begin(j, "plane_health_names");
+	for (unsigned p = 0; p < r->health.n_planes; p++) {
+		const struct sm_plane_health *h = &r->health.p[p];
+		const struct sm_dr_health_names *nm = &r->health_names[p];
+		sm_json_obj_begin(j, NULL);
+		sm_json_uint(j, "plane", h->plane);
+		sm_json_str(j, "name", h->name);
+		json_names(j, "hosts_without_nic", nm->no_nic, h->hosts_without_nic);
+		json_names(j, "hosts_below_fair", nm->below, h->hosts_below);
+		sm_json_uint(j, "leaves_short_of_uplinks", h->thin_leaves);
+		json_names(j, "short_leaves", nm->thin_leaf, h->thin_leaves);
+		sm_json_obj_end(j);
+	}
+	sm_json_arr_end(j);
 }
 
 static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struct sm_dr_plane *p)
@@ -229,18 +208,8 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 			sm_json_null(j, "minimal_share");
 		}
 		sm_json_obj_end(j);
-		sm_json_obj_begin(j, "edge_forwarding_index");
-		sm_json_uint(j, "max", m->efi_max);
-		sm_json_double(j, "max_over_mean", m->efi_max_over_mean);
-		sm_json_obj_end(j);
-		sm_json_uint(j, "shift_max_congestion", m->shift_max_congestion);
-		sm_json_obj_begin(j, "random_permutations");
-		sm_json_uint(j, "count", r->n_random);
-		sm_json_uint(j, "seed", r->seed);
-		sm_json_double(j, "max_congestion_mean", m->rand_max_congestion_mean);
-		sm_json_uint(j, "max_congestion", m->rand_max_congestion);
-		sm_json_double(j, "ebb", m->ebb);
-		sm_json_obj_end(j);
+		json_switch_hops(j, m);
+		json_spread(j, r, m);
 		if (credit_loop(p) < 0)
 			sm_json_null(j, "credit_loop");
 		else
@@ -250,6 +219,14 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	} else {
 		sm_json_null(j, "metrics");
 	}
+	if (p->have_metrics)
+		json_shape(j, p);
+	else
+		sm_json_null(j, "shape");
+	if (p->have_ref)
+		json_reference(j, r, &p->ref);
+	else
+		sm_json_null(j, "reference");
 
 	if (p->have_load) {
 		sm_json_obj_begin(j, "profile");
@@ -263,6 +240,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 			sm_json_double(j, "max_link_load_after", p->load_after);
 		else
 			sm_json_null(j, "max_link_load_after");
+		sm_json_double(j, "max_link_load_bound", p->load_bound);
 		sm_json_obj_end(j);
 	} else {
 		sm_json_null(j, "profile");
@@ -295,8 +273,10 @@ int sm_report_write_json(FILE *o, const struct sm_dr_run *r)
 	for (unsigned i = 0; i < r->n_planes; i++)
 		json_plane(&j, r, &r->planes[i]);
 	sm_json_arr_end(&j);
-	if (r->have_health)
+	if (r->have_health) {
 		sm_planes_health_json(&j, "plane_health", &r->health);
+		json_health_names(&j, r);
+	}
 	sm_json_obj_end(&j);
 	return sm_json_finish(&j);
 }

@@ -23,6 +23,7 @@
 #include "model/hosts.h"
 #include "routing/metrics.h"
 #include "routing/registry.h"
+#include "dryrun/reference.h"
 
 #define SM_DR_REPORT_VERSION 1
 #define SM_DR_EXAMPLES 10       /* examples kept per list (LIDs, unreachable pairs) */
@@ -63,12 +64,27 @@ struct sm_dr_plane {
 	int have_metrics;
 	struct sm_route_metrics m;
 
+	/* what a good value is for this tree (reference.h) */
+	struct sm_dr_shape shape;
+	char tight_leaf[SM_DESC_MAX + 1]; /* description of shape.tight_leaf, "" none */
+	int have_ref;               /* ref holds the complete tree's metrics */
+	struct sm_route_metrics ref;
+	char ref_why[128];          /* no reference: why */
+
 	/* traffic profile */
 	int have_load;
 	size_t n_flows;             /* profile flows in this plane */
 	double flow_weight;
 	double load_before;         /* max link load: chain routed without the profile */
 	double load_after;          /* ... and with it */
+	double load_bound;          /* no routing does better: the busiest host's own link */
+};
+
+/* Whom the plane-health counts are about (hosts.h examples, resolved to names). */
+struct sm_dr_health_names {
+	char no_nic[SM_HEALTH_EXAMPLES][SM_DESC_MAX + 1];    /* hosts without a NIC in the plane */
+	char below[SM_HEALTH_EXAMPLES][SM_DESC_MAX + 1];     /* hosts under 90% of the fair share */
+	char thin_leaf[SM_HEALTH_EXAMPLES][SM_DESC_MAX + 1]; /* leaves with fewer uplinks than a full one */
 };
 
 struct sm_dr_run {
@@ -83,12 +99,17 @@ struct sm_dr_run {
 	struct sm_dr_plane planes[SM_MAX_PLANES];
 	int have_health;                /* plane health computed (with the metrics, 2+ planes) */
 	struct sm_planes_health health; /* asymmetry between planes (hosts.h) */
+	struct sm_dr_health_names health_names[SM_MAX_PLANES];
 	struct {
 		double load, lids, route, metrics, profile, write, total;  /* seconds */
 	} t;
 };
 
-/* Human-readable report. 0 or -EIO. */
+/*
+ * Human-readable report (report_text.c): each figure with its meaning and
+ * the good value for this tree; with several planes, what all planes share
+ * is printed once and each plane only where it differs. 0, -EIO, -ENOMEM.
+ */
 int sm_report_write_text(FILE *out, const struct sm_dr_run *r);
 /* JSON report (pretty-printed). 0, -EIO or -EINVAL (emitter misuse: a bug). */
 int sm_report_write_json(FILE *out, const struct sm_dr_run *r);

@@ -315,16 +315,26 @@ static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, cons
 	int rmpp = len >= 56 && (mad[26] & 0x01);
 	int rc;
 
-	/* one MAD, or an RMPP message (SM_GSI_KERNEL_RMPP: segmented here as the kernel would) */
-	if ((!rmpp && len != SM_GSI_MAD_SIZE) || len > SM_GSI_MAX_MSG || !to)
+	/* one MAD (a short one is padded; its length goes on the wire), or a whole RMPP message (send_rmpp()) */
+	uint8_t pad[SM_GSI_MAD_SIZE];
+
+	if (len < SM_GSI_MIN_MSG || (!rmpp && len > SM_GSI_MAD_SIZE) || len > SM_GSI_MAX_MSG || !to)
 		return -EINVAL;
+	size_t wlen = SM_GSI_MAD_SIZE;
+
+	if (!rmpp && len < SM_GSI_MAD_SIZE) {
+		memset(pad, 0, sizeof(pad));
+		memcpy(pad, mad, len);
+		mad = pad;
+		wlen = len;
+	}
 	pthread_mutex_lock(&p->send_mu);
 	if (!(mad[3] & 0x80))
 		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
 	if (rmpp)
 		rc = send_rmpp(p, mad, len, to);
 	else
-		rc = sm_ibsim_send_pkt(p->c, mad, wire_len(mad), to->lid, to->qpn, 1);
+		rc = sm_ibsim_send_pkt(p->c, mad, wlen < SM_GSI_MAD_SIZE ? wlen : wire_len(mad), to->lid, to->qpn, 1);
 	pthread_mutex_unlock(&p->send_mu);
 	return rc;
 }

@@ -228,8 +228,7 @@ static int umad_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const
 	ib_mad_addr_t *a;
 	int rc;
 
-	/* an RMPP message (active flag) is as long as its payload: the kernel segments and pads it */
-	if (len < (len >= 27 && (mad[26] & 0x01) ? 56u : SM_GSI_MAD_SIZE) || len > SM_GSI_MAX_MSG || !to)
+	if (len < SM_GSI_MIN_MSG || len > SM_GSI_MAX_MSG || !to)
 		return -EINVAL;
 	pthread_mutex_lock(&u->send_mu);
 	rc = grow(&u->sbuf, &u->sbuf_cap, len);

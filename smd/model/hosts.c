@@ -157,6 +157,13 @@ static uint32_t leaf_uplinks(const struct sm_fabric *f, uint32_t sw)
 }
 
 /* Switch a NIC port is cabled to, SM_NONE if none or not a switch. */
+/* Keep the first SM_HEALTH_EXAMPLES of a counted list: count is the count before this one. */
+static void note_example(uint32_t *ex, uint32_t count, uint32_t what)
+{
+	if (count < SM_HEALTH_EXAMPLES)
+		ex[count] = what;
+}
+
 static uint32_t nic_leaf(const struct sm_fabric *f, uint32_t port)
 {
 	if (port == SM_NONE)
@@ -201,6 +208,8 @@ int sm_planes_health(const struct sm_fabric *f, const struct sm_hosts *hosts,
 		h->leaf_uplinks_min = UINT32_MAX;
 		h->share_min = 1.0;
 		h->worst_host = SM_NONE;
+		for (unsigned e = 0; e < SM_HEALTH_EXAMPLES; e++)
+			h->ex_no_nic[e] = h->ex_below[e] = h->ex_thin_leaf[e] = SM_NONE;
 	}
 	/* leaves (switches with a NIC) and their uplinks; up_full over all planes */
 	for (uint32_t i = 0; i < hosts->n; i++)
@@ -233,7 +242,7 @@ int sm_planes_health(const struct sm_fabric *f, const struct sm_hosts *hosts,
 		for (unsigned p = 0; p < ph->n_planes; p++) {
 			uint32_t leaf = nic_leaf(f, hosts->h[i].nic[p]);
 			if (leaf == SM_NONE) {
-				ph->p[p].hosts_without_nic++;
+				note_example(ph->p[p].ex_no_nic, ph->p[p].hosts_without_nic++, i);
 				continue;
 			}
 			/* a host cabled straight to a switch with no uplinks (single switch) gets full share */
@@ -249,9 +258,18 @@ int sm_planes_health(const struct sm_fabric *f, const struct sm_hosts *hosts,
 				h->worst_host = i;
 			}
 			if (s < 0.9 * fair)
-				h->hosts_below++;
+				note_example(h->ex_below, h->hosts_below++, i);
 		}
 	}
+	/* leaves short of uplinks, each once (after the shares: up[] is cleared as leaves are counted) */
+	for (uint32_t i = 0; i < hosts->n; i++)
+		for (unsigned p = 0; p < ph->n_planes; p++) {
+			uint32_t leaf = nic_leaf(f, hosts->h[i].nic[p]);
+			if (leaf == SM_NONE || !up[leaf] || up[leaf] - 1 >= ph->up_full)
+				continue;
+			note_example(ph->p[p].ex_thin_leaf, ph->p[p].thin_leaves++, leaf);
+			up[leaf] = 0;  /* counted once; the shares are done with up[] */
+		}
 	for (unsigned p = 0; p < ph->n_planes; p++) {
 		struct sm_plane_health *h = &ph->p[p];
 		h->missing_switches = max_sw - h->switches;
@@ -267,22 +285,6 @@ int sm_planes_health(const struct sm_fabric *f, const struct sm_hosts *hosts,
 	free(up);
 	sm_hosts_free(own);
 	return 0;
-}
-
-void sm_planes_health_print(FILE *out, const struct sm_planes_health *ph)
-{
-	fprintf(out, "Planes: %u, hosts: %u (%u with an uneven NIC count), %s\n", ph->n_planes, ph->hosts,
-		ph->uneven_hosts, ph->asymmetric ? "ASYMMETRIC" : "symmetric");
-	fprintf(out, "  %-10s %8s %8s %6s %8s %8s %9s %10s %10s %8s\n", "plane", "switches", "sw-links",
-		"nics", "-switch", "-links", "no-nic", "share-min", "share-avg", "below");
-	for (unsigned p = 0; p < ph->n_planes; p++) {
-		const struct sm_plane_health *h = &ph->p[p];
-		fprintf(out, "  %-10s %8u %8u %6u %8u %8u %9u %10.4f %10.4f %8u\n", h->name, h->switches,
-			h->sw_links, h->nics, h->missing_switches, h->missing_links,
-			h->hosts_without_nic, h->share_min, h->share_mean, h->hosts_below);
-	}
-	fprintf(out, "  (share: bandwidth share a plane offers a host, fair = %.4f; below: hosts under 90%% of fair)\n",
-		ph->n_planes ? 1.0 / ph->n_planes : 1.0);
 }
 
 /* A plane's JSON members after "plane" and "name", in order: uint32_t

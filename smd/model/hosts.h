@@ -49,6 +49,8 @@ struct sm_hosts {
 int sm_hosts_build(const struct sm_fabric *f, struct sm_hosts **out);
 void sm_hosts_free(struct sm_hosts *h);  /* accepts NULL */
 
+#define SM_HEALTH_EXAMPLES 3
+
 struct sm_plane_health {
 	unsigned plane;
 	char name[32];
@@ -61,6 +63,11 @@ struct sm_plane_health {
 	double share_min, share_mean;             /* bandwidth share this plane offers hosts */
 	uint32_t hosts_below;                     /* hosts whose share here is < 90% of 1/P */
 	uint64_t worst_host;                      /* index into hosts of the lowest share, SM_NONE */
+	/* whom the counts are about (first few, SM_NONE-padded), for reports that name them */
+	uint32_t ex_no_nic[SM_HEALTH_EXAMPLES];   /* host indices: hosts_without_nic */
+	uint32_t ex_below[SM_HEALTH_EXAMPLES];    /* host indices: hosts_below */
+	uint32_t thin_leaves;                     /* leaves with fewer uplinks than a full leaf (up_full) */
+	uint32_t ex_thin_leaf[SM_HEALTH_EXAMPLES];/* node indices of such leaves */
 };
 
 struct sm_planes_health {
@@ -76,8 +83,7 @@ struct sm_planes_health {
 int sm_planes_health(const struct sm_fabric *f, const struct sm_hosts *hosts,
 		     struct sm_planes_health *out);
 
-/* Human text, one block; JSON members are written by the caller's emitter via sm_planes_health_json. */
-void sm_planes_health_print(FILE *out, const struct sm_planes_health *ph);
+/* JSON members, written by the caller's emitter (the dry-run prints its own text with names). */
 struct sm_json;
 void sm_planes_health_json(struct sm_json *j, const char *key, const struct sm_planes_health *ph);
 

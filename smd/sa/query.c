@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- other helpers' handlers: add the include of your header here ---- */
+/* the handlers of the path and dynamic records */
 #include "sa/path.h"     /* sapath: sm_sa_h_path, sm_sa_h_multipath */
 #include "sa/dyn.h"      /* saserv: sm_sa_h_service, sm_sa_h_inform_info, ... */
 
@@ -63,18 +63,7 @@ static const struct sa_attr attrs[] = {
 	{ SM_SA_ATTR_INFORM_INFO, M(SM_SA_SET), true, SM_SA_INFORM_INFO_SIZE, sm_sa_h_inform_info },
 	{ SM_SA_ATTR_INFORM_INFO_RECORD, GETS, true, SM_SA_INFORM_REC_SIZE, sm_sa_h_inform_info_record },
 	{ SM_SA_ATTR_MCMEMBER_RECORD, GETS | M(SM_SA_SET) | M(SM_SA_DELETE), true, SM_SA_MCMEMBER_REC_SIZE, sm_sa_h_mcmember },
-	/*
-	 * ---- other helpers add their lines below (one attribute per line) ----
-	 * sapath (sa/path.h):
-	 *   { SM_SA_ATTR_PATH_RECORD, GETS, true, 64, sm_sa_h_path },
-	 *   { SM_SA_ATTR_MULTIPATH_RECORD, M(SM_SA_GET_MULTI), true, 24, sm_sa_h_multipath },
-	 * saserv (sa/dyn.h):
-	 *   { SM_SA_ATTR_SERVICE_RECORD, GETS | M(SM_SA_SET) | M(SM_SA_DELETE), true, 176, sm_sa_h_service },
-	 *   { SM_SA_ATTR_INFORM_INFO, M(SM_SA_SET), true, 40, sm_sa_h_inform_info },
-	 *   { SM_SA_ATTR_INFORM_INFO_RECORD, GETS, true, 80, sm_sa_h_inform_info_record },
-	 *   { SM_SA_ATTR_MCMEMBER_RECORD, GETS | M(SM_SA_SET) | M(SM_SA_DELETE), true, 56, sm_sa_h_mcmember },
-	 * Until a line is here its attribute answers METHOD_ATTR_UNSUPP.
-	 */
+	/* a new attribute: one line here, its handler declared in its module's header (included above) */
 };
 
 static const struct sa_attr *find_attr(uint16_t id)

@@ -151,6 +151,8 @@ enum sm_rmpp_act sm_rmpp_send_input(struct sm_rmpp_send *s, const struct sm_sa_h
 	s->last_ack = seg;
 	if (nwl > s->nseg)
 		nwl = s->nseg;
+	if (nwl - seg > SM_RMPP_MAX_WINDOW)
+		nwl = seg + SM_RMPP_MAX_WINDOW;   /* a huge window would send a whole answer in one go */
 	if (nwl > s->win_last)
 		s->win_last = nwl;
 	if (s->next <= seg)
@@ -302,7 +304,6 @@ uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t 
 	struct sm_sa_hdr h = *hdr;
 	uint8_t *m;
 
-	/* exactly the records: the kernel takes PayloadLength from the length (a padded one reads as empty records) */
 	*mlen = SM_SA_HDR_SIZE + len;
 	m = calloc(1, *mlen);
 	if (!m)

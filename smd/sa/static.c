@@ -379,28 +379,32 @@ int sm_sa_h_switchinfo(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req,
 }
 
 /*
- * SMInfoRecord: this SM (ctx->self) at its port's LID. Other SMs of the
- * subnet are not in the snapshot yet, so they are not answered. The SM_Key
- * is shown to a trusted requester only (OpenSM never shows it).
+ * SMInfoRecord: this SM (ctx->self) at its port's LID. Its port is the one
+ * the snapshot names (sm_port: the port the sweep started from), else the
+ * one with self->port_guid. Other SMs of the subnet are not in the snapshot
+ * yet, so they are not answered. The SM_Key is shown to a trusted requester
+ * only (OpenSM never shows it).
  */
 int sm_sa_h_sminfo(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct sm_sa_ans *ans)
 {
 	const struct sm_snapshot *s = ctx->snap;
+	const struct sm_fabric *f = s->fabric;
 	const struct sm_sa_self *me = ctx->self;
 	uint8_t rec[SM_SA_SMINFO_REC_SIZE];
 	if (!me)
 		return 0;
-	uint32_t idx = sm_fabric_find_port(s->fabric, me->port_guid);
-	uint16_t lid = idx != SM_NONE ? sm_sa_lid_port(s->fabric, s->fabric->ports[idx].node,
-						       s->fabric->ports[idx].num)->lid : s->sm_lid;
+	uint32_t idx = s->sm_port < f->n_ports && f->ports[s->sm_port].guid ? s->sm_port
+									  : sm_fabric_find_port(f, me->port_guid);
+	uint64_t guid = idx != SM_NONE ? f->ports[idx].guid : me->port_guid;
+	uint16_t lid = idx != SM_NONE ? sm_sa_lid_port(f, f->ports[idx].node, f->ports[idx].num)->lid : s->sm_lid;
 	uint16_t want_lid = 0;
 	if (sm_sa_want_lid(req->hdr.comp_mask, SM_SA_SMIR_LID, req->data, 0, &want_lid)) {
 		uint32_t at = sm_sa_port_by_lid(s, want_lid);
 		if (at == SM_NONE || (idx != SM_NONE ? at != idx : want_lid != s->sm_lid))
 			return 0;
 	}
-	sm_sa_sminfo_rec_encode(rec, lid, me->port_guid, sm_sa_trusted(ctx, req) ? me->sm_key : 0, me->act_count,
-				me->priority, me->state);
+	sm_sa_sminfo_rec_encode(rec, lid, guid, sm_sa_trusted(ctx, req) ? me->sm_key : 0, me->act_count, me->priority,
+				me->state);
 	if (!sm_sa_match(sm_sa_sminfo_fields, sm_sa_sminfo_nfields, req->hdr.comp_mask, req->data, rec))
 		return 0;
 	return sm_sa_emit_rc(sm_sa_emit(ans, req, rec));

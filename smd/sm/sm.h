@@ -232,6 +232,7 @@ struct sm_light_summary {
 	uint64_t smps;               /* SMPs sent (retries included) */
 	double seconds;
 	char why[192];               /* first change seen, "" none */
+	struct sm_txn_stats txn;     /* its SMP counters (retries, timeouts...; smd metrics) */
 };
 int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
 		   struct sm_light_summary *ls, char *err, size_t errlen);

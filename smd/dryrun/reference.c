@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: the reference tree of a plane (see reference.h)
+ *
+ * Shape: leaves are the switches with CA/router ports cabled to them;
+ * ranks are switch-link distances from the nearest leaf (breadth first);
+ * a fat tree has every switch link between ranks r and r+1, levels = the
+ * highest rank + 1 (2 or 3 for the generator). Candidate complete trees, in
+ * order: radix k (the most ports on a switch) with d:u leaves (d host ports,
+ * u uplinks, the largest found); a partly filled 1:1 leaf (u:u) when
+ * d < u; radix d+u. The first whose generated shape has u uplinks, at least
+ * d host ports, as many leaves and as many levels is the reference.
+ */
+#include "dryrun/reference.h"
+#include "model/gen.h"
+#include "routing/builtin.h"
+#include "lib/err.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_endpoint(const struct sm_fabric *f, uint32_t n)
+{
+	return f->nodes[n].type == SM_NODE_CA || f->nodes[n].type == SM_NODE_ROUTER;
+}
+
+/* Host ports and switch links of switch n. */
+static void switch_ports(const struct sm_fabric *f, uint32_t n, unsigned *hosts, unsigned *links)
+{
+	const struct sm_node *nd = &f->nodes[n];
+
+	*hosts = *links = 0;
+	for (unsigned p = 1; p <= nd->nports; p++) {
+		uint32_t peer = f->ports[nd->port0 + p].peer_node;
+		if (peer == SM_NONE)
+			continue;
+		if (f->nodes[peer].type == SM_NODE_SWITCH)
+			(*links)++;
+		else if (is_endpoint(f, peer))
+			(*hosts)++;
+	}
+}
+
+/* Ranks from the leaves; 0 when every link joins adjacent ranks, else -EINVAL (not a tree). */
+static int rank_switches(const struct sm_fabric *f, unsigned plane, uint32_t *rank, uint32_t *queue,
+			 unsigned *levels)
+{
+	uint32_t head = 0, tail = 0, top = 0;
+
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		unsigned h, l;
+		rank[n] = SM_NONE;
+		if (f->nodes[n].plane != plane || f->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		switch_ports(f, n, &h, &l);
+		if (h) {
+			rank[n] = 0;
+			queue[tail++] = n;
+		}
+	}
+	while (head < tail) {
+		uint32_t n = queue[head++];
+		const struct sm_node *nd = &f->nodes[n];
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			uint32_t peer = f->ports[nd->port0 + p].peer_node;
+			if (peer == SM_NONE || f->nodes[peer].type != SM_NODE_SWITCH)
+				continue;
+			if (rank[peer] == SM_NONE) {
+				rank[peer] = rank[n] + 1;
+				if (rank[peer] > top)
+					top = rank[peer];
+				queue[tail++] = peer;
+			} else if (rank[peer] == rank[n]) {
+				return -EINVAL;
+			}
+		}
+	}
+	*levels = top + 1;
+	return 0;
+}
+
+/* Generator parameters of the complete tree; 0 when one candidate fits the shape. */
+static int shape_params(const struct sm_dr_shape *s, struct sm_gen_params *gp, struct sm_gen_shape *gs)
+{
+	const unsigned cand[3][3] = {
+		{ s->radix, s->down, s->up },
+		{ s->radix, s->up, s->up },
+		{ s->down + s->up, s->down, s->up },
+	};
+	char err[160];
+
+	for (unsigned i = 0; i < 3; i++) {
+		sm_gen_params_init(gp);
+		gp->hosts = s->hosts;
+		gp->radix = cand[i][0];
+		gp->oversub_down = cand[i][1];
+		gp->oversub_up = cand[i][2];
+		gp->levels = s->levels;
+		if (sm_gen_fat_tree_shape(gp, gs, err, sizeof(err)))
+			continue;
+		if (gs->up == s->up && gs->down >= s->down && gs->leaves == s->leaves && gs->levels == s->levels)
+			return 0;
+	}
+	return -EINVAL;
+}
+
+int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_shape *s)
+{
+	uint32_t *rank, *queue;
+	unsigned levels = 0;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->tight_leaf = SM_NONE;
+	rank = malloc(((size_t)f->n_nodes + 1) * sizeof(*rank));
+	queue = malloc(((size_t)f->n_nodes + 1) * sizeof(*queue));
+	if (!rank || !queue) {
+		free(rank);
+		free(queue);
+		return -ENOMEM;
+	}
+	rc = rank_switches(f, plane, rank, queue, &levels);
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		unsigned h, l;
+		if (f->nodes[n].plane != plane || f->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		if (f->nodes[n].nports > s->radix)
+			s->radix = f->nodes[n].nports;
+		switch_ports(f, n, &h, &l);
+		if (!h)
+			continue;
+		s->leaves++;
+		s->hosts += h;
+		if (h > s->down)
+			s->down = h;
+		if (l > s->up)
+			s->up = l;
+	}
+	/* shift bound: a shift k with h <= k <= N - h sends all h hosts of a leaf off it */
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		unsigned h, l;
+		if (f->nodes[n].plane != plane || f->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		switch_ports(f, n, &h, &l);
+		if (!h || !l || 2 * h > s->hosts)
+			continue;
+		unsigned b = (h + l - 1) / l;
+		if (b > s->shift_bound) {
+			s->shift_bound = b;
+			s->tight_leaf = n;
+			s->tight_hosts = h;
+			s->tight_up = l;
+		}
+	}
+	free(rank);
+	free(queue);
+	s->levels = levels;
+	if (rc)
+		snprintf(s->why, sizeof(s->why), "not a fat tree: switches linked within one level");
+	else if (!s->leaves || s->hosts < 2)
+		snprintf(s->why, sizeof(s->why), "fewer than 2 hosts");
+	else if (levels != 2 && levels != 3)
+		snprintf(s->why, sizeof(s->why), "%u switch levels (a reference is built for 2 or 3)", levels);
+	else
+		s->found = 1;
+	if (s->found) {
+		struct sm_gen_params gp;
+		struct sm_gen_shape gs;
+		if (shape_params(s, &gp, &gs)) {
+			s->found = 0;
+			snprintf(s->why, sizeof(s->why), "no complete %u-level fat tree has %u leaves of %u hosts, %u uplinks",
+				 s->levels, s->leaves, s->down, s->up);
+		} else {
+			s->sw_links_full = gs.sw_links;
+		}
+	}
+	return 0;
+}
+
+int sm_dr_reference(const struct sm_dr_shape *s, const struct sm_metrics_opts *o,
+		    struct sm_route_metrics *ref, char *err, size_t errlen)
+{
+	struct sm_gen_params gp;
+	struct sm_gen_shape gs;
+	struct sm_route_ctx ctx;
+	struct sm_fabric *f = NULL;
+	struct sm_lfts *l = NULL;
+	void *ft = NULL;
+	int rc;
+
+	if (!s->found)
+		return sm_errf_rc(-EINVAL, err, errlen, "%s", s->why);
+	if (shape_params(s, &gp, &gs))
+		return sm_errf_rc(-EINVAL, err, errlen, "no complete fat tree of this shape");
+	f = sm_fabric_new();
+	if (!f)
+		return sm_errf_rc(-ENOMEM, err, errlen, "out of memory");
+	rc = sm_gen_fat_tree(&gp, f, err, errlen);
+	if (!rc) {
+		l = sm_lfts_new(f, 0);
+		rc = l ? 0 : sm_errf_rc(-ENOMEM, err, errlen, "out of memory");
+	}
+	if (!rc)
+		rc = sm_engine_ftree.init(&ft, NULL, NULL, err, errlen);
+	if (!rc) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.fabric = f;
+		ctx.plane = 0;
+		ctx.out = l;
+		rc = sm_engine_ftree.route(ft, &ctx);
+		if (rc)
+			sm_errf(err, errlen, "ftree on the complete tree: %s", ctx.msg);
+	}
+	if (!rc) {
+		struct sm_metrics_opts mo = *o;
+		mo.skip_cdg = 1;    /* ftree routes a complete tree up*-then-down*: no credit loop */
+		rc = sm_metrics_compute(f, 0, l, &mo, ref);
+		if (rc)
+			sm_errf(err, errlen, "out of memory");
+		ref->credit_loop = 0;
+	}
+	if (ft)
+		sm_engine_ftree.free(ft);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+	return rc;
+}
+
+int sm_dr_shape_same(const struct sm_dr_shape *a, const struct sm_dr_shape *b)
+{
+	return a->found && b->found && a->levels == b->levels && a->radix == b->radix && a->down == b->down &&
+	       a->up == b->up && a->hosts == b->hosts && a->leaves == b->leaves;
+}
