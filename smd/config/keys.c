@@ -519,6 +519,13 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "Seconds between light sweeps, which poll for changes that no trap announced." },
 	{ "trap_holdoff_ms", UINT(trap_holdoff_ms, 0, 10000), .def = STR(SMD_CONF_TRAP_HOLDOFF_MS),
 	  .doc = "Milliseconds between a trap 128 (a link went up or down) and the heavy sweep it starts" },
+	/* master/standby election (smd/sm/election.h, smd/daemon/ha.c) */
+	{ "sm_priority", UINT(sm_priority, 0, 15), .def = "1",
+	  .doc = "This SM's priority in the master/standby election (0-15; higher wins, then the lower port GUID)" },
+	{ "sm_poll_interval_ms", UINT(sm_poll_interval_ms, 50, 60000), .def = "500",
+	  .doc = "Milliseconds between a standby's polls of the master's SMInfo" },
+	{ "sm_poll_retries", UINT(sm_poll_retries, 1, 100), .def = "3",
+	  .doc = "Polls of the master in a row that may go unanswered before a standby takes over" },
 	{ "incremental_sweep", SMD_KEY_BOOL, "true or false", F(incremental_sweep), .def = "true",
 	  .doc = "Sweeps caused by a trap, or by a light sweep that saw a change, patch the fabric" },
 	/* systemd block (daemon.c): a sweep cycle running longer is taken as a wedged worker */
@@ -547,7 +554,8 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "M_KeyProtectBits set with the key." },
 	{ "m_key_lease_period", UINT(keys.lease_period, 0, 65535), .unit = "seconds", .def = "0",
 	  .doc = "M_KeyLeasePeriod set with the key" },
-	{ "sm_key", SMD_KEY_OTHER, "string or number", .parse = k_sm_key, .def = "none",
+	/* OpenSM's default SM_Key: SMs with different keys ignore each other (two masters) */
+	{ "sm_key", SMD_KEY_OTHER, "string or number", .parse = k_sm_key, .def = "0x1",
 	  .doc = "The SM_Key (SMInfo.SM_Key) of this SM" },
 	{ "user", SMD_KEY_STR, "string", F(user), .parse = k_user, .shown = "default: none",
 	  .doc = "The daemon (smd -f) switches to this user for good" },

@@ -101,6 +101,12 @@ struct smd_dmn_plane {
 	int mkey_seen;
 	uint32_t mkey_foreign;
 	uint64_t mkey_violations;
+	struct {                /* master/standby election (daemon/ha.c); elected 0: mock plane, always master */
+		uint8_t elected, state, priority, master_priority;   /* state: enum sm_sm_state */
+		uint16_t master_lid;
+		uint64_t master_guid;
+		unsigned long takeovers, handovers, refused, damped;
+	} role;
 };
 
 /*

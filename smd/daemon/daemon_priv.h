@@ -79,6 +79,7 @@ struct smd_dmn {
 	struct sm_loop_src *src_mad[SM_MAX_PLANES];   /* idle planes' MAD fds; NULL: not watched */
 	void (*done_fn)(void *arg);  /* cfg.cycle_done */
 	void *done_arg;
+	struct dmn_ha *ha;           /* master/standby per plane (daemon/ha.c), the loop thread's */
 	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
 
 	/* each plane's SA (sa.c): made and freed on the loop's thread, worker idle; d->mu for readers */

@@ -125,6 +125,14 @@ struct sm_cfg {
 	 * (and M_Key fields are not compared). Not owned.
 	 */
 	const struct sm_keys *keys;
+	/*
+	 * What SMInfo asked of us during the sweep says (sm/sminfo.h): a daemon
+	 * sweeps only as master, and a standby polling it must not read
+	 * DISCOVERING then (it would take over during a long sweep). 0: the
+	 * default, DISCOVERING, priority 0.
+	 */
+	uint8_t sminfo_state;
+	uint8_t sminfo_priority;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
