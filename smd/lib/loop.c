@@ -4,30 +4,55 @@
  *
  * One epoll fd holds every io source that epoll accepts, one signalfd (all
  * signal sources share it) and one timerfd armed at the earliest due time:
- * that of the first timer, or the next bounded check of the fds epoll
- * refused. Sources sit on one list; a removed source is unlinked at once
- * but freed only after the dispatch that may still hold events naming it.
+ * that of the first timer, or the next bounded check of the regular files
+ * epoll refused. Other fds epoll refuses (umad2sim's) each get a watcher
+ * thread that waits in poll() and reports through an eventfd in the epoll
+ * set (see loop.h). Sources sit on one list; a removed source is unlinked
+ * at once but freed only after the dispatch that may still hold events
+ * naming it.
  */
 #include "lib/loop.h"
 #include "lib/clock.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 enum src_kind { SRC_IO, SRC_TIMER, SRC_SIGNAL };
+
+/*
+ * A thread that waits on an fd epoll refused and is not a regular file
+ * (umad2sim's fake umad fds; character devices without poll support). It
+ * polls only while armed; once the fd is readable it disarms, stores the
+ * events and writes efd, which is in the epoll set; the loop runs the
+ * callback and arms it again. So the fd is never read and polled at once,
+ * and a MAD is seen as soon as it arrives, not at the next 2 ms check.
+ */
+#define WATCH_POLL_MS 20   /* bounds how long sm_loop_remove() waits for the thread */
+struct watch {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int efd;
+	int armed, stop;
+	unsigned revents;
+};
 
 struct sm_loop_src {
 	struct sm_loop *l;
 	enum src_kind kind;
 	int fd;                     /* io */
 	int polled;                 /* io: epoll refused the fd, checked by poll() */
+	struct watch *w;            /* polled io that is not a regular file: its watcher thread */
 	int signo;                  /* signal */
 	uint64_t due_us;            /* timer: 0 disarmed; polled io: next check */
 	unsigned ran;               /* timer, polled io: dispatch round it last ran in */
@@ -80,10 +105,13 @@ fail:
 	return rc;
 }
 
+static void watch_stop(struct sm_loop *l, struct sm_loop_src *s);
+
 static void src_free_list(struct sm_loop_src *s)
 {
 	while (s) {
 		struct sm_loop_src *n = s->next;
+		watch_stop(NULL, s);
 		free(s);
 		s = n;
 	}
@@ -141,6 +169,114 @@ static void rearm(struct sm_loop *l)
 		l->armed_us = due;
 }
 
+static void *watch_main(void *arg)
+{
+	struct sm_loop_src *s = arg;
+	struct watch *w = s->w;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->armed && !w->stop)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->stop)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		struct pollfd pf = { .fd = s->fd, .events = POLLIN };
+		int r = poll(&pf, 1, WATCH_POLL_MS);
+		pthread_mutex_lock(&w->mu);
+		if (r > 0 && pf.revents && !w->stop) {
+			uint64_t one = 1;
+			w->armed = 0;
+			w->revents = (unsigned)pf.revents;
+			(void)!write(w->efd, &one, sizeof(one));
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Start s's watcher (s->fd epoll refused, not a regular file). 0 or -errno. */
+static int watch_start(struct sm_loop *l, struct sm_loop_src *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = s };
+	struct watch *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (w->efd < 0 || epoll_ctl(l->ep, EPOLL_CTL_ADD, w->efd, &ev) < 0) {
+		rc = -errno;
+		if (w->efd >= 0)
+			close(w->efd);
+		free(w);
+		return rc;
+	}
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->armed = 1;
+	s->w = w;
+	/* signals stay with the loop's signalfd: the thread takes none */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&w->th, NULL, watch_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, w->efd, NULL);
+		close(w->efd);
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		s->w = NULL;
+	}
+	return rc;
+}
+
+static void watch_stop(struct sm_loop *l, struct sm_loop_src *s)
+{
+	struct watch *w = s->w;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);   /* at most WATCH_POLL_MS: the thread's poll is bounded */
+	if (l)
+		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, w->efd, NULL);
+	close(w->efd);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+	s->w = NULL;
+}
+
+/* The watcher said s->fd is readable: run the callback, then arm it again. */
+static void watch_fire(struct sm_loop_src *s)
+{
+	struct watch *w = s->w;
+	uint64_t v;
+	unsigned revents;
+
+	(void)!read(w->efd, &v, sizeof(v));
+	pthread_mutex_lock(&w->mu);
+	revents = w->revents;
+	pthread_mutex_unlock(&w->mu);
+	if (!revents)
+		return;
+	s->fn.io(s, s->fd, revents, s->arg);
+	/* the callback may have removed s (its watcher is gone then) */
+	if (s->dead || !s->w || (revents & POLLNVAL))
+		return;   /* not an fd after all: reported once, then left */
+	pthread_mutex_lock(&w->mu);
+	w->revents = 0;
+	w->armed = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
 int sm_loop_io_add(struct sm_loop *l, int fd, sm_loop_io_fn *fn, void *arg, struct sm_loop_src **out)
 {
 	struct sm_loop_src *s;
@@ -162,7 +298,12 @@ int sm_loop_io_add(struct sm_loop *l, int fd, sm_loop_io_fn *fn, void *arg, stru
 			return rc;
 		}
 		/* see loop.h: regular files, umad2sim's fake umad fds */
+		struct stat st;
 		s->polled = 1;
+		if ((fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) && watch_start(l, s) == 0) {
+			*out = s;
+			return 0;
+		}
 		s->due_us = sm_mono_us();
 		rearm(l);
 	}
@@ -248,6 +389,7 @@ void sm_loop_remove(struct sm_loop_src *s)
 	if (*pp)
 		*pp = s->next;
 	s->dead = 1;
+	watch_stop(l, s);
 	if (s->kind == SRC_IO && !s->polled)
 		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, s->fd, NULL);
 	if (s->kind == SRC_TIMER || s->polled)
@@ -301,7 +443,7 @@ static int run_due(struct sm_loop *l)
 again:
 	for (s = l->srcs; s; s = s->next) {
 		if (s->dead || !s->due_us || s->due_us > now || s->ran == l->round ||
-		    (s->kind != SRC_TIMER && !s->polled))
+		    (s->kind != SRC_TIMER && (!s->polled || s->w)))
 			continue;
 		s->ran = l->round;
 		if (s->kind == SRC_TIMER) {
@@ -347,7 +489,10 @@ int sm_loop_dispatch(struct sm_loop *l, int timeout_ms)
 			/* a source removed by an earlier callback of this round is in the graveyard */
 			if (s->dead)
 				continue;
-			s->fn.io(s, s->fd, ev[i].events, s->arg);
+			if (s->w)
+				watch_fire(s);
+			else
+				s->fn.io(s, s->fd, ev[i].events, s->arg);
 			n++;
 		}
 	}

@@ -32,15 +32,20 @@
  * kernel fd at all, which is what ibsim's umad2sim (LD_PRELOAD) hands out
  * for umad devices: its fds are numbers >= 1024 served by its own
  * poll()/read() interposers; it interposes neither epoll nor select. Such
- * an fd is still accepted: the loop checks it with poll(fd, timeout 0),
- * one fd per call (umad2sim's poll() looks only at the first umad fd of a
- * set), every SM_LOOP_POLL_MS, so nothing waits untimed on it and a trap
- * reaches the daemon at most that late. 2 ms keeps a trap under umad2sim
- * as prompt as a blocking poll was (bench/linkpull.sh: 18 ms either way;
- * 10 ms cost 5 ms more), for about 1.6% of a core while idle; real umad
- * devices are epoll'ed and never polled. sm_loop_io_polled() tells which
- * way an fd is watched. A polled fd poll() calls invalid (POLLNVAL) is
- * reported once with POLLNVAL and then no longer checked.
+ * an fd is still accepted. A regular file is checked with poll(fd, 0)
+ * every SM_LOOP_POLL_MS. Any other (umad2sim's, a character device without
+ * poll support) gets a watcher thread of its own that waits in poll() on
+ * that one fd (umad2sim's poll() looks only at the first umad fd of a set)
+ * while the loop is not reading it, and wakes the loop through an eventfd:
+ * a MAD is seen as it arrives. Until session 4 those fds were checked every
+ * 2 ms too, which put 2 ms on every SA answer under umad2sim (p50 2.0 ms,
+ * about 480 answers/s to a client with one query in flight) and cost 1-2%
+ * of a core while idle. Its poll has a timeout (WATCH_POLL_MS, 20 ms), so
+ * sm_loop_remove() of such a source waits at most that long for its
+ * thread. Real umad devices are epoll'ed and need neither.
+ * sm_loop_io_polled() tells whether epoll refused an fd. A refused fd that
+ * poll() calls invalid (POLLNVAL) is reported once with POLLNVAL and then
+ * no longer checked.
  *
  * Why our own epoll+timerfd+signalfd loop and not libsystemd's sd-event
  * (already linked, systemd 252 on Debian 12): both are epoll underneath, so
@@ -60,7 +65,7 @@
  */
 #include <stdint.h>
 
-#define SM_LOOP_POLL_MS 2     /* period of the bounded check of fds epoll refuses */
+#define SM_LOOP_POLL_MS 2     /* period of the bounded check of regular files epoll refuses */
 
 struct sm_loop;
 struct sm_loop_src;
@@ -74,7 +79,7 @@ void sm_loop_free(struct sm_loop *l);   /* removes every source; accepts NULL */
 
 /* Watch fd for reading (see above for fds epoll refuses). */
 int sm_loop_io_add(struct sm_loop *l, int fd, sm_loop_io_fn *fn, void *arg, struct sm_loop_src **out);
-int sm_loop_io_polled(const struct sm_loop_src *s);   /* 1: checked every SM_LOOP_POLL_MS */
+int sm_loop_io_polled(const struct sm_loop_src *s);   /* 1: epoll refused it (poll()ed, see above) */
 
 /* A timer, disarmed until sm_loop_timer_set(). */
 int sm_loop_timer_add(struct sm_loop *l, sm_loop_timer_fn *fn, void *arg, struct sm_loop_src **out);
