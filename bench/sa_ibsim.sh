@@ -20,7 +20,7 @@
 #   heavy 1/32    smd only: `smctl resweep --heavy` in a loop meanwhile
 # q/s = answers with status 0 per second (summed over clients); p50/p99
 # of the slowest client; SM us/q = the SM process's utime+stime
-# (/proc/PID/stat) over the case / answers; ibsim us/q the same for the
+# (/proc/PID/stat) over the case / answers (in "fair", to both clients); ibsim us/q the same for the
 # simulator. Clients, simulator and SM share the machine's cores.
 set -u
 SECS=${1:-5}
@@ -114,17 +114,27 @@ run_case() {
 	cat "$OUT/$_sm.$_name".* | awk -v sm="$_sm" -v name="$_name" -v dc=$((c1 - c0)) -v di=$((i1 - i0)) \
 		-v tck="$TCK" -v fair="${4:-}" '
 		{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
-		  if (fair && NR == 1) { fq = v["qps"]; fb = v["busy"]; next }
+		  if (fair && NR == 1) { fq = v["qps"]; fb = v["busy"]; fo = v["ok"]; next }
 		  q += v["qps"]; ok += v["ok"]; b += v["busy"]; t += v["timeouts"]; e += v["err"]; l += v["late"]
 		  if (v["p99_us"] > p99) p99 = v["p99_us"]; if (v["p50_us"] > p50) p50 = v["p50_us"] }
-		END { tot = ok; if (fair) tot += fq * 0 
+		END { tot = ok + fo   # CPU per answer to anyone
 		      printf "| %s | %s | %.0f | %.0f / %.0f | %s | %s | %d / %d / %d / %d%s |\n", sm, name, q, p50, p99,
-		        (ok ? sprintf("%.1f", dc * 1e6 / tck / ok) : "-"), (ok ? sprintf("%.1f", di * 1e6 / tck / ok) : "-"),
+		        (tot ? sprintf("%.1f", dc * 1e6 / tck / tot) : "-"), (tot ? sprintf("%.1f", di * 1e6 / tck / tot) : "-"),
 		        b, t, e, l, (fair ? sprintf(" (flooder: %.0f q/s, %d BUSY)", fq, fb) : "") }' | tee -a "$OUT/rows"
+}
+
+# idle SM: its CPU over SECS with no client
+idle() {
+	c0=$(cpu "$smpid")
+	sleep "$SECS"
+	c1=$(cpu "$smpid")
+	echo "$1 idle: $(awk -v d=$((c1 - c0)) -v t="$TCK" -v s="$SECS" 'BEGIN { printf "%.1f", d * 1000 / t / s }') ms CPU per second" |
+		tee -a "$OUT/rows"
 }
 
 cases() {
 	_sm=$1
+	idle "$_sm"
 	run_case "$_sm" 1x1 "$(next_host):1"
 	run_case "$_sm" 1x32 "$(next_host):32"
 	all=

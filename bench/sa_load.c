@@ -23,8 +23,9 @@
  *
  * qps counts answers with status 0 per second of wall clock; latencies
  * are those of the answers with status 0 (send to receive, this
- * process's monotonic clock). Exit 0 if any query was answered with a
- * path, 1 otherwise.
+ * process's monotonic clock). Then waits up to 500 ms for the answers
+ * still on their way before closing the port. Exit 0 if any query was
+ * answered with a path, 1 otherwise.
  */
 #include <endian.h>
 #include <errno.h>
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/umad.h>
 
@@ -299,6 +301,25 @@ int main(int argc, char **argv)
 	       name, inflight, el, (unsigned long long)sent, (unsigned long long)answered, (unsigned long long)ok,
 	       (unsigned long long)busy, (unsigned long long)err, (unsigned long long)timeouts,
 	       (unsigned long long)late, ok / el, p50, p99, mx);
+	fflush(stdout);
+	/* wait for what is still on its way (at most 500 ms): umad2sim's exit
+	 * handler can hang joining its receiver thread when an answer arrives
+	 * for a closed port; alarm() ends the process if it does all the same */
+	for (uint64_t stop = now_ns() + 500000000ull; now_ns() < stop;) {
+		int busy_slots = 0, len = 4096;
+
+		for (int i = 0; i < inflight; i++)
+			busy_slots += slots[i].sent_ns != 0;
+		if (!busy_slots)
+			break;
+		if (umad_recv(portid, rbuf, &len, 1) < 0)
+			continue;
+		const uint8_t *r = umad_get_mad(rbuf);
+		unsigned i = get32(r + 12) & 0xffff;
+		if (len >= REC && i < (unsigned)inflight)
+			slots[i].sent_ns = 0;
+	}
+	alarm(5);
 	umad_unregister(portid, agent);
 	umad_close_port(portid);
 	umad_release_port(&up);
