@@ -101,6 +101,7 @@ run_case() {
 	_sm=$1 _name=$2
 	c0=$(cpu "$smpid") i0=$(cpu "$IBSIM_PID")
 	_k=0 _pids=
+	# shellcheck disable=SC2086 # FORM is empty or one option
 	for spec in $3; do
 		_k=$((_k + 1))
 		SIM_HOST=${spec%:*} ibsim_run "$LOAD" -f "$OUT/lids" -n "${spec#*:}" -d "$SECS" $FORM \
@@ -138,10 +139,10 @@ cases() {
 	run_case "$_sm" 1x1 "$(next_host):1"
 	run_case "$_sm" 1x32 "$(next_host):32"
 	all=
-	for i in $(seq 1 "$CLIENTS"); do all="$all $(next_host):1"; done
+	for _ in $(seq 1 "$CLIENTS"); do all="$all $(next_host):1"; done
 	run_case "$_sm" "${CLIENTS}x1" "$all"
 	all=
-	for i in $(seq 1 "$CLIENTS"); do all="$all $(next_host):32"; done
+	for _ in $(seq 1 "$CLIENTS"); do all="$all $(next_host):32"; done
 	run_case "$_sm" "${CLIENTS}x32" "$all"
 	run_case "$_sm" "fair 1 vs 256" "$(next_host):256 $(next_host):1" fair
 }
@@ -150,8 +151,7 @@ echo "sa_ibsim: $HOSTS hosts (radix $RADIX), $SECS s per case, ${FORM:-SLID/DLID
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "| SM | case | q/s | p50 / p99 us | SM us/q | ibsim us/q | BUSY / timeouts / errors / late |"
 echo "|---|---|---|---|---|---|---|"
-dguid=$(grep -A2 "\"$(sed -n 5p "$OUT/hosts")\"" "$net" | sed -n 's/.*guid *= *//p' | head -1)
-for r in $(seq 1 "$ROUNDS"); do
+for _ in $(seq 1 "$ROUNDS"); do
 	# ---- OpenSM ----
 	ibsim_start "$net" || exit 1
 	trap cleanup EXIT
