@@ -708,6 +708,8 @@ int smd_daemon(const struct smd_opts *o)
 		sm_err("SMD-0505", "event loop: %s", strerror(-rc));
 		goto out;
 	}
+	if (smd_state_lock_take(conf->state_dir))   /* SMD-0805: another smd holds it */
+		goto out;
 	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &c.srv, err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0506", "control socket: %s", err);

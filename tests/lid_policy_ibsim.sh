@@ -35,6 +35,8 @@ EOF
 g2l() { python3 -c 'import sys
 for l in open(sys.argv[1]):
 	f = l.split()
+	if len(f) != 3 or f[0].startswith("#"):
+		continue
 	print("0x%016x %d" % (int(f[0], 16), int(f[1], 0)))' "$2/guid2lid" | sort -u >"$work/$1.g2l"; }
 
 cold() {

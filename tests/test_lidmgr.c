@@ -77,7 +77,11 @@ static void expect_bad(const char *txt, const char *needle)
 	sm_lidmgr_clear(&m);
 }
 
-/* An empty file is an empty table (it once ran qsort(NULL, 0): UB, found by fuzz_lidmgr). */
+/*
+ * An empty file, a file of zeros, a damaged sealed file are refused (issue 18:
+ * a file of zeros was once read as an empty table and the fabric renumbered);
+ * a sealed empty table is an empty table.
+ */
 static void test_parse_empty(void **state)
 {
 	(void)state;
@@ -86,9 +90,88 @@ static void test_parse_empty(void **state)
 	FILE *in = fopen("/dev/null", "r");
 	assert_non_null(in);
 	sm_lidmgr_init(&m);
-	assert_int_equal(sm_lidmgr_load_stream(&m, in, "empty", err, sizeof(err)), 0);
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "empty", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "empty:1: no entries and no smd-state header"));
 	assert_int_equal(m.n, 0);
 	fclose(in);
+	expect_bad("# only a comment\n\n", "no entries");
+	/* a sealed empty table: the CRC-32 of nothing is 0 */
+	assert_int_equal(load_str(&m, "# smd-state v1 crc32=00000000\n", err, sizeof(err)), 0);
+	assert_int_equal(m.n, 0);
+	assert_false(m.legacy);
+	sm_lidmgr_clear(&m);
+}
+
+static void test_parse_damaged(void **state)
+{
+	(void)state;
+	struct sm_lidmgr m;
+	char err[256] = "", zeros[4096];
+	FILE *in;
+
+	/* a file of zeros (what a crash on some file systems leaves) */
+	memset(zeros, 0, sizeof(zeros));
+	in = fmemopen(zeros, sizeof(zeros), "r");
+	assert_non_null(in);
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "z", err, sizeof(err)), -EINVAL);
+	fclose(in);
+	assert_non_null(strstr(err, "z:1: NUL byte at offset 0"));
+	/* zeros after valid lines, as a torn write leaves them */
+	memcpy(zeros, "0x10 1 1\n", 9);
+	in = fmemopen(zeros, sizeof(zeros), "r");
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "z", err, sizeof(err)), -EINVAL);
+	fclose(in);
+	assert_non_null(strstr(err, "z:2: NUL byte at offset 9"));
+
+	/* a sealed file written by us, then one bit flipped, a line dropped, a version from the future */
+	char *text = NULL;
+	size_t len = 0;
+	sm_lidmgr_add(&m, 0x10, 1, 1);
+	sm_lidmgr_add(&m, 0x20, 2, 2);
+	FILE *out = open_memstream(&text, &len);
+	assert_int_equal(sm_lidmgr_write_stream(&m, out), 0);
+	fclose(out);
+	assert_int_equal(strncmp(text, "# smd-state v1 crc32=", 21), 0);
+	/* OpenSM's layout: an entry, then a blank line (its parser needs the blank line) */
+	assert_non_null(strstr(text, "\n0x0000000000000010 0x0001 0x0001\n\n0x0000000000000020 0x0002 0x0002\n\n"));
+	assert_int_equal(load_str(&m, text, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_false(m.legacy);
+	assert_false(m.dirty);
+	char *bad = strdup(text);
+	bad[len - 3] ^= 1;   /* the last LID: 0x0002 -> 0x0003 */
+	expect_bad(bad, "1: checksum mismatch");
+	free(bad);
+	bad = strdup(text);
+	char *second = strstr(bad, "0x0000000000000020");
+	*second = '\0';
+	expect_bad(bad, "checksum mismatch");
+	free(bad);
+	bad = strdup(text);
+	bad[13] = '9';   /* v1 -> v9 */
+	expect_bad(bad, "version 9");
+	free(bad);
+	expect_bad("# smd-state v1 crc32=zz\n0x10 1 1\n", "bad smd-state header");
+	expect_bad("# smd-state v1 crc32=00000000", "without an end of line");
+	free(text);
+
+	/* random garbage */
+	expect_bad("\x8f\x13\xe2 q\x01\x7f\n", "g2l:1:");
+	sm_lidmgr_clear(&m);
+}
+
+/* An older smd's file or OpenSM's (no header) is read, flagged to be rewritten sealed. */
+static void test_parse_legacy(void **state)
+{
+	(void)state;
+	struct sm_lidmgr m;
+	char err[256] = "";
+	sm_lidmgr_init(&m);
+	assert_int_equal(load_str(&m, "0x10 0x0001 0x0001\n0x20 0x0002 0x0002\n", err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_true(m.legacy);
+	assert_true(m.dirty);
 	sm_lidmgr_clear(&m);
 }
 
@@ -314,15 +397,21 @@ static void test_second_run_is_stable(void **state)
 	assert_int_equal(sm_lidmgr_assign(&m2, g, 0, 0, cur, NULL, &st, NULL, NULL), 0);
 	assert_int_equal(st.from_file, 6);
 	assert_false(m2.dirty);
+	assert_false(m2.legacy);
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		assert_int_equal(f->ports[i].lid, g->ports[i].lid);
 
-	/* the file is OpenSM's format, byte for byte */
+	/* the file is sealed, then OpenSM's format byte for byte (an entry, a blank line) */
 	FILE *in = fopen(file, "r");
 	char line[128];
 	assert_non_null(in);
 	assert_non_null(fgets(line, sizeof(line), in));
+	assert_int_equal(strncmp(line, "# smd-state v1 crc32=", 21), 0);
+	assert_int_equal(strlen(line), 30);
+	assert_non_null(fgets(line, sizeof(line), in));
 	assert_string_equal(line, "0x0000000000000011 0x0001 0x0001\n");
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "\n");
 	fclose(in);
 	/* no temp file left behind */
 	char tmp[400];
@@ -394,6 +483,8 @@ int main(void)
 		cmocka_unit_test(test_parse_opensm),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_empty),
+		cmocka_unit_test(test_parse_damaged),
+		cmocka_unit_test(test_parse_legacy),
 		cmocka_unit_test(test_fresh_assignment),
 		cmocka_unit_test(test_lmc_alignment),
 		cmocka_unit_test(test_file_then_fabric_then_fresh),

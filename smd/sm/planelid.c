@@ -206,6 +206,7 @@ int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note_fn,
 			rc = add_key(pl, e->guid, e->first, l);
 		}
 		pl->st.keys = pl->n_keys;
+		pl->dirty = m.legacy;   /* an unsealed file (an older smd's) is rewritten sealed */
 	}
 	sm_lidmgr_clear(&m);
 	snprintf(pl->g2l_path, sizeof(pl->g2l_path), "%s/guid2lid", state_dir);
@@ -243,7 +244,7 @@ int sm_plane_lids_seed(struct sm_plane_lids *pl, const char *path, char *err, si
 	sm_lidmgr_clear(&pl->ports);
 	pl->ports = m;
 	/* a seed read from elsewhere (OpenSM's file) is written to STATE_DIR/guid2lid */
-	pl->ports_dirty = strcmp(path, pl->g2l_path) != 0;
+	pl->ports_dirty = strcmp(path, pl->g2l_path) != 0 || m.legacy;
 	pthread_mutex_unlock(&pl->mu);
 	return 0;
 }
