@@ -133,8 +133,8 @@ static void test_parse_damaged(void **state)
 	assert_int_equal(sm_lidmgr_write_stream(&m, out), 0);
 	fclose(out);
 	assert_int_equal(strncmp(text, "# smd-state v1 crc32=", 21), 0);
-	/* OpenSM's layout: an entry, then a blank line (its parser needs the blank line) */
-	assert_non_null(strstr(text, "\n0x0000000000000010 0x0001 0x0001\n\n0x0000000000000020 0x0002 0x0002\n\n"));
+	/* OpenSM's layout: header, blank line, each entry then a blank line (its parser needs them) */
+	assert_non_null(strstr(text, "\n\n0x0000000000000010 0x0001 0x0001\n\n0x0000000000000020 0x0002 0x0002\n\n"));
 	assert_int_equal(load_str(&m, text, err, sizeof(err)), 0);
 	assert_int_equal(m.n, 2);
 	assert_false(m.legacy);
@@ -408,6 +408,8 @@ static void test_second_run_is_stable(void **state)
 	assert_non_null(fgets(line, sizeof(line), in));
 	assert_int_equal(strncmp(line, "# smd-state v1 crc32=", 21), 0);
 	assert_int_equal(strlen(line), 30);
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "\n");
 	assert_non_null(fgets(line, sizeof(line), in));
 	assert_string_equal(line, "0x0000000000000011 0x0001 0x0001\n");
 	assert_non_null(fgets(line, sizeof(line), in));

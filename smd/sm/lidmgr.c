@@ -489,7 +489,7 @@ out:
 	return rc;
 }
 
-/* The sealed text of the table: header, then OpenSM's layout (an entry, a blank line). */
+/* The sealed text of the table: header, a blank line, then OpenSM's layout (an entry, a blank line). */
 static int table_text(const struct sm_lidmgr *m, char **text, size_t *tlen)
 {
 	char *body = NULL, hdr[SM_STATE_HDR_MAX];
@@ -500,6 +500,9 @@ static int table_text(const struct sm_lidmgr *m, char **text, size_t *tlen)
 	*text = NULL;
 	if (!out)
 		return -ENOMEM;
+	/* a blank line after the header: OpenSM's parser takes the header for a key, ended by it */
+	if (fputc('\n', out) == EOF)
+		rc = -ENOMEM;
 	for (uint32_t i = 0; i < m->n && !rc; i++)
 		if (fprintf(out, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", m->e[i].guid, m->e[i].first,
 			    m->e[i].last) < 0)

@@ -35,6 +35,10 @@ struct sm_plane_lids {
 	sm_note_fn *note;
 	void *note_arg;
 	struct sm_plane_lids_stats st;
+	/* sm_plane_lids_save_backoff(): failed attempts in a row, since when, next one due */
+	uint32_t save_fails;
+	uint64_t save_fail_since_ms, save_next_ms;
+	char save_err[1024];
 };
 
 static uint64_t fnv64(const char *s, size_t n)
@@ -305,6 +309,36 @@ int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen)
 	else if (rc1 || rc2)
 		sm_errf(err, errlen, "%s", rc1 ? e1 : e2);
 	return rc1 ? rc1 : rc2;
+}
+
+int sm_plane_lids_save_backoff(struct sm_plane_lids *pl, uint64_t now_ms, struct sm_plane_lids_save *sv,
+			       char *err, size_t errlen)
+{
+	int rc;
+
+	memset(sv, 0, sizeof(*sv));
+	if (pl->save_fails && now_ms < pl->save_next_ms) {
+		sv->failures = pl->save_fails;
+		sv->next_ms = pl->save_next_ms;
+		sm_errf(err, errlen, "%s", pl->save_err);
+		return -EAGAIN;
+	}
+	sv->tried = 1;
+	rc = sm_plane_lids_save(pl, err, errlen);
+	if (!rc) {
+		sv->recovered = pl->save_fails;
+		sv->failing_ms = pl->save_fails ? now_ms - pl->save_fail_since_ms : 0;
+		pl->save_fails = 0;
+		return 0;
+	}
+	if (!pl->save_fails++)
+		pl->save_fail_since_ms = now_ms;
+	uint64_t wait = 1000ull << (pl->save_fails < 7 ? pl->save_fails - 1 : 6);
+	pl->save_next_ms = now_ms + (wait < SM_PLANE_LIDS_BACKOFF_MAX_MS ? wait : SM_PLANE_LIDS_BACKOFF_MAX_MS);
+	snprintf(pl->save_err, sizeof(pl->save_err), "%s", err && errlen && err[0] ? err : strerror(-rc));
+	sv->failures = pl->save_fails;
+	sv->next_ms = pl->save_next_ms;
+	return rc;
 }
 
 struct want_port {
