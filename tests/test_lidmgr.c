@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sm/lidmgr.h"
+#include "sm/planelid.h"
 #include "fixture/fixture.h"
 
 static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t errlen)
@@ -479,6 +480,54 @@ static void test_exhaustion(void **state)
 	sm_fabric_free(f);
 }
 
+/*
+ * Switch LIDs survive a fabric reset while smd runs and a switch that is
+ * absent for a while (issue 18: after a reset, switches that had inherited
+ * their LIDs were renumbered from scratch, and an absent switch's LID could
+ * go to another port). Plane-consistent table, nothing on disk.
+ */
+static void test_switch_lids_stick(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = fx_small_fabric();
+	struct sm_plane_lids *pl;
+	char err[256] = "";
+	uint16_t *cur = calloc(f->n_ports, sizeof(*cur));
+	uint16_t *w1 = calloc(f->n_ports, sizeof(*w1));
+	uint16_t *w2 = calloc(f->n_ports, sizeof(*w2));
+	assert_non_null(cur);
+	assert_non_null(w1);
+	assert_non_null(w2);
+	assert_int_equal(sm_plane_lids_open(NULL, 0, NULL, NULL, &pl, err, sizeof(err)), 0);
+	/* the fabric holds another SM's LIDs: smd keeps them */
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		cur[i] = (uint16_t)(200 - i);
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w1), 0);
+	uint32_t sw1 = f->nodes[0].type == SM_NODE_SWITCH ? f->nodes[0].port0 : SM_NONE;
+	assert_int_not_equal(sw1, SM_NONE);
+	assert_int_equal(w1[sw1], cur[sw1]);
+	/* the fabric is reset (every LID 0): the same LIDs again, switches included */
+	memset(cur, 0, f->n_ports * sizeof(*cur));
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w2), 0);
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		if (w1[i] != w2[i])
+			fail_msg("port %u: LID %u before the reset, %u after", i, w1[i], w2[i]);
+	/* the first switch is absent: nobody takes its LID; back: it gets it again */
+	f->nodes[0].plane = 1;   /* not in plane 0's sweep */
+	memset(w2, 0, f->n_ports * sizeof(*w2));
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w2), 0);
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		assert_true(i == sw1 || w2[i] != w1[sw1]);
+	f->nodes[0].plane = 0;
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w2), 0);
+	assert_int_equal(w2[sw1], w1[sw1]);
+	sm_plane_lids_free(pl);
+	free(cur);
+	free(w1);
+	free(w2);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_parse_empty),
 		cmocka_unit_test(test_parse_damaged),
 		cmocka_unit_test(test_parse_legacy),
+		cmocka_unit_test(test_switch_lids_stick),
 		cmocka_unit_test(test_fresh_assignment),
 		cmocka_unit_test(test_lmc_alignment),
 		cmocka_unit_test(test_file_then_fabric_then_fresh),

@@ -25,6 +25,7 @@ struct sm_plane_lids {
 	uint8_t used[SM_LID_SPACE];      /* 1 = taken by a host key */
 	uint8_t sw_count[SM_LID_SPACE];  /* planes using the LID for a switch */
 	uint8_t *sw_used[SM_MAX_PLANES]; /* per plane: LID used by a switch (lazily allocated) */
+	uint64_t *sw_guid[SM_MAX_PLANES]; /* per plane: the switch a LID was given to, 0 none (kept when it is absent) */
 	struct sm_lidmgr ports;          /* port GUID -> LID: the guid2lid seed, updated by each want */
 	uint8_t *seeded;                 /* LIDs of the seed (SM_LID_SPACE), NULL: no seed */
 	int ports_dirty;
@@ -86,6 +87,15 @@ static int add_key(struct sm_plane_lids *pl, uint64_t key, uint16_t lid, unsigne
 	return 0;
 }
 
+/* A LID a switch of some plane was given and keeps while it is absent (a spine down, a reset). */
+static int sw_reserved(const struct sm_plane_lids *pl, unsigned lid)
+{
+	for (unsigned p = 0; p < SM_MAX_PLANES; p++)
+		if (pl->sw_guid[p] && pl->sw_guid[p][lid])
+			return 1;
+	return 0;
+}
+
 /* Free for a host: no host and no switch of any plane on any LID of the range. */
 static int range_free(const struct sm_plane_lids *pl, unsigned lid, unsigned lmc)
 {
@@ -93,15 +103,16 @@ static int range_free(const struct sm_plane_lids *pl, unsigned lid, unsigned lmc
 	if (!lid || lid % span || lid + span - 1 > SM_UNICAST_LID_MAX)
 		return 0;
 	for (unsigned i = 0; i < span; i++)
-		if (pl->used[lid + i] || pl->sw_count[lid + i])
+		if (pl->used[lid + i] || pl->sw_count[lid + i] || sw_reserved(pl, lid + i))
 			return 0;
 	return 1;
 }
 
-/* Free for a switch of `plane`: no host anywhere, no switch of this plane. */
-static int sw_free(const struct sm_plane_lids *pl, unsigned plane, unsigned lid)
+/* Free for switch `guid` of `plane`: no host anywhere, no other switch of this plane, present or not. */
+static int sw_free(const struct sm_plane_lids *pl, unsigned plane, unsigned lid, uint64_t guid)
 {
-	return lid && lid <= SM_UNICAST_LID_MAX && !pl->used[lid] && !pl->sw_used[plane][lid];
+	return lid && lid <= SM_UNICAST_LID_MAX && !pl->used[lid] && !pl->sw_used[plane][lid] &&
+	       (!pl->sw_guid[plane][lid] || pl->sw_guid[plane][lid] == guid);
 }
 
 /* No LID of the range is the seed's LID of another port ('own': this port's seed LID, 0 none). */
@@ -124,6 +135,12 @@ static uint16_t lowest_free(const struct sm_plane_lids *pl, unsigned lmc)
 	return 0;
 }
 
+static int cmp_port(const void *a, const void *b)
+{
+	const struct sm_lid_entry *x = a, *y = b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
 /* The seed's LID of a port GUID, 0 if none. */
 static uint16_t seed_of(const struct sm_plane_lids *pl, uint64_t guid)
 {
@@ -133,10 +150,18 @@ static uint16_t seed_of(const struct sm_plane_lids *pl, uint64_t guid)
 	return first;
 }
 
-static int cmp_port(const void *a, const void *b)
+/*
+ * The LID the port table gives a switch: the seed's, or the one it was
+ * given earlier in this process's life (so a fabric reset while smd runs,
+ * or a switch that comes back, gets its LID again). *from_seed: read from
+ * the file.
+ */
+static uint16_t table_lid(const struct sm_plane_lids *pl, uint64_t guid, int *from_seed)
 {
-	const struct sm_lid_entry *x = a, *y = b;
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
+	struct sm_lid_entry key = { .guid = guid };
+	const struct sm_lid_entry *e = pl->ports.n ? bsearch(&key, pl->ports.e, pl->ports.n, sizeof(key), cmp_port) : NULL;
+	*from_seed = e && e->line && pl->seeded;
+	return e ? e->first : 0;
 }
 
 /* Record the LID a port got in the port table; its first `sorted` entries are sorted by GUID. */
@@ -259,8 +284,10 @@ void sm_plane_lids_free(struct sm_plane_lids *pl)
 		return;
 	sm_guid_map_free(&pl->map);
 	free(pl->keys);
-	for (unsigned p = 0; p < SM_MAX_PLANES; p++)
+	for (unsigned p = 0; p < SM_MAX_PLANES; p++) {
 		free(pl->sw_used[p]);
+		free(pl->sw_guid[p]);
+	}
 	sm_lidmgr_clear(&pl->ports);
 	free(pl->seeded);
 	pthread_mutex_destroy(&pl->mu);
@@ -439,7 +466,8 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 	}
 	qsort(w, n, sizeof(*w), cmp_want);
 	pthread_mutex_lock(&pl->mu);
-	if (!pl->sw_used[plane] && !(pl->sw_used[plane] = calloc(SM_LID_SPACE, 1))) {
+	if ((!pl->sw_used[plane] && !(pl->sw_used[plane] = calloc(SM_LID_SPACE, 1))) ||
+	    (!pl->sw_guid[plane] && !(pl->sw_guid[plane] = calloc(SM_LID_SPACE, sizeof(uint64_t))))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -455,12 +483,15 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			rc = want_host(pl, plane, &w[i], &seen, have, &want[w[i].port]);
 			continue;
 		}
-		uint16_t own = seed_of(pl, w[i].guid);
-		int seeded = own && sw_free(pl, plane, own);
+		int from_file;
+		uint16_t own = table_lid(pl, w[i].guid, &from_file);
+		int seeded = own && sw_free(pl, plane, own, w[i].guid);
 		uint16_t lid = seeded ? own : have;
-		if (seeded)
+		if (seeded && (from_file || own != have))
 			pl->st.from_seed++;
-		else if (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, own)) {
+		else if (seeded)
+			pl->st.sw_kept++;
+		else if (!sw_free(pl, plane, lid, w[i].guid) || !unseeded(pl, lid, 1, own)) {
 			if (lid) {
 				pl->st.conflicts++;
 				sm_notef(pl->note, pl->note_arg, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
@@ -468,7 +499,7 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			}
 			pl->st.sw_fresh++;
 			for (lid = 1; lid <= SM_UNICAST_LID_MAX &&
-				      (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, 0)); lid++)
+				      (!sw_free(pl, plane, lid, w[i].guid) || !unseeded(pl, lid, 1, 0)); lid++)
 				;
 			if (lid > SM_UNICAST_LID_MAX) {
 				rc = -ENOSPC;
@@ -478,6 +509,9 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			pl->st.sw_kept++;
 		}
 		sw_take(pl, plane, lid);
+		if (own && own != lid && pl->sw_guid[plane][own] == w[i].guid)
+			pl->sw_guid[plane][own] = 0;   /* it moved: its old LID is free again */
+		pl->sw_guid[plane][lid] = w[i].guid;
 		want[w[i].port] = lid;
 	}
 	/* every port's LID into the port table (STATE_DIR/guid2lid) */
