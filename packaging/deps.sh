@@ -10,9 +10,11 @@
 SMD_RUN_DEPS=""
 # Building smd (packaging/bootstrap): build-essential (gcc, make, libc6-dev;
 # dpkg-buildpackage checks for it by name), the autotools (the tree is built
-# from git, ./autogen.sh), and the libraries configure requires.
+# from git, ./autogen.sh), and the libraries configure requires. libmicrohttpd-dev:
+# the metrics endpoint's HTTP (smd.yaml metrics_listen) is libmicrohttpd's, a
+# well-kept Debian library, not an HTTP parser of ours facing the network.
 SMD_BUILD_DEPS="build-essential autoconf automake libtool pkg-config libibumad-dev libibverbs-dev \
-libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev"
+libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev libmicrohttpd-dev"
 # Testing (packaging/check), on top of the two lists above:
 # ibsim-utils, infiniband-diags, opensm: the emulated fabric and its tools;
 # valgrind; python3 (tests that parse JSON); mandoc, groff-base:

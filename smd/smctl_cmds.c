@@ -44,6 +44,21 @@ static unsigned long long num(const struct smd_jv *v, const char *key)
 	return d > 0 ? (unsigned long long)d : 0;
 }
 
+static const struct smd_jv *arr_of(const struct smd_jv *r, const char *key);
+
+/* A plane's master/standby role (status "sm" entries, planes' "sm" member). */
+static void print_role(const struct smd_jv *p, unsigned long long plane)
+{
+	printf("SM         plane %llu: %s, priority %llu; master %s LID %llu priority %llu", plane,
+	       smd_jv_str(p, "role", "?"), num(p, "priority"), smd_jv_str(p, "master_guid", "none"),
+	       num(p, "master_lid"), num(p, "master_priority"));
+	if (num(p, "takeovers") || num(p, "handovers") || num(p, "refused") || num(p, "damped"))
+		printf(" (%llu takeovers, %llu handovers, %llu refused, %llu damped)", num(p, "takeovers"),
+		       num(p, "handovers"), num(p, "refused"), num(p, "damped"));
+	printf("\n");
+}
+
+
 static void print_status(const struct smd_jv *r)
 {
 	const char *last = smd_jv_str(r, "last_result", NULL);
@@ -75,6 +90,8 @@ static void print_status(const struct smd_jv *r)
 	if (smd_jv_str(r, "lid_table_error", NULL))
 		printf("LID table  cannot be saved: %s\n", smd_jv_str(r, "lid_table_error", ""));
 	printf("pid        %llu, up %.0f s\n", num(r, "pid"), smd_jv_num(r, "uptime_s", 0));
+	for (const struct smd_jv *p = arr_of(r, "sm"); p; p = p->next)
+		print_role(p, num(p, "plane"));
 }
 
 /* The "health" member (hosts.h sm_planes_health_json) as a table. */
@@ -120,6 +137,9 @@ static void print_planes(const struct smd_jv *r)
 		if (smd_jv_str(p, "error", NULL))
 			printf("plane %llu (%s) failed after %llu attempt(s): %s\n", num(p, "index"),
 			       smd_jv_str(p, "spec", "?"), num(p, "attempts"), smd_jv_str(p, "error", ""));
+	for (const struct smd_jv *p = arr && arr->type == SMD_J_ARR ? arr->child : NULL; p; p = p->next)
+		if (smd_jv_get(p, "sm"))
+			print_role(smd_jv_get(p, "sm"), num(p, "index"));
 	if (pl)
 		printf("plane-consistent LIDs: %llu hosts/switches in the table, %llu fresh, %llu conflicts resolved\n",
 		       num(pl, "keys"), num(pl, "fresh"), num(pl, "conflicts"));

@@ -43,6 +43,7 @@
 #include "config/options.h"
 #include "lib/log.h"
 #include "ctl/ctl.h"
+#include "ctl/http.h"
 #include "daemon/cmd.h"
 #include "daemon/daemon.h"
 #include "lib/json.h"
@@ -106,6 +107,9 @@ struct dctx {
 	uint64_t wd_period;
 	int status;                  /* exit status once the loop quits */
 	uint64_t t_stop;
+	/* metrics over HTTP (metrics_listen; ctl/http.h): the listener and the address it was asked for */
+	struct smd_http *http;
+	char *metrics_addr;
 };
 
 static uint64_t fnv1a(const char *s)
@@ -435,6 +439,46 @@ static void reload_done(struct dctx *c, const char *what)
 	sd_notifyf(0, "READY=1\nSTATUS=%s; %s", what, line);
 }
 
+/* GET /metrics: the text smctl metrics prints (loop thread) */
+static int metrics_body(void *arg, FILE *out, char *err, size_t errlen)
+{
+	struct dctx *c = arg;
+
+	return smd_dmn_metrics_text(c->d, out, err, errlen);
+}
+
+/*
+ * Serve metrics on addr (metrics_listen; NULL: stop). Takes addr (malloc'ed).
+ * The same address as now with a listener running changes nothing; a
+ * listener that could not start is tried again. Failing to listen is
+ * logged, not fatal: the SM runs on without its metrics endpoint.
+ */
+static void metrics_listen(struct dctx *c, char *addr)
+{
+	char err[256] = "";
+	int rc;
+
+	if (c->http && addr && c->metrics_addr && !strcmp(addr, c->metrics_addr)) {
+		free(addr);
+		return;
+	}
+	if (c->http) {
+		sm_notice("SMD-0547", "metrics over HTTP: no longer listening on %s", smd_http_bound(c->http));
+		smd_http_free(c->http);
+		c->http = NULL;
+	}
+	free(c->metrics_addr);
+	c->metrics_addr = addr;
+	if (!addr)
+		return;
+	rc = smd_http_open(c->loop, addr, metrics_body, c, &c->http, err, sizeof(err));
+	if (rc)
+		sm_err("SMD-0546", "metrics over HTTP: cannot listen: %s%s; no metrics endpoint until a reload", err,
+		       rc == -EAFNOSUPPORT ? " (under systemd: the unit needs a drop-in, see smd(8), METRICS)" : "");
+	else
+		sm_notice("SMD-0545", "metrics over HTTP: http://%s%s", smd_http_bound(c->http), SMD_HTTP_PATH);
+}
+
 /*
  * Re-read the config file (SIGHUP, or the reload command: `via` says which).
  * 0 applied; else a negative errno with the reason in err, the running
@@ -465,14 +509,21 @@ static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len
 	}
 	int level = conf->log_level;
 	unsigned stall = conf->sweep_stall_limit, repeat_s = conf->log_repeat_interval;
-	rc = smd_dmn_reconfigure(c->d, conf, notes, notes_len, cerr, sizeof(cerr));
+	char *maddr = conf->metrics_listen ? strdup(conf->metrics_listen) : NULL;
+	rc = conf->metrics_listen && !maddr ? -ENOMEM : 0;
+	if (rc)
+		snprintf(cerr, sizeof(cerr), "out of memory");
+	else
+		rc = smd_dmn_reconfigure(c->d, conf, notes, notes_len, cerr, sizeof(cerr));
 	if (rc) {
 		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", cerr);
 		snprintf(err, errlen, "%s; the running configuration is kept", cerr);
 		smd_conf_free(conf);
+		free(maddr);
 		reload_done(c, "reload failed, running configuration kept");
 		return rc;
 	}
+	metrics_listen(c, maddr);
 	sm_log_set_level(level);
 	c->stall_limit = stall;
 	c->repeat_s = repeat_s;
@@ -729,15 +780,22 @@ int smd_daemon(const struct smd_opts *o)
 		sm_err("SMD-0507", "out of memory");
 		goto out;
 	}
+	char *maddr = NULL;
+	if (conf->metrics_listen && !(maddr = strdup(conf->metrics_listen))) {
+		sm_err("SMD-0507", "out of memory");
+		goto out;
+	}
 	struct smd_dmn_cfg dc = { .specs = specs, .n_specs = n, .note = note_log, .note_arg = &c,
 				  .loop = c.loop, .cycle_done = on_cycle, .cycle_arg = &c };
 	/* specs point into conf (or mockspec); the daemon copies them before conf can be replaced */
 	rc = smd_dmn_new(conf, &dc, &c.d, err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0507", "%s", err);
+		free(maddr);
 		goto out;
 	}
 	conf = NULL;   /* owned by the daemon now */
+	metrics_listen(&c, maddr);   /* before the privilege drop: a port below 1024 needs root */
 	sm_notice("SMD-0508", "smd %s: %u plane%s, control socket %s", PACKAGE_VERSION, n, n == 1 ? "" : "s",
 		  sock);
 	for (unsigned i = 0; i < n; i++)
@@ -767,6 +825,8 @@ int smd_daemon(const struct smd_opts *o)
 		}
 	}
 out:
+	smd_http_free(c.http);        /* its requests read the daemon: first */
+	free(c.metrics_addr);
 	smd_ctl_server_free(c.srv);   /* parked clients get "daemon stopping" */
 	smd_dmn_free(c.d);            /* cuts a running cycle short, saves LIDs, closes transports */
 	sm_loop_free(c.loop);

@@ -29,6 +29,7 @@
 #include "model/gen.h"
 #include "mad/codec.h"
 #include "model/lfts.h"
+#include "sa/dyn.h"
 #include "sa/path.h"
 #include "sa/query.h"
 #include "sm/snapshot.h"
@@ -791,6 +792,83 @@ static void test_portinfo(void **st)
 	free(ok);
 }
 
+/* ---- a multicast DGID: the group's record ---- */
+
+static void add_member(struct sm_sa_dyn *dy, const uint8_t mgid[16], uint64_t port_guid, uint16_t mlid)
+{
+	uint8_t m[SM_SA_MCMEMBER_REC_SIZE] = { 0 };
+	memcpy(m, mgid, 16);
+	gid(m + 16, PREFIX, port_guid);
+	m[36] = (uint8_t)(mlid >> 8), m[37] = (uint8_t)mlid;
+	m[38] = 2 << 6 | 4;                /* MTU 2048 */
+	m[39] = 0x10;                      /* TClass */
+	m[40] = 0xFF, m[41] = 0xFF;        /* P_Key */
+	m[42] = 2 << 6 | 3;                /* 10 Gb/s */
+	m[43] = 2 << 6 | 18;
+	m[44] = 0x30, m[45] = 0x12, m[46] = 0x34, m[47] = 0x01;   /* SL 3, FlowLabel 0x01234, HopLimit 1 */
+	m[48] = 0x21;                      /* scope 2, full member */
+	assert_int_equal(sm_sa_dyn_group_add(dy, m), 0);
+}
+
+static void test_multicast(void **st)
+{
+	(void)st;
+	struct sm_sa_dyn *dy = NULL;
+	assert_int_equal(sm_sa_dyn_new(NULL, &dy), 0);
+	static const uint8_t bcast[16] = { 0xFF, 0x12, 0x40, 0x1B, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF };
+	uint8_t global[16];
+	memcpy(global, bcast, 16);
+	global[1] = 0x1E;
+	add_member(dy, bcast, A, 0xC001);
+	add_member(dy, bcast, B, 0xC001);
+	add_member(dy, global, A, 0xC002);
+	struct sm_sa_path_rec r = { 0 }, a;
+	memcpy(r.dgid, bcast, 16);
+	const uint64_t DG = BIT(SM_PR_CM_DGID);
+	/* no group table: no record */
+	assert_int_equal(ask(SM_SA_GET, DG, &r), SM_SA_STATUS_NO_RECORDS);
+	ctx.dyn = dy;
+	assert_int_equal(ask(SM_SA_GET, DG, &r), 0);
+	a = got(0);
+	assert_memory_equal(a.dgid, bcast, 16);
+	assert_int_equal(a.dlid, 0xC001);
+	assert_true(a.p.mtu_sel == 2 && a.p.mtu == 4 && a.p.rate_sel == 2 && a.p.rate == 3 && a.p.plt == 18);
+	assert_true(a.p.pkey == 0xFFFF && a.p.sl == 3 && a.p.tclass == 0x10 && a.p.numb_path == 1);
+	assert_true(a.p.flow_label == 0x01234 && a.p.hop_limit == 1 && !a.p.reversible);
+	/* the request agrees with the group or gets nothing */
+	r = pr(A, 0);
+	memcpy(r.dgid, bcast, 16);
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_SGID), &r), 0);
+	assert_int_equal(guid_of(got(0).sgid), A);
+	r = pr(C, 0);
+	memcpy(r.dgid, bcast, 16);
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_SGID), &r), SM_SA_STATUS_NO_RECORDS);
+	r.slid = 4;                    /* B's: a member */
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_SLID), &r), 0);
+	r.slid = 6;
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_SLID), &r), SM_SA_STATUS_NO_RECORDS);
+	r.dlid = 0xC002;
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_DLID), &r), SM_SA_STATUS_NO_RECORDS);
+	r.p.pkey = 0x7FFF;
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_PKEY), &r), SM_SA_STATUS_NO_RECORDS);
+	r.p.sl = 3, r.p.tclass = 0x10;
+	assert_int_equal(ask(SM_SA_GET, DG | BIT(SM_PR_CM_SL) | BIT(SM_PR_CM_TCLASS), &r), 0);
+	r.p.numb_path = 0;
+	assert_int_equal(ask(SM_SA_GET_TABLE, DG | BIT(SM_PR_CM_NUMB_PATH), &r), 0);
+	assert_int_equal(ans.n, 0);
+	/* outside link-local scope: HopLimit 255 */
+	memcpy(r.dgid, global, 16);
+	assert_int_equal(ask(SM_SA_GET_TABLE, DG, &r), 0);
+	assert_int_equal(ans.n, 1);
+	assert_int_equal(got(0).p.hop_limit, 0xFF);
+	assert_int_equal(got(0).dlid, 0xC002);
+	/* a group nobody created */
+	r.dgid[15] = 0x42;
+	assert_int_equal(ask(SM_SA_GET, DG, &r), SM_SA_STATUS_NO_RECORDS);
+	ctx.dyn = NULL;
+	sm_sa_dyn_free(dy);
+}
+
 /* ---- from a bring-up on the mock: what the SM really programmed ---- */
 
 static void keep_snap(void *arg, const struct sm_snapshot *sn)
@@ -859,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_portinfo),
 		cmocka_unit_test(test_mock_bringup),
+		cmocka_unit_test(test_multicast),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,6 +31,20 @@ static struct sm_sa_hdr resp_hdr(void)
 	return h;
 }
 
+/* An ACK from the client: segment seg, NewWindowLast nwl, RRespTime rtime. */
+static struct sm_sa_hdr ack_of(uint32_t seg, uint32_t nwl, uint8_t rtime)
+{
+	struct sm_sa_hdr a = resp_hdr();
+
+	a.method = SM_SA_GET_TABLE;
+	a.rmpp_version = 1;
+	a.rmpp_type = SM_RMPP_TYPE_ACK;
+	a.rmpp_data1 = seg;
+	a.rmpp_data2 = nwl;
+	a.rmpp_resp_time = rtime;
+	return a;
+}
+
 static uint8_t *pattern(size_t n)
 {
 	uint8_t *p = malloc(n ? n : 1);
@@ -169,24 +183,35 @@ static void test_retries_out(void **st)
 	assert_int_equal(sm_rmpp_send_next(&s, now, mad), SM_RMPP_FAILED);
 
 	/* an ACK with RRespTime 10 (4.2 ms) stretches the 100 us wait; 0x1F leaves it */
-	struct sm_sa_hdr ack = resp_hdr();
+	struct sm_sa_hdr ack = ack_of(1, 2, 10);
 
 	sm_rmpp_send_init(&s, &hdr, data, sizeof(data), 100, 2);
 	sm_rmpp_send_next(&s, 0, mad);
-	ack.rmpp_version = 1;
-	ack.rmpp_type = SM_RMPP_TYPE_ACK;
-	ack.rmpp_data1 = 1;
-	ack.rmpp_data2 = 2;
-	ack.rmpp_resp_time = 10;
 	assert_int_equal(sm_rmpp_send_input(&s, &ack, 0), SM_RMPP_IDLE);
 	assert_int_equal(s.timeout_us, 4194);
 	assert_int_equal(sm_rmpp_send_next(&s, 0, mad), SM_RMPP_SEND);
 	assert_int_equal(sm_rmpp_send_due(&s), 4194);
-	ack.rmpp_resp_time = 25;
-	ack.rmpp_data1 = 2;
-	ack.rmpp_data2 = 3;
+	ack = ack_of(2, 3, 25);
 	sm_rmpp_send_input(&s, &ack, 0);
 	assert_int_equal(s.timeout_us, SM_RMPP_MAX_WAIT_US);
+}
+
+/* A receiver granting a window of 2^32 segments gets SM_RMPP_MAX_WINDOW at a time. */
+static void test_window_cap(void **st)
+{
+	(void)st;
+	static uint8_t data[200 * 300];
+	uint8_t mad[SM_SA_MAD_SIZE];
+	struct sm_sa_hdr hdr = resp_hdr(), ack = ack_of(1, 0xFFFFFFFF, SM_RMPP_RESP_TIME_NONE);
+	struct sm_rmpp_send s;
+	unsigned n = 0;
+
+	sm_rmpp_send_init(&s, &hdr, data, sizeof(data), 100, 2);
+	sm_rmpp_send_next(&s, 0, mad);
+	assert_int_equal(sm_rmpp_send_input(&s, &ack, 0), SM_RMPP_IDLE);
+	while (sm_rmpp_send_next(&s, 0, mad) == SM_RMPP_SEND)
+		n++;
+	assert_int_equal(n, SM_RMPP_MAX_WINDOW);
 }
 
 static void test_sender_abort_stop_badack(void **st)
@@ -353,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_lost_ack),
 		cmocka_unit_test(test_retries_out),
+		cmocka_unit_test(test_window_cap),
 		cmocka_unit_test(test_sender_abort_stop_badack),
 		cmocka_unit_test(test_receiver_hostile),
 	};

@@ -187,6 +187,15 @@ static void spin_answered(struct fx *x, uint64_t n)
 	} while (s.answered < n && sm_mono_us() < end);
 }
 
+/* Run the loop until n MADs were sent (at most 10 s). */
+static void spin_out(struct fx *x, size_t n)
+{
+	uint64_t end = sm_mono_us() + 10000000u;
+
+	while (x->f.out_n < n && sm_mono_us() < end)
+		sm_loop_dispatch(x->l, 1);
+}
+
 /* A fabric: switch 0x100, CAs 0x10 (LID 5), 0x20 (LID 6), and 0x30 (LID 7) unless without_30. */
 static const struct sm_snapshot *snap_make(bool without_30)
 {
@@ -398,13 +407,32 @@ static void test_gettable_rmpp(void **st)
 	out_clear(&x.f);
 	req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_SERVICE_RECORD, 52, 0);
 	inject(&x.f, mad, sizeof(mad), 9);
-	spin(&x, 40);
+	spin_out(&x, 4);
+	spin(&x, 20);
 	assert_int_equal(x.f.out_n, 4);   /* segment 1 three times, then the ABORT */
 	h = out_hdr(&x, 3);
 	assert_int_equal(h.rmpp_type, SM_RMPP_TYPE_ABORT);
 	assert_int_equal(h.rmpp_status, SM_RMPP_STATUS_TMR);
 	sm_sa_stats(x.sa, &s);
 	assert_int_equal(s.rmpp_aborted, 1);
+
+	/* 64 transfers at once at most: the 65th GetTable is NO_RESOURCES, answered in one MAD */
+	out_clear(&x.f);
+	for (unsigned i = 0; i < 65; i++) {
+		req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_SERVICE_RECORD, 300 + i, 0);
+		inject(&x.f, mad, sizeof(mad), (uint16_t)(20 + i));
+	}
+	spin_answered(&x, s.answered + 65);
+	size_t busy = 0;
+
+	for (size_t i = 0; i < x.f.out_n; i++) {
+		h = out_hdr(&x, i);
+		if (h.status == SM_SA_STATUS_NO_RESOURCES) {
+			assert_int_equal(h.rmpp_type, 0);
+			busy++;
+		}
+	}
+	assert_int_equal(busy, 1);
 	fx_down(&x);
 }
 
@@ -421,7 +449,7 @@ static void test_kernel_rmpp_and_eagain(void **st)
 	x.f.eagain = 3;   /* the answer waits in the retry queue, sent from the timer */
 	req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_SERVICE_RECORD, 60, 0);
 	inject(&x.f, mad, sizeof(mad), 9);
-	spin(&x, 10);
+	spin_out(&x, 1);
 	assert_int_equal(x.f.out_n, 1);
 	assert_int_equal(x.f.out[0].len, SM_SA_HDR_SIZE + 3 * SM_SA_SERVICE_REC_SIZE);
 	struct sm_sa_hdr h = out_hdr(&x, 0);
@@ -587,7 +615,13 @@ static void test_reports(void **st)
 			inject(&x.f, mad, sizeof(mad), 5);
 		}
 	}
-	spin(&x, 300);   /* LID 6: 2 retries of 30 ms, then given up */
+	spin(&x, 100);   /* LID 6: 2 retries of 30 ms, then given up */
+	for (uint64_t end = sm_mono_us() + 10000000u; sm_mono_us() < end;) {
+		sm_sa_stats(x.sa, &s);
+		if (s.reports_given_up)
+			break;
+		sm_loop_dispatch(x.l, 1);
+	}
 	sm_sa_stats(x.sa, &s);
 	assert_int_equal(s.reports_acked, 1);
 	assert_int_equal(s.reports_given_up, 1);
@@ -676,6 +710,28 @@ static void test_leases_and_rules(void **st)
 	assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, rec, 99, false, &a), SM_SA_STATUS_REQ_INVALID);
 	rec[23] = 0;
 	assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, rec, 6, false, &a), SM_SA_STATUS_REQ_INVALID);
+	/* a subscription to GID-out of one GID: only that GID's notice matches */
+	{
+		uint8_t info[SM_SA_DATA_SIZE] = { 0 }, nt[SM_SA_NOTICE_SIZE], det[54] = { 0 };
+		struct sm_sa_report_dest dst[4];
+
+		sm_sa_gid_make(info, 0xfe80000000000000ull, 0x21);
+		sm_sa_put16(info + 16, 0xFFFF);
+		info[22] = info[23] = 1;
+		sm_sa_put16(info + 24, 0xFFFF);
+		sm_sa_put16(info + 26, SM_TRAP_GID_OUT);
+		sm_sa_put32(info + 32, 0xFFFFFF);
+		assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, info, 5, false, &a), 0);
+		sm_sa_gid_make(det + 6, 0xfe80000000000000ull, 0x31);
+		sm_sa_notice_make(nt, 3, SM_TRAP_GID_OUT, 5, NULL, det);
+		size_t before = sm_sa_dyn_match(d, nt, dst, 4);
+
+		sm_sa_gid_make(det + 6, 0xfe80000000000000ull, 0x21);
+		sm_sa_notice_make(nt, 3, SM_TRAP_GID_OUT, 5, NULL, det);
+		assert_int_equal(sm_sa_dyn_match(d, nt, dst, 4), before + 1);
+		info[23] = 0;
+		assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_INFORM_INFO, 0, info, 5, false, &a), 0);
+	}
 	/* InformInfoRecord: QPN hidden from the untrusted */
 	assert_int_equal(q(d, snap, 0, SM_SA_GET_TABLE, SM_SA_ATTR_INFORM_INFO_RECORD, 0, rec, 6, false, &a), 0);
 	assert_int_equal(a.n, 1);

@@ -18,6 +18,7 @@
 #include "config/smdconf.h"
 #include "lib/log.h"
 #include "ctl/ctl.h"
+#include "ctl/http.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -332,6 +333,16 @@ static int k_group(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 	return getgrnam(w->c->group) ? 0 : fail(w, v, "%s: no such group '%s'", key, w->c->group);
 }
 
+/* metrics_listen: the address is checked here, so --check-config names FILE:LINE */
+static int k_metrics_listen(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	char msg[200];
+
+	if (smd_http_addr_parse(w->c->metrics_listen, NULL, msg, sizeof(msg)))
+		return fail(w, v, "%s: %s", key, msg);
+	return 0;
+}
+
 /* ---- the walk ---- */
 
 static void store_uint(void *field, size_t size, unsigned long val)
@@ -508,6 +519,13 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "Seconds between light sweeps, which poll for changes that no trap announced." },
 	{ "trap_holdoff_ms", UINT(trap_holdoff_ms, 0, 10000), .def = STR(SMD_CONF_TRAP_HOLDOFF_MS),
 	  .doc = "Milliseconds between a trap 128 (a link went up or down) and the heavy sweep it starts" },
+	/* master/standby election (smd/sm/election.h, smd/daemon/ha.c) */
+	{ "sm_priority", UINT(sm_priority, 0, 15), .def = "1",
+	  .doc = "This SM's priority in the master/standby election (0-15; higher wins, then the lower port GUID)" },
+	{ "sm_poll_interval_ms", UINT(sm_poll_interval_ms, 50, 60000), .def = "500",
+	  .doc = "Milliseconds between a standby's polls of the master's SMInfo" },
+	{ "sm_poll_retries", UINT(sm_poll_retries, 1, 100), .def = "3",
+	  .doc = "Polls of the master in a row that may go unanswered before a standby takes over" },
 	{ "incremental_sweep", SMD_KEY_BOOL, "true or false", F(incremental_sweep), .def = "true",
 	  .doc = "Sweeps caused by a trap, or by a light sweep that saw a change, patch the fabric" },
 	/* systemd block (daemon.c): a sweep cycle running longer is taken as a wedged worker */
@@ -543,6 +561,10 @@ const struct smd_conf_key smd_conf_keys[] = {
 	{ "group", SMD_KEY_STR, "string", F(group), .parse = k_group,
 	  .shown = "default: the user's primary group",
 	  .doc = "The group the daemon switches to (with or without user)." },
+	/* metrics over HTTP (issue 16): off unless set */
+	{ "metrics_listen", SMD_KEY_STR, "string", F(metrics_listen), .parse = k_metrics_listen,
+	  .shown = "default: none",
+	  .doc = "The address and port the daemon serves its metrics on, over HTTP" },
 };
 const size_t smd_conf_n_keys = sizeof(smd_conf_keys) / sizeof(smd_conf_keys[0]);
 _Static_assert(sizeof(smd_conf_keys) / sizeof(smd_conf_keys[0]) <= MAX_KEYS, "raise MAX_KEYS");

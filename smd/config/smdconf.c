@@ -108,6 +108,7 @@ void smd_conf_free(struct smd_conf *c)
 	free(c->socket);
 	free(c->user);
 	free(c->group);
+	free(c->metrics_listen);
 	free(c->socket_group);
 	for (unsigned i = 0; i < c->n_planes; i++)
 		free(c->planes[i]);

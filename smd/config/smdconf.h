@@ -72,6 +72,9 @@ struct smd_conf {
 	unsigned sweep_interval; /* seconds between light sweeps; 0 = none */
 	unsigned trap_holdoff_ms; /* trap 128 -> heavy sweep delay (both ends of a link trap) */
 	int incremental_sweep;    /* trap/light-escalated sweeps patch the known fabric (default 1) */
+	unsigned sm_priority;         /* election priority 0..15 (sm/election.h) */
+	unsigned sm_poll_interval_ms; /* standby: ms between polls of the master */
+	unsigned sm_poll_retries;     /* standby: unanswered polls in a row before taking over */
 	unsigned sweep_stall_limit; /* seconds a cycle may run before the watchdog stops; 0 = never */
 	struct {
 		unsigned window;            /* SMPs in flight, whole SM */
@@ -86,6 +89,7 @@ struct smd_conf {
 	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
 	char *user;             /* NULL: keep running as started */
 	char *group;            /* NULL: the user's primary group */
+	char *metrics_listen;   /* "ADDRESS:PORT" of the HTTP metrics endpoint (ctl/http.h); NULL: none */
 	yaml_document_t *doc;   /* NULL for the defaults */
 	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];

@@ -296,6 +296,20 @@ int smd_ctl_call_ex(const char *path, const char *request, int timeout_ms, int t
 int smd_metrics_render(FILE *out, const struct smd_jv *reply, char *err, size_t errlen);
 
 /*
+ * Building a "metrics" reply (metrics.c): one metric is begin, samples,
+ * end. A sample's labels are NULL-terminated name/value pairs:
+ * smd_metric_sample(j, 3, "plane", "plane0", NULL). Integral values are
+ * sent whole (counters keep every digit). The plane label's value is
+ * smd_metric_plane_name(): "plane0", "plane1", ...
+ */
+struct sm_json;
+void smd_metric_begin(struct sm_json *j, const char *name, const char *type, const char *help);
+void smd_metric_sample(struct sm_json *j, double v, ...) __attribute__((sentinel));
+void smd_metric_value(struct sm_json *j, double v);
+void smd_metric_end(struct sm_json *j);
+void smd_metric_plane_name(unsigned plane, char *buf, size_t len);
+
+/*
  * smctl status|planes|sweep|version (smd/smctl_cmds.c): argv holds the
  * command name and its words. Exit 0, 1 (failed: no daemon, error reply),
  * 2 (usage).

@@ -11,11 +11,20 @@
  * is untrusted: a metric or label name that is not [a-zA-Z_:][a-zA-Z0-9_:]*
  * (labels: no colon) is refused, so the output is always valid exposition
  * text.
+ *
+ * The daemon builds that reply with smd_metric_begin/_sample/_end (below),
+ * one convention for every metric: names smd_*, counters end in _total,
+ * every per-plane metric has the label plane="planeN" (the plane's name in
+ * the fabric model, in `smctl planes` and in the dry-run report), and
+ * integral values are sent whole.
  */
 #include "ctl/ctl.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -102,4 +111,60 @@ int smd_metrics_render(FILE *out, const struct smd_jv *reply, char *err, size_t 
 		}
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* building a "metrics" reply (the daemon's side, daemon/cmd*.c)        */
+
+void smd_metric_begin(struct sm_json *j, const char *name, const char *type, const char *help)
+{
+	sm_json_obj_begin(j, NULL);
+	sm_json_str(j, "name", name);
+	sm_json_str(j, "type", type);
+	sm_json_str(j, "help", help);
+	sm_json_arr_begin(j, "samples");
+}
+
+void smd_metric_end(struct sm_json *j)
+{
+	sm_json_arr_end(j);
+	sm_json_obj_end(j);
+}
+
+/*
+ * A counter's value is an integer, and JSON numbers of sm_json_double()
+ * keep 6 significant digits: a counter past 999,999 would stop moving in
+ * steps below its 7th digit. Integral values up to 2^53 go out whole, and
+ * so do other values from 10^6 on (rounded: an uptime of 12 days keeps its
+ * seconds, where 6 digits would keep tens of them).
+ */
+void smd_metric_value(struct sm_json *j, double v)
+{
+	if (isfinite(v) && v >= 0 && (v == floor(v) || v >= 1e6) && v < 9007199254740992.0)
+		sm_json_uint(j, "value", (uint64_t)llround(v));
+	else
+		sm_json_double(j, "value", v);
+}
+
+void smd_metric_sample(struct sm_json *j, double v, ...)
+{
+	va_list ap;
+	const char *k;
+
+	sm_json_obj_begin(j, NULL);
+	sm_json_obj_begin(j, "labels");
+	va_start(ap, v);
+	while ((k = va_arg(ap, const char *))) {
+		const char *val = va_arg(ap, const char *);
+		sm_json_str(j, k, val);
+	}
+	va_end(ap);
+	sm_json_obj_end(j);
+	smd_metric_value(j, v);
+	sm_json_obj_end(j);
+}
+
+void smd_metric_plane_name(unsigned plane, char *buf, size_t len)
+{
+	snprintf(buf, len, "plane%u", plane);
 }

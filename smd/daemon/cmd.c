@@ -47,28 +47,20 @@ int smd_ctl_daemon_has(const char *cmd)
 
 static void m_begin(struct sm_json *j, const char *name, const char *type, const char *help)
 {
-	sm_json_obj_begin(j, NULL);
-	sm_json_str(j, "name", name);
-	sm_json_str(j, "type", type);
-	sm_json_str(j, "help", help);
-	sm_json_arr_begin(j, "samples");
+	smd_metric_begin(j, name, type, help);
 }
 
 static void m_end(struct sm_json *j)
 {
-	sm_json_arr_end(j);
-	sm_json_obj_end(j);
+	smd_metric_end(j);
 }
 
 static void sample(struct sm_json *j, const char *lk, const char *lv, double v)
 {
-	sm_json_obj_begin(j, NULL);
-	sm_json_obj_begin(j, "labels");
 	if (lk)
-		sm_json_str(j, lk, lv);
-	sm_json_obj_end(j);
-	sm_json_double(j, "value", v);
-	sm_json_obj_end(j);
+		smd_metric_sample(j, v, lk, lv, NULL);
+	else
+		smd_metric_sample(j, v, NULL);
 }
 
 static void metric1(struct sm_json *j, const char *name, const char *type, const char *help, double v)
@@ -108,14 +100,8 @@ static void sample2(struct sm_json *j, unsigned plane, const char *lk, const cha
 {
 	char pl[16];
 
-	snprintf(pl, sizeof(pl), "%u", plane);
-	sm_json_obj_begin(j, NULL);
-	sm_json_obj_begin(j, "labels");
-	sm_json_str(j, "plane", pl);
-	sm_json_str(j, lk, lv);
-	sm_json_obj_end(j);
-	sm_json_double(j, "value", v);
-	sm_json_obj_end(j);
+	smd_metric_plane_name(plane, pl, sizeof(pl));
+	smd_metric_sample(j, v, "plane", pl, lk, lv, NULL);
 }
 
 /* Each plane's SA (daemon/sa.c): whether it answers, requests, and answers by attribute and status. */
@@ -137,7 +123,7 @@ static void sa_metrics(struct sm_json *j, const struct smd_dmn_status *st)
 			const struct smd_dmn_sa *s = &st->sa[i];
 			double v[] = { s->open, (double)s->stats.received, (double)s->stats.answered,
 				       (double)s->stats.dropped };
-			snprintf(lv, sizeof(lv), "%u", i);
+			smd_metric_plane_name(i, lv, sizeof(lv));
 			sample(j, "plane", lv, v[m]);
 		}
 		m_end(j);
@@ -146,7 +132,7 @@ static void sa_metrics(struct sm_json *j, const struct smd_dmn_status *st)
 	for (unsigned i = 0; i < st->n_planes; i++)
 		for (unsigned k = 0; k < SM_SA_STATS_ATTRS; k++)
 			if (st->sa[i].stats.by_attr[k].n)
-				sample2(j, i, "attr", smd_dmn_sa_attr_label(st->sa[i].stats.by_attr[k].attr_id, lv),
+				sample2(j, i, "attribute", smd_dmn_sa_attr_label(st->sa[i].stats.by_attr[k].attr_id, lv),
 					(double)st->sa[i].stats.by_attr[k].n);
 	m_end(j);
 	m_begin(j, "smd_sa_answers_total", "counter", "SA answers by MAD status");
@@ -185,7 +171,7 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 	char lv[16];
 
 	sm_json_arr_begin(j, "metrics");
-	m_begin(j, "smd_info", "gauge", "smd version (always 1)");
+	m_begin(j, "smd_build_info", "gauge", "smd's version (always 1)");
 	sample(j, "version", PACKAGE_VERSION, 1);
 	m_end(j);
 	metric1(j, "smd_uptime_seconds", "gauge", "Seconds since the daemon started",
@@ -208,27 +194,24 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 	metric1(j, "smd_traps_total", "counter", "Traps received between sweeps", (double)st->traps);
 	metric1(j, "smd_planes", "gauge", "Planes (subnets) managed", st->n_planes);
 	metric1(j, "smd_planes_up", "gauge", "Planes up in the last sweep", st->planes_up);
-	m_begin(j, "smd_plane_info", "gauge", "Plane index and its spec (always 1)");
+	m_begin(j, "smd_plane_info", "gauge", "Plane name, index and spec (always 1)");
 	for (unsigned i = 0; i < st->n_planes; i++) {
-		sm_json_obj_begin(j, NULL);
-		sm_json_obj_begin(j, "labels");
-		snprintf(lv, sizeof(lv), "%u", i);
-		sm_json_str(j, "plane", lv);
-		sm_json_str(j, "spec", st->planes[i].spec);
-		sm_json_obj_end(j);
-		sm_json_double(j, "value", 1);
-		sm_json_obj_end(j);
+		char idx[16];
+		smd_metric_plane_name(i, lv, sizeof(lv));
+		snprintf(idx, sizeof(idx), "%u", i);
+		smd_metric_sample(j, 1, "plane", lv, "index", idx, "spec", st->planes[i].spec, NULL);
 	}
 	m_end(j);
 	for (size_t m = 0; m < sizeof(per_plane) / sizeof(per_plane[0]); m++) {
 		m_begin(j, per_plane[m].name, per_plane[m].type, per_plane[m].help);
 		for (unsigned i = 0; i < st->n_planes; i++) {
-			snprintf(lv, sizeof(lv), "%u", i);
+			smd_metric_plane_name(i, lv, sizeof(lv));
 			sample(j, "plane", lv, plane_field(&st->planes[i], per_plane[m].f));
 		}
 		m_end(j);
 	}
 	sa_metrics(j, st);
+	smd_dmn_metrics_more(j, st);   /* cmd_metrics.c: SMP loss, M_Key */
 	sm_json_arr_end(j);
 }
 

@@ -14,6 +14,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "routing/engine.h"
 #include "model/fabric.h"
@@ -33,6 +34,15 @@ int smd_ctl_daemon_has(const char *cmd);
 int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const char *cmd,
 			   const struct smd_jv *req, struct sm_json *j, uint64_t *wait_for, char *err,
 			   size_t errlen);
+
+/*
+ * Metrics (cmd_metrics.c): the SMP-loss and M_Key metrics of a "metrics"
+ * reply, appended to the others; and the whole reply as Prometheus text
+ * (the same text smctl metrics prints), for the HTTP endpoint (ctl/http.h).
+ */
+struct smd_dmn_status;
+void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st);
+int smd_dmn_metrics_text(struct smd_dmn *d, FILE *out, char *err, size_t errlen);
 
 /* nodes, links, route, lft, dump (cmd_fabric.c); as smd_ctl_daemon_request. */
 int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_jv *req, struct sm_json *j,

@@ -34,7 +34,7 @@
 #include "mad/codec.h"
 #include "lib/loop.h"
 #include "mock/open.h"
-#include "sm/sminfo.h"
+#include "daemon/ha.h"
 #include "sm/multiplane.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
@@ -160,6 +160,9 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.phase_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
 	mp->base.txn.stop = &d->stopping;   /* smd_dmn_free() cuts a running cycle short */
+	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
+	mp->base.sminfo_state = SM_SMSTATE_MASTER;
+	mp->base.sminfo_priority = (uint8_t)conf->sm_priority;
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -294,17 +297,9 @@ static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *n
 		(*nmads)++;
 		if (sm_smp_decode(buf, len, &smp, &me))
 			continue;
-		/* SMInfo asked of us (smd/sm/sminfo.h): master once a cycle has brought the plane up */
-		struct sm_sminfo_self self = {
-			.guid = t->info.port_guid, .sm_key = d->keys.sm_key, .act_count = (uint32_t)sweeps,
-			.state = sweeps && !d->planes[i].rc ? SM_SMSTATE_MASTER : SM_SMSTATE_DISCOVERING,
-		};
-		if (sm_sminfo_answer(&smp, &self, &rep) == 1) {
-			if (!sm_smp_encode(&rep, out))
-				(void)sm_transport_send(t, out, SM_MAD_SIZE, smp.mgmt_class == SM_CLASS_SMI_DR ?
-							SM_PERMISSIVE_LID : from.slid, 0);
+		/* SMInfo asked of us, answers to our SMInfo requests, trap 144 (daemon/ha.h) */
+		if (dmn_ha_mad(d, i, &smp, &from, sweeps))
 			continue;
-		}
 		if (smp.method != SM_METHOD_TRAP)
 			continue;
 		sm_smp_make_trap_repress(&smp, &rep);
@@ -442,6 +437,11 @@ static void schedule(struct smd_dmn *d)
 		else if (d->trap_due_us && now >= d->trap_due_us)
 			reason = "trap";
 	}
+	if (reason && !dmn_ha_may_cycle(d)) {
+		/* a standby programs nothing (daemon/ha.c); its own timer polls the master */
+		reason = NULL;
+		d->next_due_us = d->trap_due_us = 0;
+	}
 	if (reason) {
 		unwatch_mads(d);   /* the transports are the worker's until it reports back */
 		old = cycle_begin(d, reason);
@@ -478,6 +478,7 @@ static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
 	if (done) {
 		dmn_sa_cycle_done(d);
 		watch_mads(d);
+		dmn_ha_cycle_done(d);
 		if (d->done_fn)
 			d->done_fn(d->done_arg);
 	}
@@ -606,7 +607,13 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		goto fail;
 	}
 	d->worker_started = 1;
-	schedule(d);   /* the first cycle, at once */
+	/* master/standby: the elected planes' ports open now, the first cycle waits for discovery */
+	if ((rc = dmn_ha_new(d, conf))) {
+		snprintf(err, errlen, "election: %s", strerror(-rc));
+		goto fail;
+	}
+	watch_mads(d);
+	schedule(d);   /* the first cycle, at once (unless discovery makes this plane a standby) */
 	*out = d;
 	return 0;
 fail:
@@ -632,6 +639,7 @@ void smd_dmn_free(struct smd_dmn *d)
 	}
 	dmn_sa_free_all(d);   /* on the loop, before the transports they use */
 	unwatch_mads(d);
+	dmn_ha_free(d);
 	sm_loop_remove(d->src_wake);
 	sm_loop_remove(d->src_interval);
 	sm_loop_remove(d->src_trap);

@@ -95,6 +95,18 @@ struct smd_dmn_plane {
 	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
 	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
 	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
+	/* metrics (daemon/cmd_metrics.c): every SMP transaction since the daemon started, light and
+	 * heavy parts, and M_Key as the plane's last full discovery saw it (mkey_seen 0: none yet) */
+	struct sm_txn_stats txn_total;
+	int mkey_seen;
+	uint32_t mkey_foreign;
+	uint64_t mkey_violations;
+	struct {                /* master/standby election (daemon/ha.c); elected 0: mock plane, always master */
+		uint8_t elected, state, priority, master_priority;   /* state: enum sm_sm_state */
+		uint16_t master_lid;
+		uint64_t master_guid;
+		unsigned long takeovers, handovers, refused, damped;
+	} role;
 };
 
 /*

@@ -79,6 +79,7 @@ struct smd_dmn {
 	struct sm_loop_src *src_mad[SM_MAX_PLANES];   /* idle planes' MAD fds; NULL: not watched */
 	void (*done_fn)(void *arg);  /* cfg.cycle_done */
 	void *done_arg;
+	struct dmn_ha *ha;           /* master/standby per plane (daemon/ha.c), the loop thread's */
 	char profile[4096];          /* traffic profile for the engines, "" none (d->mu); see daemon_profile.c */
 
 	/* each plane's SA (sa.c): made and freed on the loop's thread, worker idle; d->mu for readers */
@@ -99,5 +100,7 @@ void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);
+/* A cycle's part of a plane's metrics totals (cmd_metrics.c; under d->mu, from dmn_snapshot). */
+void dmn_metrics_cycle(struct smd_dmn_plane *sp, const struct sm_mp_plane *p);
 
 #endif

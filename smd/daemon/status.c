@@ -74,6 +74,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		}
 		/* per-plane totals for smctl metrics: every SMP of the cycle, light and heavy parts */
 		sp->smps_total += p->light.smps + (p->heavy ? p->sum.txn.sent : 0);
+		dmn_metrics_cycle(sp, p);
 		if (p->heavy) {
 			sp->lft_blocks_total += p->sum.lft_blocks_written;
 			sp->portinfo_sets_total += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
@@ -152,6 +153,21 @@ void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 		 (unsigned long long)st->sweeps);
 }
 
+/* A plane's master/standby role (daemon/ha.c): only for elected planes, so mock replies keep their shape. */
+static void dmn_role_fields(struct sm_json *j, const struct smd_dmn_plane *p)
+{
+	static const char *const names[] = { "notactive", "discovering", "standby", "master" };
+	char guid[24];
+
+	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)p->role.master_guid);
+	sm_json_str(j, "role", names[p->role.state & 3]);
+	sm_json_uint(j, "priority", p->role.priority);
+	sm_json_str(j, "master_guid", p->role.master_guid ? guid : NULL);
+	SM_JSON_UINTS(j, { "master_lid", p->role.master_lid }, { "master_priority", p->role.master_priority },
+		      { "takeovers", p->role.takeovers }, { "handovers", p->role.handovers },
+		      { "refused", p->role.refused }, { "damped", p->role.damped });
+}
+
 void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 {
 	uint64_t now = sm_mono_us();
@@ -190,6 +206,22 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	}
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
+	/* master/standby per elected plane (none on mock planes: their replies keep their shape) */
+	int elected = 0;
+	for (unsigned i = 0; i < st->n_planes; i++)
+		elected |= st->planes[i].role.elected;
+	if (elected) {
+		sm_json_arr_begin(j, "sm");
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			if (!st->planes[i].role.elected)
+				continue;
+			sm_json_obj_begin(j, NULL);
+			sm_json_uint(j, "plane", i);
+			dmn_role_fields(j, &st->planes[i]);
+			sm_json_obj_end(j);
+		}
+		sm_json_arr_end(j);
+	}
 	SM_JSON_UINTS(j, { "light_sweeps", st->light_sweeps }, { "heavy_sweeps", st->heavy_sweeps },
 		      { "escalations", st->escalations }, { "smps_total", st->smps_total },
 		      { "lft_blocks_written_total", st->lft_blocks_written_total },
@@ -284,6 +316,11 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_str(j, "light_change", p->light.why[0] ? p->light.why : NULL);
 		sm_json_uint(j, "lft_blocks_read", s->lft_blocks_read);
 		sm_json_uint(j, "lft_switches_trusted", s->lft_switches_trusted);
+		if (p->role.elected) {
+			sm_json_obj_begin(j, "sm");
+			dmn_role_fields(j, p);
+			sm_json_obj_end(j);
+		}
 		sm_json_obj_end(j);
 	}
 	sm_json_arr_end(j);

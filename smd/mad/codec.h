@@ -204,7 +204,7 @@ struct sm_port_info {
 	uint64_t gid_prefix;            /* subnet prefix */
 	uint16_t lid;
 	uint16_t master_sm_lid;
-	uint32_t cap_mask;
+	uint32_t cap_mask;             /* SM_CAP_IS_SM ... */
 	uint16_t diag_code;
 	uint16_t mkey_lease_period;
 	uint8_t local_port_num;
@@ -374,6 +374,7 @@ struct sm_notice {
 #define SM_TRAP144_SM_PRIORITY 0x0008
 #define SM_TRAP144_HIERARCHY_INFO 0x0010
 #define SM_TRAP144_CAP_MASK2 0x0020
+#define SM_CAP_IS_SM 0x00000002u   /* PortInfo.CapabilityMask.IsSM */
 int sm_notice_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_notice *n,
 		     struct sm_mad_err *err);
 /* Encodes `details`; for trap 128 and 144 lid_addr is written over the

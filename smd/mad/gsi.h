@@ -31,6 +31,8 @@
 struct sm_transport;
 
 #define SM_GSI_MAD_SIZE 256
+/* Shortest message a GSI send() accepts: the common MAD and RMPP headers (the kernel's minimum). */
+#define SM_GSI_MIN_MSG 36
 /* Largest message a GSI send() accepts (whole RMPP payloads, SA header included once per segment). */
 #define SM_GSI_MAX_MSG (64u << 20)
 
@@ -57,7 +59,12 @@ struct sm_gsi_ops {
 	size_t size;            /* sizeof(struct sm_gsi_ops) */
 	unsigned version;       /* SM_GSI_OPS_VERSION */
 	const char *name;
-	/* Send len bytes (>= 256; whole messages with SM_GSI_KERNEL_RMPP). 0, -EAGAIN/-ENOBUFS, -errno. */
+	/*
+	 * Send len bytes: SM_GSI_MIN_MSG..256 for one MAD (a shorter one is
+	 * padded on the wire; its length tells a receiver where the records end),
+	 * whole messages up to SM_GSI_MAX_MSG with SM_GSI_KERNEL_RMPP. 0,
+	 * -EAGAIN/-ENOBUFS, -errno.
+	 */
 	int (*send)(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to);
 	/*
 	 * Receive one MAD (or one reassembled message) without blocking into buf

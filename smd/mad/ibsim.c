@@ -262,9 +262,16 @@ static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, cons
 	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
 	int rc;
 
-	/* one MAD at a time: the SA segments RMPP itself (no SM_GSI_KERNEL_RMPP) */
-	if (len != SM_GSI_MAD_SIZE || !to)
+	/* one MAD at a time: the SA segments RMPP itself (no SM_GSI_KERNEL_RMPP); a short one is padded */
+	uint8_t pad[SM_GSI_MAD_SIZE];
+
+	if (len < SM_GSI_MIN_MSG || len > SM_GSI_MAD_SIZE || !to)
 		return -EINVAL;
+	if (len < SM_GSI_MAD_SIZE) {
+		memset(pad, 0, sizeof(pad));
+		memcpy(pad, mad, len);
+		mad = pad;
+	}
 	pthread_mutex_lock(&p->send_mu);
 	if (!(mad[3] & 0x80))
 		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);

@@ -3,8 +3,9 @@
  * DOC: umad transport
  *
  * Owns one libibumad port handle (umad_open_port) with two registered
- * agents: SMI directed route (0x81) and SMI LID routed (0x01, also
- * receiving unsolicited Trap and TrapRepress), the port's issm device held
+ * agents: SMI directed route (0x81) and SMI LID routed (0x01), both
+ * receiving SubnGet/SubnSet sent to us (SMInfo), the LID-routed one also
+ * unsolicited Trap and TrapRepress, the port's issm device held
  * open (IsSM capability: the port is an SM port; refused while another SM
  * holds it), plus one send and one receive buffer of umad_size() + 256
  * bytes.
@@ -228,7 +229,7 @@ static int umad_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const
 	ib_mad_addr_t *a;
 	int rc;
 
-	if (len < SM_GSI_MAD_SIZE || len > SM_GSI_MAX_MSG || !to)
+	if (len < SM_GSI_MIN_MSG || len > SM_GSI_MAX_MSG || !to)
 		return -EINVAL;
 	pthread_mutex_lock(&u->send_mu);
 	rc = grow(&u->sbuf, &u->sbuf_cap, len);
@@ -478,6 +479,12 @@ static int pick_port(const char *ca, unsigned port, char *ca_out, size_t ca_len,
 	return -ENODEV;
 }
 
+/* Method bit in a umad_register() mask (a little-endian bit string). */
+static void mask_set(long *mask, unsigned method)
+{
+	((uint8_t *)mask)[method / 8] |= (uint8_t)(1u << (method % 8));
+}
+
 int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char *err,
 		 size_t errlen)
 {
@@ -537,13 +544,17 @@ int sm_umad_open(const char *ca, unsigned port, struct sm_transport **out, char 
 		sm_errf(err, errlen, "umad: cannot open %s:%d: %s", ca_name, portnum, strerror(-rc));
 		goto fail;
 	}
-	/* DR class: only answers to our requests */
-	u->agent_dr = umad_register(u->portid, SM_CLASS_SMI_DR, 1, 0, NULL);
-	/* LID-routed class: answers plus unsolicited Trap and TrapRepress */
+	/*
+	 * Both SMI classes: answers to our requests plus SubnGet/SubnSet sent
+	 * to us (SMInfo from other SMs and tools, sm/sminfo.h); the LID-routed
+	 * class also unsolicited Trap and TrapRepress.
+	 */
 	memset(mask, 0, sizeof(mask));
-	((uint8_t *)mask)[SM_METHOD_TRAP / 8] |= (uint8_t)(1u << (SM_METHOD_TRAP % 8));
-	((uint8_t *)mask)[SM_METHOD_TRAP_REPRESS / 8] |=
-		(uint8_t)(1u << (SM_METHOD_TRAP_REPRESS % 8));
+	mask_set(mask, SM_METHOD_GET);
+	mask_set(mask, SM_METHOD_SET);
+	u->agent_dr = umad_register(u->portid, SM_CLASS_SMI_DR, 1, 0, mask);
+	mask_set(mask, SM_METHOD_TRAP);
+	mask_set(mask, SM_METHOD_TRAP_REPRESS);
 	u->agent_lid = umad_register(u->portid, SM_CLASS_SMI, 1, 0, mask);
 	if (u->agent_dr < 0 || u->agent_lid < 0) {
 		rc = u->agent_dr < 0 ? u->agent_dr : u->agent_lid;

@@ -121,7 +121,7 @@ static int mock_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const
 	struct mock_gsi *e = (struct mock_gsi *)g;
 	int rc;
 
-	if (len < SM_GSI_MAD_SIZE || len > SM_GSI_MAX_MSG || !to)
+	if (len < SM_GSI_MIN_MSG || len > SM_GSI_MAX_MSG || !to)
 		return -EINVAL;
 	pthread_mutex_lock(&e->mu);
 	rc = ring_push(&e->out, to->lid, mad, len);

@@ -72,6 +72,7 @@ struct sm_port {
 
 #define SM_PORT_F_EXT_SPEED 0x01 /* speed is an extended speed (FDR/EDR/HDR/NDR) */
 #define SM_PORT_F_FDR10 0x02     /* Mellanox FDR10 (speed holds the base QDR value 4) */
+#define SM_PORT_F_ISSM 0x04      /* PortInfo.CapabilityMask IsSM: an SM runs behind it (sweeps only) */
 
 struct sm_node {
 	uint64_t guid;

@@ -116,6 +116,12 @@ static bool sub_wants(const uint8_t *info, const uint8_t *notice)
 		return false;
 	if (want_prod != 0xFFFFFF && want_prod != prod)
 		return false;
+	/* a GID in the subscription asks for that port only (64/65 carry the port's GID in DataDetails) */
+	static const uint8_t zero[16];
+
+	if (memcmp(info, zero, 16) && generic && (trap == SM_TRAP_GID_IN || trap == SM_TRAP_GID_OUT) &&
+	    memcmp(info, notice + 16, 16))
+		return false;
 	/* the LID range names the issuer; the SM's own traps (64-67) are not filtered by it */
 	if (lid_lo != 0xFFFF && !(generic && trap >= SM_TRAP_GID_IN && trap <= SM_TRAP_MC_DELETE))
 		if (lid < lid_lo || lid > (lid_hi ? lid_hi : lid_lo))

@@ -21,7 +21,10 @@
  *    (from the same LID): else DENIED.
  *  - InformInfo (IBA 13.4.8.3, 15.2.5.12): Set subscribes (Subscribe 1) or
  *    unsubscribes (0) the requester's address; answered with the InformInfo
- *    (the QPN field set to the requester's QP on subscribe). Security traps
+ *    (the QPN field set to the requester's QP on subscribe). Matching a
+ *    Notice: IsGeneric, TrapNumber, Type, ProducerType (0xFFFF/0xFFFFFF:
+ *    any), the LID range on the issuer (not for the SM's own 64-67), a
+ *    non-zero GID on the port of a 64/65. Security traps
  *    (256-259) only for a trusted requester (C15-0.2-1.16). InformInfoRecord
  *    Get/GetTable lists them; the QPN is 0 unless trusted.
  *  - MCMemberRecord: answered from the group table, which the multicast

@@ -428,9 +428,13 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 		return set_status(ans, SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	if (!sm_pr_env_init(ctx, &e))
 		return set_status(ans, SM_SA_STATUS_BUSY);
-	/* a multicast DGID asks for a group's path: no group is known here yet */
-	if (sm_sa_cm(cm, SM_PR_CM_DGID) && q.dgid[0] == 0xFF)
+	/* a multicast DGID asks for a group's path (path_mcast.c) */
+	if (sm_sa_cm(cm, SM_PR_CM_DGID) && q.dgid[0] == 0xFF) {
+		int rc = sm_pr_mcast(ctx, &e, req, ans);
+		if (rc < 0)
+			return rc;
 		goto out;
+	}
 	if ((st = resolve_end(&e, cm, SM_PR_CM_SGID, SM_PR_CM_SLID, q.sgid, q.slid, true, &s, &none)) ||
 	    (st = resolve_end(&e, cm, SM_PR_CM_DGID, SM_PR_CM_DLID, q.dgid, q.dlid, false, &d, &none)))
 		return set_status(ans, st);

@@ -15,9 +15,29 @@
  *
  * Files: path_wire.c (both record layouts, rate and MTU codes), path.c
  * (the walk, one source/destination pair's records, PathRecord),
- * path_multi.c (MultiPathRecord). Cost: a Get is two hash or array
- * look-ups and two walks (forward, and back for Reversible): O(hops), no
- * allocation beyond the answer buffer, which the caller reuses.
+ * path_multi.c (MultiPathRecord), path_mcast.c (a PathRecord to a
+ * multicast group, from the SA's group table). Cost: a Get is two hash or
+ * array look-ups and two walks (forward, and back for Reversible):
+ * O(hops), no allocation beyond the answer buffer, which the caller reuses.
+ *
+ * Where the answers differ from OpenSM's (3.3.23, QoS off, default partition):
+ *   - a Get without SGID/SLID is from the requester's port; OpenSM takes
+ *     the first port, in GUID order, that has a path;
+ *   - an SGID/DGID of another subnet or of no port is INVALID_GID (Get and
+ *     GetTable); OpenSM computes that status but answers an empty list
+ *     (NO_RECORDS for a Get). An off-subnet DGID is never routed (no routers);
+ *   - a link's MTU is also bounded by NeighborMTU (smd does not set it;
+ *     OpenSM sets it from MTUCap and reads MTUCap only); the egress port of
+ *     a source switch counts too;
+ *   - only the default partition: a P_Key other than 0xFFFF/0x7FFF is no
+ *     path; SL is the requested one or 0 (no QoS levels, no partition SL,
+ *     no routing-engine SL); no Tavor MTU quirk, no max_rate option;
+ *   - MultiPathRecord: the RMPP Active flag is not required in the request,
+ *     every GID of a reassembled request is used (OpenSM: 11), the APM LID
+ *     hash takes the source port's LMC (OpenSM: the subnet's);
+ *   - records come in fabric (discovery) order, sources outer; OpenSM's are
+ *     in GUID order, destinations outer for a whole-plane GetTable;
+ *   - XDR (200 Gb/s lanes) has rate codes here; 8x/12x XDR answer 1200.
  *
  * Library rules: nothing logs; every request is untrusted.
  */

@@ -107,6 +107,10 @@ int sm_pr_emit(const struct sm_pr_env *e, const struct sm_pr_path *p, uint8_t pr
 int sm_pr_pair_paths(const struct sm_pr_env *e, const struct sm_pr_want *w, uint32_t s, uint32_t d, uint16_t slo,
 		     unsigned ns, uint16_t dlo, unsigned nd, unsigned limit, struct sm_sa_ans *ans, bool *stop);
 
+/* A PathRecord request with a multicast DGID (checked by the caller): the group's record, if any (path_mcast.c). */
+int sm_pr_mcast(const struct sm_sa_ctx *ctx, const struct sm_pr_env *e, const struct sm_sa_req *req,
+		struct sm_sa_ans *ans);
+
 /* The LID range of a port: base and 2^LMC. */
 static inline void sm_pr_lids(const struct sm_pr_env *e, uint32_t port, uint16_t *lo, unsigned *n)
 {

@@ -151,6 +151,8 @@ enum sm_rmpp_act sm_rmpp_send_input(struct sm_rmpp_send *s, const struct sm_sa_h
 	s->last_ack = seg;
 	if (nwl > s->nseg)
 		nwl = s->nseg;
+	if (nwl - seg > SM_RMPP_MAX_WINDOW)
+		nwl = seg + SM_RMPP_MAX_WINDOW;   /* a huge window would send a whole answer in one go */
 	if (nwl > s->win_last)
 		s->win_last = nwl;
 	if (s->next <= seg)
@@ -302,7 +304,7 @@ uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t 
 	struct sm_sa_hdr h = *hdr;
 	uint8_t *m;
 
-	*mlen = SM_SA_HDR_SIZE + (len < SM_SA_DATA_SIZE ? SM_SA_DATA_SIZE : len);
+	*mlen = SM_SA_HDR_SIZE + len;
 	m = calloc(1, *mlen);
 	if (!m)
 		return NULL;

@@ -41,6 +41,7 @@
 #define SM_RMPP_SEG_PAYLOAD 220          /* SA part of the header (20) + 200 bytes of data */
 #define SM_RMPP_SA_HDR_PART (SM_SA_HDR_SIZE - 36)
 #define SM_RMPP_RESP_TIME_NONE 0x1F      /* RRespTime: no time given */
+#define SM_RMPP_MAX_WINDOW 64            /* segments sent ahead of the last ACK, whatever the receiver grants */
 #define SM_RMPP_MAX_WAIT_US 8000000u     /* an ACK's RRespTime above 21 (8.6 s) counts as this */
 
 /* RMPP status (IBA table 183) */
@@ -159,8 +160,10 @@ void sm_rmpp_recv_free(struct sm_rmpp_recv *r);   /* frees buf; r itself is the 
 /*
  * The whole message for a transport that segments itself (the kernel,
  * SM_GSI_KERNEL_RMPP): hdr with the RMPP header marked active (DATA), then
- * the len bytes of records (at least one MAD's worth, zero-padded); its
- * size in *mlen. malloc'ed; NULL on ENOMEM.
+ * the len bytes of records, exactly (56 + len bytes, not padded to a MAD:
+ * the kernel pads the last segment, and the receiver counts records from
+ * the message length, as OpenSM sends them: saquery under umad2sim showed
+ * padding as extra records); its size in *mlen. malloc'ed; NULL on ENOMEM.
  */
 uint8_t *sm_rmpp_whole(const struct sm_sa_hdr *hdr, const uint8_t *data, size_t len, size_t *mlen);
 

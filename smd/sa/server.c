@@ -49,8 +49,10 @@
 #define MAX_RECVS 16
 #define MAX_RECV_LEN 16384
 #define RECV_WINDOW 16
+#define MAX_RECORDS (1u << 20)     /* per answer: 64 MB of PathRecords, a handler stops there (NO_RESOURCES) */
 #define RECV_IDLE_US 2000000u
 #define MAX_RETRY_Q 512            /* sends waiting after -EAGAIN */
+#define MAX_RETRY_BYTES (64u << 20)
 #define RETRY_US 1000u
 #define MAX_REPORTS 1024
 #define MAX_NOTICES 64
@@ -121,6 +123,7 @@ struct sm_sa {
 	struct rxfer recvs[MAX_RECVS];
 	struct retry retryq[MAX_RETRY_Q];
 	unsigned retry_head, retry_n;
+	size_t retry_bytes;
 	struct report reports[MAX_REPORTS];
 	uint64_t report_tid;
 	uint64_t *guids;               /* port GUIDs in service in snap, sorted */
@@ -192,7 +195,7 @@ static void send_mad(struct sm_sa *sa, const uint8_t *mad, size_t len, const str
 			sa->st.dropped++;
 		return;
 	}
-	if (sa->retry_n == MAX_RETRY_Q) {
+	if (sa->retry_n == MAX_RETRY_Q || sa->retry_bytes + len > MAX_RETRY_BYTES) {
 		sa->st.dropped++;
 		return;
 	}
@@ -207,6 +210,7 @@ static void send_mad(struct sm_sa *sa, const uint8_t *mad, size_t len, const str
 	r->len = len;
 	r->to = *to;
 	sa->retry_n++;
+	sa->retry_bytes += len;
 	sa->st.send_retried++;
 	uint64_t due = sm_mono_us() + RETRY_US, cur = sa->timer ? sm_loop_timer_due(sa->timer) : 0;
 
@@ -226,6 +230,7 @@ static void flush_retries(struct sm_sa *sa)
 			sa->st.dropped++;
 		free(r->mad);
 		r->mad = NULL;
+		sa->retry_bytes -= r->len;
 		sa->retry_head = (sa->retry_head + 1) % MAX_RETRY_Q;
 		sa->retry_n--;
 	}
@@ -302,7 +307,8 @@ static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm
 	uint64_t now = sm_mono_us();
 	struct xfer *x = NULL;
 
-	if ((!table && len > SM_SA_DATA_SIZE) || (segmented && len > SM_SA_DATA_SIZE && !(x = xfer_slot(sa, req, len)))) {
+	if ((!table && len > SM_SA_DATA_SIZE) || len > SM_GSI_MAX_MSG - SM_SA_HDR_SIZE ||
+	    (segmented && len > SM_SA_DATA_SIZE && !(x = xfer_slot(sa, req, len)))) {
 		/* no room to send it (a Get's one record always fits: records are at most 200 bytes) */
 		struct sm_sa_ans none = { .status = SM_SA_STATUS_NO_RESOURCES };
 
@@ -341,7 +347,8 @@ static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm
 
 		sm_rmpp_send_init(&one, &h, ans->buf, len, 1, 0);
 		sm_rmpp_send_next(&one, now, mad);
-		send_mad(sa, mad, sizeof(mad), &req->from);
+		/* as long as its records, as OpenSM sends it: a receiver counts records from the length */
+		send_mad(sa, mad, SM_SA_HDR_SIZE + len, &req->from);
 		return;
 	}
 	x->used = true;
@@ -364,6 +371,7 @@ static void answer(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *d
 	struct sm_sa_ctx ctx = { .snap = sa->snap, .self = &sa->self, .dyn = sa->dyn, .now_us = sm_mono_us() };
 
 	req.trusted = sa->self.sm_key && h->sm_key == sa->self.sm_key;
+	sa->ans.max_records = MAX_RECORDS;
 	count_attr(sa, h->attr_id);
 	if (sm_sa_query(&ctx, &req, &sa->ans) < 0) {
 		sa->ans.status = SM_SA_STATUS_NO_RESOURCES;
@@ -568,9 +576,7 @@ static void on_mad(struct sm_sa *sa, const uint8_t *mad, size_t len, const struc
 				sa->st.dropped++;   /* e.g. the ACK of a one-segment answer */
 			return;
 		}
-		enum sm_rmpp_act a = sm_rmpp_send_input(&x->st, &h, sm_mono_us());
-
-		(void)a;
+		sm_rmpp_send_input(&x->st, &h, sm_mono_us());
 		xfer_pump(sa, x, sm_mono_us());
 		rearm(sa);
 		return;

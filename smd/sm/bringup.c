@@ -53,7 +53,8 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 	struct sm_smp resp;
 	struct sm_sminfo_self self = {
 		.guid = c->t->info.port_guid, .sm_key = c->cfg->keys ? c->cfg->keys->sm_key : 0,
-		.state = SM_SMSTATE_DISCOVERING,
+		.state = c->cfg->sminfo_state ? c->cfg->sminfo_state : SM_SMSTATE_DISCOVERING,
+		.priority = c->cfg->sminfo_priority,
 	};
 	/* SMInfo asked of us while we sweep (smd/sm/sminfo.h) */
 	if (sm_sminfo_answer(smp, &self, &resp) == 1) {

@@ -132,6 +132,7 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
 	if (rc)
 		snprintf(err, errlen, "light sweep failed: %s", strerror(-rc));
 	ls->smps = sm_txn_stats(txn)->sent;
+	ls->txn = *sm_txn_stats(txn);
 out:
 	sm_txn_free(txn);
 	free(reqs);

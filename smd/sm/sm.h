@@ -125,6 +125,14 @@ struct sm_cfg {
 	 * (and M_Key fields are not compared). Not owned.
 	 */
 	const struct sm_keys *keys;
+	/*
+	 * What SMInfo asked of us during the sweep says (sm/sminfo.h): a daemon
+	 * sweeps only as master, and a standby polling it must not read
+	 * DISCOVERING then (it would take over during a long sweep). 0: the
+	 * default, DISCOVERING, priority 0.
+	 */
+	uint8_t sminfo_state;
+	uint8_t sminfo_priority;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -232,6 +240,7 @@ struct sm_light_summary {
 	uint64_t smps;               /* SMPs sent (retries included) */
 	double seconds;
 	char why[192];               /* first change seen, "" none */
+	struct sm_txn_stats txn;     /* its SMP counters (retries, timeouts...; smd metrics) */
 };
 int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
 		   struct sm_light_summary *ls, char *err, size_t errlen);

@@ -287,6 +287,11 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	pt->state = pi.port_state;
 	pt->phys_state = pi.phys_state;
 	pt->width = pi.link_width_active;
+	/* another SM's port: the daemon's election asks it for SMInfo (daemon/ha.c) */
+	if (pi.cap_mask & SM_CAP_IS_SM)
+		pt->flags |= SM_PORT_F_ISSM;
+	else
+		pt->flags &= (uint8_t)~SM_PORT_F_ISSM;
 	if (pi.link_speed_ext_active) {
 		pt->speed = pi.link_speed_ext_active;
 		pt->flags |= SM_PORT_F_EXT_SPEED;

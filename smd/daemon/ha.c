@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: master/standby roles of the daemon's planes (see ha.h)
+ *
+ * One election (sm/election.h) per plane whose transport is a real or
+ * simulated port (umad, ibsim); mock planes are always master. Owned by
+ * the loop's thread; a MAD is sent only while the worker does not own
+ * the transports (in_worker 0), i.e. always in standby, where no cycle
+ * runs.
+ *
+ * Discovery: before the first cycle the plane's port is opened; when it
+ * is already configured (its PortInfo names an SM LID other than its
+ * own), that SM is asked for SMInfo; its answer, or our timer, ends
+ * discovery. Standby: no cycle runs (schedule() asks dmn_ha_may_cycle);
+ * the master is polled on a loop timer (sm_elect_tick). Takeover: a heavy
+ * cycle, which keeps the LIDs it reads and writes only what differs.
+ * Master: an SM that polls us by LID, or sends trap 144, is asked for
+ * its SMInfo (at most once per SM_HA_PROBE_GAP_US per LID); a better one
+ * gets a HANDOVER, and once it accepts we stand by.
+ *
+ * Our requests carry TIDs 0x5e1f0000 | seq in their low 32 bits (the
+ * kernel owns the high 32 bits under umad); answers are matched on them.
+ */
+#include "daemon/ha.h"
+#include "daemon/daemon_priv.h"
+#include "lib/clock.h"
+#include "lib/loop.h"
+#include "mock/open.h"
+#include "mad/codec.h"
+#include "mad/transport.h"
+#include "sm/election.h"
+#include "sm/sminfo.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SM_HA_PROBE_GAP_US 2000000u
+#define SM_HA_TID 0x5e1f0000u         /* polls, handover, acknowledge */
+#define SM_HA_TID_PROBE 0x5e1e0000u   /* "who are you": discovery, trap 144, IsSM ports */
+#define SM_HA_TID_MASK 0xFFFF0000u
+
+struct ha_plane {
+	struct smd_dmn *d;
+	unsigned i;
+	bool on;
+	struct sm_elect el;
+	struct sm_loop_src *timer;
+	uint32_t poll_tid, ho_tid;
+	uint64_t disc_deadline_us;   /* DISCOVERING: discovery ends then at the latest */
+	uint16_t probe_lid;
+	uint64_t probe_us;
+	/* a trap 144 may come before its SM answers SMInfo: asked again a few times */
+	uint16_t reprobe_lid;
+	unsigned reprobe_left;
+	uint64_t reprobe_us;
+};
+
+struct dmn_ha {
+	struct ha_plane p[SM_MAX_PLANES];
+	uint32_t seq;
+};
+
+static void ha_note(struct ha_plane *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ha_note(struct ha_plane *h, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!h->d->note)
+		return;
+	int n = snprintf(msg, sizeof(msg), "plane %u: election: ", h->i);
+	va_start(ap, fmt);
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	h->d->note(h->d->note_arg, msg);
+}
+
+static struct sm_transport *ha_t(struct ha_plane *h)
+{
+	return h->d->planes[h->i].t;
+}
+
+static void self_of(struct ha_plane *h, uint64_t sweeps, struct sm_sminfo_self *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->guid = h->el.cfg.guid;
+	s->sm_key = h->d->keys.sm_key;
+	s->act_count = (uint32_t)sweeps;
+	s->priority = h->el.cfg.priority;
+	s->state = h->el.state;
+	s->mkey_auth = 1;   /* as OpenSM: the key to an asker our M_Key authenticates (sm/sminfo.h) */
+	s->mkey = h->d->keys.mkey;
+}
+
+/* Send an SMInfo request to lid; returns its TID's low 32 bits (0: not sent). */
+static uint32_t ha_send_tid(struct ha_plane *h, uint32_t prefix, uint8_t method, uint32_t mod, uint16_t lid,
+			    uint8_t state)
+{
+	struct sm_transport *t = ha_t(h);
+	struct sm_sminfo_self self;
+	struct sm_smp req;
+	uint8_t out[SM_MAD_SIZE];
+	int busy;
+
+	pthread_mutex_lock(&h->d->mu);
+	busy = h->d->in_worker;
+	uint64_t sweeps = h->d->st.sweeps;
+	pthread_mutex_unlock(&h->d->mu);
+	if (busy || !t || !lid)
+		return 0;
+	struct dmn_ha *ha = h->d->ha;
+	uint32_t tid = prefix | (++ha->seq & 0xFFFFu);
+	self_of(h, sweeps, &self);
+	self.state = state;
+	sm_sminfo_request(&req, method, mod, &self, tid);
+	if (sm_smp_encode(&req, out) || sm_transport_send(t, out, SM_MAD_SIZE, lid, 200))
+		return 0;
+	return tid;
+}
+
+static uint32_t ha_send(struct ha_plane *h, uint8_t method, uint32_t mod, uint16_t lid, uint8_t state)
+{
+	return ha_send_tid(h, SM_HA_TID, method, mod, lid, state);
+}
+
+static void arm(struct ha_plane *h)
+{
+	uint64_t next = 0;
+
+	if (h->el.state == SM_SMSTATE_DISCOVERING)
+		next = h->disc_deadline_us;
+	else
+		(void)sm_elect_tick(&h->el, sm_mono_us(), &next);
+	if (h->reprobe_left && (!next || h->reprobe_us < next))
+		next = h->reprobe_us;
+	sm_loop_timer_set(h->timer, next);
+}
+
+/* The role as status shows it (d->st, under mu). */
+static void publish(struct ha_plane *h)
+{
+	struct dmn_ha_role r;
+
+	dmn_ha_role(h->d, h->i, &r);
+	pthread_mutex_lock(&h->d->mu);
+	struct smd_dmn_plane *sp = &h->d->st.planes[h->i];
+	sp->role.elected = r.elected;
+	sp->role.state = r.state;
+	sp->role.priority = r.priority;
+	sp->role.master_priority = r.master_priority;
+	sp->role.master_lid = r.master_lid;
+	sp->role.master_guid = r.master_guid;
+	sp->role.takeovers = h->el.takeovers;
+	sp->role.handovers = h->el.handovers;
+	sp->role.refused = h->el.refused_key + h->el.refused_guid + h->el.refused_illegal;
+	sp->role.damped = h->el.damped;
+	pthread_mutex_unlock(&h->d->mu);
+}
+
+/* Do what the election said. */
+static void apply(struct ha_plane *h, int act)
+{
+	struct smd_dmn *d = h->d;
+
+	switch (act) {
+	case SM_EL_POLL:
+		h->poll_tid = ha_send(h, SM_METHOD_GET, 0, h->el.master.lid, h->el.state);
+		break;
+	case SM_EL_HANDOVER:
+		ha_note(h, "%s", h->el.why);
+		h->ho_tid = ha_send(h, SM_METHOD_SET, SM_SMINFO_HANDOVER, h->el.handover.lid, SM_SMSTATE_MASTER);
+		break;
+	case SM_EL_ACK:
+		/* the old master stands by once it has our answer; ACKNOWLEDGE as the standby we were */
+		(void)ha_send(h, SM_METHOD_SET, SM_SMINFO_ACKNOWLEDGE, h->el.ack_lid, SM_SMSTATE_STANDBY);
+		/* fall through */
+	case SM_EL_TAKEOVER:
+		ha_note(h, "%s", h->el.why);
+		(void)smd_dmn_request_sweep_kind(d, SMD_SWEEP_HEAVY);
+		break;
+	case SM_EL_STANDBY:
+		ha_note(h, "%s", h->el.why);
+		pthread_mutex_lock(&d->mu);
+		d->next_due_us = d->trap_due_us = 0;   /* a standby programs nothing */
+		pthread_mutex_unlock(&d->mu);
+		break;
+	default:
+		break;
+	}
+	arm(h);
+	publish(h);
+}
+
+static void end_discovery(struct ha_plane *h)
+{
+	h->disc_deadline_us = 0;
+	apply(h, sm_elect_discovered(&h->el, sm_mono_us()));
+}
+
+static void on_timer(struct sm_loop_src *s, void *arg)
+{
+	struct ha_plane *h = arg;
+	uint64_t now = sm_mono_us();
+
+	(void)s;
+	if (h->reprobe_left && now >= h->reprobe_us) {
+		h->reprobe_left--;
+		h->reprobe_us = now + 500000u;
+		if (h->el.state == SM_SMSTATE_MASTER)
+			(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, h->reprobe_lid, h->el.state);
+	}
+	if (h->el.state == SM_SMSTATE_DISCOVERING) {
+		if (h->disc_deadline_us && now >= h->disc_deadline_us)
+			end_discovery(h);
+		else
+			arm(h);
+		return;
+	}
+	uint8_t before = h->el.state;
+	int act = sm_elect_tick(&h->el, now, NULL);
+	if (act == SM_EL_NONE && h->el.state == before && h->el.why[0] && before == SM_SMSTATE_MASTER &&
+	    !h->el.handover.guid && h->ho_tid) {
+		ha_note(h, "%s", h->el.why);   /* the HANDOVER went unanswered */
+		h->ho_tid = 0;
+	}
+	apply(h, act);
+}
+
+/* Ask lid for its SMInfo (discovery, or a master learning of another SM). */
+static void probe(struct ha_plane *h, uint16_t lid)
+{
+	uint64_t now = sm_mono_us();
+
+	if (!lid || (lid == h->probe_lid && now - h->probe_us < SM_HA_PROBE_GAP_US))
+		return;
+	h->probe_lid = lid;
+	h->probe_us = now;
+	(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, lid, h->el.state);
+}
+
+static void refused(struct ha_plane *h, int rc)
+{
+	if (rc < 0) {
+		ha_note(h, "refused: %s", h->el.why);
+		publish(h);
+	}
+}
+
+/* An SMInfo answer to one of our requests. */
+static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm_mad_addr *from)
+{
+	uint32_t tid = (uint32_t)smp->tid;
+	struct sm_sm_info si;
+	struct sm_elect_peer p;
+	uint64_t now = sm_mono_us();
+	int ok = !smp->status && !sm_sm_info_decode(smp->data, &si, NULL);
+	int act;
+
+	if (ok) {
+		memset(&p, 0, sizeof(p));
+		p.guid = si.guid;
+		p.sm_key = si.sm_key;
+		p.act_count = si.act_count;
+		p.priority = si.priority;
+		p.state = si.state;
+		p.lid = from->slid;
+	}
+	if (tid == h->poll_tid) {
+		h->poll_tid = 0;
+		if (ok && !p.lid)
+			p.lid = h->el.master.lid;
+		uint8_t before = h->el.state;
+		act = sm_elect_poll_result(&h->el, ok ? &p : NULL, smp->status, now);
+		if (act == SM_EL_NONE && h->el.state == before && ok && h->el.misses)
+			refused(h, -1);
+		apply(h, act);
+	} else if (tid == h->ho_tid) {
+		h->ho_tid = 0;
+		act = sm_elect_handover_result(&h->el, smp->status, now);
+		if (act == SM_EL_NONE)
+			ha_note(h, "%s", h->el.why);
+		apply(h, act);
+	} else if ((tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE) {
+		if (!ok) {
+			if (h->el.state == SM_SMSTATE_DISCOVERING)
+				end_discovery(h);
+			return;
+		}
+		if (!p.lid)
+			p.lid = h->probe_lid;
+		if (p.lid == h->reprobe_lid)
+			h->reprobe_left = 0;   /* it answers now */
+		act = sm_elect_peer_seen(&h->el, &p, now);
+		refused(h, act);
+		if (h->el.split) {
+			ha_note(h, "%s", h->el.why);
+			h->el.split = false;
+		}
+		if (h->el.state == SM_SMSTATE_DISCOVERING)
+			end_discovery(h);
+		else if (act > 0)
+			apply(h, act);
+	}
+}
+
+int dmn_ha_mad(struct smd_dmn *d, unsigned plane, const struct sm_smp *smp, const struct sm_mad_addr *from,
+	       uint64_t sweeps)
+{
+	struct ha_plane *h;
+	struct sm_transport *t;
+	struct sm_sminfo_self self;
+	struct sm_smp rep;
+	uint8_t out[SM_MAD_SIZE];
+	int act;
+
+	if (plane >= SM_MAX_PLANES)
+		return 0;
+	h = d->ha ? &d->ha->p[plane] : NULL;
+	t = d->planes[plane].t;
+	if (!h || !h->on) {
+		/* not elected: master once a cycle has brought the plane up (as before issue 15) */
+		memset(&self, 0, sizeof(self));
+		self.guid = t->info.port_guid;
+		self.sm_key = d->keys.sm_key;
+		self.act_count = (uint32_t)sweeps;
+		self.state = sweeps && !d->planes[plane].rc ? SM_SMSTATE_MASTER : SM_SMSTATE_DISCOVERING;
+		if (sm_sminfo_answer(smp, &self, &rep) != 1)
+			return 0;
+		if (!sm_smp_encode(&rep, out))
+			(void)sm_transport_send(t, out, SM_MAD_SIZE, smp->mgmt_class == SM_CLASS_SMI_DR ?
+						SM_PERMISSIVE_LID : from->slid, 0);
+		return 1;
+	}
+	if (smp->attr_id == SM_ATTR_SM_INFO && smp->method == SM_METHOD_GET_RESP &&
+	    (((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID ||
+	     ((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE)) {
+		answer(h, smp, from);
+		return 1;
+	}
+	if (smp->method == SM_METHOD_TRAP) {
+		/* trap 144 (an SM's priority or capability changed): who is it? */
+		if (h->el.state == SM_SMSTATE_MASTER && from->slid) {
+			probe(h, from->slid);
+			h->reprobe_lid = from->slid;
+			h->reprobe_left = 4;
+			h->reprobe_us = sm_mono_us() + 500000u;
+			arm(h);
+		}
+		return 0;   /* the caller represses it */
+	}
+	self_of(h, sweeps, &self);
+	uint16_t slid = smp->mgmt_class == SM_CLASS_SMI_DR ? 0 : from->slid;
+	if (sm_sminfo_handle(smp, &self, &h->el, slid, sm_mono_us(), &rep, &act) != 1)
+		return 0;
+	if (!sm_smp_encode(&rep, out))
+		(void)sm_transport_send(t, out, SM_MAD_SIZE, smp->mgmt_class == SM_CLASS_SMI_DR ?
+					SM_PERMISSIVE_LID : from->slid, 0);
+	if (smp->method == SM_METHOD_SET) {
+		if (act < 0)
+			refused(h, act);
+		else
+			apply(h, act);
+	} else if (h->el.state == SM_SMSTATE_MASTER && slid) {
+		probe(h, slid);   /* an SM polling us: is it better than us? */
+	}
+	return 1;
+}
+
+int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf)
+{
+	struct dmn_ha *ha = calloc(1, sizeof(*ha));
+	uint64_t now = sm_mono_us();
+	int rc;
+
+	if (!ha)
+		return -ENOMEM;
+	d->ha = ha;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct ha_plane *h = &ha->p[i];
+		struct sm_mp_plane *p = &d->planes[i];
+		char err[256];
+
+		h->d = d;
+		h->i = i;
+		if (strncmp(p->name, "umad", 4) && strncmp(p->name, "ibsim", 5))
+			continue;   /* mock and test backends: always master */
+		if (!p->t && !sm_transport_open_spec(p->name, sm_backends, &d->ports[i], err, sizeof(err)))
+			p->t = d->ports[i].t;
+		if (!p->t)
+			continue;   /* the cycle reports why; the plane is not elected */
+		(void)sm_transport_refresh(p->t);
+		if ((rc = sm_loop_timer_add(d->loop, on_timer, h, &h->timer)))
+			return rc;
+		struct sm_elect_cfg ec = {
+			.guid = p->t->info.port_guid, .sm_key = d->keys.sm_key,
+			.priority = (uint8_t)conf->sm_priority, .poll_ms = conf->sm_poll_interval_ms,
+			.poll_timeout_ms = conf->sm_poll_interval_ms < 200 ? conf->sm_poll_interval_ms : 200,
+			.retries = conf->sm_poll_retries,
+		};
+		sm_elect_init(&h->el, &ec);
+		h->on = true;
+		const struct sm_transport_info *ti = &p->t->info;
+		if (ti->sm_lid && ti->sm_lid != ti->lid && ti->state >= 2) {
+			/* configured by another SM: ask it first */
+			h->disc_deadline_us = now + (uint64_t)ec.poll_timeout_ms * ec.retries * 1000u;
+			probe(h, ti->sm_lid);
+			ha_note(h, "port configured by the SM at LID %u: asking it for SMInfo", ti->sm_lid);
+			arm(h);
+		} else {
+			end_discovery(h);
+		}
+	}
+	return 0;
+}
+
+void dmn_ha_cycle_done(struct smd_dmn *d)
+{
+	if (!d->ha)
+		return;
+	for (unsigned i = 0; i < d->n; i++) {
+		struct ha_plane *h = &d->ha->p[i];
+		const struct sm_snapshot *snap = d->cap[i];
+		unsigned n = 0;
+
+		if (h->on)
+			publish(h);   /* our LID may be new */
+		if (!h->on || h->el.state != SM_SMSTATE_MASTER || !snap)
+			continue;
+		/* other SMs' ports the sweep saw (IsSM): are they better than us? at most 16 a cycle */
+		for (uint32_t k = 0; k < snap->fabric->n_ports && n < 16; k++) {
+			const struct sm_port *pt = &snap->fabric->ports[k];
+			if (!(pt->flags & SM_PORT_F_ISSM) || !pt->lid || pt->guid == h->el.cfg.guid ||
+			    snap->fabric->nodes[pt->node].type == SM_NODE_SWITCH)
+				continue;
+			(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, pt->lid, h->el.state);
+			n++;
+		}
+	}
+}
+
+void dmn_ha_free(struct smd_dmn *d)
+{
+	if (!d->ha)
+		return;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+		sm_loop_remove(d->ha->p[i].timer);
+	free(d->ha);
+	d->ha = NULL;
+}
+
+bool dmn_ha_may_cycle(const struct smd_dmn *d)
+{
+	if (!d->ha)
+		return true;
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->ha->p[i].on && d->ha->p[i].el.state != SM_SMSTATE_MASTER)
+			return false;
+	return true;
+}
+
+void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r)
+{
+	const struct ha_plane *h = d->ha && plane < SM_MAX_PLANES ? &d->ha->p[plane] : NULL;
+
+	memset(r, 0, sizeof(*r));
+	r->state = SM_SMSTATE_MASTER;
+	if (!h || !h->on)
+		return;
+	r->elected = true;
+	r->state = h->el.state;
+	r->priority = h->el.cfg.priority;
+	r->master_guid = h->el.state == SM_SMSTATE_MASTER ? h->el.cfg.guid : h->el.master.guid;
+	/* our LID: as the last cycle assigned it (the port had none before), else the port's */
+	const struct sm_snapshot *snap = h->d->cap[h->i];
+	const struct sm_transport *t = h->d->planes[h->i].t;   /* NULL after a failed cycle */
+	uint16_t own = snap && snap->sm_lid ? snap->sm_lid : t ? t->info.lid : 0;
+	r->master_lid = h->el.state == SM_SMSTATE_MASTER ? own : h->el.master.lid;
+	r->master_priority = h->el.state == SM_SMSTATE_MASTER ? h->el.cfg.priority : h->el.master.priority;
+}
