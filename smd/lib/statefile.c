@@ -181,13 +181,17 @@ int sm_state_write(const char *path, const void *data, size_t len, mode_t mode, 
 uint32_t sm_state_crc32(const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	uint32_t c = 0xffffffffu;
+	uint32_t c = 0xffffffffu, tab[256];
 
-	while (len--) {
-		c ^= *p++;
+	/* the byte table costs 2k steps: cheaper than keeping global state for a file-sized input */
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t v = i;
 		for (int k = 0; k < 8; k++)
-			c = (c >> 1) ^ (0xedb88320u & -(c & 1));
+			v = (v >> 1) ^ (0xedb88320u & -(v & 1));
+		tab[i] = v;
 	}
+	while (len--)
+		c = tab[(c ^ *p++) & 0xff] ^ (c >> 8);
 	return ~c;
 }
 
