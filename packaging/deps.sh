@@ -1,8 +1,9 @@
 #!/bin/sh
 # The Debian 12 packages smd needs, and the helpers of packaging/bootstrap,
-# packaging/check and packaging/fresh-root (which source this file). Each
-# list is complete on a `debootstrap --variant=minbase bookworm` root, which
-# packaging/fresh-root proves. Installing needs root (or sudo).
+# packaging/check, packaging/fresh-root and packaging/live-systemd (which
+# source this file). Each list is complete on a `debootstrap
+# --variant=minbase bookworm` root, which packaging/fresh-root proves.
+# Installing needs root (or sudo).
 #
 # Running smd: nothing beyond the libraries the build packages pull in (the
 # unit's ExecReload is smctl reload; it was /bin/kill, of procps, before).
@@ -20,9 +21,10 @@ libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev libmicrohttpd-dev"
 # valgrind; python3 (tests that parse JSON); mandoc, groff-base:
 # tests/man_lint.sh; systemd: systemd-analyze (tests/unit_check.sh);
 # debhelper, dpkg-dev, fakeroot: the Debian package (packaging/deb);
-# clang, libclang-rt-14-dev: libFuzzer for make fuzz and fuzz/quick.sh.
+# clang, libclang-rt-14-dev: libFuzzer for make fuzz and fuzz/quick.sh;
+# systemd-container: systemd-nspawn (packaging/live-systemd).
 SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 mandoc groff-base systemd \
-debhelper dpkg-dev fakeroot clang libclang-rt-14-dev"
+debhelper dpkg-dev fakeroot clang libclang-rt-14-dev systemd-container"
 
 # smd_fail MESSAGE: print why this script stops, then fail (return 1).
 smd_fail() {
@@ -103,4 +105,67 @@ smd_build() {
 		(cd "$dir" && "$top/configure" "$@") || { smd_fail "configure failed in $dir (see $dir/config.log)"; return 1; }
 	fi
 	make -C "$dir" -j"$(nproc)" || { smd_fail "make failed in $dir"; return 1; }
+}
+
+# smd_mirror: the Debian mirror this machine's apt uses (the first URIs of
+# the deb822 sources, else the first deb line, security excluded), else
+# deb.debian.org.
+smd_mirror() {
+	m=""
+	[ ! -f /etc/apt/sources.list.d/debian.sources ] ||
+		m=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources | grep -v security | head -n 1)
+	[ -n "$m" ] || [ ! -f /etc/apt/sources.list ] ||
+		m=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' /etc/apt/sources.list | grep -v security | head -n 1)
+	m=${m:-http://deb.debian.org/debian}
+	echo "${m%/}"
+}
+
+# smd_debootstrap ROOT WORKDIR [debootstrap option...]: a Debian 12 minbase
+# root in ROOT from smd_mirror (packaging/fresh-root, packaging/live-systemd),
+# logs in WORKDIR. Installs debootstrap when missing. Returns 1 with the
+# reason in smd_skip_reason when this machine cannot (no debootstrap, mirror
+# unreachable, debootstrap failed or over 20 minutes): the callers skip then.
+# The cache: a root debootstrap made is kept as a tar file in
+# SMD_ROOT_CACHE (default /var/cache/smd-roots; "none": no cache), one per
+# mirror and option list, and unpacked instead of a new debootstrap while it
+# is under 7 days old (debootstrap takes 30 s on an idle machine, 2-2.5
+# minutes on a loaded one; unpacking 2 s). Older files are removed;
+# `rm -rf /var/cache/smd-roots` empties it.
+smd_debootstrap() {
+	root=$1 wd=$2
+	shift 2
+	smd_skip_reason=""
+	mirror=$(smd_mirror)
+	cache=${SMD_ROOT_CACHE:-/var/cache/smd-roots}
+	tarball=""
+	if [ "$cache" != none ]; then
+		tarball="$cache/bookworm-minbase-$(echo "$mirror $*" | md5sum | cut -c1-12).tar"
+		# expired roots (any mirror or options) and pieces a killed run left
+		find "$cache" -maxdepth 1 -name 'bookworm-minbase-*' -mtime +7 -delete 2>/dev/null
+		if [ -n "$(find "$tarball" -mtime -7 2>/dev/null)" ]; then
+			mkdir -p "$root" && timeout 600 tar -C "$root" --numeric-owner --xattrs -xpf "$tarball" &&
+				{ echo "   (unpacked from the cache $tarball)"; return 0; }
+			rm -rf "$root" "$tarball"
+		fi
+	fi
+	if ! command -v debootstrap >/dev/null 2>&1; then
+		echo "Installing debootstrap"
+		timeout 600 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap \
+			</dev/null >"$wd/debootstrap-install.log" 2>&1 || {
+			smd_skip_reason="debootstrap is not installed and apt-get install debootstrap failed: $(tail -n 2 "$wd/debootstrap-install.log")"
+			return 1
+		}
+	fi
+	# reachable? One small file, bounded: a mirror that does not answer is a skip
+	timeout 60 /usr/lib/apt/apt-helper download-file "$mirror/dists/bookworm/Release" "$wd/Release" \
+		>"$wd/probe.log" 2>&1 || { smd_skip_reason="mirror $mirror unreachable: $(tail -n 1 "$wd/probe.log")"; return 1; }
+	timeout 1200 debootstrap --variant=minbase "$@" bookworm "$root" "$mirror" >"$wd/debootstrap.log" 2>&1 || {
+		smd_skip_reason="debootstrap from $mirror failed (exit $?; network or mirror): $(tail -n 3 "$wd/debootstrap.log")"
+		return 1
+	}
+	# into the cache (written aside, then renamed: a concurrent run sees the whole file or none)
+	[ -n "$tarball" ] && mkdir -p "$cache" 2>/dev/null &&
+		timeout 600 tar -C "$root" --numeric-owner --xattrs -cf "$tarball.$$" . 2>/dev/null &&
+		mv "$tarball.$$" "$tarball" || rm -f "$tarball.$$" 2>/dev/null
+	return 0
 }

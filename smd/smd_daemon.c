@@ -252,7 +252,8 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	case SMD_CMD_SWEEP:
 		return sweep_request(c, req, j, wait_for, err, errlen);
 	case SMD_CMD_PROFILE:
-		return smd_dmn_profile_request(c->d, req, j, wait_for, err, errlen);  /* daemon/cmd_profile.c */
+		return smd_dmn_profile_request(c->d, req, smd_ctl_server_peer_uid(c->srv), j, wait_for, err,
+					       errlen);  /* daemon/cmd_profile.c */
 	case SMD_CMD_RELOAD:
 		return reload_request(c, j, err, errlen);
 	case SMD_CMD_CONFIG:
@@ -296,8 +297,14 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		  size_t errlen)
 {
 	struct dctx *c = arg;
-	struct smd_dmn_status *st = malloc(sizeof(*st));
+	struct smd_dmn_status *st;
 
+	if (cmd_id(cmd) == SMD_CMD_PROFILE) {   /* checked off the loop, then a sweep (cmd_profile.c) */
+		int rc = smd_dmn_profile_resume(c->d, req, err, errlen);
+		if (rc)
+			return rc;
+	}
+	st = malloc(sizeof(*st));
 	if (!st) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -79,6 +79,9 @@ cd "$D" || exit 1
 { head -9 "$T"; printf 'Switch\t8 "S-0000000000200001"\t\t# "'; i=0
   while [ $i -lt 300 ]; do printf 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'; i=$((i + 1)); done; echo '"'; } >"$w/topo-long-line.ibnd"
 { printf '2 4 1\n'; i=0; while [ $i -lt 300 ]; do printf '"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" '; i=$((i + 1)); done; echo; } >"$w/profile-long-line.txt"
+# YAML nested 100,000 deep in 400 KB (libyaml's cost grows with the square of the depth): refused at level 64
+awk 'BEGIN { printf "flows: "; for (i = 0; i < 100000; i++) print "["; for (i = 0; i < 100000; i++) print "]" }' \
+	>"$w/profile-deep.yaml"
 
 # ---- topology dumps: dry-run, --once on the mock, smctl topo info/convert ----
 for spec in topo-unknown-keyword.ibnd:10 topo-port-zero.ibnd:24 topo-port-range.ibnd:14 \
@@ -125,7 +128,8 @@ expect "engine listed twice" usage "listed twice" "$S" --dry-run -t "$T" -R minh
 
 # ---- profiles ----
 for spec in profile-negative.txt:2 profile-unterminated-quote.txt:1 profile-unknown-only.txt:1 \
-	profile-yaml-unknown-key.yaml:3 profile-huge-weight.txt:1 profile-binary.txt:2 "$w/profile-long-line.txt":2; do
+	profile-yaml-unknown-key.yaml:3 profile-huge-weight.txt:1 profile-binary.txt:2 "$w/profile-long-line.txt":2 \
+	"$w/profile-deep.yaml":64; do
 	f=${spec%:*} l=${spec##*:}
 	b=$(basename "$f")
 	re="$(echo "$b" | sed 's/\./\\./g'):$l: "

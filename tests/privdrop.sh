@@ -37,15 +37,19 @@ group: $grp
 m_key: random
 EOC
 
-"$smd" -f -c "$work/smd.yaml" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
-pid=$!
-i=0
-while [ $i -lt 100 ] && ! grep -q SMD-0803 "$work/err"; do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q "SMD-0803" "$work/err" || { bad "no privilege drop logged"; cat "$work/err"; }
+# smd -f with config $1 in the background ($pid); returns once it logged the drop (or gave up)
+start_dropping() {
+	"$smd" -f -c "$1" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
+	pid=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q SMD-0803 "$work/err"; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "SMD-0803" "$work/err"
+}
+start_dropping "$work/smd.yaml" || { bad "no privilege drop logged"; cat "$work/err"; }
 st="/proc/$pid/status"
 if [ -r "$st" ]; then
 	uids=$(awk '/^Uid:/ {print $2, $3, $4, $5}' "$st")
@@ -79,6 +83,29 @@ dmn_stop
 rc=$?
 [ $rc = 0 ] || bad "exit $rc after SIGTERM"
 [ -e "$sock" ] && bad "socket left behind"
+
+# user: and socket_group: both set: the socket is the user's and keeps the
+# socket group, so the group's members (here uid 4242 with group users,
+# nobody's primary group being another) still connect after the drop, and
+# after a reload
+if getent group users >/dev/null && command -v setpriv >/dev/null && [ "$(id -gn nobody)" != users ]; then
+	cat >"$work/sg.yaml" <<EOC
+state_dir: $state
+socket: $sock
+user: nobody
+socket_group: users
+EOC
+	start_dropping "$work/sg.yaml" || bad "socket_group: no privilege drop logged: $(cat "$work/err")"
+	cp "$smctl" "$work/smctl-copy" && chmod 755 "$work/smctl-copy"
+	for when in "after the drop" "after a reload"; do
+		owner=$(stat -c %U:%G "$sock")
+		[ "$owner" = "nobody:users" ] || bad "socket_group $when: the socket is $owner, want nobody:users"
+		setpriv --reuid=4242 --regid=4242 --groups=users "$work/smctl-copy" --socket "$sock" status \
+			>/dev/null 2>"$work/sg.err" || bad "a member of socket_group refused $when: $(cat "$work/sg.err")"
+		[ "$when" = "after the drop" ] && { "$smctl" --socket "$sock" reload >/dev/null 2>&1 || bad "reload failed"; }
+	done
+	dmn_stop
+fi
 
 # an unknown user is a configuration error
 printf 'user: no-such-user-smd\n' >"$work/bad.yaml"

@@ -206,6 +206,9 @@ static void test_reply_encoding(void **state)
 /* ---- server, driven by hand ---- */
 struct srv_ctx {
 	unsigned handled;
+	unsigned later;             /* "later": resume calls so far */
+	struct smd_ctl_server *srv; /* for the peer's uid */
+	uid_t uid;                  /* the peer uid the handler saw */
 };
 
 static int t_handle(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
@@ -222,11 +225,28 @@ static int t_handle(void *arg, const char *cmd, const struct smd_jv *req, struct
 		*wait_for = 3;
 		return SMD_CTL_WAIT;
 	}
+	if (!strcmp(cmd, "later")) {   /* work off the loop: resume says "not yet" twice */
+		c->uid = c->srv ? smd_ctl_server_peer_uid(c->srv) : (uid_t)-2;
+		*wait_for = 0;
+		return SMD_CTL_WAIT;
+	}
 	snprintf(err, errlen, "unknown command '%s'", cmd);
 	return -EINVAL;
 }
 
-static const struct smd_ctl_ops t_ops = { .handle = t_handle, .resume = fx_ctl_resume };
+static int t_resume(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j, char *err,
+		    size_t errlen)
+{
+	struct srv_ctx *c = arg;
+	if (strcmp(cmd, "later"))
+		return fx_ctl_resume(arg, cmd, req, j, err, errlen);
+	if (++c->later < 3)
+		return SMD_CTL_WAIT;
+	sm_json_bool(j, "done", 1);
+	return 0;
+}
+
+static const struct smd_ctl_ops t_ops = { .handle = t_handle, .resume = t_resume };
 
 static int connect_to(const char *path)
 {
@@ -324,6 +344,35 @@ static void test_server(void **state)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(smd_ctl_server_poll(s, NULL, 0, 0), 0);
 	assert_int_equal(smd_ctl_server_clients(s), 0);
+
+	/* a full table: a peer that hung up frees its slot before the next connection is refused */
+	for (int i = 0; i < SMD_CTL_MAX_CLIENTS; i++) {
+		fds[i] = connect_to(path);
+		assert_int_equal(smd_ctl_server_poll(s, NULL, 0, 0), 0);
+	}
+	assert_int_equal(smd_ctl_server_clients(s), SMD_CTL_MAX_CLIENTS);
+	close(fds[0]);
+	fds[0] = connect_to(path);
+	assert_int_equal(smd_ctl_server_poll(s, NULL, 0, 0), 0);
+	assert_int_equal(smd_ctl_server_clients(s), SMD_CTL_MAX_CLIENTS);
+	assert_int_equal(send(fds[0], "{\"cmd\":\"ping\"}\n", 15, MSG_NOSIGNAL), 15);
+	read_line(s, fds[0], line, sizeof(line));
+	assert_non_null(strstr(line, "\"pong\":\"yes\""));
+	for (int i = 0; i < SMD_CTL_MAX_CLIENTS; i++)
+		close(fds[i]);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(smd_ctl_server_poll(s, NULL, 0, 0), 0);
+	assert_int_equal(smd_ctl_server_clients(s), 0);
+	/* resume may say "not yet": asked again every SMD_CTL_RECHECK_MS; the handler knows the peer */
+	ctx.srv = s;
+	fd = connect_to(path);
+	assert_int_equal(send(fd, "{\"cmd\":\"later\"}\n", 16, MSG_NOSIGNAL), 16);
+	read_line(s, fd, line, sizeof(line));
+	assert_string_equal(line, "{\"version\":1,\"ok\":true,\"cmd\":\"later\",\"done\":true}\n");
+	assert_int_equal(ctx.later, 3);
+	assert_int_equal(ctx.uid, getuid());
+	assert_int_equal(smd_ctl_server_peer_uid(s), (uid_t)-1);
+	close(fd);
 
 	smd_ctl_server_free(s);
 	assert_int_equal(access(path, F_OK), -1);   /* unlinked */

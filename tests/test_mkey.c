@@ -369,10 +369,11 @@ static void test_config_keys(void **state)
 	assert_string_equal(c->group, "root");
 	smd_conf_free(c);
 	c = NULL;
-	/* defaults: everything off */
+	/* defaults: no M_Key; the SM_Key is OpenSM's default, 1, so the two SMs see each other */
 	assert_int_equal(conf_str("lmc: 0\n", &c, err, sizeof(err)), 0);
 	assert_int_equal(c->keys.mkey_mode, SM_KEY_NONE);
-	assert_int_equal(c->keys.smkey_mode, SM_KEY_NONE);
+	assert_int_equal(c->keys.smkey_mode, SM_KEY_FIXED);
+	assert_true(c->keys.sm_key == 1);
 	assert_null(c->user);
 	smd_conf_free(c);
 	c = NULL;

@@ -554,7 +554,8 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "M_KeyProtectBits set with the key." },
 	{ "m_key_lease_period", UINT(keys.lease_period, 0, 65535), .unit = "seconds", .def = "0",
 	  .doc = "M_KeyLeasePeriod set with the key" },
-	{ "sm_key", SMD_KEY_OTHER, "string or number", .parse = k_sm_key, .def = "none",
+	/* OpenSM's default SM_Key: SMs with different keys ignore each other (two masters) */
+	{ "sm_key", SMD_KEY_OTHER, "string or number", .parse = k_sm_key, .def = "0x1",
 	  .doc = "The SM_Key (SMInfo.SM_Key) of this SM" },
 	{ "user", SMD_KEY_STR, "string", F(user), .parse = k_user, .shown = "default: none",
 	  .doc = "The daemon (smd -f) switches to this user for good" },

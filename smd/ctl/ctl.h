@@ -117,8 +117,10 @@
  * unsupported version get an error reply; an overlong line also closes the
  * connection. A client that does not complete a request within
  * SMD_CTL_TIMEOUT_MS, or does not read its reply in that time, is dropped.
- * At most SMD_CTL_MAX_CLIENTS connections are served; one more is answered
- * {"ok":false,"error":"too many clients"} and closed. No client can block
+ * At most SMD_CTL_MAX_CLIENTS connections are served, at most
+ * SMD_CTL_MAX_PER_UID of one uid other than root, and the last
+ * SMD_CTL_ROOT_SLOTS only to root; one more is answered
+ * {"ok":false,"error":"too many clients..."} and closed. No client can block
  * the daemon: sockets are non-blocking and served from one poll loop.
  */
 #include <poll.h>
@@ -142,7 +144,10 @@
 #define SMD_CTL_MAX_BIG_REQ (2 * SMD_CTL_MAX_CONTENT + SMD_CTL_MAX_REQ)
 #define SMD_CTL_BIG_PREFIX "{\"version\":1,\"cmd\":\""
 #define SMD_CTL_MAX_CLIENTS 32
+#define SMD_CTL_MAX_PER_UID 8     /* connections of one non-root uid */
+#define SMD_CTL_ROOT_SLOTS 2      /* of SMD_CTL_MAX_CLIENTS, kept for root */
 #define SMD_CTL_TIMEOUT_MS 5000
+#define SMD_CTL_RECHECK_MS 20     /* a resume that said "not yet" is called again after this */
 #define SMD_CTL_MAX_REPLY (64u << 20)  /* what the client helper accepts (dump, lft of big fabrics) */
 #define SMD_CTL_GROUP_MAX 64           /* socket_group name */
 
@@ -220,6 +225,8 @@ struct smd_ctl_ops {
 		      uint64_t *wait_for, char *err, size_t errlen);
 	int (*resume)(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 		      char *err, size_t errlen);
+	/* resume may also return SMD_CTL_WAIT ("not yet", e.g. a check running off the loop): it is
+	 * called again after SMD_CTL_RECHECK_MS or at the next wake, whichever comes first */
 	/*
 	 * Optional: the group (name or number; "" none) whose members may use
 	 * the socket besides root and the daemon's own user. Asked at every poll
@@ -269,6 +276,8 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 /* Resume parked connections whose wait_for <= value. */
 void smd_ctl_server_wake(struct smd_ctl_server *s, uint64_t value);
 unsigned smd_ctl_server_clients(const struct smd_ctl_server *s);
+/* The uid (SO_PEERCRED) of the peer whose request is being handled or resumed; (uid_t)-1 outside. */
+uid_t smd_ctl_server_peer_uid(const struct smd_ctl_server *s);
 
 /* ---- client ---- */
 /*

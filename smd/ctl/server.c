@@ -14,6 +14,13 @@
  * so one client never holds more than one request in progress and a
  * pipelining client cannot grow our buffers.
  *
+ * Admission (one peer must not lock the others out): a peer uid other than
+ * root holds at most SMD_CTL_MAX_PER_UID connections, and the last
+ * SMD_CTL_ROOT_SLOTS slots are root's, so an admin is served while users
+ * flood. A slot whose peer hung up is freed before anyone is refused: every
+ * poll round serves the connections before accepting new ones, and a full
+ * table is first swept for peers that closed (recv MSG_PEEK says EOF).
+ *
  * Invariants: a slot's deadline is set whenever it waits on its peer
  * (request incomplete, reply not yet taken); a parked slot has no deadline
  * (the daemon's cycle decides), but a parked peer that hangs up is freed.
@@ -29,6 +36,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +62,8 @@ struct slot {
 	char *out;
 	size_t out_len, out_off;
 	uint64_t deadline_us;   /* 0 = none */
+	uid_t uid;              /* the peer's (SO_PEERCRED) */
+	uint64_t recheck_us;    /* parked: resume again at this time (0 = only on a wake) */
 	/* parked request */
 	struct smd_jv *req;
 	const char *cmd;
@@ -68,6 +78,7 @@ struct smd_ctl_server {
 	const struct smd_ctl_ops *ops;
 	void *arg;
 	uint64_t woken;
+	uid_t cur_uid;          /* the peer of the request in a handler, (uid_t)-1 */
 	/* access (auth.c): the socket_group last applied, and its gid */
 	char group[SMD_CTL_GROUP_MAX];
 	int have_gid;
@@ -118,6 +129,7 @@ int smd_ctl_server_open(const char *path, const struct smd_ctl_ops *ops, void *a
 	}
 	s->ops = ops;
 	s->arg = arg;
+	s->cur_uid = (uid_t)-1;
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	for (unsigned i = 0; i < SMD_CTL_MAX_CLIENTS; i++)
 		s->slot[i].fd = -1;
@@ -216,19 +228,23 @@ static void run_handler(struct smd_ctl_server *s, struct slot *c, int resume)
 	}
 	sm_json_init(&j, f, 0);
 	smd_ctl_reply_begin(&j, c->cmd);
+	s->cur_uid = c->uid;
 	if (resume)
 		rc = s->ops->resume(s->arg, c->cmd, c->req, &j, err, sizeof(err));
 	else
 		rc = s->ops->handle(s->arg, c->cmd, c->req, &j, &wait_for, err, sizeof(err));
-	if (rc == SMD_CTL_WAIT && !resume) {
+	s->cur_uid = (uid_t)-1;
+	if (rc == SMD_CTL_WAIT) {
 		fclose(f);
 		free(buf);
-		if (wait_for <= s->woken) {
+		if (!resume && wait_for <= s->woken) {
 			run_handler(s, c, 1);
 			return;
 		}
+		/* resume may say "not yet" (work running off the loop): ask again soon, or at the next wake */
 		c->state = SLOT_PARKED;
-		c->wait_for = wait_for;
+		c->wait_for = resume ? s->woken + 1 : wait_for;
+		c->recheck_us = resume ? sm_mono_us() + SMD_CTL_RECHECK_MS * 1000u : 0;
 		c->deadline_us = 0;
 		return;
 	}
@@ -420,8 +436,8 @@ static void apply_group(struct smd_ctl_server *s)
 	}
 }
 
-/* Check the peer's credentials (SO_PEERCRED); 1 when refused (answered and noted), 0 to serve it. */
-static int refuse_peer(struct smd_ctl_server *s, int fd)
+/* Check the peer's credentials (SO_PEERCRED) into *uc; 1 when refused (answered and noted), 0 to serve it. */
+static int refuse_peer(struct smd_ctl_server *s, int fd, struct ucred *ucp)
 {
 	struct ucred uc;
 	socklen_t ul = sizeof(uc);
@@ -434,6 +450,7 @@ static int refuse_peer(struct smd_ctl_server *s, int fd)
 		uc.gid = (gid_t)-1;
 	} else {
 		struct smd_ctl_peer p = { .pid = uc.pid, .uid = uc.uid, .gid = uc.gid };
+		*ucp = uc;
 		if (smd_ctl_peer_allowed(&p, geteuid(), s->have_gid, s->gid, s->group, why, sizeof(why)))
 			return 0;
 	}
@@ -450,20 +467,64 @@ static int refuse_peer(struct smd_ctl_server *s, int fd)
 	return 1;
 }
 
+/* A slot whose peer has closed (not a half-close: that one still waits for its reply): free it now. */
+static void slot_reap(struct slot *c)
+{
+	struct pollfd pf = { .fd = c->fd, .events = POLLIN };
+
+	if (c->state == SLOT_FREE || c->state == SLOT_WRITE || (c->state == SLOT_READ && c->in_len))
+		return;
+	if (poll(&pf, 1, 0) == 1 && (pf.revents & (POLLHUP | POLLERR)))
+		slot_free(c);
+}
+
+/* A free slot for a peer of this uid, or why not (NULL). */
+static struct slot *slot_for(struct smd_ctl_server *s, uid_t uid, char *why, size_t whylen)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		struct slot *freeslot = NULL;
+		unsigned used = 0, mine = 0;
+		for (unsigned i = 0; i < SMD_CTL_MAX_CLIENTS; i++) {
+			struct slot *c = &s->slot[i];
+			if (pass && c->state != SLOT_FREE)
+				slot_reap(c);
+			if (c->state == SLOT_FREE) {
+				freeslot = freeslot ? freeslot : c;
+				continue;
+			}
+			used++;
+			mine += c->uid == uid;
+		}
+		if (uid != 0 && mine >= SMD_CTL_MAX_PER_UID)
+			snprintf(why, whylen, "too many clients of uid %u (at most %u each)", (unsigned)uid,
+				 SMD_CTL_MAX_PER_UID);
+		else if (uid != 0 && used >= SMD_CTL_MAX_CLIENTS - SMD_CTL_ROOT_SLOTS)
+			snprintf(why, whylen, "too many clients (the last %u places are root's)", SMD_CTL_ROOT_SLOTS);
+		else if (!freeslot)
+			snprintf(why, whylen, "too many clients");
+		else
+			return freeslot;
+	}
+	return NULL;
+}
+
 static void do_accept(struct smd_ctl_server *s)
 {
 	for (;;) {
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		unsigned i;
+		struct ucred uc = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+		char why[128];
 
 		if (fd < 0)
 			return;
-		for (i = 0; i < SMD_CTL_MAX_CLIENTS; i++)
-			if (s->slot[i].state == SLOT_FREE)
-				break;
-		if (i == SMD_CTL_MAX_CLIENTS) {
+		if (refuse_peer(s, fd, &uc)) {
+			close(fd);
+			continue;
+		}
+		struct slot *c = slot_for(s, uc.uid, why, sizeof(why));
+		if (!c) {
 			size_t n = 0;
-			char *line = smd_ctl_error_line("too many clients", &n);
+			char *line = smd_ctl_error_line(why, &n);
 			/* best effort, never blocking: the socket buffer takes a short line */
 			if (line)
 				(void)!send(fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -471,13 +532,9 @@ static void do_accept(struct smd_ctl_server *s)
 			close(fd);
 			continue;
 		}
-		if (refuse_peer(s, fd)) {
-			close(fd);
-			continue;
-		}
-		struct slot *c = &s->slot[i];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
+		c->uid = uc.uid;
 		c->state = SLOT_READ;
 		c->deadline_us = sm_mono_us() + SMD_CTL_TIMEOUT_MS * 1000u;
 	}
@@ -506,6 +563,8 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 			continue;
 		if (c->deadline_us && (!next || c->deadline_us < next))
 			next = c->deadline_us;
+		if (c->state == SLOT_PARKED && c->recheck_us && (!next || c->recheck_us < next))
+			next = c->recheck_us;
 		map[i] = (int)n;
 		pf[n].fd = c->fd;
 		pf[n].events = c->state == SLOT_READ ? POLLIN : c->state == SLOT_WRITE ? POLLOUT : 0;
@@ -521,8 +580,6 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 		return errno == EINTR ? 0 : -errno;
 	for (unsigned i = 0; i < ne; i++)
 		extra[i].revents = pf[i].revents;
-	if (pf[ne].revents & POLLIN)
-		do_accept(s);
 	now = sm_mono_us();
 	for (unsigned i = 0; i < SMD_CTL_MAX_CLIENTS; i++) {
 		struct slot *c = &s->slot[i];
@@ -534,6 +591,11 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 		if (c->state == SLOT_PARKED) {
 			if (re & (POLLHUP | POLLERR))
 				slot_free(c);   /* gave up waiting */
+			else if (c->recheck_us && now >= c->recheck_us)
+				run_handler(s, c, 1);
+			if (c->state != SLOT_WRITE)
+				continue;
+			slot_write(s, c);
 			continue;
 		}
 		if (c->state == SLOT_READ && (re & (POLLIN | POLLHUP | POLLERR)))
@@ -548,6 +610,9 @@ int smd_ctl_server_poll(struct smd_ctl_server *s, struct pollfd *extra, unsigned
 			/* a timed-out error reply gets one more deadline, then the slot is freed */
 		}
 	}
+	/* after serving the connections, so the slots of peers that hung up are free again */
+	if (pf[ne].revents & POLLIN)
+		do_accept(s);
 	return 0;
 }
 
@@ -571,6 +636,11 @@ unsigned smd_ctl_server_clients(const struct smd_ctl_server *s)
 	for (unsigned i = 0; i < SMD_CTL_MAX_CLIENTS; i++)
 		n += s->slot[i].state != SLOT_FREE;
 	return n;
+}
+
+uid_t smd_ctl_server_peer_uid(const struct smd_ctl_server *s)
+{
+	return s->cur_uid;
 }
 
 void smd_ctl_server_free(struct smd_ctl_server *s)

@@ -65,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "model/fabric.h"
 #include "sm/sm.h"
@@ -298,10 +299,16 @@ int smd_dmn_conf_print(struct smd_dmn *d, FILE *out, unsigned flags);
 /* Traffic profile used from the next cycle on ("" or NULL: none). Thread-safe. */
 void smd_dmn_set_profile(struct smd_dmn *d, const char *path);
 void smd_dmn_get_profile(struct smd_dmn *d, char *buf, size_t len);
-/* The control socket's "profile" request (daemon_profile.c). */
+/*
+ * The control socket's "profile" request (cmd_profile.c); peer: the
+ * requester's uid (only root and smd's user may name a path). It parks
+ * (SMD_CTL_WAIT); smd_dmn_profile_resume() then says SMD_CTL_WAIT (not
+ * yet), an error, or 0: answer with the sweep's result.
+ */
 struct smd_jv;
 struct sm_json;
-int smd_dmn_profile_request(struct smd_dmn *d, const struct smd_jv *req, struct sm_json *j,
+int smd_dmn_profile_request(struct smd_dmn *d, const struct smd_jv *req, uid_t peer, struct sm_json *j,
 			    uint64_t *wait_for, char *err, size_t errlen);
+int smd_dmn_profile_resume(struct smd_dmn *d, const struct smd_jv *req, char *err, size_t errlen);
 
 #endif

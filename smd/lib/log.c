@@ -7,6 +7,11 @@
  * used only when stderr is still that stream (a shell under a unit that
  * redirects `smd ... 2>file` inherits the variable but not the stream; the
  * file gets plain lines). Decided once, at sm_log_init() or the first line.
+ *
+ * One message is one line: control bytes (a newline, an escape sequence)
+ * are written as \n, \r, \t or \xNN and a backslash as \\, so a string
+ * from outside (an engine name or a path in a control request, a node
+ * description) can neither forge a second line nor drive the terminal.
  */
 #include "lib/log.h"
 
@@ -54,10 +59,32 @@ int sm_log_level(void)
 	return atomic_load(&log_lvl);
 }
 
+/* src as one printable line into dst (see the DOC); cut at a whole escape. */
+static void escape_line(char *dst, size_t dlen, const char *src)
+{
+	size_t o = 0;
+
+	for (const unsigned char *s = (const unsigned char *)src; *s; s++) {
+		char e[5];
+		size_t n;
+		if (*s == '\\' || *s == '\n' || *s == '\r' || *s == '\t')
+			n = (size_t)snprintf(e, sizeof(e), "\\%c", *s == '\\' ? '\\' : *s == '\n' ? 'n' : *s == '\r' ? 'r' : 't');
+		else if (*s < 0x20 || *s == 0x7f)
+			n = (size_t)snprintf(e, sizeof(e), "\\x%02x", *s);
+		else
+			e[0] = (char)*s, n = 1;
+		if (o + n >= dlen)
+			break;
+		memcpy(dst + o, e, n);
+		o += n;
+	}
+	dst[o] = '\0';
+}
+
 void sm_log(int level, const char *id, const char *fmt, ...)
 {
 	static const char *const names[] = { "", "", "", "error", "warning", "notice", "info", "debug" };
-	char buf[2048];
+	char raw[2048], buf[2048];
 	va_list ap;
 
 	if (level > atomic_load(&log_lvl))
@@ -65,8 +92,9 @@ void sm_log(int level, const char *id, const char *fmt, ...)
 	if (atomic_load(&log_journal) < 0)
 		atomic_store(&log_journal, stderr_is_journal());
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	escape_line(buf, sizeof(buf), raw);
 	if (atomic_load(&log_journal))
 		fprintf(stderr, "<%d>%s: %s\n", level, id ? id : "", buf);
 	else

@@ -102,7 +102,15 @@ int smd_priv_drop(const char *user, const char *group, const char *state_dir, co
 	}
 	if (state_dir && (rc = chown_dir(state_dir, uid, gid, err, errlen)))
 		return rc;
-	if (socket && lchown(socket, uid, gid) && errno != ENOENT) {
+	/*
+	 * The socket: to the user; its group stays the one the server gave it
+	 * (socket_group: its members connect through the file's mode), and
+	 * only a socket still in the group it was created with (ours: no
+	 * socket_group) gets the new gid.
+	 */
+	struct stat sst;
+	if (socket && lstat(socket, &sst) == 0 && S_ISSOCK(sst.st_mode) &&
+	    lchown(socket, uid, sst.st_gid == getegid() ? gid : (gid_t)-1)) {
 		rc = -errno;
 		sm_errf(err, errlen, "chown %s: %s", socket, strerror(-rc));
 		return rc;

@@ -9,7 +9,9 @@
  * first cycle), its control socket and its state directory, it switches
  * to the configured user and group for good: the state directory, the
  * regular files directly in it and the control socket are given to that
- * user (so it keeps saving state and can remove the socket), supplementary
+ * user (so it keeps saving state and can remove the socket; the socket
+ * keeps a group other than the one it was created with, i.e. the
+ * socket_group the server gave it, else gets the new group), supplementary
  * groups become the user's (initgroups: a group such as "rdma" that grants
  * device access carries over), then the real, effective and saved GIDs and
  * UIDs are set. Leaving UID 0 clears every capability; PR_SET_NO_NEW_PRIVS

@@ -68,7 +68,9 @@
  * Robustness: lines longer than SM_PROFILE_MAX_LINE, NUL bytes or other
  * control characters, files larger than SM_PROFILE_MAX_BYTES, bad weights
  * (negative, NaN, inf, huge) and malformed lines are errors naming
- * FILE:LINE. Unknown endpoints are not an error: they are counted (entries
+ * FILE:LINE. A YAML profile nested deeper than SM_PROFILE_MAX_DEPTH
+ * (brackets, braces, indentation levels and "- " items together) is refused
+ * before libyaml sees it, whose cost grows with the square of the depth. Unknown endpoints are not an error: they are counted (entries
  * and weight) in stats, and sm_profile_warning() words the warning; it is an
  * error (-ENOENT) only when no flow at all resolves. Flows with the same
  * (src, dst) are merged (weights summed).
@@ -87,6 +89,7 @@ struct sm_flow {
 };
 
 #define SM_PROFILE_MAX_LINE 4096
+#define SM_PROFILE_MAX_DEPTH 64
 #define SM_PROFILE_MAX_BYTES (256u << 20)
 #define SM_PROFILE_MAX_WEIGHT 1e18
 #define SM_PROFILE_DEFAULT_MAX_FLOWS (1u << 20)

@@ -197,11 +197,82 @@ static int yaml_window(struct pctx *c, yaml_document_t *doc, yaml_node_t *v)
 	return 0;
 }
 
+/*
+ * Nesting depth, in one linear pass, before libyaml (whose scanner walks
+ * every open flow level for each token: quadratic). Counted generously:
+ * open brackets and braces, the indentation levels of the current line and
+ * its leading "- " items; quotes and comments are skipped. A profile needs
+ * about four levels.
+ */
+static int yaml_depth(struct pctx *c, const char *buf, size_t len)
+{
+	unsigned indents[SM_PROFILE_MAX_DEPTH + 1], n_ind = 0, flow = 0, line = 1;
+	char quote = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t col = 0, dashes = 0;
+		/* start of a line: outside flow and quotes, its indentation and leading "- " items */
+		if (!flow && !quote) {
+			while (i + col < len && buf[i + col] == ' ')
+				col++;
+			size_t k = i + col;
+			while (k + 1 < len && buf[k] == '-' && (buf[k + 1] == ' ' || buf[k + 1] == '\t')) {
+				dashes++;
+				k += 2;
+				while (k < len && (buf[k] == ' ' || buf[k] == '\t'))
+					k++;
+			}
+			if (i + col < len && buf[i + col] != '\n' && buf[i + col] != '\r' && buf[i + col] != '#') {
+				while (n_ind && indents[n_ind - 1] > col)
+					n_ind--;
+				if (!n_ind || indents[n_ind - 1] < col) {
+					if (n_ind > SM_PROFILE_MAX_DEPTH)
+						goto deep;
+					indents[n_ind++] = (unsigned)col;
+				}
+			}
+			if (n_ind + dashes > SM_PROFILE_MAX_DEPTH)
+				goto deep;
+		}
+		for (i += col; i < len && buf[i] != '\n'; i++) {
+			char ch = buf[i], prev = i ? buf[i - 1] : '\n';
+			if (quote) {
+				if (quote == '"' && ch == '\\')
+					i++;
+				else if (ch == quote)
+					quote = 0;
+				continue;
+			}
+			int boundary = prev == ' ' || prev == '\t' || prev == '\n' || prev == '[' || prev == '{' ||
+				       prev == ',';
+			if ((ch == '\'' || ch == '"') && boundary) {
+				quote = ch;
+			} else if (ch == '#' && (prev == ' ' || prev == '\t' || prev == '\n')) {
+				while (i + 1 < len && buf[i + 1] != '\n')
+					i++;
+			} else if (ch == '[' || ch == '{') {
+				if (++flow + n_ind + dashes > SM_PROFILE_MAX_DEPTH)
+					goto deep;
+			} else if ((ch == ']' || ch == '}') && flow) {
+				flow--;
+			}
+		}
+		i++;
+		line++;
+	}
+	return 0;
+deep:
+	return pf_err(c, -EINVAL, line, "YAML nested deeper than %d levels", SM_PROFILE_MAX_DEPTH);
+}
+
 int pf_parse_yaml(struct pctx *c, const char *buf, size_t len)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int rc = 0;
+	if ((rc = yaml_depth(c, buf, len)))
+		return rc;
 	if (!yaml_parser_initialize(&parser))
 		return pf_err(c, -ENOMEM, 0, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);

@@ -146,10 +146,15 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 	}
 }
 
+/*
+ * cfg->keys is also given for an SM_Key alone (SMInfo): PortInfo's M_Key
+ * fields are managed only when M_Key is (sm_keys_active), so a port whose
+ * SMA keeps its own lease period (ibsim's) is not rewritten every sweep.
+ */
 void sm_set_keys(const struct sm_core *c, struct sm_port_info_set *s)
 {
 	const struct sm_keys *k = c->cfg->keys;
-	if (!k)
+	if (!sm_keys_active(k))
 		return;
 	s->mkey = k->set_mkey;
 	s->mkey_prot_bits = k->protect_bits;
@@ -159,6 +164,6 @@ void sm_set_keys(const struct sm_core *c, struct sm_port_info_set *s)
 int sm_set_keys_ok(const struct sm_core *c, const struct sm_port_info *cp)
 {
 	const struct sm_keys *k = c->cfg->keys;
-	return !k || (cp->mkey == k->set_mkey && cp->mkey_prot_bits == k->protect_bits &&
+	return !sm_keys_active(k) || (cp->mkey == k->set_mkey && cp->mkey_prot_bits == k->protect_bits &&
 		      cp->mkey_lease_period == k->lease_period);
 }
