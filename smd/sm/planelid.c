@@ -221,21 +221,36 @@ int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note_fn,
 	if (rc == -ENOENT) {
 		rc = 0;  /* first start */
 	} else if (!rc) {
-		for (uint32_t i = 0; i < m.n && !rc; i++) {
-			const struct sm_lid_entry *e = &m.e[i];
-			unsigned span = (unsigned)e->last - e->first + 1, l = 0;
-			while ((1u << l) < span)
-				l++;
-			if (!range_free(pl, e->first, l)) {
-				snprintf(err, errlen, "%s:%u: LID %u of key 0x%016llx is also held by another key",
-					 pl->path, e->line, e->first, (unsigned long long)e->guid);
-				rc = -EINVAL;
-				break;
+		int relmc = 0;
+		/*
+		 * Pass 0: keys written with this LMC (two of them on one LID: a bad file).
+		 * Pass 1: keys written with another LMC keep their base LID if it is aligned
+		 * and its new range free, else get a new one (their ranges may overlap).
+		 */
+		for (unsigned pass = 0; pass < 2 && !rc; pass++)
+			for (uint32_t i = 0; i < m.n && !rc; i++) {
+				const struct sm_lid_entry *e = &m.e[i];
+				unsigned span = (unsigned)e->last - e->first + 1, l = 0;
+				while ((1u << l) < span)
+					l++;
+				if ((l == lmc) != !pass)
+					continue;
+				if (pass) {
+					relmc = 1;
+					if (range_free(pl, e->first, lmc))
+						rc = add_key(pl, e->guid, e->first, lmc);
+					continue;
+				}
+				if (!range_free(pl, e->first, l)) {
+					snprintf(err, errlen, "%s:%u: LID %u of key 0x%016llx is also held by another key",
+						 pl->path, e->line, e->first, (unsigned long long)e->guid);
+					rc = -EINVAL;
+					break;
+				}
+				rc = add_key(pl, e->guid, e->first, l);
 			}
-			rc = add_key(pl, e->guid, e->first, l);
-		}
 		pl->st.keys = pl->n_keys;
-		pl->dirty = m.legacy;   /* an unsealed file (an older smd's) is rewritten sealed */
+		pl->dirty = m.legacy || relmc;   /* an unsealed file (an older smd's) is rewritten sealed */
 	}
 	sm_lidmgr_clear(&m);
 	snprintf(pl->g2l_path, sizeof(pl->g2l_path), "%s/guid2lid", state_dir);
