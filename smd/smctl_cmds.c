@@ -49,9 +49,14 @@ static const struct smd_jv *arr_of(const struct smd_jv *r, const char *key);
 /* A plane's master/standby role (status "sm" entries, planes' "sm" member). */
 static void print_role(const struct smd_jv *p, unsigned long long plane)
 {
-	printf("SM         plane %llu: %s, priority %llu; master %s LID %llu priority %llu", plane,
-	       smd_jv_str(p, "role", "?"), num(p, "priority"), smd_jv_str(p, "master_guid", "none"),
-	       num(p, "master_lid"), num(p, "master_priority"));
+	printf("SM         plane %llu: %s, GUID %s, LID %llu, priority %llu", plane, smd_jv_str(p, "role", "?"),
+	       smd_jv_str(p, "guid", "unknown"), num(p, "lid"), num(p, "priority"));
+	if (!smd_jv_bool(p, "elected", 1)) {
+		printf(" (no election: no other SM can reach this plane)\n");
+		return;
+	}
+	printf("; master %s LID %llu priority %llu", smd_jv_str(p, "master_guid", "none"), num(p, "master_lid"),
+	       num(p, "master_priority"));
 	if (num(p, "takeovers") || num(p, "handovers") || num(p, "refused") || num(p, "damped"))
 		printf(" (%llu takeovers, %llu handovers, %llu refused, %llu damped)", num(p, "takeovers"),
 		       num(p, "handovers"), num(p, "refused"), num(p, "damped"));
@@ -83,6 +88,16 @@ static void print_status(const struct smd_jv *r)
 		       num(r, "light_sweeps"), num(r, "escalations"));
 	if (smd_jv_str(r, "last_reason", NULL))
 		printf("last cause %s\n", smd_jv_str(r, "last_reason", ""));
+	/* a cycle running now: for how long, and the phase each plane's bring-up is in */
+	const struct smd_jv *run = smd_jv_get(r, "sweep_running_s");
+	if (run && run->type == SMD_J_NUM) {
+		unsigned k = 0, shown = 0;
+		printf("sweeping   for %.1f s", run->num);
+		for (const struct smd_jv *ph = arr_of(r, "sweep_phases"); ph; ph = ph->next, k++)
+			if (ph->type == SMD_J_STR)
+				printf("%s plane %u %s", shown++ ? "," : ":", k, ph->str);
+		printf("\n");
+	}
 	if (num(r, "traps"))
 		printf("traps      %llu between sweeps (last that asked for one: %s)\n", num(r, "traps"),
 		       smd_jv_str(r, "last_trap", "none"));

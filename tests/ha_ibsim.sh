@@ -137,10 +137,10 @@ grep -q "election: standby: master" "$work/b.err" || { cat "$work/b.err"; bad "b
 [ "$(json "$work/b.st" '(r["sm"][0]["role"], r["sm"][0]["master_guid"], r["sm"][0]["master_lid"], r["sm"][0]["master_priority"])')" = \
 	"('standby', '0x0000000000100001', 1, 1)" ] || bad "b status role: $(json "$work/b.st" 'r.get("sm")')"
 "$smctl" --socket "$work/b.sock" status | grep "^SM " | tee "$work/b.role"
-grep -q "plane 0: standby, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/b.role" ||
+grep -q "plane 0: standby, GUID 0x[0-9a-f]\{16\}, LID [0-9]*, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/b.role" ||
 	bad "smctl status: no standby role line"
 "$smctl" --socket "$work/a.sock" planes | grep "^SM " | tee "$work/a.role"
-grep -q "plane 0: master, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/a.role" ||
+grep -q "plane 0: master, GUID 0x0000000000100001, LID 1, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/a.role" ||
 	bad "smctl planes: no master role line"
 out=$(sminfo_at); echo "$out"
 echo "$out" | grep -q "state 3 SMINFO_MASTER" || bad "sminfo (SM LID): not master"

@@ -107,6 +107,8 @@ struct smd_dmn_plane {
 		uint16_t master_lid;
 		uint64_t master_guid;
 		unsigned long takeovers, handovers, refused, damped;
+		uint64_t guid;      /* this SM's port GUID and LID in the plane (0: not known yet) */
+		uint16_t lid;
 	} role;
 };
 

@@ -154,6 +154,9 @@ static void publish(struct ha_plane *h)
 	sp->role.master_priority = r.master_priority;
 	sp->role.master_lid = r.master_lid;
 	sp->role.master_guid = r.master_guid;
+	if (r.guid)
+		sp->role.guid = r.guid;
+	sp->role.lid = r.lid;
 	sp->role.takeovers = h->el.takeovers;
 	sp->role.handovers = h->el.handovers;
 	sp->role.refused = h->el.refused_key + h->el.refused_guid + h->el.refused_illegal;
@@ -479,5 +482,7 @@ void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r)
 	const struct sm_transport *t = h->d->planes[h->i].t;   /* NULL after a failed cycle */
 	uint16_t own = snap && snap->sm_lid ? snap->sm_lid : t ? t->info.lid : 0;
 	r->master_lid = h->el.state == SM_SMSTATE_MASTER ? own : h->el.master.lid;
+	r->guid = h->el.cfg.guid;
+	r->lid = own;
 	r->master_priority = h->el.state == SM_SMSTATE_MASTER ? h->el.cfg.priority : h->el.master.priority;
 }

@@ -34,6 +34,8 @@ struct dmn_ha_role {
 	uint64_t master_guid;
 	uint16_t master_lid;
 	uint8_t master_priority;
+	uint64_t guid;            /* ours in the plane */
+	uint16_t lid;
 };
 void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r);
 

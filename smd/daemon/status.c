@@ -57,7 +57,16 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		sw.smps += p->light.smps;
 		if (p->light_ran && p->light_rc && !sw.change[0] && p->light.why[0])
 			snprintf(sw.change, sizeof(sw.change), "plane %u: %s", i, p->light.why);
+		/* who we are in the plane (status "sm"); a plane nobody else can manage (mock) is ours */
+		if (p->t && p->t->info.port_guid)
+			sp->role.guid = p->t->info.port_guid;
+		if (!sp->role.elected) {
+			sp->role.state = p->rc ? SM_SMSTATE_DISCOVERING : SM_SMSTATE_MASTER;
+			sp->role.priority = (uint8_t)d->cur->conf->sm_priority;
+		}
 		if (p->heavy) {
+			if (!p->rc)
+				sp->role.lid = p->sum.sm_lid;
 			/* a light-only plane keeps the summary of its last bring-up */
 			sp->attempts = p->attempts;
 			sp->sum = p->sum;
@@ -157,10 +166,14 @@ void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 static void dmn_role_fields(struct sm_json *j, const struct smd_dmn_plane *p)
 {
 	static const char *const names[] = { "notactive", "discovering", "standby", "master" };
-	char guid[24];
+	char guid[24], own[24];
 
 	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)p->role.master_guid);
+	snprintf(own, sizeof(own), "0x%016llx", (unsigned long long)p->role.guid);
 	sm_json_str(j, "role", names[p->role.state & 3]);
+	sm_json_bool(j, "elected", p->role.elected);
+	sm_json_str(j, "guid", p->role.guid ? own : NULL);
+	sm_json_uint(j, "lid", p->role.lid);
 	sm_json_uint(j, "priority", p->role.priority);
 	sm_json_str(j, "master_guid", p->role.master_guid ? guid : NULL);
 	SM_JSON_UINTS(j, { "master_lid", p->role.master_lid }, { "master_priority", p->role.master_priority },
@@ -206,15 +219,14 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	}
 	sm_json_str(j, "lid_table_error", st->lids_err[0] ? st->lids_err : NULL);
 	sm_json_uint(j, "pid", (uint64_t)getpid());
-	/* master/standby per elected plane (none on mock planes: their replies keep their shape) */
-	int elected = 0;
-	for (unsigned i = 0; i < st->n_planes; i++)
-		elected |= st->planes[i].role.elected;
-	if (elected) {
+	/*
+	 * This SM in each plane: GUID, LID, priority, role; on elected planes
+	 * (umad, ibsim) the master's too. A mock plane has no other SM: master
+	 * once up, "elected": false.
+	 */
+	{
 		sm_json_arr_begin(j, "sm");
 		for (unsigned i = 0; i < st->n_planes; i++) {
-			if (!st->planes[i].role.elected)
-				continue;
 			sm_json_obj_begin(j, NULL);
 			sm_json_uint(j, "plane", i);
 			dmn_role_fields(j, &st->planes[i]);

@@ -17,9 +17,12 @@
  *   - ibsim (ibsim.c): ibsim hands every QP0/QP1 request for a port to that
  *     port's one SM client, so the SMP transport and the GSI share one
  *     socket; whoever reads it passes the other's MADs on (see ibsim.c).
- *     The SA segments RMPP itself (no SM_GSI_KERNEL_RMPP).
+ *     SM_GSI_KERNEL_RMPP: the endpoint takes a whole message and sends its
+ *     first segment, all that ibsim's clients (umad2sim's, which have no
+ *     RMPP and never ACK) take of it; only single-MAD requests arrive.
  *   - mock (smd/mock): an in-process queue; tests and benchmarks play the
- *     hosts with sm_mock_gsi_inject()/sm_mock_gsi_take() (mock.h).
+ *     hosts with sm_mock_gsi_inject()/sm_mock_gsi_take() (mock.h). The SA
+ *     segments RMPP itself (no SM_GSI_KERNEL_RMPP).
  *
  * Every MAD here is untrusted input for its reader. Thread rules: one
  * reader (recv) at a time; send() may be called from any thread.
@@ -62,8 +65,10 @@ struct sm_gsi_ops {
 	/*
 	 * Send len bytes: SM_GSI_MIN_MSG..256 for one MAD (a shorter one is
 	 * padded on the wire; its length tells a receiver where the records end),
-	 * whole messages up to SM_GSI_MAX_MSG with SM_GSI_KERNEL_RMPP. 0,
-	 * -EAGAIN/-ENOBUFS, -errno.
+	 * whole messages up to SM_GSI_MAX_MSG with SM_GSI_KERNEL_RMPP: an RMPP
+	 * message (RMPP header active) as the SA header once and exactly its
+	 * payload, not padded (the kernel pads the last segment and takes
+	 * PayloadLength from len). 0, -EAGAIN/-ENOBUFS, -errno.
 	 */
 	int (*send)(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to);
 	/*

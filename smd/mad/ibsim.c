@@ -22,7 +22,9 @@
  * interleave with each other (a datagram is one send anyway; the lock
  * keeps the TID bookkeeping of the client whole). SMPs (classes 0x01,
  * 0x81) are the SMP side's; every other class the GSI side's, which keeps
- * its own class and drops the rest (counted in stray).
+ * its own class and drops the rest (counted in stray). The GSI side takes
+ * whole RMPP messages (SM_GSI_KERNEL_RMPP) and sends what umad2sim's
+ * clients can take of one, its first segment (send_rmpp()).
  */
 #include "mad/ibsim_client.h"
 #include "mad/transport.h"
@@ -257,25 +259,82 @@ static void ibsim_t_close(struct sm_transport *t)
 
 /* ---- the GSI endpoint on the shared socket ---- */
 
+/*
+ * The length a MAD goes out with: 256, but the last (or only) segment of
+ * an RMPP message is as long as its PayloadLength says, as the kernel sends
+ * it. umad2sim passes the length on to its client, and saquery counts
+ * records from it: a padded segment would read as empty records.
+ */
+static size_t wire_len(const uint8_t *mad)
+{
+	uint32_t pay = (uint32_t)mad[32] << 24 | (uint32_t)mad[33] << 16 | (uint32_t)mad[34] << 8 | mad[35];
+
+	if (mad[25] != 1 || (mad[26] & 0x05) != 0x05)   /* not an active DATA segment marked last */
+		return SM_GSI_MAD_SIZE;
+	return pay <= SM_GSI_MAD_SIZE - 36 ? 36 + pay : SM_GSI_MAD_SIZE;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/*
+ * An RMPP message (the SA header once, then its data) goes out as what
+ * ibsim's clients can take: its first segment, as the kernel would put it
+ * on the wire (200 bytes of data, segment 1, FIRST, and LAST with its
+ * PayloadLength when it is the only one). ibsim's clients are umad2sim's,
+ * which has no RMPP: it hands its client the first segment as the whole
+ * answer and never ACKs, so further segments would only arrive as stray
+ * answers to a finished request (osmtest logs and drops them). OpenSM
+ * under umad2sim gives exactly this. Ask for one record at a time there.
+ * The SA's own sender (sa/rmpp.h) is for transports that carry ACKs.
+ */
+static int send_rmpp(struct ibsim_port *p, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
+{
+	size_t data = len - 56, nseg = data ? (data + 199) / 200 : 1, n = data < 200 ? data : 200;
+	uint8_t seg[SM_GSI_MAD_SIZE];
+
+	memset(seg, 0, sizeof(seg));
+	memcpy(seg, mad, 56);
+	seg[25] = 1;   /* DATA */
+	seg[26] = (uint8_t)((mad[26] & 0xf8) | 0x01 | 0x02 | (nseg == 1 ? 0x04 : 0));
+	put32(seg + 28, 1);
+	put32(seg + 32, (uint32_t)(nseg == 1 ? n + 20 : data + 20 * nseg));
+	if (n)
+		memcpy(seg + 56, mad + 56, n);
+	return sm_ibsim_send_pkt(p->c, seg, wire_len(seg), to->lid, to->qpn, 1);
+}
+
 static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
 {
 	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
+	int rmpp = len >= 56 && (mad[26] & 0x01);
 	int rc;
 
-	/* one MAD at a time: the SA segments RMPP itself (no SM_GSI_KERNEL_RMPP); a short one is padded */
+	/* one MAD (a short one is padded; its length goes on the wire), or a whole RMPP message (send_rmpp()) */
 	uint8_t pad[SM_GSI_MAD_SIZE];
 
-	if (len < SM_GSI_MIN_MSG || len > SM_GSI_MAD_SIZE || !to)
+	if (len < SM_GSI_MIN_MSG || (!rmpp && len > SM_GSI_MAD_SIZE) || len > SM_GSI_MAX_MSG || !to)
 		return -EINVAL;
-	if (len < SM_GSI_MAD_SIZE) {
+	size_t wlen = SM_GSI_MAD_SIZE;
+
+	if (!rmpp && len < SM_GSI_MAD_SIZE) {
 		memset(pad, 0, sizeof(pad));
 		memcpy(pad, mad, len);
 		mad = pad;
+		wlen = len;
 	}
 	pthread_mutex_lock(&p->send_mu);
 	if (!(mad[3] & 0x80))
 		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
-	rc = sm_ibsim_send_pkt(p->c, mad, to->lid, to->qpn, 1);
+	if (rmpp)
+		rc = send_rmpp(p, mad, len, to);
+	else
+		rc = sm_ibsim_send_pkt(p->c, mad, wlen < SM_GSI_MAD_SIZE ? wlen : wire_len(mad), to->lid, to->qpn, 1);
 	pthread_mutex_unlock(&p->send_mu);
 	return rc;
 }
@@ -356,7 +415,7 @@ static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_
 		return -ENOMEM;
 	e->p = p;
 	e->g.ops = &ibsim_gsi_ops;
-	e->g.flags = 0;
+	e->g.flags = SM_GSI_KERNEL_RMPP;   /* see send_rmpp() */
 	e->g.mgmt_class = mgmt_class;
 	e->g.priv = e;
 	pthread_mutex_lock(&p->mu);
@@ -368,6 +427,36 @@ static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_
 	p->gsi = e;
 	pthread_mutex_unlock(&p->mu);
 	*out = &e->g;
+	return 0;
+}
+
+/*
+ * The attach port's GUID as its SMA reports it: a DR NodeInfo of hop 0.
+ * ibsim's control protocol gives the node GUID for both (GET_GUID,
+ * GET_GID, and the PortGUID field of GET_NODEINFO), which is not a CA
+ * port's GUID (node GUID + port number there). 0 when no answer came in
+ * timeout_ms (nothing else reads the socket yet).
+ */
+static uint64_t own_port_guid(struct ibsim_port *p, int timeout_ms)
+{
+	struct sm_dr_path path = { .cnt = 0 };
+	struct sm_smp s, r;
+	struct sm_node_info ni;
+	uint8_t mad[SM_MAD_SIZE], in[SM_MAD_SIZE];
+	size_t len;
+
+	sm_smp_init_dr(&s, SM_METHOD_GET, SM_ATTR_NODE_INFO, 0, &path);
+	s.tid = 0x5a5a0001;
+	if (sm_smp_encode(&s, mad) || ibsim_t_send(&p->t, mad, SM_MAD_SIZE, SM_PERMISSIVE_LID, 0))
+		return 0;
+	uint64_t end = sm_mono_us() + (uint64_t)timeout_ms * 1000u;
+	while (sm_mono_us() < end) {
+		if (ibsim_t_recv(&p->t, in, sizeof(in), &len, NULL, 50))
+			continue;
+		if (!sm_smp_decode(in, len, &r, NULL) && r.tid == s.tid && r.method == SM_METHOD_GET_RESP &&
+		    !sm_node_info_decode(r.data, &ni, NULL))
+			return ni.port_guid;
+	}
 	return 0;
 }
 
@@ -423,6 +512,9 @@ int sm_ibsim_transport_open(const char *sockname, const char *node, struct sm_tr
 	t->info.state = in->state;
 	t->info.phys_state = 5;
 	t->info.gid_prefix = 0xfe80000000000000ULL;
+	uint64_t pg = own_port_guid(p, 1000);
+	if (pg)
+		t->info.port_guid = pg;
 	*out = t;
 	return 0;
 }

@@ -287,8 +287,8 @@ int sm_ibsim_fd(const struct sm_ibsim *c)
 	return c->fd_data;
 }
 
-static int send_req(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid, uint32_t dqp,
-		    uint32_t sqp)
+static int send_req(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], size_t len, uint16_t dlid,
+		    uint32_t dqp, uint32_t sqp)
 {
 	struct sim_request_msg r;
 
@@ -297,7 +297,7 @@ static int send_req(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], ui
 	r.slid = dlid == 0xffff ? htobe16(0xffff) : 0; /* 0: the simulator fills in our LID */
 	r.dqp = htobe32(dqp);
 	r.sqp = htobe32(sqp);
-	r.length = htobe64(SM_IBSIM_MAD_SIZE);
+	r.length = htobe64(len);
 	memcpy(r.mad, mad, SM_IBSIM_MAD_SIZE);
 	if (send(c->fd_data, &r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return errno ? -errno : -EIO;
@@ -309,13 +309,15 @@ int sm_ibsim_send(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint
 {
 	if (!(mad[3] & 0x80))                  /* a request: remember our TID's top bits */
 		c->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
-	return send_req(c, mad, dlid, dqp, 0);
+	return send_req(c, mad, SM_IBSIM_MAD_SIZE, dlid, dqp, 0);
 }
 
-int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
+int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], size_t len, uint16_t dlid,
 		      uint32_t dqp, uint32_t sqp)
 {
-	return send_req(c, mad, dlid, dqp, sqp);
+	if (len > SM_IBSIM_MAD_SIZE)
+		return -EINVAL;
+	return send_req(c, mad, len, dlid, dqp, sqp);
 }
 
 int sm_ibsim_recv_pkt(struct sm_ibsim *c, struct sm_ibsim_pkt *p)

@@ -84,8 +84,12 @@ struct sm_ibsim_pkt {
 };
 /* Read one packet without waiting: 0, -EAGAIN (nothing, or a wrong-sized datagram dropped), -errno. */
 int sm_ibsim_recv_pkt(struct sm_ibsim *c, struct sm_ibsim_pkt *p);
-/* Send one MAD from QP sqp to (dlid, dqp) as is: the TID is not remembered (a GSI's own TIDs). */
-int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
+/*
+ * Send one MAD from QP sqp to (dlid, dqp) as is: the TID is not remembered
+ * (a GSI's own TIDs). len (<= 256) goes in the packet's length field, which
+ * umad2sim hands its client as the MAD's length.
+ */
+int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], size_t len, uint16_t dlid,
 		      uint32_t dqp, uint32_t sqp);
 /* Restore our TID's top bits in a response or a dropped request of sm_ibsim_send()'s (see the DOC). */
 void sm_ibsim_restore_tid(const struct sm_ibsim *c, struct sm_ibsim_pkt *p);
