@@ -622,8 +622,16 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 			else
 				sm_debug("SMD-0520", "%s", text);
 		}
-		if (st->lids_err[0])
-			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s", st->lids_err);
+		/* once per attempt (back-off: 1 s, 2 s, ... 60 s), not every cycle; and the recovery */
+		if (st->lids_err[0] && st->lids_save.tried)
+			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s (failed %u time%s, retried in %.0f s)",
+			       st->lids_err, st->lids_save.failures, st->lids_save.failures == 1 ? "" : "s",
+			       (double)((int64_t)st->lids_save.next_ms - sm_mono_ms() > 0 ?
+					(int64_t)st->lids_save.next_ms - sm_mono_ms() : 0) / 1e3);
+		if (st->lids_save.recovered)
+			sm_notice("SMD-0807", "plane-consistent LIDs saved after %u failed attempt%s over %.1f s",
+				  st->lids_save.recovered, st->lids_save.recovered == 1 ? "" : "s",
+				  (double)st->lids_save.failing_ms / 1e3);
 		/* routine cycles that changed nothing are logged at info level only; a cycle that
 		 * is not up as the one before was not, at most once per log_repeat_interval */
 		char rep[40] = "", what[64];
@@ -766,6 +774,8 @@ int smd_daemon(const struct smd_opts *o)
 		sm_err("SMD-0505", "event loop: %s", strerror(-rc));
 		goto out;
 	}
+	if (smd_state_lock_take(conf->state_dir))   /* SMD-0805: another smd holds it */
+		goto out;
 	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &c.srv, err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0506", "control socket: %s", err);

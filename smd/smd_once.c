@@ -10,6 +10,7 @@
  */
 #include "config/options.h"
 #include "lib/log.h"
+#include "lib/statelock.h"
 #include "sm/sm.h"
 #include "sm/planelid.h"
 #include "mock/open.h"
@@ -39,6 +40,33 @@ static int want_lids(void *arg, const struct sm_fabric *f, unsigned plane, const
 		     uint16_t *want)
 {
 	return sm_plane_lids_want(arg, f, plane, cur, want);
+}
+
+/*
+ * Every mode locks its state directory before reading a state file: a
+ * second smd on it is refused (SMD-0805). A directory that cannot be
+ * created or opened is reported (SMD-0806) and the run goes on: its saves
+ * then fail and are reported as before. The fd is held until exit.
+ */
+int smd_state_lock_take(const char *state_dir)
+{
+	static int held = -1;
+	char err[1024] = "";
+	int fd;
+
+	if (!state_dir || held >= 0)
+		return 0;
+	fd = sm_state_lock(state_dir, err, sizeof(err));
+	if (fd == -EBUSY) {
+		sm_err("SMD-0805", "%s", err);
+		return 1;
+	}
+	if (fd < 0) {
+		sm_warn("SMD-0806", "%s; running without the state directory lock", err);
+		return 0;
+	}
+	held = fd;
+	return 0;
 }
 
 /*
@@ -117,6 +145,8 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0307", "%s", err[0] ? err : strerror(-rc));
 		goto out;
 	}
+	if (smd_state_lock_take(conf->state_dir))   /* before a state file is read or a port opened */
+		goto out;
 	if (conf->n_planes > 1 || (o->backend && !strcmp(o->backend, "ibsim")) ||
 	    (conf->n_planes == 1 && !strncmp(conf->planes[0], "ibsim", 5))) {
 		status = smd_once_planes(o, conf);   /* smd/smd_once_planes.c: one thread per plane */

@@ -19,6 +19,8 @@
  *                 sleeps this long and returns the short count; fsync and
  *                 rename sleep before acting. Widens the window in which a
  *                 kill -9 lands in the middle of a state-file write.
+ *   FSFAIL_FLAG   a file outside FSFAIL_PATH: failures happen only while it
+ *                 exists (a test removes it: the disk has room again)
  * Reads are never failed. Only file descriptors opened under FSFAIL_PATH
  * are affected by write/fsync.
  */
@@ -86,6 +88,9 @@ static int fail_errno(void)
 static int failing(void)
 {
 	const char *e = getenv("FSFAIL_ERRNO");
+	const char *flag = getenv("FSFAIL_FLAG");
+	if (flag && *flag && access(flag, F_OK))
+		return 0;   /* the disk has room again */
 	return !getenv("FSFAIL_SLOW_US") || (e && *e);
 }
 

@@ -129,7 +129,7 @@ sys.exit(0 if ca == list(range(1, 17)) else 1)
 EOF
 
 # 3. --guid2lid FILE (OpenSM's format, LIDs of its own) given to the daemon and to --once
-awk '{ printf "%s 0x%04x 0x%04x\n", $1, NR + 99, NR + 99 }' "$work/a/guid2lid" >"$work/opensm.g2l"
+awk '/^0x/ { n++; printf "%s 0x%04x 0x%04x\n", $1, n + 99, n + 99 }' "$work/a/guid2lid" >"$work/opensm.g2l"
 lids g2l "$work/opensm.g2l" >"$work/g.lids"
 dmn d5 "$work/c" --guid2lid "$work/opensm.g2l"
 same g d5 "daemon --guid2lid"

@@ -69,6 +69,10 @@ def keys_ok(d, what):
         bad('%s: keys file mode %o' % (what, os.stat(k).st_mode & 0o777))
     return lines[1] if ok else None
 
+def partial(data):
+    # an older smd's table (no smd-state header) missing 5 entries: read, completed, rewritten sealed
+    return b''.join([l + b'\n' for l in data.splitlines() if l.startswith(b'0x')][:-5])
+
 def leftovers(d):
     return [n for n in os.listdir(d) if '.tmp.' in n]
 
@@ -79,7 +83,7 @@ p = once(ref)
 if p.wait() != 0:
     sys.exit('FAIL: reference run: ' + p.stderr.read().decode())
 full = read(os.path.join(ref, 'guid2lid'))
-base = b''.join(full.splitlines(True)[:-5])
+base = partial(full)
 with open(os.path.join(ref, 'guid2lid'), 'wb') as f:
     f.write(base)
 t0 = time.monotonic()
@@ -181,7 +185,7 @@ p.send_signal(signal.SIGTERM)
 p.wait()
 if not dfull:
     sys.exit('FAIL: the daemon wrote no plane-lids')
-dbase = b''.join(dfull.splitlines(True)[:-5])
+dbase = partial(dfull)
 with open(os.path.join(dref, 'plane-lids'), 'wb') as f:
     f.write(dbase)
 t0 = time.monotonic()

@@ -32,7 +32,8 @@ once() {
 # the reference: a run that never failed, from the same partial table
 mkdir "$work/ref"
 once --state-dir "$work/ref" >/dev/null 2>&1 || { echo "FAIL: reference run"; exit 1; }
-head -n -5 "$work/ref/guid2lid" >"$work/partial"
+# an older smd's table (no smd-state header: read, then rewritten sealed) missing 5 entries
+grep '^0x' "$work/ref/guid2lid" | head -n -5 >"$work/partial"
 cp "$work/partial" "$work/ref/guid2lid"
 once --state-dir "$work/ref" >/dev/null 2>&1 || { echo "FAIL: reference run 2"; exit 1; }
 cmp -s "$work/partial" "$work/ref/guid2lid" && { echo "FAIL: the reference run did not rewrite guid2lid"; exit 1; }

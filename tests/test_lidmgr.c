@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "sm/lidmgr.h"
+#include "sm/planelid.h"
+#include "lib/statefile.h"
 #include "fixture/fixture.h"
 
 static int load_str(struct sm_lidmgr *m, const char *text, char *err, size_t errlen)
@@ -77,7 +79,11 @@ static void expect_bad(const char *txt, const char *needle)
 	sm_lidmgr_clear(&m);
 }
 
-/* An empty file is an empty table (it once ran qsort(NULL, 0): UB, found by fuzz_lidmgr). */
+/*
+ * An empty file, a file of zeros, a damaged sealed file are refused (issue 18:
+ * a file of zeros was once read as an empty table and the fabric renumbered);
+ * a sealed empty table is an empty table.
+ */
 static void test_parse_empty(void **state)
 {
 	(void)state;
@@ -86,9 +92,90 @@ static void test_parse_empty(void **state)
 	FILE *in = fopen("/dev/null", "r");
 	assert_non_null(in);
 	sm_lidmgr_init(&m);
-	assert_int_equal(sm_lidmgr_load_stream(&m, in, "empty", err, sizeof(err)), 0);
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "empty", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "empty:1: no entries and no smd-state header"));
 	assert_int_equal(m.n, 0);
 	fclose(in);
+	expect_bad("# only a comment\n\n", "no entries");
+	/* a sealed empty table: the CRC-32 of nothing is 0 */
+	assert_int_equal(load_str(&m, "# smd-state v1 crc32=00000000\n", err, sizeof(err)), 0);
+	assert_int_equal(m.n, 0);
+	assert_false(m.legacy);
+	sm_lidmgr_clear(&m);
+}
+
+static void test_parse_damaged(void **state)
+{
+	(void)state;
+	struct sm_lidmgr m;
+	char err[256] = "", zeros[4096];
+	FILE *in;
+
+	/* the CRC-32 is zlib's (IEEE 802.3): its check value */
+	assert_int_equal(sm_state_crc32("123456789", 9), 0xcbf43926u);
+	/* a file of zeros (what a crash on some file systems leaves) */
+	memset(zeros, 0, sizeof(zeros));
+	in = fmemopen(zeros, sizeof(zeros), "r");
+	assert_non_null(in);
+	sm_lidmgr_init(&m);
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "z", err, sizeof(err)), -EINVAL);
+	fclose(in);
+	assert_non_null(strstr(err, "z:1: NUL byte at offset 0"));
+	/* zeros after valid lines, as a torn write leaves them */
+	memcpy(zeros, "0x10 1 1\n", 9);
+	in = fmemopen(zeros, sizeof(zeros), "r");
+	assert_int_equal(sm_lidmgr_load_stream(&m, in, "z", err, sizeof(err)), -EINVAL);
+	fclose(in);
+	assert_non_null(strstr(err, "z:2: NUL byte at offset 9"));
+
+	/* a sealed file written by us, then one bit flipped, a line dropped, a version from the future */
+	char *text = NULL;
+	size_t len = 0;
+	sm_lidmgr_add(&m, 0x10, 1, 1);
+	sm_lidmgr_add(&m, 0x20, 2, 2);
+	FILE *out = open_memstream(&text, &len);
+	assert_int_equal(sm_lidmgr_write_stream(&m, out), 0);
+	fclose(out);
+	assert_int_equal(strncmp(text, "# smd-state v1 crc32=", 21), 0);
+	/* OpenSM's layout: header, blank line, each entry then a blank line (its parser needs them) */
+	assert_non_null(strstr(text, "\n\n0x0000000000000010 0x0001 0x0001\n\n0x0000000000000020 0x0002 0x0002\n\n"));
+	assert_int_equal(load_str(&m, text, err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_false(m.legacy);
+	assert_false(m.dirty);
+	char *bad = strdup(text);
+	bad[len - 3] ^= 1;   /* the last LID: 0x0002 -> 0x0003 */
+	expect_bad(bad, "1: checksum mismatch");
+	free(bad);
+	bad = strdup(text);
+	char *second = strstr(bad, "0x0000000000000020");
+	*second = '\0';
+	expect_bad(bad, "checksum mismatch");
+	free(bad);
+	bad = strdup(text);
+	bad[13] = '9';   /* v1 -> v9 */
+	expect_bad(bad, "version 9");
+	free(bad);
+	expect_bad("# smd-state v1 crc32=zz\n0x10 1 1\n", "bad smd-state header");
+	expect_bad("# smd-state v1 crc32=00000000", "without an end of line");
+	free(text);
+
+	/* random garbage */
+	expect_bad("\x8f\x13\xe2 q\x01\x7f\n", "g2l:1:");
+	sm_lidmgr_clear(&m);
+}
+
+/* An older smd's file or OpenSM's (no header) is read, flagged to be rewritten sealed. */
+static void test_parse_legacy(void **state)
+{
+	(void)state;
+	struct sm_lidmgr m;
+	char err[256] = "";
+	sm_lidmgr_init(&m);
+	assert_int_equal(load_str(&m, "0x10 0x0001 0x0001\n0x20 0x0002 0x0002\n", err, sizeof(err)), 0);
+	assert_int_equal(m.n, 2);
+	assert_true(m.legacy);
+	assert_true(m.dirty);
 	sm_lidmgr_clear(&m);
 }
 
@@ -314,15 +401,23 @@ static void test_second_run_is_stable(void **state)
 	assert_int_equal(sm_lidmgr_assign(&m2, g, 0, 0, cur, NULL, &st, NULL, NULL), 0);
 	assert_int_equal(st.from_file, 6);
 	assert_false(m2.dirty);
+	assert_false(m2.legacy);
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		assert_int_equal(f->ports[i].lid, g->ports[i].lid);
 
-	/* the file is OpenSM's format, byte for byte */
+	/* the file is sealed, then OpenSM's format byte for byte (an entry, a blank line) */
 	FILE *in = fopen(file, "r");
 	char line[128];
 	assert_non_null(in);
 	assert_non_null(fgets(line, sizeof(line), in));
+	assert_int_equal(strncmp(line, "# smd-state v1 crc32=", 21), 0);
+	assert_int_equal(strlen(line), 30);
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "\n");
+	assert_non_null(fgets(line, sizeof(line), in));
 	assert_string_equal(line, "0x0000000000000011 0x0001 0x0001\n");
+	assert_non_null(fgets(line, sizeof(line), in));
+	assert_string_equal(line, "\n");
 	fclose(in);
 	/* no temp file left behind */
 	char tmp[400];
@@ -388,12 +483,63 @@ static void test_exhaustion(void **state)
 	sm_fabric_free(f);
 }
 
+/*
+ * Switch LIDs survive a fabric reset while smd runs and a switch that is
+ * absent for a while (issue 18: after a reset, switches that had inherited
+ * their LIDs were renumbered from scratch, and an absent switch's LID could
+ * go to another port). Plane-consistent table, nothing on disk.
+ */
+static void test_switch_lids_stick(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = fx_small_fabric();
+	struct sm_plane_lids *pl;
+	char err[256] = "";
+	uint16_t *cur = calloc(f->n_ports, sizeof(*cur));
+	uint16_t *w1 = calloc(f->n_ports, sizeof(*w1));
+	uint16_t *w2 = calloc(f->n_ports, sizeof(*w2));
+	assert_non_null(cur);
+	assert_non_null(w1);
+	assert_non_null(w2);
+	assert_int_equal(sm_plane_lids_open(NULL, 0, NULL, NULL, &pl, err, sizeof(err)), 0);
+	/* the fabric holds another SM's LIDs: smd keeps them */
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		cur[i] = (uint16_t)(200 - i);
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w1), 0);
+	uint32_t sw1 = f->nodes[0].type == SM_NODE_SWITCH ? f->nodes[0].port0 : SM_NONE;
+	assert_int_not_equal(sw1, SM_NONE);
+	assert_int_equal(w1[sw1], cur[sw1]);
+	/* the fabric is reset (every LID 0): the same LIDs again, switches included */
+	memset(cur, 0, f->n_ports * sizeof(*cur));
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w2), 0);
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		if (w1[i] != w2[i])
+			fail_msg("port %u: LID %u before the reset, %u after", i, w1[i], w2[i]);
+	/* the first switch is absent: nobody takes its LID; back: it gets it again */
+	f->nodes[0].plane = 1;   /* not in plane 0's sweep */
+	memset(w2, 0, f->n_ports * sizeof(*w2));
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w2), 0);
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		assert_true(i == sw1 || w2[i] != w1[sw1]);
+	f->nodes[0].plane = 0;
+	assert_int_equal(sm_plane_lids_want(pl, f, 0, cur, w2), 0);
+	assert_int_equal(w2[sw1], w1[sw1]);
+	sm_plane_lids_free(pl);
+	free(cur);
+	free(w1);
+	free(w2);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_opensm),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_empty),
+		cmocka_unit_test(test_parse_damaged),
+		cmocka_unit_test(test_parse_legacy),
+		cmocka_unit_test(test_switch_lids_stick),
 		cmocka_unit_test(test_fresh_assignment),
 		cmocka_unit_test(test_lmc_alignment),
 		cmocka_unit_test(test_file_then_fabric_then_fresh),

@@ -48,6 +48,8 @@ struct sm_plane_lids;
 /* smd/smd_once.c: the LID table of sm/planelid.h, seeded by guid2lid_file; 0 or 1 (logged) */
 int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note_arg,
 		       struct sm_plane_lids **out);
+/* smd/smd_once.c: lock STATE_DIR for the life of the process (lib/statelock.h); 0 or 1 (logged) */
+int smd_state_lock_take(const char *state_dir);
 int smd_daemon(const struct smd_opts *o);
 int smd_dry_run(const struct smd_opts *o);
 int smd_check_config(const struct smd_opts *o);

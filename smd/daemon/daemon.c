@@ -220,23 +220,19 @@ static void run_cycle(struct smd_dmn *d)
 			dmn_cycle_health(d, ph, herr, sizeof(herr));
 		else
 			snprintf(herr, sizeof(herr), "%s", stopping ? "stopping" : "out of memory");
-		if (d->lids) {
-			int rc = sm_plane_lids_save(d->lids, lerr, sizeof(lerr));
-			if (rc && !lerr[0])
-				snprintf(lerr, sizeof(lerr), "%s", strerror(-rc));
-		}
-	} else {
-		/* nothing was rediscovered: the last health and LID table stand */
-		pthread_mutex_lock(&d->mu);
-		snprintf(lerr, sizeof(lerr), "%s", d->st.lids_err);
-		pthread_mutex_unlock(&d->mu);
 	}
+	/* every cycle, heavy or not: a failed save is retried with back-off (sm/planelid.h) */
+	struct sm_plane_lids_save sv = { 0 };
+	if (d->lids && sm_plane_lids_save_backoff(d->lids, (uint64_t)sm_mono_ms(), &sv, lerr, sizeof(lerr)) &&
+	    !lerr[0])
+		snprintf(lerr, sizeof(lerr), "cannot save");
 	double secs = (double)(sm_mono_us() - t0) / 1e6;
 	int again = 0;
 	for (unsigned i = 0; i < d->n; i++)
 		again |= d->planes[i].heavy && d->planes[i].sum.late_traps;
 	pthread_mutex_lock(&d->mu);
 	dmn_snapshot(d, secs, lerr);
+	d->st.lids_save = sv;
 	if (again && !d->trap_due_us) {
 		/* traps came during an incremental sweep: another one at once sees what they said */
 		d->trap_due_us = sm_mono_us();

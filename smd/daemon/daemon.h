@@ -164,6 +164,7 @@ struct smd_dmn_status {
 	int lids_open;
 	struct sm_plane_lids_stats plane_lids;
 	char lids_err[256];           /* last failure saving the LID table, "" none */
+	struct sm_plane_lids_save lids_save;   /* the last cycle's save (retried with back-off) */
 	struct smd_dmn_plane planes[SM_MAX_PLANES];
 	/*
 	 * Plane health of the last cycle (hosts.h), computed on the fabrics as

@@ -93,20 +93,19 @@ static int parse_num(const char *tok, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char *err, size_t errlen)
+/* Parse the entries of a file's body; `ln` is the number of lines before it (the header). */
+static int parse_lines(struct sm_lidmgr *m, FILE *in, const char *name, unsigned ln, char *err,
+		       size_t errlen)
 {
 	char line[512];
-	unsigned ln = 0;
 	int rc = 0;
 
-	sm_lidmgr_clear(m);
 	while (fgets(line, sizeof(line), in)) {
 		ln++;
 		size_t len = strlen(line);
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(in)) {
 			sm_errf(err, errlen, "%s:%u: line too long", name, ln);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		char *hash = strchr(line, '#');
 		if (hash)
@@ -123,31 +122,26 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 		if (nt != 3) {
 			sm_errf(err, errlen, "%s:%u: expected '0xGUID FIRST_LID LAST_LID', got %u field%s",
 			       name, ln, nt, nt == 1 ? "" : "s");
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		uint64_t guid, a, b;
 		if (strncmp(tok[0], "0x", 2) && strncmp(tok[0], "0X", 2)) {
 			sm_errf(err, errlen, "%s:%u: GUID '%.40s' must be hexadecimal (0x...)", name, ln, tok[0]);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		if (parse_num(tok[0], UINT64_MAX, &guid) || !guid) {
 			sm_errf(err, errlen, "%s:%u: bad GUID '%.40s'", name, ln, tok[0]);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		if (parse_num(tok[1], SM_UNICAST_LID_MAX, &a) || !a) {
 			sm_errf(err, errlen, "%s:%u: bad first LID '%.40s' (unicast LIDs are 1-0xbfff)",
 			       name, ln, tok[1]);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		if (parse_num(tok[2], SM_UNICAST_LID_MAX, &b) || b < a) {
 			sm_errf(err, errlen, "%s:%u: bad last LID '%.40s' (1-0xbfff, not below the first)",
 			       name, ln, tok[2]);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		uint64_t span = b - a + 1;
 		if (span > 128 || (span & (span - 1)) || (a & (span - 1))) {
@@ -155,24 +149,54 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 			       "%s:%u: LID range 0x%04" PRIx64 "-0x%04" PRIx64
 			       " is not 2^LMC LIDs (LMC 0-7) aligned on 2^LMC",
 			       name, ln, a, b);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		if (m->n >= MAX_ENTRIES) {
 			sm_errf(err, errlen, "%s:%u: more than %u entries", name, ln, MAX_ENTRIES);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		rc = sm_lidmgr_add(m, guid, (uint16_t)a, (uint16_t)b);
 		if (rc) {
 			sm_errf(err, errlen, "%s:%u: out of memory", name, ln);
-			goto fail;
+			return rc;
 		}
 		m->e[m->n - 1].line = ln;
 	}
 	if (ferror(in)) {
 		sm_errf(err, errlen, "%s: read error", name);
-		rc = -EIO;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The whole content of a file: sealed (checked), or an older/OpenSM file (legacy). */
+static int load_buf(struct sm_lidmgr *m, const char *buf, size_t len, const char *name, char *err,
+		    size_t errlen)
+{
+	size_t off = 0;
+	int rc, sealed;
+
+	sm_lidmgr_clear(m);
+	sealed = sm_state_check(buf, len, name, &off, err, errlen);
+	if (sealed < 0)
+		return sealed;
+	FILE *in = fmemopen((void *)(buf + off), len - off ? len - off : 1, "r");
+	if (!in) {
+		sm_errf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	if (len == off)
+		(void)fgetc(in);   /* an empty body: fmemopen of 0 bytes is refused by some libcs */
+	rc = parse_lines(m, in, name, sealed ? 1 : 0, err, errlen);
+	fclose(in);
+	if (rc)
+		goto fail;
+	if (!sealed && !m->n) {
+		/* a file of zeros, or emptied: refuse it rather than renumber the fabric */
+		sm_errf(err, errlen,
+			"%s:1: no entries and no smd-state header: an empty or damaged LID table is refused "
+			"(remove the file only if a renumbering is intended)", name);
+		rc = -EINVAL;
 		goto fail;
 	}
 	if (m->n)  /* qsort(NULL, 0, ...) is undefined (an empty file) */
@@ -185,26 +209,64 @@ int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char 
 			rc = -EINVAL;
 			goto fail;
 		}
-	m->dirty = 0;
+	/* an unsealed file (an older smd's, OpenSM's) is rewritten sealed at the next save */
+	m->legacy = !sealed;
+	m->dirty = !sealed;
 	return 0;
 fail:
 	sm_lidmgr_clear(m);
 	return rc;
 }
 
-int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errlen)
+int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char *err, size_t errlen)
 {
-	FILE *in = fopen(path, "r");
+	char *buf = NULL, chunk[8192];
+	size_t len = 0, n;
 	int rc;
 
-	if (!in) {
-		rc = -errno;
-		sm_lidmgr_clear(m);
-		sm_errf(err, errlen, "%s: %s", path, strerror(errno));
-		return rc;
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0) {
+		if (len + n > SM_LIDMGR_FILE_MAX) {
+			free(buf);
+			sm_lidmgr_clear(m);
+			sm_errf(err, errlen, "%s:1: larger than a LID table can be", name);
+			return -EINVAL;
+		}
+		char *nb = realloc(buf, len + n + 1);
+		if (!nb) {
+			free(buf);
+			sm_lidmgr_clear(m);
+			sm_errf(err, errlen, "%s: out of memory", name);
+			return -ENOMEM;
+		}
+		buf = nb;
+		memcpy(buf + len, chunk, n);
+		len += n;
 	}
-	rc = sm_lidmgr_load_stream(m, in, path, err, errlen);
-	fclose(in);
+	if (ferror(in)) {
+		free(buf);
+		sm_lidmgr_clear(m);
+		sm_errf(err, errlen, "%s: read error", name);
+		return -EIO;
+	}
+	rc = load_buf(m, buf ? buf : "", len, name, err, errlen);
+	free(buf);
+	return rc;
+}
+
+int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	sm_lidmgr_clear(m);
+	rc = sm_state_read(path, SM_LIDMGR_FILE_MAX, &buf, &len, err, errlen);
+	if (rc == -EFBIG)
+		return -EINVAL;
+	if (rc)
+		return rc;
+	rc = load_buf(m, buf, len, path, err, errlen);
+	free(buf);
 	return rc;
 }
 
@@ -427,29 +489,63 @@ out:
 	return rc;
 }
 
+/* The sealed text of the table: header, a blank line, then OpenSM's layout (an entry, a blank line). */
+static int table_text(const struct sm_lidmgr *m, char **text, size_t *tlen)
+{
+	char *body = NULL, hdr[SM_STATE_HDR_MAX];
+	size_t blen = 0;
+	FILE *out = open_memstream(&body, &blen);
+	int rc = 0;
+
+	*text = NULL;
+	if (!out)
+		return -ENOMEM;
+	/* a blank line after the header: OpenSM's parser takes the header for a key, ended by it */
+	if (fputc('\n', out) == EOF)
+		rc = -ENOMEM;
+	for (uint32_t i = 0; i < m->n && !rc; i++)
+		if (fprintf(out, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", m->e[i].guid, m->e[i].first,
+			    m->e[i].last) < 0)
+			rc = -ENOMEM;
+	if (fclose(out) && !rc)
+		rc = -ENOMEM;
+	if (rc) {
+		free(body);
+		return rc;
+	}
+	size_t hl = sm_state_header(hdr, body, blen);
+	*text = malloc(hl + blen + 1);
+	if (!*text) {
+		free(body);
+		return -ENOMEM;
+	}
+	memcpy(*text, hdr, hl);
+	memcpy(*text + hl, body, blen);
+	*tlen = hl + blen;
+	free(body);
+	return 0;
+}
+
 int sm_lidmgr_write_stream(const struct sm_lidmgr *m, FILE *out)
 {
-	for (uint32_t i = 0; i < m->n; i++)
-		if (fprintf(out, "0x%016" PRIx64 " 0x%04x 0x%04x\n", m->e[i].guid, m->e[i].first,
-			    m->e[i].last) < 0)
-			return -EIO;
-	return 0;
+	char *text;
+	size_t len;
+	int rc = table_text(m, &text, &len);
+
+	if (rc)
+		return rc;
+	if (fwrite(text, 1, len, out) != len)
+		rc = -EIO;
+	free(text);
+	return rc;
 }
 
 int sm_lidmgr_save(const struct sm_lidmgr *m, const char *path, char *err, size_t errlen)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	int rc;
+	int rc = table_text(m, &buf, &len);
 
-	if (!out) {
-		sm_errf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	rc = sm_lidmgr_write_stream(m, out);
-	if (fclose(out) && !rc)
-		rc = -ENOMEM;
 	if (rc)
 		sm_errf(err, errlen, "%s: out of memory", path);
 	else

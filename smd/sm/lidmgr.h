@@ -14,12 +14,18 @@
  *
  * Data flow: sm_lidmgr_load() reads a guid2lid file (ours or OpenSM's; both
  * use "0xGUID FIRST_LID LAST_LID" lines, numbers in any C base, '#' starts a
- * comment), sm_lidmgr_assign() gives every LID-bearing port of one plane a
+ * comment; ours is sealed: lib/statefile.h's "# smd-state v1 crc32=" header
+ * line first, then OpenSM's layout, each entry followed by a blank line,
+ * which is what OpenSM's own parser needs to read it back), sm_lidmgr_assign() gives every LID-bearing port of one plane a
  * LID (writing it into the fabric with sm_fabric_set_lid) and updates the
  * table, sm_lidmgr_save() writes the table back atomically (temp file,
  * fsync, rename, fsync of the directory).
  *
- * Untrusted file policy: a line that does not parse (bad GUID or number,
+ * Untrusted file policy: a sealed file whose checksum or version does not
+ * match, any NUL byte (a file of zeros), or an unsealed file without a
+ * single entry is refused with -EINVAL: never read as an empty table. An
+ * unsealed file that parses (an older smd's, OpenSM's) is accepted with
+ * legacy and dirty set, so the caller rewrites it sealed. A line that does not parse (bad GUID or number,
  * wrong field count, LID outside 1..0xBFFF, a range that is not 2^k LIDs
  * aligned on 2^k, a GUID listed twice) REFUSES the whole file with
  * "FILE:LINE: reason" and -EINVAL: a damaged LID file is a reason to stop
@@ -57,8 +63,11 @@ struct sm_lid_entry {
 struct sm_lidmgr {
 	struct sm_lid_entry *e;   /* sorted by guid once loaded/assigned */
 	uint32_t n, cap;
-	int dirty;                /* table differs from what was loaded */
+	int dirty;                /* table differs from what was loaded (or must be rewritten sealed) */
+	int legacy;               /* loaded from a file without the smd-state header */
 };
+
+#define SM_LIDMGR_FILE_MAX (256u << 20)   /* MAX_ENTRIES lines of OpenSM's layout, with room */
 
 struct sm_lidmgr_stats {
 	uint32_t ports;        /* LID-bearing ports seen */
@@ -78,7 +87,8 @@ void sm_lidmgr_clear(struct sm_lidmgr *m);   /* frees entries; accepts NULL */
 /*
  * Load a guid2lid file, replacing the table. -ENOENT if the file does not
  * exist (the table is then empty: a first start), -EINVAL with "FILE:LINE:
- * reason" in err on bad content (table left empty), other -errno on I/O.
+ * reason" in err on bad or damaged content, a non-regular file or one over
+ * SM_LIDMGR_FILE_MAX (table left empty), other -errno on I/O.
  */
 int sm_lidmgr_load(struct sm_lidmgr *m, const char *path, char *err, size_t errlen);
 int sm_lidmgr_load_stream(struct sm_lidmgr *m, FILE *in, const char *name, char *err, size_t errlen);
@@ -100,7 +110,7 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 		     const uint16_t *cur_lid, const uint8_t *cur_lmc,
 		     struct sm_lidmgr_stats *st, sm_note_fn *note, void *note_arg);
 
-/* Write the table to `path` atomically; creates the directory if missing. */
+/* Write the table, sealed, to `path` atomically; creates the directory if missing. */
 int sm_lidmgr_save(const struct sm_lidmgr *m, const char *path, char *err, size_t errlen);
 int sm_lidmgr_write_stream(const struct sm_lidmgr *m, FILE *out);
 

@@ -25,6 +25,7 @@ struct sm_plane_lids {
 	uint8_t used[SM_LID_SPACE];      /* 1 = taken by a host key */
 	uint8_t sw_count[SM_LID_SPACE];  /* planes using the LID for a switch */
 	uint8_t *sw_used[SM_MAX_PLANES]; /* per plane: LID used by a switch (lazily allocated) */
+	uint64_t *sw_guid[SM_MAX_PLANES]; /* per plane: the switch a LID was given to, 0 none (kept when it is absent) */
 	struct sm_lidmgr ports;          /* port GUID -> LID: the guid2lid seed, updated by each want */
 	uint8_t *seeded;                 /* LIDs of the seed (SM_LID_SPACE), NULL: no seed */
 	int ports_dirty;
@@ -35,6 +36,10 @@ struct sm_plane_lids {
 	sm_note_fn *note;
 	void *note_arg;
 	struct sm_plane_lids_stats st;
+	/* sm_plane_lids_save_backoff(): failed attempts in a row, since when, next one due */
+	uint32_t save_fails;
+	uint64_t save_fail_since_ms, save_next_ms;
+	char save_err[1024];
 };
 
 static uint64_t fnv64(const char *s, size_t n)
@@ -82,6 +87,15 @@ static int add_key(struct sm_plane_lids *pl, uint64_t key, uint16_t lid, unsigne
 	return 0;
 }
 
+/* A LID a switch of some plane was given and keeps while it is absent (a spine down, a reset). */
+static int sw_reserved(const struct sm_plane_lids *pl, unsigned lid)
+{
+	for (unsigned p = 0; p < SM_MAX_PLANES; p++)
+		if (pl->sw_guid[p] && pl->sw_guid[p][lid])
+			return 1;
+	return 0;
+}
+
 /* Free for a host: no host and no switch of any plane on any LID of the range. */
 static int range_free(const struct sm_plane_lids *pl, unsigned lid, unsigned lmc)
 {
@@ -89,15 +103,16 @@ static int range_free(const struct sm_plane_lids *pl, unsigned lid, unsigned lmc
 	if (!lid || lid % span || lid + span - 1 > SM_UNICAST_LID_MAX)
 		return 0;
 	for (unsigned i = 0; i < span; i++)
-		if (pl->used[lid + i] || pl->sw_count[lid + i])
+		if (pl->used[lid + i] || pl->sw_count[lid + i] || sw_reserved(pl, lid + i))
 			return 0;
 	return 1;
 }
 
-/* Free for a switch of `plane`: no host anywhere, no switch of this plane. */
-static int sw_free(const struct sm_plane_lids *pl, unsigned plane, unsigned lid)
+/* Free for switch `guid` of `plane`: no host anywhere, no other switch of this plane, present or not. */
+static int sw_free(const struct sm_plane_lids *pl, unsigned plane, unsigned lid, uint64_t guid)
 {
-	return lid && lid <= SM_UNICAST_LID_MAX && !pl->used[lid] && !pl->sw_used[plane][lid];
+	return lid && lid <= SM_UNICAST_LID_MAX && !pl->used[lid] && !pl->sw_used[plane][lid] &&
+	       (!pl->sw_guid[plane][lid] || pl->sw_guid[plane][lid] == guid);
 }
 
 /* No LID of the range is the seed's LID of another port ('own': this port's seed LID, 0 none). */
@@ -120,6 +135,12 @@ static uint16_t lowest_free(const struct sm_plane_lids *pl, unsigned lmc)
 	return 0;
 }
 
+static int cmp_port(const void *a, const void *b)
+{
+	const struct sm_lid_entry *x = a, *y = b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
 /* The seed's LID of a port GUID, 0 if none. */
 static uint16_t seed_of(const struct sm_plane_lids *pl, uint64_t guid)
 {
@@ -129,10 +150,18 @@ static uint16_t seed_of(const struct sm_plane_lids *pl, uint64_t guid)
 	return first;
 }
 
-static int cmp_port(const void *a, const void *b)
+/*
+ * The LID the port table gives a switch: the seed's, or the one it was
+ * given earlier in this process's life (so a fabric reset while smd runs,
+ * or a switch that comes back, gets its LID again). *from_seed: read from
+ * the file.
+ */
+static uint16_t table_lid(const struct sm_plane_lids *pl, uint64_t guid, int *from_seed)
 {
-	const struct sm_lid_entry *x = a, *y = b;
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
+	struct sm_lid_entry key = { .guid = guid };
+	const struct sm_lid_entry *e = pl->ports.n ? bsearch(&key, pl->ports.e, pl->ports.n, sizeof(key), cmp_port) : NULL;
+	*from_seed = e && e->line && pl->seeded;
+	return e ? e->first : 0;
 }
 
 /* Record the LID a port got in the port table; its first `sorted` entries are sorted by GUID. */
@@ -192,20 +221,36 @@ int sm_plane_lids_open(const char *state_dir, unsigned lmc, sm_note_fn *note_fn,
 	if (rc == -ENOENT) {
 		rc = 0;  /* first start */
 	} else if (!rc) {
-		for (uint32_t i = 0; i < m.n && !rc; i++) {
-			const struct sm_lid_entry *e = &m.e[i];
-			unsigned span = (unsigned)e->last - e->first + 1, l = 0;
-			while ((1u << l) < span)
-				l++;
-			if (!range_free(pl, e->first, l)) {
-				snprintf(err, errlen, "%s:%u: LID %u of key 0x%016llx is also held by another key",
-					 pl->path, e->line, e->first, (unsigned long long)e->guid);
-				rc = -EINVAL;
-				break;
+		int relmc = 0;
+		/*
+		 * Pass 0: keys written with this LMC (two of them on one LID: a bad file).
+		 * Pass 1: keys written with another LMC keep their base LID if it is aligned
+		 * and its new range free, else get a new one (their ranges may overlap).
+		 */
+		for (unsigned pass = 0; pass < 2 && !rc; pass++)
+			for (uint32_t i = 0; i < m.n && !rc; i++) {
+				const struct sm_lid_entry *e = &m.e[i];
+				unsigned span = (unsigned)e->last - e->first + 1, l = 0;
+				while ((1u << l) < span)
+					l++;
+				if ((l == lmc) != !pass)
+					continue;
+				if (pass) {
+					relmc = 1;
+					if (range_free(pl, e->first, lmc))
+						rc = add_key(pl, e->guid, e->first, lmc);
+					continue;
+				}
+				if (!range_free(pl, e->first, l)) {
+					snprintf(err, errlen, "%s:%u: LID %u of key 0x%016llx is also held by another key",
+						 pl->path, e->line, e->first, (unsigned long long)e->guid);
+					rc = -EINVAL;
+					break;
+				}
+				rc = add_key(pl, e->guid, e->first, l);
 			}
-			rc = add_key(pl, e->guid, e->first, l);
-		}
 		pl->st.keys = pl->n_keys;
+		pl->dirty = m.legacy || relmc;   /* an unsealed file (an older smd's) is rewritten sealed */
 	}
 	sm_lidmgr_clear(&m);
 	snprintf(pl->g2l_path, sizeof(pl->g2l_path), "%s/guid2lid", state_dir);
@@ -243,7 +288,7 @@ int sm_plane_lids_seed(struct sm_plane_lids *pl, const char *path, char *err, si
 	sm_lidmgr_clear(&pl->ports);
 	pl->ports = m;
 	/* a seed read from elsewhere (OpenSM's file) is written to STATE_DIR/guid2lid */
-	pl->ports_dirty = strcmp(path, pl->g2l_path) != 0;
+	pl->ports_dirty = strcmp(path, pl->g2l_path) != 0 || m.legacy;
 	pthread_mutex_unlock(&pl->mu);
 	return 0;
 }
@@ -254,8 +299,10 @@ void sm_plane_lids_free(struct sm_plane_lids *pl)
 		return;
 	sm_guid_map_free(&pl->map);
 	free(pl->keys);
-	for (unsigned p = 0; p < SM_MAX_PLANES; p++)
+	for (unsigned p = 0; p < SM_MAX_PLANES; p++) {
 		free(pl->sw_used[p]);
+		free(pl->sw_guid[p]);
+	}
 	sm_lidmgr_clear(&pl->ports);
 	free(pl->seeded);
 	pthread_mutex_destroy(&pl->mu);
@@ -304,6 +351,36 @@ int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen)
 	else if (rc1 || rc2)
 		sm_errf(err, errlen, "%s", rc1 ? e1 : e2);
 	return rc1 ? rc1 : rc2;
+}
+
+int sm_plane_lids_save_backoff(struct sm_plane_lids *pl, uint64_t now_ms, struct sm_plane_lids_save *sv,
+			       char *err, size_t errlen)
+{
+	int rc;
+
+	memset(sv, 0, sizeof(*sv));
+	if (pl->save_fails && now_ms < pl->save_next_ms) {
+		sv->failures = pl->save_fails;
+		sv->next_ms = pl->save_next_ms;
+		sm_errf(err, errlen, "%s", pl->save_err);
+		return -EAGAIN;
+	}
+	sv->tried = 1;
+	rc = sm_plane_lids_save(pl, err, errlen);
+	if (!rc) {
+		sv->recovered = pl->save_fails;
+		sv->failing_ms = pl->save_fails ? now_ms - pl->save_fail_since_ms : 0;
+		pl->save_fails = 0;
+		return 0;
+	}
+	if (!pl->save_fails++)
+		pl->save_fail_since_ms = now_ms;
+	uint64_t wait = 1000ull << (pl->save_fails < 7 ? pl->save_fails - 1 : 6);
+	pl->save_next_ms = now_ms + (wait < SM_PLANE_LIDS_BACKOFF_MAX_MS ? wait : SM_PLANE_LIDS_BACKOFF_MAX_MS);
+	snprintf(pl->save_err, sizeof(pl->save_err), "%s", err && errlen && err[0] ? err : strerror(-rc));
+	sv->failures = pl->save_fails;
+	sv->next_ms = pl->save_next_ms;
+	return rc;
 }
 
 struct want_port {
@@ -404,7 +481,8 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 	}
 	qsort(w, n, sizeof(*w), cmp_want);
 	pthread_mutex_lock(&pl->mu);
-	if (!pl->sw_used[plane] && !(pl->sw_used[plane] = calloc(SM_LID_SPACE, 1))) {
+	if ((!pl->sw_used[plane] && !(pl->sw_used[plane] = calloc(SM_LID_SPACE, 1))) ||
+	    (!pl->sw_guid[plane] && !(pl->sw_guid[plane] = calloc(SM_LID_SPACE, sizeof(uint64_t))))) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -420,12 +498,15 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			rc = want_host(pl, plane, &w[i], &seen, have, &want[w[i].port]);
 			continue;
 		}
-		uint16_t own = seed_of(pl, w[i].guid);
-		int seeded = own && sw_free(pl, plane, own);
+		int from_file;
+		uint16_t own = table_lid(pl, w[i].guid, &from_file);
+		int seeded = own && sw_free(pl, plane, own, w[i].guid);
 		uint16_t lid = seeded ? own : have;
-		if (seeded)
+		if (seeded && (from_file || own != have))
 			pl->st.from_seed++;
-		else if (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, own)) {
+		else if (seeded)
+			pl->st.sw_kept++;
+		else if (!sw_free(pl, plane, lid, w[i].guid) || !unseeded(pl, lid, 1, own)) {
 			if (lid) {
 				pl->st.conflicts++;
 				sm_notef(pl->note, pl->note_arg, "plane %u: switch 0x%016llx held LID %u, which a host or another switch holds; moving it",
@@ -433,7 +514,7 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			}
 			pl->st.sw_fresh++;
 			for (lid = 1; lid <= SM_UNICAST_LID_MAX &&
-				      (!sw_free(pl, plane, lid) || !unseeded(pl, lid, 1, 0)); lid++)
+				      (!sw_free(pl, plane, lid, w[i].guid) || !unseeded(pl, lid, 1, 0)); lid++)
 				;
 			if (lid > SM_UNICAST_LID_MAX) {
 				rc = -ENOSPC;
@@ -443,6 +524,9 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			pl->st.sw_kept++;
 		}
 		sw_take(pl, plane, lid);
+		if (own && own != lid && pl->sw_guid[plane][own] == w[i].guid)
+			pl->sw_guid[plane][own] = 0;   /* it moved: its old LID is free again */
+		pl->sw_guid[plane][lid] = w[i].guid;
 		want[w[i].port] = lid;
 	}
 	/* every port's LID into the port table (STATE_DIR/guid2lid) */

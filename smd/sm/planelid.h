@@ -89,6 +89,25 @@ int sm_plane_lids_seed(struct sm_plane_lids *pl, const char *path, char *err, si
 int sm_plane_lids_save(struct sm_plane_lids *pl, char *err, size_t errlen);
 
 /*
+ * A daemon's save, with back-off: after a failed write (ENOSPC, EIO...)
+ * the next attempt is due 1 s later, then 2, 4, ... at most 60 s; a call
+ * before that does not write and returns the last error again (so a log
+ * does not repeat an attempt that was not made). sv tells what happened.
+ * 0 (saved, or nothing to save), or -errno with err (this attempt's or the
+ * last one's).
+ */
+#define SM_PLANE_LIDS_BACKOFF_MAX_MS 60000u
+struct sm_plane_lids_save {
+	int tried;            /* this call wrote (or tried to) */
+	uint32_t failures;    /* consecutive failed attempts (0: the tables are on disk) */
+	uint32_t recovered;   /* this call saved after that many failed attempts, 0 none */
+	uint64_t failing_ms;  /* recovered: how long the saves had been failing */
+	uint64_t next_ms;     /* failures: when the next attempt is due */
+};
+int sm_plane_lids_save_backoff(struct sm_plane_lids *pl, uint64_t now_ms, struct sm_plane_lids_save *sv,
+			       char *err, size_t errlen);
+
+/*
  * Fill want[port index] with the LID every LID-bearing port of `plane` of
  * f must get (switch port 0, CA/router ports with a GUID); other entries
  * are left alone. cur (may be NULL) holds the LIDs ports have now.
