@@ -37,7 +37,7 @@ blocks=$(get lft_blocks_written <"$w/r1")
 changed=$(sed -n 's/.*LFT entries changed in \([0-9]*\) blocks.*/\1/p' "$w/log" | tail -1)
 [ -n "$changed" ] && [ "$changed" -gt 0 ] || bad "hotpath reported no change"
 [ "$blocks" = "$changed" ] || bad "profile load wrote $blocks LFT blocks, hotpath changed $changed"
-grep -q "max link load [0-9.]* -> 1 " "$w/log" || bad "the permutation does not reach max link load 1"
+grep -q "busiest link [0-9.]* -> 1 " "$w/log" || bad "the permutation does not reach max link load 1"
 if "$B/smd/smctl" --socket "$sock" profile load "$w/bad" 2>"$w/e"; then bad "a bad profile was accepted"; fi
 grep -q "bad:1:" "$w/e" || { bad "refusal does not name FILE:LINE"; cat "$w/e"; }
 "$B/smd/smctl" --socket "$sock" --json profile load "$w/perm" >"$w/r2" || bad "second load failed"

@@ -661,7 +661,7 @@ static void test_engine_over_ftree(void **state)
 		struct sm_lfts *out = engine_route(st, f, &prof, msg, sizeof(msg));
 		const struct sm_hotpath_report *r = sm_hotpath_last_report(st, 0);
 		assert_non_null(r);
-		assert_non_null(strstr(msg, "hotpath plane0: colour"));
+		assert_non_null(strstr(msg, "hotpath plane0: exact placement,"));
 		/* the lead's evaluator agrees */
 		double before = sm_metrics_max_load(f, 0, ftl, fl, prof.n_flows);
 		double after = sm_metrics_max_load(f, 0, out, fl, prof.n_flows);

@@ -125,12 +125,12 @@ static bool units_colourable(const struct unit *u, size_t nu, bool use_lmc, char
 {
 	for (size_t i = 0; i < nu; i++)
 		if (use_lmc && u[i].flows > 1 && u[i].nlids > 1) {
-			snprintf(note, notelen, "colour: LMC LIDs can split flows sharing a (switch, destination); greedy used");
+			snprintf(note, notelen, "exact placement impossible: LMC LIDs can split flows sharing a (switch, destination); greedy placement used");
 			return false;
 		}
 	for (size_t i = 1; i < nu; i++)
 		if (fabs(u[i].w - u[0].w) > HP_EPS * fmax(1, u[0].w)) {
-			snprintf(note, notelen, "colour needs equal weights per (leaf, destination); greedy used");
+			snprintf(note, notelen, "exact placement needs equal weights per (leaf, destination); greedy placement used");
 			return false;
 		}
 	return true;
@@ -166,7 +166,7 @@ static int colour_units(struct hp *h, struct unit *u, size_t nu, uint32_t nc, co
 	}
 	rc = kempe(nl, nr, nu, el, er, nc, col);
 	if (rc == -ERANGE) {
-		snprintf(note, notelen, "colour: a switch has more (switch, destination) units than up-links; greedy used");
+		snprintf(note, notelen, "exact placement impossible: a switch has more (switch, destination) units than up-links; greedy placement used");
 		rc = 0;
 		goto out;
 	}
@@ -215,7 +215,7 @@ int hp_colour(struct hp *h, bool use_lmc, char *note, size_t notelen)
 {
 	const struct sm_fabric *f = h->f;
 	if (h->max_level != 1 && h->max_level != 2) {
-		snprintf(note, notelen, "colour needs a 2- or 3-level tree (found %u levels)", h->max_level + 1);
+		snprintf(note, notelen, "exact placement needs a 2- or 3-level tree (found %u levels)", h->max_level + 1);
 		return 0;
 	}
 	uint32_t ns = h->n_sw;
@@ -247,7 +247,7 @@ int hp_colour(struct hp *h, bool use_lmc, char *note, size_t notelen)
 			for (uint32_t k = h->up_off[s]; k < h->up_off[s + 1] && c0 == SM_NONE; k++)
 				c0 = peer_slot(h, s, h->up[k]);
 			if (c0 == SM_NONE) {
-				snprintf(note, notelen, "colour: an aggregation switch has no core link");
+				snprintf(note, notelen, "exact placement impossible: an aggregation switch has no core link");
 				goto out;
 			}
 			if (cls[c0] == SM_NONE) {
@@ -260,7 +260,7 @@ int hp_colour(struct hp *h, bool use_lmc, char *note, size_t notelen)
 				if (cls[c] == SM_NONE)
 					cls[c] = cls[s];
 				else if (cls[c] != cls[s]) {
-					snprintf(note, notelen, "colour: aggregation switches share cores unevenly");
+					snprintf(note, notelen, "exact placement impossible: aggregation switches share cores unevenly");
 					goto out;
 				}
 			}
@@ -273,7 +273,7 @@ int hp_colour(struct hp *h, bool use_lmc, char *note, size_t notelen)
 			}
 	}
 	if (!ncls) {
-		snprintf(note, notelen, "colour: no level-1 switches");
+		snprintf(note, notelen, "exact placement impossible: no level-1 switches");
 		goto out;
 	}
 	/* port1[leaf * ncls + j]: the leaf's single up-port into class j; port2[agg * maxcore + c] likewise */
@@ -297,14 +297,14 @@ int hp_colour(struct hp *h, bool use_lmc, char *note, size_t notelen)
 			uint32_t t = peer_slot(h, s, h->up[k]);
 			uint32_t j = leaf ? cls[t] : cidx[t];
 			if (j == SM_NONE || row[j]) {
-				snprintf(note, notelen, "colour: parallel or unclassified up-links; greedy used");
+				snprintf(note, notelen, "exact placement impossible: parallel or unclassified up-links; greedy placement used");
 				break;
 			}
 			row[j] = h->up[k];
 			got++;
 		}
 		if (!note[0] && got != want)
-			snprintf(note, notelen, "colour: a %s lacks a link to some %s; greedy used", leaf ? "leaf" : "agg",
+			snprintf(note, notelen, "exact placement impossible: a %s lacks a link to some %s; greedy placement used", leaf ? "leaf" : "agg",
 				 leaf ? "spine/agg class" : "core of its class");
 	}
 	if (note[0])

@@ -150,10 +150,18 @@ void sm_hotpath_report_clear(struct sm_hotpath_report *r)
 
 void sm_hotpath_report_format(const struct sm_hotpath_report *r, char *buf, size_t len)
 {
+	/*
+	 * Plain words, within the engine ABI's 256-byte message: it reaches the
+	 * log and the dry-run report ("method" stays colour/greedy/none in JSON).
+	 * Exact placement = edge colouring (every flow alone on its links).
+	 */
+	const char *how = !strcmp(r->method, "colour") ? "exact placement" :
+			  !strcmp(r->method, "greedy") ? "greedy placement" : r->method;
 	snprintf(buf, len,
-		 "hotpath plane%u: %s, %zu of %zu flows pinned (%u destinations, %u LIDs), max link load %.4g -> %.4g "
-		 "(host-link bound %.4g), profile EBB %.3f -> %.3f, %llu LFT entries changed in %llu blocks%s%s",
-		 r->plane, r->method, r->pinned, r->flows, r->hot_dests, r->hot_lids, r->max_load_before,
+		 "hotpath plane%u: %s, %zu of %zu flows pinned (%u destinations, %u LIDs), busiest link "
+		 "%.4g -> %.4g (hosts' links allow %.4g), EBB of these flows %.3f -> %.3f, %llu LFT entries "
+		 "changed in %llu blocks%s%s",
+		 r->plane, how, r->pinned, r->flows, r->hot_dests, r->hot_lids, r->max_load_before,
 		 r->max_load_after, r->host_bound, r->ebb_before, r->ebb_after, (unsigned long long)r->lft_changed,
 		 (unsigned long long)r->lft_blocks_changed, r->note[0] ? "; " : "", r->note);
 }
