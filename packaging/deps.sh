@@ -26,6 +26,33 @@ libopensm-dev libyaml-dev libsystemd-dev libcmocka-dev libmicrohttpd-dev"
 SMD_TEST_DEPS="ibsim-utils infiniband-diags opensm valgrind python3 mandoc groff-base systemd \
 debhelper dpkg-dev fakeroot clang libclang-rt-14-dev systemd-container"
 
+# smd_promtool: print the path of a promtool for tests/metrics_http.sh's
+# `promtool check metrics`, or nothing (with a note on stderr). Debian's
+# promtool is in the package prometheus (about 96 MB, and its postinst
+# enables and starts a Prometheus server): rather than install it, the .deb
+# is downloaded and only usr/bin/promtool taken out of it, into
+# /var/cache/smd-tools (SMD_TOOL_CACHE), so nothing runs and nothing is
+# left installed. packaging/check does this in CI only.
+smd_promtool() {
+	command -v promtool 2>/dev/null && return 0
+	_dir=${SMD_TOOL_CACHE:-/var/cache/smd-tools}
+	if [ -x "$_dir/promtool" ]; then
+		echo "$_dir/promtool"
+		return 0
+	fi
+	_tmp=$(mktemp -d "${TMPDIR:-/tmp}/smd-promtool.XXXXXX") || return 0
+	if (cd "$_tmp" && apt-get download prometheus >/dev/null 2>&1) &&
+		dpkg-deb --fsys-tarfile "$_tmp"/prometheus_*.deb | tar -x -C "$_tmp" ./usr/bin/promtool &&
+		mkdir -p "$_dir" && cp "$_tmp/usr/bin/promtool" "$_dir/promtool.part" &&
+		mv "$_dir/promtool.part" "$_dir/promtool"; then
+		echo "$_dir/promtool"
+	else
+		echo "packaging: promtool not available (apt-get download prometheus failed);" \
+			"tests/metrics_http.sh skips its promtool check" >&2
+	fi
+	rm -rf "$_tmp"
+}
+
 # smd_fail MESSAGE: print why this script stops, then fail (return 1).
 smd_fail() {
 	echo "packaging/${0##*/}: $*" >&2
