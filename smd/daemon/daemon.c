@@ -309,6 +309,9 @@ static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *n
 		unsigned num;
 		if (!sm_trap_wants_sweep(&smp, &num))
 			continue;
+		/* a link state change: the SA forwards it to hosts that subscribed (InformInfo, trap 128) */
+		if (num == 128 && d->sa[i])
+			sm_sa_notice(d->sa[i], smp.data);
 		want = 1;
 		if (num)
 			snprintf(why, whylen, "plane %u: trap %u from LID %u", i, num, from.slid);
