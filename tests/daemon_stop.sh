@@ -114,6 +114,10 @@ midsweep() {
 	start 0 "$@"
 	# shellcheck disable=SC2086
 	wait_for 120 in_phase $phases || { cat "$work/smd.err"; bad "$name: never saw phase $phases"; reap; return; }
+	# smctl status (text) says a cycle is running and each plane's phase (issue 16)
+	"$smctl" --socket "$sock" status >"$work/st.txt" 2>&1
+	grep -q "^sweeping   for [0-9.]* s: plane 0 [a-z]" "$work/st.txt" || grep -q 'SMD-0522' "$work/smd.err" ||
+		bad "$name: status text shows no running cycle: $(cat "$work/st.txt")"
 	stop "$name"
 	if grep -q 'SMD-0522' "$work/smd.err"; then
 		bad "$name: a sweep completed before the signal (not mid-sweep)"
