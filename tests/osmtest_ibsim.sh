@@ -37,7 +37,7 @@ CLHOST=host05
 FLOWS="c v v-full q s1 s2 s3 s4"
 # flows smd must pass (the others are recorded: a flow OpenSM passes and smd does not yet is
 # reported as NOT YET with osmtest's first error, for the SA's owners)
-SMD_MUST="c q s2"
+SMD_MUST="c v q s1 s2 s4"
 sock="$work/smd.sock"
 
 # bg CMD...: CMD as an ibsim client at $SMHOST in the background; $! is its timeout's PID
@@ -67,6 +67,9 @@ flows() {
 		q) set -- -f q -i "$_inv"; t=60 ;;
 		s*) set -- -f f -"$f" -i "$_inv"; t=120 ;;
 		esac
+		# s3 (PathRecords by GUID pair, 100,000 queries) is not answered by smd yet (NOTES.md):
+		# killed sooner, so CI does not wait 2 x 120 s per build for a known gap
+		[ "$f" = s3 ] && [ "$_who" != osm ] && t=30
 		if ot "$_who.$f" $t "$@"; then passed="$passed $f"; else failed="$failed $f"; fi
 	done
 }
