@@ -38,19 +38,21 @@ FLOWS="c v v-full q s1 s2 s3 s4"
 # flows smd must pass (the others are recorded: a flow OpenSM passes and smd does not yet is
 # reported as NOT YET with osmtest's first error, for the SA's owners)
 SMD_MUST="c v q s1 s2 s4"
+# in the sanitized build umad2sim is preloaded ahead of ASan's runtime: as lib-ibsim.sh's ibsim_run
+asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 sock="$work/smd.sock"
 
 # bg CMD...: CMD as an ibsim client at $SMHOST in the background; $! is its timeout's PID
 bg() {
 	(cd "$IBSIM_DIR" && SIM_HOST=$SMHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR exec timeout 600 "$@") &
+		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$asan_opts exec timeout 600 "$@") &
 }
 # ot NAME SECONDS ARGS...: osmtest ARGS at $CLHOST, killed after SECONDS; 0 when it says PASS
 ot() {
 	_n=$1 _t=$2
 	shift 2
 	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		exec timeout -s KILL "$_t" osmtest "$@") >"$work/$_n.out" 2>&1
+		ASAN_OPTIONS=$asan_opts exec timeout -s KILL "$_t" osmtest "$@") >"$work/$_n.out" 2>&1
 	_rc=$?
 	[ $_rc = 137 ] && echo "(killed after ${_t} s)" >>"$work/$_n.out"
 	[ $_rc = 0 ] && grep -q 'PASS' "$work/$_n.out" && ! grep -q 'FAIL' "$work/$_n.out"
@@ -75,7 +77,7 @@ flows() {
 }
 sa_up() {
 	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		exec timeout -s KILL 5 saquery -c) 2>/dev/null | grep -q 'Class version'
+		ASAN_OPTIONS=$asan_opts exec timeout -s KILL 5 saquery -c) 2>/dev/null | grep -q 'Class version'
 }
 wait_sa() {
 	_n=0

@@ -52,6 +52,8 @@ CPI:OPEN:capability-masks(smd-claims-OpenSM's-bits-minus-what-it-does-not-serve:
 SWIR_LEAF:OPEN:MulticastFDBTop-not-printed(record-length-of-smd's-SwitchInfoRecord)
 SWIR_SPINE:OPEN:MulticastFDBTop-not-printed(record-length-of-smd's-SwitchInfoRecord)"
 
+# in the sanitized build umad2sim is preloaded ahead of ASan's runtime: as lib-ibsim.sh's ibsim_run
+asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 # kill-bounded tool run as an ibsim client at $CLHOST
 cl() {
 	SIM_HOST=$CLHOST IBSIM_RUN_TIMEOUT=${T:-10} ibsim_run "$@"
@@ -59,13 +61,13 @@ cl() {
 # ibsim_run with SIGKILL on timeout (clients blocked in umad2sim ignore SIGTERM)
 clk() {
 	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		exec timeout -s KILL "${T:-10}" "$@")
+		ASAN_OPTIONS=$asan_opts exec timeout -s KILL "${T:-10}" "$@")
 }
 # smbg CMD...: CMD as an ibsim client at $SMHOST in the background, under timeout 300;
 # $! is that timeout's PID, so a SIGTERM to it reaches CMD (ibsim_run & would give a shell's)
 smbg() {
 	(cd "$IBSIM_DIR" && SIM_HOST=$SMHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR exec timeout 300 "$@") &
+		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$asan_opts exec timeout 300 "$@") &
 }
 
 # lid_of NAME: LID of node NAME (port GUID from the net file, LID from OpenSM's guid2lid)
