@@ -24,6 +24,7 @@
 #include <infiniband/umad_sm.h>
 
 #include "mad/codec.h"
+#include "lib/be.h"
 
 /* ---- compile-time layout checks against the installed headers ---- */
 static_assert(sizeof(ib_smp_t) == SM_MAD_SIZE, "ib_smp_t is one MAD");
@@ -112,36 +113,13 @@ static_assert(SAME_ID(UMAD_SM_ATTR_NODE_INFO, SM_ATTR_NODE_INFO) &&
 	      "attribute ids");
 static_assert(SAME_ID(UMAD_SMP_DIRECTION, SM_SMP_DIRECTION), "D bit");
 
-/* ---- byte helpers ---- */
-static inline uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-static inline uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-static inline void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-static inline void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-static inline void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
+/* ---- byte helpers (lib/be.h) ---- */
+#define get16 sm_be_get16
+#define get32 sm_be_get32
+#define get64 sm_be_get64
+#define put16 sm_be_put16
+#define put32 sm_be_put32
+#define put64 sm_be_put64
 
 /* Fill err (if any) with "field: message" and return rc. */
 #if defined(__GNUC__)

@@ -30,6 +30,7 @@
 #include "mad/transport.h"
 #include "mad/gsi.h"
 #include "mad/codec.h"
+#include "lib/be.h"
 #include "lib/clock.h"
 #include "lib/err.h"
 
@@ -267,20 +268,13 @@ static void ibsim_t_close(struct sm_transport *t)
  */
 static size_t wire_len(const uint8_t *mad)
 {
-	uint32_t pay = (uint32_t)mad[32] << 24 | (uint32_t)mad[33] << 16 | (uint32_t)mad[34] << 8 | mad[35];
+	uint32_t pay = sm_be_get32(mad + 32);
 
 	if (mad[25] != 1 || (mad[26] & 0x05) != 0x05)   /* not an active DATA segment marked last */
 		return SM_GSI_MAD_SIZE;
 	return pay <= SM_GSI_MAD_SIZE - 36 ? 36 + pay : SM_GSI_MAD_SIZE;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 /*
  * An RMPP message (the SA header once, then its data) goes out as what
@@ -302,8 +296,8 @@ static int send_rmpp(struct ibsim_port *p, const uint8_t *mad, size_t len, const
 	memcpy(seg, mad, 56);
 	seg[25] = 1;   /* DATA */
 	seg[26] = (uint8_t)((mad[26] & 0xf8) | 0x01 | 0x02 | (nseg == 1 ? 0x04 : 0));
-	put32(seg + 28, 1);
-	put32(seg + 32, (uint32_t)(nseg == 1 ? n + 20 : data + 20 * nseg));
+	sm_be_put32(seg + 28, 1);
+	sm_be_put32(seg + 32, (uint32_t)(nseg == 1 ? n + 20 : data + 20 * nseg));
 	if (n)
 		memcpy(seg + 56, mad + 56, n);
 	return sm_ibsim_send_pkt(p->c, seg, wire_len(seg), to->lid, to->qpn, 1);

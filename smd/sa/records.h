@@ -28,36 +28,15 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- big-endian load / store ---- */
-static inline uint16_t sm_sa_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-static inline uint32_t sm_sa_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t sm_sa_get64(const uint8_t *p)
-{
-	return (uint64_t)sm_sa_get32(p) << 32 | sm_sa_get32(p + 4);
-}
-static inline void sm_sa_put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-static inline void sm_sa_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-static inline void sm_sa_put64(uint8_t *p, uint64_t v)
-{
-	sm_sa_put32(p, (uint32_t)(v >> 32));
-	sm_sa_put32(p + 4, (uint32_t)v);
-}
+#include "lib/be.h"
+
+/* ---- big-endian load / store: lib/be.h under the SA's names ---- */
+#define sm_sa_get16 sm_be_get16
+#define sm_sa_get32 sm_be_get32
+#define sm_sa_get64 sm_be_get64
+#define sm_sa_put16 sm_be_put16
+#define sm_sa_put32 sm_be_put32
+#define sm_sa_put64 sm_be_put64
 
 /* ---- component mask: single fields ---- */
 
