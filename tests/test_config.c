@@ -254,6 +254,10 @@ static void test_errors(void **state)
 		{ "lmc: 8\n", "t.yaml:1: lmc: 8 is out of range (0-7)" },
 		{ "sweep_interval: -1\n", "t.yaml:1: sweep_interval: expected an integer 0-86400, got '-1'" },
 		{ "mad:\n  window: 0\n", "t.yaml:2: mad.window: 0 is out of range (1-4096)" },
+		/* master/standby (issue 15): IBA priorities are 4 bits; a poll interval that floods or never polls */
+		{ "sm_priority: 16\n", "t.yaml:1: sm_priority: 16 is out of range (0-15)" },
+		{ "sm_poll_interval_ms: 10\n", "t.yaml:1: sm_poll_interval_ms: 10 is out of range (50-60000)" },
+		{ "sm_poll_retries: 0\n", "t.yaml:1: sm_poll_retries: 0 is out of range (1-100)" },
 		{ "mad:\n  retries: 101\n", "t.yaml:2: mad.retries: 101 is out of range (0-100)" },
 		{ "lmc: 99999999999999999999999\n", "t.yaml:1: lmc: expected an integer" },
 		{ "mad:\n  window: 4\n  per_switch_window: 8\n", "t.yaml:3: mad.per_switch_window (8) is larger than mad.window (4)" },
