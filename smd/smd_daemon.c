@@ -418,7 +418,7 @@ static int plane_specs(const struct smd_opts *o, const struct smd_conf *conf, co
 /* "STATE: N/M planes up, ..." for STATUS= */
 static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
 {
-	char line[224];
+	char line[1024];
 
 	smd_dmn_status_line(st, line, sizeof(line));
 	if (st->sweeps)
@@ -431,7 +431,7 @@ static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
 static void reload_done(struct dctx *c, const char *what)
 {
 	struct smd_dmn_status *st;
-	char line[256];
+	char line[1100];
 
 	if (!c->ready)
 		return;
@@ -597,7 +597,7 @@ static void drop_root(struct dctx *c)
 static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 {
 	struct smd_dmn_status *st = malloc(sizeof(*st));
-	char line[256];
+	char line[1100];
 
 	if (!st)
 		return;

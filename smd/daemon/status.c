@@ -157,9 +157,24 @@ void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 		snprintf(buf, len, "starting: first sweep of %u plane%s", st->n_planes, st->n_planes == 1 ? "" : "s");
 		return;
 	}
-	snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
-		 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
-		 (unsigned long long)st->sweeps);
+	int n = snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
+			 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
+			 (unsigned long long)st->sweeps);
+
+	/* the role in each elected plane (a mock plane is not elected: always master, not said) */
+	for (unsigned i = 0; i < st->n_planes && n >= 0 && (size_t)n < len; i++) {
+		static const char *const names[] = { "notactive", "discovering", "standby", "master" };
+		const struct smd_dmn_plane *p = &st->planes[i];
+
+		if (!p->role.elected)
+			continue;
+		if ((p->role.state & 3u) == 3u || !p->role.master_guid)
+			n += snprintf(buf + n, len - (size_t)n, "; plane%u %s", i, names[p->role.state & 3u]);
+		else
+			n += snprintf(buf + n, len - (size_t)n, "; plane%u %s, master 0x%016llx LID %u", i,
+				      names[p->role.state & 3u], (unsigned long long)p->role.master_guid,
+				      p->role.master_lid);
+	}
 }
 
 /* A plane's master/standby role (daemon/ha.c): only for elected planes, so mock replies keep their shape. */
