@@ -15,6 +15,12 @@
 #include <cmocka.h>
 
 #include "ftbuild.h"
+#include "fixture/fixture.h"
+#include "mad/codec.h"
+#include "mock/mock.h"
+#include "sm/mft.h"
+#include "sm/sm.h"
+#include "sm/snapshot.h"
 #include "lib/mix.h"
 #include "routing/mcast.h"
 #include "sm/mcast.h"
@@ -287,6 +293,225 @@ static void test_set(void **state)
 	sm_fabric_free(f);
 }
 
+
+/* ---- programming through the mock ---- */
+
+/* A set over the mock's CAs: 0xC000 all (full), 0xC001 every third (the first send-only), 0xC021 every
+ * fifth (in the second block), and with extra, 0xC002 every fourth. */
+static struct sm_mc_set *mock_set(const struct sm_fabric *f, uint64_t gen, int extra)
+{
+	static const struct { uint16_t mlid; unsigned every; } spec[] = {
+		{ 0xC000, 1 }, { 0xC001, 3 }, { 0xC021, 5 }, { 0xC002, 4 },
+	};
+	struct sm_mc_set *set = sm_mc_set_new(0, gen);
+	assert_non_null(set);
+	size_t ng = extra ? 4 : 3;
+	set->groups = calloc(ng, sizeof(*set->groups));
+	for (size_t i = 0; i < ng; i++) {
+		struct sm_mc_group *g = &set->groups[set->n_groups++];
+		g->mlid = spec[i].mlid;
+		g->members = calloc(f->n_nodes, sizeof(*g->members));
+		uint32_t k = 0;
+		for (uint32_t n = 0; n < f->n_nodes; n++) {
+			if (f->nodes[n].type != SM_NODE_CA || k++ % spec[i].every)
+				continue;
+			g->members[g->n_members] = (struct sm_mc_member){
+				.port_guid = f->ports[f->nodes[n].port0 + 1].guid,
+				.join_state = i == 1 && !g->n_members ? SM_MC_SENDONLY : SM_MC_FULL,
+			};
+			g->n_members++;
+		}
+	}
+	/* sorted by MLID */
+	if (extra) {
+		struct sm_mc_group t = set->groups[3];
+		set->groups[3] = set->groups[2];
+		set->groups[2] = t;
+	}
+	return set;
+}
+
+/* What the mock's switches hold, as struct sm_mfts over the mock's fabric (MLIDs 0xC000..0xC03F). */
+static struct sm_mfts *mock_read(const struct sm_mock *mk)
+{
+	const struct sm_fabric *f = sm_mock_fabric(mk);
+	struct sm_mfts *m = calloc(1, sizeof(*m));
+	m->n_nodes = f->n_nodes;
+	m->n_mlids = 64;
+	m->row = malloc(f->n_nodes * sizeof(*m->row));
+	m->row_node = malloc(f->n_nodes * sizeof(*m->row_node));
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		m->row[n] = SM_NONE;
+		if (f->nodes[n].type == SM_NODE_SWITCH)
+			m->row_node[m->row[n] = m->n_rows++] = n;
+	}
+	m->mask = calloc((size_t)m->n_rows * m->n_mlids, sizeof(*m->mask));
+	for (uint32_t r = 0; r < m->n_rows; r++)
+		for (uint32_t i = 0; i < m->n_mlids; i++)
+			assert_int_equal(sm_mock_mft_get(mk, m->row_node[r], (uint16_t)(0xC000 + i),
+							 m->mask[r * m->n_mlids + i]), 0);
+	return m;
+}
+
+/* Flood MFTs m (NULL: what the mock holds) over f for every group of set. */
+static void check_mfts(const struct sm_fabric *f, const struct sm_mfts *m0, const struct sm_mock *mk,
+		       const struct sm_mc_set *set)
+{
+	struct sm_mcast_group g[8];
+	struct sm_mcast_member mem[8][64];
+	for (size_t i = 0; i < set->n_groups; i++) {
+		g[i] = (struct sm_mcast_group){ .mlid = set->groups[i].mlid, .m = mem[i] };
+		for (size_t j = 0; j < set->groups[i].n_members; j++) {
+			uint32_t pi = sm_fabric_find_port(f, set->groups[i].members[j].port_guid);
+			struct sm_mock_port_state ps;
+			/* the mock's fabric keeps a link taken down: its member is gone for the SM */
+			if (pi == SM_NONE || (mk && (sm_mock_port_state(mk, pi, &ps) || ps.state == SM_PORT_DOWN)))
+				continue;
+			mem[i][g[i].n++] = (struct sm_mcast_member){
+				.port = pi, .recv = set->groups[i].members[j].join_state != SM_MC_SENDONLY,
+			};
+		}
+	}
+	struct sm_mfts *m = m0 ? NULL : mock_read(mk);
+	struct sm_mcast_verdict v;
+	assert_int_equal(sm_mcast_verify(f, 0, m0 ? m0 : m, g, set->n_groups, &v), 0);
+	if (v.unreached || v.extra || v.loops)
+		fail_msg("%s MFTs: MLID 0x%04x: %llu unreached, %llu extra, %llu loops", m0 ? "snapshot" : "mock",
+			 v.first_bad_mlid, (unsigned long long)v.unreached, (unsigned long long)v.extra,
+			 (unsigned long long)v.loops);
+	sm_mfts_free(m);
+}
+
+static void check_mock(const struct sm_mock *mk, const struct sm_mc_set *set)
+{
+	check_mfts(sm_mock_fabric(mk), NULL, mk, set);
+}
+
+static uint64_t g_pub_gen;
+static const struct sm_snapshot *g_snap;
+static void on_published(void *arg, const struct sm_snapshot *snap)
+{
+	(void)arg;
+	g_pub_gen = snap->mfts ? snap->mc_gen : 0;
+	sm_snapshot_unref(g_snap);
+	g_snap = sm_snapshot_ref(snap);
+}
+
+/* The snapshot's MFTs are what the mock holds (switches matched by GUID). */
+static void check_snap(const struct sm_mock *mk)
+{
+	const struct sm_fabric *f = sm_mock_fabric(mk), *sf = g_snap->fabric;
+	const struct sm_mfts *m = g_snap->mfts;
+	uint64_t mask[4];
+	assert_non_null(m);
+	for (uint32_t r = 0; r < m->n_rows; r++) {
+		uint32_t n = sm_fabric_find_node(f, sf->nodes[m->row_node[r]].guid);
+		for (uint32_t i = 0; i < m->n_mlids; i++) {
+			assert_int_equal(sm_mock_mft_get(mk, n, (uint16_t)(0xC000 + i), mask), 0);
+			if (memcmp(mask, m->mask[r * m->n_mlids + i], 32))
+				fail_msg("switch %s MLID 0x%04x: mock %llx, snapshot %llx", sf->nodes[m->row_node[r]].desc,
+					 0xC000 + i, (unsigned long long)mask[0],
+					 (unsigned long long)m->mask[r * m->n_mlids + i][0]);
+		}
+	}
+}
+
+static void bring_up(struct fx_env *e, const struct sm_mc_set *set, int incremental, struct sm_summary *sum)
+{
+	struct sm_cfg cfg;
+	char err[1024] = "";
+	fx_cfg(e, &cfg);
+	cfg.mcast = set;
+	cfg.incremental = incremental;
+	cfg.published = on_published;
+	int rc = sm_bringup_state(e->t, e->chain, &cfg, e->state, sum, NULL, err, sizeof(err));
+	if (rc)
+		fail_msg("bring-up failed (%d): %s", rc, err);
+}
+
+static void test_mock_program(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_summary sum;
+	fx_env_init(&e, fx_gen_tree(32, 8), NULL, "ftree,minhop", "mcast");
+	assert_int_equal(sm_state_new(&e.state), 0);
+	const struct sm_fabric *mf = sm_mock_fabric(e.mock);
+	uint32_t n_sw = 0, sw_blocks = 0;
+	for (uint32_t n = 0; n < mf->n_nodes; n++)
+		n_sw += mf->nodes[n].type == SM_NODE_SWITCH;
+	struct sm_mc_set *set = mock_set(mf, 1, 0);
+
+	bring_up(&e, set, 0, &sum);
+	assert_int_equal(sum.mft.groups, 3);
+	assert_int_equal(sum.mft.missing, 0);
+	assert_int_equal(sum.mft.blocks_read, 0);          /* fresh switches: nothing to read */
+	assert_int_equal(sum.mft.blocks_written, 2 * n_sw);  /* two blocks, one position (8 ports) */
+	assert_int_equal(g_pub_gen, 1);
+	for (uint32_t n = 0; n < mf->n_nodes; n++)
+		sw_blocks += sm_mock_mft_blocks_set(e.mock, n);
+	assert_int_equal(sw_blocks, 2 * n_sw);
+	check_mock(e.mock, set);
+
+	/* again: nothing written, nothing read (the state knows) */
+	bring_up(&e, set, 0, &sum);
+	assert_int_equal(sum.mft.blocks_written + sum.mft.blocks_read, 0);
+	assert_int_equal(sum.mft.groups, 3);
+
+	/* a group joins: the MFT-only pass writes block 0 only where the new tree runs */
+	struct sm_mc_set *set2 = mock_set(mf, 2, 1);
+	struct sm_cfg cfg;
+	struct sm_mft_summary ms;
+	char err[512];
+	fx_cfg(&e, &cfg);
+	cfg.mcast = set2;
+	cfg.published = on_published;
+	assert_int_equal(sm_mft_update(e.t, &cfg, e.state, &ms, err, sizeof(err)), 0);
+	assert_int_equal(ms.groups, 4);
+	assert_true(ms.blocks_written > 0 && ms.blocks_written <= n_sw);
+	assert_int_equal(ms.blocks_read, 0);
+	assert_int_equal(g_pub_gen, 2);
+	check_mock(e.mock, set2);
+	assert_int_equal(sm_mft_update(e.t, &cfg, e.state, &ms, err, sizeof(err)), 0);
+	assert_int_equal(ms.blocks_written, 0);
+
+	/* a member's link goes down: the next (incremental) sweep prunes its port */
+	uint32_t ca = sm_fabric_find_port(mf, set2->groups[0].members[5].port_guid);
+	const struct sm_port *cp = &mf->ports[ca];
+	uint32_t leaf = cp->peer_node;
+	unsigned lp = cp->peer_port;
+	uint64_t mask[4];
+	assert_int_equal(sm_mock_mft_get(e.mock, leaf, 0xC000, mask), 0);
+	assert_true(mask[0] >> lp & 1);
+	assert_int_equal(sm_mock_link_down(e.mock, mf->ports[ca].node, 1), 0);
+	bring_up(&e, set2, 1, &sum);
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.mft.missing, 2);       /* in groups 0xC000 and 0xC002 */
+	assert_true(sum.mft.blocks_written >= 1);
+	assert_int_equal(sm_mock_mft_get(e.mock, leaf, 0xC000, mask), 0);
+	assert_false(mask[0] >> lp & 1);
+	check_snap(e.mock);
+	check_mfts(g_snap->fabric, g_snap->mfts, NULL, set2);
+	check_mock(e.mock, set2);
+
+	/* the set shrinks to one block: the second block is cleared where it held entries */
+	struct sm_mc_set *set3 = mock_set(mf, 3, 0);
+	set3->n_groups = 2;
+	bring_up(&e, set3, 0, &sum);
+	assert_true(sum.mft.blocks_written > 0);
+	assert_int_equal(sm_mock_mft_get(e.mock, leaf, 0xC021, mask), 0);
+	assert_true(!mask[0] && !mask[1] && !mask[2] && !mask[3]);
+	bring_up(&e, set3, 0, &sum);
+	assert_int_equal(sum.mft.blocks_written, 0);
+	set3->n_groups = 3;
+	sm_mc_set_unref(set3);
+	sm_mc_set_unref(set2);
+	sm_mc_set_unref(set);
+	sm_snapshot_unref(g_snap);
+	g_snap = NULL;
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -296,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_set),
+		cmocka_unit_test(test_mock_program),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

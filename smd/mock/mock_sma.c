@@ -147,12 +147,11 @@ static uint16_t do_switch_info(struct sm_mock *m, uint32_t n, struct sm_smp *s)
 {
 	const struct sm_node *nd = &m->f->nodes[n];
 	struct mnode *mn = &m->nodes[n];
-	struct sm_switch_info si;
+	struct sm_switch_info si, req;
 
 	if (nd->type != SM_NODE_SWITCH)
 		return SM_MAD_STATUS_ATTR_UNSUPP;
 	if (s->method == SM_METHOD_SET) {
-		struct sm_switch_info req;
 		if (sm_switch_info_decode(s->data, &req, NULL) < 0 || req.lft_top >= SM_LID_SPACE)
 			return SM_MAD_STATUS_INVALID_FIELD;
 		mn->lft_top = req.lft_top;
@@ -171,6 +170,7 @@ static uint16_t do_switch_info(struct sm_mock *m, uint32_t n, struct sm_smp *s)
 	si.port_state_change = mn->psc;
 	si.enhanced_port0 = (nd->flags & SM_NODE_F_ENHANCED_SP0) ? 1 : 0;
 	si.part_enf_cap = 32;
+	mock_mft_switch_info(m, n, s->method == SM_METHOD_SET ? &req : NULL, &si);
 	sm_switch_info_encode(&si, s->data);
 	return 0;
 }
@@ -263,6 +263,7 @@ uint16_t mock_sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s)
 	}
 	case SM_ATTR_SWITCH_INFO: return do_switch_info(m, n, s);
 	case SM_ATTR_LFT: return do_lft(m, n, s);
+	case SM_ATTR_MFT: return mock_mft(m, n, s);
 	default:
 		/* SMInfo included: no other SM lives in the mock */
 		m->st.bad_requests++;

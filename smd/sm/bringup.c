@@ -284,6 +284,7 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 	}
 	struct sm_plane *pl = &f->planes[c->plane];
 	sm_snapshot_take_attrs(snap, &c->tab);   /* NodeInfo/SwitchInfo/PortInfo as read, for the SA */
+	sm_mft_publish(c, snap);
 	snap->cycle = cfg->cycle;
 	snap->up = up;
 	snap->sm_lid = sm_pl.sm_lid;
@@ -357,6 +358,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	phase_start(c, SM_PH_PROGRAM);
 	t0 = sm_mono_us();
 	rc = sm_phase_program(c, err, errlen);
+	rc = rc ? rc : sm_phase_mft(c, sum, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;

@@ -9,6 +9,7 @@
  * the phases.
  */
 #include "sm/core.h"
+#include "routing/mcast.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -162,6 +163,8 @@ void sm_core_reset(struct sm_core *c)
 	c->delta_lost = NULL;
 	sm_fabric_free(c->f);
 	c->f = NULL;
+	sm_mfts_free(c->mfts);
+	c->mfts = NULL;
 	while (c->chunks) {
 		struct sm_req_chunk *k = c->chunks;
 		c->chunks = k->next;

@@ -32,6 +32,8 @@ enum sm_req_kind {
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
 	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
+	SM_RQ_MFT_GET,         /* MulticastForwardingTable (mft.c): port = block | position << 9 */
+	SM_RQ_MFT_SET,
 	SM_RQ_COUNT
 };
 
@@ -91,6 +93,7 @@ struct sm_core {
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
 	uint32_t late_traps;
 	const struct sm_lfts *lfts;
+	struct sm_mfts *mfts;          /* computed by the MFT phase (mft.c), then moved into the snapshot */
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
 	uint32_t si_sets, pi_lid_sets, pi_state_sets;

@@ -9,6 +9,7 @@
  *   delta.c     incremental sweep (discover, from the state)
  *   lids.c      LIDs assigned, saved, set
  *   program.c   LFT blocks read back where needed, then written
+ *   mft.c       MFT blocks of the group set (cfg.mcast) read back where needed, then written
  *   activate.c  ports to ARMED, then ACTIVE
  *   set.c       the Sets lids.c, program.c and activate.c send, and their answers
  *
@@ -37,6 +38,10 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+/* MFTs of cfg.mcast (mft.h; nothing without it), after the LFTs; sum->mft. */
+int sm_phase_mft(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+/* The MFTs computed (if any) move into snap. */
+void sm_mft_publish(struct sm_core *c, struct sm_snapshot *snap);
 
 /* set.c: a Set of attr (PortInfo goes by the port's own link, see there); answers update the tables. */
 int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,

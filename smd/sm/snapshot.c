@@ -7,6 +7,7 @@
 #include "model/fabric.h"
 #include "model/lfts.h"
 #include "sm/tables.h"
+#include "routing/mcast.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ void sm_snapshot_unref(const struct sm_snapshot *cs)
 	free((void *)(uintptr_t)s->si_ok);
 	free((void *)(uintptr_t)s->pi);
 	free((void *)(uintptr_t)s->pi_ok);
+	sm_mfts_free((struct sm_mfts *)(uintptr_t)s->mfts);
 	free(s);
 }
 

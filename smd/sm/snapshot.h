@@ -37,7 +37,8 @@
  * were read (a CA port the sweep never reached through has none). The
  * incremental sweep starts from them (sm_snapshot_copy_attrs). Not read by
  * the sweep, so not here: P_Key tables, SL2VL and VLArbitration tables,
- * GUIDInfo blocks beyond the port GUID, MulticastForwardingTables.
+ * GUIDInfo blocks beyond the port GUID. MFTs are not read either: mfts
+ * holds what smd computed and programmed (the SA's MFTRecord).
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -49,6 +50,7 @@ struct sm_node_info;
 struct sm_switch_info;
 struct sm_port_info;
 struct sm_sweep_tables;
+struct sm_mfts;
 
 struct sm_snapshot {
 	unsigned plane;
@@ -67,6 +69,9 @@ struct sm_snapshot {
 	const struct sm_port_info *pi;   /* per port index; valid where pi_ok[i] */
 	const uint8_t *pi_ok;
 	uint32_t attr_nodes, attr_ports; /* entries in ni/si and pi (>= the fabric's counts) */
+	/* multicast (issue 14): the MFTs as programmed (routing/mcast.h), NULL when no group set was given */
+	const struct sm_mfts *mfts;
+	uint64_t mc_gen;                 /* gen of the group set they come from */
 	atomic_uint refs;                /* private: use ref/unref */
 };
 
