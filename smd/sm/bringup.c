@@ -320,15 +320,9 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		snprintf(err, errlen, "bad configuration (LMC %u, plane %u)", cfg->lmc, cfg->plane);
 		return -EINVAL;
 	}
-	c->t = t;
-	c->cfg = cfg;
-	c->state = state;
-	c->plane = cfg->plane;
-	c->txn = sm_txn_new(t, &cfg->txn);
-	if (!c->txn) {
-		snprintf(err, errlen, "cannot create the transaction engine (bad window/limits?)");
-		return -EINVAL;
-	}
+	rc = sm_core_init(c, t, cfg, state, err, errlen);
+	if (rc)
+		return rc;
 	sm_txn_set_unsolicited(c->txn, on_unsolicited, c);
 
 	phase_start(c, SM_PH_DISCOVER);

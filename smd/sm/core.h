@@ -113,6 +113,9 @@ static inline uint64_t sm_core_mkey(const struct sm_core *c)
 	return c->cfg->keys ? c->cfg->keys->mkey : 0;
 }
 
+/* An empty core for one bring-up (or pass) over t, with its transaction engine. 0 or -EINVAL with err. */
+int sm_core_init(struct sm_core *c, struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
+		 char *err, size_t errlen);
 /* A request context; fn handles answers to requests of this kind (the same fn for every request of a kind). */
 struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn);
 /* Submit smp (directed route) for rq: rq->fn gets the answer. 0 or -errno. */

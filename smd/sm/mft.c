@@ -305,17 +305,9 @@ int sm_mft_update(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_st
 		snprintf(err, errlen, "no valid sweep of plane %u to program multicast on: sweep first", cfg->plane);
 		return -ESTALE;
 	}
-	memset(c, 0, sizeof(*c));
-	sm_sweep_tables_init(&c->tab);
-	c->t = t;
-	c->cfg = cfg;
-	c->state = state;
-	c->plane = cfg->plane;
-	c->txn = sm_txn_new(t, &cfg->txn);
-	if (!c->txn) {
-		snprintf(err, errlen, "cannot create the transaction engine (bad window/limits?)");
-		return -EINVAL;
-	}
+	rc = sm_core_init(c, t, cfg, state, err, errlen);
+	if (rc)
+		return rc;
 	const struct sm_snapshot *old = state->snap;
 	rc = core_from_state(c, state);
 	if (rc)
