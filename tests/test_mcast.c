@@ -21,6 +21,10 @@
 #include "sm/mft.h"
 #include "sm/sm.h"
 #include "sm/snapshot.h"
+#include "sa/query.h"
+#include "sa/records.h"
+#include "sa/sa_mad.h"
+#include "lib/be.h"
 #include "lib/mix.h"
 #include "routing/mcast.h"
 #include "sm/mcast.h"
@@ -416,6 +420,48 @@ static void check_snap(const struct sm_mock *mk)
 	}
 }
 
+
+/* The SA's MFTRecord answers what the snapshot says was programmed (IBA 15.2.5.8). */
+static void check_mft_records(const struct sm_mock *mk)
+{
+	static const struct sm_sa_self self = { .port_guid = 1, .sm_key = 1, .priority = 1, .state = 3 };
+	static uint8_t q[SM_SA_DATA_SIZE];
+	struct sm_sa_ctx ctx = { .snap = g_snap, .self = &self };
+	struct sm_sa_req r = {
+		.hdr = { .base_version = 1, .mgmt_class = SM_CLASS_SA, .class_version = 2, .method = SM_SA_GET_TABLE,
+			 .tid = 9, .attr_id = SM_SA_ATTR_MFT_RECORD },
+		.data = q, .len = SM_SA_DATA_SIZE,
+	};
+	struct sm_sa_ans a = { 0 };
+	const struct sm_fabric *sf = g_snap->fabric;
+	assert_int_equal(sm_sa_query(&ctx, &r, &a), 0);
+	assert_int_equal(a.status, 0);
+	assert_true(a.n > 0);
+	for (size_t k = 0; k < a.n; k++) {
+		const uint8_t *rec = a.buf + k * a.rec_size;
+		uint16_t lid = sm_be_get16(rec), pb = sm_be_get16(rec + 2);
+		uint32_t n = sf->ports[sm_fabric_find_lid(sf, 0, lid)].node;
+		uint32_t mn = sm_fabric_find_node(sm_mock_fabric(mk), sf->nodes[n].guid);
+		assert_int_equal(pb >> 12, 0);    /* 8-port switches: one position */
+		for (unsigned i = 0; i < 32; i++) {
+			uint64_t mask[4];
+			assert_int_equal(sm_mock_mft_get(mk, mn, (uint16_t)(0xC000 + (pb & 0x1FF) * 32 + i), mask), 0);
+			assert_int_equal(sm_be_get16(rec + 8 + 2 * i), mask[0] & 0xFFFF);
+		}
+	}
+	/* one switch, block 1 */
+	uint16_t lid = sm_be_get16(a.buf);
+	sm_be_put16(q, lid);
+	sm_be_put16(q + 2, 1);
+	r.hdr.method = SM_SA_GET;
+	r.hdr.comp_mask = 1u << SM_SA_MFTR_LID | 1u << SM_SA_MFTR_BLOCK;
+	sm_sa_ans_reset(&a);
+	assert_int_equal(sm_sa_query(&ctx, &r, &a), 0);
+	assert_true(a.status == 0 || a.status == SM_SA_STATUS_NO_RECORDS);
+	sm_sa_ans_free(&a);
+	memset(q, 0, sizeof(q));
+}
+
 static void bring_up(struct fx_env *e, const struct sm_mc_set *set, int incremental, struct sm_summary *sum)
 {
 	struct sm_cfg cfg;
@@ -452,6 +498,7 @@ static void test_mock_program(void **state)
 		sw_blocks += sm_mock_mft_blocks_set(e.mock, n);
 	assert_int_equal(sw_blocks, 2 * n_sw);
 	check_mock(e.mock, set);
+	check_mft_records(e.mock);
 
 	/* again: nothing written, nothing read (the state knows) */
 	bring_up(&e, set, 0, &sum);
