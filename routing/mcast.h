@@ -41,6 +41,7 @@
 #include "model/fabric.h"
 
 #define SM_MCAST_MLID_FIRST 0xC000u
+#define SM_MCAST_BLOCK_MLIDS 32     /* MLIDs per MulticastForwardingTable block */
 
 /*
  * The MFTs of one plane: for every switch node n (row[n] != SM_NONE) and

@@ -25,6 +25,7 @@
 #include "sa/records.h"
 #include "sa/sa_mad.h"
 #include "lib/be.h"
+#include "dryrun/mcast.h"
 #include "lib/mix.h"
 #include "routing/mcast.h"
 #include "sm/mcast.h"
@@ -559,6 +560,28 @@ static void test_mock_program(void **state)
 	fx_env_free(&e);
 }
 
+/* The dry-run's section: synthetic groups on a 3-level tree, roots one apart over the cores. */
+static void test_dryrun_section(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	struct sm_fabric *f = sm_fabric_new();
+	struct sm_dr_mcast mc;
+	char err[256], lines[8][200];
+	ftb_shape_3level(&s, 8, 128);
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	assert_int_equal(sm_dr_mcast_plane(f, 0, 200, &mc, err, sizeof(err)), 0);
+	assert_int_equal(mc.groups, 200);
+	assert_int_equal(mc.unreached + mc.extra + mc.loops, 0);
+	assert_int_equal(mc.spines, s.up * s.core_up);
+	assert_true(mc.spine_max - mc.spine_min <= 1);
+	assert_int_equal(mc.depth_max, 3);
+	assert_int_equal(sm_dr_mcast_text(&mc, lines, 8), 5);
+	assert_non_null(strstr(lines[2], "16 spines"));
+	assert_int_equal(sm_dr_mcast_plane(f, 0, 0x7000, &mc, err, sizeof(err)), -EINVAL);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_mock_program),
+		cmocka_unit_test(test_dryrun_section),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
