@@ -204,20 +204,13 @@ void sm_dr_mcast_json(struct sm_json *j, const struct sm_dr_mcast *mc)
 	if (!mc->have)
 		return;
 	sm_json_obj_begin(j, "multicast");
-	sm_json_uint(j, "groups", mc->groups);
-	sm_json_uint(j, "members", mc->members);
-	sm_json_uint(j, "trees", mc->trees);
-	sm_json_uint(j, "depth_max", mc->depth_max);
+	SM_JSON_UINTS(j, { "groups", mc->groups }, { "members", mc->members }, { "trees", mc->trees },
+		      { "depth_max", mc->depth_max });
 	sm_json_double(j, "depth_mean", mc->depth_mean);
-	sm_json_uint(j, "roots", mc->roots);
-	sm_json_uint(j, "spines", mc->spines);
-	sm_json_uint(j, "groups_per_spine_min", mc->spine_min);
-	sm_json_uint(j, "groups_per_spine_max", mc->spine_max);
-	sm_json_uint(j, "rooted_below_spines", mc->off_spine);
-	sm_json_uint(j, "unreached", mc->unreached);
-	sm_json_uint(j, "extra", mc->extra);
-	sm_json_uint(j, "loops", mc->loops);
-	sm_json_uint(j, "mft_blocks_cold", mc->blocks);
+	SM_JSON_UINTS(j, { "roots", mc->roots }, { "spines", mc->spines }, { "groups_per_spine_min", mc->spine_min },
+		      { "groups_per_spine_max", mc->spine_max }, { "rooted_below_spines", mc->off_spine },
+		      { "unreached", mc->unreached }, { "extra", mc->extra }, { "loops", mc->loops },
+		      { "mft_blocks_cold", mc->blocks });
 	sm_json_double(j, "seconds", mc->route_s);
 	sm_json_obj_end(j);
 }
