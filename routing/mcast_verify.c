@@ -22,6 +22,9 @@ struct vf_ctx {
 	uint32_t *rstamp;   /* [n_ports] receiver of the current group */
 	uint32_t *dstamp;   /* [n_ports] delivered in the current flood */
 	uint32_t *vstamp;   /* [n_nodes] entered in the current flood */
+	uint32_t *sstamp;   /* [n_nodes] flooded from in the current group: */
+	uint32_t *sgot;     /* ... receivers reached */
+	uint64_t *sextra;   /* ... extra deliveries */
 	struct vf_hop *q;   /* [n_nodes] */
 	uint32_t gstamp, fstamp;
 };
@@ -93,6 +96,15 @@ static void flood(struct vf_ctx *c, uint32_t sw, uint8_t in, uint16_t mlid, uint
 	}
 }
 
+/*
+ * One flood per switch members send from (entering by no port: NO_PORT), not
+ * one per member: a packet from the member behind port p of switch x takes
+ * the same way except that it never leaves x by p, which is exactly the
+ * delivery to the sender itself. So each sender's count is its switch's
+ * minus what port p would have delivered (to the sender: counted as reached
+ * if it receives, as extra if not); loops do not go through a member's port.
+ */
+#define NO_PORT 0xFF
 static void verify_group(struct vf_ctx *c, unsigned plane, const struct sm_mcast_group *g, struct sm_mcast_verdict *v)
 {
 	const struct sm_fabric *f = c->f;
@@ -113,12 +125,26 @@ static void verify_group(struct vf_ctx *c, unsigned plane, const struct sm_mcast
 		return;
 	uint64_t bad = v->unreached + v->extra + v->loops;
 	for (uint32_t i = 0; i < g->n; i++) {
-		uint32_t sw = entry(f, plane, g->m[i].port, &in), got = 0;
+		uint32_t sw = entry(f, plane, g->m[i].port, &in);
 		if (sw == SM_NONE)
 			continue;
+		if (c->sstamp[sw] != c->gstamp) {
+			struct sm_mcast_verdict one = { 0 };
+			uint32_t got = 0;
+			c->sstamp[sw] = c->gstamp;
+			flood(c, sw, NO_PORT, g->mlid, &got, &one);
+			c->sgot[sw] = got;
+			c->sextra[sw] = one.extra;
+			v->loops += one.loops;
+			if (one.max_hops > v->max_hops)
+				v->max_hops = one.max_hops;
+		}
+		const uint64_t *mask = sm_mfts_mask(c->m, sw, g->mlid);
+		int self = c->rstamp[g->m[i].port] == c->gstamp, out = mask && (mask[in >> 6] >> (in & 63) & 1);
+		uint32_t got = c->sgot[sw] - (out && self);
+		uint32_t want = n_recv - self;
 		v->floods++;
-		flood(c, sw, in, g->mlid, &got, v);
-		uint32_t want = n_recv - (c->rstamp[g->m[i].port] == c->gstamp);
+		v->extra += c->sextra[sw] - (out && !self);
 		if (got < want)
 			v->unreached += want - got;
 	}
@@ -137,7 +163,10 @@ int sm_mcast_verify(const struct sm_fabric *f, unsigned plane, const struct sm_m
 	c.dstamp = calloc((size_t)f->n_ports + 1, sizeof(uint32_t));
 	c.vstamp = calloc((size_t)f->n_nodes + 1, sizeof(uint32_t));
 	c.q = malloc(((size_t)f->n_nodes + 1) * sizeof(*c.q));
-	if (!c.rstamp || !c.dstamp || !c.vstamp || !c.q)
+	c.sstamp = calloc((size_t)f->n_nodes + 1, sizeof(uint32_t));
+	c.sgot = calloc((size_t)f->n_nodes + 1, sizeof(uint32_t));
+	c.sextra = calloc((size_t)f->n_nodes + 1, sizeof(uint64_t));
+	if (!c.rstamp || !c.dstamp || !c.vstamp || !c.q || !c.sstamp || !c.sgot || !c.sextra)
 		rc = -ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++)
 		verify_group(&c, plane, &g[i], v);
@@ -145,5 +174,8 @@ int sm_mcast_verify(const struct sm_fabric *f, unsigned plane, const struct sm_m
 	free(c.dstamp);
 	free(c.vstamp);
 	free(c.q);
+	free(c.sstamp);
+	free(c.sgot);
+	free(c.sextra);
 	return rc;
 }
