@@ -90,28 +90,16 @@ static int pass(struct env *e, const struct sm_mc_set *set, const char *step)
 	return 0;
 }
 
-/* The synthetic groups of f as a set, with one more group (extra) or one member fewer in group 1 (drop). */
+/* The synthetic groups of f as a set; drop: the last member of group 1 left. */
 static struct sm_mc_set *make_set(const struct sm_fabric *f, unsigned n, uint64_t gen, int drop)
 {
 	struct sm_mcast_group *g;
 	struct sm_mcast_member *m;
-	struct sm_mc_set *s = sm_mc_set_new(0, gen);
-	if (!s || sm_mcast_synthetic(f, 0, n, &g, &m))
+	if (sm_mcast_synthetic(f, 0, n, &g, &m))
 		return NULL;
-	s->groups = calloc(n, sizeof(*s->groups));
-	for (unsigned i = 0; s->groups && i < n; i++) {
-		struct sm_mc_group *sg = &s->groups[s->n_groups++];
-		sg->mlid = g[i].mlid;
-		sg->members = calloc(g[i].n + 1, sizeof(*sg->members));
-		for (uint32_t j = 0; sg->members && j < g[i].n; j++) {
-			if (drop && i == 1 && j == g[i].n - 1)
-				continue;
-			sg->members[sg->n_members++] = (struct sm_mc_member){
-				.port_guid = f->ports[g[i].m[j].port].guid,
-				.join_state = g[i].m[j].recv ? SM_MC_FULL : SM_MC_SENDONLY,
-			};
-		}
-	}
+	if (drop && n > 1 && g[1].n)
+		g[1].n--;
+	struct sm_mc_set *s = sm_mc_set_from_groups(f, 0, gen, g, n);
 	free(g);
 	free(m);
 	return s;

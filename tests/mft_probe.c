@@ -54,22 +54,18 @@ static struct sm_mc_set *make_set(const struct sm_fabric *f, unsigned n, const c
 	struct sm_mcast_group *g;
 	struct sm_mcast_member *m;
 	FILE *out = fopen(path, "w");
-	struct sm_mc_set *s = sm_mc_set_new(0, 1);
-	if (!out || !s || sm_mcast_synthetic(f, 0, n, &g, &m))
+	struct sm_mc_set *s = NULL;
+	if (!out || sm_mcast_synthetic(f, 0, n, &g, &m)) {
+		if (out)
+			fclose(out);
 		return NULL;
-	s->groups = calloc(n, sizeof(*s->groups));
-	for (unsigned i = 0; s->groups && i < n; i++) {
-		struct sm_mc_group *sg = &s->groups[s->n_groups++];
-		sg->mlid = g[i].mlid;
-		sg->members = calloc(g[i].n + 1, sizeof(*sg->members));
-		fprintf(out, "0x%04x", g[i].mlid);
-		for (uint32_t j = 0; sg->members && j < g[i].n; j++) {
-			uint64_t guid = f->ports[g[i].m[j].port].guid;
-			sg->members[sg->n_members++] = (struct sm_mc_member){
-				.port_guid = guid, .join_state = g[i].m[j].recv ? SM_MC_FULL : SM_MC_SENDONLY,
-			};
-			fprintf(out, " 0x%016" PRIx64 ":%u", guid, g[i].m[j].recv);
-		}
+	}
+	s = sm_mc_set_from_groups(f, 0, 1, g, n);
+	for (size_t i = 0; s && i < s->n_groups; i++) {
+		fprintf(out, "0x%04x", s->groups[i].mlid);
+		for (size_t j = 0; j < s->groups[i].n_members; j++)
+			fprintf(out, " 0x%016" PRIx64 ":%u", s->groups[i].members[j].port_guid,
+				s->groups[i].members[j].join_state != SM_MC_SENDONLY);
 		fprintf(out, "\n");
 	}
 	free(g);

@@ -39,6 +39,31 @@ void sm_mc_set_unref(struct sm_mc_set *s)
 	free(s);
 }
 
+struct sm_mc_set *sm_mc_set_from_groups(const struct sm_fabric *f, unsigned plane, uint64_t gen,
+					const struct sm_mcast_group *g, size_t n)
+{
+	struct sm_mc_set *s = sm_mc_set_new(plane, gen);
+
+	if (!s || !(s->groups = calloc(n + 1, sizeof(*s->groups)))) {
+		sm_mc_set_unref(s);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sm_mc_group *sg = &s->groups[s->n_groups++];
+		sg->mlid = g[i].mlid;
+		if (!(sg->members = calloc((size_t)g[i].n + 1, sizeof(*sg->members)))) {
+			sm_mc_set_unref(s);
+			return NULL;
+		}
+		for (uint32_t j = 0; j < g[i].n; j++)
+			sg->members[sg->n_members++] = (struct sm_mc_member){
+				.port_guid = f->ports[g[i].m[j].port].guid,
+				.join_state = g[i].m[j].recv ? SM_MC_FULL : SM_MC_SENDONLY,
+			};
+	}
+	return s;
+}
+
 int sm_mc_route(const struct sm_fabric *f, const struct sm_mc_set *s, struct sm_mfts **out, size_t *missing,
 		char *err, size_t errlen)
 {

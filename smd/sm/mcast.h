@@ -63,6 +63,14 @@ struct sm_mc_set *sm_mc_set_ref(struct sm_mc_set *s);
 void sm_mc_set_unref(struct sm_mc_set *s);   /* accepts NULL; frees groups and members at 0 */
 
 /*
+ * A set from groups whose members are port indices of f (routing/mcast.h):
+ * members by port GUID, receivers FULL, the others SENDONLY (tests, the
+ * benchmark, synthetic loads). NULL on ENOMEM.
+ */
+struct sm_mc_set *sm_mc_set_from_groups(const struct sm_fabric *f, unsigned plane, uint64_t gen,
+					const struct sm_mcast_group *g, size_t n);
+
+/*
  * The MFTs of one plane: struct sm_mfts (routing/mcast.h, where the trees
  * are computed): a port mask per switch and MLID, rows for the plane's
  * switches only (row[node]), the root and depth of each group's tree.
