@@ -749,7 +749,7 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	return rc;
 }
 
-int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen)
+int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, char *err, size_t errlen)
 {
 	double t0 = sm_mono_sec();
 	int to_stdout = !strcmp(path, "-");
@@ -784,7 +784,8 @@ int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_
 		}
 		snprintf(comment, sizeof(comment), "plane %u (%s, %s): routed by %s", i, p->name,
 			 p->dump, p->route.engine ? p->route.engine : "?");
-		rc = sm_lftfile_write(out, d->f, d->lfts[i], comment);
+		rc = compact ? sm_lftfile_write_compact(out, d->f, d->lfts[i], comment, i == 0) :
+			       sm_lftfile_write(out, d->f, d->lfts[i], comment);
 	}
 	if (to_stdout) {
 		if (!rc && fflush(out))

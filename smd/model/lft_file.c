@@ -19,6 +19,8 @@
 
 /* ---------------------------------------------------------------- writer */
 
+#define LFTC_BLOCK 64   /* LIDs per LinearForwardingTable block (the compact form's lines) */
+
 /*
  * Output buffer: to a stream (64 KiB, flushed when full), or, with out
  * NULL, growing in memory (the per-plane template below).
@@ -336,6 +338,59 @@ out:
 	return rc;
 }
 
+/*
+ * The compact form (lft_file.h): a "switch" line per switch, then one line
+ * per block of 64 LIDs that routes any (2 hex digits per LID, ff = none).
+ */
+int sm_lftfile_write_compact(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l, const char *comment,
+			     bool magic)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct obuf b = { .out = out, .cap = 65536 };
+	uint32_t top = l->top_lid;
+
+	if (!(b.buf = malloc(b.cap)))
+		return -ENOMEM;
+	if (magic)
+		ob_put(&b, SM_LFTFILE_COMPACT_MAGIC " 1\n", sizeof(SM_LFTFILE_COMPACT_MAGIC " 1\n") - 1);
+	if (comment)
+		ob_printf(&b, "# %s\n", comment);
+	for (uint32_t s = 0; s < l->n_switches && !b.err; s++) {
+		uint32_t node = l->sw_node[s];
+		const struct sm_node *sw = &f->nodes[node];
+		const uint8_t *row = sm_lfts_row(l, s);
+		char desc[SM_DESC_MAX + 1];
+		size_t i;
+
+		for (i = 0; sw->desc[i] && i < SM_DESC_MAX; i++)   /* one line, whatever the switch calls itself */
+			desc[i] = (unsigned char)sw->desc[i] < 0x20 || sw->desc[i] == 0x7f ? '?' : sw->desc[i];
+		desc[i] = '\0';
+		ob_printf(&b, "switch 0x%016" PRIx64 " lid %u top 0x%x desc %s\n", sw->guid, sm_port(f, node, 0)->lid,
+			  top, desc);
+		for (uint32_t blk = 0; blk * LFTC_BLOCK <= top; blk++) {
+			uint32_t first = blk * LFTC_BLOCK, n = top - first + 1 < LFTC_BLOCK ? top - first + 1 : LFTC_BLOCK;
+			char line[16 + 2 * LFTC_BLOCK + 1];
+			int k = snprintf(line, sizeof(line), "%u ", blk);
+			bool any = false;
+
+			for (uint32_t e = 0; e < n; e++) {
+				uint8_t v = row[first + e];
+				any |= v != SM_LFT_NONE;
+				line[k++] = hex[v >> 4];
+				line[k++] = hex[v & 15];
+			}
+			line[k++] = '\n';
+			if (any)
+				ob_put(&b, line, (size_t)k);
+		}
+	}
+	ob_flush(&b);
+	free(b.buf);
+	if (!b.err && (fflush(out) || ferror(out)))
+		return -EIO;
+	return b.err;
+}
+
 /* ---------------------------------------------------------------- reader */
 
 __attribute__((format(printf, 5, 6)))
@@ -459,6 +514,113 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* Append a parsed switch header (ports allocated here, all SM_LFT_NONE). */
+static int add_sw(struct sm_lftfile *lf, struct sm_lftfile_sw *sw, unsigned lineno, const char *name, char *err,
+		  size_t errlen)
+{
+	const struct sm_lftfile_sw *dup = sm_lftfile_find(lf, sw->guid);
+
+	if (dup)
+		return rfail(err, errlen, name, lineno, "switch 0x%016" PRIx64 " listed twice (first at line %u)",
+			     sw->guid, dup->line);
+	sw->line = lineno;
+	sw->ports = malloc((size_t)sw->top + 1);
+	if (!sw->ports)
+		return -ENOMEM;
+	memset(sw->ports, SM_LFT_NONE, (size_t)sw->top + 1);
+	if (lf->n_sw == lf->cap_sw) {
+		uint32_t nc = lf->cap_sw ? lf->cap_sw * 2 : 64;
+		struct sm_lftfile_sw *ns = realloc(lf->sw, (size_t)nc * sizeof(*ns));
+		if (!ns) {
+			free(sw->ports);
+			return -ENOMEM;
+		}
+		lf->sw = ns;
+		lf->cap_sw = nc;
+	}
+	lf->sw[lf->n_sw++] = *sw;
+	/* GUID 0 is not indexed (sm_lftfile_find() finds no switch 0) */
+	return sw->guid ? sm_guid_map_put(&lf->idx, sw->guid, lf->n_sw - 1) : 0;
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* "switch 0xGUID lid N top 0xTOP desc DESC" (compact format) */
+static int parse_compact_header(const char *p, struct sm_lftfile_sw *sw, const char **why)
+{
+	uint64_t v;
+	char *end;
+	unsigned long lid;
+
+	p += strlen("switch ");
+	if (parse_hex(&p, UINT64_MAX, &sw->guid) || !sw->guid || strncmp(p, " lid ", 5)) {
+		*why = "cannot parse the switch guid";
+		return -EINVAL;
+	}
+	p += 5;
+	lid = strtoul(p, &end, 10);
+	if (end == p || !isdigit((unsigned char)*p) || lid > SM_UNICAST_LID_MAX || strncmp(end, " top ", 5)) {
+		*why = "bad switch LID";
+		return -EINVAL;
+	}
+	sw->lid = (uint16_t)lid;
+	p = end + 5;
+	if (parse_hex(&p, SM_UNICAST_LID_MAX, &v) || (*p && strncmp(p, " desc ", 6) && strcmp(p, " desc"))) {
+		*why = "bad top LID";
+		return -EINVAL;
+	}
+	sw->first = 0;
+	sw->top = (uint16_t)v;
+	sw->desc[0] = '\0';
+	if (*p && p[5] == ' ')
+		snprintf(sw->desc, sizeof(sw->desc), "%s", p + 6);
+	return 0;
+}
+
+/* "BLOCK HEX..." (compact format): 2 hex digits per LID from BLOCK*64, ff = none. */
+static int parse_compact_block(const char *p, struct sm_lftfile_sw *cur, const char **why)
+{
+	char *end;
+	unsigned long blk = strtoul(p, &end, 10);
+	uint32_t lid, n = 0;
+
+	if (end == p || *end != ' ' || blk > SM_UNICAST_LID_MAX / LFTC_BLOCK) {
+		*why = "cannot parse the block number";
+		return -EINVAL;
+	}
+	lid = (uint32_t)blk * LFTC_BLOCK;
+	if (lid > cur->top) {
+		*why = "block above the switch's top LID";
+		return -EINVAL;
+	}
+	for (p = end + 1; p[0] && n < LFTC_BLOCK; p += 2, n++, lid++) {
+		int hi = hexval(p[0]), lo = p[1] ? hexval(p[1]) : -1;
+		if (hi < 0 || lo < 0) {
+			*why = "entries are not pairs of hex digits";
+			return -EINVAL;
+		}
+		if (lid > cur->top) {
+			*why = "entries beyond the switch's top LID";
+			return -EINVAL;
+		}
+		if (cur->ports[lid] != SM_LFT_NONE) {
+			*why = "block listed twice";
+			return -EINVAL;
+		}
+		cur->ports[lid] = (uint8_t)(hi * 16 + lo);
+		if (cur->ports[lid] != SM_LFT_NONE)
+			cur->n_entries++;
+	}
+	if (*p || !n) {
+		*why = n ? "more than 64 entries in a block" : "a block without entries";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *err, size_t errlen)
 {
 	struct sm_lftfile *lf = calloc(1, sizeof(*lf));
@@ -467,7 +629,7 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 	size_t cap = 0;
 	ssize_t len;
 	unsigned lineno = 0;
-	int in_mcast = 0;
+	int in_mcast = 0, compact = 0;
 	int rc = 0;
 
 	if (!lf)
@@ -485,14 +647,47 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 			p++;
 		if (!*p)
 			continue;
+		if (lineno == 1 && starts(p, SM_LFTFILE_COMPACT_MAGIC)) {
+			if (strcmp(p, SM_LFTFILE_COMPACT_MAGIC " 1")) {
+				rc = rfail(err, errlen, name, lineno, "compact LFT format version not supported (want 1)");
+				goto out;
+			}
+			compact = 1;
+			continue;
+		}
 		if (*p == '#') {
 			lf->n_comments++;
+			continue;
+		}
+		if (compact) {
+			struct sm_lftfile_sw sw;
+			const char *why = "";
+
+			if (starts(p, "switch ")) {
+				memset(&sw, 0, sizeof(sw));
+				if (parse_compact_header(p, &sw, &why)) {
+					rc = rfail(err, errlen, name, lineno, "bad switch line: %s", why);
+					goto out;
+				}
+				rc = add_sw(lf, &sw, lineno, name, err, errlen);
+				if (rc)
+					goto out;
+				cur = &lf->sw[lf->n_sw - 1];
+			} else if (!isdigit((unsigned char)*p)) {
+				rc = rfail(err, errlen, name, lineno, "unexpected line (not the compact LFT format)");
+				goto out;
+			} else if (!cur) {
+				rc = rfail(err, errlen, name, lineno, "LFT block before any 'switch' line");
+				goto out;
+			} else if (parse_compact_block(p, cur, &why)) {
+				rc = rfail(err, errlen, name, lineno, "bad block: %s", why);
+				goto out;
+			}
 			continue;
 		}
 		if (starts(p, "Unicast lids")) {
 			struct sm_lftfile_sw sw;
 			const char *why = "";
-			const struct sm_lftfile_sw *dup;
 
 			memset(&sw, 0, sizeof(sw));
 			in_mcast = 0;
@@ -500,37 +695,10 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 				rc = rfail(err, errlen, name, lineno, "bad switch header: %s", why);
 				goto out;
 			}
-			dup = sm_lftfile_find(lf, sw.guid);
-			if (dup) {
-				rc = rfail(err, errlen, name, lineno,
-					   "switch 0x%016" PRIx64 " listed twice (first at line %u)",
-					   sw.guid, dup->line);
-				goto out;
-			}
-			sw.line = lineno;
-			sw.ports = malloc((size_t)sw.top + 1);
-			if (!sw.ports) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			memset(sw.ports, SM_LFT_NONE, (size_t)sw.top + 1);
-			if (lf->n_sw == lf->cap_sw) {
-				uint32_t nc = lf->cap_sw ? lf->cap_sw * 2 : 64;
-				struct sm_lftfile_sw *ns = realloc(lf->sw, (size_t)nc * sizeof(*ns));
-				if (!ns) {
-					free(sw.ports);
-					rc = -ENOMEM;
-					goto out;
-				}
-				lf->sw = ns;
-				lf->cap_sw = nc;
-			}
-			lf->sw[lf->n_sw++] = sw;
-			cur = &lf->sw[lf->n_sw - 1];
-			/* GUID 0 is not indexed (sm_lftfile_find() finds no switch 0) */
-			rc = sw.guid ? sm_guid_map_put(&lf->idx, sw.guid, lf->n_sw - 1) : 0;
+			rc = add_sw(lf, &sw, lineno, name, err, errlen);
 			if (rc)
 				goto out;
+			cur = &lf->sw[lf->n_sw - 1];
 			continue;
 		}
 		if (starts(p, "Multicast mlids")) {
