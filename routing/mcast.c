@@ -295,8 +295,28 @@ static void ctx_free(struct mc_ctx *c)
 	free(c->memb);
 }
 
+/* Group g's tree as prev has it (same fabric). */
+static void copy_group(struct sm_mfts *m, const struct sm_mfts *prev, uint16_t mlid)
+{
+	uint32_t off = mlid - SM_MCAST_MLID_FIRST;
+	if (off >= prev->n_mlids)
+		return;
+	for (uint32_t r = 0; r < m->n_rows; r++)
+		memcpy(m->mask[(size_t)r * m->n_mlids + off], prev->mask[(size_t)r * prev->n_mlids + off],
+		       sizeof(m->mask[0]));
+	m->root[off] = prev->root[off];
+	m->depth[off] = prev->depth[off];
+	m->n_groups += prev->root[off] != SM_NONE;
+}
+
 int sm_mcast_route(const struct sm_fabric *f, unsigned plane, const struct sm_mcast_group *g, size_t n,
 		   struct sm_mfts **out, char *err, size_t errlen)
+{
+	return sm_mcast_route_from(f, plane, g, n, NULL, out, err, errlen);
+}
+
+int sm_mcast_route_from(const struct sm_fabric *f, unsigned plane, const struct sm_mcast_group *g, size_t n,
+			const struct sm_mfts *prev, struct sm_mfts **out, char *err, size_t errlen)
 {
 	struct mc_ctx c = { .f = f };
 	struct sm_graph *gr = NULL;
@@ -320,6 +340,9 @@ int sm_mcast_route(const struct sm_fabric *f, unsigned plane, const struct sm_mc
 	}
 	c.g = gr;
 	c.out = mfts_alloc(f, gr, n_mlids);
+	if (prev && (prev->n_nodes != f->n_nodes || prev->n_rows != gr->n_sw ||
+		     memcmp(prev->row_node, gr->sw_node, (size_t)gr->n_sw * sizeof(*gr->sw_node))))
+		prev = NULL;   /* another fabric: route everything */
 	seen = calloc((size_t)n_mlids + 1, 1);
 	rc = c.out && seen ? ctx_init(&c, gr->n_sw) : -ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++) {
@@ -329,7 +352,10 @@ int sm_mcast_route(const struct sm_fabric *f, unsigned plane, const struct sm_mc
 			rc = -EINVAL;
 			break;
 		}
-		rc = route_group(&c, plane, &g[i]);
+		if (g[i].keep && prev)
+			copy_group(c.out, prev, g[i].mlid);
+		else
+			rc = route_group(&c, plane, &g[i]);
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "multicast: out of memory");

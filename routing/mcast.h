@@ -81,6 +81,7 @@ struct sm_mcast_group {
 	uint16_t mlid;              /* 0xC000..0xFFFE */
 	const struct sm_mcast_member *m;
 	uint32_t n;
+	uint8_t keep;               /* sm_mcast_route_from(): the same as in prev: its tree is copied */
 };
 
 /*
@@ -90,6 +91,14 @@ struct sm_mcast_group {
  */
 int sm_mcast_route(const struct sm_fabric *f, unsigned plane, const struct sm_mcast_group *g, size_t n,
 		   struct sm_mfts **out, char *err, size_t errlen);
+/*
+ * The same, reusing prev (MFTs computed over the same fabric: same nodes,
+ * same links) for the groups flagged keep: a tree depends only on its group
+ * and the fabric, so copying it gives what routing it again would. prev
+ * NULL or of another shape: every group is routed.
+ */
+int sm_mcast_route_from(const struct sm_fabric *f, unsigned plane, const struct sm_mcast_group *g, size_t n,
+			const struct sm_mfts *prev, struct sm_mfts **out, char *err, size_t errlen);
 void sm_mfts_free(struct sm_mfts *m);   /* accepts NULL */
 
 /* Groups per root switch: counts[row] (n_rows entries, caller's); returns the number of roots used. */

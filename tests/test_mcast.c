@@ -292,6 +292,25 @@ static void test_set(void **state)
 	assert_int_equal(m->n_mlids, 6);
 	assert_int_equal(m->n_groups, 2);
 	assert_int_equal(m->root[1], SM_NONE);
+	/* reusing the trees of unchanged groups gives what routing them again gives */
+	struct sm_mfts *m2, *m3;
+	set->groups[1].members[0].join_state = SM_MC_FULL;   /* group 0xC005 changes */
+	assert_int_equal(sm_mc_route(f, set, &m3, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sm_mc_route_from(f, set, set, m, &m2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(m2->n_groups, 2);
+	assert_memory_equal(m2->mask, m->mask, (size_t)m->n_rows * m->n_mlids * sizeof(*m->mask));
+	sm_mfts_free(m2);
+	struct sm_mc_set *old = sm_mc_set_new(0, 6);
+	old->groups = calloc(1, sizeof(*old->groups));
+	old->n_groups = 1;
+	old->groups[0] = set->groups[0];                     /* 0xC000 as it was: kept; 0xC005 routed */
+	assert_int_equal(sm_mc_route_from(f, set, old, m, &m2, NULL, err, sizeof(err)), 0);
+	assert_memory_equal(m2->mask, m3->mask, (size_t)m->n_rows * m->n_mlids * sizeof(*m->mask));
+	assert_int_equal(m2->root[5], m3->root[5]);
+	old->n_groups = 0;                                   /* its members are set's */
+	sm_mc_set_unref(old);
+	sm_mfts_free(m2);
+	sm_mfts_free(m3);
 	sm_mfts_free(m);
 	sm_mc_set_unref(set);
 	sm_mc_set_unref(NULL);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct sm_mc_set *sm_mc_set_new(unsigned plane, uint64_t gen)
 {
@@ -64,8 +65,34 @@ struct sm_mc_set *sm_mc_set_from_groups(const struct sm_fabric *f, unsigned plan
 	return s;
 }
 
+/* The group of MLID mlid in p (sorted by MLID), NULL if none. */
+static const struct sm_mc_group *find_group(const struct sm_mc_set *p, uint16_t mlid)
+{
+	size_t lo = 0, hi = p->n_groups;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->groups[mid].mlid < mlid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->n_groups && p->groups[lo].mlid == mlid ? &p->groups[lo] : NULL;
+}
+
+static int same_group(const struct sm_mc_group *a, const struct sm_mc_group *b)
+{
+	return b && a->n_members == b->n_members &&
+	       (!a->n_members || !memcmp(a->members, b->members, a->n_members * sizeof(*a->members)));
+}
+
 int sm_mc_route(const struct sm_fabric *f, const struct sm_mc_set *s, struct sm_mfts **out, size_t *missing,
 		char *err, size_t errlen)
+{
+	return sm_mc_route_from(f, s, NULL, NULL, out, missing, err, errlen);
+}
+
+int sm_mc_route_from(const struct sm_fabric *f, const struct sm_mc_set *s, const struct sm_mc_set *prev_set,
+		     const struct sm_mfts *prev_mfts, struct sm_mfts **out, size_t *missing, char *err, size_t errlen)
 {
 	struct sm_mcast_group *g = calloc(s->n_groups + 1, sizeof(*g));
 	struct sm_mcast_member *m = NULL;
@@ -86,6 +113,7 @@ int sm_mc_route(const struct sm_fabric *f, const struct sm_mc_set *s, struct sm_
 		const struct sm_mc_group *sg = &s->groups[i];
 		g[i].mlid = sg->mlid;
 		g[i].m = m + k;
+		g[i].keep = prev_set && prev_mfts && prev_set->plane == s->plane && same_group(sg, find_group(prev_set, sg->mlid));
 		for (size_t j = 0; j < sg->n_members; j++) {
 			uint32_t pi = sm_fabric_find_port(f, sg->members[j].port_guid);
 			if (pi == SM_NONE || f->nodes[f->ports[pi].node].plane != s->plane) {
@@ -98,7 +126,7 @@ int sm_mc_route(const struct sm_fabric *f, const struct sm_mc_set *s, struct sm_
 			g[i].n++;
 		}
 	}
-	rc = sm_mcast_route(f, s->plane, g, s->n_groups, out, err, errlen);
+	rc = sm_mcast_route_from(f, s->plane, g, s->n_groups, prev_mfts, out, err, errlen);
 	free(g);
 	free(m);
 	if (missing)

@@ -84,5 +84,12 @@ struct sm_mc_set *sm_mc_set_from_groups(const struct sm_fabric *f, unsigned plan
  */
 int sm_mc_route(const struct sm_fabric *f, const struct sm_mc_set *s, struct sm_mfts **out, size_t *missing,
 		char *err, size_t errlen);
+/*
+ * The same when f is the fabric prev_mfts were computed over for prev_set
+ * (the MFT-only pass): groups of s equal to prev_set's (same MLID, same
+ * members in the same order) keep their trees, only the others are routed.
+ */
+int sm_mc_route_from(const struct sm_fabric *f, const struct sm_mc_set *s, const struct sm_mc_set *prev_set,
+		     const struct sm_mfts *prev_mfts, struct sm_mfts **out, size_t *missing, char *err, size_t errlen);
 
 #endif

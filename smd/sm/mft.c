@@ -211,8 +211,13 @@ static int write_diffs(struct sm_core *c, struct sm_mft_summary *ms, unsigned nb
 	return rc ? rc : sm_core_run(c);
 }
 
-/* Trees for cfg->mcast over c->f, then the blocks that differ written. */
-static int mft_run(struct sm_core *c, struct sm_mft_summary *ms, char *err, size_t errlen)
+/*
+ * Trees for cfg->mcast over c->f (reusing prev's trees of unchanged groups
+ * when prev, a snapshot of this very fabric, is given), then the blocks that
+ * differ written.
+ */
+static int mft_run(struct sm_core *c, const struct sm_snapshot *prev, struct sm_mft_summary *ms, char *err,
+		   size_t errlen)
 {
 	const struct sm_mc_set *set = c->cfg->mcast;
 	uint32_t errs0 = c->set_errors;
@@ -222,7 +227,8 @@ static int mft_run(struct sm_core *c, struct sm_mft_summary *ms, char *err, size
 
 	sm_mfts_free(c->mfts);
 	c->mfts = NULL;
-	rc = sm_mc_route(c->f, set, &c->mfts, &missing, err, errlen);
+	rc = sm_mc_route_from(c->f, set, prev ? prev->mc : NULL, prev ? prev->mfts : NULL, &c->mfts, &missing, err,
+			      errlen);
 	ms->compute_s = (double)(sm_mono_us() - t0) / 1e6;
 	if (rc)
 		return rc;
@@ -247,13 +253,14 @@ static int mft_run(struct sm_core *c, struct sm_mft_summary *ms, char *err, size
 
 int sm_phase_mft(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
 {
-	return c->cfg->mcast ? mft_run(c, &sum->mft, err, errlen) : 0;
+	return c->cfg->mcast ? mft_run(c, NULL, &sum->mft, err, errlen) : 0;
 }
 
 void sm_mft_publish(struct sm_core *c, struct sm_snapshot *snap)
 {
 	snap->mfts = c->mfts;
 	snap->mc_gen = c->mfts && c->cfg->mcast ? c->cfg->mcast->gen : 0;
+	snap->mc = c->mfts ? sm_mc_set_ref((struct sm_mc_set *)(uintptr_t)c->cfg->mcast) : NULL;
 	c->mfts = NULL;
 }
 
@@ -313,7 +320,7 @@ int sm_mft_update(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_st
 	if (rc)
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = mft_run(c, ms, err, errlen);
+		rc = mft_run(c, old, ms, err, errlen);   /* c->f is a copy of old's fabric */
 	/* the state gets its tables back (shadows as acknowledged) with a snapshot carrying the new MFTs */
 	struct sm_lfts *lfts = old->lfts ? sm_lfts_dup(old->lfts) : NULL;
 	struct sm_snapshot *snap = NULL;

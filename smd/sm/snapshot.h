@@ -51,6 +51,7 @@ struct sm_switch_info;
 struct sm_port_info;
 struct sm_sweep_tables;
 struct sm_mfts;
+struct sm_mc_set;
 
 struct sm_snapshot {
 	unsigned plane;
@@ -72,6 +73,7 @@ struct sm_snapshot {
 	/* multicast (issue 14): the MFTs as programmed (routing/mcast.h), NULL when no group set was given */
 	const struct sm_mfts *mfts;
 	uint64_t mc_gen;                 /* gen of the group set they come from */
+	const struct sm_mc_set *mc;      /* that set (a reference, released with the snapshot), NULL with mfts */
 	atomic_uint refs;                /* private: use ref/unref */
 };
 
