@@ -11,6 +11,8 @@ struct smctl_global {
 int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_gen.c */
 int smctl_topo_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_topo.c: info, convert */
 int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_profile.c */
+/* link, switch, faults: rehearsing failures on mock planes (smd/smctl_fault.c) */
+int smctl_fault_cmd(const struct smctl_global *g, const struct smd_ctl_cmd *dc, int argc, char **argv);
 /*
  * Send one request line to the daemon at sock (timeout_ms and tick as
  * smd_ctl_call_ex; smd/smctl_cmds.c) and read its reply: 0 with *reply

@@ -299,6 +299,9 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	struct dctx *c = arg;
 	struct smd_dmn_status *st;
 
+	enum smd_ctl_cmd_id fid = cmd_id(cmd);
+	if (fid == SMD_CMD_LINK || fid == SMD_CMD_SWITCH || fid == SMD_CMD_FAULTS)   /* daemon/cmd_fault.c */
+		return smd_dmn_fault_resume(c->d, fid, req, j, err, errlen);
 	if (cmd_id(cmd) == SMD_CMD_PROFILE) {   /* checked off the loop, then a sweep (cmd_profile.c) */
 		int rc = smd_dmn_profile_resume(c->d, req, err, errlen);
 		if (rc)

@@ -306,6 +306,8 @@ int smd_conf_apply_opts(struct smd_conf *c, const struct smd_opts *o, char *err,
 		}
 		c->lmc = o->lmc;
 	}
+	if (o->seed)   /* --seed N: the mock planes' fault injection (mock.seed) */
+		c->mock.seed = o->seed;
 	if (o->state_dir && (rc = replace_str(&c->state_dir, o->state_dir)))
 		return rc;
 	if (o->guid2lid && (rc = replace_str(&c->guid2lid_file, o->guid2lid)))
