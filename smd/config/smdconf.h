@@ -111,8 +111,14 @@ struct smd_conf {
 struct smd_conf *smd_conf_new(void);
 void smd_conf_free(struct smd_conf *c);   /* accepts NULL */
 
+/* Bounds on what is parsed at all (issue 18: a huge or deep file must not stall anyone). */
+#define SMD_CONF_MAX_BYTES (1u << 20)   /* 1 MiB */
+#define SMD_CONF_MAX_DEPTH 32           /* nested mappings and lists */
+
 /*
- * Parse and validate a YAML file into a new config. 0 and *out, or a
+ * Parse and validate a YAML file into a new config. A file that is not
+ * regular (opened O_NONBLOCK, so a FIFO never blocks), larger than
+ * SMD_CONF_MAX_BYTES or nested deeper than SMD_CONF_MAX_DEPTH is refused. 0 and *out, or a
  * negative errno (-ENOENT etc. from fopen, -EINVAL for any content error,
  * -ENOMEM) with "FILE:LINE: ..." in err; *out untouched on error.
  */
