@@ -395,6 +395,7 @@ def wait_sweeps(n0, want, timeout=120):
 def loss_phase(base_lids):
     rows = []
     for lv in LEVELS:
+        f0 = ask({'cmd': 'faults'})['planes'][0]
         smctl('faults', '--loss', '%d%%' % lv)
         r = ask({'cmd': 'sweep', 'kind': 'heavy'}, timeout=600)
         samples = []
@@ -416,7 +417,8 @@ def loss_phase(base_lids):
         rows.append({'loss_pct': lv, 'heavy_result': r.get('result'), 'samples': samples,
                      'max_black_holed': max(s[2] for s in samples), 'min_cas_seen': min(s[1] for s in samples),
                      'states': sorted(set(s[0] for s in samples)), 'lids_changed': max(s[3] for s in samples),
-                     'smps_lost': f['lost'], 'after_one_sweep': after, 'after_two_sweeps': after2})
+                     'smps': f['requests'] - f0['requests'], 'smps_lost': f['lost'] - f0['lost'],
+                     'after_one_sweep': after, 'after_two_sweeps': after2})
         log('loss %d%%: %s' % (lv, json.dumps(rows[-1])))
     return rows
 
