@@ -49,17 +49,21 @@ def log(*a):
 
 
 # ---------------------------------------------------------------- the daemon
+CUR = {'sock': SOCK}
+
+
 class Daemon:
-    def __init__(self):
+    def __init__(self, args=None, name='smd'):
         self.p = None
         self.n = 0
+        self.name = name
+        self.args = args or ['-c', CONF, '--backend', 'mock', '--topology', TOPO, '--socket', SOCK,
+                             '--state-dir', STATE, '--seed', str(SEED)]
 
     def start(self):
         self.n += 1
-        err = open(os.path.join(WORK, 'smd.%d.err' % self.n), 'w')
-        self.p = subprocess.Popen([SMD, '-f', '-c', CONF, '--backend', 'mock', '--topology', TOPO,
-                                   '--socket', SOCK, '--state-dir', STATE, '--seed', str(SEED)],
-                                  stdout=subprocess.DEVNULL, stderr=err)
+        err = open(os.path.join(WORK, '%s.%d.err' % (self.name, self.n)), 'w')
+        self.p = subprocess.Popen([SMD, '-f'] + self.args, stdout=subprocess.DEVNULL, stderr=err)
         end = time.monotonic() + 60
         while time.monotonic() < end:
             if self.p.poll() is not None:
@@ -86,7 +90,8 @@ class Daemon:
             self.p.wait(timeout=30)
 
 
-def ask(req, timeout=30, sock=SOCK):
+def ask(req, timeout=30, sock=None):
+    sock = sock or CUR['sock']
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
@@ -105,7 +110,7 @@ def ask(req, timeout=30, sock=SOCK):
 
 
 def smctl(*args, timeout=120):
-    return subprocess.run([SMCTL, '--socket', SOCK] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    return subprocess.run([SMCTL, '--socket', CUR['sock']] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, timeout=timeout)
 
 
@@ -158,10 +163,15 @@ def load_topo(path):
     return nodes
 
 
-TOPO_NODES = load_topo(TOPO)
-CAS = sorted(g for g, n in TOPO_NODES.items() if n['type'] == 'Ca')
-SWITCHES = sorted(g for g, n in TOPO_NODES.items() if n['type'] == 'Switch')
-last_lft = {}
+def use_topology(path):
+    global TOPO_NODES, CAS, SWITCHES, last_lft
+    TOPO_NODES = load_topo(path)
+    CAS = sorted(g for g, n in TOPO_NODES.items() if n['type'] == 'Ca')
+    SWITCHES = sorted(g for g, n in TOPO_NODES.items() if n['type'] == 'Switch')
+    last_lft = {}
+
+
+use_topology(TOPO)
 
 
 def view():
@@ -392,11 +402,15 @@ def wait_sweeps(n0, want, timeout=120):
     return ask({'cmd': 'status'})
 
 
-def loss_phase(base_lids):
+def mock_loss(lv):
+    smctl('faults', '--loss', '%d%%' % lv)
+
+
+def loss_phase(base_lids, levels=LEVELS, set_loss=mock_loss, mock=True):
     rows = []
-    for lv in LEVELS:
-        f0 = ask({'cmd': 'faults'})['planes'][0]
-        smctl('faults', '--loss', '%d%%' % lv)
+    for lv in levels:
+        f0 = ask({'cmd': 'faults'})['planes'][0] if mock else {'requests': 0, 'lost': 0}
+        set_loss(lv)
         r = ask({'cmd': 'sweep', 'kind': 'heavy'}, timeout=600)
         samples = []
         st = ask({'cmd': 'status'})
@@ -406,8 +420,8 @@ def loss_phase(base_lids):
             st = wait_sweeps(st['sweeps'], 1)
             lids = view()
             samples.append((st['state'], st.get('cas', 0), black_holes(base_lids), lids_changed(base_lids, lids)))
-        f = ask({'cmd': 'faults'})['planes'][0]
-        smctl('faults', '--loss', '0')
+        f = ask({'cmd': 'faults'})['planes'][0] if mock else {'requests': 0, 'lost': 0}
+        set_loss(0)
         st = wait_sweeps(st['sweeps'], 1)
         lids = view()
         after = (st['state'], st.get('cas', 0), black_holes(base_lids), lids_changed(base_lids, lids))
@@ -462,6 +476,38 @@ def kill_phase(d, base_lids, prober):
             'black_holed_after': black_holes(base_lids)}
 
 
+# ---------------------------------------------------------------- ibsim (IBSIM_NET, IBSIM_CONSOLE set)
+def ibsim_phase(prober):
+    net, console = A['ibsim_net'], A['ibsim_console']
+    use_topology(net)
+    sm_node = 'H-%016x' % CAS[0]
+    isock = os.path.join(WORK, 'smd-ibsim.sock')
+    iconf = os.path.join(WORK, 'smd-ibsim.yaml')
+    open(iconf, 'w').write('sweep_interval: 1\nlog_level: notice\n')
+    d = Daemon(['-c', iconf, '--plane', 'ibsim:' + sm_node, '--socket', isock, '--state-dir',
+                os.path.join(WORK, 'state-ibsim')], name='smd-ibsim')
+    CUR['sock'] = isock
+    con = open(console, 'w')
+
+    def ib_loss(lv):
+        for sw in SWITCHES:
+            con.write('Error "S-%016x" %d\n' % (sw, lv))
+        con.flush()
+        time.sleep(0.2)
+    if not d.start():
+        return {'error': 'smd on ibsim did not come up'}
+    st = ask({'cmd': 'status'})
+    base_lids = view()
+    out = {'first_sweep': (st['state'], st.get('cas', 0)), 'baseline_black_holed': black_holes(base_lids)}
+    prober.phase = 'ibsim'
+    out['loss'] = loss_phase(base_lids, [int(x) for x in A.get('ibsim_levels', '25').split(',')], ib_loss, False)
+    d.stop()
+    con.close()
+    CUR['sock'] = SOCK
+    use_topology(TOPO)
+    return out
+
+
 # ---------------------------------------------------------------- main
 def main():
     os.makedirs(STATE, exist_ok=True)
@@ -489,6 +535,10 @@ def main():
     prober.phase = 'kill'
     results['kill'] = kill_phase(d, base_lids, prober)
     log('kill: %s' % json.dumps(results['kill']))
+    if A.get('ibsim_net'):
+        d.stop()
+        results['ibsim'] = ibsim_phase(prober)
+        log('ibsim: %s' % json.dumps(results['ibsim']))
     prober.stop_ev.set()
     prober.join()
     results['status_latency_ms'] = {ph: {'n': len(v), 'p50': round(pct(v, 0.5) * 1e3, 1),
@@ -506,9 +556,14 @@ def main():
     h, fl, ki = results['hostile'], results['flood'], results['kill']
     bh = max([r['max_black_holed'] for r in results['loss']] + [ki['black_holed_after']])
     lc = max([r['lids_changed'] for r in results['loss']] + [ki['lids_changed']])
+    ib = ''
+    if 'ibsim' in results and 'loss' in results['ibsim']:
+        ib = ' ibsim_black_holed_pairs_max=%d ibsim_lids_changed=%d' % (
+            max(r['max_black_holed'] for r in results['ibsim']['loss']),
+            max(r['lids_changed'] for r in results['ibsim']['loss']))
     log('SUMMARY requests_tried=%d connections_held=%d kills_survived=%d/%d black_holed_pairs_max=%d '
-        'lids_changed=%d status_p99_ms=%.1f' % (h['tried'], fl['connections_held'], ki['survived'], ki['kills'], bh, lc,
-                                               results['status_latency_ms']['all']['p99']))
+        'lids_changed=%d status_p99_ms=%.1f%s' % (h['tried'], fl['connections_held'], ki['survived'], ki['kills'], bh,
+                                                 lc, results['status_latency_ms']['all']['p99'], ib))
     return 0
 
 
