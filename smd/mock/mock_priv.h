@@ -153,6 +153,9 @@ void mock_send_trap128(struct sm_mock *m, uint32_t sw);
 uint16_t mock_mft(struct sm_mock *m, uint32_t n, struct sm_smp *s);
 void mock_mft_switch_info(struct sm_mock *m, uint32_t n, const struct sm_switch_info *set, struct sm_switch_info *si);
 
+/* admin.c: (re)start the fault RNG from a seed. */
+void mock_rng_seed(struct sm_mock *m, uint64_t seed);
+
 /* gsi.c: the transport's gsi_open; detach the endpoints a freed mock leaves open. */
 struct sm_gsi;
 int mock_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err, size_t errlen);
