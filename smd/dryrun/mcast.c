@@ -19,6 +19,10 @@ int sm_mcast_synthetic(const struct sm_fabric *f, unsigned plane, unsigned n, st
 		       struct sm_mcast_member **mout)
 {
 	uint32_t n_ca = 0;
+	*gout = NULL;
+	*mout = NULL;
+	if (n > 0xFFFF - SM_MCAST_MLID_FIRST)   /* MLIDs 0xC000..0xFFFE */
+		return -EINVAL;
 	for (uint32_t p = 0; p < f->n_ports; p++) {
 		const struct sm_node *nd = &f->nodes[f->ports[p].node];
 		n_ca += nd->plane == plane && nd->type != SM_NODE_SWITCH && f->ports[p].num && f->ports[p].guid;
@@ -28,12 +32,10 @@ int sm_mcast_synthetic(const struct sm_fabric *f, unsigned plane, unsigned n, st
 	size_t cap = n_ca + (size_t)(n ? n - 1 : 0) * (n_ca / 4 + 2) + 1;
 	struct sm_mcast_member *m = malloc(cap * sizeof(*m));
 	size_t k = 0;
-	*gout = NULL;
-	*mout = NULL;
-	if (!g || !m || n > SM_MCAST_MLID_FIRST / 2) {
+	if (!g || !m) {
 		free(g);
 		free(m);
-		return n > SM_MCAST_MLID_FIRST / 2 ? -EINVAL : -ENOMEM;
+		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		g[i].mlid = (uint16_t)(SM_MCAST_MLID_FIRST + i);

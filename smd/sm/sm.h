@@ -30,6 +30,9 @@
  *             struct sm_state (below) still knows them; a switch without a
  *             LID has never been programmed, so it is written without
  *             reading.
+ *   mft       with cfg.mcast (issue 14, mft.h): one spanning tree per
+ *             group, MFT blocks written where they differ from what the
+ *             switches hold (shadows as for LFTs); timed with program.
  *   activate  Set PortInfo ARMED on every link port in INIT (switch
  *             external ports and CA ports, the SM's own included), then
  *             ACTIVE on every ARMED port.
