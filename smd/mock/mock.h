@@ -107,6 +107,7 @@ struct sm_mock_cfg {
 				  * ACTIVE) with status 0x1C, as ibsim does: a retried Set
 				  * whose first answer was lost then fails */
 	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
+	bool no_opt_sl2vl;       /* switches without optimised SL2VL programming (one Set per pair) */
 };
 void sm_mock_cfg_default(struct sm_mock_cfg *cfg);
 
@@ -229,6 +230,15 @@ struct sm_mock_stats {
 	uint64_t hostile;         /* answers spoiled by a hostile node */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
+
+/* Port configuration and QoS tables (mock_qos.c): what was asked of the SMAs, and one SL2VL table. */
+struct sm_mock_qos_stats {
+	uint64_t pi_sets;         /* PortInfo Sets (all of them) */
+	uint64_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+};
+void sm_mock_qos_stats(const struct sm_mock *m, struct sm_mock_qos_stats *st);
+/* The SL2VL table of node's (in, out) pair (CAs: out = the port). 0 or -EINVAL. */
+int sm_mock_sl2vl(const struct sm_mock *m, uint32_t node, unsigned in, unsigned out, uint8_t vl[16]);
 
 /*
  * ---- GSI (gsi.c): the hosts' side of an SA on a mock ----

@@ -357,6 +357,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	phase_start(c, SM_PH_PROGRAM);
 	t0 = sm_mono_us();
 	rc = sm_phase_program(c, err, errlen);
+	rc = rc ? rc : sm_phase_portcfg(c, sum, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;

@@ -32,6 +32,7 @@ enum sm_req_kind {
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
 	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
+	SM_RQ_PORTCFG,         /* port configuration (portcfg.c): PortInfo, SL2VL, VLArb Gets and Sets */
 	SM_RQ_COUNT
 };
 
@@ -102,6 +103,7 @@ struct sm_core {
 	uint32_t mkey_foreign;
 	uint64_t mkey_violations;
 	uint32_t mkey_unkept;      /* LID ports whose Set answer did not show the key we set */
+	struct sm_portcfg_run *pcr;    /* the port configuration phase's own (portcfg.c) */
 };
 
 /* The M_Key every SMP carries (0 without keys). */

@@ -55,6 +55,7 @@ struct sm_chain;
 struct sm_lfts;
 struct sm_keys;
 struct sm_snapshot;
+struct sm_portcfg;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -133,6 +134,8 @@ struct sm_cfg {
 	 */
 	uint8_t sminfo_state;
 	uint8_t sminfo_priority;
+	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
+	const struct sm_portcfg *portcfg;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -153,6 +156,9 @@ struct sm_summary {
 	uint32_t switchinfo_sets;
 	uint32_t portinfo_lid_sets;  /* Set PortInfo for LID/SM LID/prefix */
 	uint32_t portinfo_state_sets;/* Set PortInfo for ARMED/ACTIVE */
+	/* port configuration (portcfg.c) */
+	uint32_t portcfg_pi_sets;    /* Set PortInfo for MTU, VLs, HOQ, enforcement... */
+	uint32_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
