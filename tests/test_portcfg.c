@@ -188,7 +188,7 @@ static void test_qos_off(void **state)
 	struct sm_portcfg pc;
 
 	sm_portcfg_default(&pc);
-	pc.qos = false;
+	pc.qos = 0;
 	pc.max_op_vls = 2;
 	fx_env_init(&e, fx_hand_built(), NULL, NULL, "portcfg-off");
 	fx_cfg(&e, &cfg);

@@ -60,7 +60,7 @@ struct sm_portcfg {
 	uint8_t force_link_speed;           /* 0: leave; 15: as supported; else written */
 	uint8_t force_link_speed_ext;       /* 0: leave; 31: as supported; else written */
 	uint8_t part_enforce;               /* enum sm_part_enforce */
-	bool qos;                           /* write SL2VL, VLArb, VLHighLimit */
+	int qos;                            /* 1: write SL2VL, VLArb, VLHighLimit */
 	struct sm_qos_level level[SM_QOS_CLASSES];
 };
 

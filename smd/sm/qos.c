@@ -119,7 +119,7 @@ void sm_portcfg_default(struct sm_portcfg *pc)
 	pc->vl_stall = 7;
 	pc->leaf_vl_stall = 7;
 	pc->part_enforce = SM_PART_ENF_BOTH;
-	pc->qos = true;
+	pc->qos = 1;
 	for (unsigned k = 0; k < SM_QOS_CLASSES; k++) {
 		struct sm_qos_level *l = &pc->level[k];
 		/* constant strings: these cannot fail */
