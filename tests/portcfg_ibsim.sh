@@ -1,28 +1,99 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Port configuration under ibsim, read back with tools we did not write:
-# after smd --once, smpquery portinfo of the SM's node shows OperationalVLs
-# VL0-7 (ibsim's VLCap, max_op_vls 5), smpquery sl2vl
-# OpenSM's default table masked for VL0-7.
+# Port configuration under ibsim (issue 14), read back with tools we did not write.
+#  - smd --once on a fresh ibsim instance of tests/data/ft-small.net (8 switches
+#    with enhanced port 0, 16 CAs), then `opensm --once --qos` on another fresh
+#    instance of the same fabric: for every port of every node (by GUID),
+#    smpquery portinfo (NeighborMTU, OperVLs, VLHighLimit, VLStallCount,
+#    HoqLife, partition enforcement, link width/speed enabled), smpquery sl2vl
+#    and smpquery vlarb read the same under both. OpenSM's --qos with no
+#    other option is its qos_* defaults, which are smd's defaults.
+#  - OperationalVLs is VL0-7 everywhere (ibsim's VLCap; it was "No change"
+#    before: every ARMED Set wrote 0) and the SL2VL tables are OpenSM's default
+#    masked for VL0-7 (ibsim's reset table is not masked: smd wrote them).
+#  - a second smd --once writes no PortInfo, SL2VL or VLArb (its JSON summary).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
-need_tools "ibsim-utils, infiniband-diags" ibsim smpquery
+need_tools "ibsim-utils, infiniband-diags, opensm" ibsim smpquery ibnetdiscover opensm
+need_python
 smd=$top_builddir/smd/smd
+net=$top_srcdir/tests/data/ft-small.net
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 scratch portcfg
-scratch_ibsim "$top_srcdir/tests/data/ft-small.net" || { echo "SKIP: ibsim did not start"; exit 77; }
+
+# dump OUT: "GUID:PORT field value" lines for every port, sorted (LIDs left out)
+dump() {
+	ibsim_run ibnetdiscover >"$work/topo.$1" 2>/dev/null || { bad "$1: ibnetdiscover failed"; return; }
+	python3 - "$work/topo.$1" >"$work/ports.$1" <<'PY'
+import re, sys
+node = None
+for line in open(sys.argv[1]):
+    m = re.match(r'(Switch|Ca)\s+(\d+)\s+"[SH]-([0-9a-f]+)".*?(?:lid (\d+))?', line)
+    if m:
+        node = (m.group(1), int(m.group(2)), m.group(3))
+        if node[0] == 'Switch':
+            lid = re.search(r'lid (\d+)', line).group(1)
+            for p in range(node[1] + 1):
+                print('%s:%d %s %d' % (node[2], p, lid, p))
+        continue
+    m = re.match(r'\[(\d+)\]\(([0-9a-f]+)\)\s.*# lid (\d+)', line)
+    if m and node and node[0] == 'Ca':
+        print('%s:%s %s %s' % (node[2], m.group(1), m.group(3), m.group(1)))
+PY
+	: >"$work/dump.$1"
+	while read -r key lid port; do
+		ibsim_run smpquery portinfo "$lid" "$port" 2>/dev/null |
+			grep -E '^(NeighborMTU|OperVLs|VLHighLimit|VLStallCount|HoqLife|PartEnforce(Inb|Outb)|LinkWidthEnabled|LinkSpeedEnabled|LinkSpeedExtEnabled):' |
+			sed "s/^/$key /"
+		ibsim_run smpquery sl2vl "$lid" "$port" 2>/dev/null | grep -v '^#' | sed "s/^/$key sl2vl /"
+		ibsim_run smpquery vlarb "$lid" "$port" 2>/dev/null | grep -v '^# VLArb' | sed "s/^/$key vlarb /"
+	done <"$work/ports.$1" >>"$work/dump.$1"
+	sort -o "$work/dump.$1" "$work/dump.$1"
+}
+
+# smd: fresh instance, twice
+scratch_ibsim "$net" || { echo "SKIP: ibsim did not start"; exit 77; }
 ibsim_run "$smd" --once --state-dir "$work/state" --json >"$work/run1.json" 2>"$work/run1.err" ||
 	{ bad "smd --once failed"; cat "$work/run1.err"; }
-lid=$(ibsim_run smpquery portinfo -D 0 2>/dev/null | sed -n 's/^Lid:\.*\([0-9]*\)$/\1/p')
-ibsim_run smpquery portinfo "$lid" >"$work/pi.txt" 2>&1 || bad "smpquery portinfo $lid failed"
-grep -q "^OperVLs:\.*VL0-7$" "$work/pi.txt" || { bad "OperationalVLs not VL0-7"; cat "$work/pi.txt"; }
-ibsim_run smpquery sl2vl "$lid" >"$work/sl2vl.txt" 2>&1 || bad "smpquery sl2vl failed"
-grep -q "| 0| 1| 2| 3| 4| 5| 6| 7| 0| 1| 2| 3| 4| 5| 6| 7|" "$work/sl2vl.txt" ||
-	{ bad "SL2VL is not OpenSM's default for VL0-7"; cat "$work/sl2vl.txt"; }
+ibsim_run "$smd" --once --state-dir "$work/state" --json >"$work/run2.json" 2>"$work/run2.err" ||
+	{ bad "second smd --once failed"; cat "$work/run2.err"; }
+python3 - "$work/run1.json" "$work/run2.json" <<'PY' || fail=1
+import json, sys
+r1, r2 = (json.load(open(f))['portcfg'] for f in sys.argv[1:3])
+print('smd first run: %s' % r1)
+print('smd second run: %s' % r2)
+if not (r1['sl2vl_sets'] > 0):
+    print('FAIL: the first run wrote no SL2VL table (ibsim resets them unmasked)')
+    sys.exit(1)
+bad = [k for k in ('portinfo_sets', 'sl2vl_sets', 'vlarb_sets') if r2[k]]
+if bad:
+    print('FAIL: the second run wrote %s' % ', '.join('%s %d' % (k, r2[k]) for k in bad))
+    sys.exit(1)
+PY
+dump smd
 ibsim_stop
-[ $fail = 0 ] && echo "PASS: port configuration under ibsim"
+
+# OpenSM with its QoS defaults, fresh instance
+scratch_ibsim "$net" || { bad "ibsim did not start again"; exit 1; }
+ibsim_opensm_once --qos || bad "opensm --once --qos failed"
+dump osm
+ibsim_stop
+
+n=$(wc -l <"$work/dump.smd")
+[ "$n" -gt 400 ] || bad "only $n lines read back from smd's fabric"
+if ! diff -u "$work/dump.osm" "$work/dump.smd" >"$work/diff"; then
+	bad "ports read differently after OpenSM (-) and smd (+):"
+	head -40 "$work/diff"
+fi
+grep -q 'OperVLs:\.*VL0-7$' "$work/dump.smd" || bad "no port with OperationalVLs VL0-7"
+if grep 'OperVLs:' "$work/dump.smd" | grep -v 'VL0-7$' | grep -q ':[1-9] '; then
+	bad "a linked port without VL0-7"
+fi
+grep -q 'sl2vl .*| 0| 1| 2| 3| 4| 5| 6| 7| 0| 1| 2| 3| 4| 5| 6| 7|' "$work/dump.smd" ||
+	bad "no SL2VL table masked for VL0-7"
+[ $fail = 0 ] && echo "PASS: port configuration under ibsim: $n values as OpenSM --qos sets them; a second run writes nothing"
 exit $fail

@@ -16,10 +16,11 @@
  *  2. With QoS on, the tables are read, in the same round: VLArbitration
  *     blocks of every port (as many as its VLArbitration caps hold), the
  *     SL2VL table of every CA port and, per switch output port, one
- *     (input, output) pair when the switch has optimised SL2VL programming
- *     (SwitchInfo), every pair otherwise. A VLArb block, a CA's SL2VL or a
- *     pair of a switch without the optimisation that differs is Set as soon
- *     as its Get answers.
+ *     (input, output) pair. A VLArb block or a CA's SL2VL that differs is
+ *     Set as soon as its Get answers; so is, on a switch without optimised
+ *     SL2VL programming (SwitchInfo), the output port's table for every
+ *     input port (one Set per pair, as OpenSM, but only for the output
+ *     ports whose pair read differs).
  *  3. Switches with optimised programming: if a port that wants the table
  *     most ports want differs, one Set for every input and output port
  *     (attribute modifier bits 16, 17), then one "every input port" Set per
@@ -39,9 +40,10 @@
  * a second sweep reads them back and writes nothing. `qos: {enabled:
  * false}` leaves the tables and VLHighLimit alone, as OpenSM does.
  *
- * Limitation (stated): on a switch with optimised programming only one
- * input port per output port is read; another SM writing a single pair
- * behind our back is not seen (the same limit as LFT blocks).
+ * Limitation (stated): only one input port per switch output port is
+ * read (reading every pair would cost what OpenSM's writing costs);
+ * another SM writing a single pair behind our back is not seen (the same
+ * limit as LFT blocks).
  * An incremental sweep (sm.h) only removes links, so it skips the tables.
  */
 #include "sm/phases.h"
@@ -319,11 +321,7 @@ static int port_round1(struct sm_core *c, uint32_t n, unsigned p, int tables)
 		return cur->cap_mask & SM_CAP_HAS_SL_MAP ? sl2vl_submit(c, SM_METHOD_GET, n, 0, p, 0, NULL) : 0;
 	if (!(c->tab.pi[nd->port0].cap_mask & SM_CAP_HAS_SL_MAP))
 		return 0;
-	if (opt_sl2vl(c, n))
-		return sl2vl_submit(c, SM_METHOD_GET, n, sample_in(p, nd->nports), p, 0, NULL);
-	for (unsigned in = 0; in <= nd->nports && !rc; in++)
-		rc = sl2vl_submit(c, SM_METHOD_GET, n, in, p, 0, NULL);
-	return rc;
+	return sl2vl_submit(c, SM_METHOD_GET, n, sample_in(p, nd->nports), p, 0, NULL);
 }
 
 static void note_failed(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
@@ -363,8 +361,11 @@ static void on_portcfg(struct sm_core *c, const struct sm_req *rq, const struct 
 			break;
 		if (sw && opt_sl2vl(c, rq->node))
 			c->pcr->sl2vl_diff[idx] = 1;   /* decided per switch, after every Get (round 3) */
-		else
-			rc = sl2vl_submit(c, SM_METHOD_SET, rq->node, rq->port >> 8, out, 0, &want);
+		else if (!sw)
+			rc = sl2vl_submit(c, SM_METHOD_SET, rq->node, 0, out, 0, &want);
+		else   /* the output port's table for every input port, one Set each */
+			for (unsigned in = 0; in <= c->f->nodes[rq->node].nports && !rc; in++)
+				rc = sl2vl_submit(c, SM_METHOD_SET, rq->node, in, out, 0, &want);
 		break;
 	}
 	case PC_VLARB_GET: {
