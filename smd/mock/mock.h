@@ -77,6 +77,8 @@
  *   mock_sma.c   the SMA: Get/Set NodeInfo, NodeDescription, PortInfo
  *                (PortState machine), SwitchInfo, LFT; hostile nodes;
  *   mock_mkey.c  M_Key checking and the lease timer;
+ *   mock_qos.c   port configuration: the PortInfo fields the portcfg phase
+ *                writes, SL2VL (optimised programming) and VLArb tables;
  *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
  *                LFTs (requests, answers, traps), link down/up and the
  *                port states they change;
