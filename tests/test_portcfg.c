@@ -204,6 +204,48 @@ static void test_qos_off(void **state)
 	fx_env_free(&e);
 }
 
+/* With the daemon's state: switch ports' tables are not read again unless something changed. */
+static void test_state_trust(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary s1, s2;
+	struct sm_portcfg pc;
+	struct sm_state *st = NULL;
+
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "portcfg-state");
+	fx_cfg(&e, &cfg);
+	assert_int_equal(sm_state_new(&st), 0);
+	sm_portcfg_default(&pc);
+	cfg.portcfg = &pc;
+	char err[512];
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s1, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s1.tables_trusted, 0);
+	assert_true(s1.sl2vl_sets > 0);
+	/* the next heavy sweep reads CA ports only */
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
+	assert_true(s2.tables_trusted > 0);
+	assert_true(s2.sl2vl_gets < s1.sl2vl_gets);
+	assert_int_equal(s2.sl2vl_sets + s2.vlarb_sets + s2.portcfg_pi_sets, 0);
+	/* forgotten (smctl resweep --heavy): read again, still nothing to write */
+	sm_state_forget(st);
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s2.tables_trusted, 0);
+	assert_int_equal(s2.sl2vl_gets, s1.sl2vl_gets);
+	assert_int_equal(s2.sl2vl_sets + s2.vlarb_sets, 0);
+	/* a reload with another level: nothing is trusted, the switches' tables are rewritten */
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
+	assert_true(s2.tables_trusted > 0);
+	pc.level[SM_QOS_SWE].sl2vl[0] = 1;
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s2.tables_trusted, 0);
+	assert_int_equal(s2.sl2vl_sets, 2);   /* one all-ports Set per switch; CAs unchanged */
+	assert_int_equal(s2.set_errors, 0);
+	sm_state_free(st);
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_bringup_optimised),
 		cmocka_unit_test(test_bringup_pairs),
 		cmocka_unit_test(test_qos_off),
+		cmocka_unit_test(test_state_trust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

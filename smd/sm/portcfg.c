@@ -40,14 +40,22 @@
  * a second sweep reads them back and writes nothing. `qos: {enabled:
  * false}` leaves the tables and VLHighLimit alone, as OpenSM does.
  *
+ * With the daemon's per-plane state, a heavy sweep reads nothing of a
+ * switch port whose tables the last successful bring-up left right with
+ * the same settings, when the switch is trusted as for its LFT blocks (same
+ * GUID, its port 0 LID and LinearFDBTop as we left them: it did not reset)
+ * and the port's OperationalVLs and caps are unchanged (c->tab.qos_ok,
+ * handed to the state with the sweep tables). CA ports are always read.
+ *
  * Limitation (stated): only one input port per switch output port is
  * read (reading every pair would cost what OpenSM's writing costs);
  * another SM writing a single pair behind our back is not seen (the same
- * limit as LFT blocks).
+ * limit as LFT blocks, and `smctl resweep --heavy` forgets the state).
  * An incremental sweep (sm.h) only removes links, so it skips the tables.
  */
 #include "sm/phases.h"
 #include "sm/portcfg.h"
+#include "sm/state.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -65,6 +73,7 @@ struct sm_portcfg_run {
 	struct sm_summary *sum;
 	uint8_t *opvls;        /* per port index: OperationalVLs the tables are masked for; 0: not configured */
 	uint8_t *sl2vl_diff;   /* per port index: optimised switch output port whose table differs */
+	uint64_t sig;          /* of the QoS settings (tables.h qos_sig) */
 	unsigned notes;        /* failed Gets noted (at most a few) */
 };
 
@@ -174,7 +183,8 @@ static int sl2vl_submit(struct sm_core *c, uint8_t method, uint32_t n, unsigned 
 		sm_sl2vl_encode(t, data);
 	return submit(c, method, SM_ATTR_SL2VL, sw ? (sm_sl2vl_mod(in, out) | all) : 0, n, sw ? 0 : out,
 		      (uint16_t)(sw ? in << 8 | out : out),
-		      PC_AUX(method == SM_METHOD_GET ? PC_SL2VL_GET : PC_SL2VL_SET, all ? 1 : 0), t ? data : NULL);
+		      PC_AUX(method == SM_METHOD_GET ? PC_SL2VL_GET : PC_SL2VL_SET,
+			     all & SM_SL2VL_ALL_OUT ? 2 : all ? 1 : 0), t ? data : NULL);
 }
 
 static int vlarb_submit(struct sm_core *c, uint8_t method, uint32_t n, unsigned p, unsigned block,
@@ -297,6 +307,36 @@ static unsigned sample_in(unsigned out, unsigned nports)
 	return nports <= 1 ? 1 : out % nports + 1;
 }
 
+/* FNV-1a of what decides the tables: a reload that changes a level makes every table unknown. */
+static uint64_t qos_sig(const struct sm_portcfg *pc)
+{
+	const uint8_t *b = (const uint8_t *)pc->level;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < sizeof(pc->level); i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * Did the last successful bring-up leave the tables of port p of switch n as
+ * wanted (OperationalVLs opvls), the switch not reset since? (DOC above)
+ */
+static int tables_known(const struct sm_core *c, uint32_t n, unsigned p, uint8_t opvls)
+{
+	const struct sm_state *st = c->state;
+	const struct sm_fabric *sf = sm_state_fabric(st);
+	if (!sf || !st->valid || !st->tab.qos_ok || st->tab.qos_sig != c->pcr->sig || !is_sw(c, n) ||
+	    !c->trusted || c->trusted[n] == SM_NONE || p > sf->nodes[c->trusted[n]].nports)
+		return 0;
+	uint32_t sidx = sf->nodes[c->trusted[n]].port0 + p;
+	const struct sm_snapshot *sn = st->snap;
+	if (!st->tab.qos_ok[sidx] || !sn->pi || sidx >= sn->attr_ports || !sn->pi_ok[sidx])
+		return 0;
+	const struct sm_port_info *old = &sn->pi[sidx], *cur = &c->tab.pi[c->f->nodes[n].port0 + p];
+	return old->operational_vls == opvls && old->vl_cap == cur->vl_cap &&
+	       old->vl_arb_low_cap == cur->vl_arb_low_cap && old->vl_arb_high_cap == cur->vl_arb_high_cap;
+}
+
 /* Round 1 for port p of node n: its PortInfo Set if it differs, the Gets of its tables. */
 static int port_round1(struct sm_core *c, uint32_t n, unsigned p, int tables)
 {
@@ -311,6 +351,11 @@ static int port_round1(struct sm_core *c, uint32_t n, unsigned p, int tables)
 		rc = pi_set(c, n, p, &w);
 	if (rc || !tables)
 		return rc;
+	c->tab.qos_ok[idx] = 1;   /* until a Get or Set of its fails */
+	if (tables_known(c, n, p, c->pcr->opvls[idx])) {
+		c->pcr->sum->tables_trusted++;
+		return 0;
+	}
 	if (cur->vl_cap != 1)   /* one data VL: nothing to arbitrate (OpenSM alike) */
 		for (unsigned b = SM_VLARB_LOW_0; b <= SM_VLARB_HIGH_1 && !rc; b++)
 			if (vlarb_len(cur, b))
@@ -345,6 +390,10 @@ static void on_portcfg(struct sm_core *c, const struct sm_req *rq, const struct 
 		if (op == PC_PI_SET || op == PC_SL2VL_SET || op == PC_VLARB_SET)
 			c->set_errors++;
 		note_failed(c, rq, r);
+		if (c->tab.qos_ok && op == PC_SL2VL_SET && PC_BLOCK(rq->aux) == 2)   /* every port's */
+			memset(c->tab.qos_ok + c->f->nodes[rq->node].port0, 0, c->f->nodes[rq->node].nports + 1u);
+		else if (c->tab.qos_ok)
+			c->tab.qos_ok[idx] = 0;
 		return;
 	}
 	switch (op) {
@@ -449,9 +498,13 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 		run.pc = &dflt;
 	}
 	tables = run.pc->qos && !sum->incremental;
+	run.sig = qos_sig(run.pc);
 	run.opvls = calloc(f->n_ports ? f->n_ports : 1, 1);
 	run.sl2vl_diff = calloc(f->n_ports ? f->n_ports : 1, 1);
-	if (!run.opvls || !run.sl2vl_diff) {
+	free(c->tab.qos_ok);
+	c->tab.qos_ok = tables ? calloc(f->n_ports ? f->n_ports : 1, 1) : NULL;
+	c->tab.qos_sig = run.sig;
+	if (!run.opvls || !run.sl2vl_diff || (tables && !c->tab.qos_ok)) {
 		rc = -ENOMEM;
 		goto out;
 	}

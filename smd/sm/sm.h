@@ -159,6 +159,7 @@ struct sm_summary {
 	/* port configuration (portcfg.c) */
 	uint32_t portcfg_pi_sets;    /* Set PortInfo for MTU, VLs, HOQ, enforcement... */
 	uint32_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+	uint32_t tables_trusted;     /* switch ports whose tables the state vouches for: not read */
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
