@@ -204,6 +204,32 @@ static void test_qos_off(void **state)
 	fx_env_free(&e);
 }
 
+/* VLHighLimit per class, held by the mock's SMA (ibsim keeps none): written once. */
+static void test_high_limit(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary s1, s2;
+	struct sm_portcfg pc;
+
+	sm_portcfg_default(&pc);
+	pc.level[SM_QOS_SWE].high_limit = 4;
+	pc.level[SM_QOS_CA].high_limit = 2;
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "portcfg-hl");
+	fx_cfg(&e, &cfg);
+	cfg.portcfg = &pc;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s1));
+	/* every linked port: the switch ports' HOQ/stall and every CA port's limit */
+	assert_int_equal(s1.portcfg_pi_sets, s1.link_ports);
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s2));
+	assert_int_equal(s2.portcfg_pi_sets, 0);
+	pc.level[SM_QOS_CA].high_limit = 3;   /* a reload: the CA ports only */
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s2));
+	assert_int_equal(s2.portcfg_pi_sets, 6);
+	fx_env_free(&e);
+}
+
 /* With the daemon's state: switch ports' tables are not read again unless something changed. */
 static void test_state_trust(void **state)
 {
@@ -255,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_bringup_optimised),
 		cmocka_unit_test(test_bringup_pairs),
 		cmocka_unit_test(test_qos_off),
+		cmocka_unit_test(test_high_limit),
 		cmocka_unit_test(test_state_trust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
