@@ -498,16 +498,17 @@ static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len
 	int rc;
 
 	notes[0] = '\0';
-	if (!c->o->config) {
+	if (!c->o->config && !c->o->partitions) {
 		sm_notice("SMD-0510", "%s: no config file (-c) to reload; nothing changed", via);
 		snprintf(err, errlen, "smd runs without a config file (-c): nothing to reload");
 		return -ENOENT;
 	}
-	sm_notice("SMD-0511", "%s: reloading %s", via, c->o->config);
+	const char *what = c->o->config ? c->o->config : c->o->partitions;
+	sm_notice("SMD-0511", "%s: reloading %s", via, what);
 	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
 	if (c->ready)
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
-			   sm_mono_us(), c->o->config);
+			   sm_mono_us(), what);
 	if ((rc = load_conf(c->o, &conf, cerr, sizeof(cerr)))) {
 		sm_err("SMD-0512", "reload failed; the running configuration is kept");
 		snprintf(err, errlen, "%s; the running configuration is kept", cerr[0] ? cerr : strerror(-rc));
