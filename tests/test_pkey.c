@@ -22,6 +22,7 @@
 #include "mock/mock.h"
 #include "sm/sm.h"
 #include "sm/snapshot.h"
+#include "sa/pkey.h"
 
 static struct sm_partitions *parts(const char *text)
 {
@@ -108,6 +109,21 @@ static void t_tables(void **state)
 	assert_non_null(tab);
 	assert_int_equal(n, 128);
 	assert_int_equal(tab[1], 0x8100);
+	/* the SA's membership (sa/pkey.c): 0x2001 full and 0x3001 limited in 0x0100, both limited in 0x0002 */
+	uint32_t sb = sm_fabric_find_port(last_snap->fabric, 0x3001);
+	uint16_t pk = 0;
+	assert_true(sm_sa_pkey_shared(last_snap->pkeys, si, sb, false, 0, &pk));
+	assert_int_equal(pk, 0x8100);   /* OpenSM's order: 0x0100 first */
+	assert_true(sm_sa_pkey_shared(last_snap->pkeys, sb, si, false, 0, &pk));
+	assert_int_equal(pk, 0x0100);   /* as the source holds it */
+	assert_false(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0x0002, &pk));
+	assert_true(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0xffff, &pk));
+	assert_false(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0x0005, &pk));
+	assert_false(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0x8000, &pk));
+	/* without tables: the default partition only */
+	assert_true(sm_sa_pkey_shared(NULL, si, sb, false, 0, &pk));
+	assert_int_equal(pk, 0xffff);
+	assert_false(sm_sa_pkey_shared(NULL, si, sb, true, 0x8001, &pk));
 
 	/* the same again: nothing written */
 	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
