@@ -22,7 +22,7 @@ static void usage(FILE *o)
 	fprintf(o,
 		"Usage: smd [-f] [-c FILE] [BACKEND OPTIONS]       run the subnet manager (foreground)\n"
 		"       smd --once [-c FILE] [BACKEND OPTIONS]     bring the subnet up, print a summary, exit\n"
-		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE]\n"
+		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE] [--partitions FILE]\n"
 		"           [-c FILE] [--lfts-out FILE] [--report FILE|-] [--json]\n"
 		"       smd --check-config [-c FILE]                check the configuration, print FILE: ok\n"
 		"       smd --print-config [-c FILE] | --print-defaults   the effective configuration as YAML\n"
