@@ -20,7 +20,7 @@
 #     the SM_Key) gives what smpquery reads; a PathRecord between two hosts
 #     sharing only a limited membership is refused, one between two full
 #     members of a partition carries its P_Key.
-#  4. A partitions file with an error: smd --once exits 1 with FILE:LINE.
+# (Bad files, the dry-run and --check-config: tests/partitions.sh.)
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -206,14 +206,6 @@ kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 pid=""
 ibsim_stop
-
-# ---- 4. a bad file -----------------------------------------------------------------
-printf 'Default=0x7fff : ALL=full ;\nBad=0x10 : 0xnotaguid ;\n' >"$work/bad.conf"
-"$smd" --once --backend mock --topology "$net" --state-dir "$work/bstate" --partitions "$work/bad.conf" \
-	>"$work/bad.out" 2>&1
-rc=$?
-[ $rc = 1 ] || bad "smd --once with a bad partitions file: exit $rc (want 1)"
-grep -q "bad.conf:2: bad port GUID '0xnotaguid'" "$work/bad.out" || bad "bad partitions file: $(cat "$work/bad.out")"
 
 [ $fail = 0 ] && echo "PASS: partitions under ibsim (P_Key tables as OpenSM's, minimal writes, reload, SA)"
 exit $fail
