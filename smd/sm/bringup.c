@@ -123,7 +123,7 @@ static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t
 			if (rc < 0)
 				return rc;
 			if (rc == 0 && !c->changed) {
-				sum->incremental = 1;
+				sum->incremental = c->incremental_ok = 1;
 				sum->delta_links_down = c->delta_links_down;
 				sum->delta_switches_read = c->delta_switches_read;
 				sum->late_traps = c->late_traps;

@@ -100,6 +100,7 @@ struct sm_core {
 	void *pkey_run;
 	struct sm_pkey_tables *pkeys;
 	uint32_t pkey_ports, pkey_blocks_read, pkey_blocks_written;
+	int incremental_ok;            /* the incremental sweep sufficed: no port came up or bounced */
 
 	struct sm_req_chunk *chunks;
 	int err;                   /* first hard error in a callback (-ENOMEM...) */

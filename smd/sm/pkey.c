@@ -29,11 +29,13 @@
  *
  * Cost: per managed port ceil(cap / 32) Gets (cap bounded to 1024
  * entries), then one Set per differing block: a second bring-up with the
- * same partitions writes nothing. Not implemented: OpenSM's indx0 flag
+ * same partitions writes nothing. After an incremental sweep (sm.h) no
+ * table is read: the state's snapshot says what each port holds. Not implemented: OpenSM's indx0 flag
  * (parsed, not applied) and allow_both_pkeys (both = full).
  */
 #include "sm/phases.h"
 #include "sm/snapshot.h"
+#include "sm/state.h"
 #include "model/partitions.h"
 
 #include <errno.h>
@@ -303,6 +305,36 @@ static void packed(struct sm_core *c, const struct pk_port *sw, const struct pk_
 			     c->f->nodes[sw->node].guid, c->f->nodes[sw->node].desc, sw->num, cut, sw->cap);
 }
 
+/*
+ * After an incremental sweep no port came up, bounced or was recabled since
+ * the state's bring-up (sm.h): a port's table is what that bring-up left,
+ * carried in the state's snapshot, and is not read again.
+ */
+static bool from_state(const struct sm_core *c, struct pk_port *pp)
+{
+	const struct sm_snapshot *s = c->incremental_ok && c->state ? c->state->snap : NULL;
+	const struct sm_fabric *of = s && s->pkeys ? s->fabric : NULL;
+	const struct sm_node *nd = &c->f->nodes[pp->node];
+	uint32_t oi = SM_NONE;
+	unsigned n = 0;
+
+	if (!of)
+		return false;
+	if (nd->type == SM_NODE_SWITCH) {
+		uint32_t on = sm_fabric_find_node(of, nd->guid);
+		if (on != SM_NONE && pp->num <= of->nodes[on].nports)
+			oi = sm_port_index(of, on, pp->num);
+	} else {
+		oi = sm_fabric_find_port(of, c->f->ports[pp->idx].guid);
+	}
+	const uint16_t *old = oi != SM_NONE ? sm_snapshot_pkeys(s, oi, &n) : NULL;
+	if (!old || n != pp->nblocks * 32)
+		return false;
+	memcpy(pp->cur, old, n * sizeof(*old));
+	pp->read_ok = pp->nblocks;
+	return true;
+}
+
 /* The tables as acknowledged, per port index, for the snapshot. */
 static int result(struct sm_core *c, const struct pk_run *run)
 {
@@ -371,11 +403,14 @@ int sm_phase_pkeys(struct sm_core *c, char *err, size_t errlen)
 	c->pkey_run = &run;
 	c->pkey_ports = run.n;
 	/* what each port holds */
-	for (uint32_t e = 0; e < run.n && !rc; e++)
+	for (uint32_t e = 0; e < run.n && !rc; e++) {
+		if (from_state(c, &run.v[e]))
+			continue;
 		for (unsigned b = 0; b < run.v[e].nblocks && !rc; b++) {
 			rc = submit(c, SM_METHOD_GET, e, b, NULL);
 			c->pkey_blocks_read++;
 		}
+	}
 	if (!rc)
 		rc = sm_core_run(c);
 	if (rc)
