@@ -151,6 +151,9 @@ void mock_deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp
 		  int faults, size_t len);
 void mock_send_trap128(struct sm_mock *m, uint32_t sw);
 
+/* admin.c: (re)start the fault RNG from a seed. */
+void mock_rng_seed(struct sm_mock *m, uint64_t seed);
+
 /* gsi.c: the transport's gsi_open; detach the endpoints a freed mock leaves open. */
 struct sm_gsi;
 int mock_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err, size_t errlen);
