@@ -195,6 +195,7 @@ int smd_once(const struct smd_opts *o)
 		cfg.txn.timeout_ms = conf->mad.timeout_ms;
 	cfg.txn.retries = conf->mad.retries;
 	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
+	cfg.partitions = conf->partitions;
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
 	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));

@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "ctl/ctl.h"
 #include "ctl/http.h"
+#include "model/partitions.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -380,6 +381,24 @@ static int k_socket(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 	return 0;
 }
 
+/*
+ * partition_config_file: loaded with the config (so a reload with a bad
+ * partitions file keeps the running config); its own errors name it.
+ */
+static int k_partitions(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	struct sm_partitions *ps = NULL;
+	char perr[400] = "";
+	int rc = sm_partitions_load(w->c->partition_config_file, &ps, perr, sizeof(perr));
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return fail(w, v, "%s: %s", key, perr);
+	sm_partitions_free(w->c->partitions);
+	w->c->partitions = ps;
+	return 0;
+}
+
 /* socket_group (control socket access, s2-ctl) */
 static int k_socket_group(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 {
@@ -585,6 +604,9 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "Directory of the state kept across restarts (the GUID-to-LID table)." },
 	{ "guid2lid_file", SMD_KEY_STR, "string", F(guid2lid_file), .shown = "default state_dir/guid2lid",
 	  .doc = "The GUID-to-LID table new ports take their LIDs from, in every mode" },
+	{ "partition_config_file", SMD_KEY_STR, "string", F(partition_config_file), .parse = k_partitions,
+	  .shown = "default none",
+	  .doc = "The partitions file (OpenSM's key name): OpenSM's partitions.conf as it is, or the YAML form" },
 	{ "planes", SMD_KEY_OTHER, "list of strings", .parse = k_planes, .shown = "default empty",
 	  .doc = "The planes (separate subnets) this smd manages, one spec per plane" },
 	{ "socket", SMD_KEY_STR, "string", F(socket), .parse = k_socket, .def = SMD_CTL_DEFAULT_SOCKET,

@@ -32,6 +32,7 @@
 #include "sm/mkey.h"
 
 struct smd_opts;
+struct sm_partitions;
 typedef struct yaml_document_s yaml_document_t;
 typedef struct yaml_node_s yaml_node_t;
 
@@ -74,6 +75,8 @@ struct smd_conf {
 	int lmc;                /* 0..7 */
 	char *state_dir;
 	char *guid2lid_file;    /* NULL: <state_dir>/guid2lid */
+	char *partition_config_file; /* partitions (model/partitions.h); NULL: P_Key tables left alone */
+	struct sm_partitions *partitions; /* that file, loaded with the config (and on reload); NULL none */
 	char *planes[SM_MAX_PLANES];
 	unsigned n_planes;
 	char *socket;

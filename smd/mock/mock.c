@@ -234,6 +234,7 @@ void sm_mock_free(struct sm_mock *m)
 			free(m->nodes[n].lft);
 	free(m->nodes);
 	free(m->ports);
+	mock_pkey_free(m);
 	sm_fabric_free(m->f);
 	free(m);
 }
