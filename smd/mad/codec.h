@@ -64,6 +64,7 @@ enum sm_attr_id {
 	SM_ATTR_NODE_INFO = 0x0011,
 	SM_ATTR_SWITCH_INFO = 0x0012,
 	SM_ATTR_PORT_INFO = 0x0015,
+	SM_ATTR_PKEY_TABLE = 0x0016,
 	SM_ATTR_SL2VL = 0x0017,          /* SLtoVLMappingTable (codec_qos.c) */
 	SM_ATTR_VLARB = 0x0018,          /* VLArbitrationTable (codec_qos.c) */
 	SM_ATTR_LFT = 0x0019,

@@ -50,6 +50,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 			s->delta_switches_read, s->delta_links_down);
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
+	if (s->pkey_ports)
+		fprintf(out, "pkeys: %u ports' P_Key tables managed: %u blocks read, %u written\n", s->pkey_ports,
+			s->pkey_blocks_read, s->pkey_blocks_written);
 	if (s->portcfg_pi_sets || s->sl2vl_gets || s->sl2vl_sets || s->vlarb_gets || s->vlarb_sets)
 		fprintf(out, "portcfg: %u PortInfo sets; SL2VL %u read, %u written; VLArb %u read, %u written; "
 			"%u switch ports known from the last sweep\n", s->portcfg_pi_sets, s->sl2vl_gets, s->sl2vl_sets,
@@ -102,6 +105,9 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
 		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
 		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations);
+	if (s->pkey_ports)   /* only with partitions configured: the output without them is unchanged */
+		fprintf(out, "\"pkey_ports\":%u,\"pkey_blocks_read\":%u,\"pkey_blocks_written\":%u,", s->pkey_ports,
+			s->pkey_blocks_read, s->pkey_blocks_written);
 	fprintf(out, "\"portcfg\":{\"portinfo_sets\":%u,\"sl2vl_gets\":%u,\"sl2vl_sets\":%u,\"vlarb_gets\":%u,"
 		"\"vlarb_sets\":%u,\"tables_trusted\":%u},\"seconds\":{", s->portcfg_pi_sets, s->sl2vl_gets,
 		s->sl2vl_sets, s->vlarb_gets, s->vlarb_sets, s->tables_trusted);
