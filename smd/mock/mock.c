@@ -235,7 +235,9 @@ void sm_mock_free(struct sm_mock *m)
 			free(m->nodes[n].mft);
 		}
 	free(m->nodes);
+	mock_qos_free(m);
 	free(m->ports);
+	mock_pkey_free(m);
 	sm_fabric_free(m->f);
 	free(m);
 }

@@ -10,6 +10,7 @@
  */
 #include "sm/core.h"
 #include "routing/mcast.h"
+#include "sm/snapshot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -178,6 +179,8 @@ void sm_core_reset(struct sm_core *c)
 	c->trusted = NULL;
 	free(c->delta_lost);
 	c->delta_lost = NULL;
+	sm_pkey_tables_free(c->pkeys);
+	c->pkeys = NULL;
 	sm_fabric_free(c->f);
 	c->f = NULL;
 	sm_mfts_free(c->mfts);

@@ -33,6 +33,7 @@ void sm_sweep_tables_free(struct sm_sweep_tables *t)
 	free(t->si_ok);
 	free(t->pi);
 	free(t->pi_ok);
+	free(t->qos_ok);
 	free_shadows(t);
 	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
 	sm_sweep_tables_init(t);
