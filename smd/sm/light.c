@@ -333,7 +333,12 @@ static int ask_foreign(struct sm_txn *txn, const struct sm_cfg *cfg, struct ligh
 	snprintf(ls->foreign_sm_desc, sizeof(ls->foreign_sm_desc), "%s", l->f->nodes[pt->node].desc);
 	*rq = (struct light_req){ .l = l, .node = pt->node, .arg = pt->num, .kind = LQ_SMINFO };
 	port_path(l->st, pt->node, pt->num, &p);
-	int rc = submit(txn, cfg, rq, SM_ATTR_SM_INFO, 0, &p);
+	/* a port without an SM behind it never answers: two tries, not the lossy-fabric adaptation */
+	const struct sm_txn_req_opts o = { .retries = 1 };
+	struct sm_smp smp;
+	sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_SM_INFO, 0, &p);
+	smp.mkey = cfg->keys ? cfg->keys->mkey : 0;
+	int rc = sm_txn_submit_opts(txn, &smp, SM_PERMISSIVE_LID, &o, light_cb, rq);
 	return rc ? rc : sm_txn_run(txn);
 }
 

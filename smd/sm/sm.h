@@ -273,7 +273,7 @@ struct sm_light_summary {
 	uint32_t changed;            /* switches that showed a change */
 	uint64_t smps;               /* SMPs sent (retries included) */
 	double seconds;
-	char why[192];               /* first change seen, "" none */
+	char why[320];               /* first change seen, "" none */
 	struct sm_txn_stats txn;     /* its SMP counters (retries, timeouts...; smd metrics) */
 	/* the samples (see above) */
 	uint32_t ports_read, lft_blocks_read;
