@@ -30,21 +30,8 @@ host=$(cas | head -1)
 other=$(cas | sed -n 4p)
 probe_host=$(cas | sed -n 7p)
 
-sock=$work/smd.sock
-printf 'sweep_interval: 1\ntrap_holdoff_ms: 10\n' >"$work/smd.yaml"
-ibsim_run "$smd" -f -c "$work/smd.yaml" --plane "ibsim:$host" --socket "$sock" --state-dir "$work/state" \
-	>"$work/smd.out" 2>"$work/smd.log" &
-pid=$!
-dmn_pids=$pid
-dmn_up "$work/st.json" 300 || { cat "$work/smd.log"; echo "FAIL: smd did not come up"; exit 1; }
-q() {
-	"$smctl" --socket "$sock" --json status 2>/dev/null | python3 -c 'import json,sys
-try: r = json.load(sys.stdin)
-except Exception: print("no status"); sys.exit()
-print(eval(sys.argv[1]))' "$1"
-}
+ibsim_dmn_start "$host" 1 || { echo "FAIL: smd did not come up"; exit 1; }
 [ "$(q "(r['state'], r['cas'])")" = "('up', 16)" ] || { bad "first sweep: $(q r)"; exit 1; }
-spid=$(q "r['pid']")
 our_lid=$(q "r['sm'][0]['lid']")
 lfts() { SIM_HOST=$probe_host ibsim_run dump_lfts >"$1" 2>"$1.err" || bad "dump_lfts failed: $(tail -3 "$1.err")"; }
 # SMLid of CA port LIDs as smpquery reads them (by LID: the tables route there)
@@ -102,11 +89,8 @@ t1=$(date +%s.%N)
 echo "read back as repaired $(python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv[1]), 1))" "$t0" "$t1") s after the other SM's run: LFTs as before, CA ports' SM LIDs: $(sm_lids)"
 echo "cycles that saw it (seq, kind, seconds): $(q "[(s['seq'], s['kind'], s['seconds']) for s in r['sweep_history'] if s['change']]")"
 
-kill "$spid"
-wait "$pid"
+ibsim_dmn_stop
 rc=$?
-pid=
-dmn_pids=
 [ $rc = 0 ] || bad "smd exited $rc on SIGTERM"
 [ $fail = 0 ] && echo "PASS: another SM's LFTs and SM LIDs found and repaired"
 exit $fail

@@ -43,24 +43,9 @@ set_errors() { # RATE
 	sleep 0.5   # the console is read between MADs
 }
 
-sock=$work/smd.sock
-printf 'sweep_interval: 2\ntrap_holdoff_ms: 10\n' >"$work/smd.yaml"
-ibsim_run "$smd" -f -c "$work/smd.yaml" --plane "ibsim:$host" --socket "$sock" --state-dir "$work/state" \
-	>"$work/smd.out" 2>"$work/smd.log" &
-pid=$!
-dmn_pids=$pid
-dmn_up "$work/st.json" 300 || { cat "$work/smd.log"; echo "FAIL: smd did not come up"; exit 1; }
-
-# q EXPR: a Python expression over the status reply (r)
-q() {
-	"$smctl" --socket "$sock" --json status 2>/dev/null | python3 -c 'import json,sys
-try: r = json.load(sys.stdin)
-except Exception: print("no status"); sys.exit()
-print(eval(sys.argv[1]))' "$1"
-}
+ibsim_dmn_start "$host" 2 || { echo "FAIL: smd did not come up"; exit 1; }
 [ "$(q "(r['state'], r['cas'], r['planes_incomplete'])")" = "('up', $HOSTS, 0)" ] ||
 	{ bad "first sweep: $(q r)"; exit 1; }
-spid=$(q "r['pid']")   # smd itself ($pid is the timeout(1) ibsim_run runs it under)
 
 # holes LABEL: CA pairs the switches' tables do not deliver, read while the daemon is stopped and the
 # loss lifted (the tools then read everything; the daemon repairs nothing meanwhile)
@@ -130,11 +115,8 @@ case $after in *", 0)"*) bad "a heavy sweep that started after the loss was not 
 grep -q "SMD-0561" "$work/smd.log" || bad "no SMD-0561 (complete again) in the log"
 holes "after the loss"
 
-kill "$spid"
-wait "$pid"
+ibsim_dmn_stop
 rc=$?
-pid=
-dmn_pids=
 [ $rc = 0 ] || bad "smd exited $rc on SIGTERM"
 [ $fail = 0 ] && echo "PASS: 0 black-holed CA pairs under ${RATE}% MAD loss and after it"
 exit $fail
