@@ -326,7 +326,8 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	sm_json_uint(j, "sweeps", st->sweeps);
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
-	sm_json_uint(j, "failed", st->n_planes - st->planes_up);
+	sm_json_uint(j, "failed", st->n_planes - st->planes_up - st->planes_standby);
+	sm_json_uint(j, "standby", st->planes_standby);
 	sm_json_double(j, "seconds", st->last_sweep_s);
 	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
 	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
@@ -605,6 +606,8 @@ static void incomplete_log(struct dctx *c, const struct smd_dmn_status *st)
 
 	for (unsigned i = 0; i < st->n_planes; i++) {
 		const struct smd_dmn_plane *p = &st->planes[i];
+		if (p->role.elected && (p->role.state & 3u) != 3u)
+			continue;   /* another SM masters it: no cycle ran on it */
 		/* the light sweep saw another SM's LID or LFT blocks smd did not write (sm.h) */
 		if (p->light.foreign_ports || p->light.lft_blocks_drift)
 			sm_warn("SMD-0562", "plane %u (%s): %s", i, p->spec, p->light.why);

@@ -50,6 +50,12 @@ struct smd_dmn {
 	int want_heavy;              /* the next cycle is heavy (request, trap) */
 	int want_reread;             /* ... and forgets the LFTs the states remember */
 	int redo_now;                /* the running cycle sweeps incomplete planes heavy (st.redo_due_us passed) */
+	/*
+	 * Planes another SM mastered (ha.c): their LIDs are kept as that SM
+	 * assigned them instead of aligned with the other planes (view.c
+	 * dmn_capture_want), so taking one over moves no LID.
+	 */
+	bool adopted[SM_MAX_PLANES];
 	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
 	struct smd_dmn_status st;
 
