@@ -169,10 +169,10 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 #define SMD_REDO_MAX_MS 30000u
 
 /*
- * After a cycle (mu held, dmn_snapshot done): a plane whose heavy sweep
- * lost answers is swept heavy again, 1 s later, then 2 s, 4 s ... 30 s
- * after each attempt that is still incomplete, until one is complete.
- * A cycle that swept none of them (light) leaves the due time alone.
+ * After a cycle (mu held, dmn_snapshot done): every cycle sweeps a plane
+ * whose last heavy sweep lost answers heavy again (run_cycle), and one is
+ * due 1 s later, then 2 s, 4 s ... 30 s after each attempt that is still
+ * incomplete, whatever the interval, until one is complete.
  */
 static void redo_schedule(struct smd_dmn *d)
 {
@@ -218,9 +218,12 @@ static void run_cycle(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		d->planes[i].chain = d->cur->chains[i];
 		d->planes[i].state = d->states[i];
-		/* an incomplete plane's heavy sweep again, when its back-off is over */
-		d->planes[i].force_heavy = d->redo_now && d->st.planes[i].sum.incomplete && !d->planes[i].rc &&
-					   !d->planes[i].skip;
+		/*
+		 * An incomplete plane is swept heavy by every cycle (the interval's
+		 * too, so the repair after a loss waits at most sweep_interval),
+		 * and by the back-off timer's in between (redo_schedule).
+		 */
+		d->planes[i].force_heavy = d->st.planes[i].sum.incomplete && !d->planes[i].rc && !d->planes[i].skip;
 		/* the published hook of a heavy bring-up fills cap[i] anew */
 		prev[i] = d->cap[i];
 		d->cap[i] = NULL;
@@ -432,10 +435,8 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 			sm_state_forget(d->states[i]);
 	d->want_heavy = d->want_reread = 0;
 	d->trap_due_us = 0;
-	/* any cycle once the back-off is over sweeps the incomplete planes heavy */
-	d->redo_now = d->st.redo_due_us && sm_mono_us() >= d->st.redo_due_us;
-	if (d->redo_now)
-		d->st.redo_due_us = 0;
+	/* every cycle sweeps the incomplete planes heavy: the back-off starts again from its end */
+	d->st.redo_due_us = 0;
 	d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
 	if (d->pending) {
 		old = d->cur;

@@ -187,8 +187,9 @@ struct smd_dmn_status {
 	struct smd_dmn_sa sa[SM_MAX_PLANES];
 	/*
 	 * Planes whose last heavy sweep was incomplete (planes[i].sum.incomplete:
-	 * answers lost, sm.h): not up; swept heavy again with back-off
-	 * (redo_wait_ms, doubling from 1 s to 30 s) until one is complete.
+	 * answers lost, sm.h): not up; swept heavy by every cycle, and by one
+	 * due after a back-off (redo_wait_ms, doubling from 1 s to 30 s),
+	 * until one is complete.
 	 */
 	unsigned planes_incomplete;
 	uint64_t incomplete_sweeps;   /* heavy plane sweeps that were incomplete, since start */

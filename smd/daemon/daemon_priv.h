@@ -49,7 +49,6 @@ struct smd_dmn {
 	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
 	int want_heavy;              /* the next cycle is heavy (request, trap) */
 	int want_reread;             /* ... and forgets the LFTs the states remember */
-	int redo_now;                /* the running cycle sweeps incomplete planes heavy (st.redo_due_us passed) */
 	/*
 	 * Planes another SM mastered (ha.c): their LIDs are kept as that SM
 	 * assigned them instead of aligned with the other planes (view.c

@@ -40,7 +40,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 {
 	struct smd_dmn_status *st = &d->st;
 	struct smd_dmn_sweep sw;
-	unsigned standby = 0;
+	unsigned standby = 0, escalated = 0;
 
 	memset(&sw, 0, sizeof(sw));
 	st->planes_up = st->planes_incomplete = 0;
@@ -83,6 +83,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 			sw.lft_blocks_read += p->sum.lft_blocks_read;
 			sw.portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
 			sw.switchinfo_sets += p->sum.switchinfo_sets + p->sum.psc_cleared;
+			escalated += p->light_ran;
 		} else if (p->light_ran && !p->rc) {
 			sw.planes_light++;
 		}
@@ -136,7 +137,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	sw.seq = st->sweeps;
 	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : "light");
 	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
-	sw.escalated = d->light && sw.planes_heavy && !d->redo_now;
+	sw.escalated = d->light && escalated;   /* not the incomplete planes swept heavy by every cycle */
 	sw.planes_up = st->planes_up;
 	sw.seconds = secs;
 	sw.end_us = st->last_end_us;
