@@ -121,9 +121,11 @@ static void on_pi(struct light *l, const struct sm_node *nd, uint32_t n, unsigne
 	}
 	if (!lid_port(nd, p) || !ss->sm_lid)
 		return;
-	if (pi.master_sm_lid != ss->sm_lid) {
+	if (pi.master_sm_lid && pi.master_sm_lid != ss->sm_lid) {
 		if (!l->ls->foreign_ports++)
 			l->ls->foreign_sm_lid = pi.master_sm_lid;
+	} else if (!pi.master_sm_lid) {
+		changed(l, "node 0x%016" PRIx64 " (%s) port %u has no SM LID (reset?)", nd->guid, nd->desc, p);
 	} else if (pt->lid && pi.lid != pt->lid) {
 		changed(l, "node 0x%016" PRIx64 " (%s) port %u has LID %u, we set %u", nd->guid, nd->desc, p,
 			pi.lid, pt->lid);
