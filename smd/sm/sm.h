@@ -18,7 +18,9 @@
  *             writing 1). With cfg.incremental and a valid struct sm_state
  *             (below), the sweep is first tried incrementally: the state's
  *             fabric patched with what the switches that flag
- *             PortStateChange show (delta.c).
+ *             PortStateChange show (delta.c). A full sweep that lost answers is
+ *             incomplete (struct sm_summary.incomplete): what it could not
+ *             see is kept from the state (merge.c), never dropped.
  *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
  *             fresh), the table saved atomically in cfg.state_dir, then
  *             Set PortInfo (LID, LMC, SM LID, subnet prefix) on every
