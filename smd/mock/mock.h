@@ -77,13 +77,17 @@
  *   mock_sma.c   the SMA: Get/Set NodeInfo, NodeDescription, PortInfo
  *                (PortState machine), SwitchInfo, LFT; hostile nodes;
  *   mock_mkey.c  M_Key checking and the lease timer;
+ *   mock_pkey.c  P_KeyTable Get/Set, tables as ibsim's (0xFFFF at index 0);
+ *   mock_qos.c   port configuration: the PortInfo fields the portcfg phase
+ *                writes, SL2VL (optimised programming) and VLArb tables;
  *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
  *                LFTs (requests, answers, traps), link down/up and the
  *                port states they change;
  *   mock_ops.c   the transport (send/recv/now/close, attach), the
  *                faults and their RNG, the delay (latency) model and the
  *                virtual time it lets pass, Trap 128;
- *   load.c       sm_mock_load(): a mock from a dump file.
+ *   load.c       sm_mock_load(): a mock from a dump file;
+ *   admin.c      rehearsal: the fault seed, whole switches down and up.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -107,6 +111,9 @@ struct sm_mock_cfg {
 				  * ACTIVE) with status 0x1C, as ibsim does: a retried Set
 				  * whose first answer was lost then fails */
 	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
+	bool cpu_account;        /* count the CPU time the emulated SMAs take (stats.emu_cpu_ns), so a
+				  * benchmark can tell the SM's own CPU apart from the emulator's */
+	bool no_opt_sl2vl;       /* switches without optimised SL2VL programming (one Set per pair) */
 };
 void sm_mock_cfg_default(struct sm_mock_cfg *cfg);
 
@@ -181,6 +188,20 @@ int sm_mock_link_up(struct sm_mock *m, uint32_t node, unsigned port);
 void sm_mock_set_faults(struct sm_mock *m, uint32_t drop_ppm, uint32_t corrupt_ppm,
 			uint32_t delay_ppm, uint32_t delay_us);
 
+/* ---- rehearsal (admin.c): what smctl link/switch/faults change on a daemon's mock ---- */
+/* Restart the fault RNG from seed (the same seed and requests: the same faults). */
+void sm_mock_set_seed(struct sm_mock *m, uint64_t seed);
+/* The running configuration (fault shares, seed). */
+void sm_mock_get_cfg(const struct sm_mock *m, struct sm_mock_cfg *cfg);
+/*
+ * Every linked port of switch `node` down (as sm_mock_link_down, traps
+ * included) / back up (the ports taken down and not yet brought back).
+ * *links: how many changed. -EINVAL not a switch; -ENOTCONN (down) or
+ * -ENOENT (up) when there was nothing to change.
+ */
+int sm_mock_switch_down(struct sm_mock *m, uint32_t node, unsigned *links);
+int sm_mock_switch_up(struct sm_mock *m, uint32_t node, unsigned *links);
+
 /* A node whose answers are wrong in one way (see DOC). */
 enum sm_mock_hostile {
 	SM_MOCK_H_NONE,
@@ -204,6 +225,11 @@ const char *sm_mock_hostile_name(unsigned mode);
 /* Make node `node` hostile (SM_MOCK_H_NONE: honest again). -EINVAL for a bad
  * node or mode, or DUP_GUID with a bad `arg`. Answers it spoiled are counted
  * in stats.hostile. */
+/*
+ * Port index port_index's P_Key table as its SMA holds it: up to max
+ * entries into out; returns its capacity, or -EINVAL/-ENOMEM (mock_pkey.c).
+ */
+int sm_mock_pkeys(struct sm_mock *m, uint32_t port_index, uint16_t *out, unsigned max);
 int sm_mock_set_hostile(struct sm_mock *m, uint32_t node, enum sm_mock_hostile mode, uint32_t arg);
 
 /* Virtual (or real) time of the mock in microseconds; advance virtual time. */
@@ -227,8 +253,19 @@ struct sm_mock_stats {
 	uint64_t mkey_violations;   /* SMPs dropped for a wrong M_Key */
 	uint64_t mkey_leases_expired;
 	uint64_t hostile;         /* answers spoiled by a hostile node */
+	uint64_t pkey_sets;       /* P_KeyTable blocks set (mock_pkey.c) */
+	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
+
+/* Port configuration and QoS tables (mock_qos.c): what was asked of the SMAs, and one SL2VL table. */
+struct sm_mock_qos_stats {
+	uint64_t pi_sets;         /* PortInfo Sets (all of them) */
+	uint64_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+};
+void sm_mock_qos_stats(const struct sm_mock *m, struct sm_mock_qos_stats *st);
+/* The SL2VL table of node's (in, out) pair (CAs: out = the port). 0 or -EINVAL. */
+int sm_mock_sl2vl(const struct sm_mock *m, uint32_t node, unsigned in, unsigned out, uint8_t vl[16]);
 
 /*
  * ---- GSI (gsi.c): the hosts' side of an SA on a mock ----

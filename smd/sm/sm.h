@@ -57,6 +57,8 @@ struct sm_chain;
 struct sm_lfts;
 struct sm_keys;
 struct sm_snapshot;
+struct sm_partitions;
+struct sm_portcfg;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -135,6 +137,15 @@ struct sm_cfg {
 	 */
 	uint8_t sminfo_state;
 	uint8_t sminfo_priority;
+	/*
+	 * Partitions (model/partitions.h): with a set, the P_Key phase (after
+	 * program) writes the P_Key tables of CA and router ports, switch port
+	 * 0 and switch ports facing a CA or router, changed blocks only, and the
+	 * snapshot carries them. NULL: P_Key tables are left alone. Not owned.
+	 */
+	const struct sm_partitions *partitions;
+	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
+	const struct sm_portcfg *portcfg;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -155,6 +166,10 @@ struct sm_summary {
 	uint32_t switchinfo_sets;
 	uint32_t portinfo_lid_sets;  /* Set PortInfo for LID/SM LID/prefix */
 	uint32_t portinfo_state_sets;/* Set PortInfo for ARMED/ACTIVE */
+	/* port configuration (portcfg.c) */
+	uint32_t portcfg_pi_sets;    /* Set PortInfo for MTU, VLs, HOQ, enforcement... */
+	uint32_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+	uint32_t tables_trusted;     /* switch ports whose tables the state vouches for: not read */
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
@@ -183,6 +198,8 @@ struct sm_summary {
 	char incomplete_why[192];    /* the first loss */
 	uint32_t merged_nodes, merged_links;
 	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
+	uint32_t pkey_ports;         /* ports whose P_Key table is managed (0: no partitions configured) */
+	uint32_t pkey_blocks_read, pkey_blocks_written;
 	char state_err[512];         /* the first such error, naming the file */
 	double phase_s[SM_PH_COUNT];
 	double total_s;
