@@ -13,8 +13,10 @@
 
 enum {
 	OPT_ONCE = 256, OPT_DRY_RUN, OPT_BACKEND, OPT_TOPOLOGY, OPT_PLANE, OPT_PROFILE,
-	OPT_LFTS_OUT, OPT_LFTS_FORMAT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_LMC,
+	OPT_LFTS_OUT, OPT_LFTS_FORMAT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_PARTITIONS,
+	OPT_LMC,
 	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS, OPT_CHECK_CONFIG, OPT_PRINT_CONFIG, OPT_PRINT_DEFAULTS,
+	OPT_MCAST_GROUPS,
 };
 
 static void usage(FILE *o)
@@ -22,7 +24,7 @@ static void usage(FILE *o)
 	fprintf(o,
 		"Usage: smd [-f] [-c FILE] [BACKEND OPTIONS]       run the subnet manager (foreground)\n"
 		"       smd --once [-c FILE] [BACKEND OPTIONS]     bring the subnet up, print a summary, exit\n"
-		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE]\n"
+		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE] [--partitions FILE]\n"
 		"           [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n"
 		"       smd --check-config [-c FILE]                check the configuration, print FILE: ok\n"
 		"       smd --print-config [-c FILE] | --print-defaults   the effective configuration as YAML\n"
@@ -36,9 +38,11 @@ static void usage(FILE *o)
 		"  -R, --routing ENGINES       engine chain, e.g. ftree,minhop (minhop updn ftree planes hotpath)\n"
 		"  --state-dir DIR             where guid2lid and state are kept\n"
 		"  --guid2lid FILE             read LIDs from this (OpenSM-format) guid2lid file\n"
+		"  --partitions FILE           partitions (OpenSM's partitions.conf, or YAML; smd-partitions(5))\n"
 		"  --lmc N                     LMC 0-7\n"
 		"  --socket PATH               control socket (for smctl)\n"
 		"  --seed N                    seed for random permutations / fault injection\n"
+		"  --mcast-groups N            dry-run: N synthetic multicast groups per plane in the report\n"
 		"  -v, --verbose  -q, --quiet  -h, --help  -V, --version\n");
 }
 
@@ -74,8 +78,10 @@ static const struct smd_opt {
 	{ O("socket", required_argument, OPT_SOCKET), SET(socket) },
 	{ O("state-dir", required_argument, OPT_STATE_DIR), SET(state_dir) },
 	{ O("guid2lid", required_argument, OPT_GUID2LID), SET(guid2lid) },
+	{ O("partitions", required_argument, OPT_PARTITIONS), SET(partitions) },
 	{ O("lmc", required_argument, OPT_LMC) },
 	{ O("seed", required_argument, OPT_SEED) },
+	{ O("mcast-groups", required_argument, OPT_MCAST_GROUPS) },
 	{ O("verbose", no_argument, 'v') },
 	{ O("quiet", no_argument, 'q') },
 	{ O("help", no_argument, 'h') },
@@ -146,6 +152,13 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_SEED: o.seed = (unsigned)strtoul(optarg, NULL, 0); break;
+		case OPT_MCAST_GROUPS:
+			o.mcast_groups = (unsigned)strtoul(optarg, &end, 0);
+			if (*end || !*optarg || o.mcast_groups > 8192) {
+				fprintf(stderr, "smd: --mcast-groups wants a number of groups, 0-8192\n");
+				return 2;
+			}
+			break;
 		case 'v': o.verbose++; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return 0;

@@ -516,16 +516,17 @@ static int reload(struct dctx *c, const char *via, char *err, size_t errlen)
 {
 	int rc;
 
-	if (!c->o->config) {
+	if (!c->o->config && !c->o->partitions) {
 		sm_notice("SMD-0510", "%s: no config file (-c) to reload; nothing changed", via);
 		snprintf(err, errlen, "smd runs without a config file (-c): nothing to reload");
 		return -ENOENT;
 	}
-	sm_notice("SMD-0511", "%s: reloading %s", via, c->o->config);
+	const char *what = c->o->config ? c->o->config : c->o->partitions;
+	sm_notice("SMD-0511", "%s: reloading %s", via, what);
 	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
 	if (c->ready)
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
-			   sm_mono_us(), c->o->config);
+			   sm_mono_us(), what);
 	c->rl_via = via;
 	if ((rc = smd_reload_start(c->rl))) {
 		sm_err("SMD-0512", "reload failed: cannot start the configuration loader: %s; the running "

@@ -14,6 +14,7 @@
 #include "config/smdconf.h"
 #include "dryrun/dryrun.h"
 #include "dryrun/report.h"
+#include "model/partitions.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -86,7 +87,7 @@ int smd_dry_run(const struct smd_opts *o)
 	if (!o->n_dumps) {
 		fprintf(stderr, "smd: --dry-run needs at least one -t DUMP (one per plane)\n"
 				"Usage: smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE...]] "
-				"[--profile FILE] [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n");
+				"[--profile FILE] [--partitions FILE] [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n");
 		return 2;
 	}
 	if (o->lfts_format && strcmp(o->lfts_format, "dump") && strcmp(o->lfts_format, "compact")) {
@@ -100,6 +101,16 @@ int smd_dry_run(const struct smd_opts *o)
 	if (rc) {
 		sm_err("SMD-2001", "%s", err[0] ? err : strerror(-rc));
 		return 1;
+	}
+	if (o->partitions) {
+		/* a bad partitions file is bad input (exit 1), not a usage error */
+		struct sm_partitions *ps = NULL;
+		if ((rc = sm_partitions_load(o->partitions, &ps, err, sizeof(err)))) {
+			sm_err("SMD-2018", "%s", err[0] ? err : strerror(-rc));
+			smd_conf_free(c);
+			return 1;
+		}
+		sm_partitions_free(ps);
 	}
 	if (smd_conf_apply_opts(c, o, err, sizeof(err))) {
 		sm_err("SMD-2002", "%s", err);
@@ -134,6 +145,10 @@ int smd_dry_run(const struct smd_opts *o)
 		if (warn[0])
 			sm_warn("SMD-2007", "%s", warn);
 	}
+	if (c->partitions && sm_dryrun_partitions(d, c->partitions)) {
+		sm_err("SMD-2019", "out of memory");
+		goto out;
+	}
 	rc = sm_dryrun_route(d, c, err, sizeof(err));
 	if (rc && rc != -EHOSTUNREACH) {
 		sm_err("SMD-2008", "%s", err);
@@ -141,6 +156,17 @@ int smd_dry_run(const struct smd_opts *o)
 	}
 	for (unsigned i = 0; i < d->run.n_planes; i++)
 		log_plane(&d->run.planes[i]);
+	for (unsigned i = 0; i < d->run.n_planes && o->mcast_groups; i++) {
+		struct sm_dr_mcast *mc = &d->run.planes[i].mc;
+		rc = sm_dr_mcast_plane(d->f, d->run.planes[i].plane, o->mcast_groups, mc, err, sizeof(err));
+		if (rc) {
+			sm_err("SMD-2018", "plane %u: %s", d->run.planes[i].plane, err);
+			goto out;
+		}
+		sm_notice("SMD-2019", "plane %u: %u multicast groups, trees in %.2f ms, roots on %u switches "
+			  "(%u to %u groups per spine), depth %u", d->run.planes[i].plane, mc->groups, mc->route_s * 1e3,
+			  mc->roots, mc->spine_min, mc->spine_max, mc->depth_max);
+	}
 	if (report) {
 		rc = sm_dryrun_metrics(d, 0, o->seed);
 		if (rc) {

@@ -187,6 +187,8 @@ int smd_once(const struct smd_opts *o)
 	cfg.lid_want = want_lids;
 	cfg.lid_want_arg = lids;
 	cfg.subnet_prefix = conf->subnet_prefix;
+	cfg.subnet_timeout = (uint8_t)conf->subnet_timeout;
+	cfg.portcfg = &conf->portcfg;
 	if (conf->mad.window)
 		cfg.txn.window = conf->mad.window;
 	if (conf->mad.per_switch_window)
@@ -195,6 +197,7 @@ int smd_once(const struct smd_opts *o)
 		cfg.txn.timeout_ms = conf->mad.timeout_ms;
 	cfg.txn.retries = conf->mad.retries;
 	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
+	cfg.partitions = conf->partitions;
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
 	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));

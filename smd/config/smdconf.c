@@ -8,6 +8,7 @@
  * which also holds the defaults smd_conf_new() starts from.
  */
 #include "config/smdconf.h"
+#include "model/partitions.h"
 #include "config/keys.h"
 #include "config/options.h"
 #include "lib/err.h"
@@ -108,6 +109,8 @@ void smd_conf_free(struct smd_conf *c)
 	free(c->plugin_dir);
 	free(c->state_dir);
 	free(c->guid2lid_file);
+	free(c->partition_config_file);
+	sm_partitions_free(c->partitions);
 	free(c->socket);
 	free(c->user);
 	free(c->group);
@@ -423,6 +426,17 @@ int smd_conf_apply_opts(struct smd_conf *c, const struct smd_opts *o, char *err,
 		return rc;
 	if (o->guid2lid && (rc = replace_str(&c->guid2lid_file, o->guid2lid)))
 		return rc;
+	if (o->partitions) {
+		struct sm_partitions *parts = NULL;
+		if ((rc = sm_partitions_load(o->partitions, &parts, err, errlen)))
+			return rc;
+		if ((rc = replace_str(&c->partition_config_file, o->partitions))) {
+			sm_partitions_free(parts);
+			return rc;
+		}
+		sm_partitions_free(c->partitions);
+		c->partitions = parts;
+	}
 	if (o->socket) {
 		if (strlen(o->socket) > 107) {
 			snprintf(err, errlen, "--socket: path longer than 107 bytes");

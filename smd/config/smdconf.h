@@ -30,8 +30,10 @@
 
 #include "model/fabric.h"
 #include "sm/mkey.h"
+#include "sm/portcfg.h"
 
 struct smd_opts;
+struct sm_partitions;
 typedef struct yaml_document_s yaml_document_t;
 typedef struct yaml_node_s yaml_node_t;
 
@@ -74,6 +76,8 @@ struct smd_conf {
 	int lmc;                /* 0..7 */
 	char *state_dir;
 	char *guid2lid_file;    /* NULL: <state_dir>/guid2lid */
+	char *partition_config_file; /* partitions (model/partitions.h); NULL: P_Key tables left alone */
+	struct sm_partitions *partitions; /* that file, loaded with the config (and on reload); NULL none */
 	char *planes[SM_MAX_PLANES];
 	unsigned n_planes;
 	char *socket;
@@ -100,6 +104,9 @@ struct smd_conf {
 	char *user;             /* NULL: keep running as started */
 	char *group;            /* NULL: the user's primary group */
 	char *metrics_listen;   /* "ADDRESS:PORT" of the HTTP metrics endpoint (ctl/http.h); NULL: none */
+	/* port configuration (issue 14): OpenSM's link/QoS options, the qos section (sm/portcfg.h) */
+	unsigned subnet_timeout;       /* PortInfo.SubnetTimeOut 0..31 */
+	struct sm_portcfg portcfg;
 	yaml_document_t *doc;   /* NULL for the defaults */
 	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];

@@ -136,6 +136,8 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	sm_cfg_default(&mp->base);
 	mp->base.lmc = (unsigned)conf->lmc;
 	mp->base.subnet_prefix = conf->subnet_prefix;
+	mp->base.subnet_timeout = (uint8_t)conf->subnet_timeout;
+	mp->base.portcfg = &conf->portcfg;
 	if (conf->mad.window)
 		mp->base.txn.window = conf->mad.window;
 	if (conf->mad.per_switch_window)
@@ -163,6 +165,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
 	mp->base.sminfo_state = SM_SMSTATE_MASTER;
 	mp->base.sminfo_priority = (uint8_t)conf->sm_priority;
+	mp->base.partitions = conf->partitions;   /* loaded with the config: a reload brings the new file */
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -766,6 +769,13 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		if (fixed[i].differs && off < notes_len)
 			off += (size_t)snprintf(notes + off, notes_len - off, "%s%s", off ? ", " : "",
 						fixed[i].what);
+	if (conf->partitions || cur->partitions) {
+		/* P_Key tables are written by heavy bring-ups: the next one applies the (re-read) file */
+		uint64_t target = d->st.sweeps + (d->running ? 2 : 1);
+		if (d->requested < target)
+			d->requested = target;
+		d->want_heavy = 1;
+	}
 	old = d->pending;
 	d->pending = g;
 	/* a new interval counts from now, so shortening it takes effect at once */

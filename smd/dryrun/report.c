@@ -245,6 +245,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	} else {
 		sm_json_null(j, "profile");
 	}
+	sm_dr_mcast_json(j, &p->mc);   /* only with --mcast-groups */
 	sm_json_obj_end(j);
 }
 
@@ -277,6 +278,7 @@ int sm_report_write_json(FILE *o, const struct sm_dr_run *r)
 		sm_planes_health_json(&j, "plane_health", &r->health);
 		json_health_names(&j, r);
 	}
+	sm_report_partitions_json(&j, r);
 	sm_json_obj_end(&j);
 	return sm_json_finish(&j);
 }

@@ -261,6 +261,9 @@ static void plane_lines(struct tlines *t, const struct sm_dr_run *r, const struc
 		tl_add(t, "  validation: %s", res->val.msg);
 	if (p->have_metrics)
 		quality_rows(t, r, p);
+	char mc[8][200];
+	for (unsigned i = 0, n = sm_dr_mcast_text(&p->mc, mc, 8); i < n; i++)
+		tl_add(t, "%s", mc[i]);
 }
 
 /* One plane's times (never equal between planes, so kept out of the comparison). */
@@ -559,6 +562,7 @@ int sm_report_write_text(FILE *o, const struct sm_dr_run *r)
 		return rc;
 	if (r->have_health)
 		health_text(o, r);
+	sm_report_partitions_text(o, r);
 	fprintf(o, "summary: %u of %u planes routed; time: load %.1f ms, LIDs %.1f ms, routing %.1f ms, "
 		"metrics %.1f ms, LFT file %.1f ms, total %.1f ms\n",
 		routed, r->n_planes, r->t.load * 1e3, r->t.lids * 1e3, r->t.route * 1e3, r->t.metrics * 1e3,

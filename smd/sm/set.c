@@ -22,7 +22,7 @@
  * CA port is addressed through its own link: the peer's path plus the
  * peer's port (the peer is a switch, or the SM's own node).
  */
-static void port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out)
+void sm_set_port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out)
 {
 	const struct sm_node *nd = &c->f->nodes[n];
 	const struct sm_port *pt = sm_port(c->f, n, p);
@@ -47,7 +47,7 @@ int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node,
 		return -ENOMEM;
 	rq->aux = aux;
 	if (attr == SM_ATTR_PORT_INFO)
-		port_path(c, node, port, &path);
+		sm_set_port_path(c, node, port, &path);
 	else
 		path = c->tab.path[node];
 	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
@@ -78,7 +78,7 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 		struct sm_smp smp;
 		if (v) {
 			v->aux = rq->aux | 0x80;
-			port_path(c, rq->node, rq->port, &path);
+			sm_set_port_path(c, rq->node, rq->port, &path);
 			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
 			smp.mkey = sm_core_mkey(c);
 			if (!sm_core_submit(c, v, &smp))
@@ -99,13 +99,8 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 	case SM_RQ_PI_SET_STATE: {
 		struct sm_port_info pi;
 		uint32_t idx = sm_port_index(c->f, rq->node, rq->port);
-		if (sm_port_info_decode(r->resp->data, &pi, &me)) {
-			c->set_errors++;
-			sm_core_note(c, "PortInfo Set on node 0x%016" PRIx64 " port %u: bad answer: %s",
-				     c->f->nodes[rq->node].guid, rq->port, me.msg);
+		if (sm_set_take_pi(c, rq->node, rq->port, r->resp->data, &pi))
 			break;
-		}
-		c->tab.pi[idx] = pi;
 		c->f->ports[idx].state = pi.port_state;
 		if ((rq->aux & 0x80) && pi.port_state != (rq->aux & 0x7F)) {
 			c->set_errors++;
@@ -144,6 +139,19 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 	default:
 		break;
 	}
+}
+
+int sm_set_take_pi(struct sm_core *c, uint32_t node, unsigned port, const uint8_t *data, struct sm_port_info *pi)
+{
+	struct sm_mad_err me;
+	if (sm_port_info_decode(data, pi, &me)) {
+		c->set_errors++;
+		sm_core_note(c, "PortInfo Set on node 0x%016" PRIx64 " port %u: bad answer: %s",
+			     c->f->nodes[node].guid, port, me.msg);
+		return -EBADMSG;
+	}
+	c->tab.pi[sm_port_index(c->f, node, port)] = *pi;
+	return 0;
 }
 
 /*
