@@ -280,9 +280,8 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	}
 	default: {   /* SMD_CTL_CMD_DAEMON: nodes, links, route, lft, dump, metrics, engine (daemon/cmd.c) */
 		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
-		if (id == SMD_CMD_ENGINE)
-			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
-				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
+		if (id == SMD_CMD_ENGINE && rc != SMD_CTL_WAIT)   /* else when read (resume) */
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"), err);
 		return rc;
 	}
 	}
@@ -312,6 +311,15 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return smd_dmn_fault_resume(c->d, fid, req, j, err, errlen);
 	if (fid == SMD_CMD_RELOAD)   /* loaded off the loop (daemon/reload.h) */
 		return reload_resume(c, j, err, errlen);
+	if (fid == SMD_CMD_ENGINE) {   /* read off the loop, applied, then a sweep (daemon/cmd_engine.c) */
+		int rc = smd_dmn_engine_resume(c->d, req, err, errlen);
+		if (rc < 0)
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"), err);
+		else if (!rc)
+			sm_notice("SMD-0531", "control socket: engine set %s: applied, rerouted", smd_jv_str(req, "chain", "?"));
+		if (rc)
+			return rc;
+	}
 	if (cmd_id(cmd) == SMD_CMD_PROFILE) {   /* checked off the loop, then a sweep (cmd_profile.c) */
 		int rc = smd_dmn_profile_resume(c->d, req, err, errlen);
 		if (rc)
