@@ -589,7 +589,7 @@ static void test_dryrun_section(void **state)
 	char err[256], lines[8][200];
 	ftb_shape_3level(&s, 8, 128);
 	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
-	assert_int_equal(sm_dr_mcast_plane(f, 0, 200, &mc, err, sizeof(err)), 0);
+	assert_int_equal(sm_dr_mcast_plane(f, 0, 200, NULL, &mc, err, sizeof(err)), 0);
 	assert_int_equal(mc.groups, 200);
 	assert_int_equal(mc.unreached + mc.extra + mc.loops, 0);
 	assert_int_equal(mc.spines, s.up * s.core_up);
@@ -597,7 +597,7 @@ static void test_dryrun_section(void **state)
 	assert_int_equal(mc.depth_max, 3);
 	assert_int_equal(sm_dr_mcast_text(&mc, lines, 8), 5);
 	assert_non_null(strstr(lines[2], "16 spines"));
-	assert_int_equal(sm_dr_mcast_plane(f, 0, 0x7000, &mc, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sm_dr_mcast_plane(f, 0, 0x7000, NULL, &mc, err, sizeof(err)), -EINVAL);
 	sm_fabric_free(f);
 }
 
