@@ -61,13 +61,16 @@ def keys_ok(d, what):
     data = read(k)
     if data is None:
         return None
-    lines = data.decode().splitlines()
-    ok = len(lines) == 3 and lines[1].startswith('m_key 0x') and lines[2].startswith('sm_key 0x')
+    # sealed (issue 18): the smd-state header, comments, then the two keys
+    all_lines = data.decode().splitlines()
+    lines = [l for l in all_lines if not l.startswith('#')]
+    ok = (len(all_lines) > 0 and all_lines[0].startswith('# smd-state ') and len(lines) == 2 and
+          lines[0].startswith('m_key 0x') and lines[1].startswith('sm_key 0x'))
     if not ok:
         bad('%s: keys file incomplete: %r' % (what, data))
     if os.stat(k).st_mode & 0o777 != 0o600:
         bad('%s: keys file mode %o' % (what, os.stat(k).st_mode & 0o777))
-    return lines[1] if ok else None
+    return lines[0] if ok else None
 
 def partial(data):
     # an older smd's table (no smd-state header) missing 5 entries: read, completed, rewritten sealed

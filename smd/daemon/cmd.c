@@ -71,13 +71,14 @@ static void metric1(struct sm_json *j, const char *name, const char *type, const
 }
 
 enum pf { PF_UP, PF_SWITCHES, PF_CAS, PF_LIDS, PF_ACTIVE, PF_LINKP, PF_CYC_UP, PF_CYC_FAIL, PF_SMPS_T,
-	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS };
+	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS, PF_INCOMPLETE };
 
 static double plane_field(const struct smd_dmn_plane *p, enum pf f)
 {
 	int up = p->swept && !p->rc;
 	switch (f) {
-	case PF_UP: return up;
+	case PF_UP: return up && !p->sum.incomplete;   /* up only after a complete sweep */
+	case PF_INCOMPLETE: return up ? p->sum.incomplete : 0;
 	case PF_SWITCHES: return up ? p->sum.counts.switches : 0;
 	case PF_CAS: return up ? p->sum.counts.cas : 0;
 	case PF_LIDS: return up ? p->sum.counts.lids : 0;
@@ -151,6 +152,8 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		enum pf f;
 	} per_plane[] = {
 		{ "smd_plane_up", "gauge", "1 if the plane came up in the last sweep", PF_UP },
+		{ "smd_plane_incomplete", "gauge",
+		  "Answers lost or Sets failed in the plane's last heavy sweep (0: complete)", PF_INCOMPLETE },
 		{ "smd_plane_switches", "gauge", "Switches of the plane in its last sweep (0 when down)", PF_SWITCHES },
 		{ "smd_plane_cas", "gauge", "Channel adapters of the plane in its last sweep (0 when down)", PF_CAS },
 		{ "smd_plane_lids", "gauge", "LIDs assigned in the plane in its last sweep (0 when down)", PF_LIDS },
@@ -183,6 +186,8 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		(double)st->heavy_sweeps);
 	metric1(j, "smd_sweep_escalations_total", "counter", "Light sweeps that saw a change and went heavy",
 		(double)st->escalations);
+	metric1(j, "smd_sweeps_incomplete_total", "counter", "Heavy plane sweeps that lost answers (swept again)",
+		(double)st->incomplete_sweeps);
 	metric1(j, "smd_lft_blocks_read_total", "counter", "LFT blocks read back from switches, all planes",
 		(double)st->lft_blocks_read_total);
 	metric1(j, "smd_sweep_running", "gauge", "1 while a sweep cycle runs", st->cycle_start_us ? 1 : 0);
