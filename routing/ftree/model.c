@@ -39,6 +39,8 @@ void ft_model_free(struct ft_model *m)
 	free(m->dest_off);
 	free(m->tgt_order);
 	free(m->comp);
+	free(m->hlo);
+	free(m->hhi);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -477,7 +479,9 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 
 	m->dest_off = calloc((size_t)n + 1, sizeof(*m->dest_off));
 	m->tgt_order = malloc(((size_t)n + 1) * sizeof(*m->tgt_order));
-	if (!is_tgt || !cur || !m->dest_off || !m->tgt_order)
+	m->hlo = calloc((size_t)n + 1, sizeof(*m->hlo));
+	m->hhi = calloc((size_t)n + 1, sizeof(*m->hhi));
+	if (!is_tgt || !cur || !m->dest_off || !m->tgt_order || !m->hlo || !m->hhi)
 		goto out;
 
 	/* routed endpoint ports: with a LID, cabled to a switch of the plane */
@@ -506,8 +510,13 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
-	for (uint32_t i = 0; i < nh; i++)
-		add_target(m, is_tgt, host_leaf(m, &f->ports[hp[i]]), &f->ports[hp[i]], out->top_lid);
+	for (uint32_t i = 0; i < nh; i++) {
+		uint32_t s = host_leaf(m, &f->ports[hp[i]]);
+		add_target(m, is_tgt, s, &f->ports[hp[i]], out->top_lid);
+		if (m->hlo[s] == m->hhi[s])
+			m->hlo[s] = i;
+		m->hhi[s] = i + 1;
+	}
 	m->n_hosts = nh;
 	/* switch LIDs: the other destination switches by GUID */
 	sorted = malloc(((size_t)n + 1) * sizeof(*sorted));
@@ -627,6 +636,21 @@ int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane
 	rc = build_dests(m, plane, out);
 	if (rc)
 		goto fail;
+	/* host ranges of the switches above the leaves (pods are contiguous in the canonical order) */
+	for (uint32_t k = 0; k < m->nsw; k++) {
+		uint32_t s = m->by_rank[k];
+		if (m->rank[s] == 0 || m->rank[s] == FT_RANK_NONE)
+			continue;
+		for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1]; e++) {
+			uint32_t c = m->dn_peer[e];
+			if (m->hlo[c] == m->hhi[c])
+				continue;
+			if (m->hlo[s] == m->hhi[s] || m->hlo[c] < m->hlo[s])
+				m->hlo[s] = m->hlo[c];
+			if (m->hhi[c] > m->hhi[s])
+				m->hhi[s] = m->hhi[c];
+		}
+	}
 	free(queue);
 	return 0;
 fail:
