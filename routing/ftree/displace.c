@@ -17,7 +17,7 @@
  * d's ideal chain (T, T's ideal parent for d, its ideal parent, ...)
  * already carry d in every shift and gain nothing. Every other link of
  * the path gains this interval. Each link keeps its intervals, per
- * direction (iv_head), and the parent chosen is the one whose path has the
+ * direction (x->iv), and the parent chosen is the one whose path has the
  * fewest intervals overlapping the new one at any single shift on its worst
  * link, then in total, then the up port with the fewest moved routes
  * (which spreads them for random permutations), rotating from the ideal
@@ -52,13 +52,13 @@ int ft_displace_init(struct ft_run *x)
 		if (m->dest_off[s + 1] - m->dest_off[s] > maxd)
 			maxd = m->dest_off[s + 1] - m->dest_off[s];
 	x->disp = calloc(ne, sizeof(*x->disp));
-	x->iv_head = malloc(2 * ne * sizeof(*x->iv_head));
+	x->iv = calloc(2 * ne, sizeof(*x->iv));
 	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
 	x->chain = malloc((size_t)maxd * FT_CHAIN * sizeof(*x->chain));
-	if (!x->disp || !x->iv_head || !x->link_of || !x->chain)
+	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
+	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
+	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask)
 		return -1;
-	for (size_t i = 0; i < 2 * ne; i++)
-		x->iv_head[i] = SM_NONE;
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		x->link_of[i] = SM_NONE;
 	for (uint32_t s = 0; s < m->nsw; s++)
@@ -72,10 +72,13 @@ int ft_displace_init(struct ft_run *x)
 
 void ft_displace_free(struct ft_run *x)
 {
-	free(x->disp);
-	free(x->iv_head);
+	if (x->iv)
+		for (size_t i = 0; i < 2 * ((size_t)x->m->up_off[x->m->nsw] + 1); i++)
+			free(x->iv[i].v);
 	free(x->link_of);
 	free(x->chain);
+	free(x->cstamp);
+	free(x->cmask);
 	free(x->iv);
 }
 
@@ -116,15 +119,23 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
-static unsigned depth(const struct ft_run *x, uint32_t head, uint32_t a, uint32_t len)
+static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t a, uint32_t len)
 {
-	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx;
+	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx, hits = 0;
 	unsigned extra = 0;
 
-	for (uint32_t k = head; k != SM_NONE; k = x->iv[k].next) {
-		const struct ft_iv *v = &x->iv[k];
-		uint32_t o = (v->start + n - a) % n;
-		int hit = 0;
+	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
+	for (uint32_t k = 0; k < l->n; k++) {
+		const struct ft_iv *v = &l->v[k];
+		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;  /* v's start, from a */
+		uint32_t back = o ? n - o : 0;                                    /* a, from v's start */
+		hits += o < len || back < v->len;
+	}
+	if (hits <= 1)
+		return hits;
+	for (uint32_t k = 0; k < l->n; k++) {
+		const struct ft_iv *v = &l->v[k];
+		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;
 		if (np + 2 > 2 * FT_PIECES) {
 			extra++; /* too many to place: count it as overlapping everywhere */
 			continue;
@@ -132,14 +143,11 @@ static unsigned depth(const struct ft_run *x, uint32_t head, uint32_t a, uint32_
 		if (o < len) {
 			st[np] = o;
 			en[np++] = o + v->len < len ? o + v->len : len;
-			hit = 1;
 		}
 		if (o + v->len > n) {
 			st[np] = 0;
 			en[np++] = o + v->len - n < len ? o + v->len - n : len;
-			hit = 1;
 		}
-		(void)hit;
 	}
 	if (!np)
 		return extra;
@@ -161,22 +169,40 @@ static unsigned depth(const struct ft_run *x, uint32_t head, uint32_t a, uint32_
 
 static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
 {
-	if (x->n_iv == x->cap_iv) {
-		uint32_t cap = x->cap_iv ? 2 * x->cap_iv : 4096;
-		struct ft_iv *p = realloc(x->iv, (size_t)cap * sizeof(*p));
+	struct ft_ivec *l = &x->iv[slot];
+	uint32_t n = x->nidx ? x->nidx : 1;
+	/*
+	 * The leaves that move one destination onto one path have adjacent
+	 * source ranges, so their shift intervals touch: extend the latest
+	 * interval instead of adding one (same coverage, a short list).
+	 */
+	if (l->n && l->v[l->n - 1].len + len <= n) {
+		struct ft_iv *v = &l->v[l->n - 1];
+		if ((a + len) % n == v->start) {
+			v->start = a;
+			v->len += len;
+			return;
+		}
+		if ((v->start + v->len) % n == a) {
+			v->len += len;
+			return;
+		}
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 4;
+		struct ft_iv *p = realloc(l->v, (size_t)cap * sizeof(*p));
 		if (!p) {
 			x->oom = 1;
 			return;
 		}
-		x->iv = p;
-		x->cap_iv = cap;
+		l->v = p;
+		l->cap = cap;
 	}
-	x->iv[x->n_iv] = (struct ft_iv){ a, len, x->iv_head[slot] };
-	x->iv_head[slot] = x->n_iv++;
+	l->v[l->n++] = (struct ft_iv){ a, len };
 }
 
 /*
- * The links (as iv_head slots) a route toward T's destination i takes from
+ * The links (as x->iv slots) a route toward T's destination i takes from
  * parent q on, after the up link e, leaving out the down links of its
  * ideal chain. Returns how many, or -1 when a hop is not routed yet.
  */
@@ -221,6 +247,11 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	uint32_t len = hi - lo >= nidx ? nidx : hi - lo;
 	uint32_t a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
 	int record = on_ideal_tree(m, s, d->idx);
+	uint32_t ideal = SM_NONE, so = m->slot_off[s];
+	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
+		for (uint32_t e = b; e < b + n && ideal == SM_NONE; e++)
+			if (m->up_port[e] == m->slot_port[so + j])
+				ideal = e;
 
 	for (uint32_t k = 0, e = b + j % n; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
 		uint32_t q = m->up_peer[e];
@@ -230,9 +261,13 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (spread >= best_score)
 			continue; /* even a path with no overlap would not win */
 		int np = path_links(x, e, q, d, chain, path);
-		uint64_t worst = np < 0, sum = np < 0;
-		for (int l = 0; l < np; l++) {
-			uint64_t dp = depth(x, x->iv_head[path[l]], a, len);
+		/* the ideal link itself (its parent's own route was a conflict) already carries d */
+		int skip = e == ideal && np > 0;
+		if (skip)
+			memmove(path, path + 1, (size_t)--np * sizeof(*path));
+		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 40;
+		for (int l = 0; l < np && worst <= best_worst; l++) {
+			uint64_t dp = depth(x, &x->iv[path[l]], a, len);
 			sum += dp;
 			if (dp > worst)
 				worst = dp;
@@ -248,10 +283,24 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	}
 	if (best == SM_NONE)
 		return SM_LFT_NONE;
-	if (record)
+	if (record && m->rank[s] > 0 && best_score >> 40 && i < 64) {
+		/*
+		 * No parent takes the whole subtree's sources without stacking
+		 * on a moved route: record nothing, and let the children below,
+		 * whose sources are fewer, each move d on their own (route_up).
+		 */
+		if (x->cstamp[s] != x->gen) {
+			x->cstamp[s] = x->gen;
+			x->cmask[s] = 0;
+		}
+		x->cmask[s] |= 1ull << i;
+	} else if (record) {
 		for (int l = 0; l < best_np; l++)
 			iv_add(x, best_path[l], a, len);
-	x->disp[best]++;
-	x->displaced++;
+	}
+	if (best != ideal) {
+		x->disp[best]++;
+		x->displaced++;
+	}
 	return m->up_port[best];
 }

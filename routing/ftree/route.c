@@ -202,7 +202,7 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 			last_j = j;
 			last_ok = q != SM_NONE && ft_reach(x, q);
 		}
-		if (last_ok) {
+		if (last_ok && !ft_conflict(x, m->slot_peer[so + j], i)) {
 			COL(col, d0[i].lid) = m->slot_port[so + j];
 			continue;
 		}

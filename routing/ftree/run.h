@@ -20,7 +20,12 @@
 /* A cyclic interval of shifts [start, start + len) mod N in which one moved route loads a link. */
 struct ft_iv {
 	uint32_t start, len;
-	uint32_t next;         /* next interval of the same link and direction, SM_NONE */
+};
+
+/* The intervals of one link in one direction (contiguous: scanned for every candidate path). */
+struct ft_ivec {
+	struct ft_iv *v;
+	uint32_t n, cap;
 };
 
 struct ft_run {
@@ -46,11 +51,11 @@ struct ft_run {
 	/* displace.c */
 	uint32_t *disp;        /* [up links] moved routes taken by each up port */
 	uint32_t *link_of;     /* [fabric ports] up-link index of a switch port on either end, SM_NONE */
-	uint32_t *iv_head;     /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
-	struct ft_iv *iv;      /* interval pool */
-	uint32_t n_iv, cap_iv;
-	int oom;               /* the pool could not grow: routes stay valid, spreading degrades */
+	struct ft_ivec *iv;    /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
+	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
+	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
+	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
 };
 
 int ft_reach(struct ft_run *x, uint32_t s);
@@ -62,8 +67,15 @@ void ft_displace_free(struct ft_run *x);
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
 /*
  * Up port of switch s for T's destination i (d0[i]) whose ideal slot j
- * cannot be used; SM_LFT_NONE when no parent reaches T.
+ * cannot be used (or leads to a conflict, ft_conflict); SM_LFT_NONE when
+ * no parent reaches T.
  */
 uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i);
+
+/* Switch q's route for T's destination i is a conflict (displace.c) its children route around. */
+static inline int ft_conflict(const struct ft_run *x, uint32_t q, uint32_t i)
+{
+	return x->cstamp[q] == x->gen && i < 64 && (x->cmask[q] >> i & 1);
+}
 
 #endif
