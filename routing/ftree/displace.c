@@ -56,8 +56,16 @@ int ft_displace_init(struct ft_run *x)
 	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
 	x->chain = malloc((size_t)maxd * FT_CHAIN * sizeof(*x->chain));
 	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
+	x->rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x->rep));
+	x->sticky = malloc(((size_t)m->slot_off[m->nsw] + 1) * sizeof(*x->sticky));
+	if (x->sticky)
+		for (uint32_t i = 0; i < m->slot_off[m->nsw]; i++)
+			x->sticky[i] = SM_NONE;
+	if (x->rep)
+		for (uint32_t i = 0; i < m->n_dest; i++)
+			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
-	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask)
+	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		x->link_of[i] = SM_NONE;
@@ -78,6 +86,8 @@ void ft_displace_free(struct ft_run *x)
 	free(x->link_of);
 	free(x->chain);
 	free(x->cstamp);
+	free(x->rep);
+	free(x->sticky);
 	free(x->cmask);
 	free(x->iv);
 }
@@ -237,6 +247,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	const struct ft_model *m = x->m;
 	const struct ft_dest *d = &d0[i];
 	const uint32_t *chain = x->chain + (size_t)i * FT_CHAIN;
+	uint32_t di = (uint32_t)(d - m->dest);
 	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b, nidx = x->nidx ? x->nidx : 1;
 	uint32_t best = SM_NONE, best_path[FT_PATH], path[FT_PATH];
 	int best_np = 0;
@@ -248,6 +259,14 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	uint32_t a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
 	int record = on_ideal_tree(m, s, d->idx);
 	uint32_t ideal = SM_NONE, so = m->slot_off[s];
+	/*
+	 * A missing link of s itself moves every destination of slot j: the
+	 * same replacement link each time (sticky) gives it one moved route
+	 * per window of shifts; otherwise (the parent lost its way to T) all
+	 * sources should take d into T by the same link (rep).
+	 */
+	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
+	uint32_t *sticky = own ? &x->sticky[so + j] : NULL;
 	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
 		for (uint32_t e = b; e < b + n && ideal == SM_NONE; e++)
 			if (m->up_port[e] == m->slot_port[so + j])
@@ -257,7 +276,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		uint32_t q = m->up_peer[e];
 		if (!ft_reach(x, q))
 			continue;
-		uint64_t spread = x->disp[e] > 0xffffff ? 0xffffff : x->disp[e];
+		uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
 		if (spread >= best_score)
 			continue; /* even a path with no overlap would not win */
 		int np = path_links(x, e, q, d, chain, path);
@@ -265,14 +284,18 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		int skip = e == ideal && np > 0;
 		if (skip)
 			memmove(path, path + 1, (size_t)--np * sizeof(*path));
-		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 40;
+		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 48;
 		for (int l = 0; l < np && worst <= best_worst; l++) {
 			uint64_t dp = depth(x, &x->iv[path[l]], a, len);
 			sum += dp;
 			if (dp > worst)
 				worst = dp;
 		}
-		uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 40) + ((sum > 0xffff ? 0xffff : sum) << 24) + spread;
+		/* the way into T other sources already take d (one down link per moved destination) */
+		uint32_t last = np > 0 && (path[np - 1] & 1) ? path[np - 1] : SM_NONE;
+		uint64_t rp = own ? sticky[0] != SM_NONE && e != sticky[0] : x->rep[di] != SM_NONE && last != x->rep[di];
+		uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
+				 (rp << 31) + spread;
 		if (score < best_score) {
 			best_score = score;
 			best = e;
@@ -283,7 +306,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	}
 	if (best == SM_NONE)
 		return SM_LFT_NONE;
-	if (record && m->rank[s] > 0 && best_score >> 40 && i < 64) {
+	if (record && m->rank[s] > 0 && best_score >> 48 && i < 64) {
 		/*
 		 * No parent takes the whole subtree's sources without stacking
 		 * on a moved route: record nothing, and let the children below,
@@ -297,6 +320,10 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	} else if (record) {
 		for (int l = 0; l < best_np; l++)
 			iv_add(x, best_path[l], a, len);
+		if (x->rep[di] == SM_NONE && best_np > 0 && (best_path[best_np - 1] & 1))
+			x->rep[di] = best_path[best_np - 1];
+		if (own)
+			*sticky = best;
 	}
 	if (best != ideal) {
 		x->disp[best]++;

@@ -54,6 +54,8 @@ struct ft_run {
 	struct ft_ivec *iv;    /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
 	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
+	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
+	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
 	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
 	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
 };
