@@ -306,6 +306,73 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * A switch removed from a component (a pod that lost an aggregation
+ * switch, a core group that lost a core) must leave a gap in its
+ * children's up-slot tables, not shift the parents after it: otherwise the
+ * children route by a different modulus than their siblings elsewhere and
+ * the ideal routes of different pods collide above. So every component of
+ * layer r gets the same number of columns: below the top, a parent's column
+ * is its upper component (the core group it serves), numbered by key; at
+ * the top, its position, and the most parents any component has. If two
+ * parents of one component would share a column (not the shape of a fat
+ * tree), positions stay as they were. kv holds the parents by key.
+ */
+static void align_columns(struct ft_model *m, int r, uint32_t *uf, const struct keyed *kv, uint32_t k,
+			  uint32_t *ppos, uint32_t *npar, const uint64_t *key)
+{
+	uint32_t n = m->nsw, ncol = 0;
+	(void)key;
+	if (r + 1 >= m->h) {
+		for (uint32_t i = 0; i < k; i++)
+			if (npar[uf_find(uf, kv[i].slot)] > ncol)
+				ncol = npar[uf_find(uf, kv[i].slot)];
+		for (uint32_t i = 0; i < k; i++)
+			npar[uf_find(uf, kv[i].slot)] = ncol;
+		return;
+	}
+	uint32_t *up = malloc(((size_t)n + 1) * sizeof(*up));
+	uint32_t *colid = malloc(((size_t)n + 1) * sizeof(*colid));
+	uint64_t *pairs = malloc(((size_t)k + 1) * sizeof(*pairs));
+	if (!up || !colid || !pairs)
+		goto out; /* positions stay: still correct routes */
+	for (uint32_t s = 0; s < n; s++) {
+		up[s] = s;
+		colid[s] = SM_NONE;
+	}
+	for (uint32_t s = 0; s < n; s++)
+		if (m->rank[s] == r + 1)
+			for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++) {
+				uint32_t a = uf_find(up, s), b = uf_find(up, m->up_peer[e]);
+				if (a != b)
+					up[a] = b;
+			}
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t g = uf_find(up, kv[i].slot);
+		if (colid[g] == SM_NONE)
+			colid[g] = ncol++;
+		pairs[i] = (uint64_t)uf_find(uf, kv[i].slot) << 32 | colid[g];
+	}
+	qsort(pairs, k, sizeof(*pairs), cmp_pair);
+	for (uint32_t i = 1; i < k; i++)
+		if (pairs[i] == pairs[i - 1])
+			goto out;
+	for (uint32_t i = 0; i < k; i++) {
+		ppos[kv[i].slot] = colid[uf_find(up, kv[i].slot)];
+		npar[uf_find(uf, kv[i].slot)] = ncol;
+	}
+out:
+	free(up);
+	free(colid);
+	free(pairs);
+}
+
 /*
  * Up-slot tables. key[] orders parents the same way for all siblings:
  * top switches by node GUID, lower ranks by their smallest parent key
@@ -382,6 +449,7 @@ static int build_slots(struct ft_model *m)
 			uint32_t root = uf_find(uf, kv[i].slot);
 			ppos[kv[i].slot] = npar[root]++;
 		}
+		align_columns(m, r, uf, kv, k, ppos, npar, key);
 		for (uint32_t s = 0; s < n; s++) {
 			if (m->rank[s] != r)
 				continue;
