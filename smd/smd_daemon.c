@@ -325,7 +325,8 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	sm_json_uint(j, "sweeps", st->sweeps);
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
-	sm_json_uint(j, "failed", st->n_planes - st->planes_up);
+	sm_json_uint(j, "failed", st->n_planes - st->planes_up - st->planes_standby);
+	sm_json_uint(j, "standby", st->planes_standby);
 	sm_json_double(j, "seconds", st->last_sweep_s);
 	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
 	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
