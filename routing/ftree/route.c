@@ -18,9 +18,11 @@
  *     tree each upper switch then carries a disjoint set of destinations,
  *     and every shift permutation is congestion free. When the ideal slot's
  *     link is missing, or its parent cannot reach T (it lost its link
- *     toward T), only that route moves (displace()): to a valid parent
- *     chosen so that displaced destinations do not stack, on the up link
- *     within one shift window or on the down link into T (see there).
+ *     toward T), only that route moves (ft_displace(), displace.c): to the
+ *     valid parent whose whole path to T loads no link in the same shifts
+ *     as another moved route, where there is one. Switches that route up
+ *     are visited from the top rank down, so the rest of a moved route's
+ *     path is known when it is chosen.
  *  4. Switches with no up/down path to T get a management-only route:
  *     a detour down (route_detour) or, for a leaf toward a spine it lost,
  *     an up-down-up valley (route_valleys). No endpoint route passes a
@@ -33,7 +35,7 @@
  * miss per entry.
  *
  * Cost: O(ancestors + switches) per destination switch plus O(1) per LFT
- * entry, plus O(up ports) per displaced route.
+ * entry, plus O(up ports x path x intervals on a link) per displaced route.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
