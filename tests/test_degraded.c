@@ -138,6 +138,77 @@ static void test_bound_below_measured(void **state)
 	}
 }
 
+static struct sm_lfts *route_ftree(struct sm_fabric *f)
+{
+	void *st = NULL;
+	char err[256];
+	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
+	struct sm_lfts *l = sm_lfts_new(f, 0);
+	assert_non_null(l);
+	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = l };
+	assert_int_equal(sm_engine_ftree.route(st, &ctx), 0);
+	sm_engine_ftree.free(st);
+	return l;
+}
+
+/* The route from switch node s toward lid under l crosses the link at (a, pa). */
+static int crosses(const struct sm_fabric *f, const struct sm_lfts *l, uint32_t s, uint16_t lid, uint32_t a,
+		   unsigned pa, uint32_t b, unsigned pb)
+{
+	for (unsigned hops = 0; hops < 8 && f->nodes[s].type == SM_NODE_SWITCH; hops++) {
+		uint8_t p = sm_lfts_get(l, s, lid);
+		if (p == SM_LFT_NONE || p == 0)
+			return 0;
+		if ((s == a && p == pa) || (s == b && p == pb))
+			return 1;
+		s = sm_port(f, s, p)->peer_node;
+		if (s == SM_NONE)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Minimal churn on a 3-level tree: one aggregation-core link fails and only
+ * LFT entries whose full-tree route crossed it change.
+ */
+static void test_churn_3level(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_3level(&s, 8, 64);
+	for (uint32_t agg = 16; agg < 32; agg += 5) {
+		struct sm_fabric *f = sm_fabric_new();
+		assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+		struct sm_lfts *full = route_ftree(f);
+		unsigned pa = 0;
+		for (unsigned p = 1; p <= f->nodes[agg].nports && !pa; p++) {
+			uint32_t q = sm_port(f, agg, p)->peer_node;
+			if (q != SM_NONE && q >= 32 && q < 48)
+				pa = p;
+		}
+		assert_true(pa > 0);
+		uint32_t core = sm_port(f, agg, pa)->peer_node;
+		unsigned pc = sm_port(f, agg, pa)->peer_port;
+		sm_fabric_unlink(f, agg, pa);
+		struct sm_lfts *deg = route_ftree(f);
+		unsigned changed = 0;
+		for (uint32_t sw = 0; sw < 48; sw++)
+			for (uint32_t n = 48; n < f->n_nodes; n++) {
+				uint16_t lid = sm_port(f, n, 1)->lid;
+				if (sm_lfts_get(full, sw, lid) == sm_lfts_get(deg, sw, lid))
+					continue;
+				changed++;
+				if (!crosses(f, full, sw, lid, agg, pa, core, pc))
+					fail_msg("agg %u: switch %u toward LID %u moved without using the failed link", agg, sw, lid);
+			}
+		assert_true(changed > 0);
+		sm_lfts_free(full);
+		sm_lfts_free(deg);
+		sm_fabric_free(f);
+	}
+}
+
 struct gen_case {
 	unsigned levels, radix;
 	double links;
@@ -204,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_bound_3level_pod),
 		cmocka_unit_test(test_bound_below_measured),
 		cmocka_unit_test(test_ftree_reaches_bound),
+		cmocka_unit_test(test_churn_3level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
