@@ -80,6 +80,7 @@ int ft_displace_init(struct ft_run *x)
 
 void ft_displace_free(struct ft_run *x)
 {
+	free(x->disp);
 	if (x->iv)
 		for (size_t i = 0; i < 2 * ((size_t)x->m->up_off[x->m->nsw] + 1); i++)
 			free(x->iv[i].v);
@@ -235,7 +236,7 @@ static int path_links(struct ft_run *x, uint32_t e, uint32_t q, const struct ft_
 			return -1;
 		if (m->rank[nx] > m->rank[cur])
 			out[n++] = 2 * l;
-		else if (!(m->rank[nx] < FT_CHAIN - 1 && chain[m->rank[nx]] == nx && chain[m->rank[cur]] == cur))
+		else if (chain[m->rank[nx]] != nx || chain[m->rank[cur]] != cur)
 			out[n++] = 2 * l + 1;
 		cur = nx;
 	}

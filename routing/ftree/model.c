@@ -325,10 +325,9 @@ static int cmp_pair(const void *a, const void *b)
  * tree), positions stay as they were. kv holds the parents by key.
  */
 static void align_columns(struct ft_model *m, int r, uint32_t *uf, const struct keyed *kv, uint32_t k,
-			  uint32_t *ppos, uint32_t *npar, const uint64_t *key)
+			  uint32_t *ppos, uint32_t *npar)
 {
 	uint32_t n = m->nsw, ncol = 0;
-	(void)key;
 	if (r + 1 >= m->h) {
 		for (uint32_t i = 0; i < k; i++)
 			if (npar[uf_find(uf, kv[i].slot)] > ncol)
@@ -449,7 +448,7 @@ static int build_slots(struct ft_model *m)
 			uint32_t root = uf_find(uf, kv[i].slot);
 			ppos[kv[i].slot] = npar[root]++;
 		}
-		align_columns(m, r, uf, kv, k, ppos, npar, key);
+		align_columns(m, r, uf, kv, k, ppos, npar);
 		for (uint32_t s = 0; s < n; s++) {
 			if (m->rank[s] != r)
 				continue;
