@@ -97,6 +97,8 @@ void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err,
 void dmn_sa_cycle_done(struct smd_dmn *d);
 void dmn_sa_free_all(struct smd_dmn *d);
 void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
+/* The election's state or its table of other SMs changed: the plane's SA is told (SMInfoRecord). */
+void dmn_sa_self_changed(struct smd_dmn *d, unsigned plane);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);
