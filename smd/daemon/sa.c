@@ -139,6 +139,17 @@ void dmn_sa_cycle_done(struct smd_dmn *d)
 	}
 }
 
+void dmn_sa_trap(void *arg, unsigned plane, const struct sm_smp *smp, uint16_t slid)
+{
+	struct smd_dmn *d = arg;
+	unsigned num;
+
+	(void)slid;
+	/* a link state change: the SA forwards it to hosts that subscribed (InformInfo, trap 128) */
+	if (plane < SM_MAX_PLANES && d->sa[plane] && sm_trap_wants_sweep(smp, &num) && num == 128)
+		sm_sa_notice(d->sa[plane], smp->data);
+}
+
 void dmn_sa_self_changed(struct smd_dmn *d, unsigned plane)
 {
 	struct sm_sa_self self;

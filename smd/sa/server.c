@@ -657,7 +657,8 @@ static void report_acked(struct sm_sa *sa, const struct sm_sa_hdr *h, const stru
 	for (size_t i = 0; i < MAX_REPORTS; i++) {
 		struct report *r = &sa->reports[i];
 
-		if (r->used && r->tid == h->tid && r->to.lid == from->lid) {
+		/* the low 32 bits: the kernel (and umad2sim) put their own in the high half of a request's TID */
+		if (r->used && (uint32_t)r->tid == (uint32_t)h->tid && r->to.lid == from->lid) {
 			sa->st.reports_acked++;
 			memset(r, 0, sizeof(*r));
 			return;
@@ -686,7 +687,7 @@ static void forward_notice(struct sm_sa *sa, const uint8_t notice[SM_SA_NOTICE_S
 		r->sub_id = dests[k].sub_id;
 		r->to = dests[k].to;
 		r->tries = 0;
-		r->tid = REPORT_TID_BASE | (++sa->report_tid & 0xFFFFFFFFFFFFull);
+		r->tid = REPORT_TID_BASE | (uint32_t)++sa->report_tid;
 		memcpy(r->notice, notice, SM_SA_NOTICE_SIZE);
 		report_send(sa, r, now);
 		k++;
