@@ -7,7 +7,9 @@
  * for one of our transfers, (b) a segment of a multi-segment request
  * (reassembled, answered when whole), (c) a ReportResp, or (d) a request,
  * queued on its requester's slot. serve() then answers round robin over
- * the requesters with something queued, SERVE_BATCH per callback; if work
+ * the requesters with something queued, SERVE_BATCH per callback, with
+ * the endpoint holding its sends (gsi.h hold: one sendmmsg for the batch
+ * under ibsim; 32 answers per system call at 32 in flight); if work
  * is left the kick timer (due now) brings us back after the loop has run
  * its other sources. Every timed thing (RMPP resends and idle reassemblies,
  * Report retries, leases, sends that said -EAGAIN) hangs off one timer,
@@ -612,7 +614,12 @@ static void run(struct sm_sa *sa)
 		on_mad(sa, sa->rbuf, len, &from);
 	}
 	more = n == READ_BATCH || sa->queued >= MAX_QUEUED;
+	/* the batch's answers leave together where the transport can (gsi.h hold: sendmmsg under ibsim) */
+	(void)sm_gsi_hold(sa->gsi, true);
 	serve(sa, SERVE_BATCH);
+	int lost = sm_gsi_hold(sa->gsi, false);
+	if (lost > 0)
+		sa->st.dropped += (uint64_t)lost;
 	if (sa->ring_n)
 		more = true;
 	if (more)
