@@ -61,6 +61,13 @@ struct sm_sa_ctx {
 	const struct sm_sa_self *self;
 	struct sm_sa_dyn *dyn;           /* may be NULL in unit tests of static records */
 	uint64_t now_us;                 /* for leases (sm_mono_us or the transport's clock) */
+	/*
+	 * Optional: per port index of snap's fabric, the rate code (low byte)
+	 * and MTU code (high byte) a path takes from that port, as
+	 * sm_sa_port_rm_build() (path.h) made them for snap; NULL: computed
+	 * per query. The server builds it once per snapshot.
+	 */
+	const uint16_t *port_rm;
 };
 
 /* A decoded request: header, its payload (the request record) and who sent it. */

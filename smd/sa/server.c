@@ -24,6 +24,7 @@
  */
 #include "sa/server.h"
 #include "sa/dyn.h"
+#include "sa/path.h"
 #include "sa/records.h"
 #include "sa/rmpp.h"
 #include "sa/sa_mad.h"
@@ -112,6 +113,7 @@ struct sm_sa {
 
 	/* loop thread only */
 	const struct sm_snapshot *snap;
+	uint16_t *port_rm;               /* sm_sa_port_rm_build(snap), or NULL */
 	struct sm_sa_self self;
 	struct sm_sa_dyn *dyn;
 	struct sm_sa_ans ans;
@@ -370,7 +372,8 @@ static void answer(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *d
 		   const struct sm_gsi_addr *from)
 {
 	struct sm_sa_req req = { .hdr = *h, .data = data, .len = len, .from = *from };
-	struct sm_sa_ctx ctx = { .snap = sa->snap, .self = &sa->self, .dyn = sa->dyn, .now_us = sm_mono_us() };
+	struct sm_sa_ctx ctx = { .snap = sa->snap, .self = &sa->self, .dyn = sa->dyn, .now_us = sm_mono_us(),
+				 .port_rm = sa->port_rm };
 
 	req.trusted = sa->self.sm_key && h->sm_key == sa->self.sm_key;
 	sa->ans.max_records = MAX_RECORDS;
@@ -807,6 +810,8 @@ static void install_snapshot(struct sm_sa *sa, const struct sm_snapshot *snap)
 	}
 	sm_snapshot_unref(sa->snap);
 	sa->snap = snap;
+	free(sa->port_rm);
+	sa->port_rm = snap ? sm_sa_port_rm_build(snap) : NULL;   /* NULL (no memory): paths compute it */
 }
 
 static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
@@ -989,6 +994,7 @@ void sm_sa_free(struct sm_sa *sa)
 	for (unsigned i = 0; i < sa->retry_n; i++)
 		free(sa->retryq[(sa->retry_head + i) % MAX_RETRY_Q].mad);
 	sm_snapshot_unref(sa->snap);
+	free(sa->port_rm);
 	sm_snapshot_unref(sa->pending_snap);
 	sm_sa_ans_free(&sa->ans);
 	sm_sa_dyn_free(sa->dyn);
