@@ -89,6 +89,8 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 		w[i].cfg = cfg;
 		w[i].t0 = t0;
 		planes[i].heavy = planes[i].light_ran = 0;
+		if (planes[i].skip)
+			continue;
 		if (!planes[i].t) {
 			planes[i].rc = -ENODEV;
 			snprintf(planes[i].err, sizeof(planes[i].err), "%s",
@@ -111,7 +113,7 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 		if (w[i].started)
 			pthread_join(w[i].tid, NULL);
 	for (unsigned i = 0; i < n; i++)
-		down += planes[i].rc != 0;
+		down += !planes[i].skip && planes[i].rc != 0;
 	return down;
 }
 
