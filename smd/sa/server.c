@@ -7,9 +7,7 @@
  * for one of our transfers, (b) a segment of a multi-segment request
  * (reassembled, answered when whole), (c) a ReportResp, or (d) a request,
  * queued on its requester's slot. serve() then answers round robin over
- * the requesters with something queued, SERVE_BATCH per callback, with
- * the endpoint holding its sends (gsi.h hold: one sendmmsg for the batch
- * under ibsim; 32 answers per system call at 32 in flight); if work
+ * the requesters with something queued, SERVE_BATCH per callback (sends held: gsi.h); if work
  * is left the kick timer (due now) brings us back after the loop has run
  * its other sources. Every timed thing (RMPP resends and idle reassemblies,
  * Report retries, leases, sends that said -EAGAIN) hangs off one timer,
@@ -149,29 +147,18 @@ struct sm_sa {
 
 /* ---- counters ---- */
 
-static void count_attr(struct sm_sa *sa, uint16_t attr)
-{
-	for (size_t i = 0; i < SM_SA_STATS_ATTRS; i++) {
-		if (sa->st.by_attr[i].n && sa->st.by_attr[i].attr_id != attr)
-			continue;
-		sa->st.by_attr[i].attr_id = attr;
-		sa->st.by_attr[i].n++;
-		return;
-	}
-}
+/* Count key in a table of {key, n}: its entry or the first unused one (a full table drops new keys). */
+#define COUNT_IN(tab, field, key)                                                         \
+	do {                                                                              \
+		for (size_t i_ = 0; i_ < sizeof(tab) / sizeof((tab)[0]); i_++)           \
+			if (!(tab)[i_].n || (tab)[i_].field == (key)) {                   \
+				(tab)[i_].field = (key), (tab)[i_].n++;                   \
+				break;                                                    \
+			}                                                                 \
+	} while (0)
 
-static void count_status(struct sm_sa *sa, uint16_t status)
-{
-	size_t n = sizeof(sa->st.by_status) / sizeof(sa->st.by_status[0]);
-
-	for (size_t i = 0; i < n; i++) {
-		if (sa->st.by_status[i].n && sa->st.by_status[i].status != status)
-			continue;
-		sa->st.by_status[i].status = status;
-		sa->st.by_status[i].n++;
-		return;
-	}
-}
+static void count_attr(struct sm_sa *sa, uint16_t attr) { COUNT_IN(sa->st.by_attr, attr_id, attr); }
+static void count_status(struct sm_sa *sa, uint16_t status) { COUNT_IN(sa->st.by_status, status, status); }
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -617,12 +604,10 @@ static void run(struct sm_sa *sa)
 		on_mad(sa, sa->rbuf, len, &from);
 	}
 	more = n == READ_BATCH || sa->queued >= MAX_QUEUED;
-	/* the batch's answers leave together where the transport can (gsi.h hold: sendmmsg under ibsim) */
-	(void)sm_gsi_hold(sa->gsi, true);
+	(void)sm_gsi_hold(sa->gsi, true);   /* the batch's answers leave together (sendmmsg under ibsim) */
 	serve(sa, SERVE_BATCH);
 	int lost = sm_gsi_hold(sa->gsi, false);
-	if (lost > 0)
-		sa->st.dropped += (uint64_t)lost;
+	sa->st.dropped += lost > 0 ? (uint64_t)lost : 0;
 	if (sa->ring_n)
 		more = true;
 	if (more)
