@@ -117,6 +117,9 @@ static int open_transport(const struct smd_opts *o, const struct smd_conf *conf,
 		sm_err("SMD-0306", "%s", err[0] ? err : strerror(-rc));
 		return -1;
 	}
+	/* a mock plane: smd.yaml's mock keys and --seed (fault injection) */
+	sm_mock_port_faults(port, conf->mock.loss_ppm, conf->mock.corrupt_ppm, conf->mock.delay_ppm,
+			    conf->mock.delay_ms * 1000u, conf->mock.seed);
 	return 0;
 }
 
@@ -192,6 +195,7 @@ int smd_once(const struct smd_opts *o)
 		cfg.txn.timeout_ms = conf->mad.timeout_ms;
 	cfg.txn.retries = conf->mad.retries;
 	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
+	cfg.partitions = conf->partitions;
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
 	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));

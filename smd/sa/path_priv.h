@@ -31,6 +31,7 @@ struct sm_pr_env {
 	const uint8_t *pi_ok;
 	uint32_t n_pi;
 	const uint16_t *rm;              /* ctx->port_rm: each port's rate | MTU << 8, or NULL */
+	const struct sm_pkey_tables *pk; /* P_Key tables as programmed (sa/pkey.h); NULL: default partition only */
 };
 
 /* Rate codes by lane speed and width (path_wire.c); a code's bandwidth, for ordering. */
