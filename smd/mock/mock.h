@@ -78,6 +78,8 @@
  *                (PortState machine), SwitchInfo, LFT; hostile nodes;
  *   mock_mkey.c  M_Key checking and the lease timer;
  *   mock_pkey.c  P_KeyTable Get/Set, tables as ibsim's (0xFFFF at index 0);
+ *   mock_qos.c   port configuration: the PortInfo fields the portcfg phase
+ *                writes, SL2VL (optimised programming) and VLArb tables;
  *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
  *                LFTs (requests, answers, traps), link down/up and the
  *                port states they change;
@@ -111,6 +113,7 @@ struct sm_mock_cfg {
 	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
 	bool cpu_account;        /* count the CPU time the emulated SMAs take (stats.emu_cpu_ns), so a
 				  * benchmark can tell the SM's own CPU apart from the emulator's */
+	bool no_opt_sl2vl;       /* switches without optimised SL2VL programming (one Set per pair) */
 };
 void sm_mock_cfg_default(struct sm_mock_cfg *cfg);
 
@@ -167,6 +170,15 @@ uint8_t sm_mock_lft_get(const struct sm_mock *m, uint32_t node, uint16_t lid);
 uint16_t sm_mock_lft_top(const struct sm_mock *m, uint32_t node);
 /* LFT blocks written by Set on switch `node` (0 for non-switch). */
 uint32_t sm_mock_lft_blocks_set(const struct sm_mock *m, uint32_t node);
+/*
+ * Multicast (mock_mft.c): switches hold SM_MOCK_MFT_CAP MLIDs from 0xC000.
+ * sm_mock_mft_get: the port mask (bit p: port p) switch `node` holds for
+ * `mlid`, -EINVAL for a non-switch or a unicast LID. blocks_set: MFT blocks
+ * (one position each) written by Set.
+ */
+#define SM_MOCK_MFT_CAP 4096
+int sm_mock_mft_get(const struct sm_mock *m, uint32_t node, uint16_t mlid, uint64_t mask[4]);
+uint32_t sm_mock_mft_blocks_set(const struct sm_mock *m, uint32_t node);
 /* Set the M_Key state of the SMA port_index belongs to (a switch's: port 0),
  * as another SM would have left it. -EINVAL for a bad index/prot bits. */
 int sm_mock_set_mkey(struct sm_mock *m, uint32_t port_index, uint64_t mkey, uint8_t prot_bits,
@@ -254,6 +266,15 @@ struct sm_mock_stats {
 	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
+
+/* Port configuration and QoS tables (mock_qos.c): what was asked of the SMAs, and one SL2VL table. */
+struct sm_mock_qos_stats {
+	uint64_t pi_sets;         /* PortInfo Sets (all of them) */
+	uint64_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+};
+void sm_mock_qos_stats(const struct sm_mock *m, struct sm_mock_qos_stats *st);
+/* The SL2VL table of node's (in, out) pair (CAs: out = the port). 0 or -EINVAL. */
+int sm_mock_sl2vl(const struct sm_mock *m, uint32_t node, unsigned in, unsigned out, uint8_t vl[16]);
 
 /*
  * ---- GSI (gsi.c): the hosts' side of an SA on a mock ----

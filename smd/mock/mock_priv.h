@@ -50,6 +50,9 @@ struct mnode {
 	uint32_t hostile_arg;
 	uint32_t hostile_n;        /* answers given while hostile */
 	uint32_t flip_n;           /* NodeInfo answers given while TYPE_FLIP */
+	uint16_t *mft;             /* mock_mft.c: [mlid offset * 16 + position] port masks, grown on Set */
+	uint32_t mft_mlids, mft_blocks_set;
+	uint16_t mft_top;
 };
 
 struct qent {
@@ -90,6 +93,7 @@ struct sm_mock {
 	pthread_mutex_t gsi_mu;    /* gsi[] (gsi.c): the only state other threads touch */
 	struct mock_gsi *gsi[SM_MOCK_GSI_MAX];
 	uint16_t **pkeys;          /* per port index, P_Key table (mock_pkey.c); NULL until used */
+	struct mock_qos *qos;      /* mock_qos.c, NULL until a port is configured */
 };
 
 #define SMA_DROP 0xFFFFu        /* mock_sma(): no answer at all */
@@ -151,8 +155,19 @@ void mock_deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp
 		  int faults, size_t len);
 void mock_send_trap128(struct sm_mock *m, uint32_t sw);
 
+/* mock_mft.c: MulticastForwardingTable Get/Set; SwitchInfo's MulticastFDBCap/Top. */
+uint16_t mock_mft(struct sm_mock *m, uint32_t n, struct sm_smp *s);
+void mock_mft_switch_info(struct sm_mock *m, uint32_t n, const struct sm_switch_info *set, struct sm_switch_info *si);
+
 /* admin.c: (re)start the fault RNG from a seed. */
 void mock_rng_seed(struct sm_mock *m, uint64_t seed);
+/* mock_qos.c: port configuration fields and QoS tables (fill and Set PortInfo, SwitchInfo caps,
+ * answer SLtoVLMappingTable / VLArbitrationTable), freed with the mock. */
+void mock_qos_fill_pi(const struct sm_mock *m, uint32_t idx, struct sm_port_info *pi);
+uint16_t mock_qos_set_pi(struct sm_mock *m, uint32_t n, unsigned p, const struct sm_port_info *req);
+void mock_qos_fill_si(const struct sm_mock *m, struct sm_switch_info *si);
+uint16_t mock_qos_sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s);
+void mock_qos_free(struct sm_mock *m);
 
 /* gsi.c: the transport's gsi_open; detach the endpoints a freed mock leaves open. */
 struct sm_gsi;

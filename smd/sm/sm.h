@@ -30,6 +30,9 @@
  *             struct sm_state (below) still knows them; a switch without a
  *             LID has never been programmed, so it is written without
  *             reading.
+ *   mft       with cfg.mcast (issue 14, mft.h): one spanning tree per
+ *             group, MFT blocks written where they differ from what the
+ *             switches hold (shadows as for LFTs); timed with program.
  *   activate  Set PortInfo ARMED on every link port in INIT (switch
  *             external ports and CA ports, the SM's own included), then
  *             ACTIVE on every ARMED port.
@@ -55,7 +58,9 @@ struct sm_chain;
 struct sm_lfts;
 struct sm_keys;
 struct sm_snapshot;
+struct sm_mc_set;
 struct sm_partitions;
+struct sm_portcfg;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -142,17 +147,38 @@ struct sm_cfg {
 	uint8_t sminfo_state;
 	uint8_t sminfo_priority;
 	/*
+	 * Multicast (sm/mcast.h, issue 14): the group set to program. The MFTs
+	 * are computed from it and the swept fabric, and only the blocks that
+	 * differ from what the switches hold are written (mft.c); the snapshot
+	 * carries them. Not owned: the caller holds a reference for the
+	 * bring-up. NULL: MFTs are left as they are (nothing read or written).
+	 */
+	const struct sm_mc_set *mcast;
+	/*
 	 * Partitions (model/partitions.h): with a set, the P_Key phase (after
 	 * program) writes the P_Key tables of CA and router ports, switch port
 	 * 0 and switch ports facing a CA or router, changed blocks only, and the
 	 * snapshot carries them. NULL: P_Key tables are left alone. Not owned.
 	 */
 	const struct sm_partitions *partitions;
+	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
+	const struct sm_portcfg *portcfg;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
 enum sm_phase { SM_PH_DISCOVER, SM_PH_LIDS, SM_PH_ROUTE, SM_PH_PROGRAM, SM_PH_ACTIVATE, SM_PH_COUNT };
 const char *sm_phase_name(unsigned ph);
+
+/* What programming MFTs did (a bring-up's, or sm_mft_update()'s). */
+struct sm_mft_summary {
+	uint32_t groups;             /* groups of the set that got a tree */
+	uint32_t blocks_written, blocks_read, switches_written;
+	uint32_t top_sets;           /* SwitchInfo Sets of MulticastFDBTop */
+	uint32_t over_cap;           /* switches whose MulticastFDBCap is below the highest MLID */
+	uint32_t set_errors;
+	uint64_t missing;            /* members not in the fabric (or not reachable) */
+	double compute_s, program_s;
+};
 
 struct sm_summary {
 	struct sm_fabric_counts counts;
@@ -168,6 +194,10 @@ struct sm_summary {
 	uint32_t switchinfo_sets;
 	uint32_t portinfo_lid_sets;  /* Set PortInfo for LID/SM LID/prefix */
 	uint32_t portinfo_state_sets;/* Set PortInfo for ARMED/ACTIVE */
+	/* port configuration (portcfg.c) */
+	uint32_t portcfg_pi_sets;    /* Set PortInfo for MTU, VLs, HOQ, enforcement... */
+	uint32_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+	uint32_t tables_trusted;     /* switch ports whose tables the state vouches for: not read */
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
@@ -185,6 +215,7 @@ struct sm_summary {
 	uint32_t pkey_ports;         /* ports whose P_Key table is managed (0: no partitions configured) */
 	uint32_t pkey_blocks_read, pkey_blocks_written;
 	char state_err[512];         /* the first such error, naming the file */
+	struct sm_mft_summary mft;   /* with cfg.mcast */
 	double phase_s[SM_PH_COUNT];
 	double total_s;
 };
