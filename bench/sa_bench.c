@@ -272,6 +272,13 @@ int main(int argc, char **argv)
 	rc |= run_gets("Get SLID/DLID", &ctx, &by_lid, queries, &ans, 1);
 	rc |= run_gets("Get SGID/DGID (rdma_cm)", &ctx, &by_gid, queries, &ans, 1);
 	rc |= run_gets("GetMulti APM 2x2", &ctx, &apm, queries / 4, &ans, 2);
+	/* as the server answers: with its per-snapshot rate/MTU table (path.h sm_sa_port_rm_build) */
+	uint16_t *rm = sm_sa_port_rm_build(snap);
+	ctx.port_rm = rm;
+	rc |= run_gets("Get SLID/DLID, server's table", &ctx, &by_lid, queries, &ans, 1);
+	rc |= run_gets("Get SGID/DGID (rdma_cm), server's table", &ctx, &by_gid, queries, &ans, 1);
+	ctx.port_rm = NULL;
+	free(rm);
 	rc |= run_table("GetTable one source", &ctx, B(SM_PR_CM_SGID), sm_gen_ca_port_guid(0, 0), &ans);
 	if (all_pairs)
 		rc |= run_table("GetTable all pairs", &ctx, 0, 0, &ans);

@@ -6,10 +6,14 @@
 # usage: sh ../bench/sa_ibsim.sh [SECONDS]    (from a build directory; default 5 s per case)
 # env:   HOSTS (128) RADIX (16) ROUNDS (1: OpenSM then smd, ROUNDS times) FORM ("" SLID/DLID,
 #        -g rdma_cm's SGID/DGID) CLIENTS (4) BUILD (.) OUT (a temp dir, kept)
+#        SMD_BACKENDS ("umad ibsim") HEAVY (1: the heavy-sweep cases, 0: not)
 #
 # For each SM, on a fresh ibsim instance of one generated fat tree: the SM
-# at host 0 (OpenSM: `opensm` in the foreground, its defaults; smd:
-# `smd -f --backend umad`, sweep_interval 0), both under umad2sim. Then
+# at host 0 (OpenSM: `opensm` in the foreground, its defaults, under
+# umad2sim; smd: sweep_interval 0, once per transport in SMD_BACKENDS:
+# "umad" is `smd -f --backend umad` under umad2sim as OpenSM, "ibsim" is
+# `smd -f --plane ibsim:HOST`, smd's own ibsim client, whose socket the
+# loop epolls: no umad2sim threads in the SM's process). Then
 # bench/sa_load (libibumad, under umad2sim) at other hosts, one per leaf,
 # keeps 1 or 32 PathRecord Gets in flight between random pairs of the
 # fabric's CA LIDs for SECONDS:
@@ -21,9 +25,14 @@
 # q/s = answers with status 0 per second (summed over clients); p50/p99
 # of the slowest client; SM us/q = the SM process's utime+stime
 # (/proc/PID/stat) over the case / answers (in "fair", to both clients); ibsim us/q the same for the
-# simulator. Clients, simulator and SM share the machine's cores.
+# simulator; SA us/q (smd only) = the SA's own thread CPU time answering
+# (status "cpu_s": decode, query, encode, the transport's recv/send calls)
+# per answer. Clients, simulator and SM share the machine's cores.
 set -u
 SECS=${1:-5}
+SMD_BACKENDS=${SMD_BACKENDS:-umad ibsim}
+HEAVY=${HEAVY:-1}
+smsock=
 HOSTS=${HOSTS:-128}
 RADIX=${RADIX:-16}
 ROUNDS=${ROUNDS:-1}
@@ -99,7 +108,7 @@ sa_ready() {
 # run_case SM NAME "HOST:INFLIGHT ..."  -> one result row
 run_case() {
 	_sm=$1 _name=$2
-	c0=$(cpu "$smpid") i0=$(cpu "$IBSIM_PID")
+	c0=$(cpu "$smpid") i0=$(cpu "$IBSIM_PID") a0=$(sa_cpu_ns)
 	_k=0 _pids=
 	# shellcheck disable=SC2086 # FORM is empty or one option
 	for spec in $3; do
@@ -109,19 +118,28 @@ run_case() {
 		_pids="$_pids $!"
 	done
 	for p in $_pids; do wait "$p"; done
-	c1=$(cpu "$smpid") i1=$(cpu "$IBSIM_PID")
+	c1=$(cpu "$smpid") i1=$(cpu "$IBSIM_PID") a1=$(sa_cpu_ns)
 	cat "$OUT/$_sm.$_name".* >>"$OUT/raw.txt"
 	# the last client's line is the measured one in "fair" (the quiet host)
 	cat "$OUT/$_sm.$_name".* | awk -v sm="$_sm" -v name="$_name" -v dc=$((c1 - c0)) -v di=$((i1 - i0)) \
-		-v tck="$TCK" -v fair="${4:-}" '
+		-v tck="$TCK" -v fair="${4:-}" -v da=$((a1 - a0)) '
 		{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		  if (fair && NR == 1) { fq = v["qps"]; fb = v["busy"]; fo = v["ok"]; next }
 		  q += v["qps"]; ok += v["ok"]; b += v["busy"]; t += v["timeouts"]; e += v["err"]; l += v["late"]
 		  if (v["p99_us"] > p99) p99 = v["p99_us"]; if (v["p50_us"] > p50) p50 = v["p50_us"] }
 		END { tot = ok + fo   # CPU per answer to anyone
-		      printf "| %s | %s | %.0f | %.0f / %.0f | %s | %s | %d / %d / %d / %d%s |\n", sm, name, q, p50, p99,
-		        (tot ? sprintf("%.1f", dc * 1e6 / tck / tot) : "-"), (tot ? sprintf("%.1f", di * 1e6 / tck / tot) : "-"),
+		      printf "| %s | %s | %.0f | %.0f / %.0f | %s | %s | %s | %d / %d / %d / %d%s |\n", sm, name, q, p50, p99,
+		        (tot ? sprintf("%.1f", dc * 1e6 / tck / tot) : "-"),
+		        (tot && da > 0 ? sprintf("%.2f", da / 1e3 / tot) : "-"),
+		        (tot ? sprintf("%.1f", di * 1e6 / tck / tot) : "-"),
 		        b, t, e, l, (fair ? sprintf(" (flooder: %.0f q/s, %d BUSY)", fq, fb) : "") }' | tee -a "$OUT/rows"
+}
+
+# the SA's own CPU time (ns) from smd's status, 0 for OpenSM
+sa_cpu_ns() {
+	[ -n "${smsock:-}" ] || { echo 0; return; }
+	"$SMCTL" --socket "$smsock" --json status 2>/dev/null |
+		sed -n 's/.*"cpu_s":\([0-9.e-]*\).*/\1/p' | head -1 | awk '{ printf "%.0f", $1 * 1e9 }'
 }
 
 # idle SM: its CPU over SECS with no client
@@ -149,8 +167,8 @@ cases() {
 
 echo "sa_ibsim: $HOSTS hosts (radix $RADIX), $SECS s per case, ${FORM:-SLID/DLID} form, $CLIENTS clients, out $OUT"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| SM | case | q/s | p50 / p99 us | SM us/q | ibsim us/q | BUSY / timeouts / errors / late |"
-echo "|---|---|---|---|---|---|---|"
+echo "| SM | case | q/s | p50 / p99 us | SM us/q | SA us/q | ibsim us/q | BUSY / timeouts / errors / late |"
+echo "|---|---|---|---|---|---|---|---|"
 for _ in $(seq 1 "$ROUNDS"); do
 	# ---- OpenSM ----
 	ibsim_start "$net" || exit 1
@@ -171,35 +189,46 @@ for _ in $(seq 1 "$ROUNDS"); do
 	wait "$w" 2>/dev/null
 	ibsim_stop
 
-	# ---- smd ----
+	# ---- smd, once per transport ----
+	for be in $SMD_BACKENDS; do
 	ibsim_start "$net" || exit 1
 	trap cleanup EXIT
 	hostno=0
 	printf 'sweep_interval: 0\n' >"$OUT/smd.yaml"
 	rm -rf "$OUT/state"
-	SIM_HOST=$smnode ibsim_run "$SMD" -f -c "$OUT/smd.yaml" --backend umad --socket "$OUT/smd.sock" \
-		--state-dir "$OUT/state" >"$OUT/smd.out" 2>"$OUT/smd.err" &
+	smsock=$OUT/smd.sock
+	if [ "$be" = umad ]; then
+		SIM_HOST=$smnode ibsim_run "$SMD" -f -c "$OUT/smd.yaml" --backend umad --socket "$smsock" \
+			--state-dir "$OUT/state" >"$OUT/smd.out" 2>"$OUT/smd.err" &
+	else
+		IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout "$IBSIM_RUN_TIMEOUT" "$SMD" -f -c "$OUT/smd.yaml" \
+			--plane "ibsim:$smnode" --socket "$smsock" --state-dir "$OUT/state" >"$OUT/smd.out" 2>"$OUT/smd.err" &
+	fi
 	w=$!
 	bgpids="$bgpids $w"
 	sleep 1
 	smpid=$(pid_of "$w" smd) || { echo "sa_ibsim: no smd process" >&2; exit 1; }
 	sa_ready "$g" || { echo "sa_ibsim: smd's SA never answered" >&2; exit 1; }
 	SIM_HOST=$diag ibsim_run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" { print $2, $4 }' | sort -u >"$OUT/lids"
-	cases smd
-	# heavy sweeps back to back while the clients ask
-	s0=$("$SMCTL" --socket "$OUT/smd.sock" --json status | sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p')
-	(while :; do "$SMCTL" --socket "$OUT/smd.sock" resweep --heavy >/dev/null 2>&1 || sleep 0.1; done) &
-	hl=$!
-	bgpids="$bgpids $hl"
-	run_case smd "1x1, heavy sweeps" "$(next_host):1"
-	run_case smd "1x32, heavy sweeps" "$(next_host):32"
-	kill "$hl" 2>/dev/null
-	wait "$hl" 2>/dev/null
-	s1=$("$SMCTL" --socket "$OUT/smd.sock" --json status | sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p')
-	echo "heavy sweeps during the last two cases: $((s1 - s0)) in $((2 * SECS)) s"
-	"$SMCTL" --socket "$OUT/smd.sock" --json status >"$OUT/smd.status.json"
+	cases "smd-$be"
+	if [ "$HEAVY" = 1 ]; then
+		# heavy sweeps back to back while the clients ask
+		s0=$("$SMCTL" --socket "$smsock" --json status | sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p')
+		(while :; do "$SMCTL" --socket "$smsock" resweep --heavy >/dev/null 2>&1 || sleep 0.1; done) &
+		hl=$!
+		bgpids="$bgpids $hl"
+		run_case "smd-$be" "1x1, heavy sweeps" "$(next_host):1"
+		run_case "smd-$be" "1x32, heavy sweeps" "$(next_host):32"
+		kill "$hl" 2>/dev/null
+		wait "$hl" 2>/dev/null
+		s1=$("$SMCTL" --socket "$smsock" --json status | sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p')
+		echo "smd-$be: heavy sweeps during the last two cases: $((s1 - s0)) in $((2 * SECS)) s"
+	fi
+	"$SMCTL" --socket "$smsock" --json status >"$OUT/smd-$be.status.json"
 	kill "$smpid" 2>/dev/null
 	wait "$w" 2>/dev/null
+	smsock=
 	ibsim_stop
+	done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -9,19 +9,29 @@
 # ("v": validate the SA against that inventory, path records not compared),
 # -f v ("v-full": with path records), -f q (VLArb and SL2VL tables),
 # -f f -s1..-s4 (stress: single-MAD PortInfo, multi-MAD mixed, PathRecord
-# RMPP, PathRecord single). OpenSM runs with -d1 (single-threaded
-# dispatch): its multi-threaded SA drops SubnAdmSet(SMInfoRecord) and -f v
-# then hangs; single-threaded, its MultiPathRecord answer
-# (INSUFFICIENT_COMPONENTS) fails v-full. smd runs with OpenSM's guid2lid
-# (same LIDs), once with --backend umad (umad2sim) and once with --plane
-# ibsim:host00, and must pass every flow OpenSM passes; "v-osm" also
-# validates smd's SA against the inventory OpenSM's SA gave (same fabric,
-# same LIDs, path records not compared: the routes differ).
+# RMPP by port GUID pair, PathRecord single). OpenSM runs with -d1
+# (single-threaded dispatch): its multi-threaded SA drops
+# SubnAdmSet(SMInfoRecord) and -f v then hangs. smd runs with OpenSM's
+# guid2lid (same LIDs), once with --backend umad (umad2sim) and once with
+# --plane ibsim:host00, and must pass every flow OpenSM passes; "v-osm"
+# also validates smd's SA against the inventory OpenSM's SA gave (same
+# fabric, same LIDs, path records not compared: the routes differ).
+# What umad2sim lets through: its receiver thread reads each MAD into a
+# buffer of sizeof(struct sim_request) (288 bytes) that also holds the
+# 64-byte umad header, so a client gets the first 224 bytes of a MAD and
+# 32 bytes of whatever follows on the heap. A GetTable answer reaches
+# osmtest as its first RMPP segment, counted as (256 - 56) / record size
+# records, the last of them cut at byte 224: the inventory holds one
+# NodeRecord (112 bytes) and three PathRecords, the third half garbage.
+# So "v-full" fails for any SM here (it compares that third PathRecord;
+# OpenSM fails it too: "Unexpected path"), and the stress flows need a CA
+# in the first NodeRecord (smd answers tables in LID order, hosts first).
 # Not run, and why: -f s (service registration/lease) and -f m (multicast)
-# fail against OpenSM under ibsim too; -f e is not implemented in this
-# osmtest; -f a waits for a timeout umad2sim never gives (hangs by design);
-# -f t needs an external trap source. Services, events and multicast are
-# covered by the SA's own tests and saquery (sa_ibsim.sh).
+# fail against OpenSM under ibsim too (a ServiceRecord is 176 bytes: its
+# answer is cut); -f e is not implemented in this osmtest; -f a waits for
+# a timeout umad2sim never gives (hangs by design); -f t needs an external
+# trap source. Services, events and multicast are covered by the SA's own
+# tests and saquery (sa_ibsim.sh).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
@@ -37,7 +47,7 @@ CLHOST=host05
 FLOWS="c v v-full q s1 s2 s3 s4"
 # flows smd must pass (the others are recorded: a flow OpenSM passes and smd does not yet is
 # reported as NOT YET with osmtest's first error, for the SA's owners)
-SMD_MUST="c v q s1 s2 s4"
+SMD_MUST="c v q s1 s2 s3 s4"
 # in the sanitized build umad2sim is preloaded ahead of ASan's runtime: as lib-ibsim.sh's ibsim_run
 asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 sock="$work/smd.sock"
@@ -57,10 +67,11 @@ ot() {
 	[ $_rc = 137 ] && echo "(killed after ${_t} s)" >>"$work/$_n.out"
 	[ $_rc = 0 ] && grep -q 'PASS' "$work/$_n.out" && ! grep -q 'FAIL' "$work/$_n.out"
 }
-# flows WHO INVENTORY: every flow; sets passed/failed
+now() { date +%s.%N; }
+# flows WHO INVENTORY: every flow; sets passed/failed and times (FLOW=SECONDS ...)
 flows() {
 	_who=$1 _inv=$2
-	passed="" failed=""
+	passed="" failed="" times=""
 	for f in $FLOWS; do
 		case $f in
 		c) set -- -f c -i "$_inv"; t=60 ;;
@@ -69,10 +80,9 @@ flows() {
 		q) set -- -f q -i "$_inv"; t=60 ;;
 		s*) set -- -f f -"$f" -i "$_inv"; t=120 ;;
 		esac
-		# s3 (PathRecords by GUID pair, 100,000 queries) is not answered by smd yet (NOTES.md):
-		# killed sooner, so CI does not wait 2 x 120 s per build for a known gap
-		[ "$f" = s3 ] && [ "$_who" != osm ] && t=30
+		_t0=$(now)
 		if ot "$_who.$f" $t "$@"; then passed="$passed $f"; else failed="$failed $f"; fi
+		times="$times $f=$(awk -v a="$(now)" -v b="$_t0" 'BEGIN { printf "%.1f", a - b }')"
 	done
 }
 sa_up() {
@@ -97,7 +107,7 @@ wait_sa || bad "OpenSM's SA did not answer within 30 s"
 cp "$IBSIM_DIR/guid2lid" "$work/guid2lid" || { echo "FAIL: no guid2lid from OpenSM"; exit 1; }
 flows osm "$work/osm.inv"
 osm_passed=$passed
-echo "OpenSM: osmtest flows passed:$passed${failed:+; failed:$failed}"
+echo "OpenSM: osmtest flows passed:$passed${failed:+; failed:$failed}; seconds:$times"
 case " $failed " in
 *" c "*|*" v "*|*" q "*|*" s1 "*) bad "OpenSM (the reference) failed osmtest flows:$failed (c, v, q and the stress modes pass here)" ;;
 *) ;;
@@ -126,7 +136,7 @@ for be in umad ibsim; do
 	fi
 	flows "smd-$be" "$work/smd-$be.inv"
 	if ot "smd-$be.v-osm" 120 -f v -d1 -i "$work/osm.inv"; then passed="$passed v-osm"; else failed="$failed v-osm"; fi
-	echo "smd ($be): osmtest flows passed:$passed${failed:+; failed:$failed}"
+	echo "smd ($be): osmtest flows passed:$passed${failed:+; failed:$failed}; seconds:$times"
 	for f in $failed; do
 		case " $osm_passed " in
 		*" $f "*) ;;

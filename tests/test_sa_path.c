@@ -911,6 +911,20 @@ static void test_mock_bringup(void **st)
 		assert_int_equal(lid_owner(sn, a.slid), guid_of(a.sgid));
 		assert_int_equal(lid_owner(sn, a.dlid), guid_of(a.dgid));
 	}
+	/* the server's per-snapshot rate/MTU table gives the same records, byte for byte */
+	size_t bytes = ans.n * ans.rec_size;
+	uint8_t *plain = malloc(bytes);
+	assert_non_null(plain);
+	memcpy(plain, ans.buf, bytes);
+	uint16_t *rm = sm_sa_port_rm_build(sn);
+	assert_non_null(rm);
+	ctx.port_rm = rm;
+	assert_int_equal(ask(SM_SA_GET_TABLE, 0, &r), 0);
+	assert_int_equal(ans.n * ans.rec_size, bytes);
+	assert_memory_equal(ans.buf, plain, bytes);
+	ctx.port_rm = NULL;
+	free(rm);
+	free(plain);
 	/* rdma_cm's Get between two hosts on different leaves */
 	r = pr(sm_gen_ca_port_guid(0, 0), sm_gen_ca_port_guid(0, 15));
 	assert_int_equal(ask(SM_SA_GET, CM_PAIR_GID, &r), 0);

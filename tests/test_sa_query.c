@@ -278,10 +278,12 @@ static void test_e2e_node(void **st)
 	assert_int_equal(ask(e, SM_SA_ATTR_NODE_RECORD, SM_SA_GET_TABLE, 0, q), 0);
 	assert_int_equal(e->ans.n, 8);              /* 2 switches + 6 CA ports */
 	assert_int_equal(e->ans.rec_size, 112);
-	/* node-GUID order: 0x100, 0x200, 0x1000, 0x2000 (p1, p2), 0x3000 (p1, p2), 0x4000 */
+	/* LID order (here also node-GUID order): 0x100, 0x200, 0x1000, 0x2000 (p1, p2), 0x3000 (p1, p2), 0x4000 */
 	static const uint64_t pg[8] = { 0x100, 0x200, 0x1001, 0x2001, 0x2002, 0x3001, 0x3002, 0x4001 };
 	for (size_t i = 0; i < 8; i++) {
 		const uint8_t *r = rec_at(e, i);
+		if (i && pg[i] >> 8 != pg[i - 1] >> 8)
+			assert_true(sm_sa_get16(r) > sm_sa_get16(rec_at(e, i - 1)));   /* a node where its lowest LID comes */
 		assert_int_equal(sm_sa_get64(r + 4 + 20), pg[i]);            /* PortGUID */
 		assert_int_equal(sm_sa_get16(r), lid_of(e, pg[i]));          /* LID */
 		assert_int_equal(r[4 + 36], i < 2 ? 0 : (pg[i] & 0xf));     /* LocalPortNum */
@@ -450,6 +452,25 @@ static void test_e2e_sminfo_guid_pkey(void **st)
 	memset(q, 0, sizeof(q));
 	sm_sa_put64(q + 12, self.sm_key);
 	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 1u << 3, q), SM_SA_STATUS_NO_RECORDS);
+
+	/* the other SMs the election knows: listed after us at their port's LID; unknown ports are not */
+	memset(q, 0, sizeof(q));
+	e->self.peers[0] = (struct sm_sa_peer){ .port_guid = 0x4001, .sm_key = 0x77, .act_count = 9, .lid = 999,
+						.priority = 5, .state = 2 };
+	e->self.peers[1] = (struct sm_sa_peer){ .port_guid = 0xdead, .lid = 3, .state = 2 };
+	e->self.n_peers = 2;
+	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET_TABLE, 0, q), 0);
+	assert_int_equal(e->ans.n, 2);
+	assert_memory_equal(rec_at(e, 0), want, sizeof(want));
+	sm_sa_sminfo_rec_encode(want, h4, 0x4001, 0, 9, 5, 2);
+	assert_memory_equal(rec_at(e, 1), want, sizeof(want));
+	sm_sa_put16(q, h4);
+	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 1, q), 0);
+	assert_memory_equal(rec_at(e, 0), want, sizeof(want));
+	q[24] = 2;   /* SMState standby: the peer alone */
+	assert_int_equal(ask(e, SM_SA_ATTR_SMINFO_RECORD, SM_SA_GET, 1u << 6, q), 0);
+	assert_memory_equal(rec_at(e, 0), want, sizeof(want));
+	e->self.n_peers = 0;
 
 	memset(q, 0, sizeof(q));
 	sm_sa_put16(q, h4);

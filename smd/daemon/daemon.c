@@ -160,6 +160,8 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.cycle = d->st.sweeps + 1;
 	mp->base.phase = dmn_plane_phase;
 	mp->base.phase_arg = d;
+	mp->base.trap = dmn_sa_trap;   /* traps 128 during a cycle are Reported too */
+	mp->base.trap_arg = d;
 	mp->base.keys = sm_keys_active(&d->keys) || d->keys.sm_key ? &d->keys : NULL;
 	mp->base.txn.stop = &d->stopping;   /* smd_dmn_free() cuts a running cycle short */
 	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
@@ -349,9 +351,7 @@ static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *n
 		unsigned num;
 		if (!sm_trap_wants_sweep(&smp, &num) || !dmn_ha_plane_may_cycle(d, i))
 			continue;   /* a standby plane's traps are for its master */
-		/* a link state change: the SA forwards it to hosts that subscribed (InformInfo, trap 128) */
-		if (num == 128 && d->sa[i])
-			sm_sa_notice(d->sa[i], smp.data);
+		dmn_sa_trap(d, i, &smp, from.slid);
 		want = 1;
 		if (num)
 			snprintf(why, whylen, "plane %u: trap %u from LID %u", i, num, from.slid);

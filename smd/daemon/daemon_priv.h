@@ -111,6 +111,14 @@ void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err,
 void dmn_sa_cycle_done(struct smd_dmn *d);
 void dmn_sa_free_all(struct smd_dmn *d);
 void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
+/*
+ * A trap the SM read (between cycles on the loop, during one from the
+ * plane's thread: sm_cfg.trap; d->sa[] does not change while either runs):
+ * a trap 128 goes to the plane's SA, which Reports it to its subscribers.
+ */
+void dmn_sa_trap(void *arg, unsigned plane, const struct sm_smp *smp, uint16_t slid);
+/* The election's state or its table of other SMs changed: the plane's SA is told (SMInfoRecord). */
+void dmn_sa_self_changed(struct smd_dmn *d, unsigned plane);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);

@@ -59,6 +59,9 @@ struct ha_plane {
 	uint16_t reprobe_lid;
 	unsigned reprobe_left;
 	uint64_t reprobe_us;
+	/* the other SMs whose SMInfo we read (their last answer), for the SA's SMInfoRecord */
+	struct sm_elect_peer peers[DMN_HA_MAX_PEERS];
+	unsigned n_peers;
 };
 
 struct dmn_ha {
@@ -164,6 +167,26 @@ static void publish(struct ha_plane *h)
 	sp->role.refused = h->el.refused_key + h->el.refused_guid + h->el.refused_illegal;
 	sp->role.damped = h->el.damped;
 	pthread_mutex_unlock(&h->d->mu);
+	dmn_sa_self_changed(h->d, h->i);
+}
+
+/* A peer SM answered SMInfo (with our SM_Key, or none): remembered, the oldest making room. */
+static void remember(struct ha_plane *h, const struct sm_elect_peer *p)
+{
+	unsigned k = 0;
+
+	if (!p->guid || p->guid == h->el.cfg.guid)
+		return;
+	while (k < h->n_peers && h->peers[k].guid != p->guid)
+		k++;
+	if (k == DMN_HA_MAX_PEERS) {
+		memmove(h->peers, h->peers + 1, sizeof(h->peers) - sizeof(h->peers[0]));
+		k--;
+	} else if (k == h->n_peers) {
+		h->n_peers++;
+	}
+	h->peers[k] = *p;
+	dmn_sa_self_changed(h->d, h->i);
 }
 
 /* Do what the election said. */
@@ -287,6 +310,8 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 			p.lid = h->el.master.lid;
 		uint8_t before = h->el.state;
 		act = sm_elect_poll_result(&h->el, ok ? &p : NULL, smp->status, now);
+		if (ok && act >= 0)
+			remember(h, &p);
 		if (act == SM_EL_NONE && h->el.state == before && ok && h->el.misses)
 			refused(h, -1);
 		apply(h, act);
@@ -307,6 +332,8 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 		if (p.lid == h->reprobe_lid)
 			h->reprobe_left = 0;   /* it answers now */
 		act = sm_elect_peer_seen(&h->el, &p, now);
+		if (act >= 0)
+			remember(h, &p);
 		refused(h, act);
 		if (h->el.split) {
 			ha_note(h, "%s", h->el.why);
@@ -476,6 +503,17 @@ bool dmn_ha_may_cycle(const struct smd_dmn *d)
 		if (dmn_ha_plane_may_cycle(d, i))
 			return true;
 	return false;
+}
+
+unsigned dmn_ha_peers(const struct smd_dmn *d, unsigned plane, struct sm_elect_peer *out, unsigned max)
+{
+	const struct ha_plane *h = d->ha && plane < SM_MAX_PLANES ? &d->ha->p[plane] : NULL;
+	unsigned n = h && h->on ? h->n_peers : 0;
+
+	n = n < max ? n : max;
+	if (n)
+		memcpy(out, h->peers, n * sizeof(*out));
+	return n;
 }
 
 void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r)

@@ -42,4 +42,13 @@ struct dmn_ha_role {
 };
 void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r);
 
+/*
+ * The other SMs of the plane whose SMInfo the election read (polls, probes
+ * of IsSM ports and of SMs that poll us), as they last answered; at most
+ * max into out. Loop thread.
+ */
+#define DMN_HA_MAX_PEERS 8
+struct sm_elect_peer;
+unsigned dmn_ha_peers(const struct smd_dmn *d, unsigned plane, struct sm_elect_peer *out, unsigned max);
+
 #endif

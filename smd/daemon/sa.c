@@ -19,7 +19,9 @@
  * the SM itself is unaffected.
  */
 #include "daemon/daemon_priv.h"
+#include "daemon/ha.h"
 #include "lib/loop.h"
+#include "sm/election.h"
 #include "sa/sa_mad.h"
 #include "sa/server.h"
 
@@ -40,6 +42,8 @@ static void sa_note(struct smd_dmn *d, unsigned i, const char *what)
 
 static void sa_self(struct smd_dmn *d, unsigned i, uint64_t sweeps, struct sm_sa_self *self)
 {
+	struct sm_elect_peer peers[SM_SA_MAX_PEERS];
+	struct dmn_ha_role role;
 	struct sm_cfg c;
 
 	sm_cfg_default(&c);
@@ -49,6 +53,18 @@ static void sa_self(struct smd_dmn *d, unsigned i, uint64_t sweeps, struct sm_sa
 	self->act_count = (uint32_t)sweeps;
 	self->state = sweeps && !d->planes[i].rc ? 3 : 1;   /* SMInfo: master once the plane came up, else discovering */
 	self->subnet_timeout = c.subnet_timeout;
+	/* an elected plane: the election's state and our priority, and the other SMs it knows */
+	dmn_ha_role(d, i, &role);
+	if (!role.elected)
+		return;
+	self->state = role.state;
+	self->priority = role.priority;
+	unsigned n = dmn_ha_peers(d, i, peers, SM_SA_MAX_PEERS);
+	for (unsigned k = 0; k < n; k++)
+		self->peers[k] = (struct sm_sa_peer){ .port_guid = peers[k].guid, .sm_key = peers[k].sm_key,
+						      .act_count = peers[k].act_count, .lid = peers[k].lid,
+						      .priority = peers[k].priority, .state = peers[k].state };
+	self->n_peers = (uint8_t)n;
 }
 
 static void sa_set(struct smd_dmn *d, unsigned i, struct sm_sa *sa, const char *err)
@@ -121,6 +137,30 @@ void dmn_sa_cycle_done(struct smd_dmn *d)
 		if (d->cap[i])
 			sm_sa_publish(d->sa[i], d->cap[i]);
 	}
+}
+
+void dmn_sa_trap(void *arg, unsigned plane, const struct sm_smp *smp, uint16_t slid)
+{
+	struct smd_dmn *d = arg;
+	unsigned num;
+
+	(void)slid;
+	/* a link state change: the SA forwards it to hosts that subscribed (InformInfo, trap 128) */
+	if (plane < SM_MAX_PLANES && d->sa[plane] && sm_trap_wants_sweep(smp, &num) && num == 128)
+		sm_sa_notice(d->sa[plane], smp->data);
+}
+
+void dmn_sa_self_changed(struct smd_dmn *d, unsigned plane)
+{
+	struct sm_sa_self self;
+
+	if (plane >= SM_MAX_PLANES || plane >= d->n || !d->sa[plane])
+		return;
+	pthread_mutex_lock(&d->mu);
+	uint64_t sweeps = d->st.sweeps;
+	pthread_mutex_unlock(&d->mu);
+	sa_self(d, plane, sweeps, &self);
+	sm_sa_set_self(d->sa[plane], &self);
 }
 
 void dmn_sa_free_all(struct smd_dmn *d)

@@ -13,13 +13,16 @@
  *     agent for the class registered as a server with rmpp_version 1, so on
  *     real hardware the kernel segments and reassembles RMPP
  *     (SM_GSI_KERNEL_RMPP): send() takes the whole message. Under umad2sim
- *     the simulator copies 256 bytes of any MAD (its limit, not ours).
+ *     a client gets the first 224 bytes of any MAD (its receiver's buffer
+ *     also holds the 64-byte umad header; its limit, not ours).
  *   - ibsim (ibsim.c): ibsim hands every QP0/QP1 request for a port to that
  *     port's one SM client, so the SMP transport and the GSI share one
  *     socket; whoever reads it passes the other's MADs on (see ibsim.c).
  *     SM_GSI_KERNEL_RMPP: the endpoint takes a whole message and sends its
  *     first segment, all that ibsim's clients (umad2sim's, which have no
  *     RMPP and never ACK) take of it; only single-MAD requests arrive.
+ *     It reads up to 32 packets per system call (recvmmsg) and, between
+ *     hold(true) and hold(false), sends single MADs together (sendmmsg).
  *   - mock (smd/mock): an in-process queue; tests and benchmarks play the
  *     hosts with sm_mock_gsi_inject()/sm_mock_gsi_take() (mock.h). The SA
  *     segments RMPP itself (no SM_GSI_KERNEL_RMPP).
@@ -80,6 +83,15 @@ struct sm_gsi_ops {
 	/* Polls readable when recv would not return -EAGAIN, or -1 (then poll recv). */
 	int (*fd)(struct sm_gsi *g);
 	void (*close)(struct sm_gsi *g);   /* frees g */
+	/*
+	 * Optional (NULL, or an older ops without it: every send goes at once).
+	 * hold(g, true): the single-MAD sends that follow may be held and go
+	 * out together (one system call for many); hold(g, false) sends what
+	 * is held and stops holding: the number of held MADs that could not be
+	 * sent (>= 0; already counted by no one), or -errno. A reader that
+	 * answers a batch of requests holds around the batch. Reader's thread.
+	 */
+	int (*hold)(struct sm_gsi *g, bool on);
 };
 
 struct sm_gsi {
@@ -102,6 +114,12 @@ static inline int sm_gsi_recv(struct sm_gsi *g, uint8_t *buf, size_t cap, size_t
 static inline int sm_gsi_fd(struct sm_gsi *g)
 {
 	return g->ops->fd ? g->ops->fd(g) : -1;
+}
+
+static inline int sm_gsi_hold(struct sm_gsi *g, bool on)
+{
+	const struct sm_gsi_ops *o = g->ops;
+	return o->size >= offsetof(struct sm_gsi_ops, hold) + sizeof(o->hold) && o->hold ? o->hold(g, on) : 0;
 }
 
 static inline void sm_gsi_close(struct sm_gsi *g)

@@ -72,6 +72,10 @@ struct ibsim_gsi {
 	struct sm_gsi g;          /* first */
 	struct ibsim_port *p;
 	uint16_t tid_hi;          /* top TID bits of our last request (Report): ibsim overwrites them */
+	bool holding;             /* hold(true): single MADs wait in held[] (send_mu) */
+	unsigned n_held;
+	unsigned failed;          /* held MADs a flush could not send, until hold(false) reports them */
+	struct sm_ibsim_out held[SM_IBSIM_RECV_BATCH];
 };
 
 static int side_of(const struct sm_ibsim_pkt *k)
@@ -124,10 +128,14 @@ static int side_pop(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
 
 /*
  * One packet for side s without waiting: from its queue, else from the
- * socket (passing the other side's on). 0, -EAGAIN, -errno.
+ * socket, up to SM_IBSIM_RECV_BATCH packets per system call (recvmmsg):
+ * the first for s is returned, the others go to their side's queue in
+ * order (the other side's reader is woken by its eventfd). 0, -EAGAIN,
+ * -errno.
  */
 static int take(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
 {
+	struct sm_ibsim_pkt ks[SM_IBSIM_RECV_BATCH];
 	int rc;
 
 	pthread_mutex_lock(&p->mu);
@@ -135,15 +143,22 @@ static int take(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
 	pthread_mutex_unlock(&p->mu);
 	if (rc)
 		return 0;
-	for (int n = 0; n < 64; n++) {   /* bounded: a flood for the other side cannot keep us here */
-		rc = sm_ibsim_recv_pkt(p->c, k);
-		if (rc)
-			return rc;
-		if (side_of(k) == s)
-			return 0;
+	for (int n = 0; n < 4; n++) {   /* bounded: a flood for the other side cannot keep us here */
+		int got = sm_ibsim_recv_pkts(p->c, ks, SM_IBSIM_RECV_BATCH), found = 0;
+		if (got < 0)
+			return got;
 		pthread_mutex_lock(&p->mu);
-		side_push(p, !s, k);
+		for (int i = 0; i < got; i++) {
+			if (!found && side_of(&ks[i]) == s) {
+				*k = ks[i];
+				found = 1;
+			} else {
+				side_push(p, side_of(&ks[i]), &ks[i]);
+			}
+		}
 		pthread_mutex_unlock(&p->mu);
+		if (found)
+			return 0;
 	}
 	return -EAGAIN;
 }
@@ -303,6 +318,16 @@ static int send_rmpp(struct ibsim_port *p, const uint8_t *mad, size_t len, const
 	return sm_ibsim_send_pkt(p->c, seg, wire_len(seg), to->lid, to->qpn, 1);
 }
 
+/* Send what e holds (send_mu held); what does not go is counted in e->failed. */
+static void flush_held(struct ibsim_gsi *e)
+{
+	if (!e->n_held)
+		return;
+	int n = sm_ibsim_send_pkts(e->p->c, e->held, e->n_held);
+	e->failed += n < 0 ? e->n_held : e->n_held - (unsigned)n;
+	e->n_held = 0;
+}
+
 static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
 {
 	struct ibsim_port *p = ((struct ibsim_gsi *)g)->p;
@@ -322,14 +347,41 @@ static int ibsim_gsi_send(struct sm_gsi *g, const uint8_t *mad, size_t len, cons
 		mad = pad;
 		wlen = len;
 	}
+	struct ibsim_gsi *e = (struct ibsim_gsi *)g;
 	pthread_mutex_lock(&p->send_mu);
 	if (!(mad[3] & 0x80))
-		((struct ibsim_gsi *)g)->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
-	if (rmpp)
+		e->tid_hi = (uint16_t)(mad[8] << 8 | mad[9]);
+	if (rmpp) {
 		rc = send_rmpp(p, mad, len, to);
-	else
+	} else if (e->holding) {
+		struct sm_ibsim_out *o = &e->held[e->n_held++];
+		memcpy(o->mad, mad, SM_GSI_MAD_SIZE);
+		o->len = wlen < SM_GSI_MAD_SIZE ? wlen : wire_len(mad);
+		o->dlid = to->lid, o->dqp = to->qpn, o->sqp = 1;
+		rc = 0;
+		if (e->n_held == SM_IBSIM_RECV_BATCH)
+			flush_held(e);
+	} else {
 		rc = sm_ibsim_send_pkt(p->c, mad, wlen < SM_GSI_MAD_SIZE ? wlen : wire_len(mad), to->lid, to->qpn, 1);
+	}
 	pthread_mutex_unlock(&p->send_mu);
+	return rc;
+}
+
+/* Hold single MADs and send them together (sendmmsg) when the reader's batch ends: gsi.h hold. */
+static int ibsim_gsi_hold(struct sm_gsi *g, bool on)
+{
+	struct ibsim_gsi *e = (struct ibsim_gsi *)g;
+	int rc = 0;
+
+	pthread_mutex_lock(&e->p->send_mu);
+	if (!on) {
+		flush_held(e);
+		rc = (int)e->failed;
+		e->failed = 0;
+	}
+	e->holding = on;
+	pthread_mutex_unlock(&e->p->send_mu);
 	return rc;
 }
 
@@ -377,6 +429,9 @@ static void ibsim_gsi_close(struct sm_gsi *g)
 
 	if (!e)
 		return;
+	pthread_mutex_lock(&e->p->send_mu);
+	flush_held(e);   /* answers already given go out */
+	pthread_mutex_unlock(&e->p->send_mu);
 	pthread_mutex_lock(&e->p->mu);
 	e->p->gsi = NULL;
 	while (side_pop(e->p, SIDE_GSI, &k))
@@ -393,6 +448,7 @@ static const struct sm_gsi_ops ibsim_gsi_ops = {
 	.recv = ibsim_gsi_recv,
 	.fd = ibsim_gsi_fd,
 	.close = ibsim_gsi_close,
+	.hold = ibsim_gsi_hold,
 };
 
 static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_gsi **out, char *err,

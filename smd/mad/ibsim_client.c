@@ -287,21 +287,54 @@ int sm_ibsim_fd(const struct sm_ibsim *c)
 	return c->fd_data;
 }
 
+static void fill_req(struct sim_request_msg *r, const uint8_t mad[SM_IBSIM_MAD_SIZE], size_t len, uint16_t dlid,
+		     uint32_t dqp, uint32_t sqp)
+{
+	memset(r, 0, sizeof(*r));
+	r->dlid = htobe16(dlid);
+	r->slid = dlid == 0xffff ? htobe16(0xffff) : 0; /* 0: the simulator fills in our LID */
+	r->dqp = htobe32(dqp);
+	r->sqp = htobe32(sqp);
+	r->length = htobe64(len);
+	memcpy(r->mad, mad, SM_IBSIM_MAD_SIZE);
+}
+
 static int send_req(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], size_t len, uint16_t dlid,
 		    uint32_t dqp, uint32_t sqp)
 {
 	struct sim_request_msg r;
 
-	memset(&r, 0, sizeof(r));
-	r.dlid = htobe16(dlid);
-	r.slid = dlid == 0xffff ? htobe16(0xffff) : 0; /* 0: the simulator fills in our LID */
-	r.dqp = htobe32(dqp);
-	r.sqp = htobe32(sqp);
-	r.length = htobe64(len);
-	memcpy(r.mad, mad, SM_IBSIM_MAD_SIZE);
+	fill_req(&r, mad, len, dlid, dqp, sqp);
 	if (send(c->fd_data, &r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return errno ? -errno : -EIO;
 	return 0;
+}
+
+int sm_ibsim_send_pkts(struct sm_ibsim *c, const struct sm_ibsim_out *o, unsigned n)
+{
+	struct sim_request_msg r[SM_IBSIM_RECV_BATCH];
+	struct mmsghdr mh[SM_IBSIM_RECV_BATCH];
+	struct iovec iov[SM_IBSIM_RECV_BATCH];
+	unsigned done = 0;
+
+	while (done < n) {
+		unsigned k = n - done < SM_IBSIM_RECV_BATCH ? n - done : SM_IBSIM_RECV_BATCH;
+		memset(mh, 0, k * sizeof(mh[0]));
+		for (unsigned i = 0; i < k; i++) {
+			const struct sm_ibsim_out *p = &o[done + i];
+			fill_req(&r[i], p->mad, p->len, p->dlid, p->dqp, p->sqp);
+			iov[i] = (struct iovec){ .iov_base = &r[i], .iov_len = sizeof(r[i]) };
+			mh[i].msg_hdr.msg_iov = &iov[i];
+			mh[i].msg_hdr.msg_iovlen = 1;
+		}
+		int m = sendmmsg(c->fd_data, mh, k, 0);
+		if (m < 0 && errno == EINTR)
+			continue;
+		if (m <= 0)
+			return done ? (int)done : m < 0 ? -errno : -EIO;
+		done += (unsigned)m;
+	}
+	return (int)done;
 }
 
 int sm_ibsim_send(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], uint16_t dlid,
@@ -339,6 +372,40 @@ int sm_ibsim_recv_pkt(struct sm_ibsim *c, struct sm_ibsim_pkt *p)
 	p->status = be32toh(r.status);
 	memcpy(p->mad, r.mad, SM_IBSIM_MAD_SIZE);
 	return 0;
+}
+
+int sm_ibsim_recv_pkts(struct sm_ibsim *c, struct sm_ibsim_pkt *p, unsigned max)
+{
+	struct sim_request_msg r[SM_IBSIM_RECV_BATCH];
+	struct mmsghdr mh[SM_IBSIM_RECV_BATCH];
+	struct iovec iov[SM_IBSIM_RECV_BATCH];
+	int n, k = 0;
+
+	if (max > SM_IBSIM_RECV_BATCH)
+		max = SM_IBSIM_RECV_BATCH;
+	memset(mh, 0, max * sizeof(mh[0]));
+	for (unsigned i = 0; i < max; i++) {
+		iov[i] = (struct iovec){ .iov_base = &r[i], .iov_len = sizeof(r[i]) };
+		mh[i].msg_hdr.msg_iov = &iov[i];
+		mh[i].msg_hdr.msg_iovlen = 1;
+	}
+	do
+		n = recvmmsg(c->fd_data, mh, max, MSG_DONTWAIT, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	for (int i = 0; i < n; i++) {
+		if (mh[i].msg_len != sizeof(r[i]))
+			continue;        /* wrong-sized datagram: not a simulator packet; dropped */
+		p[k].dlid = be16toh((uint16_t)r[i].dlid);
+		p[k].slid = be16toh((uint16_t)r[i].slid);
+		p[k].dqp = be32toh(r[i].dqp);
+		p[k].sqp = be32toh(r[i].sqp);
+		p[k].status = be32toh(r[i].status);
+		memcpy(p[k].mad, r[i].mad, SM_IBSIM_MAD_SIZE);
+		k++;
+	}
+	return k;
 }
 
 void sm_ibsim_restore_tid(const struct sm_ibsim *c, struct sm_ibsim_pkt *p)

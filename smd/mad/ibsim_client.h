@@ -85,12 +85,28 @@ struct sm_ibsim_pkt {
 /* Read one packet without waiting: 0, -EAGAIN (nothing, or a wrong-sized datagram dropped), -errno. */
 int sm_ibsim_recv_pkt(struct sm_ibsim *c, struct sm_ibsim_pkt *p);
 /*
+ * Read up to max (at most SM_IBSIM_RECV_BATCH) packets that are waiting,
+ * in one system call (recvmmsg), without waiting: how many (0: only
+ * wrong-sized datagrams, dropped), -EAGAIN (nothing), -errno.
+ */
+#define SM_IBSIM_RECV_BATCH 32
+int sm_ibsim_recv_pkts(struct sm_ibsim *c, struct sm_ibsim_pkt *p, unsigned max);
+/*
  * Send one MAD from QP sqp to (dlid, dqp) as is: the TID is not remembered
  * (a GSI's own TIDs). len (<= 256) goes in the packet's length field, which
  * umad2sim hands its client as the MAD's length.
  */
 int sm_ibsim_send_pkt(struct sm_ibsim *c, const uint8_t mad[SM_IBSIM_MAD_SIZE], size_t len, uint16_t dlid,
 		      uint32_t dqp, uint32_t sqp);
+/* One packet to send with sm_ibsim_send_pkts(): as sm_ibsim_send_pkt()'s arguments. */
+struct sm_ibsim_out {
+	uint8_t mad[SM_IBSIM_MAD_SIZE];
+	size_t len;
+	uint16_t dlid;
+	uint32_t dqp, sqp;
+};
+/* Send n packets in as few system calls as the socket takes (sendmmsg): how many went, or -errno. */
+int sm_ibsim_send_pkts(struct sm_ibsim *c, const struct sm_ibsim_out *o, unsigned n);
 /* Restore our TID's top bits in a response or a dropped request of sm_ibsim_send()'s (see the DOC). */
 void sm_ibsim_restore_tid(const struct sm_ibsim *c, struct sm_ibsim_pkt *p);
 

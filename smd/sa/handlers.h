@@ -71,8 +71,12 @@ bool sm_sa_port_known(const struct sm_snapshot *s, uint32_t n, unsigned p);
 
 /*
  * Walking the nodes of the snapshot's plane a request concerns: every node
- * in index (node-GUID) order, or the one node named by a LID, GUID or port
- * (an O(1) lookup). Usage:
+ * in LID order (a node where its lowest base LID comes; nodes without a LID
+ * last, in index order), or the one node named by a LID, GUID or port (an
+ * O(1) lookup). LID order puts the lowest LIDs first, hosts under smd's
+ * LID policy: a client that reads only the first MAD of a table (osmtest
+ * under ibsim's umad2sim, whose stress flows need a CA there) gets a host,
+ * as from OpenSM. Usage:
  *     struct sm_sa_walk w;
  *     sm_sa_walk_init(&w, ctx, req, LID_BIT);
  *     for (const struct sm_node *nd; (nd = sm_sa_walk_next(&w));) ... w.n is nd's index
@@ -86,6 +90,7 @@ struct sm_sa_walk {
 	bool by_lid;
 	uint32_t n;                /* the node sm_sa_walk_next() returned last */
 	uint32_t next, last;
+	uint32_t lid_next;         /* a whole-plane walk: the next LID to look at, 0 once past the last */
 };
 /* Every node, or the one holding the LID at offset 0 of the record when lid_bit (>= 0) is in the mask. */
 void sm_sa_walk_init(struct sm_sa_walk *w, const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, int lid_bit);

@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 
 #define PREFIX_LINK_LOCAL 0xFE80000000000000ULL
 /* PortInfo CapabilityMask / CapabilityMask2 bits (IBA 14.2.5.6) */
@@ -55,6 +56,7 @@ bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e)
 	e->pi = s->pi && s->pi_ok ? s->pi : NULL;
 	e->pi_ok = s->pi_ok;
 	e->n_pi = e->pi ? (s->attr_ports < e->f->n_ports ? s->attr_ports : e->f->n_ports) : 0;
+	e->rm = ctx->port_rm;
 	e->pk = s->pkeys;
 	return true;
 }
@@ -94,7 +96,7 @@ uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], boo
  * is MTUCap, or NeighborMTU on a linked port when that is smaller.
  * Otherwise from the fabric model (width and speed, MTU unknown: 0).
  */
-static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
+static void port_rate_mtu_of(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
 {
 	const struct sm_port *pt = &e->f->ports[port];
 
@@ -116,6 +118,33 @@ static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8
 	if (pt->num && pi->neighbor_mtu >= SM_SA_MTU_MIN && pi->neighbor_mtu < (m ? m : SM_SA_MTU_MAX + 1))
 		m = pi->neighbor_mtu;
 	*mtu = m;
+}
+
+/* The same from the per-snapshot table when the server made one (most of a Get's time otherwise). */
+static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
+{
+	if (e->rm) {
+		*rate = (uint8_t)e->rm[port];
+		*mtu = (uint8_t)(e->rm[port] >> 8);
+		return;
+	}
+	port_rate_mtu_of(e, port, rate, mtu);
+}
+
+uint16_t *sm_sa_port_rm_build(const struct sm_snapshot *s)
+{
+	struct sm_sa_ctx ctx = { .snap = s };
+	struct sm_pr_env e;
+
+	if (!sm_pr_env_init(&ctx, &e))
+		return NULL;
+	uint16_t *t = malloc((e.f->n_ports ? e.f->n_ports : 1) * sizeof(*t));
+	for (uint32_t i = 0; t && i < e.f->n_ports; i++) {
+		uint8_t r, m;
+		port_rate_mtu_of(&e, i, &r, &m);
+		t[i] = (uint16_t)(m << 8 | r);
+	}
+	return t;
 }
 
 static inline void constrain(const struct sm_pr_env *e, uint32_t port, struct sm_pr_hop_parms *p)

@@ -161,6 +161,14 @@ int sm_sa_rate_cmp(uint8_t a, uint8_t b);
 /* The next lower rate code than `rate`, 0 when none. */
 uint8_t sm_sa_rate_prev(uint8_t rate);
 
+/*
+ * Every port's rate and MTU codes for paths (query.h sm_sa_ctx.port_rm),
+ * malloc'ed, n_ports entries; NULL without a plane to answer from or
+ * memory. Freed by the caller.
+ */
+struct sm_snapshot;
+uint16_t *sm_sa_port_rm_build(const struct sm_snapshot *s);
+
 /* Handlers (query.h sm_sa_handler_fn): PathRecord by Get/GetTable, MultiPathRecord by GetMulti. */
 int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct sm_sa_ans *ans);
 int sm_sa_h_multipath(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct sm_sa_ans *ans);

@@ -32,6 +32,17 @@
 struct sm_snapshot;
 struct sm_sa_dyn;     /* the SA's mutable tables (services, subscriptions, groups): dyn.h */
 
+/* Another SM of the subnet, as the election last read its SMInfo (SMInfoRecord lists it). */
+#define SM_SA_MAX_PEERS 8
+struct sm_sa_peer {
+	uint64_t port_guid;
+	uint64_t sm_key;           /* as it answered; shown to a trusted requester only */
+	uint32_t act_count;
+	uint16_t lid;              /* where it answered; the snapshot's LID of its port wins */
+	uint8_t priority;
+	uint8_t state;
+};
+
 /* The SM this SA belongs to, for SMInfoRecord, ClassPortInfo and the SM_Key rules. */
 struct sm_sa_self {
 	uint64_t port_guid;
@@ -41,6 +52,8 @@ struct sm_sa_self {
 	uint8_t state;             /* SMInfo state: 3 master */
 	uint8_t resp_time_value;   /* ClassPortInfo RespTimeValue */
 	uint8_t subnet_timeout;    /* PortInfo SubnetTimeout used for PacketLifeTime */
+	uint8_t n_peers;           /* the other SMs the election knows (SMInfoRecord), at most SM_SA_MAX_PEERS */
+	struct sm_sa_peer peers[SM_SA_MAX_PEERS];
 };
 
 struct sm_sa_ctx {
@@ -48,6 +61,13 @@ struct sm_sa_ctx {
 	const struct sm_sa_self *self;
 	struct sm_sa_dyn *dyn;           /* may be NULL in unit tests of static records */
 	uint64_t now_us;                 /* for leases (sm_mono_us or the transport's clock) */
+	/*
+	 * Optional: per port index of snap's fabric, the rate code (low byte)
+	 * and MTU code (high byte) a path takes from that port, as
+	 * sm_sa_port_rm_build() (path.h) made them for snap; NULL: computed
+	 * per query. The server builds it once per snapshot.
+	 */
+	const uint16_t *port_rm;
 };
 
 /* A decoded request: header, its payload (the request record) and who sent it. */

@@ -7,7 +7,7 @@
  * for one of our transfers, (b) a segment of a multi-segment request
  * (reassembled, answered when whole), (c) a ReportResp, or (d) a request,
  * queued on its requester's slot. serve() then answers round robin over
- * the requesters with something queued, SERVE_BATCH per callback; if work
+ * the requesters with something queued, SERVE_BATCH per callback (sends held: gsi.h); if work
  * is left the kick timer (due now) brings us back after the loop has run
  * its other sources. Every timed thing (RMPP resends and idle reassemblies,
  * Report retries, leases, sends that said -EAGAIN) hangs off one timer,
@@ -22,6 +22,7 @@
  */
 #include "sa/server.h"
 #include "sa/dyn.h"
+#include "sa/path.h"
 #include "sa/records.h"
 #include "sa/rmpp.h"
 #include "sa/sa_mad.h"
@@ -110,6 +111,7 @@ struct sm_sa {
 
 	/* loop thread only */
 	const struct sm_snapshot *snap;
+	uint16_t *port_rm;               /* sm_sa_port_rm_build(snap), or NULL */
 	struct sm_sa_self self;
 	struct sm_sa_dyn *dyn;
 	struct sm_sa_ans ans;
@@ -145,29 +147,18 @@ struct sm_sa {
 
 /* ---- counters ---- */
 
-static void count_attr(struct sm_sa *sa, uint16_t attr)
-{
-	for (size_t i = 0; i < SM_SA_STATS_ATTRS; i++) {
-		if (sa->st.by_attr[i].n && sa->st.by_attr[i].attr_id != attr)
-			continue;
-		sa->st.by_attr[i].attr_id = attr;
-		sa->st.by_attr[i].n++;
-		return;
-	}
-}
+/* Count key in a table of {key, n}: its entry or the first unused one (a full table drops new keys). */
+#define COUNT_IN(tab, field, key)                                                         \
+	do {                                                                              \
+		for (size_t i_ = 0; i_ < sizeof(tab) / sizeof((tab)[0]); i_++)           \
+			if (!(tab)[i_].n || (tab)[i_].field == (key)) {                   \
+				(tab)[i_].field = (key), (tab)[i_].n++;                   \
+				break;                                                    \
+			}                                                                 \
+	} while (0)
 
-static void count_status(struct sm_sa *sa, uint16_t status)
-{
-	size_t n = sizeof(sa->st.by_status) / sizeof(sa->st.by_status[0]);
-
-	for (size_t i = 0; i < n; i++) {
-		if (sa->st.by_status[i].n && sa->st.by_status[i].status != status)
-			continue;
-		sa->st.by_status[i].status = status;
-		sa->st.by_status[i].n++;
-		return;
-	}
-}
+static void count_attr(struct sm_sa *sa, uint16_t attr) { COUNT_IN(sa->st.by_attr, attr_id, attr); }
+static void count_status(struct sm_sa *sa, uint16_t status) { COUNT_IN(sa->st.by_status, status, status); }
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -368,7 +359,8 @@ static void answer(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *d
 		   const struct sm_gsi_addr *from)
 {
 	struct sm_sa_req req = { .hdr = *h, .data = data, .len = len, .from = *from };
-	struct sm_sa_ctx ctx = { .snap = sa->snap, .self = &sa->self, .dyn = sa->dyn, .now_us = sm_mono_us() };
+	struct sm_sa_ctx ctx = { .snap = sa->snap, .self = &sa->self, .dyn = sa->dyn, .now_us = sm_mono_us(),
+				 .port_rm = sa->port_rm };
 
 	req.trusted = sa->self.sm_key && h->sm_key == sa->self.sm_key;
 	sa->ans.max_records = MAX_RECORDS;
@@ -612,7 +604,10 @@ static void run(struct sm_sa *sa)
 		on_mad(sa, sa->rbuf, len, &from);
 	}
 	more = n == READ_BATCH || sa->queued >= MAX_QUEUED;
+	(void)sm_gsi_hold(sa->gsi, true);   /* the batch's answers leave together (sendmmsg under ibsim) */
 	serve(sa, SERVE_BATCH);
+	int lost = sm_gsi_hold(sa->gsi, false);
+	sa->st.dropped += lost > 0 ? (uint64_t)lost : 0;
 	if (sa->ring_n)
 		more = true;
 	if (more)
@@ -657,7 +652,8 @@ static void report_acked(struct sm_sa *sa, const struct sm_sa_hdr *h, const stru
 	for (size_t i = 0; i < MAX_REPORTS; i++) {
 		struct report *r = &sa->reports[i];
 
-		if (r->used && r->tid == h->tid && r->to.lid == from->lid) {
+		/* the low 32 bits: the kernel (and umad2sim) put their own in the high half of a request's TID */
+		if (r->used && (uint32_t)r->tid == (uint32_t)h->tid && r->to.lid == from->lid) {
 			sa->st.reports_acked++;
 			memset(r, 0, sizeof(*r));
 			return;
@@ -686,7 +682,7 @@ static void forward_notice(struct sm_sa *sa, const uint8_t notice[SM_SA_NOTICE_S
 		r->sub_id = dests[k].sub_id;
 		r->to = dests[k].to;
 		r->tries = 0;
-		r->tid = REPORT_TID_BASE | (++sa->report_tid & 0xFFFFFFFFFFFFull);
+		r->tid = REPORT_TID_BASE | (uint32_t)++sa->report_tid;
 		memcpy(r->notice, notice, SM_SA_NOTICE_SIZE);
 		report_send(sa, r, now);
 		k++;
@@ -799,6 +795,8 @@ static void install_snapshot(struct sm_sa *sa, const struct sm_snapshot *snap)
 	}
 	sm_snapshot_unref(sa->snap);
 	sa->snap = snap;
+	free(sa->port_rm);
+	sa->port_rm = snap ? sm_sa_port_rm_build(snap) : NULL;   /* NULL (no memory): paths compute it */
 }
 
 static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
@@ -981,6 +979,7 @@ void sm_sa_free(struct sm_sa *sa)
 	for (unsigned i = 0; i < sa->retry_n; i++)
 		free(sa->retryq[(sa->retry_head + i) % MAX_RETRY_Q].mad);
 	sm_snapshot_unref(sa->snap);
+	free(sa->port_rm);
 	sm_snapshot_unref(sa->pending_snap);
 	sm_sa_ans_free(&sa->ans);
 	sm_sa_dyn_free(sa->dyn);

@@ -7,8 +7,9 @@
  *
  * Every answer comes from the snapshot of the last sweep (ctx->snap): the
  * fabric with its LIDs, and the NodeInfo, SwitchInfo and PortInfo the sweep
- * read (snapshot.h). Records are produced in node index order, which is
- * node-GUID order, as OpenSM walks its node table. A request that names a
+ * read (snapshot.h). Records are produced in LID order (handlers.h, struct
+ * sm_sa_walk; OpenSM walks its node table, on x86 in the order of the node
+ * GUIDs' bytes reversed). A request that names a
  * LID, a node GUID or a port GUID is answered by an O(1) lookup; only a
  * request that names none of them walks the plane.
  *
@@ -70,7 +71,8 @@ bool sm_sa_port_known(const struct sm_snapshot *s, uint32_t n, unsigned p)
 void sm_sa_walk_init(struct sm_sa_walk *w, const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, int lid_bit)
 {
 	*w = (struct sm_sa_walk){ .s = ctx->snap, .f = ctx->snap->fabric, .q = req->data,
-				  .mask = req->hdr.comp_mask, .n = SM_NONE, .last = ctx->snap->fabric->n_nodes };
+				  .mask = req->hdr.comp_mask, .n = SM_NONE, .last = ctx->snap->fabric->n_nodes,
+				  .lid_next = 1 };
 	if (lid_bit >= 0 && sm_sa_cm(w->mask, (unsigned)lid_bit))
 		sm_sa_walk_lid(w, sm_sa_get16(w->q));
 }
@@ -87,13 +89,41 @@ void sm_sa_walk_node(struct sm_sa_walk *w, uint32_t n)
 {
 	w->next = n == SM_NONE ? 0 : n;
 	w->last = n == SM_NONE ? 0 : n + 1;
+	w->lid_next = 0;
+}
+
+/* Node n's lowest base LID (switch: port 0's; CA/router: its ports'), 0 when it has none. */
+static uint16_t first_lid(const struct sm_fabric *f, uint32_t n)
+{
+	const struct sm_node *nd = &f->nodes[n];
+	if (nd->type == SM_NODE_SWITCH)
+		return f->ports[nd->port0].lid;
+	uint16_t low = 0;
+	for (unsigned p = 1; p <= nd->nports; p++) {
+		uint16_t l = f->ports[nd->port0 + p].lid;
+		if (l && (!low || l < low))
+			low = l;
+	}
+	return low;
 }
 
 const struct sm_node *sm_sa_walk_next(struct sm_sa_walk *w)
 {
+	const struct sm_plane *pl = w->s->plane < w->f->n_planes ? &w->f->planes[w->s->plane] : NULL;
+
+	/* a whole-plane walk: the LIDs in order first (the plane's map holds only its own ports) */
+	while (w->lid_next && pl && pl->lid_map && w->lid_next <= pl->max_lid) {
+		uint16_t lid = (uint16_t)w->lid_next++;
+		uint32_t p = pl->lid_map[lid];
+		if (p >= w->f->n_ports || w->f->ports[p].lid != lid || first_lid(w->f, w->f->ports[p].node) != lid)
+			continue;
+		w->n = w->f->ports[p].node;
+		return &w->f->nodes[w->n];
+	}
+	bool rest = w->lid_next != 0;   /* then the nodes the LIDs did not reach */
 	while (w->next < w->last) {
 		w->n = w->next++;
-		if (w->f->nodes[w->n].plane == w->s->plane)
+		if (w->f->nodes[w->n].plane == w->s->plane && (!rest || !first_lid(w->f, w->n)))
 			return &w->f->nodes[w->n];
 	}
 	return NULL;
@@ -378,34 +408,58 @@ int sm_sa_h_switchinfo(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req,
 	return 0;
 }
 
+/* One SM's record at port idx (SM_NONE: not in the snapshot, at `lid`): sm_sa_emit's result, 0 if not taken. */
+static int sminfo_one(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, uint32_t idx, uint16_t lid,
+		      const struct sm_sa_peer *p, struct sm_sa_ans *ans)
+{
+	const struct sm_snapshot *s = ctx->snap;
+	const struct sm_fabric *f = s->fabric;
+	uint8_t rec[SM_SA_SMINFO_REC_SIZE];
+	uint16_t want_lid = 0;
+
+	if (idx != SM_NONE)
+		lid = sm_sa_lid_port(f, f->ports[idx].node, f->ports[idx].num)->lid;
+	if (sm_sa_want_lid(req->hdr.comp_mask, SM_SA_SMIR_LID, req->data, 0, &want_lid)) {
+		uint32_t at = sm_sa_port_by_lid(s, want_lid);
+		if (at == SM_NONE || (idx != SM_NONE ? at != idx : want_lid != lid))
+			return 0;
+	}
+	sm_sa_sminfo_rec_encode(rec, lid, idx != SM_NONE ? f->ports[idx].guid : p->port_guid,
+				sm_sa_trusted(ctx, req) ? p->sm_key : 0, p->act_count, p->priority, p->state);
+	if (!sm_sa_match(sm_sa_sminfo_fields, sm_sa_sminfo_nfields, req->hdr.comp_mask, req->data, rec))
+		return 0;
+	return sm_sa_emit(ans, req, rec);
+}
+
 /*
- * SMInfoRecord: this SM (ctx->self) at its port's LID. Its port is the one
- * the snapshot names (sm_port: the port the sweep started from), else the
- * one with self->port_guid. Other SMs of the subnet are not in the snapshot
- * yet, so they are not answered. The SM_Key is shown to a trusted requester
- * only (OpenSM never shows it).
+ * SMInfoRecord: this SM (ctx->self) at its port's LID, then every other
+ * SM the election knows (self->peers) whose port is in the snapshot's
+ * plane, as OpenSM lists its own and its table of remote SMs. Our port is
+ * the one the snapshot names (sm_port: the port the sweep started from),
+ * else the one with self->port_guid. A peer's state, priority and act
+ * count are those of its last SMInfo read; a peer whose port left the
+ * plane is not listed. The SM_Key is shown to a trusted requester only
+ * (OpenSM never shows it).
  */
 int sm_sa_h_sminfo(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct sm_sa_ans *ans)
 {
 	const struct sm_snapshot *s = ctx->snap;
 	const struct sm_fabric *f = s->fabric;
 	const struct sm_sa_self *me = ctx->self;
-	uint8_t rec[SM_SA_SMINFO_REC_SIZE];
 	if (!me)
 		return 0;
 	uint32_t idx = s->sm_port < f->n_ports && f->ports[s->sm_port].guid ? s->sm_port
 									  : sm_fabric_find_port(f, me->port_guid);
-	uint64_t guid = idx != SM_NONE ? f->ports[idx].guid : me->port_guid;
-	uint16_t lid = idx != SM_NONE ? sm_sa_lid_port(f, f->ports[idx].node, f->ports[idx].num)->lid : s->sm_lid;
-	uint16_t want_lid = 0;
-	if (sm_sa_want_lid(req->hdr.comp_mask, SM_SA_SMIR_LID, req->data, 0, &want_lid)) {
-		uint32_t at = sm_sa_port_by_lid(s, want_lid);
-		if (at == SM_NONE || (idx != SM_NONE ? at != idx : want_lid != s->sm_lid))
-			return 0;
+	struct sm_sa_peer mine = { .port_guid = me->port_guid, .sm_key = me->sm_key, .act_count = me->act_count,
+				   .priority = me->priority, .state = me->state };
+	int rc = sminfo_one(ctx, req, idx, s->sm_lid, &mine, ans);
+	for (unsigned i = 0; !rc && i < me->n_peers && i < SM_SA_MAX_PEERS; i++) {
+		const struct sm_sa_peer *p = &me->peers[i];
+		uint32_t at = sm_fabric_find_port(f, p->port_guid);
+		if (at == SM_NONE || at == idx || p->port_guid == me->port_guid ||
+		    f->nodes[f->ports[at].node].plane != s->plane)
+			continue;
+		rc = sminfo_one(ctx, req, at, p->lid, p, ans);
 	}
-	sm_sa_sminfo_rec_encode(rec, lid, guid, sm_sa_trusted(ctx, req) ? me->sm_key : 0, me->act_count, me->priority,
-				me->state);
-	if (!sm_sa_match(sm_sa_sminfo_fields, sm_sa_sminfo_nfields, req->hdr.comp_mask, req->data, rec))
-		return 0;
-	return sm_sa_emit_rc(sm_sa_emit(ans, req, rec));
+	return sm_sa_emit_rc(rc);
 }

@@ -64,6 +64,8 @@ static void on_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const str
 	}
 	if (smp->method != SM_METHOD_TRAP)
 		return;
+	if (c->cfg->trap)
+		c->cfg->trap(c->cfg->trap_arg, c->cfg->plane, smp, from ? from->slid : 0);
 	/* only a link state change (trap 128) changes what the sweep sees */
 	if (sm_trap_wants_sweep(smp, &num) && c->in_delta) {
 		/*

@@ -36,6 +36,7 @@
 enum { LQ_SI, LQ_PI, LQ_LFT, LQ_SMINFO };
 
 struct light {
+	const struct sm_cfg *cfg;
 	struct sm_state *st;
 	const struct sm_fabric *f;
 	struct sm_light_summary *ls;
@@ -199,6 +200,8 @@ static void light_unsolicited(struct sm_txn *e, const struct sm_smp *smp, const 
 	struct light *l = ctx;
 	unsigned num;
 	(void)e;
+	if (smp->method == SM_METHOD_TRAP && l->cfg->trap)
+		l->cfg->trap(l->cfg->trap_arg, l->cfg->plane, smp, from ? from->slid : 0);
 	if (!sm_trap_wants_sweep(smp, &num))
 		return;
 	l->ls->changed++;
@@ -391,7 +394,7 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
 		   struct sm_light_summary *ls, char *err, size_t errlen)
 {
 	uint64_t t0 = sm_mono_us();
-	struct light l = { .st = state, .ls = ls };
+	struct light l = { .cfg = cfg, .st = state, .ls = ls };
 	struct light_req *reqs = NULL;
 	struct sm_txn *txn = NULL;
 	uint32_t nr = 0, max = 0;

@@ -124,6 +124,13 @@ struct sm_cfg {
 	 */
 	void (*phase)(void *arg, unsigned plane, unsigned phase);
 	void *phase_arg;
+	/*
+	 * A trap (SubnTrap) that came in during a sweep, heavy or light, with
+	 * the LID it came from: the daemon hands trap 128 to the plane's SA,
+	 * which Reports it to subscribers. From the plane's thread. NULL: off.
+	 */
+	void (*trap)(void *arg, unsigned plane, const struct sm_smp *smp, uint16_t slid);
+	void *trap_arg;
 	sm_note_fn *note;            /* notes for the log; may be NULL */
 	void *note_arg;
 	/*
