@@ -738,20 +738,21 @@ static void test_leases_and_rules(void **st)
 	assert_int_equal(sm_sa_get32(a.buf + 24 + 28) >> 8, 0);
 	assert_int_equal(q(d, snap, 0, SM_SA_GET_TABLE, SM_SA_ATTR_INFORM_INFO_RECORD, 0, rec, 6, true, &a), 0);
 	assert_int_equal(sm_sa_get32(a.buf + 24 + 28) >> 8, 1);
-	/* MCMemberRecord: no groups yet */
+	/* MCMemberRecord: no groups yet; a join or leave without JoinState is short of components (test_sa_mcast) */
 	memset(rec, 0, sizeof(rec));
 	assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_MCMEMBER_RECORD, 0x3, rec, 6, false, &a),
-			 SM_SA_STATUS_NO_RESOURCES);
+			 SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	assert_int_equal(q(d, snap, 0, SM_SA_DELETE, SM_SA_ATTR_MCMEMBER_RECORD, 0x3, rec, 6, false, &a),
-			 SM_SA_STATUS_REQ_INVALID);
+			 SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	assert_int_equal(q(d, snap, 0, SM_SA_GET_TABLE, SM_SA_ATTR_MCMEMBER_RECORD, 0, rec, 6, false, &a), 0);
 	assert_int_equal(a.n, 0);
 	uint8_t m[SM_SA_MCMEMBER_REC_SIZE] = { 0xff, 0x12 };
 
+	m[40] = m[41] = 0xff;   /* the default partition: the requester sees it */
+
 	assert_int_equal(sm_sa_dyn_group_add(d, m), 0);
 	assert_int_equal(q(d, snap, 0, SM_SA_GET, SM_SA_ATTR_MCMEMBER_RECORD, 0x1, m, 6, false, &a), 0);
-	assert_int_equal(q(d, snap, 0, SM_SA_DELETE, SM_SA_ATTR_MCMEMBER_RECORD, 0x3, m, 6, false, &a), 0);
-	assert_int_equal(sm_sa_dyn_groups(d), 0);
+	assert_int_equal(sm_sa_dyn_groups(d), 1);
 	sm_sa_ans_free(&a);
 	sm_sa_dyn_free(d);
 	sm_snapshot_unref(snap);

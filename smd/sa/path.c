@@ -92,7 +92,7 @@ uint16_t sm_pr_port_by_gid(const struct sm_pr_env *e, const uint8_t gid[16], boo
  * is MTUCap, or NeighborMTU on a linked port when that is smaller.
  * Otherwise from the fabric model (width and speed, MTU unknown: 0).
  */
-static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
+void sm_pr_port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
 {
 	const struct sm_port *pt = &e->f->ports[port];
 
@@ -120,7 +120,7 @@ static inline void constrain(const struct sm_pr_env *e, uint32_t port, struct sm
 {
 	uint8_t r, m;
 
-	port_rate_mtu(e, port, &r, &m);
+	sm_pr_port_rate_mtu(e, port, &r, &m);
 	if (r && sm_pr_rate_bw[r] < p->bw)
 		p->bw = sm_pr_rate_bw[r], p->rate = r;
 	if (m && m < p->mtu)
