@@ -200,7 +200,9 @@ static void run_cycle(struct smd_dmn *d)
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
+	dmn_mc_cycle_begin(d);   /* a plane with newer multicast groups goes heavy */
 	sm_multiplane_bringup(d->planes, d->n, &mp);
+	dmn_mc_cycle_end(d);
 	for (unsigned i = 0; i < d->n; i++) {
 		if (d->planes[i].heavy) {
 			any_heavy = 1;
@@ -396,6 +398,7 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 			sm_state_forget(d->states[i]);
 	d->want_heavy = d->want_reread = 0;
 	d->trap_due_us = 0;
+	d->mc_due = 0;   /* this cycle takes the newest sets */
 	d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
 	if (d->pending) {
 		old = d->cur;
@@ -439,6 +442,8 @@ static void schedule(struct smd_dmn *d)
 			reason = "interval";
 		else if (d->trap_due_us && now >= d->trap_due_us)
 			reason = "trap";
+		else if (d->mc_due)
+			reason = "multicast";   /* light: only the planes whose groups changed go heavy */
 	}
 	if (reason && !dmn_ha_may_cycle(d)) {
 		/* a standby programs nothing (daemon/ha.c); its own timer polls the master */
@@ -572,6 +577,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	}
 	if ((rc = gen_new(d->reg, conf, d->n, &d->cur, err, errlen)))
 		goto fail;
+	if ((rc = dmn_mc_start(d, conf, err, errlen)))
+		goto fail;
 	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, cfg->note, cfg->note_arg, &d->lids, lerr, sizeof(lerr));
 	if (!rc && conf->guid2lid_file)   /* --guid2lid FILE: as --once reads it (sm/planelid.h) */
 		rc = sm_plane_lids_seed(d->lids, conf->guid2lid_file, lerr, sizeof(lerr));
@@ -659,6 +666,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		dmn_view_unref(d->views[i]);   /* a reader still holding one keeps it alive */
 	gen_free(d->pending);
 	gen_free(d->cur);
+	dmn_mc_free(d);
 	sm_plane_lids_free(d->lids);
 	sm_registry_free(d->reg);
 	for (int i = 0; i < 2; i++)

@@ -85,6 +85,18 @@ struct smd_dmn {
 	/* each plane's SA (sa.c): made and freed on the loop's thread, worker idle; d->mu for readers */
 	struct sm_sa *sa[SM_MAX_PLANES];
 	char sa_err[SM_MAX_PLANES][160];   /* why a plane has no SA, "" none */
+
+	/*
+	 * Multicast (sa.c): the partitions the SAs start from (the default
+	 * until the partitions file is read), each plane's newest group set
+	 * (from the start, then from its SA; d->mu), and the generation the
+	 * plane's last good heavy bring-up ran with (the worker's). A newer set
+	 * asks for a cycle (mc_due) in which that plane goes heavy.
+	 */
+	struct sm_partitions *parts;
+	struct sm_mc_set *mcast[SM_MAX_PLANES];
+	uint64_t mc_ran_gen[SM_MAX_PLANES];
+	int mc_due;
 };
 
 /* view.c */
@@ -97,6 +109,11 @@ void dmn_cycle_health(struct smd_dmn *d, struct sm_planes_health *ph, char *err,
 void dmn_sa_cycle_done(struct smd_dmn *d);
 void dmn_sa_free_all(struct smd_dmn *d);
 void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
+/* Multicast: the start sets (smd_dmn_new), a cycle's sets taken and given back (worker), freed (free). */
+int dmn_mc_start(struct smd_dmn *d, const struct smd_conf *conf, char *err, size_t errlen);
+void dmn_mc_cycle_begin(struct smd_dmn *d);
+void dmn_mc_cycle_end(struct smd_dmn *d);
+void dmn_mc_free(struct smd_dmn *d);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);

@@ -199,6 +199,9 @@ int sm_sa_mc_join(struct sm_sa_dyn *d, struct sm_sa_mcg *g, uint64_t guid, uint8
 bool sm_sa_mc_leave(struct sm_sa_dyn *d, struct sm_sa_mcg *g, uint64_t guid, uint8_t join, uint8_t *left);
 /* Remove every port not in the sorted GUID list cur (out of service) from every group; members removed. */
 size_t sm_sa_mc_prune(struct sm_sa_dyn *d, const uint64_t *cur, size_t n_cur);
+struct sm_snapshot;
+/* The same for the ports in service in snap: CA/router ports active with a LID, switches' port 0. */
+size_t sm_sa_mc_prune_snap(struct sm_sa_dyn *d, const struct sm_snapshot *snap);
 /* Delete g outright (a create whose join failed: no trap). */
 void sm_sa_mc_drop(struct sm_sa_dyn *d, struct sm_sa_mcg *g);
 

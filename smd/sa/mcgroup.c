@@ -20,6 +20,7 @@
 #include "sa/records.h"
 #include "model/partitions.h"
 #include "sm/mcast.h"
+#include "sm/snapshot.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -351,6 +352,39 @@ size_t sm_sa_mc_prune(struct sm_sa_dyn *d, const uint64_t *cur, size_t n_cur)
 	return removed;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t sm_sa_mc_prune_snap(struct sm_sa_dyn *d, const struct sm_snapshot *snap)
+{
+	const struct sm_fabric *f = snap->fabric;
+	uint64_t *g;
+	size_t k = 0, n;
+
+	if (!d || !d->n_members)
+		return 0;
+	g = malloc(((size_t)f->n_ports + 1) * sizeof(*g));
+	if (!g)
+		return 0;   /* out of memory: pruned with the next snapshot */
+	for (uint32_t i = 0; i < f->n_ports; i++) {
+		const struct sm_port *p = &f->ports[i];
+		const struct sm_node *nd = &f->nodes[p->node];
+
+		if (nd->plane != snap->plane || !p->guid || !p->lid)
+			continue;
+		if (nd->type == SM_NODE_SWITCH ? p->num == 0 : p->state == SM_PORT_ACTIVE)
+			g[k++] = p->guid;
+	}
+	qsort(g, k, sizeof(*g), cmp_u64);
+	n = sm_sa_mc_prune(d, g, k);
+	free(g);
+	return n;
+}
+
 int sm_sa_dyn_group_add(struct sm_sa_dyn *d, const uint8_t member_rec[SM_SA_MCMEMBER_REC_SIZE])
 {
 	struct sm_sa_mcg *g = sm_sa_mc_find(d, member_rec);
@@ -369,7 +403,11 @@ int sm_sa_dyn_group_add(struct sm_sa_dyn *d, const uint8_t member_rec[SM_SA_MCME
 
 int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout)
 {
+	uint64_t gen0 = d->mc_gen;
+
 	d->parts = parts;
+	if (!subnet_timeout)
+		subnet_timeout = 18;   /* OpenSM's default */
 	for (size_t i = 0; parts && i < parts->n; i++) {
 		const struct sm_partition *p = &parts->v[i];
 
@@ -397,6 +435,7 @@ int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, 
 			g->well_known = true;
 		}
 	}
+	d->mc_gen = gen0 + 1;   /* one change: a fresh table's first set is gen 1 */
 	return 0;
 }
 
@@ -455,7 +494,6 @@ int sm_sa_mc_start_set(const struct sm_partitions *parts, uint8_t subnet_timeout
 		return rc;
 	rc = sm_sa_dyn_mc_config(d, parts, subnet_timeout);
 	if (!rc) {
-		d->mc_gen = 1;
 		*out = sm_sa_dyn_mc_set(d, plane);
 		rc = *out ? 0 : -ENOMEM;
 	}

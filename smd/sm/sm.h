@@ -55,6 +55,7 @@ struct sm_chain;
 struct sm_lfts;
 struct sm_keys;
 struct sm_snapshot;
+struct sm_mc_set;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -133,6 +134,13 @@ struct sm_cfg {
 	 */
 	uint8_t sminfo_state;
 	uint8_t sminfo_priority;
+	/*
+	 * Multicast (sm/mcast.h, issue 14): the plane's groups as the SA last
+	 * handed them (the IPoIB broadcast groups of the partitions at start).
+	 * A bring-up programs the MFTs of this set. Not owned (the caller
+	 * holds a reference for the bring-up). NULL: no multicast.
+	 */
+	const struct sm_mc_set *mcast;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
