@@ -398,7 +398,7 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 			sm_state_forget(d->states[i]);
 	d->want_heavy = d->want_reread = 0;
 	d->trap_due_us = 0;
-	d->mc_due = 0;   /* this cycle takes the newest sets */
+	d->mc_due_us = 0;   /* this cycle takes the newest sets */
 	d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
 	if (d->pending) {
 		old = d->cur;
@@ -442,13 +442,13 @@ static void schedule(struct smd_dmn *d)
 			reason = "interval";
 		else if (d->trap_due_us && now >= d->trap_due_us)
 			reason = "trap";
-		else if (d->mc_due)
+		else if (d->mc_due_us && now >= d->mc_due_us)
 			reason = "multicast";   /* light: only the planes whose groups changed go heavy */
 	}
 	if (reason && !dmn_ha_may_cycle(d)) {
 		/* a standby programs nothing (daemon/ha.c); its own timer polls the master */
 		reason = NULL;
-		d->next_due_us = d->trap_due_us = 0;
+		d->next_due_us = d->trap_due_us = d->mc_due_us = 0;
 	}
 	if (reason) {
 		unwatch_mads(d);   /* the transports are the worker's until it reports back */
@@ -456,7 +456,9 @@ static void schedule(struct smd_dmn *d)
 	}
 	/* during a cycle too: a due time that passes meanwhile is looked at when the cycle ends */
 	sm_loop_timer_set(d->src_interval, d->next_due_us);
-	sm_loop_timer_set(d->src_trap, d->trap_due_us);
+	/* the trap timer serves the multicast hold-off too: whichever is due first */
+	sm_loop_timer_set(d->src_trap, d->mc_due_us && (!d->trap_due_us || d->mc_due_us < d->trap_due_us) ?
+				       d->mc_due_us : d->trap_due_us);
 	pthread_mutex_unlock(&d->mu);
 	gen_free(old);
 }

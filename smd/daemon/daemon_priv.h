@@ -91,12 +91,12 @@ struct smd_dmn {
 	 * until the partitions file is read), each plane's newest group set
 	 * (from the start, then from its SA; d->mu), and the generation the
 	 * plane's last good heavy bring-up ran with (the worker's). A newer set
-	 * asks for a cycle (mc_due) in which that plane goes heavy.
+	 * asks for a cycle (mc_due_us) in which that plane goes heavy.
 	 */
 	struct sm_partitions *parts;
 	struct sm_mc_set *mcast[SM_MAX_PLANES];
 	uint64_t mc_ran_gen[SM_MAX_PLANES];
-	int mc_due;
+	uint64_t mc_due_us;          /* a cycle for new sets, after trap_holdoff_ms (joins come in bursts); 0 none */
 };
 
 /* view.c */

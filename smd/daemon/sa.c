@@ -23,12 +23,13 @@
  * SA configured with them holds), so the first bring-up programs them,
  * also before the plane has an SA. Each change of an SA's groups hands a
  * new set to mc_changed() here (loop thread): it becomes the plane's
- * newest set (d->mcast, under d->mu) and asks for a cycle ("multicast":
+ * newest set (d->mcast, under d->mu) and asks for a cycle after the trap
+ * hold-off, so a burst of joins shares it ("multicast":
  * light, with that plane forced heavy by dmn_mc_cycle_begin, so its MFTs
- * are programmed within one cycle of the join; a storm of joins coalesces
- * into the next cycle).
+ * are programmed within one cycle of the join).
  */
 #include "daemon/daemon_priv.h"
+#include "lib/clock.h"
 #include "lib/loop.h"
 #include "sa/sa_mad.h"
 #include "sa/server.h"
@@ -75,10 +76,12 @@ static void mc_changed(void *arg, struct sm_mc_set *set)
 	pthread_mutex_lock(&d->mu);
 	old = d->mcast[nc->plane];
 	d->mcast[nc->plane] = set;
-	d->mc_due = 1;
+	/* the joins of a burst (IPoIB at boot) share one cycle */
+	if (!d->mc_due_us)
+		d->mc_due_us = sm_mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
 	pthread_mutex_unlock(&d->mu);
 	sm_mc_set_unref(old);
-	(void)!write(d->wake[1], "m", 1);   /* the loop schedules it (daemon.c on_wake) */
+	(void)!write(d->wake[1], "m", 1);   /* the loop arms the timer (daemon.c on_wake, schedule) */
 }
 
 int dmn_mc_start(struct smd_dmn *d, const struct smd_conf *conf, char *err, size_t errlen)

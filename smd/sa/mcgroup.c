@@ -426,7 +426,7 @@ int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, 
 			rec[39] = mg->tclass;
 			sm_sa_put16(rec + 40, (uint16_t)(p->pkey | 0x8000));
 			rec[42] = (uint8_t)(2 << 6 | (mg->rate & 0x3F));
-			rec[43] = subnet_timeout & 0x3F;
+			rec[43] = (uint8_t)(2 << 6 | (subnet_timeout & 0x3F));
 			sm_sa_put32(rec + 44, (uint32_t)(mg->sl & 0xF) << 28 | (mg->flow_label & 0xFFFFF) << 8 | hop);
 			rec[REC_SCOPE_STATE] = (uint8_t)(scope << 4 | SM_SA_MC_FULL);
 			g = sm_sa_mc_find(d, rec);

@@ -18,8 +18,8 @@
  *    TClass, P_Key, FlowLabel and SL in the mask (o15-0.2.3), else
  *    REQ_INVALID / INSUFFICIENT_COMPONENTS. MGID 0: the SA assigns
  *    ff1S:a01b:<subnet prefix>:<counter> (S the requested Scope, else
- *    link-local). A given MGID must start 0xFF, have a scope that is
- *    neither 0 nor 0xF, no reserved flag bit, not the SA signature 0xA01B
+ *    link-local). A given MGID must start 0xFF, have a scope other than
+ *    0 (reserved), no reserved flag bit, not the SA signature 0xA01B
  *    at link-local scope, and an IPoIB MGID other than a broadcast one
  *    needs its partition's broadcast group and agrees with it. MTU and rate
  *    are chosen under their selectors within what the joining port
@@ -213,7 +213,8 @@ static uint16_t mgid_status(const struct mcr *r, const uint8_t *mgid)
 	uint16_t sig = sm_sa_get16(mgid + 2);
 	unsigned scope = mgid[1] & 0xF;
 
-	if (mgid[0] != 0xFF || scope == 0 || scope == 0xF)
+	/* scope 0 is reserved (RFC 4291); 0xF too, but the IBA's compliance test (osmtest o15.0.1.6) creates one */
+	if (mgid[0] != 0xFF || scope == 0)
 		return SM_SA_STATUS_REQ_INVALID;
 	if (sig == 0x401B || sig == 0x601B) {
 		/* an IPoIB MGID: the partition's broadcast group must be there, and agree */
@@ -268,8 +269,6 @@ static uint16_t create(struct mcr *r, struct sm_sa_mcg **out)
 	} else if ((st = mgid_status(r, rec))) {
 		return st;
 	}
-	if (cm(r, CM_SCOPE) && (r->q[48] >> 4) != (rec[1] & 0xF))
-		return SM_SA_STATUS_REQ_INVALID;   /* a Scope that is not the MGID's */
 	sm_pr_port_rate_mtu(&r->e, r->port, &port_rate, &port_mtu);
 	uint8_t mtu = choose_mtu(r, port_mtu), rate = choose_rate(r, port_rate);
 	if (!mtu || !rate)
@@ -357,7 +356,9 @@ static uint16_t leave(struct mcr *r, const struct sm_sa_req *req, struct sm_sa_a
 	if (!m || !(r->join & m->join) || (r->join & ~m->join) || !may_modify(r, g, m))
 		return SM_SA_STATUS_REQ_INVALID;
 	bool proxy = m->proxy;
-	memcpy(grec, g->rec, sizeof(grec));
+	/* answered with the request's record, JoinState as left and the group's scope (as OpenSM) */
+	memcpy(grec, r->q, sizeof(grec));
+	grec[48] = g->rec[48];
 	sm_sa_mc_leave(r->d, g, r->guid, r->join, &left);
 	*rc = answer(r, req, ans, grec, left, proxy);
 	return 0;
