@@ -10,7 +10,7 @@
 # usage: bench/dryrun_vs_opensm.sh BUILD_DIR [WORK_DIR]
 #   BUILD_DIR: a built tree (smd/smd and smd/smctl); WORK_DIR: scratch
 #   (default mktemp; the dumps are kept there).
-# Environment: SMD_ENGINE (default ftree) the chain smd routes with, RUNS (default 11) dry-runs per OpenSM run, OSM_RUNS (default
+# Environment: LFTS_OUT (non-empty: the dry-run writes --lfts-out, and the floor is printed), SMD_ENGINE (default ftree) the chain smd routes with, RUNS (default 11) dry-runs per OpenSM run, OSM_RUNS (default
 # 3) OpenSM runs. Exit status 0 if smd's median is below OpenSM's, 1 if not,
 # 2 on a setup failure.
 #
@@ -63,6 +63,8 @@ echo "smd: $smd"
 "$smctl" topo gen fat-tree --hosts 2048 --radix 64 --format ibsim -o "$work/ft2048.net"
 dumps=""
 for i in 0 1 2 3 4 5 6 7; do dumps="$dumps -t $work/p8.$i"; done
+# LFTS_OUT=1: the dry-run as a user runs it, writing the dump_lfts file (issue 17)
+[ -n "${LFTS_OUT:-}" ] && dumps="$dumps --lfts-out $work/lfts.out"
 echo "smd command: smd --dry-run$dumps -R ${SMD_ENGINE:-ftree} -q"
 echo "opensm command (under ibsim -s -n ft2048.net -N 2144 -S 96 -P 8288, umad2sim):"
 echo "  opensm --once -R ftree -D 0x07 -f LOG"
@@ -105,6 +107,23 @@ while [ "$r" -le "$osm_runs" ]; do
 done
 ibsim_stop || true  # its wait reports the TERM it sent
 
+if [ -n "${LFTS_OUT:-}" ]; then
+	# the floor: the same bytes written by dd to the same file system, and memory bandwidth (dd /dev/zero to /dev/null)
+	bytes=$(wc -c <"$work/lfts.out")
+	mb=$(( (bytes + 1048575) / 1048576 ))
+	dd_ms() { t0=$(date +%s%N); dd "$@" 2>/dev/null; t1=$(date +%s%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }'; }
+	w=""; m=""
+	for _i in 1 2 3 4 5; do
+		w="$w $(dd_ms if=/dev/zero of="$work/dd.out" bs=1M count="$mb")"
+		m="$m $(dd_ms if=/dev/zero of=/dev/null bs=1M count=4096)"
+	done
+	w_med=$(echo "$w" | tr ' ' '\n' | sed '/^$/d' | median)
+	m_med=$(echo "$m" | tr ' ' '\n' | sed '/^$/d' | median)
+	rm -f "$work/dd.out"
+	echo "LFT file: $bytes bytes; floor: dd of $mb MiB to the same file system $w_med ms (median of 5);" \
+		"memory bandwidth $(awk -v t="$m_med" 'BEGIN { printf "%.1f", 4096 / 1024 / (t / 1000) }') GiB/s" \
+		"(dd /dev/zero to /dev/null), so $(awk -v t="$m_med" -v b="$bytes" 'BEGIN { printf "%.1f", b / (4096 * 1048576 / (t / 1000)) * 1000 }') ms for the bytes"
+fi
 smd_med=$(median <"$work/smd.ms")
 osm_med=$(median <"$work/osm.ms")
 osm_min=$(sort -n "$work/osm.ms" | head -1)

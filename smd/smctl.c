@@ -17,6 +17,9 @@ static void usage(FILE *o)
 		"  topo info DUMP [DUMP...] [--plane N] [--from auto|ibnd|ibsim]\n"
 		"                                        load dumps (one plane each), print a summary\n"
 		"  topo convert DUMP -o FILE [--format ibnd|ibsim] [--from auto|ibnd|ibsim]\n"
+		"  lft --file FILE [SWITCH] [--format dump|compact]\n"
+		"                                        print an LFT file (dump_lfts text or compact)\n"
+		"  lft --diff FILE_A FILE_B              compare two LFT files (exit 1 if they differ)\n"
 		"\n"
 		"Ask the running smd (--socket PATH, default /run/smd/smd.sock; exit 0 ok, 1 failed, 2 usage):\n");
 	for (unsigned i = 0; i < SMD_CMD_N; i++)   /* the daemon's commands (ctl.h) */
@@ -67,6 +70,10 @@ int main(int argc, char **argv)
 			return smctl_topo_gen(&g, argc - i - 2, argv + i + 2);
 		return smctl_topo_cmd(&g, argc - i - 1, argv + i + 1);
 	}
+	if (!strcmp(cmd, "lft"))   /* an LFT file, not the daemon's tables */
+		for (int k = i + 1; k < argc; k++)
+			if (!strcmp(argv[k], "--file") || !strcmp(argv[k], "--diff"))
+				return smctl_lft_offline(&g, argc - i - 1, argv + i + 1);
 	const struct smd_ctl_cmd *dc = smd_ctl_cmd_find(cmd);
 	if (dc && (dc->flags & SMD_CTL_CMD_OWN_WORDS))
 		return smctl_profile_cmd(&g, argc - i - 1, argv + i + 1);   /* smd/smctl_profile.c */

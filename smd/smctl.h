@@ -10,6 +10,8 @@ struct smctl_global {
 };
 int smctl_topo_gen(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_gen.c */
 int smctl_topo_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_topo.c: info, convert */
+/* smd/smctl_lftfile.c: lft --file FILE [SWITCH] [--format dump|compact], lft --diff A B (no daemon) */
+int smctl_lft_offline(const struct smctl_global *g, int argc, char **argv);
 int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_profile.c */
 /*
  * Send one request line to the daemon at sock (timeout_ms and tick as

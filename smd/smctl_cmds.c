@@ -359,9 +359,12 @@ static void print_sweep(const struct smd_jv *r, const char *cmd)
 	printf("sweep %llu", num(r, "sweeps"));
 	if (smd_jv_str(r, "ran", NULL))
 		printf(" (%s%s)", smd_jv_str(r, "ran", ""), smd_jv_bool(r, "escalated", 0) ? ", escalated from light" : "");
-	printf(": %s, %llu/%llu planes up, %llu LFT blocks and %llu PortInfo written, %.3f s",
-	       smd_jv_str(r, "result", "?"), num(r, "planes_up"), num(r, "planes_up") + num(r, "failed"),
-	       num(r, "lft_blocks_written"), num(r, "portinfo_sets"), smd_jv_num(r, "seconds", 0));
+	printf(": %s, %llu/%llu planes up", smd_jv_str(r, "result", "?"), num(r, "planes_up"),
+	       num(r, "planes_up") + num(r, "failed") + num(r, "standby"));
+	if (num(r, "standby"))
+		printf(" (%llu standby)", num(r, "standby"));
+	printf(", %llu LFT blocks and %llu PortInfo written, %.3f s", num(r, "lft_blocks_written"),
+	       num(r, "portinfo_sets"), smd_jv_num(r, "seconds", 0));
 	if (!strcmp(cmd, "engine") && smd_jv_str(r, "engine", NULL))
 		printf(", routed by %s", smd_jv_str(r, "engine", ""));
 	printf("\n");

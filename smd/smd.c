@@ -13,7 +13,7 @@
 
 enum {
 	OPT_ONCE = 256, OPT_DRY_RUN, OPT_BACKEND, OPT_TOPOLOGY, OPT_PLANE, OPT_PROFILE,
-	OPT_LFTS_OUT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_LMC,
+	OPT_LFTS_OUT, OPT_LFTS_FORMAT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_LMC,
 	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS, OPT_CHECK_CONFIG, OPT_PRINT_CONFIG, OPT_PRINT_DEFAULTS,
 };
 
@@ -23,7 +23,7 @@ static void usage(FILE *o)
 		"Usage: smd [-f] [-c FILE] [BACKEND OPTIONS]       run the subnet manager (foreground)\n"
 		"       smd --once [-c FILE] [BACKEND OPTIONS]     bring the subnet up, print a summary, exit\n"
 		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE]\n"
-		"           [-c FILE] [--lfts-out FILE] [--report FILE|-] [--json]\n"
+		"           [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n"
 		"       smd --check-config [-c FILE]                check the configuration, print FILE: ok\n"
 		"       smd --print-config [-c FILE] | --print-defaults   the effective configuration as YAML\n"
 		"\n"
@@ -68,6 +68,7 @@ static const struct smd_opt {
 	{ O("plane", required_argument, OPT_PLANE) },
 	{ O("profile", required_argument, OPT_PROFILE), SET(profile) },
 	{ O("lfts-out", required_argument, OPT_LFTS_OUT), SET(lfts_out) },
+	{ O("lfts-format", required_argument, OPT_LFTS_FORMAT), SET(lfts_format) },
 	{ O("report", required_argument, OPT_REPORT), SET(report) },
 	{ O("json", no_argument, OPT_JSON) },
 	{ O("socket", required_argument, OPT_SOCKET), SET(socket) },

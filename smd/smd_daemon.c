@@ -325,7 +325,8 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	sm_json_uint(j, "sweeps", st->sweeps);
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
-	sm_json_uint(j, "failed", st->n_planes - st->planes_up);
+	sm_json_uint(j, "failed", st->n_planes - st->planes_up - st->planes_standby);
+	sm_json_uint(j, "standby", st->planes_standby);
 	sm_json_double(j, "seconds", st->last_sweep_s);
 	sm_json_uint(j, "lft_blocks_written", st->lft_blocks_written);
 	sm_json_uint(j, "portinfo_sets", st->portinfo_sets);
@@ -418,7 +419,7 @@ static int plane_specs(const struct smd_opts *o, const struct smd_conf *conf, co
 /* "STATE: N/M planes up, ..." for STATUS= */
 static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
 {
-	char line[224];
+	char line[1024];
 
 	smd_dmn_status_line(st, line, sizeof(line));
 	if (st->sweeps)
@@ -431,7 +432,7 @@ static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
 static void reload_done(struct dctx *c, const char *what)
 {
 	struct smd_dmn_status *st;
-	char line[256];
+	char line[1100];
 
 	if (!c->ready)
 		return;
@@ -597,7 +598,7 @@ static void drop_root(struct dctx *c)
 static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 {
 	struct smd_dmn_status *st = malloc(sizeof(*st));
-	char line[256];
+	char line[1100];
 
 	if (!st)
 		return;

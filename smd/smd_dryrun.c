@@ -86,7 +86,11 @@ int smd_dry_run(const struct smd_opts *o)
 	if (!o->n_dumps) {
 		fprintf(stderr, "smd: --dry-run needs at least one -t DUMP (one per plane)\n"
 				"Usage: smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE...]] "
-				"[--profile FILE] [-c FILE] [--lfts-out FILE] [--report FILE|-] [--json]\n");
+				"[--profile FILE] [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n");
+		return 2;
+	}
+	if (o->lfts_format && strcmp(o->lfts_format, "dump") && strcmp(o->lfts_format, "compact")) {
+		fprintf(stderr, "smd: --lfts-format: '%s' is neither dump nor compact\n", o->lfts_format);
 		return 2;
 	}
 	if (o->config)
@@ -145,7 +149,8 @@ int smd_dry_run(const struct smd_opts *o)
 		}
 	}
 	if (o->lfts_out) {
-		rc = sm_dryrun_write_lfts(d, o->lfts_out, err, sizeof(err));
+		rc = sm_dryrun_write_lfts(d, o->lfts_out, o->lfts_format && !strcmp(o->lfts_format, "compact"), err,
+					  sizeof(err));
 		if (rc) {
 			sm_err("SMD-2016", "cannot write the LFTs: %s", err);
 			goto out;

@@ -139,6 +139,13 @@ grep -q "election: standby: master" "$work/b.err" || { cat "$work/b.err"; bad "b
 "$smctl" --socket "$work/b.sock" status | grep "^SM " | tee "$work/b.role"
 grep -q "plane 0: standby, GUID 0x[0-9a-f]\{16\}, LID [0-9]*, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/b.role" ||
 	bad "smctl status: no standby role line"
+# the metrics say the role too (a state set), and so does the STATUS= line (smd_dmn_status_line, the log's)
+"$smctl" --socket "$work/b.sock" metrics >"$work/b.metrics" || bad "b: no metrics"
+grep -q '^smd_sm_state{plane="plane0",state="standby"} 1$' "$work/b.metrics" &&
+	grep -q '^smd_sm_state{plane="plane0",state="master"} 0$' "$work/b.metrics" ||
+	bad "b metrics: no standby state: $(grep smd_sm_state "$work/b.metrics")"
+"$smctl" --socket "$work/a.sock" metrics | grep -q '^smd_sm_state{plane="plane0",state="master"} 1$' ||
+	bad "a metrics: not master"
 "$smctl" --socket "$work/a.sock" planes | grep "^SM " | tee "$work/a.role"
 grep -q "plane 0: master, GUID 0x0000000000100001, LID 1, priority 1; master 0x0000000000100001 LID 1 priority 1" "$work/a.role" ||
 	bad "smctl planes: no master role line"

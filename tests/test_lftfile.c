@@ -233,6 +233,62 @@ static void test_golden_lmc1(void **state)
 	golden_round_trip("ft8-lmc1.dump_lfts", 1, 0x17);
 }
 
+/*
+ * The writer formats a plane's first switch once and patches the port
+ * digits of every switch whose printed lines are the same; the others take
+ * the line-by-line path. Both must print what a switch written alone does
+ * (LMC 1: the "path #k" lines depend on which lines are printed).
+ */
+static void test_template_matches_alone(void **state)
+{
+	const char *fixture = "ft8-lmc1.dump_lfts";
+	size_t len;
+	char *text = slurp(fixture, &len);
+	struct sm_fabric *f = build_ft8();
+	struct sm_lftfile *lf = read_fixture(fixture);
+	struct sm_lfts *l;
+	uint32_t matched = 0;
+	char err[512] = "";
+	char *whole = NULL, *alone = NULL;
+	size_t wlen = 0, alen = 0;
+
+	(void)state;
+	set_lids_from_dump(f, text, 1);
+	l = sm_lfts_new(f, 0);
+	assert_non_null(l);
+	assert_int_equal(sm_lftfile_apply(lf, f, l, &matched, err, sizeof(err)), 0);
+	assert_true(l->n_switches >= 4);
+	/* switch 2: a hole at an LMC range's base LID and one at its second LID; switch 3: a port out of range */
+	for (uint32_t d = 1; d <= l->top_lid; d++)
+		if (sm_lfts_row(l, 2)[d] != SM_LFT_NONE && d % 2 == 1) {
+			sm_lfts_row(l, 2)[d] = SM_LFT_NONE;
+			sm_lfts_row(l, 2)[d + 1 <= l->top_lid ? d + 1 : d] = SM_LFT_NONE;
+			break;
+		}
+	sm_lfts_row(l, 3)[l->top_lid] = 200;
+
+	FILE *out = open_memstream(&whole, &wlen);
+	assert_int_equal(sm_lftfile_write(out, f, l, NULL), 0);
+	fclose(out);
+	out = open_memstream(&alone, &alen);
+	for (uint32_t s = 0; s < l->n_switches; s++) {
+		struct sm_lfts one = *l;
+		one.n_switches = 1;
+		one.sw_node = &l->sw_node[s];
+		one.ports = sm_lfts_row(l, s);
+		assert_int_equal(sm_lftfile_write(out, f, &one, NULL), 0);
+	}
+	fclose(out);
+	assert_int_equal(wlen, alen);
+	assert_string_equal(whole, alone);
+	free(whole);
+	free(alone);
+	sm_lfts_free(l);
+	sm_lftfile_free(lf);
+	sm_fabric_free(f);
+	free(text);
+}
+
 /* The fixture read into tables: headers, entries, the trailing warning ignored. */
 static void test_read_fixture(void **state)
 {
@@ -392,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_read_fixture),
 		cmocka_unit_test(test_golden_lmc0),
 		cmocka_unit_test(test_golden_lmc1),
+		cmocka_unit_test(test_template_matches_alone),
 		cmocka_unit_test(test_round_trip_planes),
 		cmocka_unit_test(test_bad_input),
 	};

@@ -30,6 +30,7 @@ struct smd_opts {
 	const char *engines;         /* -R ENGINE[,ENGINE] */
 	const char *profile;         /* --profile FILE */
 	const char *lfts_out;        /* --lfts-out FILE */
+	const char *lfts_format;     /* --lfts-format dump|compact, NULL = dump */
 	const char *report;          /* --report FILE|- */
 	int json;                    /* --json */
 	const char *socket;          /* --socket PATH */

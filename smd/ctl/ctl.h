@@ -56,7 +56,8 @@
  *            (bool, default true): the reply comes when a cycle that
  *            started after the request has completed, with "kind", "ran"
  *            ("light"/"heavy": what that cycle did), "escalated", "sweeps",
- *            "result", "planes_up", "failed", "seconds",
+ *            "result", "planes_up", "failed", "standby" (planes another SM
+ *            masters), "seconds",
  *            "lft_blocks_written", "portinfo_sets"; with "wait": false it
  *            comes at once with "queued": true and "target".
  *   version  "smd" (package version), "protocol" (1).

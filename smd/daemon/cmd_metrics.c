@@ -91,6 +91,41 @@ static double attr_value(const struct sm_txn_attr_stats *a, enum attr_field f)
 	return 0;
 }
 
+/*
+ * The SM's role per plane (IBA 14.4 states as a state set: 1 for the
+ * plane's state, 0 for the others; a mock plane is not elected and always
+ * master), the master's priority, and the takeovers and handovers counted
+ * by the election (daemon/ha.c).
+ */
+static void sm_role_metrics(struct sm_json *j, const struct smd_dmn_status *st)
+{
+	static const char *const names[] = { "notactive", "discovering", "standby", "master" };
+	char pl[16];
+
+	smd_metric_begin(j, "smd_sm_state", "gauge",
+			 "1 for the SM's master/standby state in the plane (notactive, discovering, standby, master)");
+	for (unsigned i = 0; i < st->n_planes; i++) {
+		const struct smd_dmn_plane *sp = &st->planes[i];
+		unsigned cur = sp->role.elected ? sp->role.state & 3u : 3u;
+
+		smd_metric_plane_name(i, pl, sizeof(pl));
+		for (unsigned s = 0; s < 4; s++)
+			smd_metric_sample(j, s == cur ? 1 : 0, "plane", pl, "state", names[s], NULL);
+	}
+	smd_metric_end(j);
+	for (unsigned m = 0; m < 2; m++) {
+		smd_metric_begin(j, m ? "smd_sm_handovers_total" : "smd_sm_takeovers_total", "counter",
+				 m ? "Times this SM handed mastership to a better SM (HANDOVER) in the plane" :
+				 "Times this SM became master of the plane after the master stopped answering");
+		for (unsigned i = 0; i < st->n_planes; i++) {
+			smd_metric_plane_name(i, pl, sizeof(pl));
+			smd_metric_sample(j, (double)(m ? st->planes[i].role.handovers : st->planes[i].role.takeovers),
+					  "plane", pl, NULL);
+		}
+		smd_metric_end(j);
+	}
+}
+
 void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st)
 {
 	static const struct { const char *name, *help; enum attr_field f; } by_attr[] = {
@@ -155,6 +190,7 @@ void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st)
 		}
 		smd_metric_end(j);
 	}
+	sm_role_metrics(j, st);
 }
 
 /* The "metrics" reply through the same path as smctl's: JSON, read back, rendered. */

@@ -258,7 +258,7 @@ static void run_cycle(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n && !stopping; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
 		/* a plane with an SA: closed by the loop after its SA (sa.c) */
-		if (p->rc && p->t && !sm_plane_port_keep_open(&d->ports[i]) && !d->sa[i]) {
+		if (p->rc && p->t && !p->skip && !sm_plane_port_keep_open(&d->ports[i]) && !d->sa[i]) {
 			sm_plane_port_close(&d->ports[i]);
 			p->t = NULL;
 		}
@@ -309,8 +309,8 @@ static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *n
 			(void)sm_transport_send(t, out, SM_MAD_SIZE, from.slid, 0);
 		(*ntraps)++;
 		unsigned num;
-		if (!sm_trap_wants_sweep(&smp, &num))
-			continue;
+		if (!sm_trap_wants_sweep(&smp, &num) || !dmn_ha_plane_may_cycle(d, i))
+			continue;   /* a standby plane's traps are for its master */
 		/* a link state change: the SA forwards it to hosts that subscribed (InformInfo, trap 128) */
 		if (num == 128 && d->sa[i])
 			sm_sa_notice(d->sa[i], smp.data);
@@ -368,9 +368,12 @@ static void watch_mads(struct smd_dmn *d)
 	}
 }
 
-static void unwatch_mads(struct smd_dmn *d)
+/* all: every plane; else the planes a cycle takes (a standby plane's port stays the loop's) */
+static void unwatch_mads(struct smd_dmn *d, bool all)
 {
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
+		if (!all && i < d->n && d->planes[i].skip)
+			continue;
 		sm_loop_remove(d->src_mad[i]);
 		d->src_mad[i] = NULL;
 	}
@@ -451,7 +454,14 @@ static void schedule(struct smd_dmn *d)
 		d->next_due_us = d->trap_due_us = d->mc_due_us = 0;
 	}
 	if (reason) {
-		unwatch_mads(d);   /* the transports are the worker's until it reports back */
+		/*
+		 * Planes another SM masters are left out (each plane is its own
+		 * subnet, with its own election): their ports stay the loop's,
+		 * which polls their masters while the worker runs the others.
+		 */
+		for (unsigned i = 0; i < d->n; i++)
+			d->planes[i].skip = !dmn_ha_plane_may_cycle(d, i);
+		unwatch_mads(d, false);   /* the transports are the worker's until it reports back */
 		old = cycle_begin(d, reason);
 	}
 	/* during a cycle too: a due time that passes meanwhile is looked at when the cycle ends */
@@ -650,7 +660,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		pthread_join(d->worker, NULL);
 	}
 	dmn_sa_free_all(d);   /* on the loop, before the transports they use */
-	unwatch_mads(d);
+	unwatch_mads(d, true);
 	dmn_ha_free(d);
 	sm_loop_remove(d->src_wake);
 	sm_loop_remove(d->src_interval);

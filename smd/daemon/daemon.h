@@ -153,6 +153,7 @@ struct smd_dmn_status {
 	char last_trap[128];          /* the last one that asked for a cycle, "" none */
 	uint64_t requested;           /* cycles asked for (internal, for waiting) */
 	unsigned n_planes, planes_up;
+	unsigned planes_standby;      /* planes another SM masters (left out of the last cycle) */
 	uint32_t switches, cas, lids; /* sums over the planes of the last cycle */
 	uint64_t lft_blocks_written;  /* last cycle, all planes */
 	uint64_t portinfo_sets;       /* last cycle, all planes */

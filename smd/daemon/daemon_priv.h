@@ -49,6 +49,12 @@ struct smd_dmn {
 	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
 	int want_heavy;              /* the next cycle is heavy (request, trap) */
 	int want_reread;             /* ... and forgets the LFTs the states remember */
+	/*
+	 * Planes another SM mastered (ha.c): their LIDs are kept as that SM
+	 * assigned them instead of aligned with the other planes (view.c
+	 * dmn_capture_want), so taking one over moves no LID.
+	 */
+	bool adopted[SM_MAX_PLANES];
 	struct dmn_gen *pending;     /* handed over by reconfigure, swapped in by the worker */
 	struct smd_dmn_status st;
 

@@ -4,15 +4,17 @@
  *
  * One election (sm/election.h) per plane whose transport is a real or
  * simulated port (umad, ibsim); mock planes are always master. Owned by
- * the loop's thread; a MAD is sent only while the worker does not own
- * the transports (in_worker 0), i.e. always in standby, where no cycle
- * runs.
+ * the loop's thread; a MAD is sent only on a port the worker does not
+ * own (no cycle running, or a standby plane the cycle left out).
  *
  * Discovery: before the first cycle the plane's port is opened; when it
  * is already configured (its PortInfo names an SM LID other than its
  * own), that SM is asked for SMInfo; its answer, or our timer, ends
- * discovery. Standby: no cycle runs (schedule() asks dmn_ha_may_cycle);
- * the master is polled on a loop timer (sm_elect_tick). Takeover: a heavy
+ * discovery. Standby: the plane is left out of the cycles (schedule()
+ * asks dmn_ha_plane_may_cycle and sets sm_mp_plane.skip), its port stays
+ * the loop's, and the master is polled on a loop timer (sm_elect_tick);
+ * when every plane stands by, no cycle runs at all. A plane that stood by
+ * is adopted (d->adopted): taking it over keeps the LIDs its master set. Takeover: a heavy
  * cycle, which keeps the LIDs it reads and writes only what differs.
  * Master: an SM that polls us by LID, or sends trap 144, is asked for
  * its SMInfo (at most once per SM_HA_PROBE_GAP_US per LID); a better one
@@ -107,7 +109,7 @@ static uint32_t ha_send_tid(struct ha_plane *h, uint32_t prefix, uint8_t method,
 	int busy;
 
 	pthread_mutex_lock(&h->d->mu);
-	busy = h->d->in_worker;
+	busy = h->d->in_worker && !h->d->planes[h->i].skip;   /* a plane the cycle left out is ours */
 	uint64_t sweeps = h->d->st.sweeps;
 	pthread_mutex_unlock(&h->d->mu);
 	if (busy || !t || !lid)
@@ -183,12 +185,19 @@ static void apply(struct ha_plane *h, int act)
 		/* fall through */
 	case SM_EL_TAKEOVER:
 		ha_note(h, "%s", h->el.why);
+		pthread_mutex_lock(&d->mu);
+		bool adopted = d->adopted[h->i] && d->n > 1;
+		pthread_mutex_unlock(&d->mu);
+		if (adopted)
+			ha_note(h, "keeping the LIDs the previous master assigned (not aligned with the other planes)");
 		(void)smd_dmn_request_sweep_kind(d, SMD_SWEEP_HEAVY);
 		break;
 	case SM_EL_STANDBY:
 		ha_note(h, "%s", h->el.why);
 		pthread_mutex_lock(&d->mu);
-		d->next_due_us = d->trap_due_us = 0;   /* a standby programs nothing */
+		d->adopted[h->i] = true;   /* another SM masters it: taking it back keeps its LIDs */
+		if (!dmn_ha_may_cycle(d))
+			d->next_due_us = d->trap_due_us = 0;   /* a standby programs nothing */
 		pthread_mutex_unlock(&d->mu);
 		break;
 	default:
@@ -455,14 +464,18 @@ void dmn_ha_free(struct smd_dmn *d)
 	d->ha = NULL;
 }
 
+bool dmn_ha_plane_may_cycle(const struct smd_dmn *d, unsigned plane)
+{
+	return !d->ha || plane >= SM_MAX_PLANES || !d->ha->p[plane].on ||
+	       d->ha->p[plane].el.state == SM_SMSTATE_MASTER;
+}
+
 bool dmn_ha_may_cycle(const struct smd_dmn *d)
 {
-	if (!d->ha)
-		return true;
 	for (unsigned i = 0; i < d->n; i++)
-		if (d->ha->p[i].on && d->ha->p[i].el.state != SM_SMSTATE_MASTER)
-			return false;
-	return true;
+		if (dmn_ha_plane_may_cycle(d, i))
+			return true;
+	return false;
 }
 
 void dmn_ha_role(const struct smd_dmn *d, unsigned plane, struct dmn_ha_role *r)

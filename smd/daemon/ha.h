@@ -22,7 +22,10 @@ int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf);
 void dmn_ha_free(struct smd_dmn *d);
 /* A cycle ended (loop thread, worker idle): a master asks the other SMs its sweep saw (IsSM ports). */
 void dmn_ha_cycle_done(struct smd_dmn *d);
+/* Does any plane run cycles (master, or not elected)? */
 bool dmn_ha_may_cycle(const struct smd_dmn *d);
+/* Does this plane (master, or not elected: mock)? A cycle leaves the others out (sm_mp_plane.skip). */
+bool dmn_ha_plane_may_cycle(const struct smd_dmn *d, unsigned plane);
 int dmn_ha_mad(struct smd_dmn *d, unsigned plane, const struct sm_smp *smp, const struct sm_mad_addr *from,
 	       uint64_t sweeps);
 

@@ -120,7 +120,7 @@ void dmn_mc_cycle_end(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mc_set *s = d->planes[i].mcast;
 
-		if (s && d->planes[i].heavy && !d->planes[i].rc)
+		if (s && !d->planes[i].skip && d->planes[i].heavy && !d->planes[i].rc)
 			d->mc_ran_gen[i] = s->gen;
 		d->planes[i].mcast = NULL;
 		sm_mc_set_unref(s);

@@ -40,6 +40,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 {
 	struct smd_dmn_status *st = &d->st;
 	struct smd_dmn_sweep sw;
+	unsigned standby = 0;
 
 	memset(&sw, 0, sizeof(sw));
 	st->planes_up = 0;
@@ -49,6 +50,10 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	for (unsigned i = 0; i < d->n; i++) {
 		const struct sm_mp_plane *p = &d->planes[i];
 		struct smd_dmn_plane *sp = &st->planes[i];
+		if (p->skip) {
+			standby++;   /* another SM masters it: left as it was (its role says standby) */
+			continue;
+		}
 		sp->swept = 1;
 		sp->rc = p->rc;
 		snprintf(sp->err, sizeof(sp->err), "%s", p->rc ? p->err : "");
@@ -104,7 +109,10 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		if (!st->engine[0] && sp->sum.engine)
 			snprintf(st->engine, sizeof(st->engine), "%s", sp->sum.engine);
 	}
-	st->last = st->planes_up == d->n && d->n ? SMD_ST_UP : st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
+	/* planes another SM masters are fine as they are: up if every plane we master is */
+	st->planes_standby = standby;
+	st->last = st->planes_up + standby == d->n && st->planes_up ? SMD_ST_UP :
+		   st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = sm_mono_us();
@@ -157,9 +165,24 @@ void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 		snprintf(buf, len, "starting: first sweep of %u plane%s", st->n_planes, st->n_planes == 1 ? "" : "s");
 		return;
 	}
-	snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
-		 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
-		 (unsigned long long)st->sweeps);
+	int n = snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
+			 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
+			 (unsigned long long)st->sweeps);
+
+	/* the role in each elected plane (a mock plane is not elected: always master, not said) */
+	for (unsigned i = 0; i < st->n_planes && n >= 0 && (size_t)n < len; i++) {
+		static const char *const names[] = { "notactive", "discovering", "standby", "master" };
+		const struct smd_dmn_plane *p = &st->planes[i];
+
+		if (!p->role.elected)
+			continue;
+		if ((p->role.state & 3u) == 3u || !p->role.master_guid)
+			n += snprintf(buf + n, len - (size_t)n, "; plane%u %s", i, names[p->role.state & 3u]);
+		else
+			n += snprintf(buf + n, len - (size_t)n, "; plane%u %s, master 0x%016llx LID %u", i,
+				      names[p->role.state & 3u], (unsigned long long)p->role.master_guid,
+				      p->role.master_lid);
+	}
 }
 
 /* A plane's master/standby role (daemon/ha.c): only for elected planes, so mock replies keep their shape. */
@@ -313,7 +336,8 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_obj_begin(j, NULL);
 		sm_json_uint(j, "index", i);
 		sm_json_str(j, "spec", p->spec);
-		sm_json_str(j, "state", !p->swept ? "not swept" : p->rc ? "failed" : "up");
+		bool standby = p->role.elected && (p->role.state & 3u) != 3u;   /* another SM masters it */
+		sm_json_str(j, "state", standby ? "standby" : !p->swept ? "not swept" : p->rc ? "failed" : "up");
 		sm_json_str(j, "error", p->swept && p->rc ? p->err : NULL);
 		SM_JSON_UINTS(j, { "attempts", p->attempts }, { "cycles_up", p->cycles_up },
 			      { "cycles_failed", p->cycles_failed }, { "switches", s->counts.switches },

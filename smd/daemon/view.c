@@ -20,6 +20,16 @@ int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const
 			uint16_t *want)
 {
 	struct smd_dmn *d = arg;
+	bool adopted;
+
+	pthread_mutex_lock(&d->mu);
+	adopted = plane < SM_MAX_PLANES && d->adopted[plane];
+	pthread_mutex_unlock(&d->mu);
+	if (adopted) {
+		if (want != cur)
+			memcpy(want, cur, (size_t)f->n_ports * sizeof(*want));
+		return 0;   /* the fabric's LIDs, as the SM we took the plane from set them */
+	}
 	return sm_plane_lids_want(d->lids, f, plane, cur, want);
 }
 

@@ -10,7 +10,7 @@
  *   sm_dryrun_route()    engine chain over all planes (registry.h), with
  *                        validation and fallback; optional traffic profile
  *   sm_dryrun_metrics()  route metrics of every routed plane
- *   sm_dryrun_write_lfts() dump_lfts-format file, plane by plane
+ *   sm_dryrun_write_lfts() dump_lfts-format (or compact, model/lft_file.h) file, plane by plane
  * The result accumulates in d->run (report.h). Touches no fabric, needs no
  * privileges. Nothing here logs: errors are returned with a message, and
  * sm_dryrun_route() reports fallbacks through the result.
@@ -19,6 +19,8 @@
  * the LFTs and the profile; engine names in d->run point into the
  * registry and stay valid until sm_dryrun_free().
  */
+#include <stdbool.h>
+
 #include "model/fabric.h"
 #include "routing/engine.h"
 #include "routing/metrics.h"
@@ -75,7 +77,7 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed);
 
 /* Write the LFTs of all routed planes to path ("-" = stdout). */
-int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, char *err, size_t errlen);
+int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, char *err, size_t errlen);
 
 
 #endif

@@ -454,6 +454,42 @@ static uint64_t own_port_guid(struct ibsim_port *p, int timeout_ms)
 	return 0;
 }
 
+/*
+ * The attach port's LID, SM LID and state from its own SMA (a DR PortInfo of
+ * hop 0), as umad reads them from sysfs: the election's discovery asks the
+ * SM that configured the port first (daemon/ha.c). Only before anything
+ * else reads the port (answers that are not ours are dropped).
+ */
+static int ibsim_t_refresh(struct sm_transport *t)
+{
+	struct ibsim_port *p = port_of(t);
+	struct sm_dr_path path = { .cnt = 0 };
+	struct sm_smp s, r;
+	struct sm_port_info pi;
+	uint8_t mad[SM_MAD_SIZE], in[SM_MAD_SIZE];
+	size_t len;
+	int rc;
+
+	sm_smp_init_dr(&s, SM_METHOD_GET, SM_ATTR_PORT_INFO, 0, &path);
+	s.tid = 0x5a5a0002;
+	if ((rc = sm_smp_encode(&s, mad)) || (rc = ibsim_t_send(t, mad, SM_MAD_SIZE, SM_PERMISSIVE_LID, 0)))
+		return rc;
+	uint64_t end = sm_mono_us() + 500000u;
+	while (sm_mono_us() < end) {
+		if (ibsim_t_recv(t, in, sizeof(in), &len, NULL, 50))
+			continue;
+		if (!sm_smp_decode(in, len, &r, NULL) && r.tid == s.tid && r.method == SM_METHOD_GET_RESP &&
+		    !r.status && !sm_port_info_decode(r.data, &pi, NULL)) {
+			p->t.info.lid = pi.lid;
+			p->t.info.sm_lid = pi.master_sm_lid;
+			p->t.info.state = pi.port_state;
+			p->t.info.gid_prefix = pi.gid_prefix;
+			return 0;
+		}
+	}
+	return -ETIMEDOUT;
+}
+
 static const struct sm_transport_ops ibsim_ops = {
 	.size = sizeof(struct sm_transport_ops),
 	.version = SM_TRANSPORT_OPS_VERSION,
@@ -461,6 +497,7 @@ static const struct sm_transport_ops ibsim_ops = {
 	.send = ibsim_t_send,
 	.recv = ibsim_t_recv,
 	.fd = ibsim_t_fd,
+	.refresh = ibsim_t_refresh,
 	.close = ibsim_t_close,
 	.gsi_open = ibsim_gsi_open,
 };

@@ -12,34 +12,55 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- writer */
 
+#define LFTC_BLOCK 64   /* LIDs per LinearForwardingTable block (the compact form's lines) */
+
+/*
+ * Output buffer: to a stream (64 KiB, flushed when full), or, with out
+ * NULL, growing in memory (the per-plane template below).
+ */
 struct obuf {
 	FILE *out;
-	size_t len;
+	size_t len, cap;
 	int err;
-	char buf[65536];
+	char *buf;
 };
 
 static void ob_flush(struct obuf *b)
 {
-	if (b->len && !b->err && fwrite(b->buf, 1, b->len, b->out) != b->len)
+	if (b->out && b->len && !b->err && fwrite(b->buf, 1, b->len, b->out) != b->len)
 		b->err = -EIO;
-	b->len = 0;
+	if (b->out)
+		b->len = 0;
 }
 
 static void ob_put(struct obuf *b, const char *s, size_t n)
 {
-	if (n > sizeof(b->buf) - b->len) {
-		ob_flush(b);
-		if (n > sizeof(b->buf)) {
-			if (!b->err && fwrite(s, 1, n, b->out) != n)
-				b->err = -EIO;
-			return;
+	if (n > b->cap - b->len) {
+		if (!b->out) {
+			size_t nc = b->cap ? b->cap : 65536;
+			while (nc - b->len < n)
+				nc *= 2;
+			char *nb = realloc(b->buf, nc);
+			if (!nb) {
+				b->err = -ENOMEM;
+				return;
+			}
+			b->buf = nb;
+			b->cap = nc;
+		} else {
+			ob_flush(b);
+			if (n > b->cap) {
+				if (!b->err && fwrite(s, 1, n, b->out) != n)
+					b->err = -EIO;
+				return;
+			}
 		}
 	}
 	memcpy(b->buf + b->len, s, n);
@@ -71,7 +92,7 @@ static const char *type_str(unsigned type)
 	}
 }
 
-/* "0x%04x %03u " for lid <= 0xffff, port <= 255: 12 bytes */
+/* "0x%04x %03u " for lid <= 0xffff, port <= 255: 11 bytes */
 static void fmt_lid_port(char *p, unsigned lid, unsigned port)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -95,37 +116,79 @@ struct lid_info {
 	uint32_t port;     /* fabric port index or SM_NONE */
 };
 
-int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
-		     const char *comment)
+/* What every switch of a plane shares: the destination text of each LID. */
+struct plane_text {
+	const struct sm_fabric *f;
+	struct lid_info *info;
+	char *text;
+	uint32_t top;
+};
+
+/*
+ * The entry lines of one switch (row, nports). With digits non-NULL (the
+ * template), the offset in b of each line's port digits is stored in
+ * digits[lid] (lines not printed: UINT32_MAX). The number of lines.
+ */
+static unsigned emit_body(struct obuf *b, const struct plane_text *pt, const uint8_t *row, unsigned nports,
+			  uint32_t *digits)
 {
 	static const char unknown[] = ": (node info not available fabric scan)";
-	unsigned plane = l->plane;
-	uint32_t top = l->top_lid;
-	struct lid_info *info = NULL;
-	char *text = NULL;
-	size_t text_len = 0, text_cap = 0;
-	struct obuf *b = NULL;
-	int rc = 0;
+	unsigned last_port_lid = 0, base_port_lid = 0, count = 0;
+	uint64_t path_guid = 0;
 
-	if (plane >= SM_MAX_PLANES)
-		return -EINVAL;
-	info = calloc((size_t)top + 1, sizeof(*info));
-	b = malloc(sizeof(*b));
-	if (!info || !b) {
-		rc = -ENOMEM;
-		goto out;
+	for (uint32_t lid = 0; lid <= pt->top; lid++) {
+		unsigned port = row[lid];
+		char line[160];
+
+		if (digits)
+			digits[lid] = UINT32_MAX;
+		if (port > nports)
+			continue;
+		if (digits)
+			digits[lid] = (uint32_t)b->len + 7;
+		fmt_lid_port(line, lid, port);
+		count++;
+		if (lid <= last_port_lid) {
+			/* dump_fts: later LIDs of an LMC range name the range */
+			int n = snprintf(line + 11, sizeof(line) - 11, ": (path #%u out of %u: portguid 0x%016" PRIx64 ")\n",
+					 lid - base_port_lid + 1, last_port_lid - base_port_lid + 1, path_guid);
+			ob_put(b, line, 11 + (size_t)(n > 0 ? n : 0));
+			continue;
+		}
+		ob_put(b, line, 11);
+		if (lid == 0 || pt->info[lid].port == SM_NONE) {
+			ob_put(b, unknown, sizeof(unknown) - 1);
+		} else {
+			const struct sm_port *p = &pt->f->ports[pt->info[lid].port];
+			ob_put(b, pt->text + pt->info[lid].off, pt->info[lid].len);
+			if (p->lmc > 0) {
+				base_port_lid = p->lid;
+				last_port_lid = p->lid + (1u << p->lmc) - 1;
+				path_guid = p->guid;
+			}
+		}
+		ob_put(b, "\n", 1);
 	}
-	b->out = out;
-	b->len = 0;
-	b->err = 0;
+	return count;
+}
 
-	/* Destination text of each LID, shared by every switch of the plane. */
+/* The destination text of each LID of the plane, shared by every switch. */
+static int plane_text_make(struct plane_text *pt, const struct sm_fabric *f, unsigned plane, uint32_t top)
+{
+	size_t text_len = 0, text_cap = 0;
+
+	pt->f = f;
+	pt->top = top;
+	pt->text = NULL;
+	pt->info = calloc((size_t)top + 1, sizeof(*pt->info));
+	if (!pt->info)
+		return -ENOMEM;
 	for (uint32_t lid = 1; lid <= top; lid++) {
 		uint32_t pi = sm_fabric_find_lid(f, plane, (uint16_t)lid);
 		char tmp[SM_DESC_MAX + 128];
 		int n;
 
-		info[lid].port = pi;
+		pt->info[lid].port = pi;
 		if (pi == SM_NONE)
 			continue;
 		const struct sm_port *p = &f->ports[pi];
@@ -136,8 +199,7 @@ int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts 
 			snprintf(tbuf, sizeof(tbuf), "?(%d)?", nd->type);
 			ts = tbuf;
 		}
-		n = snprintf(tmp, sizeof(tmp), ": (%s portguid 0x%016" PRIx64 ": '%s')", ts, p->guid,
-			     nd->desc);
+		n = snprintf(tmp, sizeof(tmp), ": (%s portguid 0x%016" PRIx64 ": '%s')", ts, p->guid, nd->desc);
 		if (n < 0)
 			continue;
 		if ((size_t)n >= sizeof(tmp))
@@ -146,63 +208,117 @@ int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts 
 			size_t nc = text_cap ? text_cap * 2 : 65536;
 			while (nc < text_len + (size_t)n)
 				nc *= 2;
-			char *nt = realloc(text, nc);
-			if (!nt) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			text = nt;
+			char *nt = realloc(pt->text, nc);
+			if (!nt)
+				return -ENOMEM;
+			pt->text = nt;
 			text_cap = nc;
 		}
-		memcpy(text + text_len, tmp, (size_t)n);
-		info[lid].off = (uint32_t)text_len;
-		info[lid].len = (uint16_t)n;
+		memcpy(pt->text + text_len, tmp, (size_t)n);
+		pt->info[lid].off = (uint32_t)text_len;
+		pt->info[lid].len = (uint16_t)n;
 		text_len += (size_t)n;
 	}
+	return 0;
+}
+
+/*
+ * The per-plane template: the entry lines of a switch whose entries are
+ * valid (port <= its port count) exactly where the first switch's are, so
+ * that any such switch's lines are the template with its port digits put
+ * in. dump_fts' LMC rule depends only on which lines are printed, so the
+ * "path #k" lines are the same too. Other switches take the slow path.
+ */
+struct tmpl {
+	struct obuf b;               /* in memory */
+	uint32_t *digits;            /* [top+1] */
+	uint8_t *valid;              /* [top+1] */
+	unsigned count;
+};
+
+static int tmpl_make(struct tmpl *t, const struct plane_text *pt, const uint8_t *row, unsigned nports)
+{
+	memset(&t->b, 0, sizeof(t->b));
+	t->digits = malloc(((size_t)pt->top + 1) * sizeof(*t->digits));
+	t->valid = malloc((size_t)pt->top + 1);
+	if (!t->digits || !t->valid)
+		return -ENOMEM;
+	for (uint32_t lid = 0; lid <= pt->top; lid++)
+		t->valid[lid] = row[lid] <= nports;
+	t->count = emit_body(&t->b, pt, row, nports, t->digits);
+	return t->b.err;
+}
+
+/* Does this switch print the template's lines? */
+static bool tmpl_fits(const struct tmpl *t, const uint8_t *row, unsigned nports, uint32_t top)
+{
+	for (uint32_t lid = 0; lid <= top; lid++)
+		if ((row[lid] <= nports) != t->valid[lid])
+			return false;
+	return true;
+}
+
+static void tmpl_fill(struct tmpl *t, const uint8_t *row, uint32_t top)
+{
+	static char digits3[256][3];
+
+	if (!digits3[255][0])
+		for (unsigned p = 0; p < 256; p++) {
+			digits3[p][0] = (char)('0' + p / 100);
+			digits3[p][1] = (char)('0' + p / 10 % 10);
+			digits3[p][2] = (char)('0' + p % 10);
+		}
+	for (uint32_t lid = 0; lid <= top; lid++)
+		if (t->digits[lid] != UINT32_MAX)
+			memcpy(t->b.buf + t->digits[lid], digits3[row[lid]], 3);
+}
+
+int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
+		     const char *comment)
+{
+	unsigned plane = l->plane;
+	struct plane_text pt = { 0 };
+	struct tmpl t = { 0 };
+	struct obuf *b = NULL;
+	bool have_tmpl = false;
+	int rc = 0;
+
+	if (plane >= SM_MAX_PLANES)
+		return -EINVAL;
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->buf = malloc(65536))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	b->out = out;
+	b->cap = 65536;
+	rc = plane_text_make(&pt, f, plane, l->top_lid);
+	if (rc)
+		goto out;
 
 	if (comment)
 		ob_printf(b, "# %s\n", comment);
-	for (uint32_t s = 0; s < l->n_switches; s++) {
+	for (uint32_t s = 0; s < l->n_switches && !b->err; s++) {
 		uint32_t node = l->sw_node[s];
 		const struct sm_node *sw = &f->nodes[node];
 		const uint8_t *row = sm_lfts_row(l, s);
-		unsigned last_port_lid = 0, base_port_lid = 0;
-		uint64_t path_guid = 0;
-		unsigned count = 0;
+		unsigned count;
 
 		ob_printf(b, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
-			  top, sm_port(f, node, 0)->lid, sw->guid, sw->desc);
+			  pt.top, sm_port(f, node, 0)->lid, sw->guid, sw->desc);
 		ob_put(b, "  Lid  Out   Destination\n       Port     Info \n", 47);
-		for (uint32_t lid = 0; lid <= top; lid++) {
-			unsigned port = row[lid];
-			char line[160];
-
-			if (port > sw->nports)
-				continue;
-			fmt_lid_port(line, lid, port);
-			count++;
-			if (lid <= last_port_lid) {
-				/* dump_fts: later LIDs of an LMC range name the range */
-				int n = snprintf(line + 11, sizeof(line) - 11,
-						 ": (path #%u out of %u: portguid 0x%016" PRIx64 ")\n",
-						 lid - base_port_lid + 1,
-						 last_port_lid - base_port_lid + 1, path_guid);
-				ob_put(b, line, 11 + (size_t)(n > 0 ? n : 0));
-				continue;
-			}
-			ob_put(b, line, 11);
-			if (lid == 0 || info[lid].port == SM_NONE) {
-				ob_put(b, unknown, sizeof(unknown) - 1);
-			} else {
-				const struct sm_port *p = &f->ports[info[lid].port];
-				ob_put(b, text + info[lid].off, info[lid].len);
-				if (p->lmc > 0) {
-					base_port_lid = p->lid;
-					last_port_lid = p->lid + (1u << p->lmc) - 1;
-					path_guid = p->guid;
-				}
-			}
-			ob_put(b, "\n", 1);
+		if (!have_tmpl) {
+			rc = tmpl_make(&t, &pt, row, sw->nports);
+			if (rc)
+				goto out;
+			have_tmpl = true;
+		}
+		if (tmpl_fits(&t, row, sw->nports, pt.top)) {
+			tmpl_fill(&t, row, pt.top);
+			ob_put(b, t.b.buf, t.b.len);
+			count = t.count;
+		} else {
+			count = emit_body(b, &pt, row, sw->nports, NULL);
 		}
 		ob_printf(b, "%u valid lids dumped \n", count);
 	}
@@ -211,10 +327,68 @@ int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts 
 	if (!rc && (fflush(out) || ferror(out)))
 		rc = -EIO;
 out:
-	free(info);
-	free(text);
+	free(pt.info);
+	free(pt.text);
+	free(t.b.buf);
+	free(t.digits);
+	free(t.valid);
+	if (b)
+		free(b->buf);
 	free(b);
 	return rc;
+}
+
+/*
+ * The compact form (lft_file.h): a "switch" line per switch, then one line
+ * per block of 64 LIDs that routes any (2 hex digits per LID, ff = none).
+ */
+int sm_lftfile_write_compact(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l, const char *comment,
+			     bool magic)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct obuf b = { .out = out, .cap = 65536 };
+	uint32_t top = l->top_lid;
+
+	if (!(b.buf = malloc(b.cap)))
+		return -ENOMEM;
+	if (magic)
+		ob_put(&b, SM_LFTFILE_COMPACT_MAGIC " 1\n", sizeof(SM_LFTFILE_COMPACT_MAGIC " 1\n") - 1);
+	if (comment)
+		ob_printf(&b, "# %s\n", comment);
+	for (uint32_t s = 0; s < l->n_switches && !b.err; s++) {
+		uint32_t node = l->sw_node[s];
+		const struct sm_node *sw = &f->nodes[node];
+		const uint8_t *row = sm_lfts_row(l, s);
+		char desc[SM_DESC_MAX + 1];
+		size_t i;
+
+		for (i = 0; sw->desc[i] && i < SM_DESC_MAX; i++)   /* one line, whatever the switch calls itself */
+			desc[i] = (unsigned char)sw->desc[i] < 0x20 || sw->desc[i] == 0x7f ? '?' : sw->desc[i];
+		desc[i] = '\0';
+		ob_printf(&b, "switch 0x%016" PRIx64 " lid %u top 0x%x desc %s\n", sw->guid, sm_port(f, node, 0)->lid,
+			  top, desc);
+		for (uint32_t blk = 0; blk * LFTC_BLOCK <= top; blk++) {
+			uint32_t first = blk * LFTC_BLOCK, n = top - first + 1 < LFTC_BLOCK ? top - first + 1 : LFTC_BLOCK;
+			char line[16 + 2 * LFTC_BLOCK + 1];
+			int k = snprintf(line, sizeof(line), "%u ", blk);
+			bool any = false;
+
+			for (uint32_t e = 0; e < n; e++) {
+				uint8_t v = row[first + e];
+				any |= v != SM_LFT_NONE;
+				line[k++] = hex[v >> 4];
+				line[k++] = hex[v & 15];
+			}
+			line[k++] = '\n';
+			if (any)
+				ob_put(&b, line, (size_t)k);
+		}
+	}
+	ob_flush(&b);
+	free(b.buf);
+	if (!b.err && (fflush(out) || ferror(out)))
+		return -EIO;
+	return b.err;
 }
 
 /* ---------------------------------------------------------------- reader */
@@ -340,6 +514,113 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* Append a parsed switch header (ports allocated here, all SM_LFT_NONE). */
+static int add_sw(struct sm_lftfile *lf, struct sm_lftfile_sw *sw, unsigned lineno, const char *name, char *err,
+		  size_t errlen)
+{
+	const struct sm_lftfile_sw *dup = sm_lftfile_find(lf, sw->guid);
+
+	if (dup)
+		return rfail(err, errlen, name, lineno, "switch 0x%016" PRIx64 " listed twice (first at line %u)",
+			     sw->guid, dup->line);
+	sw->line = lineno;
+	sw->ports = malloc((size_t)sw->top + 1);
+	if (!sw->ports)
+		return -ENOMEM;
+	memset(sw->ports, SM_LFT_NONE, (size_t)sw->top + 1);
+	if (lf->n_sw == lf->cap_sw) {
+		uint32_t nc = lf->cap_sw ? lf->cap_sw * 2 : 64;
+		struct sm_lftfile_sw *ns = realloc(lf->sw, (size_t)nc * sizeof(*ns));
+		if (!ns) {
+			free(sw->ports);
+			return -ENOMEM;
+		}
+		lf->sw = ns;
+		lf->cap_sw = nc;
+	}
+	lf->sw[lf->n_sw++] = *sw;
+	/* GUID 0 is not indexed (sm_lftfile_find() finds no switch 0) */
+	return sw->guid ? sm_guid_map_put(&lf->idx, sw->guid, lf->n_sw - 1) : 0;
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* "switch 0xGUID lid N top 0xTOP desc DESC" (compact format) */
+static int parse_compact_header(const char *p, struct sm_lftfile_sw *sw, const char **why)
+{
+	uint64_t v;
+	char *end;
+	unsigned long lid;
+
+	p += strlen("switch ");
+	if (parse_hex(&p, UINT64_MAX, &sw->guid) || !sw->guid || strncmp(p, " lid ", 5)) {
+		*why = "cannot parse the switch guid";
+		return -EINVAL;
+	}
+	p += 5;
+	lid = strtoul(p, &end, 10);
+	if (end == p || !isdigit((unsigned char)*p) || lid > SM_UNICAST_LID_MAX || strncmp(end, " top ", 5)) {
+		*why = "bad switch LID";
+		return -EINVAL;
+	}
+	sw->lid = (uint16_t)lid;
+	p = end + 5;
+	if (parse_hex(&p, SM_UNICAST_LID_MAX, &v) || (*p && strncmp(p, " desc ", 6) && strcmp(p, " desc"))) {
+		*why = "bad top LID";
+		return -EINVAL;
+	}
+	sw->first = 0;
+	sw->top = (uint16_t)v;
+	sw->desc[0] = '\0';
+	if (*p && p[5] == ' ')
+		snprintf(sw->desc, sizeof(sw->desc), "%s", p + 6);
+	return 0;
+}
+
+/* "BLOCK HEX..." (compact format): 2 hex digits per LID from BLOCK*64, ff = none. */
+static int parse_compact_block(const char *p, struct sm_lftfile_sw *cur, const char **why)
+{
+	char *end;
+	unsigned long blk = strtoul(p, &end, 10);
+	uint32_t lid, n = 0;
+
+	if (end == p || *end != ' ' || blk > SM_UNICAST_LID_MAX / LFTC_BLOCK) {
+		*why = "cannot parse the block number";
+		return -EINVAL;
+	}
+	lid = (uint32_t)blk * LFTC_BLOCK;
+	if (lid > cur->top) {
+		*why = "block above the switch's top LID";
+		return -EINVAL;
+	}
+	for (p = end + 1; p[0] && n < LFTC_BLOCK; p += 2, n++, lid++) {
+		int hi = hexval(p[0]), lo = p[1] ? hexval(p[1]) : -1;
+		if (hi < 0 || lo < 0) {
+			*why = "entries are not pairs of hex digits";
+			return -EINVAL;
+		}
+		if (lid > cur->top) {
+			*why = "entries beyond the switch's top LID";
+			return -EINVAL;
+		}
+		if (cur->ports[lid] != SM_LFT_NONE) {
+			*why = "block listed twice";
+			return -EINVAL;
+		}
+		cur->ports[lid] = (uint8_t)(hi * 16 + lo);
+		if (cur->ports[lid] != SM_LFT_NONE)
+			cur->n_entries++;
+	}
+	if (*p || !n) {
+		*why = n ? "more than 64 entries in a block" : "a block without entries";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *err, size_t errlen)
 {
 	struct sm_lftfile *lf = calloc(1, sizeof(*lf));
@@ -348,7 +629,7 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 	size_t cap = 0;
 	ssize_t len;
 	unsigned lineno = 0;
-	int in_mcast = 0;
+	int in_mcast = 0, compact = 0;
 	int rc = 0;
 
 	if (!lf)
@@ -366,14 +647,47 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 			p++;
 		if (!*p)
 			continue;
+		if (lineno == 1 && starts(p, SM_LFTFILE_COMPACT_MAGIC)) {
+			if (strcmp(p, SM_LFTFILE_COMPACT_MAGIC " 1")) {
+				rc = rfail(err, errlen, name, lineno, "compact LFT format version not supported (want 1)");
+				goto out;
+			}
+			compact = 1;
+			continue;
+		}
 		if (*p == '#') {
 			lf->n_comments++;
+			continue;
+		}
+		if (compact) {
+			struct sm_lftfile_sw sw;
+			const char *why = "";
+
+			if (starts(p, "switch ")) {
+				memset(&sw, 0, sizeof(sw));
+				if (parse_compact_header(p, &sw, &why)) {
+					rc = rfail(err, errlen, name, lineno, "bad switch line: %s", why);
+					goto out;
+				}
+				rc = add_sw(lf, &sw, lineno, name, err, errlen);
+				if (rc)
+					goto out;
+				cur = &lf->sw[lf->n_sw - 1];
+			} else if (!isdigit((unsigned char)*p)) {
+				rc = rfail(err, errlen, name, lineno, "unexpected line (not the compact LFT format)");
+				goto out;
+			} else if (!cur) {
+				rc = rfail(err, errlen, name, lineno, "LFT block before any 'switch' line");
+				goto out;
+			} else if (parse_compact_block(p, cur, &why)) {
+				rc = rfail(err, errlen, name, lineno, "bad block: %s", why);
+				goto out;
+			}
 			continue;
 		}
 		if (starts(p, "Unicast lids")) {
 			struct sm_lftfile_sw sw;
 			const char *why = "";
-			const struct sm_lftfile_sw *dup;
 
 			memset(&sw, 0, sizeof(sw));
 			in_mcast = 0;
@@ -381,37 +695,10 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 				rc = rfail(err, errlen, name, lineno, "bad switch header: %s", why);
 				goto out;
 			}
-			dup = sm_lftfile_find(lf, sw.guid);
-			if (dup) {
-				rc = rfail(err, errlen, name, lineno,
-					   "switch 0x%016" PRIx64 " listed twice (first at line %u)",
-					   sw.guid, dup->line);
-				goto out;
-			}
-			sw.line = lineno;
-			sw.ports = malloc((size_t)sw.top + 1);
-			if (!sw.ports) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			memset(sw.ports, SM_LFT_NONE, (size_t)sw.top + 1);
-			if (lf->n_sw == lf->cap_sw) {
-				uint32_t nc = lf->cap_sw ? lf->cap_sw * 2 : 64;
-				struct sm_lftfile_sw *ns = realloc(lf->sw, (size_t)nc * sizeof(*ns));
-				if (!ns) {
-					free(sw.ports);
-					rc = -ENOMEM;
-					goto out;
-				}
-				lf->sw = ns;
-				lf->cap_sw = nc;
-			}
-			lf->sw[lf->n_sw++] = sw;
-			cur = &lf->sw[lf->n_sw - 1];
-			/* GUID 0 is not indexed (sm_lftfile_find() finds no switch 0) */
-			rc = sw.guid ? sm_guid_map_put(&lf->idx, sw.guid, lf->n_sw - 1) : 0;
+			rc = add_sw(lf, &sw, lineno, name, err, errlen);
 			if (rc)
 				goto out;
+			cur = &lf->sw[lf->n_sw - 1];
 			continue;
 		}
 		if (starts(p, "Multicast mlids")) {

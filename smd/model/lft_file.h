@@ -31,6 +31,7 @@
  * lines are "FILE:LINE: ..." errors, never crashes. Multicast sections
  * ("Multicast mlids ...") are skipped.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -43,6 +44,27 @@
  */
 int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
 		     const char *comment);
+
+/*
+ * The compact form (dry-run --lfts-format compact), for tools that do not
+ * need dump_lfts' text; about 35 times smaller:
+ *
+ *   # smd-lfts 1
+ *   # COMMENT                                   (any number of '#' lines)
+ *   switch 0xGUID lid N top 0xTOP desc DESC     (DESC: the rest of the line)
+ *   BLOCK HEX                                   (one line per block of 64 LIDs)
+ *
+ * BLOCK is the LFT block number (decimal, as in the LinearForwardingTable
+ * attribute modifier); HEX has 2 hex digits per LID from BLOCK*64 up to
+ * 64 LIDs or TOP, ff = no route (SM_LFT_NONE). Blocks that route no LID are
+ * left out. Entries are written as the table holds them (dump_lfts leaves
+ * out ports above the switch's port count; this form does not). The
+ * reader (sm_lftfile_read) takes both forms, telling them by the first line.
+ */
+#define SM_LFTFILE_COMPACT_MAGIC "# smd-lfts"
+/* Every switch of l's plane in the compact form; with magic, the format line first. */
+int sm_lftfile_write_compact(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l, const char *comment,
+			     bool magic);
 
 struct sm_lftfile_sw {
 	uint64_t guid;           /* switch node GUID from the header */

@@ -90,6 +90,8 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 		w[i].cfg = cfg;
 		w[i].t0 = t0;
 		planes[i].heavy = planes[i].light_ran = 0;
+		if (planes[i].skip)
+			continue;
 		if (!planes[i].t) {
 			planes[i].rc = -ENODEV;
 			snprintf(planes[i].err, sizeof(planes[i].err), "%s",
@@ -112,7 +114,7 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 		if (w[i].started)
 			pthread_join(w[i].tid, NULL);
 	for (unsigned i = 0; i < n; i++)
-		down += planes[i].rc != 0;
+		down += !planes[i].skip && planes[i].rc != 0;
 	return down;
 }
 
