@@ -137,10 +137,9 @@ struct fx {
 	struct fake f;
 };
 
-/* Multicast for the next fx_up (test_multicast): the partitions and who is told of changes. */
+/* Multicast for the next fx_up (test_multicast): who is told of changes. */
 static struct {
-	const struct sm_partitions *parts;
-	void (*fn)(void *arg, struct sm_mc_set *set);
+	void (*fn)(void *arg, struct sm_sa *sa);
 	void *arg;
 } fx_mc;
 
@@ -150,7 +149,7 @@ static void fx_up(struct fx *x, unsigned flags, unsigned report_ms)
 	struct sm_sa_cfg cfg = {
 		.plane = 0, .self = { .port_guid = 0x11, .sm_key = 0x5eC, .state = 3, .priority = 1 },
 		.report_timeout_ms = report_ms, .report_retries = 2, .rmpp_timeout_ms = 5, .rmpp_retries = 2,
-		.partitions = fx_mc.parts, .mc_changed = fx_mc.fn, .mc_arg = fx_mc.arg,
+		.mc_changed = fx_mc.fn, .mc_arg = fx_mc.arg,
 	};
 	char err[256];
 
@@ -659,38 +658,56 @@ static void test_reports(void **st)
 	fx_down(&x);
 }
 
-/* Multicast: traps 66/67 to subscribers, the new sets handed on, a port gone pruned. */
-static void mc_hook(void *arg, struct sm_mc_set *set)
-{
-	struct sm_mc_set **last = arg;
+/* Multicast: traps 66/67 to subscribers and the new sets, as the daemon takes them (sm_sa_dyn_mc_take). */
+struct mc_seen {
+	struct sm_mc_set *last;
+	uint64_t gen;
+};
 
-	sm_mc_set_unref(*last);
-	*last = set;
+static void mc_notice(void *arg, const uint8_t n[64])
+{
+	sm_sa_notice(arg, n);
+}
+
+static void mc_take(struct mc_seen *m, struct sm_sa *sa)
+{
+	struct sm_mc_set *s = sm_sa_dyn_mc_take(sm_sa_dyn(sa), 0, 5, &m->gen, mc_notice, sa);   /* the SM: LID 5 */
+
+	if (s) {
+		sm_mc_set_unref(m->last);
+		m->last = s;
+	}
+}
+
+static void mc_hook(void *arg, struct sm_sa *sa)
+{
+	mc_take(arg, sa);
 }
 
 static void test_multicast(void **st)
 {
 	struct fx x;
 	struct sm_partitions *parts;
-	struct sm_mc_set *last = NULL;
+	struct mc_seen seen = { 0 };
 	uint8_t mad[SM_SA_MAD_SIZE], *d = mad + SM_SA_HDR_SIZE, mgid[16];
 
 	(void)st;
 	assert_int_equal(sm_partitions_default(&parts), 0);
-	fx_mc.parts = parts, fx_mc.fn = mc_hook, fx_mc.arg = &last;
+	fx_mc.fn = mc_hook, fx_mc.arg = &seen;
 	fx_up(&x, 0, 10000);   /* no Report resent during the test, however slow (valgrind) */
-	fx_mc.parts = NULL, fx_mc.fn = NULL, fx_mc.arg = NULL;
+	fx_mc.fn = NULL, fx_mc.arg = NULL;
+	assert_int_equal(sm_sa_dyn_mc_config(sm_sa_dyn(x.sa), parts, 18), 0);
+	seen.gen = sm_sa_dyn(x.sa)->mc_gen;
 	assert_int_equal(sm_sa_dyn_groups(sm_sa_dyn(x.sa)), 1);   /* the broadcast group, from the start */
 	publish(&x, false);
 	subscribe(&x, 5, SM_TRAP_MC_CREATE);
 	subscribe(&x, 6, SM_TRAP_MC_DELETE);
 	/* 0x31 (LID 7) creates a group with an MGID of the SA's */
-	req(mad, SM_SA_SET, SM_SA_ATTR_MCMEMBER_RECORD, 77, 0x30C7);   /* MGID PortGID Q_Key TClass P_Key SL Flow */
+	req(mad, SM_SA_SET, SM_SA_ATTR_MCMEMBER_RECORD, 77, 0x130C7);   /* MGID PortGID Q_Key TClass P_Key SL Flow JoinState */
 	sm_sa_put64(d + 16, 0xfe80000000000000ull);
 	sm_sa_put64(d + 24, 0x31);
 	d[40] = d[41] = 0xff;
 	d[48] = 0x21;
-	sm_sa_put64(mad + 48, 0x130C7);   /* ... and JoinState */
 	inject(&x.f, mad, sizeof(mad), 7);
 	spin_out(&x, 2);
 	assert_int_equal(x.f.out_n, 2);   /* the answer and a Report of trap 66 to LID 5 */
@@ -706,23 +723,27 @@ static void test_multicast(void **st)
 			assert_int_equal(h.method, SM_SA_REPORT);
 			assert_int_equal(x.f.out[i].addr.lid, 5);
 			assert_int_equal(sm_sa_get16(p + 4), SM_TRAP_MC_CREATE);
-			assert_int_equal(sm_sa_get64(p + 64 + 8), 0x11);   /* IssuerGID: the SM's */
+			assert_int_equal(sm_sa_get16(p + 6), 5);           /* issuer: the SM's LID */
+			assert_int_equal(sm_sa_get64(p + 64 + 8), 0x11);   /* and its port's GID */
 		}
 	}
 	assert_memory_equal(x.f.out[1].mad + SM_SA_HDR_SIZE + 16, mgid, 16);
-	assert_non_null(last);
-	assert_true(last->gen > 1 && last->n_groups == 2 && last->groups[1].n_members == 1);
+	assert_non_null(seen.last);
+	assert_true(seen.last->gen > 1 && seen.last->n_groups == 2 && seen.last->groups[1].n_members == 1);
 	out_clear(&x.f);
 	/* 0x31 leaves the fabric: its group goes, trap 67 to LID 6, a set with the broadcast group alone */
-	publish(&x, true);
+	const struct sm_snapshot *gone = snap_make(true);
+	assert_int_equal(sm_sa_mc_prune_snap(sm_sa_dyn(x.sa), gone), 1);
+	sm_snapshot_unref(gone);
+	mc_take(&seen, x.sa);
 	spin_out(&x, 1);
 	assert_int_equal(x.f.out_n, 1);
 	assert_int_equal(x.f.out[0].addr.lid, 6);
 	assert_int_equal(sm_sa_get16(x.f.out[0].mad + SM_SA_HDR_SIZE + 4), SM_TRAP_MC_DELETE);
-	assert_true(last->n_groups == 1 && last->groups[0].mlid == 0xC000);
+	assert_true(seen.last->n_groups == 1 && seen.last->groups[0].mlid == 0xC000);
 	assert_int_equal(sm_sa_dyn_groups(sm_sa_dyn(x.sa)), 1);
 	fx_down(&x);
-	sm_mc_set_unref(last);
+	sm_mc_set_unref(seen.last);
 	sm_partitions_free(parts);
 }
 

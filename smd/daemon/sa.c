@@ -16,31 +16,16 @@
  * reader can take the counters (sm_sa_stats, any thread) under d->mu.
  * A transport without GSI endpoints (-EOPNOTSUPP) or an SA that cannot be
  * made leaves the plane without an SA (the reason in status, one note);
- * the SM itself is unaffected.
- *
- * Multicast (issue 14): every plane starts with the groups of the
- * partitions (the IPoIB broadcast groups: sm_sa_mc_start_set, the same an
- * SA configured with them holds), so the first bring-up programs them,
- * also before the plane has an SA. Each change of an SA's groups hands a
- * new set to mc_changed() here (loop thread): it becomes the plane's
- * newest set (d->mcast, under d->mu) and asks for a cycle after the trap
- * hold-off, so a burst of joins shares it ("multicast":
- * light, with that plane forced heavy by dmn_mc_cycle_begin, so its MFTs
- * are programmed within one cycle of the join).
+ * the SM itself is unaffected. Multicast: mcast.c.
  */
 #include "daemon/daemon_priv.h"
-#include "lib/clock.h"
 #include "lib/loop.h"
 #include "sa/sa_mad.h"
 #include "sa/server.h"
-#include "sa/dyn.h"
-#include "model/partitions.h"
-#include "sm/mcast.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Not a sweep, so its own note (no plane prefix from plane_note: added here). */
 static void sa_note(struct smd_dmn *d, unsigned i, const char *what)
@@ -66,77 +51,6 @@ static void sa_self(struct smd_dmn *d, unsigned i, uint64_t sweeps, struct sm_sa
 	self->subnet_timeout = c.subnet_timeout;
 }
 
-/* An SA's groups changed (loop thread): the plane's newest set, and a cycle to program it. */
-static void mc_changed(void *arg, struct sm_mc_set *set)
-{
-	struct dmn_note *nc = arg;
-	struct smd_dmn *d = nc->d;
-	struct sm_mc_set *old;
-
-	pthread_mutex_lock(&d->mu);
-	old = d->mcast[nc->plane];
-	d->mcast[nc->plane] = set;
-	/* the joins of a burst (IPoIB at boot) share one cycle */
-	if (!d->mc_due_us)
-		d->mc_due_us = sm_mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
-	pthread_mutex_unlock(&d->mu);
-	sm_mc_set_unref(old);
-	(void)!write(d->wake[1], "m", 1);   /* the loop arms the timer (daemon.c on_wake, schedule) */
-}
-
-int dmn_mc_start(struct smd_dmn *d, const struct smd_conf *conf, char *err, size_t errlen)
-{
-	struct sm_cfg c;
-	int rc;
-
-	(void)conf;   /* the partitions file, once it is read (issue 14): the default until then */
-	sm_cfg_default(&c);
-	if ((rc = sm_partitions_default(&d->parts))) {
-		snprintf(err, errlen, "partitions: %s", strerror(-rc));
-		return rc;
-	}
-	for (unsigned i = 0; i < d->n; i++)
-		if ((rc = sm_sa_mc_start_set(d->parts, c.subnet_timeout, i, &d->mcast[i]))) {
-			snprintf(err, errlen, "multicast groups of %s: %s", d->parts->file, strerror(-rc));
-			return rc;
-		}
-	return 0;
-}
-
-void dmn_mc_cycle_begin(struct smd_dmn *d)
-{
-	for (unsigned i = 0; i < d->n; i++) {
-		pthread_mutex_lock(&d->mu);
-		struct sm_mc_set *s = sm_mc_set_ref(d->mcast[i]);
-		pthread_mutex_unlock(&d->mu);
-		d->planes[i].mcast = s;
-		if (s && s->gen != d->mc_ran_gen[i])
-			d->planes[i].force_heavy = 1;
-	}
-}
-
-void dmn_mc_cycle_end(struct smd_dmn *d)
-{
-	for (unsigned i = 0; i < d->n; i++) {
-		struct sm_mc_set *s = d->planes[i].mcast;
-
-		if (s && !d->planes[i].skip && d->planes[i].heavy && !d->planes[i].rc)
-			d->mc_ran_gen[i] = s->gen;
-		d->planes[i].mcast = NULL;
-		sm_mc_set_unref(s);
-	}
-}
-
-void dmn_mc_free(struct smd_dmn *d)
-{
-	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
-		sm_mc_set_unref(d->mcast[i]);
-		d->mcast[i] = NULL;
-	}
-	sm_partitions_free(d->parts);
-	d->parts = NULL;
-}
-
 static void sa_set(struct smd_dmn *d, unsigned i, struct sm_sa *sa, const char *err)
 {
 	pthread_mutex_lock(&d->mu);
@@ -158,11 +72,11 @@ static void sa_open(struct smd_dmn *d, unsigned i, uint64_t sweeps)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.plane = i;
 		sa_self(d, i, sweeps, &cfg.self);
-		cfg.partitions = d->parts;
-		cfg.mc_changed = mc_changed;
-		cfg.mc_arg = &d->note_ctx[i];
+		dmn_mc_sa_cfg(d, i, &cfg);
 		rc = sm_sa_new(&cfg, g, d->loop, &sa, err, sizeof(err));   /* takes g, also on failure */
 	}
+	if (!rc)
+		dmn_mc_sa_opened(d, i, sa);
 	if (rc && !err[0])
 		snprintf(err, sizeof(err), "%s", strerror(-rc));
 	/* one note per new reason, not one per cycle */
@@ -209,6 +123,7 @@ void dmn_sa_cycle_done(struct smd_dmn *d)
 		sm_sa_set_self(d->sa[i], &self);
 		if (d->cap[i])
 			sm_sa_publish(d->sa[i], d->cap[i]);
+		dmn_mc_published(d, i);
 	}
 }
 
@@ -228,10 +143,7 @@ void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st)
 		snprintf(s->err, sizeof(s->err), "%s", d->sa_err[i]);
 		if (d->sa[i])
 			sm_sa_stats(d->sa[i], &s->stats);
-		for (size_t g = 0; d->mcast[i] && g < d->mcast[i]->n_groups; g++) {
-			s->mc_groups++;
-			s->mc_members += d->mcast[i]->groups[g].n_members;
-		}
+		dmn_mc_status(d, i, s);
 	}
 }
 

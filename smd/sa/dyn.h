@@ -225,6 +225,15 @@ int sm_sa_mc_start_set(const struct sm_partitions *parts, uint8_t subnet_timeout
 		       struct sm_mc_set **out);
 /* Take the queued trap 66/67 events (at most max into out); the number taken. */
 unsigned sm_sa_dyn_mc_events(struct sm_sa_dyn *d, struct sm_sa_mc_event *out, unsigned max);
+/*
+ * What changed since the last call, for the SA's owner (loop thread):
+ * every queued trap 66/67 as a Notice issued by the SM at sm_lid (the 64
+ * bytes of sm_sa_notice(), server.h) to notice(arg, n), then the new set
+ * for plane when mc_gen moved past *seen (*seen updated), else NULL (also
+ * on ENOMEM: the next change brings it).
+ */
+struct sm_mc_set *sm_sa_dyn_mc_take(struct sm_sa_dyn *d, unsigned plane, uint16_t sm_lid, uint64_t *seen,
+				    void (*notice)(void *arg, const uint8_t n[64]), void *arg);
 
 /* Build a generic Notice (wire form): trap, issuer LID/GID, data details (54 bytes or NULL). */
 void sm_sa_notice_make(uint8_t notice[SM_SA_NOTICE_SIZE], uint8_t type, uint16_t trap, uint16_t issuer_lid,

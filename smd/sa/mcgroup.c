@@ -183,6 +183,27 @@ unsigned sm_sa_dyn_mc_events(struct sm_sa_dyn *d, struct sm_sa_mc_event *out, un
 	return n;
 }
 
+struct sm_mc_set *sm_sa_dyn_mc_take(struct sm_sa_dyn *d, unsigned plane, uint16_t sm_lid, uint64_t *seen,
+				    void (*notice)(void *arg, const uint8_t n[64]), void *arg)
+{
+	struct sm_sa_mc_event ev[16];
+	struct sm_mc_set *s;
+	unsigned n;
+
+	while ((n = sm_sa_dyn_mc_events(d, ev, 16)))
+		for (unsigned i = 0; i < n && notice; i++) {
+			uint8_t nt[SM_SA_NOTICE_SIZE], details[54] = { 0 };
+
+			memcpy(details + 6, ev[i].mgid, 16);   /* DataDetails of 64-67: the GID at byte 6 */
+			sm_sa_notice_make(nt, 3, ev[i].trap, sm_lid, NULL, details);
+			notice(arg, nt);
+		}
+	if (d->mc_gen == *seen || !(s = sm_sa_dyn_mc_set(d, plane)))
+		return NULL;
+	*seen = s->gen;
+	return s;
+}
+
 /* ---- groups and members ---- */
 
 int sm_sa_mc_create(struct sm_sa_dyn *d, const uint8_t rec[SM_SA_MCMEMBER_REC_SIZE], uint16_t mlid,

@@ -25,8 +25,6 @@
 #include "sa/records.h"
 #include "sa/rmpp.h"
 #include "sa/sa_mad.h"
-#include "model/partitions.h"
-#include "sm/mcast.h"
 #include "lib/clock.h"
 #include "lib/loop.h"
 #include "model/fabric.h"
@@ -129,7 +127,6 @@ struct sm_sa {
 	struct report reports[MAX_REPORTS];
 	uint64_t report_tid;
 	uint64_t *guids;               /* port GUIDs in service in snap, sorted */
-	uint64_t mc_gen_sent;          /* the multicast groups' generation last handed to cfg.mc_changed */
 	size_t n_guids;
 	uint8_t *rbuf;                 /* recv buffer: a MAD, or a whole message with kernel RMPP */
 	size_t rcap;
@@ -367,8 +364,6 @@ static void send_answer(struct sm_sa *sa, const struct sm_sa_req *req, struct sm
 	rearm(sa);
 }
 
-static void mc_sync(struct sm_sa *sa);
-
 static void answer(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *data, size_t len,
 		   const struct sm_gsi_addr *from)
 {
@@ -385,8 +380,8 @@ static void answer(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *d
 	send_answer(sa, &req, &sa->ans);
 	if (ctx.dyn && (h->method == SM_SA_SET || h->method == SM_SA_DELETE)) {
 		rearm(sa);   /* a lease may have been added */
-		if (h->attr_id == SM_SA_ATTR_MCMEMBER_RECORD)
-			mc_sync(sa);
+		if (h->attr_id == SM_SA_ATTR_MCMEMBER_RECORD && sa->cfg.mc_changed)
+			sa->cfg.mc_changed(sa->cfg.mc_arg, sa);   /* the groups may have changed */
 	}
 }
 
@@ -702,31 +697,6 @@ static void forward_notice(struct sm_sa *sa, const uint8_t notice[SM_SA_NOTICE_S
 	sa->st.reports_given_up += n - k;   /* no room: given up at once */
 }
 
-/* Multicast groups changed: Notices 66/67, and the new set to whoever programs it. */
-static void mc_sync(struct sm_sa *sa)
-{
-	struct sm_sa_mc_event ev[16];
-	unsigned n;
-
-	while ((n = sm_sa_dyn_mc_events(sa->dyn, ev, 16))) {
-		for (unsigned i = 0; i < n && sa->snap; i++) {
-			uint8_t notice[SM_SA_NOTICE_SIZE], details[54] = { 0 }, issuer[16];
-
-			memcpy(details + 6, ev[i].mgid, 16);
-			sm_sa_gid_make(issuer, sa->snap->subnet_prefix, sa->self.port_guid);
-			sm_sa_notice_make(notice, 3, ev[i].trap, sa->snap->sm_lid, issuer, details);
-			forward_notice(sa, notice);
-		}
-	}
-	if (sa->dyn->mc_gen == sa->mc_gen_sent || !sa->cfg.mc_changed)
-		return;
-	struct sm_mc_set *set = sm_sa_dyn_mc_set(sa->dyn, sa->cfg.plane);
-	if (!set)
-		return;   /* out of memory: the next change tries again */
-	sa->mc_gen_sent = set->gen;
-	sa->cfg.mc_changed(sa->cfg.mc_arg, set);
-}
-
 /* ---- the one timer ---- */
 
 static void due_min(uint64_t *m, uint64_t t)
@@ -832,10 +802,6 @@ static void install_snapshot(struct sm_sa *sa, const struct sm_snapshot *snap)
 	}
 	sm_snapshot_unref(sa->snap);
 	sa->snap = snap;
-	/* ports gone from a fabric brought up leave their groups (a failed sweep may not have seen them all) */
-	if (snap && snap->up)
-		sm_sa_mc_prune_snap(sa->dyn, snap);
-	mc_sync(sa);
 }
 
 static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
@@ -921,12 +887,6 @@ int sm_sa_new(const struct sm_sa_cfg *cfg, struct sm_gsi *gsi, struct sm_loop *l
 		snprintf(err, errlen, "SA of plane %u: out of memory", cfg->plane);
 		goto fail;
 	}
-	if (cfg->partitions && (rc = sm_sa_dyn_mc_config(sa->dyn, cfg->partitions, cfg->self.subnet_timeout)) < 0) {
-		snprintf(err, errlen, "SA of plane %u: multicast groups of %s: %s", cfg->plane, cfg->partitions->file,
-			 rc == -ENOSPC ? "more than the SA holds" : strerror(-rc));
-		goto fail;
-	}
-	sa->mc_gen_sent = sa->dyn->mc_gen;   /* the same as sm_sa_mc_start_set()'s */
 	sa->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (sa->wake_fd < 0) {
 		rc = -errno;

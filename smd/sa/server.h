@@ -33,9 +33,7 @@
  * each).
  *
  * Events: sm_sa_publish() diffs the CA/router port GUIDs in service of the
- * previous and the new snapshot into Notices 64/65 (and, for a snapshot of
- * a bring-up that succeeded, removes the ports gone from every multicast
- * group); a multicast group created or deleted is Notice 66/67; sm_sa_notice() hands
+ * previous and the new snapshot into Notices 64/65; sm_sa_notice() hands
  * in a trap (128) seen by the SM. Each goes as a Report to every matching
  * subscription, resent every report_timeout_ms until a ReportResp, at most
  * report_retries times; then the subscription is dropped.
@@ -53,8 +51,6 @@
 struct sm_loop;
 struct sm_snapshot;
 struct sm_sa;
-struct sm_partitions;
-struct sm_mc_set;
 
 struct sm_sa_cfg {
 	unsigned plane;
@@ -65,15 +61,12 @@ struct sm_sa_cfg {
 	unsigned rmpp_timeout_ms;      /* RMPP ACK wait: 0 = default (200 ms) */
 	unsigned rmpp_retries;         /* 0 = default (3) */
 	/*
-	 * Multicast (issue 14): the partitions whose groups the SA starts with
-	 * and whose membership it applies (not owned: outlives the SA; NULL:
-	 * the default partition's rule, no group at start), and who is told of
-	 * every change of the groups: mc_changed(mc_arg, set) on the loop's
-	 * thread with the new set (sm/mcast.h; the callee owns that
-	 * reference). NULL: nobody.
+	 * Multicast (issue 14): called on the loop's thread after an
+	 * MCMemberRecord Set or Delete was answered (the groups may have
+	 * changed: sa/dyn.h sm_sa_dyn_mc_take() on sm_sa_dyn(sa) says how).
+	 * NULL: nobody is told.
 	 */
-	const struct sm_partitions *partitions;
-	void (*mc_changed)(void *arg, struct sm_mc_set *set);
+	void (*mc_changed)(void *arg, struct sm_sa *sa);
 	void *mc_arg;
 };
 
