@@ -12,9 +12,15 @@
  * held back that long in real time (a model of a switch management CPU
  * and the wire), which is what bounds a real SM and what concurrency
  * across planes overlaps.
+ *
+ * CPU: the process's CPU time (getrusage) of each run, and the share the
+ * emulated switches took (the mock's cpu_account: thread CPU time inside
+ * its send); the rest is the SM's own, printed per plane, which must not
+ * grow with the number of planes.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,6 +37,16 @@ static int cmp_d(const void *a, const void *b)
 }
 
 static double plane_s[SM_MAX_PLANES];
+static double sm_cpu_s;   /* of the last run: process CPU minus the emulator's */
+
+static double proc_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
 
 static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_plane, unsigned *down)
 {
@@ -43,6 +59,7 @@ static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_
 
 	memset(pl, 0, sizeof(pl));
 	sm_mock_cfg_default(&mc);
+	mc.cpu_account = true;
 	if (latency_us) {
 		mc.real_time = true;
 		mc.delay_ppm = 1000000;
@@ -72,9 +89,15 @@ static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_
 	struct sm_plane_lids *lids = NULL;
 	sm_plane_lids_open(NULL, 0, NULL, NULL, &lids, err, sizeof(err));
 	cfg.lids = lids;
-	double t0 = sm_mono_sec();
+	double t0 = sm_mono_sec(), c0 = proc_cpu_s();
 	*down = sm_multiplane_bringup(pl, n, &cfg);
-	double t = sm_mono_sec() - t0;
+	double t = sm_mono_sec() - t0, emu = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct sm_mock_stats ms;
+		sm_mock_stats(m[i], &ms);
+		emu += (double)ms.emu_cpu_ns / 1e9;
+	}
+	sm_cpu_s = proc_cpu_s() - c0 - emu;
 	for (unsigned i = 0; i < n; i++)
 		plane_s[i] = pl[i].rc ? -1 : pl[i].end_s;
 	for (unsigned i = 0; i < n; i++) {
@@ -97,12 +120,14 @@ int main(int argc, char **argv)
 	unsigned n = (unsigned)atoi(argv[2]), lat = (unsigned)atoi(argv[3]), runs = (unsigned)atoi(argv[4]);
 	if (n < 1 || n > SM_MAX_PLANES || runs < 1 || runs > 99)
 		return 2;
-	double one[99], all[99];
+	double one[99], all[99], cpu1[99], cpun[99];
 	unsigned down = 0, d;
 	for (unsigned r = 0; r < runs; r++) {
 		one[r] = run(argv[1], 1, lat, -1, &d);
+		cpu1[r] = sm_cpu_s;
 		down += d;
 		all[r] = run(argv[1], n, lat, -1, &d);
+		cpun[r] = sm_cpu_s / n;
 		down += d;
 	}
 	if (fail >= 0) {
@@ -120,8 +145,11 @@ int main(int argc, char **argv)
 	}
 	qsort(one, runs, sizeof(double), cmp_d);
 	qsort(all, runs, sizeof(double), cmp_d);
-	printf("latency %u us: 1 plane %.3f s, %u planes %.3f s (medians of %u), ratio %.2f%s\n", lat,
-	       one[runs / 2], n, all[runs / 2], runs, all[runs / 2] / one[runs / 2],
+	qsort(cpu1, runs, sizeof(double), cmp_d);
+	qsort(cpun, runs, sizeof(double), cmp_d);
+	printf("latency %u us: 1 plane %.3f s, %u planes %.3f s (medians of %u), ratio %.2f; SM CPU per plane "
+	       "(emulator's excluded) %.1f ms with 1 plane, %.1f ms with %u%s\n", lat, one[runs / 2], n,
+	       all[runs / 2], runs, all[runs / 2] / one[runs / 2], cpu1[runs / 2] * 1e3, cpun[runs / 2] * 1e3, n,
 	       down ? " (SOME PLANES FAILED)" : "");
 	return down ? 1 : 0;
 }

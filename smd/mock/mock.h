@@ -107,6 +107,8 @@ struct sm_mock_cfg {
 				  * ACTIVE) with status 0x1C, as ibsim does: a retried Set
 				  * whose first answer was lost then fails */
 	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
+	bool cpu_account;        /* count the CPU time the emulated SMAs take (stats.emu_cpu_ns), so a
+				  * benchmark can tell the SM's own CPU apart from the emulator's */
 };
 void sm_mock_cfg_default(struct sm_mock_cfg *cfg);
 
@@ -227,6 +229,7 @@ struct sm_mock_stats {
 	uint64_t mkey_violations;   /* SMPs dropped for a wrong M_Key */
 	uint64_t mkey_leases_expired;
 	uint64_t hostile;         /* answers spoiled by a hostile node */
+	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
 

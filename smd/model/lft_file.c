@@ -42,6 +42,8 @@ static void ob_flush(struct obuf *b)
 
 static void ob_put(struct obuf *b, const char *s, size_t n)
 {
+	if (!n)
+		return;   /* an empty template has no buffer at all */
 	if (n > b->cap - b->len) {
 		if (!b->out) {
 			size_t nc = b->cap ? b->cap : 65536;
