@@ -22,6 +22,8 @@
 #
 # osmtest -f m fails at its cleanup step against OpenSM under ibsim, so its
 # individual checks are judged: smd must pass every one OpenSM passes.
+# Then (smd only) a member's port leaves the fabric: host09, the one full
+# member of a group, has its link pulled (ibsim console); the group must go.
 # Every tool runs under `timeout -s KILL` (umad2sim never times a request out).
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -124,7 +126,7 @@ wait "$osm" 2>/dev/null
 ibsim_stop
 
 # ---- smd ----------------------------------------------------------------------------------
-scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
+IBSIM_CONSOLE=1 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout 600 "$smd" -f --plane "ibsim:$SMHOST" --socket "$sock" \
 	--state-dir "$work/state" --guid2lid "$work/guid2lid" >"$work/smd.out" 2>&1 &
 pid=$!
@@ -145,6 +147,28 @@ echo "smd: status: mc_groups $(json "$work/st.json" "r['sa'][0]['mc_groups']")" 
 [ "$(json "$work/st.json" "r['sa'][0]['mc_groups']")" = 2 ] || bad "status: not the 2 groups left"
 T=120 at host05 osmtest -f m >"$work/smd.osmtest" 2>&1
 kill -0 "$pid" 2>/dev/null || bad "smd died during osmtest -f m"
+
+# a member's port leaves the fabric: host09 (leaf2 port 2), the one full member of a group
+at host09 "$client" -j ff15:beef::1 >"$work/prune.join" 2>&1 || bad "prune: join: $(cat "$work/prune.join")"
+at host05 "$client" -j ff15:beef::1 -J 2 >>"$work/prune.join" 2>&1 || bad "prune: join: $(cat "$work/prune.join")"
+# by MGID (under umad2sim a client sees only the first RMPP segment of a longer table)
+at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.before" 2>&1
+grep -q 'ff15:beef::1' "$work/prune.before" || bad "prune: the group is not there: $(cat "$work/prune.before")"
+"$smctl" --socket "$sock" --json status >"$work/st.json"
+n0=$(json "$work/st.json" 'r["sweeps"]')
+ibsim_console 'Unlink "leaf2"[2]'
+pruned() {
+	at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.after" 2>&1 && ! grep -q 'ff15:beef::1' "$work/prune.after"
+}
+_n=0
+until pruned; do
+	_n=$((_n + 1))
+	[ $_n -lt 60 ] || { bad "prune: the group of host09 is still there 30 s after its link went"; break; }
+	sleep 0.5
+done
+"$smctl" --socket "$sock" --json status >"$work/st.json"
+echo "prune: host09's link pulled, its group gone ($(json "$work/st.json" "r['sweeps'] - $n0") cycles later," \
+	"last: $(json "$work/st.json" "r['last_reason']")); groups $(json "$work/st.json" "r['sa'][0]['mc_groups']")"
 
 # ---- the comparison -------------------------------------------------------------------------
 match="" known=""
