@@ -7,7 +7,7 @@
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$(pwd)}"
-: "${FUZZ_NAMES:=topo profile conf ctl mad lftfile lidmgr}"
+: "${FUZZ_NAMES:=topo profile conf ctl mad lftfile lidmgr sa partitions}"
 : "${FUZZ_QUICK_SECONDS:=5}"
 for n in $FUZZ_NAMES; do
 	[ -x "$top_builddir/fuzz/fuzz_$n" ] || {

@@ -75,8 +75,10 @@ int main(int argc, char **argv)
 			if (!strcmp(argv[k], "--file") || !strcmp(argv[k], "--diff"))
 				return smctl_lft_offline(&g, argc - i - 1, argv + i + 1);
 	const struct smd_ctl_cmd *dc = smd_ctl_cmd_find(cmd);
-	if (dc && (dc->flags & SMD_CTL_CMD_OWN_WORDS))
+	if (dc && (dc->flags & SMD_CTL_CMD_OWN_WORDS) && dc == &smd_ctl_cmds[SMD_CMD_PROFILE])
 		return smctl_profile_cmd(&g, argc - i - 1, argv + i + 1);   /* smd/smctl_profile.c */
+	if (dc && (dc->flags & SMD_CTL_CMD_OWN_WORDS))
+		return smctl_fault_cmd(&g, dc, argc - i - 1, argv + i + 1);   /* smd/smctl_fault.c */
 	if (dc)
 		return smctl_daemon_cmd(&g, argc - i, argv + i);   /* smd/smctl_cmds.c */
 	fprintf(stderr, "smctl: unknown command '%s'\n", cmd);

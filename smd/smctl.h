@@ -13,6 +13,8 @@ int smctl_topo_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd
 /* smd/smctl_lftfile.c: lft --file FILE [SWITCH] [--format dump|compact], lft --diff A B (no daemon) */
 int smctl_lft_offline(const struct smctl_global *g, int argc, char **argv);
 int smctl_profile_cmd(const struct smctl_global *g, int argc, char **argv);  /* smd/smctl_profile.c */
+/* link, switch, faults: rehearsing failures on mock planes (smd/smctl_fault.c) */
+int smctl_fault_cmd(const struct smctl_global *g, const struct smd_ctl_cmd *dc, int argc, char **argv);
 /*
  * Send one request line to the daemon at sock (timeout_ms and tick as
  * smd_ctl_call_ex; smd/smctl_cmds.c) and read its reply: 0 with *reply

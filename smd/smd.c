@@ -13,7 +13,8 @@
 
 enum {
 	OPT_ONCE = 256, OPT_DRY_RUN, OPT_BACKEND, OPT_TOPOLOGY, OPT_PLANE, OPT_PROFILE,
-	OPT_LFTS_OUT, OPT_LFTS_FORMAT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_LMC,
+	OPT_LFTS_OUT, OPT_LFTS_FORMAT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_PARTITIONS,
+	OPT_LMC,
 	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS, OPT_CHECK_CONFIG, OPT_PRINT_CONFIG, OPT_PRINT_DEFAULTS,
 };
 
@@ -22,7 +23,7 @@ static void usage(FILE *o)
 	fprintf(o,
 		"Usage: smd [-f] [-c FILE] [BACKEND OPTIONS]       run the subnet manager (foreground)\n"
 		"       smd --once [-c FILE] [BACKEND OPTIONS]     bring the subnet up, print a summary, exit\n"
-		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE]\n"
+		"       smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE]] [--profile FILE] [--partitions FILE]\n"
 		"           [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n"
 		"       smd --check-config [-c FILE]                check the configuration, print FILE: ok\n"
 		"       smd --print-config [-c FILE] | --print-defaults   the effective configuration as YAML\n"
@@ -36,6 +37,7 @@ static void usage(FILE *o)
 		"  -R, --routing ENGINES       engine chain, e.g. ftree,minhop (minhop updn ftree planes hotpath)\n"
 		"  --state-dir DIR             where guid2lid and state are kept\n"
 		"  --guid2lid FILE             read LIDs from this (OpenSM-format) guid2lid file\n"
+		"  --partitions FILE           partitions (OpenSM's partitions.conf, or YAML; smd-partitions(5))\n"
 		"  --lmc N                     LMC 0-7\n"
 		"  --socket PATH               control socket (for smctl)\n"
 		"  --seed N                    seed for random permutations / fault injection\n"
@@ -74,6 +76,7 @@ static const struct smd_opt {
 	{ O("socket", required_argument, OPT_SOCKET), SET(socket) },
 	{ O("state-dir", required_argument, OPT_STATE_DIR), SET(state_dir) },
 	{ O("guid2lid", required_argument, OPT_GUID2LID), SET(guid2lid) },
+	{ O("partitions", required_argument, OPT_PARTITIONS), SET(partitions) },
 	{ O("lmc", required_argument, OPT_LMC) },
 	{ O("seed", required_argument, OPT_SEED) },
 	{ O("verbose", no_argument, 'v') },

@@ -46,6 +46,7 @@
 #include "ctl/http.h"
 #include "daemon/cmd.h"
 #include "daemon/daemon.h"
+#include "daemon/reload.h"
 #include "lib/json.h"
 #include "config/smdconf.h"
 #include "lib/privdrop.h"
@@ -110,6 +111,11 @@ struct dctx {
 	/* metrics over HTTP (metrics_listen; ctl/http.h): the listener and the address it was asked for */
 	struct smd_http *http;
 	char *metrics_addr;
+	/* reloads (daemon/reload.h): the file is read and parsed off the loop; the last outcome */
+	struct smd_reload *rl;
+	const char *rl_via;          /* "SIGHUP" or "control socket": who asked last */
+	int rl_rc;
+	char rl_err[1100], rl_notes[256];
 };
 
 static uint64_t fnv1a(const char *s)
@@ -226,7 +232,8 @@ static int sweep_request(struct dctx *c, const struct smd_jv *req, struct sm_jso
 	return SMD_CTL_WAIT;
 }
 
-static int reload_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
+static int reload_request(struct dctx *c, uint64_t *wait_for, char *err, size_t errlen);
+static int reload_resume(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
 static int config_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen);
 
 /* The command of a request, by the one command table (ctl/ctl.h); SMD_CMD_N when unknown. */
@@ -255,7 +262,7 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return smd_dmn_profile_request(c->d, req, smd_ctl_server_peer_uid(c->srv), j, wait_for, err,
 					       errlen);  /* daemon/cmd_profile.c */
 	case SMD_CMD_RELOAD:
-		return reload_request(c, j, err, errlen);
+		return reload_request(c, wait_for, err, errlen);
 	case SMD_CMD_CONFIG:
 		return config_request(c, j, err, errlen);
 	case SMD_CMD_STATUS:
@@ -299,6 +306,11 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	struct dctx *c = arg;
 	struct smd_dmn_status *st;
 
+	enum smd_ctl_cmd_id fid = cmd_id(cmd);
+	if (fid == SMD_CMD_LINK || fid == SMD_CMD_SWITCH || fid == SMD_CMD_FAULTS)   /* daemon/cmd_fault.c */
+		return smd_dmn_fault_resume(c->d, fid, req, j, err, errlen);
+	if (fid == SMD_CMD_RELOAD)   /* loaded off the loop (daemon/reload.h) */
+		return reload_resume(c, j, err, errlen);
 	if (cmd_id(cmd) == SMD_CMD_PROFILE) {   /* checked off the loop, then a sweep (cmd_profile.c) */
 		int rc = smd_dmn_profile_resume(c->d, req, err, errlen);
 		if (rc)
@@ -488,32 +500,54 @@ static void metrics_listen(struct dctx *c, char *addr)
 }
 
 /*
- * Re-read the config file (SIGHUP, or the reload command: `via` says which).
- * 0 applied; else a negative errno with the reason in err, the running
- * configuration kept. notes: keys that need a restart ("" none).
+ * Re-read the config file (SIGHUP, or the reload command: `via` says which):
+ * the file is read and parsed off the loop (daemon/reload.h), reload_loaded()
+ * applies it. 0 asked for; else a negative errno with the reason in err.
  */
-static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len, char *err, size_t errlen)
+static int reload(struct dctx *c, const char *via, char *err, size_t errlen)
 {
-	struct smd_conf *conf = NULL;
-	char cerr[1024] = "";
 	int rc;
 
-	notes[0] = '\0';
-	if (!c->o->config) {
+	if (!c->o->config && !c->o->partitions) {
 		sm_notice("SMD-0510", "%s: no config file (-c) to reload; nothing changed", via);
 		snprintf(err, errlen, "smd runs without a config file (-c): nothing to reload");
 		return -ENOENT;
 	}
-	sm_notice("SMD-0511", "%s: reloading %s", via, c->o->config);
+	const char *what = c->o->config ? c->o->config : c->o->partitions;
+	sm_notice("SMD-0511", "%s: reloading %s", via, what);
 	/* systemd ignores RELOADING=1 before READY=1 (the unit is still starting) */
 	if (c->ready)
 		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
-			   sm_mono_us(), c->o->config);
-	if ((rc = load_conf(c->o, &conf, cerr, sizeof(cerr)))) {
-		sm_err("SMD-0512", "reload failed; the running configuration is kept");
-		snprintf(err, errlen, "%s; the running configuration is kept", cerr[0] ? cerr : strerror(-rc));
+			   sm_mono_us(), what);
+	c->rl_via = via;
+	if ((rc = smd_reload_start(c->rl))) {
+		sm_err("SMD-0512", "reload failed: cannot start the configuration loader: %s; the running "
+		       "configuration is kept", strerror(-rc));
+		snprintf(err, errlen, "cannot start the configuration loader: %s; the running configuration is kept",
+			 strerror(-rc));
 		reload_done(c, "reload failed, running configuration kept");
-		return rc;
+	}
+	return rc;
+}
+
+/*
+ * The loader's outcome (loop thread): apply it, or keep the running
+ * configuration. The outcome is kept for the reload requests waiting.
+ */
+static void reload_loaded(void *arg, struct smd_conf *conf, int rc, const char *lerr)
+{
+	struct dctx *c = arg;
+	char cerr[1024] = "", *notes = c->rl_notes;
+	size_t notes_len = sizeof(c->rl_notes);
+
+	notes[0] = '\0';
+	if (rc) {
+		sm_err("SMD-0502", "%s", lerr);
+		sm_err("SMD-0512", "reload failed; the running configuration is kept");
+		snprintf(c->rl_err, sizeof(c->rl_err), "%s; the running configuration is kept", lerr);
+		c->rl_rc = rc;
+		reload_done(c, "reload failed, running configuration kept");
+		return;
 	}
 	int level = conf->log_level;
 	unsigned stall = conf->sweep_stall_limit, repeat_s = conf->log_repeat_interval;
@@ -525,12 +559,14 @@ static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len
 		rc = smd_dmn_reconfigure(c->d, conf, notes, notes_len, cerr, sizeof(cerr));
 	if (rc) {
 		sm_err("SMD-0512", "reload failed: %s; the running configuration is kept", cerr);
-		snprintf(err, errlen, "%s; the running configuration is kept", cerr);
+		snprintf(c->rl_err, sizeof(c->rl_err), "%s; the running configuration is kept", cerr);
+		c->rl_rc = rc;
 		smd_conf_free(conf);
 		free(maddr);
 		reload_done(c, "reload failed, running configuration kept");
-		return rc;
+		return;
 	}
+	c->rl_rc = 0;
 	metrics_listen(c, maddr);
 	sm_log_set_level(level);
 	c->stall_limit = stall;
@@ -539,19 +575,30 @@ static int reload(struct dctx *c, const char *via, char *notes, size_t notes_len
 		sm_warn("SMD-0513", "reload: changes to %s need a restart; they are not applied", notes);
 	sm_notice("SMD-0514", "configuration reloaded; it applies from the next sweep");
 	reload_done(c, "configuration reloaded");
-	return 0;
 }
 
-/* The reload command: the outcome is the reply (smctl reload exits 1 on an error reply). */
-static int reload_request(struct dctx *c, struct sm_json *j, char *err, size_t errlen)
+/* The reload command: parked until the load it asked for is applied or refused (reload_resume). */
+static int reload_request(struct dctx *c, uint64_t *wait_for, char *err, size_t errlen)
 {
-	char notes[256];
-	int rc = reload(c, "control socket", notes, sizeof(notes), err, errlen);
+	int rc = reload(c, "control socket", err, errlen);
 
 	if (rc)
 		return rc;
+	*wait_for = 0;   /* resumed at once: "not yet" until the loader is done */
+	return SMD_CTL_WAIT;
+}
+
+/* The outcome is the reply (smctl reload exits 1 on an error reply). */
+static int reload_resume(struct dctx *c, struct sm_json *j, char *err, size_t errlen)
+{
+	if (smd_reload_busy(c->rl))
+		return SMD_CTL_WAIT;
+	if (c->rl_rc) {
+		snprintf(err, errlen, "%s", c->rl_err);
+		return c->rl_rc;
+	}
 	sm_json_str(j, "source", c->o->config);
-	sm_json_str(j, "notes", notes);
+	sm_json_str(j, "notes", c->rl_notes);
 	return 0;
 }
 
@@ -724,8 +771,8 @@ static void on_signal(struct sm_loop_src *s, int signo, void *arg)
 
 	(void)s;
 	if (signo == SIGHUP) {
-		char notes[256], err[1024] = "";
-		reload(c, "SIGHUP", notes, sizeof(notes), err, sizeof(err));   /* logged there */
+		char err[1024] = "";
+		reload(c, "SIGHUP", err, sizeof(err));   /* logged there, and when the load is done */
 	} else if ((signo == SIGTERM || signo == SIGINT) && !sm_loop_quitting(c->loop)) {
 		c->t_stop = sm_mono_us();
 		sd_notify(0, "STOPPING=1");
@@ -777,6 +824,10 @@ int smd_daemon(const struct smd_opts *o)
 	}
 	if (smd_state_lock_take(conf->state_dir))   /* SMD-0805: another smd holds it */
 		goto out;
+	if ((rc = smd_reload_new(c.loop, o, reload_loaded, &c, &c.rl))) {
+		sm_err("SMD-0505", "event loop: %s", strerror(-rc));
+		goto out;
+	}
 	rc = smd_ctl_server_open(sock, &ctl_ops, &c, &c.srv, err, sizeof(err));
 	if (rc) {
 		sm_err("SMD-0506", "control socket: %s", err);
@@ -836,6 +887,7 @@ out:
 	smd_http_free(c.http);        /* its requests read the daemon: first */
 	free(c.metrics_addr);
 	smd_ctl_server_free(c.srv);   /* parked clients get "daemon stopping" */
+	smd_reload_free(c.rl);        /* waits for a load in progress (bounded: one file of 1 MiB at most) */
 	smd_dmn_free(c.d);            /* cuts a running cycle short, saves LIDs, closes transports */
 	sm_loop_free(c.loop);
 	smd_conf_free(conf);

@@ -14,6 +14,7 @@
 #include "config/smdconf.h"
 #include "dryrun/dryrun.h"
 #include "dryrun/report.h"
+#include "model/partitions.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -86,7 +87,7 @@ int smd_dry_run(const struct smd_opts *o)
 	if (!o->n_dumps) {
 		fprintf(stderr, "smd: --dry-run needs at least one -t DUMP (one per plane)\n"
 				"Usage: smd --dry-run -t DUMP [-t DUMP ...] [-R ENGINE[,ENGINE...]] "
-				"[--profile FILE] [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n");
+				"[--profile FILE] [--partitions FILE] [-c FILE] [--lfts-out FILE [--lfts-format dump|compact]] [--report FILE|-] [--json]\n");
 		return 2;
 	}
 	if (o->lfts_format && strcmp(o->lfts_format, "dump") && strcmp(o->lfts_format, "compact")) {
@@ -100,6 +101,16 @@ int smd_dry_run(const struct smd_opts *o)
 	if (rc) {
 		sm_err("SMD-2001", "%s", err[0] ? err : strerror(-rc));
 		return 1;
+	}
+	if (o->partitions) {
+		/* a bad partitions file is bad input (exit 1), not a usage error */
+		struct sm_partitions *ps = NULL;
+		if ((rc = sm_partitions_load(o->partitions, &ps, err, sizeof(err)))) {
+			sm_err("SMD-2018", "%s", err[0] ? err : strerror(-rc));
+			smd_conf_free(c);
+			return 1;
+		}
+		sm_partitions_free(ps);
 	}
 	if (smd_conf_apply_opts(c, o, err, sizeof(err))) {
 		sm_err("SMD-2002", "%s", err);
@@ -133,6 +144,10 @@ int smd_dry_run(const struct smd_opts *o)
 		}
 		if (warn[0])
 			sm_warn("SMD-2007", "%s", warn);
+	}
+	if (c->partitions && sm_dryrun_partitions(d, c->partitions)) {
+		sm_err("SMD-2019", "out of memory");
+		goto out;
 	}
 	rc = sm_dryrun_route(d, c, err, sizeof(err));
 	if (rc && rc != -EHOSTUNREACH) {

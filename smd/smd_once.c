@@ -97,13 +97,13 @@ int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note
 int smd_once_mcast(const struct smd_conf *conf, unsigned plane, uint8_t subnet_timeout, struct sm_mc_set **out)
 {
 	struct sm_partitions *parts = NULL;
-	int rc;
+	int rc = 0;
 
-	(void)conf;   /* the partitions file, once it is read (issue 14): the default until then */
 	*out = NULL;
-	rc = sm_partitions_default(&parts);
+	if (!conf->partitions)   /* no partitions file: the default partition's broadcast group */
+		rc = sm_partitions_default(&parts);
 	if (!rc)
-		rc = sm_sa_mc_start_set(parts, subnet_timeout, plane, out);
+		rc = sm_sa_mc_start_set(conf->partitions ? conf->partitions : parts, subnet_timeout, plane, out);
 	sm_partitions_free(parts);
 	if (rc) {
 		sm_err("SMD-0311", "multicast groups: %s", strerror(-rc));
@@ -138,6 +138,9 @@ static int open_transport(const struct smd_opts *o, const struct smd_conf *conf,
 		sm_err("SMD-0306", "%s", err[0] ? err : strerror(-rc));
 		return -1;
 	}
+	/* a mock plane: smd.yaml's mock keys and --seed (fault injection) */
+	sm_mock_port_faults(port, conf->mock.loss_ppm, conf->mock.corrupt_ppm, conf->mock.delay_ppm,
+			    conf->mock.delay_ms * 1000u, conf->mock.seed);
 	return 0;
 }
 
@@ -214,6 +217,7 @@ int smd_once(const struct smd_opts *o)
 		cfg.txn.timeout_ms = conf->mad.timeout_ms;
 	cfg.txn.retries = conf->mad.retries;
 	cfg.profile_path = o->profile;   /* resolved against the swept fabric */
+	cfg.partitions = conf->partitions;
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
 	if (smd_once_mcast(conf, 0, cfg.subnet_timeout, &mcast))

@@ -112,6 +112,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	mp.base.txn.retries = conf->mad.retries;
 	mp.retries = 1;
 	mp.base.profile_path = o->profile;
+	mp.base.partitions = conf->partitions;
 	if (smd_once_lids_open(conf, lids_note, NULL, &lids))   /* smd/smd_once.c */
 		goto out;
 	mp.lids = lids;

@@ -8,7 +8,7 @@ set -u
 command -v mandoc >/dev/null || { echo "FAIL: mandoc not found (Debian package mandoc, see packaging/deps.sh)"; exit 1; }
 command -v groff >/dev/null || { echo "FAIL: groff not found (Debian package groff-base)"; exit 1; }
 fail=0
-for p in man/smd.8 man/smctl.8 man/smd.yaml.5; do
+for p in man/smd.8 man/smctl.8 man/smd.yaml.5 man/smd-partitions.5; do
 	f="$top_srcdir/$p"
 	out=$(mandoc -T lint -W warning "$f" 2>&1)
 	rc=$?

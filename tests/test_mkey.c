@@ -172,6 +172,76 @@ static void test_keys_file(void **state)
 	fx_env_free(&e);
 }
 
+static void put_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+static size_t get_file(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, cap - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return n;
+}
+
+/* The keys file is sealed (issue 18): damage is refused loudly, never read as "no keys". */
+static void test_keys_file_sealed(void **state)
+{
+	struct fx_env e;
+	struct sm_keys k1, k2;
+	struct sm_keys_cfg kc = { .mkey_mode = SM_KEY_RANDOM, .protect_bits = 2, .smkey_mode = SM_KEY_RANDOM };
+	char err[600] = "", path[128], good[512], bad[512];
+	size_t n;
+
+	(void)state;
+	env_init(&e);
+	assert_int_equal(sm_keys_open(e.dir, &kc, &k1, NULL, NULL, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/keys", e.dir);
+	n = get_file(path, good, sizeof(good));
+	assert_true(!strncmp(good, "# smd-state v1 crc32=", 21));
+	/* a flipped bit in the key, zeros, a cut, an emptied file: refused with the file's name */
+	static const char *why[] = { "crc", "NUL", "crc", "no key" };
+	for (unsigned i = 0; i < 4; i++) {
+		size_t bl = n;
+		memcpy(bad, good, n);
+		if (i == 0)
+			bad[n - 3] ^= 0x01;
+		else if (i == 1)
+			memset(bad, 0, n);
+		else if (i == 2)
+			bl = n - 10;
+		else
+			bl = 0;
+		put_file(path, bad, bl);
+		memset(&k2, 0xAB, sizeof(k2));
+		assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, "/keys:") || !strcasestr(err, why[i]))
+			fail_msg("case %u: '%s' lacks the file or '%s'", i, err, why[i]);
+		/* the damaged file is left for the admin to see, not replaced by new keys */
+		char now[512];
+		assert_int_equal(get_file(path, now, sizeof(now)), bl);
+	}
+	/* an older smd's unsealed file is read, and written again sealed */
+	snprintf(bad, sizeof(bad), "# smd keys\nm_key 0x%016llx\nsm_key 0x%016llx\n",
+		 (unsigned long long)k1.mkey, (unsigned long long)k1.sm_key);
+	put_file(path, bad, strlen(bad));
+	assert_int_equal(sm_keys_open(e.dir, &kc, &k2, NULL, NULL, err, sizeof(err)), 0);
+	assert_int_equal(k2.mkey, k1.mkey);
+	assert_int_equal(k2.sm_key, k1.sm_key);
+	get_file(path, good, sizeof(good));
+	assert_true(!strncmp(good, "# smd-state v1 crc32=", 21));
+	fx_env_free(&e);
+}
+
 static void test_protect_and_manage_again(void **state)
 {
 	struct fx_env e;
@@ -456,6 +526,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_keys_file),
+		cmocka_unit_test(test_keys_file_sealed),
 		cmocka_unit_test(test_protect_and_manage_again),
 		cmocka_unit_test(test_every_smp_has_the_key),
 		cmocka_unit_test(test_wrong_key_refused),

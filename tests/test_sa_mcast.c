@@ -378,10 +378,44 @@ static void test_hostile(void **st)
 	sm_sa_dyn_free(d);
 }
 
+/*
+ * The snapshot of snap_make with P_Key tables as the P_Key phase leaves them
+ * for partition 2 (0x11 full, 0x31 limited) beside the default partition
+ * (0xFFFF), and 0x21 alone in partition 3.
+ */
+static const struct sm_snapshot *snap_pkeys(void)
+{
+	struct sm_snapshot *s = (struct sm_snapshot *)(uintptr_t)snap_make();
+	struct sm_pkey_tables *pk = calloc(1, sizeof(*pk));
+	uint32_t n = s->fabric->n_ports;
+
+	assert_non_null(pk);
+	pk->n_ports = n;
+	pk->at = calloc(n + 1, sizeof(*pk->at));
+	pk->tab = calloc((size_t)n * 32, sizeof(*pk->tab));
+	assert_true(pk->at && pk->tab);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t g = s->fabric->ports[i].guid;
+		uint16_t *t = pk->tab + pk->at[i];
+
+		pk->at[i + 1] = pk->at[i];
+		if (g != 0x11 && g != 0x21 && g != 0x31)
+			continue;
+		pk->at[i + 1] += 32;
+		t[0] = g == 0x21 ? 0x8003 : 0xFFFF;
+		t[1] = g == 0x11 ? 0x8002 : g == 0x31 ? 0x0002 : 0;
+	}
+	sm_snapshot_take_pkeys(s, &pk);
+	return s;
+}
+
 static void test_partitions_and_prune(void **st)
 {
 	(void)st;
 	struct sm_sa_dyn *d;
+	const struct sm_snapshot *plain = snap;
+
+	snap = snap_pkeys();
 	struct sm_part_member mem[2] = { { .who = SM_PART_WHO_GUID, .guid = 0x11, .m = SM_PART_FULL },
 					 { .who = SM_PART_WHO_GUID, .guid = 0x31, .m = SM_PART_LIMITED } };
 	struct sm_part_mgroup mg = { .mgid = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff },
@@ -420,6 +454,8 @@ static void test_partitions_and_prune(void **st)
 	assert_int_equal(sm_sa_dyn_groups(d), 1);   /* well known */
 	assert_int_equal(sm_sa_dyn_mc_members(d), 0);
 	sm_sa_dyn_free(d);
+	sm_snapshot_unref(snap);
+	snap = plain;
 }
 
 static void test_set(void **st)

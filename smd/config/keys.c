@@ -19,6 +19,7 @@
 #include "lib/log.h"
 #include "ctl/ctl.h"
 #include "ctl/http.h"
+#include "model/partitions.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -301,6 +302,75 @@ static int k_sm_key(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 	return get_key(w, key, v, &w->c->keys.smkey_mode, &w->c->keys.sm_key);
 }
 
+/* ---- fault injection on mock planes (mock.*) ---- */
+
+int smd_conf_percent_parse(const char *s, uint32_t *ppm)
+{
+	uint64_t v = 0;
+	unsigned dec = 0;
+	int digits = 0, dot = 0;
+
+	if (!strcmp(s, "0")) {
+		*ppm = 0;
+		return 0;
+	}
+	for (; isdigit((unsigned char)*s) || (*s == '.' && !dot); s++) {
+		if (*s == '.') {
+			dot = 1;
+			continue;
+		}
+		if (dot && ++dec > 4)
+			return -EINVAL;
+		if (++digits > 7)
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (!digits || strcmp(s, "%"))
+		return -EINVAL;
+	for (; dec < 4; dec++)
+		v *= 10;
+	/* v counts 1/10000 of a percent: parts per million */
+	if (v > 1000000)
+		return -EINVAL;
+	*ppm = (uint32_t)v;
+	return 0;
+}
+
+void smd_conf_percent_str(uint32_t ppm, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%u.%04u", ppm / 10000u, ppm % 10000u);
+
+	/* drop trailing zeros and a bare dot: 25.0000 -> 25 */
+	while (n > 0 && (size_t)n < len && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && (size_t)n < len && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	snprintf(buf + n, len - (size_t)n, "%%");
+}
+
+static int k_share(struct smd_conf_walk *w, const char *key, yaml_node_t *v, uint32_t *out)
+{
+	if (!is_plain(v) || is_null(v) || smd_conf_percent_parse(scalar(v), out))
+		return fail(w, v, "%s: expected a percentage 0%%-100%% such as 25%% or 0.5%%, got %s", key,
+			    is_plain(v) && !is_null(v) ? scalar(v) : node_kind(v));
+	return 0;
+}
+
+static int k_mock_loss(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	return k_share(w, key, v, &w->c->mock.loss_ppm);
+}
+
+static int k_mock_corrupt(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	return k_share(w, key, v, &w->c->mock.corrupt_ppm);
+}
+
+static int k_mock_delay(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	return k_share(w, key, v, &w->c->mock.delay_ppm);
+}
+
 /* ---- checks of string keys, after the value is stored ---- */
 
 static int k_socket(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
@@ -308,6 +378,24 @@ static int k_socket(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 	/* sockaddr_un.sun_path is 108 bytes including the NUL */
 	if (strlen(w->c->socket) > 107)
 		return fail(w, v, "%s: path longer than 107 bytes (the limit of a unix socket)", key);
+	return 0;
+}
+
+/*
+ * partition_config_file: loaded with the config (so a reload with a bad
+ * partitions file keeps the running config); its own errors name it.
+ */
+static int k_partitions(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	struct sm_partitions *ps = NULL;
+	char perr[400] = "";
+	int rc = sm_partitions_load(w->c->partition_config_file, &ps, perr, sizeof(perr));
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return fail(w, v, "%s: %s", key, perr);
+	sm_partitions_free(w->c->partitions);
+	w->c->partitions = ps;
 	return 0;
 }
 
@@ -453,6 +541,14 @@ static int k_mad(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 	return 0;
 }
 
+static int k_mock(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(w, v, "%s: expected a mapping (loss, corrupt, delay, delay_ms, seed), got %s", key,
+			    node_kind(v));
+	return walk_map(w, v, "mock.");
+}
+
 static int k_engines(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 {
 	struct smd_conf *c = w->c;
@@ -508,6 +604,9 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "Directory of the state kept across restarts (the GUID-to-LID table)." },
 	{ "guid2lid_file", SMD_KEY_STR, "string", F(guid2lid_file), .shown = "default state_dir/guid2lid",
 	  .doc = "The GUID-to-LID table new ports take their LIDs from, in every mode" },
+	{ "partition_config_file", SMD_KEY_STR, "string", F(partition_config_file), .parse = k_partitions,
+	  .shown = "default none",
+	  .doc = "The partitions file (OpenSM's key name): OpenSM's partitions.conf as it is, or the YAML form" },
 	{ "planes", SMD_KEY_OTHER, "list of strings", .parse = k_planes, .shown = "default empty",
 	  .doc = "The planes (separate subnets) this smd manages, one spec per plane" },
 	{ "socket", SMD_KEY_STR, "string", F(socket), .parse = k_socket, .def = SMD_CTL_DEFAULT_SOCKET,
@@ -541,6 +640,19 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "Milliseconds to wait for a response before retrying." },
 	{ "mad.retries", UINT(mad.retries, 0, 100), .def = "3",
 	  .doc = "Retries after the first attempt, each with a longer wait." },
+	/* rehearsing failures (issue 18): the mock's fault injection (mock/mock.h) */
+	{ "mock", SMD_KEY_MAP, "mapping", .parse = k_mock, .shown = "",
+	  .doc = "Fault injection on mock planes" },
+	{ "mock.loss", SMD_KEY_OTHER, "percentage", .parse = k_mock_loss, .def = "0%",
+	  .doc = "The share of SMPs lost on the way" },
+	{ "mock.corrupt", SMD_KEY_OTHER, "percentage", .parse = k_mock_corrupt, .def = "0%",
+	  .doc = "The share of answers corrupted" },
+	{ "mock.delay", SMD_KEY_OTHER, "percentage", .parse = k_mock_delay, .def = "0%",
+	  .doc = "The share of answers held back by delay_ms" },
+	{ "mock.delay_ms", UINT(mock.delay_ms, 1, 60000), .def = "50",
+	  .doc = "Milliseconds a delayed answer is held back." },
+	{ "mock.seed", UINT(mock.seed, 0, 4294967295UL), .def = "1",
+	  .doc = "Seed of the fault injection's random numbers" },
 	{ "log_level", SMD_KEY_OTHER, "string", .parse = k_log_level, .def = "notice",
 	  .doc = "One of error, warning, notice, info, debug" },
 	{ "log_repeat_interval", UINT(log_repeat_interval, 0, 86400), .unit = "seconds", .def = "600",

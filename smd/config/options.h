@@ -36,6 +36,7 @@ struct smd_opts {
 	const char *socket;          /* --socket PATH */
 	const char *state_dir;       /* --state-dir DIR (guid2lid etc.) */
 	const char *guid2lid;        /* --guid2lid FILE (read OpenSM's file) */
+	const char *partitions;      /* --partitions FILE (OpenSM's partitions.conf or the YAML form) */
 	int lmc;                     /* --lmc N, -1 = config/default */
 	int verbose;                 /* -v, repeatable */
 	int quiet;                   /* -q */

@@ -117,6 +117,12 @@ static void other_out(FILE *out, const struct smd_conf *c, const char *name, uns
 		fprintf(out, "%s: %s\n", name, smd_log_level_name(c->log_level));
 	} else if (!strcmp(name, "subnet_prefix")) {
 		fprintf(out, "%s: 0x%016" PRIx64 "\n", name, c->subnet_prefix);
+	} else if (!strncmp(name, "mock.", 5)) {
+		const uint32_t *share = !strcmp(name, "mock.loss") ? &c->mock.loss_ppm :
+					!strcmp(name, "mock.corrupt") ? &c->mock.corrupt_ppm : &c->mock.delay_ppm;
+		char pct[32];
+		smd_conf_percent_str(*share, pct, sizeof(pct));
+		fprintf(out, "  %s: %s\n", name + 5, pct);
 	} else if (!strcmp(name, "m_key")) {
 		key_out(out, name, c->keys.mkey_mode, c->keys.mkey, flags);
 	} else if (!strcmp(name, "sm_key")) {

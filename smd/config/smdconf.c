@@ -8,6 +8,7 @@
  * which also holds the defaults smd_conf_new() starts from.
  */
 #include "config/smdconf.h"
+#include "model/partitions.h"
 #include "config/keys.h"
 #include "config/options.h"
 #include "lib/err.h"
@@ -15,6 +16,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +109,8 @@ void smd_conf_free(struct smd_conf *c)
 	free(c->plugin_dir);
 	free(c->state_dir);
 	free(c->guid2lid_file);
+	free(c->partition_config_file);
+	sm_partitions_free(c->partitions);
 	free(c->socket);
 	free(c->user);
 	free(c->group);
@@ -143,7 +149,47 @@ static int yaml_fail(const char *name, const yaml_parser_t *p, char *err, size_t
 	return -EINVAL;
 }
 
-int smd_conf_load_stream(FILE *in, const char *name, struct smd_conf **out, char *err, size_t errlen)
+/*
+ * Nesting deeper than SMD_CONF_MAX_DEPTH is refused before the document is
+ * built: libyaml's cost grows with the depth (a 400 KB file nested 100,000
+ * deep took 29 s, issue 18), and no smd.yaml needs more than a few levels.
+ * The event parser stops at the first level too deep.
+ */
+static int depth_check(const unsigned char *buf, size_t len, const char *name, char *err, size_t errlen)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int depth = 0, rc = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&p, buf, len);
+	for (;;) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			rc = yaml_fail(name, &p, err, errlen);
+			break;
+		}
+		yaml_event_type_t t = ev.type;
+		size_t line = ev.start_mark.line + 1;
+		yaml_event_delete(&ev);
+		if (t == YAML_MAPPING_START_EVENT || t == YAML_SEQUENCE_START_EVENT) {
+			if (++depth > SMD_CONF_MAX_DEPTH) {
+				rc = sm_errf_rc(-EINVAL, err, errlen, "%s:%zu: nested deeper than %d levels", name, line,
+						SMD_CONF_MAX_DEPTH);
+				break;
+			}
+		} else if (t == YAML_MAPPING_END_EVENT || t == YAML_SEQUENCE_END_EVENT) {
+			depth--;
+		} else if (t == YAML_STREAM_END_EVENT) {
+			break;
+		}
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+static int load_buf(const unsigned char *buf, size_t len, const char *name, struct smd_conf **out, char *err,
+		    size_t errlen)
 {
 	yaml_parser_t parser;
 	yaml_document_t extra;
@@ -157,6 +203,8 @@ int smd_conf_load_stream(FILE *in, const char *name, struct smd_conf **out, char
 		errlen = sizeof(dummy);
 	}
 	err[0] = '\0';
+	if ((rc = depth_check(buf, len, name, err, errlen)))
+		return rc;
 	c = smd_conf_new();
 	if (!c)
 		return -ENOMEM;
@@ -175,7 +223,7 @@ int smd_conf_load_stream(FILE *in, const char *name, struct smd_conf **out, char
 		smd_conf_free(c);
 		return -ENOMEM;
 	}
-	yaml_parser_set_input_file(&parser, in);
+	yaml_parser_set_input_string(&parser, buf, len);
 	if (!yaml_parser_load(&parser, c->doc)) {
 		rc = yaml_fail(name, &parser, err, errlen);
 		free(c->doc);       /* libyaml leaves no document on failure */
@@ -211,15 +259,81 @@ out:
 	return 0;
 }
 
+/* At most SMD_CONF_MAX_BYTES of in (one more byte read tells a larger file) into a malloc'ed buffer. */
+static int read_bounded(FILE *in, int fd, const char *name, unsigned char **out, size_t *len, char *err,
+			size_t errlen)
+{
+	size_t cap = SMD_CONF_MAX_BYTES + 1, n = 0;
+	unsigned char *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+		if (in) {
+			r = (ssize_t)fread(b + n, 1, cap - n, in);
+			if (!r && ferror(in))
+				r = -1;
+		} else {
+			r = read(fd, b + n, cap - n);
+			if (r < 0 && errno == EINTR)
+				continue;
+		}
+		if (r < 0) {
+			free(b);
+			return sm_errf_rc(-EIO, err, errlen, "%s: read error", name);
+		}
+		n += (size_t)r;
+		if (!r || n == cap)
+			break;
+	}
+	if (n > SMD_CONF_MAX_BYTES) {
+		free(b);
+		return sm_errf_rc(-EFBIG, err, errlen, "%s: larger than %u bytes, the limit of a configuration", name,
+				  SMD_CONF_MAX_BYTES);
+	}
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+int smd_conf_load_stream(FILE *in, const char *name, struct smd_conf **out, char *err, size_t errlen)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int rc = read_bounded(in, -1, name, &buf, &len, err, errlen);
+
+	if (!rc)
+		rc = load_buf(buf, len, name, out, err, errlen);
+	free(buf);
+	return rc;
+}
+
 int smd_conf_load(const char *path, struct smd_conf **out, char *err, size_t errlen)
 {
-	FILE *in = fopen(path, "r");
+	/* O_NONBLOCK: a FIFO or a device named as the config never blocks the open */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	unsigned char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
 	int rc;
 
-	if (!in)
+	if (fd < 0)
 		return sm_errf_rc(-errno, err, errlen, "%s: %s", path, strerror(errno));
-	rc = smd_conf_load_stream(in, path, out, err, errlen);
-	fclose(in);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return sm_errf_rc(-EINVAL, err, errlen, "%s: not a regular file", path);
+	}
+	if (st.st_size > (off_t)SMD_CONF_MAX_BYTES) {
+		close(fd);
+		return sm_errf_rc(-EFBIG, err, errlen, "%s: %lld bytes, larger than %u bytes, the limit of a configuration",
+				  path, (long long)st.st_size, SMD_CONF_MAX_BYTES);
+	}
+	rc = read_bounded(NULL, fd, path, &buf, &len, err, errlen);
+	close(fd);
+	if (!rc)
+		rc = load_buf(buf, len, path, out, err, errlen);
+	free(buf);
 	return rc;
 }
 
@@ -306,10 +420,23 @@ int smd_conf_apply_opts(struct smd_conf *c, const struct smd_opts *o, char *err,
 		}
 		c->lmc = o->lmc;
 	}
+	if (o->seed)   /* --seed N: the mock planes' fault injection (mock.seed) */
+		c->mock.seed = o->seed;
 	if (o->state_dir && (rc = replace_str(&c->state_dir, o->state_dir)))
 		return rc;
 	if (o->guid2lid && (rc = replace_str(&c->guid2lid_file, o->guid2lid)))
 		return rc;
+	if (o->partitions) {
+		struct sm_partitions *parts = NULL;
+		if ((rc = sm_partitions_load(o->partitions, &parts, err, errlen)))
+			return rc;
+		if ((rc = replace_str(&c->partition_config_file, o->partitions))) {
+			sm_partitions_free(parts);
+			return rc;
+		}
+		sm_partitions_free(c->partitions);
+		c->partitions = parts;
+	}
 	if (o->socket) {
 		if (strlen(o->socket) > 107) {
 			snprintf(err, errlen, "--socket: path longer than 107 bytes");

@@ -32,6 +32,7 @@
 #include "sm/mkey.h"
 
 struct smd_opts;
+struct sm_partitions;
 typedef struct yaml_document_s yaml_document_t;
 typedef struct yaml_node_s yaml_node_t;
 
@@ -55,6 +56,15 @@ struct smd_conf_engine {
 	unsigned line;          /* where the entry starts, for engines' messages */
 };
 
+/* Fault injection on mock planes (mock/mock.h sm_mock_set_faults; smd.yaml(5) mock). */
+struct smd_conf_mock {
+	uint32_t loss_ppm;      /* SMPs lost (half the requests, half the answers) */
+	uint32_t corrupt_ppm;   /* answers corrupted (detectably) */
+	uint32_t delay_ppm;     /* answers held back by delay_ms */
+	unsigned delay_ms;
+	unsigned seed;          /* the faults' RNG seed (--seed N overrides) */
+};
+
 #define SMD_CONF_TRAP_HOLDOFF_MS 10   /* default of trap_holdoff_ms */
 
 struct smd_conf {
@@ -65,6 +75,8 @@ struct smd_conf {
 	int lmc;                /* 0..7 */
 	char *state_dir;
 	char *guid2lid_file;    /* NULL: <state_dir>/guid2lid */
+	char *partition_config_file; /* partitions (model/partitions.h); NULL: P_Key tables left alone */
+	struct sm_partitions *partitions; /* that file, loaded with the config (and on reload); NULL none */
 	char *planes[SM_MAX_PLANES];
 	unsigned n_planes;
 	char *socket;
@@ -82,6 +94,7 @@ struct smd_conf {
 		unsigned timeout_ms;
 		unsigned retries;
 	} mad;
+	struct smd_conf_mock mock; /* fault injection on mock planes */
 	int log_level;          /* enum sm_log_level */
 	unsigned log_repeat_interval; /* seconds between repeats of an unchanged failure line; 0 = every sweep */
 	uint64_t subnet_prefix;
@@ -101,8 +114,14 @@ struct smd_conf {
 struct smd_conf *smd_conf_new(void);
 void smd_conf_free(struct smd_conf *c);   /* accepts NULL */
 
+/* Bounds on what is parsed at all (issue 18: a huge or deep file must not stall anyone). */
+#define SMD_CONF_MAX_BYTES (1u << 20)   /* 1 MiB */
+#define SMD_CONF_MAX_DEPTH 32           /* nested mappings and lists */
+
 /*
- * Parse and validate a YAML file into a new config. 0 and *out, or a
+ * Parse and validate a YAML file into a new config. A file that is not
+ * regular (opened O_NONBLOCK, so a FIFO never blocks), larger than
+ * SMD_CONF_MAX_BYTES or nested deeper than SMD_CONF_MAX_DEPTH is refused. 0 and *out, or a
  * negative errno (-ENOENT etc. from fopen, -EINVAL for any content error,
  * -ENOMEM) with "FILE:LINE: ..." in err; *out untouched on error.
  */
@@ -111,7 +130,7 @@ int smd_conf_load_stream(FILE *in, const char *name, struct smd_conf **out,
 			 char *err, size_t errlen);
 
 /*
- * Lay the command-line options over c: -R, --lmc, --state-dir, --guid2lid,
+ * Lay the command-line options over c: -R, --lmc, --seed, --state-dir, --guid2lid,
  * --socket, --plane (replaces the whole list), -v/-q (log level). -EINVAL
  * with a message naming the option when a value is invalid.
  */
@@ -145,6 +164,14 @@ int smd_plane_spec_parse(const char *spec, struct smd_plane_spec *ps, char *err,
  */
 #define SMD_CONF_PRINT_HIDE_KEYS 1u
 int smd_conf_print(FILE *out, const struct smd_conf *c, unsigned flags);
+
+/*
+ * A share as smd.yaml and smctl faults write it: "25%", "0.5%", "0.0001%"
+ * (at most 4 decimals, at most 100%) or "0", into parts per million.
+ * 0 or -EINVAL. smd_conf_percent_str: the same text back ("25%").
+ */
+int smd_conf_percent_parse(const char *s, uint32_t *ppm);
+void smd_conf_percent_str(uint32_t ppm, char *buf, size_t len);
 
 /* "error", "warning", "notice", "info", "debug"; -1 for an unknown name. */
 int smd_log_level_parse(const char *name);

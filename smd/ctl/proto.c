@@ -130,6 +130,7 @@ int smd_ctl_fill_addr(struct sockaddr_un *sa, const char *path, char *err, size_
 /* ---- the commands ---- */
 
 #define VIEW (SMD_CTL_CMD_PLANE | SMD_CTL_CMD_DAEMON)
+#define FAULT (SMD_CTL_CMD_PLANE | SMD_CTL_CMD_DAEMON | SMD_CTL_CMD_OWN_WORDS)
 
 const struct smd_ctl_cmd smd_ctl_cmds[SMD_CMD_N] = {
 	[SMD_CMD_STATUS] = { "status", .help =
@@ -164,6 +165,16 @@ const struct smd_ctl_cmd smd_ctl_cmds[SMD_CMD_N] = {
 		"  reload                               re-read the config file; exit 1 if smd refused it\n" },
 	[SMD_CMD_CONFIG] = { "config", .help =
 		"  config                               the running configuration (smd.yaml text)\n" },
+	/* rehearsing failures on mock planes (smd/daemon/cmd_fault.c, smd/smctl_fault.c) */
+	[SMD_CMD_LINK] = { "link", .flags = FAULT, .help =
+		"  link down|up NODE PORT [--plane N] [--wait]\n"
+		"  switch down|up SWITCH [--plane N] [--wait]\n"
+		"                                       mock planes: pull a cable (or all of a switch's) and\n"
+		"                                       plug it back, with the traps a fabric sends\n" },
+	[SMD_CMD_SWITCH] = { "switch", .flags = FAULT },
+	[SMD_CMD_FAULTS] = { "faults", .flags = FAULT, .help =
+		"  faults [--loss PCT] [--corrupt PCT] [--delay PCT] [--delay-ms MS] [--seed N] [--plane N]\n"
+		"                                       mock planes: SMP loss, corruption, delay\n" },
 };
 
 const struct smd_ctl_cmd *smd_ctl_cmd_find(const char *word)

@@ -284,5 +284,7 @@ int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const ch
 		free(st);
 		return j->err;
 	}
+	if (id == SMD_CMD_LINK || id == SMD_CMD_SWITCH || id == SMD_CMD_FAULTS)
+		return smd_dmn_fault_request(d, id, req, j, wait_for, err, errlen);   /* cmd_fault.c */
 	return smd_ctl_fabric_request(d, cmd, req, j, err, errlen);
 }

@@ -44,6 +44,17 @@ struct smd_dmn_status;
 void smd_dmn_metrics_more(struct sm_json *j, const struct smd_dmn_status *st);
 int smd_dmn_metrics_text(struct smd_dmn *d, FILE *out, char *err, size_t errlen);
 
+/*
+ * link, switch, faults (cmd_fault.c): rehearsing failures on mock planes.
+ * Parked (SMD_CTL_WAIT) while a cycle runs; resume applies it once the
+ * worker is idle (or says "not yet" again).
+ */
+enum smd_ctl_cmd_id;
+int smd_dmn_fault_request(struct smd_dmn *d, enum smd_ctl_cmd_id id, const struct smd_jv *req, struct sm_json *j,
+			  uint64_t *wait_for, char *err, size_t errlen);
+int smd_dmn_fault_resume(struct smd_dmn *d, enum smd_ctl_cmd_id id, const struct smd_jv *req, struct sm_json *j,
+			 char *err, size_t errlen);
+
 /* nodes, links, route, lft, dump (cmd_fabric.c); as smd_ctl_daemon_request. */
 int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 			   char *err, size_t errlen);

@@ -163,6 +163,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
 	mp->base.sminfo_state = SM_SMSTATE_MASTER;
 	mp->base.sminfo_priority = (uint8_t)conf->sm_priority;
+	mp->base.partitions = conf->partitions;   /* loaded with the config: a reload brings the new file */
 }
 
 static void run_cycle(struct smd_dmn *d)
@@ -185,6 +186,7 @@ static void run_cycle(struct smd_dmn *d)
 			p->open_err[0] = '\0';
 		p->t = d->ports[i].t;
 	}
+	dmn_mock_conf_apply(d);   /* smd.yaml mock: (cmd_fault.c) */
 	for (unsigned i = 0; i < d->n; i++) {
 		d->planes[i].chain = d->cur->chains[i];
 		d->planes[i].state = d->states[i];
@@ -325,15 +327,12 @@ static int idle_mads(struct smd_dmn *d, unsigned i, uint64_t sweeps, unsigned *n
 
 static void schedule(struct smd_dmn *d);
 
-/* A plane's MAD fd is readable between cycles (loop thread). */
-static void on_mad(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
+/* Read plane i's waiting MADs (loop thread, worker idle); 1 when a trap asks for a cycle. */
+static int plane_mads(struct smd_dmn *d, unsigned i, struct sm_loop_src *s, unsigned revents)
 {
-	struct dmn_note *nc = arg;
-	struct smd_dmn *d = nc->d;
-	unsigned i = nc->plane, got = 0, ntraps = 0;
+	unsigned got = 0, ntraps = 0;
 	char why[128] = "";
 
-	(void)fd;
 	pthread_mutex_lock(&d->mu);
 	uint64_t sweeps = d->st.sweeps;
 	pthread_mutex_unlock(&d->mu);
@@ -352,8 +351,24 @@ static void on_mad(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
 			d->trap_due_us = sm_mono_us() + (uint64_t)d->cur->conf->trap_holdoff_ms * 1000u;
 	}
 	pthread_mutex_unlock(&d->mu);
-	if (trap)
-		schedule(d);
+	return trap;
+}
+
+/* A plane's MAD fd is readable between cycles (loop thread). */
+static void on_mad(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
+{
+	struct dmn_note *nc = arg;
+
+	(void)fd;
+	if (plane_mads(nc->d, nc->plane, s, revents))
+		schedule(nc->d);
+}
+
+void dmn_plane_mads(struct smd_dmn *d, unsigned i)
+{
+	/* the loop schedules the cycle: the caller may still be using the planes */
+	if (plane_mads(d, i, NULL, 0))
+		kick(d);
 }
 
 /* Watch the MAD fd of every open plane (loop thread, worker idle). Mock transports have no fd. */
@@ -762,6 +777,13 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		if (fixed[i].differs && off < notes_len)
 			off += (size_t)snprintf(notes + off, notes_len - off, "%s%s", off ? ", " : "",
 						fixed[i].what);
+	if (conf->partitions || cur->partitions) {
+		/* P_Key tables are written by heavy bring-ups: the next one applies the (re-read) file */
+		uint64_t target = d->st.sweeps + (d->running ? 2 : 1);
+		if (d->requested < target)
+			d->requested = target;
+		d->want_heavy = 1;
+	}
 	old = d->pending;
 	d->pending = g;
 	/* a new interval counts from now, so shortening it takes effect at once */

@@ -92,6 +92,10 @@ struct smd_dmn {
 	struct sm_sa *sa[SM_MAX_PLANES];
 	char sa_err[SM_MAX_PLANES][160];   /* why a plane has no SA, "" none */
 
+	/* mock planes' fault injection as last applied from the config (cmd_fault.c; worker's during a cycle) */
+	struct smd_conf_mock mock_applied[SM_MAX_PLANES];
+	uint8_t mock_set[SM_MAX_PLANES];
+
 	/*
 	 * Multicast (mcast.c): the partitions the SAs start from (the default
 	 * until the partitions file is read), each plane's newest group set
@@ -110,6 +114,10 @@ struct smd_dmn {
 	uint64_t mc_due_us;          /* a cycle for new sets, after trap_holdoff_ms (joins come in bursts); 0 none */
 };
 
+/* daemon.c: read the MADs waiting on plane i now, as if its fd were readable (loop thread, worker idle) */
+void dmn_plane_mads(struct smd_dmn *d, unsigned i);
+/* cmd_fault.c: the config's mock keys onto the open mock planes (worker, in run_cycle) */
+void dmn_mock_conf_apply(struct smd_dmn *d);
 /* view.c */
 int dmn_capture_want(void *arg, const struct sm_fabric *f, unsigned plane, const uint16_t *cur,
 		     uint16_t *want);

@@ -3,10 +3,12 @@
  * DOC: the daemon's multicast groups (issue 14): from each plane's SA to
  * its bring-ups
  *
- * Every plane starts with the groups of the partitions (the IPoIB
- * broadcast groups: sm_sa_mc_start_set, what an SA configured with them
+ * Every plane starts with the groups of the partitions (the configured
+ * file's, else the default partition's: the IPoIB broadcast groups and
+ * `mgid=` groups; sm_sa_mc_start_set, what an SA configured with them
  * holds), so the first bring-up programs them, also before the plane has
- * an SA. A plane's SA (sa.c) gets the same groups when it is made and
+ * an SA. A reload that changes the partitions does not change the groups
+ * of an SA already made (not yet: its next SA has them). A plane's SA (sa.c) gets the same groups when it is made and
  * tells us after every MCMemberRecord Set/Delete it answered (cfg
  * mc_changed); a bring-up that succeeded removes the ports it no longer
  * found from the groups (dmn_mc_published, after the snapshot went to the
@@ -38,6 +40,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The partitions whose groups the planes have: the configured file's, else the default. */
+static const struct sm_partitions *partitions(const struct smd_dmn *d, const struct smd_conf *conf)
+{
+	return conf->partitions ? conf->partitions : d->parts;
+}
 
 static void notice(void *arg, const uint8_t n[64])
 {
@@ -86,14 +94,16 @@ void dmn_mc_sa_opened(struct smd_dmn *d, unsigned i, struct sm_sa *sa)
 	char msg[400];
 	int rc;
 
+	const struct sm_partitions *parts = partitions(d, d->cur->conf);   /* the loop's, worker idle */
+
 	sm_cfg_default(&c);
 	/* the first SA's groups are the start set (gen 1); a later one's come after the plane's newest */
 	pthread_mutex_lock(&d->mu);
 	dyn->mc_gen = d->mc_fresh[i] || !d->mcast[i] ? 0 : d->mcast[i]->gen;
 	pthread_mutex_unlock(&d->mu);
-	rc = sm_sa_dyn_mc_config(dyn, d->parts, c.subnet_timeout);
+	rc = sm_sa_dyn_mc_config(dyn, parts, c.subnet_timeout);
 	if (rc && d->note) {
-		snprintf(msg, sizeof(msg), "plane %u: SA: multicast groups of %s: %s", i, d->parts->file,
+		snprintf(msg, sizeof(msg), "plane %u: SA: multicast groups of %s: %s", i, parts->file,
 			 rc == -ENOSPC ? "more than the SA holds" : strerror(-rc));
 		d->note(d->note_arg, msg);
 	}
@@ -126,15 +136,14 @@ int dmn_mc_start(struct smd_dmn *d, const struct smd_conf *conf, char *err, size
 	struct sm_cfg c;
 	int rc;
 
-	(void)conf;   /* the partitions file, once it is read (issue 14): the default until then */
 	sm_cfg_default(&c);
 	if ((rc = sm_partitions_default(&d->parts))) {
 		snprintf(err, errlen, "partitions: %s", strerror(-rc));
 		return rc;
 	}
 	for (unsigned i = 0; i < d->n; i++) {
-		if ((rc = sm_sa_mc_start_set(d->parts, c.subnet_timeout, i, &d->mcast[i]))) {
-			snprintf(err, errlen, "multicast groups of %s: %s", d->parts->file, strerror(-rc));
+		if ((rc = sm_sa_mc_start_set(partitions(d, conf), c.subnet_timeout, i, &d->mcast[i]))) {
+			snprintf(err, errlen, "multicast groups of %s: %s", partitions(d, conf)->file, strerror(-rc));
 			return rc;
 		}
 		d->mc_fresh[i] = 1;

@@ -60,6 +60,7 @@ void sm_dryrun_free(struct sm_dryrun *d)
 	sm_registry_free(d->reg);
 	sm_profile_free(d->profile);
 	sm_fabric_free(d->f);
+	free(d->run.parts);
 	free(d);
 }
 

@@ -40,6 +40,10 @@ struct sm_dryrun {
 	struct sm_dr_run run;
 };
 
+struct sm_partitions;
+/* Resolve partitions against the loaded planes into d->run (parts, the file's name). 0 or -ENOMEM. */
+int sm_dryrun_partitions(struct sm_dryrun *d, const struct sm_partitions *ps);
+
 struct sm_dryrun *sm_dryrun_new(void);
 void sm_dryrun_free(struct sm_dryrun *d);   /* accepts NULL */
 

@@ -277,6 +277,7 @@ int sm_report_write_json(FILE *o, const struct sm_dr_run *r)
 		sm_planes_health_json(&j, "plane_health", &r->health);
 		json_health_names(&j, r);
 	}
+	sm_report_partitions_json(&j, r);
 	sm_json_obj_end(&j);
 	return sm_json_finish(&j);
 }

@@ -87,6 +87,15 @@ struct sm_dr_health_names {
 	char thin_leaf[SM_HEALTH_EXAMPLES][SM_DESC_MAX + 1]; /* leaves with fewer uplinks than a full one */
 };
 
+/* A partition as the dry-run resolved it against the dumps (--partitions; dryrun/partitions.c). */
+struct sm_dr_part {
+	char name[64];
+	uint16_t pkey;              /* 15 bits */
+	int ipoib;
+	uint32_t mgroups;           /* multicast groups it declares (IPoIB broadcast, mgid= lines, per scope) */
+	uint32_t full, limited, both;  /* member ports, every plane (SELF names no port offline) */
+};
+
 struct sm_dr_run {
 	char chain[SM_DR_NAME_MAX];
 	char config[SM_DR_NAME_MAX];    /* "" when no -c */
@@ -100,6 +109,9 @@ struct sm_dr_run {
 	int have_health;                /* plane health computed (with the metrics, 2+ planes) */
 	struct sm_planes_health health; /* asymmetry between planes (hosts.h) */
 	struct sm_dr_health_names health_names[SM_MAX_PLANES];
+	char partitions[SM_DR_NAME_MAX];  /* the --partitions file, "" when none */
+	struct sm_dr_part *parts;       /* n_parts, freed by sm_dryrun_free() */
+	size_t n_parts;
 	struct {
 		double load, lids, route, metrics, profile, write, total;  /* seconds */
 	} t;
@@ -111,6 +123,10 @@ struct sm_dr_run {
  * is printed once and each plane only where it differs. 0, -EIO, -ENOMEM.
  */
 int sm_report_write_text(FILE *out, const struct sm_dr_run *r);
+/* The partitions section (dryrun/partitions.c): nothing without --partitions. */
+struct sm_json;
+void sm_report_partitions_text(FILE *out, const struct sm_dr_run *r);
+void sm_report_partitions_json(struct sm_json *j, const struct sm_dr_run *r);
 /* JSON report (pretty-printed). 0, -EIO or -EINVAL (emitter misuse: a bug). */
 int sm_report_write_json(FILE *out, const struct sm_dr_run *r);
 

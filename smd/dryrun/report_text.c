@@ -559,6 +559,7 @@ int sm_report_write_text(FILE *o, const struct sm_dr_run *r)
 		return rc;
 	if (r->have_health)
 		health_text(o, r);
+	sm_report_partitions_text(o, r);
 	fprintf(o, "summary: %u of %u planes routed; time: load %.1f ms, LIDs %.1f ms, routing %.1f ms, "
 		"metrics %.1f ms, LFT file %.1f ms, total %.1f ms\n",
 		routed, r->n_planes, r->t.load * 1e3, r->t.lids * 1e3, r->t.route * 1e3, r->t.metrics * 1e3,

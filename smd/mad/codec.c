@@ -371,6 +371,7 @@ const char *sm_attr_name(uint16_t attr_id)
 	case SM_ATTR_NODE_INFO: return "NodeInfo";
 	case SM_ATTR_SWITCH_INFO: return "SwitchInfo";
 	case SM_ATTR_PORT_INFO: return "PortInfo";
+	case SM_ATTR_PKEY_TABLE: return "P_KeyTable";
 	case SM_ATTR_LFT: return "LinearForwardingTable";
 	case SM_ATTR_SM_INFO: return "SMInfo";
 	default: return "Unknown";

@@ -158,7 +158,7 @@ int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, stru
 		m->cfg.lft_cap = SM_LID_SPACE;
 	if (m->cfg.delay_ppm && !m->cfg.delay_us)
 		m->cfg.delay_us = 50000;
-	m->rng = m->cfg.seed ? m->cfg.seed * 0x9E3779B97F4A7C15ULL : 0x9E3779B97F4A7C15ULL;
+	mock_rng_seed(m, m->cfg.seed);
 	m->real0 = sm_mono_us();
 	m->trap_tid = 0x80000000u;
 	pthread_mutex_init(&m->gsi_mu, NULL);
@@ -234,6 +234,7 @@ void sm_mock_free(struct sm_mock *m)
 			free(m->nodes[n].lft);
 	free(m->nodes);
 	free(m->ports);
+	mock_pkey_free(m);
 	sm_fabric_free(m->f);
 	free(m);
 }

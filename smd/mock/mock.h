@@ -77,13 +77,15 @@
  *   mock_sma.c   the SMA: Get/Set NodeInfo, NodeDescription, PortInfo
  *                (PortState machine), SwitchInfo, LFT; hostile nodes;
  *   mock_mkey.c  M_Key checking and the lease timer;
+ *   mock_pkey.c  P_KeyTable Get/Set, tables as ibsim's (0xFFFF at index 0);
  *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
  *                LFTs (requests, answers, traps), link down/up and the
  *                port states they change;
  *   mock_ops.c   the transport (send/recv/now/close, attach), the
  *                faults and their RNG, the delay (latency) model and the
  *                virtual time it lets pass, Trap 128;
- *   load.c       sm_mock_load(): a mock from a dump file.
+ *   load.c       sm_mock_load(): a mock from a dump file;
+ *   admin.c      rehearsal: the fault seed, whole switches down and up.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -183,6 +185,20 @@ int sm_mock_link_up(struct sm_mock *m, uint32_t node, unsigned port);
 void sm_mock_set_faults(struct sm_mock *m, uint32_t drop_ppm, uint32_t corrupt_ppm,
 			uint32_t delay_ppm, uint32_t delay_us);
 
+/* ---- rehearsal (admin.c): what smctl link/switch/faults change on a daemon's mock ---- */
+/* Restart the fault RNG from seed (the same seed and requests: the same faults). */
+void sm_mock_set_seed(struct sm_mock *m, uint64_t seed);
+/* The running configuration (fault shares, seed). */
+void sm_mock_get_cfg(const struct sm_mock *m, struct sm_mock_cfg *cfg);
+/*
+ * Every linked port of switch `node` down (as sm_mock_link_down, traps
+ * included) / back up (the ports taken down and not yet brought back).
+ * *links: how many changed. -EINVAL not a switch; -ENOTCONN (down) or
+ * -ENOENT (up) when there was nothing to change.
+ */
+int sm_mock_switch_down(struct sm_mock *m, uint32_t node, unsigned *links);
+int sm_mock_switch_up(struct sm_mock *m, uint32_t node, unsigned *links);
+
 /* A node whose answers are wrong in one way (see DOC). */
 enum sm_mock_hostile {
 	SM_MOCK_H_NONE,
@@ -206,6 +222,11 @@ const char *sm_mock_hostile_name(unsigned mode);
 /* Make node `node` hostile (SM_MOCK_H_NONE: honest again). -EINVAL for a bad
  * node or mode, or DUP_GUID with a bad `arg`. Answers it spoiled are counted
  * in stats.hostile. */
+/*
+ * Port index port_index's P_Key table as its SMA holds it: up to max
+ * entries into out; returns its capacity, or -EINVAL/-ENOMEM (mock_pkey.c).
+ */
+int sm_mock_pkeys(struct sm_mock *m, uint32_t port_index, uint16_t *out, unsigned max);
 int sm_mock_set_hostile(struct sm_mock *m, uint32_t node, enum sm_mock_hostile mode, uint32_t arg);
 
 /* Virtual (or real) time of the mock in microseconds; advance virtual time. */
@@ -229,6 +250,7 @@ struct sm_mock_stats {
 	uint64_t mkey_violations;   /* SMPs dropped for a wrong M_Key */
 	uint64_t mkey_leases_expired;
 	uint64_t hostile;         /* answers spoiled by a hostile node */
+	uint64_t pkey_sets;       /* P_KeyTable blocks set (mock_pkey.c) */
 	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);

@@ -89,6 +89,7 @@ struct sm_mock {
 	struct sm_mock_stats st;
 	pthread_mutex_t gsi_mu;    /* gsi[] (gsi.c): the only state other threads touch */
 	struct mock_gsi *gsi[SM_MOCK_GSI_MAX];
+	uint16_t **pkeys;          /* per port index, P_Key table (mock_pkey.c); NULL until used */
 };
 
 #define SMA_DROP 0xFFFFu        /* mock_sma(): no answer at all */
@@ -140,11 +141,18 @@ int mock_route_lid(const struct sm_mock *m, uint32_t n, unsigned outp, uint16_t 
 		   uint32_t *dn, unsigned *dp);
 struct attach *mock_attachment_with_lid(const struct sm_mock *m, uint16_t lid);
 
+/* mock_pkey.c: P_KeyTable Get/Set at node n (arrival port inp); free the tables. */
+uint16_t mock_pkey(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s);
+void mock_pkey_free(struct sm_mock *m);
+
 /* mock_ops.c: queue an answer at a (faults: apply corrupt/delay/lost
  * answer), send a switch's Trap 128. */
 void mock_deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp, uint16_t slid,
 		  int faults, size_t len);
 void mock_send_trap128(struct sm_mock *m, uint32_t sw);
+
+/* admin.c: (re)start the fault RNG from a seed. */
+void mock_rng_seed(struct sm_mock *m, uint64_t seed);
 
 /* gsi.c: the transport's gsi_open; detach the endpoints a freed mock leaves open. */
 struct sm_gsi;

@@ -263,6 +263,7 @@ uint16_t mock_sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s)
 	}
 	case SM_ATTR_SWITCH_INFO: return do_switch_info(m, n, s);
 	case SM_ATTR_LFT: return do_lft(m, n, s);
+	case SM_ATTR_PKEY_TABLE: return mock_pkey(m, n, inp, s);
 	default:
 		/* SMInfo included: no other SM lives in the mock */
 		m->st.bad_requests++;

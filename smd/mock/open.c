@@ -45,3 +45,13 @@ const struct sm_transport_backend sm_mock_backend = {
 };
 
 const struct sm_transport_backend *const sm_backends[] = { &sm_mock_backend, NULL };
+
+int sm_mock_port_faults(const struct sm_plane_port *p, uint32_t loss_ppm, uint32_t corrupt_ppm,
+			uint32_t delay_ppm, uint32_t delay_us, uint64_t seed)
+{
+	if (p->be != &sm_mock_backend || !p->owner)
+		return 0;
+	sm_mock_set_faults(p->owner, loss_ppm, corrupt_ppm, delay_ppm, delay_us);
+	sm_mock_set_seed(p->owner, seed);
+	return 1;
+}

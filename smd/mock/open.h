@@ -12,4 +12,11 @@
 extern const struct sm_transport_backend sm_mock_backend;
 extern const struct sm_transport_backend *const sm_backends[];
 
+/*
+ * The fault injection of a mock plane's port (mock.h sm_mock_set_faults,
+ * sm_mock_set_seed; smd.yaml(5) mock): 1 applied, 0 not a mock plane.
+ */
+int sm_mock_port_faults(const struct sm_plane_port *p, uint32_t loss_ppm, uint32_t corrupt_ppm,
+			uint32_t delay_ppm, uint32_t delay_us, uint64_t seed);
+
 #endif

@@ -46,6 +46,7 @@ struct sm_part_member {
 	uint64_t guid;               /* SM_PART_WHO_GUID only */
 	enum sm_part_membership m;   /* never NONE */
 	unsigned line;
+	bool indx0;                  /* the definition's `indx0` flag: this P_Key goes to index 0 of the port */
 };
 
 /* A multicast group a partition declares (the `ipoib` flag or an `mgid=` line), with OpenSM's defaults applied. */
@@ -97,8 +98,9 @@ int sm_partitions_load(const char *path, struct sm_partitions **out, char *err, 
 void sm_partitions_free(struct sm_partitions *p);   /* accepts NULL */
 
 /*
- * Port index port of f: its membership in partition part (the union of the
- * member lines that name it; SELF is sm_port). Switch external ports are
+ * Port index port of f: its membership in partition part (the last member
+ * line that names it, as OpenSM: `A=0x10: ALL=full; A=0x10: SELF=limited;`
+ * leaves the SM's port limited; SELF is sm_port). Switch external ports are
  * not members of anything (they carry P_Keys only for enforcement).
  */
 enum sm_part_membership sm_partition_port(const struct sm_partition *part, const struct sm_fabric *f,

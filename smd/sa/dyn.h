@@ -123,7 +123,6 @@ struct sm_sa_dyn {
 	unsigned n_mc_ev;
 	uint64_t mc_ev_lost;       /* events beyond SM_SA_MC_EVENTS before the server took them */
 	uint64_t mc_created, mc_deleted;   /* counters */
-	const struct sm_partitions *parts; /* membership (sm_sa_dyn_mc_config; not owned); NULL: the default */
 };
 
 int sm_sa_dyn_new(const struct sm_sa_dyn_limits *lim, struct sm_sa_dyn **out);

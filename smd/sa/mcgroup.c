@@ -426,7 +426,6 @@ int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, 
 {
 	uint64_t gen0 = d->mc_gen;
 
-	d->parts = parts;
 	if (!subnet_timeout)
 		subnet_timeout = 18;   /* OpenSM's default */
 	for (size_t i = 0; parts && i < parts->n; i++) {

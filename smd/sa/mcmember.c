@@ -12,8 +12,9 @@
  *    default prefix fe80:: stands for ours).
  *  - The port of PortGID must be in service in the snapshot; a requester
  *    joining another port (a proxy) must share a partition with it; the
- *    joining port must be a member of the group's partition; else
- *    REQ_INVALID.
+ *    joining port must be a member of the group's partition (the P_Key
+ *    tables as programmed, snapshot.h; without partitions configured every
+ *    port is a full member of the default one); else REQ_INVALID.
  *  - Create: JoinState FullMember or SendOnlyFullMember, and Q_Key,
  *    TClass, P_Key, FlowLabel and SL in the mask (o15-0.2.3), else
  *    REQ_INVALID / INSUFFICIENT_COMPONENTS. MGID 0: the SA assigns
@@ -40,6 +41,8 @@
 #include "sa/path_priv.h"
 #include "sa/records.h"
 #include "model/partitions.h"
+#include "sa/pkey.h"
+#include "sm/snapshot.h"
 
 #include <string.h>
 
@@ -76,38 +79,31 @@ static unsigned sfh_sl(const uint8_t *rec) { return rec[44] >> 4; }
 static uint32_t sfh_flow(const uint8_t *rec) { return sm_sa_get32(rec + 44) >> 8 & 0xFFFFF; }
 static unsigned sfh_hop(const uint8_t *rec) { return rec[47]; }
 
-/* ---- partitions ---- */
+/* ---- partitions: the P_Key tables as programmed (sa/pkey.h) ---- */
 
 /* Port's membership of the partition of pkey (the membership bit ignored). */
 static enum sm_part_membership member_of(const struct mcr *r, uint32_t port, uint16_t pkey)
 {
-	const struct sm_partitions *parts = r->d->parts;
-	unsigned m = SM_PART_NONE;
+	const uint16_t *t;
+	unsigned n, m = SM_PART_NONE;
 
 	if (port == SM_NONE)
 		return SM_PART_NONE;
-	if (!parts)   /* the default partition, every port a full member */
+	if (!r->ctx->snap->pkeys)   /* no partitions configured: every port a full member of the default one */
 		return (pkey & 0x7FFF) == 0x7FFF ? SM_PART_FULL : SM_PART_NONE;
-	for (size_t i = 0; i < parts->n; i++)
-		if (parts->v[i].pkey == (pkey & 0x7FFF))
-			m |= (unsigned)sm_partition_port(&parts->v[i], r->e.f, port, r->ctx->snap->sm_port);
+	t = sm_snapshot_pkeys(r->ctx->snap, port, &n);
+	for (unsigned i = 0; t && i < n; i++)
+		if ((pkey & 0x7FFF) && (t[i] & 0x7FFF) == (pkey & 0x7FFF))
+			m |= t[i] & 0x8000 ? SM_PART_FULL : SM_PART_LIMITED;
 	return (enum sm_part_membership)m;
 }
 
 /* Two ports share a partition, one of them a full member of it (a proxy join). */
 static bool share_pkey(const struct mcr *r, uint32_t a, uint32_t b)
 {
-	const struct sm_partitions *parts = r->d->parts;
+	uint16_t any;
 
-	if (!parts)
-		return true;
-	for (size_t i = 0; i < parts->n; i++) {
-		enum sm_part_membership x = member_of(r, a, parts->v[i].pkey), y = member_of(r, b, parts->v[i].pkey);
-
-		if (x && y && ((x & SM_PART_FULL) || (y & SM_PART_FULL)))
-			return true;
-	}
-	return false;
+	return sm_sa_pkey_shared(r->ctx->snap->pkeys, a, b, false, 0, &any);
 }
 
 /* ---- the rules ---- */

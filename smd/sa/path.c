@@ -24,6 +24,7 @@
  */
 #include "sa/path.h"
 #include "sa/path_priv.h"
+#include "sa/pkey.h"
 
 #include "sm/snapshot.h"
 
@@ -54,6 +55,7 @@ bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e)
 	e->pi = s->pi && s->pi_ok ? s->pi : NULL;
 	e->pi_ok = s->pi_ok;
 	e->n_pi = e->pi ? (s->attr_ports < e->f->n_ports ? s->attr_ports : e->f->n_ports) : 0;
+	e->pk = s->pkeys;
 	return true;
 }
 
@@ -261,9 +263,10 @@ bool sm_pr_lid_pair(const struct sm_pr_env *e, const struct sm_pr_want *w, uint3
 		    uint16_t dlid, struct sm_pr_path *out)
 {
 	struct sm_pr_hop_parms fw, bw;
+	uint16_t pkey = 0;
 
-	/* the default partition only: every port is a full member of 0xFFFF */
-	if (w->pkey && !w->raw && (w->pkey_v & 0x7FFF) != 0x7FFF)
+	/* partitions (sa/pkey.c): both ends members of a P_Key, one at least full */
+	if (!w->raw && !sm_sa_pkey_shared(e->pk, s, d, w->pkey, w->pkey_v, &pkey))
 		return false;
 	if (sm_pr_walk(e, s, d, dlid, &fw))
 		return false;
@@ -279,7 +282,7 @@ bool sm_pr_lid_pair(const struct sm_pr_env *e, const struct sm_pr_want *w, uint3
 	*out = (struct sm_pr_path){
 		.s = s, .d = d, .slid = slid, .dlid = dlid, .mtu = fw.mtu, .rate = fw.rate, .plt = plt,
 		.hops = fw.hops, .reversible = rev,
-		.pkey = w->raw ? 0 : w->pkey ? w->pkey_v : 0xFFFF,
+		.pkey = w->raw ? 0 : pkey,
 		.sl = w->sl ? w->sl_v : 0,
 	};
 	return true;

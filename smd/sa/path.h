@@ -29,8 +29,9 @@
  *   - a link's MTU is also bounded by NeighborMTU (smd does not set it;
  *     OpenSM sets it from MTUCap and reads MTUCap only); the egress port of
  *     a source switch counts too;
- *   - only the default partition: a P_Key other than 0xFFFF/0x7FFF is no
- *     path; SL is the requested one or 0 (no QoS levels, no partition SL,
+ *   - partitions (sa/pkey.h): both ends must share a P_Key in the tables
+ *     the SM programmed (one at least a full member), the requester is not
+ *     checked; without partitions only 0xFFFF/0x7FFF; SL is the requested one or 0 (no QoS levels, no partition SL,
  *     no routing-engine SL); no Tavor MTU quirk, no max_rate option;
  *   - MultiPathRecord: the RMPP Active flag is not required in the request,
  *     every GID of a reassembled request is used (OpenSM: 11), the APM LID

@@ -30,6 +30,7 @@ struct sm_pr_env {
 	const struct sm_port_info *pi;   /* PortInfo as read, per port index (NULL: not carried) */
 	const uint8_t *pi_ok;
 	uint32_t n_pi;
+	const struct sm_pkey_tables *pk; /* P_Key tables as programmed (sa/pkey.h); NULL: default partition only */
 };
 
 /* Rate codes by lane speed and width (path_wire.c); a code's bandwidth, for ordering. */

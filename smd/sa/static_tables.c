@@ -157,12 +157,15 @@ int sm_sa_h_pkey(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 		for (unsigned p = p0; p <= p1; p++) {
 			if (!sm_sa_port_known(w.s, w.n, p))
 				continue;
-			unsigned nb = pkey_blocks(w.s, w.n, p), b0 = 0, b1 = nb ? nb - 1 : 0;
+			/* the table as programmed when partitions are configured (sm/pkey.c), else 0xFFFF alone */
+			unsigned n_prog = 0;
+			const uint16_t *prog = sm_snapshot_pkeys(w.s, w.f->nodes[w.n].port0 + p, &n_prog);
+			unsigned nb = prog ? n_prog / 32 : pkey_blocks(w.s, w.n, p), b0 = 0, b1 = nb ? nb - 1 : 0;
 			if (sm_sa_cm(w.mask, SM_SA_PKR_BLOCK))
 				b0 = b1 = sm_sa_get16(w.q + 2);
 			for (unsigned b = b0; b <= b1 && b < nb; b++) {
 				sm_sa_pkey_rec_encode(rec, sm_sa_lid_port(w.f, w.n, p)->lid, (uint16_t)b, (uint8_t)p,
-						      b == 0 ? dflt : none);
+						      prog ? prog + 32 * b : b == 0 ? dflt : none);
 				int rc = sm_sa_emit(ans, req, rec);
 				if (rc)
 					return sm_sa_emit_rc(rc);

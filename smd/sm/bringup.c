@@ -123,7 +123,7 @@ static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t
 			if (rc < 0)
 				return rc;
 			if (rc == 0 && !c->changed) {
-				sum->incremental = 1;
+				sum->incremental = c->incremental_ok = 1;
 				sum->delta_links_down = c->delta_links_down;
 				sum->delta_switches_read = c->delta_switches_read;
 				sum->late_traps = c->late_traps;
@@ -241,6 +241,9 @@ static void sum_counters(const struct sm_core *c, struct sm_summary *sum)
 	sum->lft_switches_trusted = c->lft_sw_trusted;
 	sum->lft_switches_unknown = c->lft_sw_unknown;
 	sum->psc_cleared = c->psc_cleared;
+	sum->pkey_ports = c->pkey_ports;
+	sum->pkey_blocks_read = c->pkey_blocks_read;
+	sum->pkey_blocks_written = c->pkey_blocks_written;
 	sum->txn = *sm_txn_stats(c->txn);
 }
 
@@ -284,6 +287,7 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 	}
 	struct sm_plane *pl = &f->planes[c->plane];
 	sm_snapshot_take_attrs(snap, &c->tab);   /* NodeInfo/SwitchInfo/PortInfo as read, for the SA */
+	sm_snapshot_take_pkeys(snap, &c->pkeys);  /* P_Key tables as programmed (partitions) */
 	snap->cycle = cfg->cycle;
 	snap->up = up;
 	snap->sm_lid = sm_pl.sm_lid;
@@ -357,6 +361,8 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	phase_start(c, SM_PH_PROGRAM);
 	t0 = sm_mono_us();
 	rc = sm_phase_program(c, err, errlen);
+	if (!rc)
+		rc = sm_phase_pkeys(c, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;

@@ -9,6 +9,7 @@
  * the phases.
  */
 #include "sm/core.h"
+#include "sm/snapshot.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -160,6 +161,8 @@ void sm_core_reset(struct sm_core *c)
 	c->trusted = NULL;
 	free(c->delta_lost);
 	c->delta_lost = NULL;
+	sm_pkey_tables_free(c->pkeys);
+	c->pkeys = NULL;
 	sm_fabric_free(c->f);
 	c->f = NULL;
 	while (c->chunks) {

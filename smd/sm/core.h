@@ -32,6 +32,8 @@ enum sm_req_kind {
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
 	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
+	SM_RQ_PKEY_GET,        /* P_Key phase (pkey.c): node = its port entry, port = block */
+	SM_RQ_PKEY_SET,
 	SM_RQ_COUNT
 };
 
@@ -94,6 +96,11 @@ struct sm_core {
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
 	uint32_t si_sets, pi_lid_sets, pi_state_sets;
+	/* P_Key phase (pkey.c): its working set while it runs, and the tables it leaves for the snapshot */
+	void *pkey_run;
+	struct sm_pkey_tables *pkeys;
+	uint32_t pkey_ports, pkey_blocks_read, pkey_blocks_written;
+	int incremental_ok;            /* the incremental sweep sufficed: no port came up or bounced */
 
 	struct sm_req_chunk *chunks;
 	int err;                   /* first hard error in a callback (-ENOMEM...) */

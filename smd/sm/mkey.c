@@ -33,78 +33,101 @@ static int random_key(uint64_t *out)
 	return 0;
 }
 
-int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, size_t errlen)
+#define SM_KEYS_FILE_MAX 4096   /* a keys file is three short lines */
+
+/* One "NAME VALUE" line (comments stripped) into mkey or sm_key; ln for messages. */
+static int keys_line(const char *path, unsigned ln, char *line, uint64_t *mkey, uint64_t *sm_key,
+		     unsigned *seen_m, unsigned *seen_s, char *err, size_t errlen)
 {
-	FILE *in = fopen(path, "r");
-	char line[512];
+	char name[32], val[64], extra[2], *end, *hash = strchr(line, '#');
+	uint64_t v;
+
+	if (hash)
+		*hash = '\0';
+	int nf = sscanf(line, "%31s %63s %1s", name, val, extra);
+	if (nf <= 0)
+		return 0;
+	if (nf != 2)
+		return sm_errf_rc(-EINVAL, err, errlen, "%s:%u: expected 'NAME VALUE' (m_key or sm_key)", path, ln);
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (!isdigit((unsigned char)val[0]) || *end || errno)
+		return sm_errf_rc(-EINVAL, err, errlen, "%s:%u: '%s' is not a 64-bit number", path, ln, val);
+	if (!strcmp(name, "m_key") && !*seen_m) {
+		*mkey = v;
+		*seen_m = ln;
+	} else if (!strcmp(name, "sm_key") && !*seen_s) {
+		*sm_key = v;
+		*seen_s = ln;
+	} else {
+		return sm_errf_rc(-EINVAL, err, errlen, "%s:%u: %s '%s'", path, ln,
+				  !strcmp(name, "m_key") || !strcmp(name, "sm_key") ? "duplicate" : "unknown key", name);
+	}
+	return 0;
+}
+
+/*
+ * The file is sealed (lib/statefile.h: header, version, CRC-32) since issue
+ * 18. A sealed file that fails its check (a flipped bit, zeros, a cut) is
+ * refused; an unsealed one (an older smd's) is read, unless it holds no key
+ * at all: an emptied keys file is damage, not "no keys" (with random keys
+ * it would mean new keys, and ports that keep refusing the old ones).
+ */
+static int keys_read(const char *path, uint64_t *mkey, uint64_t *sm_key, int *sealed_out, char *err,
+		     size_t errlen)
+{
 	unsigned ln = 0, seen_m = 0, seen_s = 0;
-	int rc = 0;
+	size_t len = 0, off = 0;
+	char *buf = NULL;
+	int rc, sealed;
 
 	*mkey = *sm_key = 0;
-	if (!in) {
-		rc = -errno;
-		sm_errf(err, errlen, "%s: %s", path, strerror(-rc));
+	rc = sm_state_read(path, SM_KEYS_FILE_MAX, &buf, &len, err, errlen);
+	if (rc)
+		return rc;
+	sealed = rc = sm_state_check(buf, len, path, &off, err, errlen);
+	if (sealed > 0)
+		ln = 1;   /* the header */
+	for (char *line = buf + off; rc >= 0 && line < buf + len;) {
+		char *nl = memchr(line, '\n', (size_t)(buf + len - line));
+		ln++;
+		if (nl)
+			*nl = '\0';
+		if (strlen(line) > 255)
+			rc = sm_errf_rc(-EINVAL, err, errlen, "%s:%u: line too long", path, ln);
+		else
+			rc = keys_line(path, ln, line, mkey, sm_key, &seen_m, &seen_s, err, errlen);
+		line = nl ? nl + 1 : buf + len;
+	}
+	if (rc >= 0 && !sealed && !seen_m && !seen_s)
+		rc = sm_errf_rc(-EINVAL, err, errlen, "%s:1: no key and no smd-state header: an empty or damaged "
+				"keys file is refused (remove it only if new keys are intended)", path);
+	free(buf);
+	if (rc < 0) {
+		*mkey = *sm_key = 0;
 		return rc;
 	}
-	while (fgets(line, sizeof(line), in)) {
-		char name[32], val[64], extra[2];
-		uint64_t v;
-		char *end, *hash;
-		ln++;
-		if (!strchr(line, '\n') && !feof(in)) {
-			sm_errf(err, errlen, "%s:%u: line too long", path, ln);
-			rc = -EINVAL;
-			break;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		int nf = sscanf(line, "%31s %63s %1s", name, val, extra);
-		if (nf <= 0)
-			continue;
-		if (nf != 2) {
-			sm_errf(err, errlen, "%s:%u: expected 'NAME VALUE' (m_key or sm_key)", path, ln);
-			rc = -EINVAL;
-			break;
-		}
-		errno = 0;
-		v = strtoull(val, &end, 0);
-		if (!isdigit((unsigned char)val[0]) || *end || errno) {
-			sm_errf(err, errlen, "%s:%u: '%s' is not a 64-bit number", path, ln, val);
-			rc = -EINVAL;
-			break;
-		}
-		if (!strcmp(name, "m_key") && !seen_m) {
-			*mkey = v;
-			seen_m = ln;
-		} else if (!strcmp(name, "sm_key") && !seen_s) {
-			*sm_key = v;
-			seen_s = ln;
-		} else {
-			sm_errf(err, errlen, "%s:%u: %s '%s'", path, ln,
-			       !strcmp(name, "m_key") || !strcmp(name, "sm_key") ? "duplicate" : "unknown key",
-			       name);
-			rc = -EINVAL;
-			break;
-		}
-	}
-	if (!rc && ferror(in)) {
-		rc = -EIO;
-		sm_errf(err, errlen, "%s: read error", path);
-	}
-	fclose(in);
-	if (rc)
-		*mkey = *sm_key = 0;
-	return rc;
+	*sealed_out = sealed > 0;
+	return 0;
+}
+
+int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, size_t errlen)
+{
+	int sealed;
+
+	return keys_read(path, mkey, sm_key, &sealed, err, errlen);
 }
 
 int sm_keys_save(const char *path, uint64_t mkey, uint64_t sm_key, char *err, size_t errlen)
 {
-	char buf[256];
-	int n = snprintf(buf, sizeof(buf),
+	char body[200], buf[SM_STATE_HDR_MAX + sizeof(body)];
+	int n = snprintf(body, sizeof(body),
 			 "# smd keys: the M_Key and SM_Key this SM sets and uses. Secret: keep mode 0600.\n"
 			 "m_key 0x%016" PRIx64 "\nsm_key 0x%016" PRIx64 "\n", mkey, sm_key);
-	return sm_state_write(path, buf, (size_t)n, 0600, err, errlen);
+	size_t hl = sm_state_header(buf, body, (size_t)n);
+
+	memcpy(buf + hl, body, (size_t)n);
+	return sm_state_write(path, buf, hl + (size_t)n, 0600, err, errlen);
 }
 
 /* The value of one key, given its mode and what the file holds. */
@@ -138,7 +161,7 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		 sm_note_fn *nfn, void *narg, char *err, size_t errlen)
 {
 	uint64_t fm = 0, fs = 0, mkey, smkey;
-	int rc, have = 0;
+	int rc, have = 0, sealed = 0;
 	struct stat st;
 
 	memset(k, 0, sizeof(*k));
@@ -155,7 +178,7 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 			sm_errf(err, errlen, "%s/keys: path too long", state_dir);
 			return -ENAMETOOLONG;
 		}
-		rc = sm_keys_load(k->path, &fm, &fs, err, errlen);
+		rc = keys_read(k->path, &fm, &fs, &sealed, err, errlen);
 		if (rc && rc != -ENOENT)
 			return rc;
 		have = !rc;
@@ -189,7 +212,8 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 	k->sm_key = smkey;
 	if (cfg->smkey_mode == SM_KEY_NONE)
 		smkey = fs;   /* keep what the file has */
-	if (!state_dir || (have && fm == (cfg->mkey_mode == SM_KEY_NONE ? fm : mkey) && fs == smkey))
+	/* an older smd's file (no header) is written again, sealed */
+	if (!state_dir || (have && sealed && fm == (cfg->mkey_mode == SM_KEY_NONE ? fm : mkey) && fs == smkey))
 		return 0;
 	if (!have && !mkey && !smkey)
 		return 0;     /* nothing to keep */

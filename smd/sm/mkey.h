@@ -73,10 +73,16 @@ struct sm_keys {
 int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm_keys *out,
 		 sm_note_fn *note, void *note_arg, char *err, size_t errlen);
 
-/* Read a keys file: -ENOENT if absent, -EINVAL with FILE:LINE on bad content. */
+/*
+ * Read a keys file: -ENOENT if absent, -EINVAL with FILE:LINE on bad
+ * content. The file is sealed (lib/statefile.h); a sealed file that fails
+ * its check, and an unsealed one that holds no key, are damaged (-EINVAL),
+ * never read as "no keys". An older smd's unsealed file is read (and
+ * sm_keys_open() writes it again, sealed).
+ */
 int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, size_t errlen);
 
-/* Write a keys file (atomic, 0600). */
+/* Write a keys file (sealed, atomic, 0600). */
 int sm_keys_save(const char *path, uint64_t mkey, uint64_t sm_key, char *err, size_t errlen);
 
 /* Is M_Key handling on at all (a key to send or to set)? */

@@ -9,6 +9,7 @@
  *   delta.c     incremental sweep (discover, from the state)
  *   lids.c      LIDs assigned, saved, set
  *   program.c   LFT blocks read back where needed, then written
+ *   pkey.c      P_Key tables (partitions), changed blocks only
  *   activate.c  ports to ARMED, then ACTIVE
  *   set.c       the Sets lids.c, program.c and activate.c send, and their answers
  *
@@ -38,6 +39,14 @@ int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t e
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 
+/*
+ * P_Key tables (pkey.c), with cfg.partitions: read what each managed port
+ * holds, write only the blocks that differ; the tables end in c->pkeys.
+ */
+int sm_phase_pkeys(struct sm_core *c, char *err, size_t errlen);
+
+/* set.c: the DR path to address port p of node n by (a CA port through its own link). */
+void sm_set_port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out);
 /* set.c: a Set of attr (PortInfo goes by the port's own link, see there); answers update the tables. */
 int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,
 		  uint8_t kind, uint16_t port, uint8_t aux);

@@ -22,7 +22,7 @@
  * CA port is addressed through its own link: the peer's path plus the
  * peer's port (the peer is a switch, or the SM's own node).
  */
-static void port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out)
+void sm_set_port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm_dr_path *out)
 {
 	const struct sm_node *nd = &c->f->nodes[n];
 	const struct sm_port *pt = sm_port(c->f, n, p);
@@ -47,7 +47,7 @@ int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node,
 		return -ENOMEM;
 	rq->aux = aux;
 	if (attr == SM_ATTR_PORT_INFO)
-		port_path(c, node, port, &path);
+		sm_set_port_path(c, node, port, &path);
 	else
 		path = c->tab.path[node];
 	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
@@ -78,7 +78,7 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 		struct sm_smp smp;
 		if (v) {
 			v->aux = rq->aux | 0x80;
-			port_path(c, rq->node, rq->port, &path);
+			sm_set_port_path(c, rq->node, rq->port, &path);
 			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
 			smp.mkey = sm_core_mkey(c);
 			if (!sm_core_submit(c, v, &smp))

@@ -56,6 +56,7 @@ struct sm_lfts;
 struct sm_keys;
 struct sm_snapshot;
 struct sm_mc_set;
+struct sm_partitions;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -141,6 +142,13 @@ struct sm_cfg {
 	 * holds a reference for the bring-up). NULL: no multicast.
 	 */
 	const struct sm_mc_set *mcast;
+	/*
+	 * Partitions (model/partitions.h): with a set, the P_Key phase (after
+	 * program) writes the P_Key tables of CA and router ports, switch port
+	 * 0 and switch ports facing a CA or router, changed blocks only, and the
+	 * snapshot carries them. NULL: P_Key tables are left alone. Not owned.
+	 */
+	const struct sm_partitions *partitions;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -175,6 +183,8 @@ struct sm_summary {
 	uint32_t delta_switches_read;/* ... switches whose ports it read */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
 	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
+	uint32_t pkey_ports;         /* ports whose P_Key table is managed (0: no partitions configured) */
+	uint32_t pkey_blocks_read, pkey_blocks_written;
 	char state_err[512];         /* the first such error, naming the file */
 	double phase_s[SM_PH_COUNT];
 	double total_s;

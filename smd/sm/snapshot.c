@@ -47,7 +47,33 @@ void sm_snapshot_unref(const struct sm_snapshot *cs)
 	free((void *)(uintptr_t)s->si_ok);
 	free((void *)(uintptr_t)s->pi);
 	free((void *)(uintptr_t)s->pi_ok);
+	sm_pkey_tables_free((struct sm_pkey_tables *)(uintptr_t)s->pkeys);
 	free(s);
+}
+
+void sm_pkey_tables_free(struct sm_pkey_tables *t)
+{
+	if (!t)
+		return;
+	free(t->tab);
+	free(t->at);
+	free(t);
+}
+
+void sm_snapshot_take_pkeys(struct sm_snapshot *s, struct sm_pkey_tables **pk)
+{
+	s->pkeys = *pk;
+	*pk = NULL;
+}
+
+const uint16_t *sm_snapshot_pkeys(const struct sm_snapshot *s, uint32_t i, unsigned *n)
+{
+	const struct sm_pkey_tables *t = s ? s->pkeys : NULL;
+	*n = 0;
+	if (!t || i >= t->n_ports || t->at[i + 1] == t->at[i])
+		return NULL;
+	*n = t->at[i + 1] - t->at[i];
+	return t->tab + t->at[i];
 }
 
 void sm_snapshot_take_attrs(struct sm_snapshot *s, struct sm_sweep_tables *t)

@@ -36,8 +36,15 @@
  * maker had none (tests building one by hand); si_ok/pi_ok say which entries
  * were read (a CA port the sweep never reached through has none). The
  * incremental sweep starts from them (sm_snapshot_copy_attrs). Not read by
- * the sweep, so not here: P_Key tables, SL2VL and VLArbitration tables,
- * GUIDInfo blocks beyond the port GUID, MulticastForwardingTables.
+ * the sweep, so not here: SL2VL and VLArbitration tables, GUIDInfo blocks
+ * beyond the port GUID, MulticastForwardingTables.
+ *
+ * P_Key tables (issue 14): with partitions configured, the P_Key phase
+ * (pkey.c) leaves each table it manages as the ports acknowledged it
+ * (CA and router ports, switch port 0, switch ports facing them), moved
+ * into `pkeys` (sm_snapshot_take_pkeys); NULL when no partitions were
+ * configured (every port then counts as a full member of the default
+ * partition, 0xFFFF).
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -49,6 +56,14 @@ struct sm_node_info;
 struct sm_switch_info;
 struct sm_port_info;
 struct sm_sweep_tables;
+
+/* P_Key tables per port index: entries tab[at[i]] .. tab[at[i + 1] - 1] (a multiple of 32; none: not managed). */
+struct sm_pkey_tables {
+	uint16_t *tab;
+	uint32_t *at;                    /* n_ports + 1 entries */
+	uint32_t n_ports;
+};
+void sm_pkey_tables_free(struct sm_pkey_tables *t);   /* accepts NULL */
 
 struct sm_snapshot {
 	unsigned plane;
@@ -67,6 +82,7 @@ struct sm_snapshot {
 	const struct sm_port_info *pi;   /* per port index; valid where pi_ok[i] */
 	const uint8_t *pi_ok;
 	uint32_t attr_nodes, attr_ports; /* entries in ni/si and pi (>= the fabric's counts) */
+	const struct sm_pkey_tables *pkeys;  /* P_Key tables as programmed (see above); NULL: not managed */
 	atomic_uint refs;                /* private: use ref/unref */
 };
 
@@ -82,6 +98,10 @@ struct sm_snapshot *sm_snapshot_new(unsigned plane, struct sm_fabric *fabric, st
  * and has NULL there (its capacities stay, for its paths).
  */
 void sm_snapshot_take_attrs(struct sm_snapshot *s, struct sm_sweep_tables *t);
+/* Before publishing: move *pk into s (*pk becomes NULL). */
+void sm_snapshot_take_pkeys(struct sm_snapshot *s, struct sm_pkey_tables **pk);
+/* Port index i's P_Key entries in s (*n of them, a multiple of 32), NULL when none are known. */
+const uint16_t *sm_snapshot_pkeys(const struct sm_snapshot *s, uint32_t i, unsigned *n);
 /* The reverse for a new sweep: copy s's first n_nodes/n_ports entries into t (fitted). No-op without them. */
 void sm_snapshot_copy_attrs(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
 			    uint32_t n_ports);

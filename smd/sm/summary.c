@@ -50,6 +50,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 			s->delta_switches_read, s->delta_links_down);
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
+	if (s->pkey_ports)
+		fprintf(out, "pkeys: %u ports' P_Key tables managed: %u blocks read, %u written\n", s->pkey_ports,
+			s->pkey_blocks_read, s->pkey_blocks_written);
 	if (s->mkey_foreign || s->mkey_violations)
 		fprintf(out, "m_key: %u ports protected by an M_Key smd does not hold; %" PRIu64
 			" M_Key violations counted by ports\n", s->mkey_foreign, s->mkey_violations);
@@ -93,11 +96,15 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,"
 		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,"
 		"\"incremental\":%u,\"delta_switches_read\":%u,\"delta_links_down\":%u,"
-		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",\"seconds\":{",
+		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
 		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
 		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations);
+	if (s->pkey_ports)   /* only with partitions configured: the output without them is unchanged */
+		fprintf(out, "\"pkey_ports\":%u,\"pkey_blocks_read\":%u,\"pkey_blocks_written\":%u,", s->pkey_ports,
+			s->pkey_blocks_read, s->pkey_blocks_written);
+	fprintf(out, "\"seconds\":{");
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
 	fprintf(out, "\"total\":%.6f}}\n", s->total_s);

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The P_Key phase (smd/sm/pkey.c) on the mock (smd/mock/mock_pkey.c): the
+ * tables laid out as OpenSM lays them (kept indexes, default at 0, OpenSM's
+ * partition order), switch ports facing CAs packed, switch-switch ports
+ * untouched; a second bring-up writes nothing; a changed partitions set
+ * writes only the blocks that change; the snapshot carries what was
+ * programmed; a small PartitionCap leaves P_Keys out, never writes past it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture/fixture.h"
+#include "fixture/mock_fabric.h"
+#include "model/partitions.h"
+#include "mock/mock.h"
+#include "sm/sm.h"
+#include "sm/snapshot.h"
+#include "sa/pkey.h"
+
+static struct sm_partitions *parts(const char *text)
+{
+	struct sm_partitions *p = NULL;
+	char err[512] = "";
+	if (sm_partitions_parse(text, strlen(text), "t.conf", &p, err, sizeof(err)))
+		fail_msg("%s", err);
+	return p;
+}
+
+/* Port index of the port with GUID g (CA) in the mock's model, or switch node guid's port p. */
+static uint32_t ca_port(const struct fx_env *e, uint64_t g)
+{
+	uint32_t i = sm_fabric_find_port(e->model, g);
+	assert_int_not_equal(i, SM_NONE);
+	return i;
+}
+
+static uint32_t sw_port(const struct fx_env *e, uint64_t g, unsigned p)
+{
+	uint32_t n = sm_fabric_find_node(e->model, g);
+	assert_int_not_equal(n, SM_NONE);
+	return sm_port_index(e->model, n, p);
+}
+
+static void expect_table(struct fx_env *e, uint32_t pi, const uint16_t *want, unsigned n)
+{
+	uint16_t t[128];
+	int cap = sm_mock_pkeys(e->mock, pi, t, 128);
+	assert_true(cap > 0);
+	for (unsigned i = 0; i < (unsigned)cap; i++) {
+		uint16_t w = i < n ? want[i] : 0;
+		if (t[i] != w)
+			fail_msg("port index %u entry %u: 0x%04x, want 0x%04x", pi, i, t[i], w);
+	}
+}
+
+static const struct sm_snapshot *last_snap;
+static void keep_snap(void *arg, const struct sm_snapshot *s)
+{
+	(void)arg;
+	sm_snapshot_unref(last_snap);
+	last_snap = sm_snapshot_ref(s);
+}
+
+static void t_tables(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "pkey");
+	struct sm_partitions *p1 = parts("Default=0x7fff: ALL=full;\n"
+					 "Storage=0x0100: 0x2001=full, 0x3001;\n"
+					 "Compute=0x2: ALL_CAS=limited;\n"
+					 "Mgmt=0x1: ALL_SWITCHES=full, SELF=full;\n");
+	fx_cfg(&e, &cfg);
+	cfg.partitions = p1;
+	cfg.published = keep_snap;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	assert_true(sum.pkey_ports > 0);
+	assert_true(sum.pkey_blocks_written > 0);
+	uint32_t smp = e.sm_port;
+	/* OpenSM's order: 0x0100 before 0x0001 before 0x0002 (its map key is the P_Key in network order) */
+	expect_table(&e, ca_port(&e, 0x2001), (const uint16_t[]){ 0xffff, 0x8100, 0x0002 }, 3);
+	expect_table(&e, ca_port(&e, 0x3001), (const uint16_t[]){ 0xffff, 0x0100, 0x0002 }, 3);
+	if (smp != ca_port(&e, 0x2001) && smp != ca_port(&e, 0x3001)) {
+		uint16_t t[128];
+		assert_true(sm_mock_pkeys(e.mock, smp, t, 128) > 0);
+		assert_int_equal(t[0], 0xffff);
+		assert_int_equal(t[1], 0x8001);
+		assert_int_equal(t[2], 0x0002);
+	}
+	expect_table(&e, sw_port(&e, 0x100, 0), (const uint16_t[]){ 0xffff, 0x8001 }, 2);
+	/* sw1 port 2 faces CA port 0x2001: its entries packed */
+	expect_table(&e, sw_port(&e, 0x100, 2), (const uint16_t[]){ 0xffff, 0x8100, 0x0002 }, 3);
+	/* switch-switch ports: left as they were */
+	expect_table(&e, sw_port(&e, 0x100, 3), (const uint16_t[]){ 0xffff }, 1);
+	/* the snapshot carries what was programmed */
+	assert_non_null(last_snap);
+	unsigned n = 0;
+	uint32_t si = sm_fabric_find_port(last_snap->fabric, 0x2001);
+	const uint16_t *tab = sm_snapshot_pkeys(last_snap, si, &n);
+	assert_non_null(tab);
+	assert_int_equal(n, 128);
+	assert_int_equal(tab[1], 0x8100);
+	/* the SA's membership (sa/pkey.c): 0x2001 full and 0x3001 limited in 0x0100, both limited in 0x0002 */
+	uint32_t sb = sm_fabric_find_port(last_snap->fabric, 0x3001);
+	uint16_t pk = 0;
+	assert_true(sm_sa_pkey_shared(last_snap->pkeys, si, sb, false, 0, &pk));
+	assert_int_equal(pk, 0x8100);   /* OpenSM's order: 0x0100 first */
+	assert_true(sm_sa_pkey_shared(last_snap->pkeys, sb, si, false, 0, &pk));
+	assert_int_equal(pk, 0x0100);   /* as the source holds it */
+	assert_false(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0x0002, &pk));
+	assert_true(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0xffff, &pk));
+	assert_false(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0x0005, &pk));
+	assert_false(sm_sa_pkey_shared(last_snap->pkeys, si, sb, true, 0x8000, &pk));
+	/* without tables: the default partition only */
+	assert_true(sm_sa_pkey_shared(NULL, si, sb, false, 0, &pk));
+	assert_int_equal(pk, 0xffff);
+	assert_false(sm_sa_pkey_shared(NULL, si, sb, true, 0x8001, &pk));
+
+	/* the same again: nothing written */
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	assert_int_equal(sum.pkey_blocks_written, 0);
+	uint64_t sets0;
+	struct sm_mock_stats st;
+	sm_mock_stats(e.mock, &st);
+	sets0 = st.pkey_sets;
+
+	/* Storage removed: its two CAs and the two switch ports facing them, one block each */
+	struct sm_partitions *p2 = parts("Default=0x7fff: ALL=full;\nCompute=0x2: ALL_CAS=limited;\n"
+					 "Mgmt=0x1: ALL_SWITCHES=full, SELF=full;\n");
+	cfg.partitions = p2;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	assert_int_equal(sum.pkey_blocks_written, 4);
+	sm_mock_stats(e.mock, &st);
+	assert_int_equal(st.pkey_sets - sets0, 4);
+	/* the kept P_Key stays at its index; the switch port is packed again */
+	expect_table(&e, ca_port(&e, 0x2001), (const uint16_t[]){ 0xffff, 0, 0x0002 }, 3);
+	expect_table(&e, sw_port(&e, 0x100, 2), (const uint16_t[]){ 0xffff, 0x0002 }, 2);
+	/* a new partition goes after the highest index kept */
+	struct sm_partitions *p3 = parts("Default=0x7fff: ALL=full;\nCompute=0x2: ALL_CAS=limited;\n"
+					 "Mgmt=0x1: ALL_SWITCHES=full, SELF=full;\nX=0x7: 0x2001=full;\n");
+	cfg.partitions = p3;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	expect_table(&e, ca_port(&e, 0x2001), (const uint16_t[]){ 0xffff, 0, 0x0002, 0x8007 }, 4);
+	assert_int_equal(sum.pkey_blocks_written, 2);
+
+	/* no partitions: nothing read or written, nothing carried */
+	cfg.partitions = NULL;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	assert_int_equal(sum.pkey_ports, 0);
+	assert_null(last_snap->pkeys);
+	sm_snapshot_unref(last_snap);
+	last_snap = NULL;
+	sm_partitions_free(p1);
+	sm_partitions_free(p2);
+	sm_partitions_free(p3);
+	fx_env_free(&e);
+}
+
+/* More P_Keys than a switch's port 0 holds (8): the rest left out, nothing past the capacity. */
+static void t_cap(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	char text[1024];
+	size_t o = (size_t)snprintf(text, sizeof(text), "Default=0x7fff: ALL=full;\n");
+	for (unsigned k = 1; k <= 12; k++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "P%u=0x%x: ALL_SWITCHES=full;\n", k, k);
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "pkeycap");
+	struct sm_partitions *p = parts(text);
+	fx_cfg(&e, &cfg);
+	cfg.partitions = p;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	uint16_t t[8];
+	assert_int_equal(sm_mock_pkeys(e.mock, sw_port(&e, 0x100, 0), t, 8), 8);
+	assert_int_equal(t[0], 0xffff);
+	for (unsigned i = 1; i < 8; i++)
+		assert_true(t[i] & 0x8000);
+	sm_partitions_free(p);
+	fx_env_free(&e);
+}
+
+/* After an incremental sweep the tables come from the state: nothing read, nothing written, still carried. */
+static void t_incremental(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	char err[1024] = "";
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "pkeyinc");
+	assert_int_equal(sm_state_new(&e.state), 0);
+	struct sm_partitions *p = parts("Default=0x7fff: ALL=full;\nX=0x9: 0x2001=full, 0x3001;\n");
+	fx_cfg(&e, &cfg);
+	cfg.partitions = p;
+	cfg.incremental = true;
+	cfg.published = keep_snap;
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, e.state, &sum, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sum.incremental, 0);
+	assert_true(sum.pkey_blocks_read > 0 && sum.pkey_blocks_written > 0);
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, e.state, &sum, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.pkey_blocks_read, 0);
+	assert_int_equal(sum.pkey_blocks_written, 0);
+	unsigned n = 0;
+	const uint16_t *t = sm_snapshot_pkeys(last_snap, sm_fabric_find_port(last_snap->fabric, 0x3001), &n);
+	assert_non_null(t);
+	assert_int_equal(t[1], 0x0009);
+	/* a changed set after an incremental sweep: written from the state's tables, still no read */
+	struct sm_partitions *p2 = parts("Default=0x7fff: ALL=full;\nX=0x9: 0x2001=full, 0x3001=full;\n");
+	cfg.partitions = p2;
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, e.state, &sum, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.pkey_blocks_read, 0);
+	assert_int_equal(sum.pkey_blocks_written, 2);   /* 0x3001 and the switch port facing it */
+	expect_table(&e, ca_port(&e, 0x3001), (const uint16_t[]){ 0xffff, 0x8009 }, 2);
+	sm_snapshot_unref(last_snap);
+	last_snap = NULL;
+	sm_partitions_free(p);
+	sm_partitions_free(p2);
+	fx_env_free(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_tables),
+		cmocka_unit_test(t_cap), cmocka_unit_test(t_incremental),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
