@@ -7,9 +7,12 @@
 # (tests/sa_client -j/-l/-c).
 #
 # Each SM (OpenSM, then smd -f --plane ibsim:host00 with OpenSM's guid2lid:
-# same LIDs) runs on a fresh ibsim, and the same script of requests goes to
-# it: the groups at start (saquery -g: the IPoIB broadcast group of the
-# default partition), joins (full member, non-member, a proxy join, a group
+# same LIDs) runs on a fresh ibsim with the same partitions file (the
+# default partition and a tenant's, 0x0002: host05 and the SM), and the
+# same script of requests goes to it: the groups at start (saquery -g: the
+# IPoIB broadcast groups of both partitions as host05 sees them, of the
+# default one as host09 does), a join to the tenant's group by a member and
+# by a non-member, joins (full member, non-member, a proxy join, a group
 # created with an MGID the SA assigns, one created with a given MGID),
 # hostile requests (an MGID that is not multicast, reserved flags, a P_Key
 # nobody is a member of, MTU or rate beyond the ports, leaving a group
@@ -40,6 +43,7 @@ SMHOST=host00
 sock="$work/smd.sock"
 CYCLES=${SMD_MCAST_CYCLES:-1500}
 BCAST=ff12:401b:ffff::ffff:ffff
+TENANT=ff12:401b:8002::ffff:ffff   # the broadcast group of partition 0x0002 (host05 and the SM only)
 KNOWN="hostile-scope0:smd-refuses-MGID-scope-0-(reserved,RFC4291);OpenSM-does-not-check-the-scope
 table-m:a-group's-Scope:smd's-is-its-MGID's;OpenSM's-is-its-creator's-record's-(0-when-not-given)"
 asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
@@ -77,6 +81,10 @@ script() {
 	_d=$1
 	mkdir -p "$_d"
 	step "$_d" start-g host05 saquery -g
+	step "$_d" start-g-other host09 saquery -g
+	step "$_d" join-tenant host05 "$client" -j $TENANT -k 0x8002
+	step "$_d" hostile-join-tenant host09 "$client" -j $TENANT -k 0x8002
+	step "$_d" leave-tenant host05 "$client" -l $TENANT
 	step "$_d" join-full host05 "$client" -j $BCAST
 	step "$_d" join-non host09 "$client" -j $BCAST -J 2
 	step "$_d" join-again host05 "$client" -j $BCAST -J 4
@@ -110,11 +118,15 @@ norm() {
 
 # ---- OpenSM, the reference -----------------------------------------------------------------
 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
-SIM_HOST=$SMHOST ibsim_opensm_once || { echo "FAIL: opensm --once"; exit 1; }
 g05=$(at host05 ibstat -p 2>/dev/null | head -1)   # the port host09 joins by proxy
 [ -n "$g05" ] || { echo "FAIL: no port GUID of host05 (ibstat -p)"; exit 1; }
+cat >"$work/partitions.conf" <<EOF
+Default=0x7fff, ipoib : ALL=full ;
+Tenant=0x0002, ipoib, mtu=4, rate=3 : $g05=full, SELF=full ;
+EOF
+SIM_HOST=$SMHOST ibsim_opensm_once -P "$work/partitions.conf" || { echo "FAIL: opensm --once"; exit 1; }
 cp "$IBSIM_DIR/guid2lid" "$work/guid2lid" || { echo "FAIL: no guid2lid from OpenSM"; exit 1; }
-bg opensm -f "$IBSIM_DIR/opensm.log" >"$work/opensm.out" 2>&1
+bg opensm -P "$work/partitions.conf" -f "$IBSIM_DIR/opensm.log" >"$work/opensm.out" 2>&1
 osm=$!
 dmn_pids="$dmn_pids $osm"
 wait_sa || bad "OpenSM's SA did not answer within 30 s"
@@ -128,7 +140,7 @@ ibsim_stop
 # ---- smd ----------------------------------------------------------------------------------
 IBSIM_CONSOLE=1 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout 600 "$smd" -f --plane "ibsim:$SMHOST" --socket "$sock" \
-	--state-dir "$work/state" --guid2lid "$work/guid2lid" >"$work/smd.out" 2>&1 &
+	--state-dir "$work/state" --guid2lid "$work/guid2lid" --partitions "$work/partitions.conf" >"$work/smd.out" 2>&1 &
 pid=$!
 if ! dmn_up "$work/st.json" 300 || ! wait_sa; then
 	bad "smd or its SA did not come up"
@@ -143,8 +155,8 @@ echo "smd: status: mc_groups $(json "$work/st.json" "r['sa'][0]['mc_groups']")" 
 	"mc_members $(json "$work/st.json" "r['sa'][0]['mc_members']")," \
 	"sweeps $(json "$work/st.json" "r['sweeps']") (last: $(json "$work/st.json" "r['last_reason']"))," \
 	"MCMemberRecord answers $(json "$work/st.json" "r['sa'][0]['by_attr'].get('MCMemberRecord')")"
-# left: the broadcast group and the group of the MGID the SA assigned (scope 0 was refused)
-[ "$(json "$work/st.json" "r['sa'][0]['mc_groups']")" = 2 ] || bad "status: not the 2 groups left"
+# left: the two broadcast groups and the group of the MGID the SA assigned (scope 0 was refused)
+[ "$(json "$work/st.json" "r['sa'][0]['mc_groups']")" = 3 ] || bad "status: not the 3 groups left"
 T=120 at host05 osmtest -f m >"$work/smd.osmtest" 2>&1
 kill -0 "$pid" 2>/dev/null || bad "smd died during osmtest -f m"
 
