@@ -4,7 +4,8 @@
 #
 # usage: bench/bringup.sh [RUNS]        (from a build directory; default 5 runs)
 # env:   HOSTS (2048) RADIX (64) BUILD (.) MOCK_BIG (16384; 0 skips) MOCK (1; 0 skips the
-#        mock part) OUT (a temp dir). RUNS 0 only counts SMPs.
+#        mock part) OUT (a temp dir) OSM_ARGS (more opensm options, e.g. --qos). RUNS 0 only
+#        counts SMPs.
 #
 # 1. Generates a HOSTS-host 2-level fat tree of radix RADIX (smctl topo gen).
 # 2. RUNS rounds; each round brings the fabric up once with smd and once with
@@ -56,7 +57,7 @@ run_smd() { # $1 = tag
 
 run_osm() { # $1 = tag
 	t0=$(now_ns)
-	ibsim_run opensm --once -R ftree -f "$OUT/opensm-$1.log" >"$OUT/opensm-$1.out" 2>&1
+	ibsim_run opensm --once -R ftree ${OSM_ARGS:-} -f "$OUT/opensm-$1.log" >"$OUT/opensm-$1.out" 2>&1
 	rc=$?
 	t1=$(now_ns)
 	[ $rc = 0 ] || { echo "opensm failed ($rc):" >&2; tail "$OUT/opensm-$1.out" >&2; }

@@ -209,6 +209,8 @@ int smd_once(const struct smd_opts *o)
 	cfg.lid_want = want_lids;
 	cfg.lid_want_arg = lids;
 	cfg.subnet_prefix = conf->subnet_prefix;
+	cfg.subnet_timeout = (uint8_t)conf->subnet_timeout;
+	cfg.portcfg = &conf->portcfg;
 	if (conf->mad.window)
 		cfg.txn.window = conf->mad.window;
 	if (conf->mad.per_switch_window)

@@ -103,6 +103,8 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	sm_cfg_default(&mp.base);
 	mp.base.lmc = (unsigned)conf->lmc;
 	mp.base.subnet_prefix = conf->subnet_prefix;
+	mp.base.subnet_timeout = (uint8_t)conf->subnet_timeout;
+	mp.base.portcfg = &conf->portcfg;
 	if (conf->mad.window)
 		mp.base.txn.window = conf->mad.window;
 	if (conf->mad.per_switch_window)

@@ -161,16 +161,15 @@ static void test_example_file(void **state)
 static void test_key_table(void **state)
 {
 	struct smd_conf *c = NULL, *d = smd_conf_new();
-	char text[4096] = "", err[512] = "", a[128], b[128];
+	char text[16384] = "", err[512] = "", a[128], b[128];
 	size_t off = 0;
-	const char *map = "";
+	char map[96] = "";   /* the mapping the last key went under, "qos.ca." */
 
 	(void)state;
 	assert_non_null(d);
 	assert_true(smd_conf_n_keys >= 20);
 	for (size_t i = 0; i < smd_conf_n_keys; i++) {
 		const struct smd_conf_key *k = &smd_conf_keys[i];
-		const char *dot = strchr(k->name, '.');
 
 		assert_non_null(k->doc);
 		assert_true(k->def || k->shown);
@@ -178,13 +177,15 @@ static void test_key_table(void **state)
 			assert_true(k->size == 1 || k->size == 2 || k->size == 4);
 		if (!k->def)
 			continue;
-		/* "mad.window" goes under "mad:" */
-		if (dot && strncmp(map, k->name, (size_t)(dot - k->name) + 1)) {
-			off += (size_t)snprintf(text + off, sizeof(text) - off, "%.*s:\n", (int)(dot - k->name), k->name);
-			map = k->name;
-		}
-		off += (size_t)snprintf(text + off, sizeof(text) - off, "%s%s: %s\n", dot ? "  " : "",
-					dot ? dot + 1 : k->name, k->def);
+		/* "mad.window" goes under "mad:", "qos.ca.sl2vl" under "qos:" and "  ca:", each opened once */
+		const char *start = k->name, *end;
+		int depth = 0;
+		for (; (end = strchr(start, '.')); start = end + 1, depth++)
+			if (strncmp(map, k->name, (size_t)(end - k->name) + 1))
+				off += (size_t)snprintf(text + off, sizeof(text) - off, "%*s%.*s:\n", 2 * depth, "",
+							(int)(end - start), start);
+		snprintf(map, sizeof(map), "%.*s", (int)(start - k->name), k->name);
+		off += (size_t)snprintf(text + off, sizeof(text) - off, "%*s%s: %s\n", 2 * depth, "", start, k->def);
 		assert_true(off < sizeof(text));
 	}
 	assert_int_equal(load_str(text, &c, err, sizeof(err)), 0);
@@ -216,13 +217,16 @@ static void test_key_table(void **state)
 
 		if (k->kind != SMD_KEY_UINT)
 			continue;
-		if (dot)
-			snprintf(text, sizeof(text), "%.*s:\n  %s: %lu\n", (int)(dot - k->name), k->name, dot + 1,
-				 k->max + 1);
-		else
-			snprintf(text, sizeof(text), "%s: %lu\n", k->name, k->max + 1);
+		/* each level of "qos.ca.high_limit" on its own line, the key on the last */
+		size_t o = 0;
+		int line = 1;
+		const char *start = k->name;
+		for (; dot; start = dot + 1, dot = strchr(start, '.'), line++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "%*s%.*s:\n", 2 * (line - 1), "",
+					      (int)(dot - start), start);
+		snprintf(text + o, sizeof(text) - o, "%*s%s: %lu\n", 2 * (line - 1), "", start, k->max + 1);
 		assert_int_equal(load_str(text, &c, err, sizeof(err)), -EINVAL);
-		snprintf(want, sizeof(want), "t.yaml:%d: %s: %lu is out of range (%lu-%lu)", dot ? 2 : 1, k->name,
+		snprintf(want, sizeof(want), "t.yaml:%d: %s: %lu is out of range (%lu-%lu)", line, k->name,
 			 k->max + 1, k->min, k->max);
 		assert_string_equal(err, want);
 	}
@@ -239,6 +243,20 @@ static void test_errors(void **state)
 		/* unknown keys, top level and nested */
 		{ "lmc: 1\nroutng_engine: minhop\n", "t.yaml:2: unknown key 'routng_engine'" },
 		{ "mad:\n  window: 8\n  timeout: 10\n", "t.yaml:3: unknown key 'mad.timeout'" },
+		/* port configuration (issue 14): every QoS string checked, the class named */
+		{ "part_enforce: inbound\n", "t.yaml:1: part_enforce: expected both, in, out or off, got inbound" },
+		{ "max_op_vls: 0\n", "t.yaml:1: max_op_vls: 0 is out of range (1-5)" },
+		{ "qos: true\n", "t.yaml:1: qos: expected a mapping" },
+		{ "qos:\n  enabled: yes\n", "t.yaml:2: qos.enabled: expected true or false, got yes" },
+		{ "qos:\n  ca: 1\n", "t.yaml:2: qos.ca: expected a mapping" },
+		{ "qos:\n  rtr:\n    high_limit: 1\n", "t.yaml:2: unknown key 'qos.rtr'" },
+		{ "qos:\n  swe:\n    sl2vl: 0,1,2,3\n", "t.yaml:3: qos.swe.sl2vl: 4 VLs given, expected 16" },
+		{ "qos:\n  sw0:\n    sl2vl: 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,99\n",
+		  "t.yaml:3: qos.sw0.sl2vl: SL 15: VL out of range 0-15" },
+		{ "qos:\n  ca:\n    vlarb_high: \"0:4,1:300\"\n",
+		  "t.yaml:3: qos.ca.vlarb_high: entry 2: expected VL:WEIGHT with WEIGHT 0-255" },
+		{ "qos:\n  ca:\n    vlarb_low: 15:4\n", "t.yaml:3: qos.ca.vlarb_low: entry 1: expected VL:WEIGHT with VL 0-14" },
+		{ "qos:\n  ca:\n    vlarb_low: [1]\n", "t.yaml:3: qos.ca.vlarb_low: expected a string" },
 		/* wrong types */
 		{ "lmc: abc\n", "t.yaml:1: lmc: expected an integer 0-7, got 'abc'" },
 		{ "lmc: \"3\"\n", "t.yaml:1: lmc: expected an integer 0-7, got a quoted string" },

@@ -485,7 +485,7 @@ static void test_port_info_set(void **state)
 	PUT(v, 34, 0x02);        /* M_KeyProtectBits 0 | LMC 2 */
 	PUT(v, 35, 0x40);        /* LinkSpeedEnabled: no change */
 	PUT(v, 36, 0x50);        /* MasterSMSL 0 */
-	PUT(v, 43, 0x0B);        /* OperationalVLs: no change */
+	/* OperationalVLs: as read (byte 43 unchanged): ibsim takes 0 literally */
 	PUT(v, 51, 0x52);        /* ClientReregister 0, suppr 2, SubnetTimeOut 18 */
 	PUT(v, 63, 0x00);        /* LinkSpeedExtEnabled: no change */
 	assert_memory_equal(got, v, sizeof(v));

@@ -469,7 +469,7 @@ static int parse_key(struct smd_conf_walk *w, const struct smd_conf_key *d, cons
 	}
 }
 
-#define MAX_KEYS 64
+#define MAX_KEYS 128
 
 /* Walk a mapping whose keys are the table's "PREFIX*"; duplicate and unknown keys are errors. */
 static int walk_map(struct smd_conf_walk *w, yaml_node_t *map, const char *prefix)
@@ -516,6 +516,63 @@ static yaml_node_t *map_get(struct smd_conf_walk *w, yaml_node_t *map, const cha
 			return yaml_document_get_node(w->doc, p->value);
 	}
 	return NULL;
+}
+
+/* ---- port configuration (sm/portcfg.h) ---- */
+
+static int k_part_enforce(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	int e;
+	if (!is_plain(v) || is_null(v) || (e = sm_part_enforce_parse(scalar(v))) < 0)
+		return fail(w, v, "%s: expected both, in, out or off, got %s", key,
+			    v->type == YAML_SCALAR_NODE && !is_null(v) ? scalar(v) : node_kind(v));
+	w->c->portcfg.part_enforce = (uint8_t)e;
+	return 0;
+}
+
+static int k_qos(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(w, v, "%s: expected a mapping (enabled, ca, sw0, swe), got %s", key, node_kind(v));
+	return walk_map(w, v, "qos.");
+}
+
+/* The level of a "qos.CLASS.*" key. */
+static struct sm_qos_level *qos_level(struct smd_conf_walk *w, const char *key)
+{
+	static const char *const cls[SM_QOS_CLASSES] = { "qos.ca.", "qos.sw0.", "qos.swe." };
+	for (unsigned k = 0; k < SM_QOS_CLASSES; k++)
+		if (!strncmp(key, cls[k], strlen(cls[k])))
+			return &w->c->portcfg.level[k];
+	return &w->c->portcfg.level[0];
+}
+
+static int k_qos_class(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	char prefix[16];
+	if (v->type != YAML_MAPPING_NODE)
+		return fail(w, v, "%s: expected a mapping (high_limit, sl2vl, vlarb_high, vlarb_low), got %s", key,
+			    node_kind(v));
+	snprintf(prefix, sizeof(prefix), "%s.", key);
+	return walk_map(w, v, prefix);
+}
+
+static int k_qos_table(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	struct sm_qos_level *l = qos_level(w, key);
+	const char *leaf = strrchr(key, '.') + 1;
+	char msg[160];
+	int rc;
+
+	if (v->type != YAML_SCALAR_NODE || is_null(v))
+		return fail(w, v, "%s: expected a string as in opensm.conf, got %s", key, node_kind(v));
+	if (!strcmp(leaf, "sl2vl"))
+		rc = sm_qos_parse_sl2vl(scalar(v), l->sl2vl, msg, sizeof(msg));
+	else if (!strcmp(leaf, "vlarb_high"))
+		rc = sm_qos_parse_vlarb(scalar(v), l->high_vl, l->high_w, msg, sizeof(msg));
+	else
+		rc = sm_qos_parse_vlarb(scalar(v), l->low_vl, l->low_w, msg, sizeof(msg));
+	return rc ? fail(w, v, "%s: %s", key, msg) : 0;
 }
 
 static int k_mad(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
@@ -678,6 +735,45 @@ const struct smd_conf_key smd_conf_keys[] = {
 	{ "metrics_listen", SMD_KEY_STR, "string", F(metrics_listen), .parse = k_metrics_listen,
 	  .shown = "default: none",
 	  .doc = "The address and port the daemon serves its metrics on, over HTTP" },
+	/* port configuration (issue 14, sm/portcfg.h): OpenSM's option names and defaults */
+	{ "subnet_timeout", UINT(subnet_timeout, 0, 31), .def = "18",
+	  .doc = "PortInfo.SubnetTimeOut given to every CA port and switch port 0" },
+	{ "max_op_vls", UINT(portcfg.max_op_vls, 1, 5), .def = "5",
+	  .doc = "The most data VLs a port is given, in the PortInfo.OperationalVLs encoding" },
+	{ "head_of_queue_lifetime", UINT(portcfg.hoq_life, 0, 31), .def = "18",
+	  .doc = "PortInfo.HOQLife of switch ports linked to another switch" },
+	{ "leaf_head_of_queue_lifetime", UINT(portcfg.leaf_hoq_life, 0, 31), .def = "16",
+	  .doc = "PortInfo.HOQLife of switch ports linked to a CA or router, and of router ports" },
+	{ "vl_stall_count", UINT(portcfg.vl_stall, 0, 7), .def = "7",
+	  .doc = "PortInfo.VLStallCount of switch ports linked to another switch" },
+	{ "leaf_vl_stall_count", UINT(portcfg.leaf_vl_stall, 0, 7), .def = "7",
+	  .doc = "PortInfo.VLStallCount of switch ports linked to a CA or router" },
+	{ "force_link_width", UINT(portcfg.force_link_width, 0, 255), .def = "0",
+	  .doc = "PortInfo.LinkWidthEnabled of every linked port" },
+	{ "force_link_speed", UINT(portcfg.force_link_speed, 0, 15), .def = "0",
+	  .doc = "PortInfo.LinkSpeedEnabled of every linked port" },
+	{ "force_link_speed_ext", UINT(portcfg.force_link_speed_ext, 0, 31), .def = "0",
+	  .doc = "PortInfo.LinkSpeedExtEnabled of every linked port whose two ends support extended speeds" },
+	{ "part_enforce", SMD_KEY_OTHER, "string", .parse = k_part_enforce, .def = "both",
+	  .doc = "Partition enforcement on switch ports linked to a CA or router" },
+	{ "qos", SMD_KEY_MAP, "mapping", .parse = k_qos, .shown = "",
+	  .doc = "SL-to-VL mapping and VL arbitration, with the keys:" },
+	{ "qos.enabled", SMD_KEY_BOOL, "true or false", F(portcfg.qos), .def = "true",
+	  .doc = "Write the SL2VL and VLArbitration tables and PortInfo.VLHighLimit" },
+#define QOS_CLASS(C, K, WHAT) \
+	{ "qos." C, SMD_KEY_MAP, "mapping", .parse = k_qos_class, .shown = "", .doc = WHAT }, \
+	{ "qos." C ".high_limit", UINT(portcfg.level[K].high_limit, 0, 255), .def = "0", \
+	  .doc = "PortInfo.VLHighLimit" }, \
+	{ "qos." C ".sl2vl", SMD_KEY_OTHER, "string", .parse = k_qos_table, .def = SM_QOS_DEFAULT_SL2VL, \
+	  .doc = "The VL of each SL" }, \
+	{ "qos." C ".vlarb_high", SMD_KEY_OTHER, "string", .parse = k_qos_table, \
+	  .def = SM_QOS_DEFAULT_VLARB_HIGH, .doc = "The high-priority VL arbitration table" }, \
+	{ "qos." C ".vlarb_low", SMD_KEY_OTHER, "string", .parse = k_qos_table, \
+	  .def = SM_QOS_DEFAULT_VLARB_LOW, .doc = "The low-priority VL arbitration table" }
+	QOS_CLASS("ca", SM_QOS_CA, "The QoS level of CA and router ports:"),
+	QOS_CLASS("sw0", SM_QOS_SW0, "The QoS level of switch port 0 (enhanced port 0 only):"),
+	QOS_CLASS("swe", SM_QOS_SWE, "The QoS level of switch external ports:"),
+#undef QOS_CLASS
 };
 const size_t smd_conf_n_keys = sizeof(smd_conf_keys) / sizeof(smd_conf_keys[0]);
 _Static_assert(sizeof(smd_conf_keys) / sizeof(smd_conf_keys[0]) <= MAX_KEYS, "raise MAX_KEYS");

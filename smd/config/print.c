@@ -90,6 +90,43 @@ static void key_out(FILE *out, const char *name, uint8_t mode, uint64_t val, uns
 		fprintf(out, "%s: 0x%016" PRIx64 "\n", name, val);
 }
 
+/* A VLArb table in opensm.conf's syntax, up to its last entry that is not 0:0 (at least one). */
+static void vlarb_out(FILE *out, const uint8_t *vl, const uint8_t *w)
+{
+	unsigned n = SM_QOS_VLARB_MAX;
+	while (n > 1 && !vl[n - 1] && !w[n - 1])
+		n--;
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s%u:%u", i ? "," : "", vl[i], w[i]);
+}
+
+/* The port configuration keys left to a parser: part_enforce, qos.CLASS.{sl2vl,vlarb_*}. */
+static int portcfg_out(FILE *out, const struct smd_conf *c, const char *full, const char *name, const char *ind)
+{
+	static const char *const cls[SM_QOS_CLASSES] = { "qos.ca.", "qos.sw0.", "qos.swe." };
+	const struct sm_qos_level *l = NULL;
+
+	if (!strcmp(full, "part_enforce")) {
+		fprintf(out, "%s: %s\n", name, sm_part_enforce_name(c->portcfg.part_enforce));
+		return 1;
+	}
+	for (unsigned k = 0; k < SM_QOS_CLASSES; k++)
+		if (!strncmp(full, cls[k], strlen(cls[k])))
+			l = &c->portcfg.level[k];
+	if (!l)
+		return 0;
+	fprintf(out, "%s%s: ", ind, name);
+	if (!strcmp(name, "sl2vl"))
+		for (unsigned sl = 0; sl < 16; sl++)
+			fprintf(out, "%s%u", sl ? "," : "", l->sl2vl[sl]);
+	else if (!strcmp(name, "vlarb_high"))
+		vlarb_out(out, l->high_vl, l->high_w);
+	else
+		vlarb_out(out, l->low_vl, l->low_w);
+	fputc('\n', out);
+	return 1;
+}
+
 /* The keys the table leaves to a parser (SMD_KEY_OTHER). */
 static void other_out(FILE *out, const struct smd_conf *c, const char *name, unsigned flags)
 {
@@ -137,10 +174,15 @@ int smd_conf_print(FILE *out, const struct smd_conf *c, unsigned flags)
 	fprintf(out, "# smd configuration: %s\n", c->source ? c->source : "(defaults)");
 	for (size_t i = 0; i < smd_conf_n_keys; i++) {
 		const struct smd_conf_key *d = &smd_conf_keys[i];
-		const char *dot = strchr(d->name, '.');
+		const char *dot = strrchr(d->name, '.');
 		const char *name = dot ? dot + 1 : d->name;
 		const char *field = (const char *)c + d->off;
-		const char *ind = dot ? "  " : "";
+		unsigned depth = 0;
+		char ind[16];
+
+		for (const char *s = d->name; *s; s++)
+			depth += *s == '.';
+		snprintf(ind, sizeof(ind), "%*s", (int)(2 * (depth < 6 ? depth : 6)), "");
 
 		switch (d->kind) {
 		case SMD_KEY_UINT: {
@@ -164,10 +206,11 @@ int smd_conf_print(FILE *out, const struct smd_conf *c, unsigned flags)
 			break;
 		}
 		case SMD_KEY_MAP:
-			fprintf(out, "%s:\n", name);
+			fprintf(out, "%s%s:\n", ind, name);
 			break;
 		default:
-			other_out(out, c, d->name, flags);
+			if (!portcfg_out(out, c, d->name, name, ind))
+				other_out(out, c, d->name, flags);
 			break;
 		}
 	}

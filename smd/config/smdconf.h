@@ -30,6 +30,7 @@
 
 #include "model/fabric.h"
 #include "sm/mkey.h"
+#include "sm/portcfg.h"
 
 struct smd_opts;
 struct sm_partitions;
@@ -103,6 +104,9 @@ struct smd_conf {
 	char *user;             /* NULL: keep running as started */
 	char *group;            /* NULL: the user's primary group */
 	char *metrics_listen;   /* "ADDRESS:PORT" of the HTTP metrics endpoint (ctl/http.h); NULL: none */
+	/* port configuration (issue 14): OpenSM's link/QoS options, the qos section (sm/portcfg.h) */
+	unsigned subnet_timeout;       /* PortInfo.SubnetTimeOut 0..31 */
+	struct sm_portcfg portcfg;
 	yaml_document_t *doc;   /* NULL for the defaults */
 	yaml_node_t *engines_map; /* the engines: mapping (for sm_chain_new), NULL if none */
 	struct smd_conf_engine engines[SMD_CONF_MAX_ENGINES];

@@ -136,6 +136,8 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	sm_cfg_default(&mp->base);
 	mp->base.lmc = (unsigned)conf->lmc;
 	mp->base.subnet_prefix = conf->subnet_prefix;
+	mp->base.subnet_timeout = (uint8_t)conf->subnet_timeout;
+	mp->base.portcfg = &conf->portcfg;
 	if (conf->mad.window)
 		mp->base.txn.window = conf->mad.window;
 	if (conf->mad.per_switch_window)

@@ -372,6 +372,8 @@ const char *sm_attr_name(uint16_t attr_id)
 	case SM_ATTR_SWITCH_INFO: return "SwitchInfo";
 	case SM_ATTR_PORT_INFO: return "PortInfo";
 	case SM_ATTR_PKEY_TABLE: return "P_KeyTable";
+	case SM_ATTR_SL2VL: return "SLtoVLMappingTable";
+	case SM_ATTR_VLARB: return "VLArbitrationTable";
 	case SM_ATTR_LFT: return "LinearForwardingTable";
 	case SM_ATTR_SM_INFO: return "SMInfo";
 	default: return "Unknown";
@@ -590,7 +592,7 @@ void sm_port_info_prepare_set(struct sm_port_info *out, const struct sm_port_inf
 	out->client_reregister = s->client_reregister & 1;
 	/* read-only on the wire or "no change" when written as 0 */
 	out->link_width_enabled = out->link_speed_enabled = out->link_speed_ext_enabled = 0;
-	out->phys_state = out->link_down_def_state = out->operational_vls = 0;
+	out->phys_state = out->link_down_def_state = 0;
 }
 
 /* ---- SwitchInfo ---- */

@@ -65,6 +65,8 @@ enum sm_attr_id {
 	SM_ATTR_SWITCH_INFO = 0x0012,
 	SM_ATTR_PORT_INFO = 0x0015,
 	SM_ATTR_PKEY_TABLE = 0x0016,
+	SM_ATTR_SL2VL = 0x0017,          /* SLtoVLMappingTable (codec_qos.c) */
+	SM_ATTR_VLARB = 0x0018,          /* VLArbitrationTable (codec_qos.c) */
 	SM_ATTR_LFT = 0x0019,
 	SM_ATTR_SM_INFO = 0x0020,
 };
@@ -273,8 +275,11 @@ struct sm_port_info_set {
 /*
  * Fill `out` for a PortInfo Set: copy `cur` (may be NULL: zero base), apply
  * `s` (M_Key, protect bits and lease included: a zeroed `s` clears them), and put "no change" (0) into
- * LinkWidthEnabled, LinkSpeedEnabled, LinkSpeedExtEnabled, PortPhysicalState,
- * LinkDownDefaultState and OperationalVLs so the Set touches nothing else.
+ * LinkWidthEnabled, LinkSpeedEnabled, LinkSpeedExtEnabled, PortPhysicalState
+ * and LinkDownDefaultState so the Set touches nothing else. OperationalVLs
+ * goes out as read (cur): writing back what the port holds changes nothing,
+ * and an SMA that takes 0 literally instead of "no change" (ibsim's) would
+ * otherwise lose the VLs the port configuration phase set.
  */
 void sm_port_info_prepare_set(struct sm_port_info *out, const struct sm_port_info *cur,
 			      const struct sm_port_info_set *s);
@@ -376,6 +381,7 @@ struct sm_notice {
 #define SM_TRAP144_HIERARCHY_INFO 0x0010
 #define SM_TRAP144_CAP_MASK2 0x0020
 #define SM_CAP_IS_SM 0x00000002u   /* PortInfo.CapabilityMask.IsSM */
+#define SM_CAP_HAS_SL_MAP 0x00000040u /* PortInfo.CapabilityMask.IsSLMappingSupported */
 int sm_notice_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_notice *n,
 		     struct sm_mad_err *err);
 /* Encodes `details`; for trap 128 and 144 lid_addr is written over the
@@ -390,5 +396,44 @@ void sm_notice_trap128(struct sm_notice *n, uint16_t sw_lid);
  * The caller sends it LID-routed to the trap's source LID.
  */
 void sm_smp_make_trap_repress(const struct sm_smp *trap, struct sm_smp *repress);
+
+
+/*
+ * SLtoVLMappingTable (0x0017): the VL of each of the 16 SLs, 4 bits each
+ * in the first 8 bytes. Attribute modifier on a switch: output port in
+ * bits 0-7, input port in bits 8-15; with SwitchInfo.OptimizedSLtoVL-
+ * MappingProgramming a Set may cover every input port (bit 17) and/or every
+ * output port (bit 16) at once. CAs and routers ignore the modifier.
+ */
+#define SM_SL2VL_ALL_OUT 0x00010000u
+#define SM_SL2VL_ALL_IN 0x00020000u
+struct sm_sl2vl {
+	uint8_t vl[16];          /* by SL, 0..15 (15: drop) */
+};
+static inline uint32_t sm_sl2vl_mod(unsigned in_port, unsigned out_port)
+{
+	return (in_port & 0xFF) << 8 | (out_port & 0xFF);
+}
+void sm_sl2vl_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_sl2vl *t);
+void sm_sl2vl_encode(const struct sm_sl2vl *t, uint8_t data[SM_SMP_DATA_SIZE]);
+
+/*
+ * VLArbitrationTable (0x0018): one block of 32 (VL, weight) entries.
+ * Attribute modifier: block in bits 16-31 (1, 2: low priority entries
+ * 0-31, 32-63; 3, 4: high priority), port in bits 0-15 (switches).
+ * A port holds PortInfo.VLArbitrationLowCap / HighCap entries.
+ */
+#define SM_VLARB_ENTRIES 32
+enum sm_vlarb_blk { SM_VLARB_LOW_0 = 1, SM_VLARB_LOW_1, SM_VLARB_HIGH_0, SM_VLARB_HIGH_1 };
+struct sm_vlarb_block {
+	uint8_t vl[SM_VLARB_ENTRIES];       /* 4 bits */
+	uint8_t weight[SM_VLARB_ENTRIES];
+};
+static inline uint32_t sm_vlarb_mod(unsigned block, unsigned port)
+{
+	return (block & 0xFFFF) << 16 | (port & 0xFFFF);
+}
+void sm_vlarb_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_vlarb_block *b);
+void sm_vlarb_encode(const struct sm_vlarb_block *b, uint8_t data[SM_SMP_DATA_SIZE]);
 
 #endif

@@ -233,6 +233,7 @@ void sm_mock_free(struct sm_mock *m)
 		for (uint32_t n = 0; n < m->f->n_nodes; n++)
 			free(m->nodes[n].lft);
 	free(m->nodes);
+	mock_qos_free(m);
 	free(m->ports);
 	mock_pkey_free(m);
 	sm_fabric_free(m->f);

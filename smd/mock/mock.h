@@ -78,6 +78,8 @@
  *                (PortState machine), SwitchInfo, LFT; hostile nodes;
  *   mock_mkey.c  M_Key checking and the lease timer;
  *   mock_pkey.c  P_KeyTable Get/Set, tables as ibsim's (0xFFFF at index 0);
+ *   mock_qos.c   port configuration: the PortInfo fields the portcfg phase
+ *                writes, SL2VL (optimised programming) and VLArb tables;
  *   mock_fwd.c   forwarding: the DR walk, LID routing over the emulated
  *                LFTs (requests, answers, traps), link down/up and the
  *                port states they change;
@@ -111,6 +113,7 @@ struct sm_mock_cfg {
 	uint16_t lft_cap;        /* LinearFDBCap for switches whose model says 0; default 0xC000 */
 	bool cpu_account;        /* count the CPU time the emulated SMAs take (stats.emu_cpu_ns), so a
 				  * benchmark can tell the SM's own CPU apart from the emulator's */
+	bool no_opt_sl2vl;       /* switches without optimised SL2VL programming (one Set per pair) */
 };
 void sm_mock_cfg_default(struct sm_mock_cfg *cfg);
 
@@ -254,6 +257,15 @@ struct sm_mock_stats {
 	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
+
+/* Port configuration and QoS tables (mock_qos.c): what was asked of the SMAs, and one SL2VL table. */
+struct sm_mock_qos_stats {
+	uint64_t pi_sets;         /* PortInfo Sets (all of them) */
+	uint64_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+};
+void sm_mock_qos_stats(const struct sm_mock *m, struct sm_mock_qos_stats *st);
+/* The SL2VL table of node's (in, out) pair (CAs: out = the port). 0 or -EINVAL. */
+int sm_mock_sl2vl(const struct sm_mock *m, uint32_t node, unsigned in, unsigned out, uint8_t vl[16]);
 
 /*
  * ---- GSI (gsi.c): the hosts' side of an SA on a mock ----

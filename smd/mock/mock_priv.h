@@ -90,6 +90,7 @@ struct sm_mock {
 	pthread_mutex_t gsi_mu;    /* gsi[] (gsi.c): the only state other threads touch */
 	struct mock_gsi *gsi[SM_MOCK_GSI_MAX];
 	uint16_t **pkeys;          /* per port index, P_Key table (mock_pkey.c); NULL until used */
+	struct mock_qos *qos;      /* mock_qos.c, NULL until a port is configured */
 };
 
 #define SMA_DROP 0xFFFFu        /* mock_sma(): no answer at all */
@@ -153,6 +154,13 @@ void mock_send_trap128(struct sm_mock *m, uint32_t sw);
 
 /* admin.c: (re)start the fault RNG from a seed. */
 void mock_rng_seed(struct sm_mock *m, uint64_t seed);
+/* mock_qos.c: port configuration fields and QoS tables (fill and Set PortInfo, SwitchInfo caps,
+ * answer SLtoVLMappingTable / VLArbitrationTable), freed with the mock. */
+void mock_qos_fill_pi(const struct sm_mock *m, uint32_t idx, struct sm_port_info *pi);
+uint16_t mock_qos_set_pi(struct sm_mock *m, uint32_t n, unsigned p, const struct sm_port_info *req);
+void mock_qos_fill_si(const struct sm_mock *m, struct sm_switch_info *si);
+uint16_t mock_qos_sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s);
+void mock_qos_free(struct sm_mock *m);
 
 /* gsi.c: the transport's gsi_open; detach the endpoints a freed mock leaves open. */
 struct sm_gsi;

@@ -56,13 +56,7 @@ static void fill_port_info(const struct sm_mock *m, uint32_t n, unsigned p, unsi
 	pi->port_state = mp->state;
 	pi->phys_state = mp->phys;
 	pi->link_down_def_state = PHYS_POLLING;
-	pi->neighbor_mtu = 5;                     /* 4096 */
-	pi->mtu_cap = 5;
-	pi->vl_cap = 4;                           /* VL0-7 */
-	pi->operational_vls = 4;
-	pi->vl_arb_high_cap = 8;
-	pi->vl_arb_low_cap = 8;
-	pi->hoq_life = 16;
+	mock_qos_fill_pi(m, idx, pi);             /* MTU, VLs, HOQ... (mock_qos.c) */
 	pi->guid_cap = sw ? 0 : 1;
 	pi->subnet_timeout = lp->subnet_timeout;
 	pi->resp_time_value = 8;
@@ -126,6 +120,9 @@ static uint16_t do_port_info(struct sm_mock *m, uint32_t n, unsigned inp, struct
 			mp->mkey_lease = req.mkey_lease_period;
 			mp->subnet_timeout = req.subnet_timeout;
 		}
+		uint16_t st = mock_qos_set_pi(m, n, p, &req);
+		if (st)
+			return st;
 		mp->state = next;
 		mp->sets++;
 		m->st.sets++;
@@ -171,6 +168,7 @@ static uint16_t do_switch_info(struct sm_mock *m, uint32_t n, struct sm_smp *s)
 	si.port_state_change = mn->psc;
 	si.enhanced_port0 = (nd->flags & SM_NODE_F_ENHANCED_SP0) ? 1 : 0;
 	si.part_enf_cap = 32;
+	mock_qos_fill_si(m, &si);
 	sm_switch_info_encode(&si, s->data);
 	return 0;
 }
@@ -264,6 +262,8 @@ uint16_t mock_sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s)
 	case SM_ATTR_SWITCH_INFO: return do_switch_info(m, n, s);
 	case SM_ATTR_LFT: return do_lft(m, n, s);
 	case SM_ATTR_PKEY_TABLE: return mock_pkey(m, n, inp, s);
+	case SM_ATTR_SL2VL:
+	case SM_ATTR_VLARB: return mock_qos_sma(m, n, inp, s);
 	default:
 		/* SMInfo included: no other SM lives in the mock */
 		m->st.bad_requests++;

@@ -363,6 +363,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	rc = sm_phase_program(c, err, errlen);
 	if (!rc)
 		rc = sm_phase_pkeys(c, err, errlen);
+	rc = rc ? rc : sm_phase_portcfg(c, sum, err, errlen);
 	sum->phase_s[SM_PH_PROGRAM] = since(t0);
 	if (rc)
 		goto out;

@@ -34,6 +34,7 @@ enum sm_req_kind {
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
 	SM_RQ_PKEY_GET,        /* P_Key phase (pkey.c): node = its port entry, port = block */
 	SM_RQ_PKEY_SET,
+	SM_RQ_PORTCFG,         /* port configuration (portcfg.c): PortInfo, SL2VL, VLArb Gets and Sets */
 	SM_RQ_COUNT
 };
 
@@ -109,6 +110,7 @@ struct sm_core {
 	uint32_t mkey_foreign;
 	uint64_t mkey_violations;
 	uint32_t mkey_unkept;      /* LID ports whose Set answer did not show the key we set */
+	struct sm_portcfg_run *pcr;    /* the port configuration phase's own (portcfg.c) */
 };
 
 /* The M_Key every SMP carries (0 without keys). */

@@ -10,6 +10,7 @@
  *   lids.c      LIDs assigned, saved, set
  *   program.c   LFT blocks read back where needed, then written
  *   pkey.c      P_Key tables (partitions), changed blocks only
+ *   portcfg.c   port configuration: PortInfo fields, SL2VL, VLArb tables
  *   activate.c  ports to ARMED, then ACTIVE
  *   set.c       the Sets lids.c, program.c and activate.c send, and their answers
  *
@@ -38,6 +39,13 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+/*
+ * portcfg.c: NeighborMTU, OperationalVLs, HOQLife, VLStallCount, VLHighLimit,
+ * partition enforcement, link width/speed enabled (PortInfo), SL2VL and
+ * VLArbitration tables, on every port whose values differ from cfg.portcfg.
+ * Runs after program and before activate (the ARMED Sets carry what it set).
+ */
+int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 
 /*
  * P_Key tables (pkey.c), with cfg.partitions: read what each managed port
@@ -51,6 +59,8 @@ void sm_set_port_path(const struct sm_core *c, uint32_t n, unsigned p, struct sm
 int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node, const uint8_t *data,
 		  uint8_t kind, uint16_t port, uint8_t aux);
 int sm_set_lft_get(struct sm_core *c, uint32_t node, uint16_t block);
+/* The answer to a PortInfo Set into the sweep tables (0), or counted as a failed Set and noted (-EBADMSG). */
+int sm_set_take_pi(struct sm_core *c, uint32_t node, unsigned port, const uint8_t *data, struct sm_port_info *pi);
 /* The M_Key fields every PortInfo Set carries (all 0 without keys). */
 void sm_set_keys(const struct sm_core *c, struct sm_port_info_set *s);
 /* Does port info cp hold the M_Key fields we want? (Always, without keys.) */

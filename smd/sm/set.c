@@ -99,13 +99,8 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 	case SM_RQ_PI_SET_STATE: {
 		struct sm_port_info pi;
 		uint32_t idx = sm_port_index(c->f, rq->node, rq->port);
-		if (sm_port_info_decode(r->resp->data, &pi, &me)) {
-			c->set_errors++;
-			sm_core_note(c, "PortInfo Set on node 0x%016" PRIx64 " port %u: bad answer: %s",
-				     c->f->nodes[rq->node].guid, rq->port, me.msg);
+		if (sm_set_take_pi(c, rq->node, rq->port, r->resp->data, &pi))
 			break;
-		}
-		c->tab.pi[idx] = pi;
 		c->f->ports[idx].state = pi.port_state;
 		if ((rq->aux & 0x80) && pi.port_state != (rq->aux & 0x7F)) {
 			c->set_errors++;
@@ -144,6 +139,19 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 	default:
 		break;
 	}
+}
+
+int sm_set_take_pi(struct sm_core *c, uint32_t node, unsigned port, const uint8_t *data, struct sm_port_info *pi)
+{
+	struct sm_mad_err me;
+	if (sm_port_info_decode(data, pi, &me)) {
+		c->set_errors++;
+		sm_core_note(c, "PortInfo Set on node 0x%016" PRIx64 " port %u: bad answer: %s",
+			     c->f->nodes[node].guid, port, me.msg);
+		return -EBADMSG;
+	}
+	c->tab.pi[sm_port_index(c->f, node, port)] = *pi;
+	return 0;
 }
 
 /*

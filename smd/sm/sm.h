@@ -57,6 +57,7 @@ struct sm_keys;
 struct sm_snapshot;
 struct sm_mc_set;
 struct sm_partitions;
+struct sm_portcfg;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -149,6 +150,8 @@ struct sm_cfg {
 	 * snapshot carries them. NULL: P_Key tables are left alone. Not owned.
 	 */
 	const struct sm_partitions *partitions;
+	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
+	const struct sm_portcfg *portcfg;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -169,6 +172,10 @@ struct sm_summary {
 	uint32_t switchinfo_sets;
 	uint32_t portinfo_lid_sets;  /* Set PortInfo for LID/SM LID/prefix */
 	uint32_t portinfo_state_sets;/* Set PortInfo for ARMED/ACTIVE */
+	/* port configuration (portcfg.c) */
+	uint32_t portcfg_pi_sets;    /* Set PortInfo for MTU, VLs, HOQ, enforcement... */
+	uint32_t sl2vl_gets, sl2vl_sets, vlarb_gets, vlarb_sets;
+	uint32_t tables_trusted;     /* switch ports whose tables the state vouches for: not read */
 	uint32_t link_ports;         /* ports that should be ACTIVE */
 	uint32_t active_ports;       /* ... that are ACTIVE at the end */
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */

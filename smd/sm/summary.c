@@ -53,6 +53,10 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 	if (s->pkey_ports)
 		fprintf(out, "pkeys: %u ports' P_Key tables managed: %u blocks read, %u written\n", s->pkey_ports,
 			s->pkey_blocks_read, s->pkey_blocks_written);
+	if (s->portcfg_pi_sets || s->sl2vl_gets || s->sl2vl_sets || s->vlarb_gets || s->vlarb_sets)
+		fprintf(out, "portcfg: %u PortInfo sets; SL2VL %u read, %u written; VLArb %u read, %u written; "
+			"%u switch ports known from the last sweep\n", s->portcfg_pi_sets, s->sl2vl_gets, s->sl2vl_sets,
+			s->vlarb_gets, s->vlarb_sets, s->tables_trusted);
 	if (s->mkey_foreign || s->mkey_violations)
 		fprintf(out, "m_key: %u ports protected by an M_Key smd does not hold; %" PRIu64
 			" M_Key violations counted by ports\n", s->mkey_foreign, s->mkey_violations);
@@ -104,7 +108,9 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 	if (s->pkey_ports)   /* only with partitions configured: the output without them is unchanged */
 		fprintf(out, "\"pkey_ports\":%u,\"pkey_blocks_read\":%u,\"pkey_blocks_written\":%u,", s->pkey_ports,
 			s->pkey_blocks_read, s->pkey_blocks_written);
-	fprintf(out, "\"seconds\":{");
+	fprintf(out, "\"portcfg\":{\"portinfo_sets\":%u,\"sl2vl_gets\":%u,\"sl2vl_sets\":%u,\"vlarb_gets\":%u,"
+		"\"vlarb_sets\":%u,\"tables_trusted\":%u},\"seconds\":{", s->portcfg_pi_sets, s->sl2vl_gets,
+		s->sl2vl_sets, s->vlarb_gets, s->vlarb_sets, s->tables_trusted);
 	for (unsigned p = 0; p < SM_PH_COUNT; p++)
 		fprintf(out, "\"%s\":%.6f,", sm_phase_name(p), s->phase_s[p]);
 	fprintf(out, "\"total\":%.6f}}\n", s->total_s);

@@ -32,6 +32,7 @@ void sm_sweep_tables_free(struct sm_sweep_tables *t)
 	free(t->si_ok);
 	free(t->pi);
 	free(t->pi_ok);
+	free(t->qos_ok);
 	free_shadows(t);
 	sm_sweep_tables_init(t);
 }

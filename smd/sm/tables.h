@@ -41,6 +41,13 @@ struct sm_sweep_tables {
 	/* per node (n_shadow entries, switches only): from the program phase on, NULL before */
 	struct sm_lft_shadow *shadow;
 	uint32_t n_shadow;
+	/*
+	 * per port (the fabric's n_ports entries): 1 where the port configuration
+	 * phase (portcfg.c) left the SL2VL and VLArb tables as qos_sig's settings
+	 * want them; NULL: not known (no heavy sweep with QoS yet)
+	 */
+	uint8_t *qos_ok;
+	uint64_t qos_sig;
 	/* the SM's own node and port */
 	uint32_t sm_node;                /* SM_NONE: not found (yet) */
 	uint8_t sm_portnum;
