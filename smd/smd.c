@@ -16,6 +16,7 @@ enum {
 	OPT_LFTS_OUT, OPT_LFTS_FORMAT, OPT_REPORT, OPT_JSON, OPT_SOCKET, OPT_STATE_DIR, OPT_GUID2LID, OPT_PARTITIONS,
 	OPT_LMC,
 	OPT_SEED, OPT_VERSION, OPT_DUMP_CONFIG_KEYS, OPT_CHECK_CONFIG, OPT_PRINT_CONFIG, OPT_PRINT_DEFAULTS,
+	OPT_MCAST_GROUPS,
 };
 
 static void usage(FILE *o)
@@ -41,6 +42,7 @@ static void usage(FILE *o)
 		"  --lmc N                     LMC 0-7\n"
 		"  --socket PATH               control socket (for smctl)\n"
 		"  --seed N                    seed for random permutations / fault injection\n"
+		"  --mcast-groups N            dry-run: N synthetic multicast groups per plane in the report\n"
 		"  -v, --verbose  -q, --quiet  -h, --help  -V, --version\n");
 }
 
@@ -79,6 +81,7 @@ static const struct smd_opt {
 	{ O("partitions", required_argument, OPT_PARTITIONS), SET(partitions) },
 	{ O("lmc", required_argument, OPT_LMC) },
 	{ O("seed", required_argument, OPT_SEED) },
+	{ O("mcast-groups", required_argument, OPT_MCAST_GROUPS) },
 	{ O("verbose", no_argument, 'v') },
 	{ O("quiet", no_argument, 'q') },
 	{ O("help", no_argument, 'h') },
@@ -149,6 +152,13 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_SEED: o.seed = (unsigned)strtoul(optarg, NULL, 0); break;
+		case OPT_MCAST_GROUPS:
+			o.mcast_groups = (unsigned)strtoul(optarg, &end, 0);
+			if (*end || !*optarg || o.mcast_groups > 8192) {
+				fprintf(stderr, "smd: --mcast-groups wants a number of groups, 0-8192\n");
+				return 2;
+			}
+			break;
 		case 'v': o.verbose++; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return 0;

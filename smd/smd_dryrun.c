@@ -156,6 +156,17 @@ int smd_dry_run(const struct smd_opts *o)
 	}
 	for (unsigned i = 0; i < d->run.n_planes; i++)
 		log_plane(&d->run.planes[i]);
+	for (unsigned i = 0; i < d->run.n_planes && o->mcast_groups; i++) {
+		struct sm_dr_mcast *mc = &d->run.planes[i].mc;
+		rc = sm_dr_mcast_plane(d->f, d->run.planes[i].plane, o->mcast_groups, mc, err, sizeof(err));
+		if (rc) {
+			sm_err("SMD-2018", "plane %u: %s", d->run.planes[i].plane, err);
+			goto out;
+		}
+		sm_notice("SMD-2019", "plane %u: %u multicast groups, trees in %.2f ms, roots on %u switches "
+			  "(%u to %u groups per spine), depth %u", d->run.planes[i].plane, mc->groups, mc->route_s * 1e3,
+			  mc->roots, mc->spine_min, mc->spine_max, mc->depth_max);
+	}
 	if (report) {
 		rc = sm_dryrun_metrics(d, 0, o->seed);
 		if (rc) {

@@ -41,6 +41,7 @@ struct smd_opts {
 	int verbose;                 /* -v, repeatable */
 	int quiet;                   /* -q */
 	unsigned seed;               /* --seed N (metrics, fault injection) */
+	unsigned mcast_groups;       /* --mcast-groups N (dry-run: synthetic multicast groups per plane) */
 };
 
 int smd_once(const struct smd_opts *o);

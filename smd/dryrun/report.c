@@ -245,6 +245,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 	} else {
 		sm_json_null(j, "profile");
 	}
+	sm_dr_mcast_json(j, &p->mc);   /* only with --mcast-groups */
 	sm_json_obj_end(j);
 }
 

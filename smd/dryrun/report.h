@@ -24,6 +24,7 @@
 #include "routing/metrics.h"
 #include "routing/registry.h"
 #include "dryrun/reference.h"
+#include "dryrun/mcast.h"
 
 #define SM_DR_REPORT_VERSION 1
 #define SM_DR_EXAMPLES 10       /* examples kept per list (LIDs, unreachable pairs) */
@@ -78,6 +79,9 @@ struct sm_dr_plane {
 	double load_before;         /* max link load: chain routed without the profile */
 	double load_after;          /* ... and with it */
 	double load_bound;          /* no routing does better: the busiest host's own link */
+
+	/* multicast (--mcast-groups N; mcast.h) */
+	struct sm_dr_mcast mc;
 };
 
 /* Whom the plane-health counts are about (hosts.h examples, resolved to names). */

@@ -261,6 +261,9 @@ static void plane_lines(struct tlines *t, const struct sm_dr_run *r, const struc
 		tl_add(t, "  validation: %s", res->val.msg);
 	if (p->have_metrics)
 		quality_rows(t, r, p);
+	char mc[8][200];
+	for (unsigned i = 0, n = sm_dr_mcast_text(&p->mc, mc, 8); i < n; i++)
+		tl_add(t, "%s", mc[i]);
 }
 
 /* One plane's times (never equal between planes, so kept out of the comparison). */

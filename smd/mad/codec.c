@@ -375,6 +375,7 @@ const char *sm_attr_name(uint16_t attr_id)
 	case SM_ATTR_SL2VL: return "SLtoVLMappingTable";
 	case SM_ATTR_VLARB: return "VLArbitrationTable";
 	case SM_ATTR_LFT: return "LinearForwardingTable";
+	case SM_ATTR_MFT: return "MulticastForwardingTable";
 	case SM_ATTR_SM_INFO: return "SMInfo";
 	default: return "Unknown";
 	}

@@ -68,6 +68,7 @@ enum sm_attr_id {
 	SM_ATTR_SL2VL = 0x0017,          /* SLtoVLMappingTable (codec_qos.c) */
 	SM_ATTR_VLARB = 0x0018,          /* VLArbitrationTable (codec_qos.c) */
 	SM_ATTR_LFT = 0x0019,
+	SM_ATTR_MFT = 0x001B,
 	SM_ATTR_SM_INFO = 0x0020,
 };
 
@@ -321,6 +322,31 @@ void sm_lft_block_encode(const struct sm_lft_block *b, uint8_t data[SM_SMP_DATA_
 static inline bool sm_lft_block_valid(uint32_t block)
 {
 	return block < SM_LFT_MAX_BLOCKS;
+}
+
+/*
+ * One MulticastForwardingTable block (IBA 14.2.5.12, codec_mft.c): the port
+ * masks of 32 MLIDs (0xC000 + block*32 ..) for 16 ports (position*16 ..
+ * position*16 + 15; bit i = port position*16 + i). Attribute modifier:
+ * block in bits 0-8, position in bits 28-31, the bits between reserved (0).
+ */
+#define SM_MFT_BLOCK_MLIDS 32
+#define SM_MFT_MAX_BLOCKS 512      /* 16,384 MLIDs from 0xC000 */
+#define SM_MFT_POSITIONS 16        /* 16 x 16 = 256 port bits */
+#define SM_PORT_CAP_MCAST_FDB_TOP 0x40000000u   /* PortInfo.CapabilityMask.IsMulticastFDBTopSupported */
+struct sm_mft_block {
+	uint16_t mask[SM_MFT_BLOCK_MLIDS];
+};
+int sm_mft_block_decode(const uint8_t data[SM_SMP_DATA_SIZE], struct sm_mft_block *b, struct sm_mad_err *err);
+void sm_mft_block_encode(const struct sm_mft_block *b, uint8_t data[SM_SMP_DATA_SIZE]);
+static inline uint32_t sm_mft_mod(unsigned block, unsigned position)
+{
+	return (uint32_t)(position & 0xF) << 28 | (block & 0x1FF);
+}
+/* A modifier with reserved bits set is refused (as an SMA answers INVALID_FIELD). */
+static inline bool sm_mft_mod_valid(uint32_t mod)
+{
+	return (mod & 0x0FFFFE00u) == 0;
 }
 
 enum sm_sm_state {

@@ -230,8 +230,10 @@ void sm_mock_free(struct sm_mock *m)
 	}
 	free(m->att);
 	if (m->nodes && m->f)
-		for (uint32_t n = 0; n < m->f->n_nodes; n++)
+		for (uint32_t n = 0; n < m->f->n_nodes; n++) {
 			free(m->nodes[n].lft);
+			free(m->nodes[n].mft);
+		}
 	free(m->nodes);
 	mock_qos_free(m);
 	free(m->ports);

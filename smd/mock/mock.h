@@ -170,6 +170,15 @@ uint8_t sm_mock_lft_get(const struct sm_mock *m, uint32_t node, uint16_t lid);
 uint16_t sm_mock_lft_top(const struct sm_mock *m, uint32_t node);
 /* LFT blocks written by Set on switch `node` (0 for non-switch). */
 uint32_t sm_mock_lft_blocks_set(const struct sm_mock *m, uint32_t node);
+/*
+ * Multicast (mock_mft.c): switches hold SM_MOCK_MFT_CAP MLIDs from 0xC000.
+ * sm_mock_mft_get: the port mask (bit p: port p) switch `node` holds for
+ * `mlid`, -EINVAL for a non-switch or a unicast LID. blocks_set: MFT blocks
+ * (one position each) written by Set.
+ */
+#define SM_MOCK_MFT_CAP 4096
+int sm_mock_mft_get(const struct sm_mock *m, uint32_t node, uint16_t mlid, uint64_t mask[4]);
+uint32_t sm_mock_mft_blocks_set(const struct sm_mock *m, uint32_t node);
 /* Set the M_Key state of the SMA port_index belongs to (a switch's: port 0),
  * as another SM would have left it. -EINVAL for a bad index/prot bits. */
 int sm_mock_set_mkey(struct sm_mock *m, uint32_t port_index, uint64_t mkey, uint8_t prot_bits,

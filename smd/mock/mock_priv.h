@@ -50,6 +50,9 @@ struct mnode {
 	uint32_t hostile_arg;
 	uint32_t hostile_n;        /* answers given while hostile */
 	uint32_t flip_n;           /* NodeInfo answers given while TYPE_FLIP */
+	uint16_t *mft;             /* mock_mft.c: [mlid offset * 16 + position] port masks, grown on Set */
+	uint32_t mft_mlids, mft_blocks_set;
+	uint16_t mft_top;
 };
 
 struct qent {
@@ -151,6 +154,10 @@ void mock_pkey_free(struct sm_mock *m);
 void mock_deliver(struct sm_mock *m, struct attach *a, const struct sm_smp *resp, uint16_t slid,
 		  int faults, size_t len);
 void mock_send_trap128(struct sm_mock *m, uint32_t sw);
+
+/* mock_mft.c: MulticastForwardingTable Get/Set; SwitchInfo's MulticastFDBCap/Top. */
+uint16_t mock_mft(struct sm_mock *m, uint32_t n, struct sm_smp *s);
+void mock_mft_switch_info(struct sm_mock *m, uint32_t n, const struct sm_switch_info *set, struct sm_switch_info *si);
 
 /* admin.c: (re)start the fault RNG from a seed. */
 void mock_rng_seed(struct sm_mock *m, uint64_t seed);

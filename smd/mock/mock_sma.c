@@ -144,12 +144,11 @@ static uint16_t do_switch_info(struct sm_mock *m, uint32_t n, struct sm_smp *s)
 {
 	const struct sm_node *nd = &m->f->nodes[n];
 	struct mnode *mn = &m->nodes[n];
-	struct sm_switch_info si;
+	struct sm_switch_info si, req;
 
 	if (nd->type != SM_NODE_SWITCH)
 		return SM_MAD_STATUS_ATTR_UNSUPP;
 	if (s->method == SM_METHOD_SET) {
-		struct sm_switch_info req;
 		if (sm_switch_info_decode(s->data, &req, NULL) < 0 || req.lft_top >= SM_LID_SPACE)
 			return SM_MAD_STATUS_INVALID_FIELD;
 		mn->lft_top = req.lft_top;
@@ -169,6 +168,7 @@ static uint16_t do_switch_info(struct sm_mock *m, uint32_t n, struct sm_smp *s)
 	si.enhanced_port0 = (nd->flags & SM_NODE_F_ENHANCED_SP0) ? 1 : 0;
 	si.part_enf_cap = 32;
 	mock_qos_fill_si(m, &si);
+	mock_mft_switch_info(m, n, s->method == SM_METHOD_SET ? &req : NULL, &si);
 	sm_switch_info_encode(&si, s->data);
 	return 0;
 }
@@ -264,6 +264,7 @@ uint16_t mock_sma(struct sm_mock *m, uint32_t n, unsigned inp, struct sm_smp *s)
 	case SM_ATTR_PKEY_TABLE: return mock_pkey(m, n, inp, s);
 	case SM_ATTR_SL2VL:
 	case SM_ATTR_VLARB: return mock_qos_sma(m, n, inp, s);
+	case SM_ATTR_MFT: return mock_mft(m, n, s);
 	default:
 		/* SMInfo included: no other SM lives in the mock */
 		m->st.bad_requests++;

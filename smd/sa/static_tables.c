@@ -10,8 +10,10 @@
  * says so here:
  *   - LFTs: as computed and programmed (snapshot lfts), blocks 0 up to the
  *     plane's highest LID, as OpenSM; none before routing ran.
- *   - MFTs: smd programs no multicast yet, so no switch has an MFT block
- *     in use: no records (Get: NO_RECORDS; GetTable: an empty table).
+ *   - MFTs: as computed and programmed (snapshot mfts, sm/mcast.h),
+ *     as OpenSM: per switch, blocks 0 up to the highest one with an entry
+ *     on that switch, positions 0 .. NumPorts / 16; none for a switch no
+ *     group's tree crosses, none before multicast is programmed.
  *   - GUIDInfo: block 0 holds the port GUID, every other entry 0 (no alias
  *     GUIDs); blocks = GUIDCap / 8 from the port's PortInfo.
  *   - P_Key tables: not read, not programmed: every port is in the default
@@ -30,6 +32,7 @@
 #include "sa/records.h"
 #include "mad/codec.h"
 #include "model/lfts.h"
+#include "sm/mcast.h"   /* struct sm_mfts */
 
 #include <string.h>
 
@@ -70,12 +73,59 @@ int sm_sa_h_lft(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct
 	return 0;
 }
 
-/* MFTRecord: no switch has a multicast block in use until smd programs multicast (see above). */
+/* Highest MFT block with an entry on switch row r, -1 for none. */
+static int mft_max_block(const struct sm_mfts *m, uint32_t r)
+{
+	for (uint32_t i = m->n_mlids; i-- > 0;) {
+		const uint64_t *x = m->mask[(size_t)r * m->n_mlids + i];
+		if (x[0] | x[1] | x[2] | x[3])
+			return (int)(i / SM_MFT_BLOCK_MLIDS);
+	}
+	return -1;
+}
+
+/* MFTRecord: per switch, the blocks in use and every position (see above), from the programmed MFTs. */
 int sm_sa_h_mft(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struct sm_sa_ans *ans)
 {
-	(void)ctx;
-	(void)req;
-	(void)ans;
+	const struct sm_mfts *m = ctx->snap->mfts;
+	struct sm_sa_walk w;
+	uint8_t rec[SM_SA_MFT_REC_SIZE];
+	uint16_t masks[SM_MFT_BLOCK_MLIDS];
+
+	if (!m)
+		return 0;
+	sm_sa_walk_init(&w, ctx, req, SM_SA_MFTR_LID);
+	uint16_t pb = sm_sa_get16(w.q + 2);
+	for (const struct sm_node *nd; (nd = sm_sa_walk_next(&w));) {
+		if (nd->type != SM_NODE_SWITCH || w.n >= m->n_nodes || m->row[w.n] == SM_NONE)
+			continue;
+		const struct sm_port *p0 = &w.f->ports[nd->port0];
+		if (w.by_lid && !sm_sa_lid_in(w.lid, p0->lid, p0->lmc))
+			continue;
+		uint32_t r = m->row[w.n];
+		int max_block = mft_max_block(m, r);
+		unsigned b0 = 0, b1 = (unsigned)max_block, q0 = 0, q1 = nd->nports / 16u;
+		if (max_block < 0)
+			continue;
+		if (sm_sa_cm(w.mask, SM_SA_MFTR_BLOCK))
+			b0 = b1 = pb & 0x1FF;
+		if (sm_sa_cm(w.mask, SM_SA_MFTR_POSITION))
+			q0 = q1 = pb >> 12;
+		if (b1 > (unsigned)max_block || q1 > nd->nports / 16u)
+			continue;
+		for (unsigned b = b0; b <= b1; b++)
+			for (unsigned q = q0; q <= q1; q++) {
+				for (unsigned i = 0; i < SM_MFT_BLOCK_MLIDS; i++) {
+					uint32_t off = b * SM_MFT_BLOCK_MLIDS + i;
+					masks[i] = off < m->n_mlids ?
+						(uint16_t)(m->mask[(size_t)r * m->n_mlids + off][q / 4] >> (16 * (q % 4))) : 0;
+				}
+				sm_sa_mft_rec_encode(rec, p0->lid, (uint8_t)q, (uint16_t)b, masks);
+				int rc = sm_sa_emit(ans, req, rec);
+				if (rc)
+					return sm_sa_emit_rc(rc);
+			}
+	}
 	return 0;
 }
 

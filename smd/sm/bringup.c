@@ -287,6 +287,7 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 	}
 	struct sm_plane *pl = &f->planes[c->plane];
 	sm_snapshot_take_attrs(snap, &c->tab);   /* NodeInfo/SwitchInfo/PortInfo as read, for the SA */
+	sm_mft_publish(c, snap);
 	sm_snapshot_take_pkeys(snap, &c->pkeys);  /* P_Key tables as programmed (partitions) */
 	snap->cycle = cfg->cycle;
 	snap->up = up;
@@ -323,15 +324,9 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		snprintf(err, errlen, "bad configuration (LMC %u, plane %u)", cfg->lmc, cfg->plane);
 		return -EINVAL;
 	}
-	c->t = t;
-	c->cfg = cfg;
-	c->state = state;
-	c->plane = cfg->plane;
-	c->txn = sm_txn_new(t, &cfg->txn);
-	if (!c->txn) {
-		snprintf(err, errlen, "cannot create the transaction engine (bad window/limits?)");
-		return -EINVAL;
-	}
+	rc = sm_core_init(c, t, cfg, state, err, errlen);
+	if (rc)
+		return rc;
 	sm_txn_set_unsolicited(c->txn, on_unsolicited, c);
 
 	phase_start(c, SM_PH_DISCOVER);
@@ -361,6 +356,7 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 	phase_start(c, SM_PH_PROGRAM);
 	t0 = sm_mono_us();
 	rc = sm_phase_program(c, err, errlen);
+	rc = rc ? rc : sm_phase_mft(c, sum, err, errlen);
 	if (!rc)
 		rc = sm_phase_pkeys(c, err, errlen);
 	rc = rc ? rc : sm_phase_portcfg(c, sum, err, errlen);

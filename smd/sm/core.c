@@ -9,6 +9,7 @@
  * the phases.
  */
 #include "sm/core.h"
+#include "routing/mcast.h"
 #include "sm/snapshot.h"
 
 #include <errno.h>
@@ -16,6 +17,23 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+int sm_core_init(struct sm_core *c, struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
+		 char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	sm_sweep_tables_init(&c->tab);
+	c->t = t;
+	c->cfg = cfg;
+	c->state = state;
+	c->plane = cfg->plane;
+	c->txn = sm_txn_new(t, &cfg->txn);
+	if (!c->txn) {
+		snprintf(err, errlen, "cannot create the transaction engine (bad window/limits?)");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn)
 {
@@ -165,6 +183,8 @@ void sm_core_reset(struct sm_core *c)
 	c->pkeys = NULL;
 	sm_fabric_free(c->f);
 	c->f = NULL;
+	sm_mfts_free(c->mfts);
+	c->mfts = NULL;
 	while (c->chunks) {
 		struct sm_req_chunk *k = c->chunks;
 		c->chunks = k->next;

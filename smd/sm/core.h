@@ -32,6 +32,8 @@ enum sm_req_kind {
 	SM_RQ_SI_CLEAR,        /* Set SwitchInfo writing 1 to PortStateChange (during the sweep) */
 	SM_RQ_DELTA_SI,        /* incremental sweep: SwitchInfo of a known switch */
 	SM_RQ_DELTA_PI,        /* incremental sweep: PortInfo of a port of a switch that flagged a change */
+	SM_RQ_MFT_GET,         /* MulticastForwardingTable (mft.c): port = block | position << 9 */
+	SM_RQ_MFT_SET,
 	SM_RQ_PKEY_GET,        /* P_Key phase (pkey.c): node = its port entry, port = block */
 	SM_RQ_PKEY_SET,
 	SM_RQ_PORTCFG,         /* port configuration (portcfg.c): PortInfo, SL2VL, VLArb Gets and Sets */
@@ -94,6 +96,7 @@ struct sm_core {
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
 	uint32_t late_traps;
 	const struct sm_lfts *lfts;
+	struct sm_mfts *mfts;          /* computed by the MFT phase (mft.c), then moved into the snapshot */
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;
 	uint32_t si_sets, pi_lid_sets, pi_state_sets;
@@ -119,6 +122,9 @@ static inline uint64_t sm_core_mkey(const struct sm_core *c)
 	return c->cfg->keys ? c->cfg->keys->mkey : 0;
 }
 
+/* An empty core for one bring-up (or pass) over t, with its transaction engine. 0 or -EINVAL with err. */
+int sm_core_init(struct sm_core *c, struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
+		 char *err, size_t errlen);
 /* A request context; fn handles answers to requests of this kind (the same fn for every request of a kind). */
 struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint16_t port, sm_req_fn *fn);
 /* Submit smp (directed route) for rq: rq->fn gets the answer. 0 or -errno. */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "model/fabric.h"
+#include "routing/mcast.h"
 
 #define SM_MLID_FIRST 0xC000u
 #define SM_MLID_LAST 0xFFFEu        /* 0xFFFF is the permissive LID */
@@ -62,17 +63,19 @@ struct sm_mc_set *sm_mc_set_ref(struct sm_mc_set *s);
 void sm_mc_set_unref(struct sm_mc_set *s);   /* accepts NULL; frees groups and members at 0 */
 
 /*
- * The MFTs of one plane: for every switch node n and MLID m in
- * [SM_MLID_FIRST, SM_MLID_FIRST + n_mlids), the port mask (bit p: port p,
- * port 0 included) in mask[n * n_mlids + (m - SM_MLID_FIRST)] (256 bits).
+ * A set from groups whose members are port indices of f (routing/mcast.h):
+ * members by port GUID, receivers FULL, the others SENDONLY (tests, the
+ * benchmark, synthetic loads). NULL on ENOMEM.
  */
-struct sm_mfts {
-	uint32_t n_nodes;
-	uint32_t n_mlids;
-	uint64_t (*mask)[4];
-};
-void sm_mfts_free(struct sm_mfts *m);   /* accepts NULL */
+struct sm_mc_set *sm_mc_set_from_groups(const struct sm_fabric *f, unsigned plane, uint64_t gen,
+					const struct sm_mcast_group *g, size_t n);
 
+/*
+ * The MFTs of one plane: struct sm_mfts (routing/mcast.h, where the trees
+ * are computed): a port mask per switch and MLID, rows for the plane's
+ * switches only (row[node]), the root and depth of each group's tree.
+ * sm_mfts_free() accepts NULL.
+ */
 /*
  * One spanning tree per group over fabric f (plane s->plane): every member
  * reaches every other, no loop; on fat trees the groups' roots spread over
@@ -81,5 +84,12 @@ void sm_mfts_free(struct sm_mfts *m);   /* accepts NULL */
  */
 int sm_mc_route(const struct sm_fabric *f, const struct sm_mc_set *s, struct sm_mfts **out, size_t *missing,
 		char *err, size_t errlen);
+/*
+ * The same when f is the fabric prev_mfts were computed over for prev_set
+ * (the MFT-only pass): groups of s equal to prev_set's (same MLID, same
+ * members in the same order) keep their trees, only the others are routed.
+ */
+int sm_mc_route_from(const struct sm_fabric *f, const struct sm_mc_set *s, const struct sm_mc_set *prev_set,
+		     const struct sm_mfts *prev_mfts, struct sm_mfts **out, size_t *missing, char *err, size_t errlen);
 
 #endif

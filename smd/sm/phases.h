@@ -9,6 +9,7 @@
  *   delta.c     incremental sweep (discover, from the state)
  *   lids.c      LIDs assigned, saved, set
  *   program.c   LFT blocks read back where needed, then written
+ *   mft.c       MFT blocks of the group set (cfg.mcast) read back where needed, then written
  *   pkey.c      P_Key tables (partitions), changed blocks only
  *   portcfg.c   port configuration: PortInfo fields, SL2VL, VLArb tables
  *   activate.c  ports to ARMED, then ACTIVE
@@ -39,6 +40,10 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+/* MFTs of cfg.mcast (mft.h; nothing without it), after the LFTs; sum->mft. */
+int sm_phase_mft(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
+/* The MFTs computed (if any) move into snap. */
+void sm_mft_publish(struct sm_core *c, struct sm_snapshot *snap);
 /*
  * portcfg.c: NeighborMTU, OperationalVLs, HOQLife, VLStallCount, VLHighLimit,
  * partition enforcement, link width/speed enabled (PortInfo), SL2VL and

@@ -30,6 +30,9 @@
  *             struct sm_state (below) still knows them; a switch without a
  *             LID has never been programmed, so it is written without
  *             reading.
+ *   mft       with cfg.mcast (issue 14, mft.h): one spanning tree per
+ *             group, MFT blocks written where they differ from what the
+ *             switches hold (shadows as for LFTs); timed with program.
  *   activate  Set PortInfo ARMED on every link port in INIT (switch
  *             external ports and CA ports, the SM's own included), then
  *             ACTIVE on every ARMED port.
@@ -137,10 +140,11 @@ struct sm_cfg {
 	uint8_t sminfo_state;
 	uint8_t sminfo_priority;
 	/*
-	 * Multicast (sm/mcast.h, issue 14): the plane's groups as the SA last
-	 * handed them (the IPoIB broadcast groups of the partitions at start).
-	 * A bring-up programs the MFTs of this set. Not owned (the caller
-	 * holds a reference for the bring-up). NULL: no multicast.
+	 * Multicast (sm/mcast.h, issue 14): the group set to program. The MFTs
+	 * are computed from it and the swept fabric, and only the blocks that
+	 * differ from what the switches hold are written (mft.c); the snapshot
+	 * carries them. Not owned: the caller holds a reference for the
+	 * bring-up. NULL: MFTs are left as they are (nothing read or written).
 	 */
 	const struct sm_mc_set *mcast;
 	/*
@@ -157,6 +161,17 @@ void sm_cfg_default(struct sm_cfg *cfg);
 
 enum sm_phase { SM_PH_DISCOVER, SM_PH_LIDS, SM_PH_ROUTE, SM_PH_PROGRAM, SM_PH_ACTIVATE, SM_PH_COUNT };
 const char *sm_phase_name(unsigned ph);
+
+/* What programming MFTs did (a bring-up's, or sm_mft_update()'s). */
+struct sm_mft_summary {
+	uint32_t groups;             /* groups of the set that got a tree */
+	uint32_t blocks_written, blocks_read, switches_written;
+	uint32_t top_sets;           /* SwitchInfo Sets of MulticastFDBTop */
+	uint32_t over_cap;           /* switches whose MulticastFDBCap is below the highest MLID */
+	uint32_t set_errors;
+	uint64_t missing;            /* members not in the fabric (or not reachable) */
+	double compute_s, program_s;
+};
 
 struct sm_summary {
 	struct sm_fabric_counts counts;
@@ -193,6 +208,7 @@ struct sm_summary {
 	uint32_t pkey_ports;         /* ports whose P_Key table is managed (0: no partitions configured) */
 	uint32_t pkey_blocks_read, pkey_blocks_written;
 	char state_err[512];         /* the first such error, naming the file */
+	struct sm_mft_summary mft;   /* with cfg.mcast */
 	double phase_s[SM_PH_COUNT];
 	double total_s;
 };

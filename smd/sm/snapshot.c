@@ -7,6 +7,7 @@
 #include "model/fabric.h"
 #include "model/lfts.h"
 #include "sm/tables.h"
+#include "sm/mcast.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ void sm_snapshot_unref(const struct sm_snapshot *cs)
 	free((void *)(uintptr_t)s->si_ok);
 	free((void *)(uintptr_t)s->pi);
 	free((void *)(uintptr_t)s->pi_ok);
+	sm_mfts_free((struct sm_mfts *)(uintptr_t)s->mfts);
+	sm_mc_set_unref((struct sm_mc_set *)(uintptr_t)s->mc);
 	sm_pkey_tables_free((struct sm_pkey_tables *)(uintptr_t)s->pkeys);
 	free(s);
 }

@@ -37,7 +37,8 @@
  * were read (a CA port the sweep never reached through has none). The
  * incremental sweep starts from them (sm_snapshot_copy_attrs). Not read by
  * the sweep, so not here: SL2VL and VLArbitration tables, GUIDInfo blocks
- * beyond the port GUID, MulticastForwardingTables.
+ * beyond the port GUID. MFTs are not read either: mfts holds what smd
+ * computed and programmed (the SA's MFTRecord).
  *
  * P_Key tables (issue 14): with partitions configured, the P_Key phase
  * (pkey.c) leaves each table it manages as the ports acknowledged it
@@ -56,6 +57,8 @@ struct sm_node_info;
 struct sm_switch_info;
 struct sm_port_info;
 struct sm_sweep_tables;
+struct sm_mfts;
+struct sm_mc_set;
 
 /* P_Key tables per port index: entries tab[at[i]] .. tab[at[i + 1] - 1] (a multiple of 32; none: not managed). */
 struct sm_pkey_tables {
@@ -82,6 +85,10 @@ struct sm_snapshot {
 	const struct sm_port_info *pi;   /* per port index; valid where pi_ok[i] */
 	const uint8_t *pi_ok;
 	uint32_t attr_nodes, attr_ports; /* entries in ni/si and pi (>= the fabric's counts) */
+	/* multicast (issue 14): the MFTs as programmed (routing/mcast.h), NULL when no group set was given */
+	const struct sm_mfts *mfts;
+	uint64_t mc_gen;                 /* gen of the group set they come from */
+	const struct sm_mc_set *mc;      /* that set (a reference, released with the snapshot), NULL with mfts */
 	const struct sm_pkey_tables *pkeys;  /* P_Key tables as programmed (see above); NULL: not managed */
 	atomic_uint refs;                /* private: use ref/unref */
 };

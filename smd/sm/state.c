@@ -4,6 +4,7 @@
  * the sweep tables of the last bring-up that reached the program phase.
  */
 #include "sm/state.h"
+#include "sm/mft.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ void sm_state_forget(struct sm_state *s)
 		return;
 	for (uint32_t n = 0; s->tab.shadow && n < s->tab.n_shadow; n++)
 		sm_lft_shadow_free(&s->tab.shadow[n]);
+	sm_mft_shadows_free(s->tab.mshadow, s->tab.n_mshadow);
+	s->tab.mshadow = NULL;
+	s->tab.n_mshadow = 0;
 	s->valid = 0;
 }
 

@@ -42,6 +42,11 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 	}
 	fprintf(out, "lft: %u blocks written (%u switches), %u blocks read, %u SwitchInfo sets\n",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets);
+	if (s->mft.groups || s->mft.blocks_written || s->mft.blocks_read)   /* only with a multicast group set */
+		fprintf(out, "mft: %u groups, %u blocks written (%u switches), %u blocks read, %" PRIu64
+			" members not in the fabric; trees %.3f s, programming %.3f s\n", s->mft.groups,
+			s->mft.blocks_written, s->mft.switches_written, s->mft.blocks_read, s->mft.missing,
+			s->mft.compute_s, s->mft.program_s);
 	if (s->lft_switches_trusted || s->lft_switches_unknown || s->psc_cleared)
 		fprintf(out, "state: %u switches' LFTs known from the last sweep, %u unknown; %u PortStateChange cleared\n",
 			s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared);
@@ -105,6 +110,10 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
 		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
 		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations);
+	if (s->mft.groups || s->mft.blocks_written || s->mft.blocks_read)   /* keys only with a multicast group set */
+		fprintf(out, "\"mft\":{\"groups\":%u,\"blocks_written\":%u,\"switches_written\":%u,\"blocks_read\":%u,"
+			"\"missing\":%" PRIu64 "},", s->mft.groups, s->mft.blocks_written, s->mft.switches_written,
+			s->mft.blocks_read, s->mft.missing);
 	if (s->pkey_ports)   /* only with partitions configured: the output without them is unchanged */
 		fprintf(out, "\"pkey_ports\":%u,\"pkey_blocks_read\":%u,\"pkey_blocks_written\":%u,", s->pkey_ports,
 			s->pkey_blocks_read, s->pkey_blocks_written);

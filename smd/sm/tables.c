@@ -4,6 +4,7 @@
  * and the GUID-order renumbering of a swept fabric together with its tables.
  */
 #include "sm/tables.h"
+#include "sm/mft.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ void sm_sweep_tables_free(struct sm_sweep_tables *t)
 	free(t->pi_ok);
 	free(t->qos_ok);
 	free_shadows(t);
+	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
 	sm_sweep_tables_init(t);
 }
 

@@ -27,6 +27,8 @@
 #include "mad/codec.h"
 #include "sm/lft_writer.h"
 
+struct sm_mft_shadow;
+
 struct sm_sweep_tables {
 	/* per node (cap_nodes entries) */
 	struct sm_dr_path *path;
@@ -41,6 +43,9 @@ struct sm_sweep_tables {
 	/* per node (n_shadow entries, switches only): from the program phase on, NULL before */
 	struct sm_lft_shadow *shadow;
 	uint32_t n_shadow;
+	/* per node (n_mshadow entries, switches only): the MFT shadows (mft.h), NULL until multicast is programmed */
+	struct sm_mft_shadow *mshadow;
+	uint32_t n_mshadow;
 	/*
 	 * per port (the fabric's n_ports entries): 1 where the port configuration
 	 * phase (portcfg.c) left the SL2VL and VLArb tables as qos_sig's settings
