@@ -73,7 +73,15 @@ static void print_status(const struct smd_jv *r)
 	printf("state      %s", smd_jv_str(r, "state", "?"));
 	if (last)
 		printf(" (last sweep: %s)", last);
-	printf("\nplanes     %llu/%llu up\n", num(r, "planes_up"), num(r, "planes"));
+	printf("\nplanes     %llu/%llu up", num(r, "planes_up"), num(r, "planes"));
+	if (num(r, "planes_incomplete")) {
+		const struct smd_jv *retry = smd_jv_get(r, "incomplete_retry_s");
+		printf(", %llu INCOMPLETE (answers lost: nothing the last complete sweep had is dropped", num(r, "planes_incomplete"));
+		if (retry && retry->type == SMD_J_NUM)
+			printf("; heavy sweep again in %.1f s", retry->num);
+		printf(")");
+	}
+	printf("\n");
 	printf("switches   %llu\nCAs        %llu\nLIDs       %llu\n", num(r, "switches"), num(r, "cas"),
 	       num(r, "lids"));
 	printf("sweeps     %llu", num(r, "sweeps"));

@@ -97,6 +97,7 @@ struct dctx {
 	unsigned n_prev, n_cur;
 	/* a failure that repeats every cycle (a plane that stays down): log_repeat_interval */
 	struct repeat plane_rep[SM_MAX_PLANES], sweep_rep;
+	unsigned incomplete_run[SM_MAX_PLANES];   /* heavy sweeps in a row that lost answers (SMD-0560/0561) */
 	unsigned repeat_s;
 	/* privilege drop after the first cycle (smd/lib/privdrop.h); copies: conf goes to the daemon */
 	char *user, *group, *state_dir;
@@ -279,9 +280,8 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 	}
 	default: {   /* SMD_CTL_CMD_DAEMON: nodes, links, route, lft, dump, metrics, engine (daemon/cmd.c) */
 		int rc = smd_ctl_daemon_request(c->d, c->o, cmd, req, j, wait_for, err, errlen);
-		if (id == SMD_CMD_ENGINE)
-			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"),
-				  rc == SMD_CTL_WAIT ? "applied, rerouting" : err);
+		if (id == SMD_CMD_ENGINE && rc != SMD_CTL_WAIT)   /* else when read (resume) */
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"), err);
 		return rc;
 	}
 	}
@@ -311,6 +311,15 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return smd_dmn_fault_resume(c->d, fid, req, j, err, errlen);
 	if (fid == SMD_CMD_RELOAD)   /* loaded off the loop (daemon/reload.h) */
 		return reload_resume(c, j, err, errlen);
+	if (fid == SMD_CMD_ENGINE) {   /* read off the loop, applied, then a sweep (daemon/cmd_engine.c) */
+		int rc = smd_dmn_engine_resume(c->d, req, err, errlen);
+		if (rc < 0)
+			sm_notice("SMD-0531", "control socket: engine set %s: %s", smd_jv_str(req, "chain", "?"), err);
+		else if (!rc)
+			sm_notice("SMD-0531", "control socket: engine set %s: applied, rerouted", smd_jv_str(req, "chain", "?"));
+		if (rc)
+			return rc;
+	}
 	if (cmd_id(cmd) == SMD_CMD_PROFILE) {   /* checked off the loop, then a sweep (cmd_profile.c) */
 		int rc = smd_dmn_profile_resume(c->d, req, err, errlen);
 		if (rc)
@@ -642,6 +651,39 @@ static void drop_root(struct dctx *c)
 		  (unsigned)getgid(), c->user ? c->user : "", c->group ? ":" : "", c->group ? c->group : "");
 }
 
+/*
+ * Planes whose heavy sweep lost answers (sm.h "incomplete"): each such sweep, and the first complete one;
+ * and what the light sweep found another SM did.
+ */
+static void incomplete_log(struct dctx *c, const struct smd_dmn_status *st)
+{
+	uint64_t now = sm_mono_us();
+
+	for (unsigned i = 0; i < st->n_planes; i++) {
+		const struct smd_dmn_plane *p = &st->planes[i];
+		if (p->role.elected && (p->role.state & 3u) != 3u)
+			continue;   /* another SM masters it: no cycle ran on it */
+		/* the light sweep saw another SM's LID or LFT blocks smd did not write (sm.h) */
+		if (p->light.foreign_ports || p->light.lft_blocks_drift)
+			sm_warn("SMD-0562", "plane %u (%s): %s", i, p->spec, p->light.why);
+		if (p->rc || !p->last_heavy)
+			continue;
+		if (!p->sum.incomplete) {
+			if (c->incomplete_run[i])
+				sm_notice("SMD-0561", "plane %u (%s): complete sweep after %u incomplete one%s; "
+					  "%u CAs, %u switches", i, p->spec, c->incomplete_run[i],
+					  c->incomplete_run[i] == 1 ? "" : "s", p->sum.counts.cas, p->sum.counts.switches);
+			c->incomplete_run[i] = 0;
+			continue;
+		}
+		c->incomplete_run[i]++;
+		sm_warn("SMD-0560", "plane %u (%s): sweep INCOMPLETE: %u answers lost or Sets failed (first: %s); "
+			"%u nodes and %u links kept from the last sweep, nothing it had dropped; heavy sweep again "
+			"in %.1f s", i, p->spec, p->sum.incomplete, p->sum.incomplete_why, p->sum.merged_nodes,
+			p->sum.merged_links, st->redo_due_us > now ? (double)(st->redo_due_us - now) / 1e6 : 0.0);
+	}
+}
+
 static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 {
 	struct smd_dmn_status *st = malloc(sizeof(*st));
@@ -670,6 +712,7 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 			else
 				sm_debug("SMD-0520", "%s", text);
 		}
+		incomplete_log(c, st);
 		/* once per attempt (back-off: 1 s, 2 s, ... 60 s), not every cycle; and the recovery */
 		if (st->lids_err[0] && st->lids_save.tried)
 			sm_err("SMD-0521", "cannot save plane-consistent LIDs: %s (failed %u time%s, retried in %.0f s)",

@@ -98,6 +98,9 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 		open_plane(&planes[i], specs[i], &ports[i]);
 		if (!planes[i].t)
 			sm_err("SMD-0404", "plane %u (%s): %s", i, specs[i], planes[i].open_err);
+		/* a mock plane: smd.yaml's mock keys and --seed (fault injection) */
+		sm_mock_port_faults(&ports[i], conf->mock.loss_ppm, conf->mock.corrupt_ppm, conf->mock.delay_ppm,
+				    conf->mock.delay_ms * 1000u, conf->mock.seed);
 	}
 	memset(&mp, 0, sizeof(mp));
 	sm_cfg_default(&mp.base);

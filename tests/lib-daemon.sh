@@ -35,6 +35,14 @@
 #   dmn_up JSON TRIES      polls `smctl --socket $sock --json status` into JSON every 0.1 s until
 #                          a cycle completed (sweeps >= 1): 0; 1 when $pid exits or after TRIES
 #   dmn_stop               SIGTERM to $pid, waits for it, clears pid; returns its exit status
+#   ibsim_dmn_start HOST INTERVAL
+#                          `smd -f` under ibsim (ibsim_run, lib-ibsim.sh) on plane ibsim:HOST with socket
+#                          $work/smd.sock ($sock), state $work/state, sweep_interval INTERVAL,
+#                          trap_holdoff_ms 10, log $work/smd.log; $pid is the ibsim_run wrapper
+#                          (timeout(1)), $spid smd itself; prints the log and returns 1 when it does
+#                          not come up
+#   ibsim_dmn_stop         SIGTERM to $spid, waits for $pid; returns smd's exit status
+#   q EXPR                 prints the Python expression EXPR, r being `smctl --json status` ("no status")
 #   sanitizer_check WHAT FILE...
 #                          bad "WHAT: sanitizer report" ("sanitizer report" when WHAT is empty)
 #                          and prints the reports when a FILE has one (--enable-sanitizers)
@@ -148,4 +156,31 @@ sanitizer_check() {
 		bad "${_what:+$_what: }sanitizer report"
 		grep -h -A5 "runtime error\|Sanitizer" "$@" | head -30
 	fi
+}
+
+q() {
+	"$smctl" --socket "$sock" --json status 2>/dev/null | python3 -c 'import json,sys
+try: r = json.load(sys.stdin)
+except Exception: print("no status"); sys.exit()
+print(eval(sys.argv[1]))' "$1"
+}
+
+ibsim_dmn_start() {
+	sock=$work/smd.sock
+	printf 'sweep_interval: %s\ntrap_holdoff_ms: 10\n' "$2" >"$work/smd.yaml"
+	ibsim_run "$smd" -f -c "$work/smd.yaml" --plane "ibsim:$1" --socket "$sock" --state-dir "$work/state" \
+		>"$work/smd.out" 2>"$work/smd.log" &
+	pid=$!
+	dmn_pids=$pid
+	dmn_up "$work/st.json" 300 || { cat "$work/smd.log"; return 1; }
+	spid=$(q "r['pid']")
+}
+
+ibsim_dmn_stop() {
+	kill "$spid"
+	wait "$pid"
+	_rc=$?
+	pid=
+	dmn_pids=
+	return $_rc
 }

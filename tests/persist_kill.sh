@@ -6,7 +6,7 @@
 #    delay spread over its whole run (start-up, sweep, LIDs, file write,
 #    programming); the file left is byte-identical either to the starting
 #    table or to the reference (what an uninterrupted run writes), never
-#    anything else; a keys file, when present, is complete and 0600; the
+#    anything else; a keys file, when present, is complete, sealed (its CRC-32 matches) and 0600; the
 #    restart (run to completion) writes exactly the reference table and
 #    keeps the key. Temp files of killed writers are gone after it.
 #  - the same with the state-file write slowed down (tests/fsfail_preload.so
@@ -30,7 +30,7 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export ASAN_OPTIONS
 
 python3 - "$smd" "$work" "$SMD_KILLS" "$shim" <<'PY'
-import os, random, shutil, signal, socket, subprocess, sys, time
+import os, random, shutil, signal, socket, subprocess, sys, time, zlib
 
 smd, work, kills, shim = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 topo = os.path.join(work, 'ft')
@@ -62,6 +62,13 @@ def keys_ok(d, what):
     if data is None:
         return None
     lines = data.decode().splitlines()
+    # sealed (lib/statefile.h): the header's CRC-32 covers every byte after its line
+    if lines and lines[0].startswith('# smd-state v1 crc32='):
+        nl = data.index(b'\n') + 1
+        if lines[0] != '# smd-state v1 crc32=%08x' % (zlib.crc32(data[nl:]) & 0xffffffff):
+            bad('%s: keys file checksum does not match: %r' % (what, data))
+            return False
+        lines = lines[1:]
     ok = len(lines) == 3 and lines[1].startswith('m_key 0x') and lines[2].startswith('sm_key 0x')
     if not ok:
         bad('%s: keys file incomplete: %r' % (what, data))

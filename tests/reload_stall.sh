@@ -6,7 +6,8 @@
 # before), larger than 1 MiB, a FIFO nobody writes (open() blocked forever before), and
 # a valid file of almost 1 MiB. Meanwhile `status` is asked for 3 s (300 times at least): its p99 latency
 # must stay under 0.5 s. Each bad file is refused with its reason (nested deeper than 32
-# levels / larger than ... bytes / not a regular file) and the running config is kept;
+# levels / larger than ... bytes / not a regular file), by reload and by engine set (which
+# reads the file too), and the running config is kept;
 # the valid one is applied; smd stops cleanly at the end.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -28,11 +29,11 @@ import json, os, shutil, signal, socket, subprocess, sys, threading, time
 work, conf, sock, pid, smctl = sys.argv[1:6]
 pid = int(pid)
 
-def ask(cmd, timeout=30):
+def ask(cmd, timeout=30, **members):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.connect(sock)
-    s.sendall(json.dumps({"version": 1, "cmd": cmd}).encode() + b"\n")
+    s.sendall(json.dumps(dict({"version": 1, "cmd": cmd}, **members)).encode() + b"\n")
     buf = b""
     while not buf.endswith(b"\n"):
         d = s.recv(65536)
@@ -82,8 +83,13 @@ for kind in ('deep', 'big', 'fifo'):
     if dt > 2:
         print('FAIL: reload of the %s file took %.2f s' % (kind, dt))
         fail = 1
+    # engine set reads the file too (off the loop): refused with the same reason
+    r = ask('engine', action='set', chain='minhop')
+    if r.get('ok') or want[kind] not in r.get('error', ''):
+        print('FAIL: engine set with the %s file: %s' % (kind, r))
+        fail = 1
     c = ask('config')
-    if 'log_repeat_interval: 600' not in c.get('text', ''):
+    if 'log_repeat_interval: 600' not in c.get('text', '') or 'routing_engine: ftree,minhop' not in c.get('text', ''):
         print('FAIL: the running config changed after the %s file' % kind)
         fail = 1
 

@@ -52,37 +52,6 @@ static int excluded(const uint32_t *ex, unsigned n_ex, uint32_t node)
 	return 0;
 }
 
-/* Follow the mock's LFTs from CA port `src` (port index) to `dlid`. 1 if delivered at a port with that LID. */
-static int routed(const struct sm_mock *m, uint32_t src, uint16_t dlid)
-{
-	const struct sm_fabric *mf = sm_mock_fabric(m);
-	const struct sm_port *sp = &mf->ports[src];
-	uint32_t n = sp->peer_node;
-	unsigned inp = sp->peer_port;
-	struct sm_mock_port_state st;
-
-	for (unsigned hops = 0; hops < 16 && n != SM_NONE; hops++) {
-		const struct sm_node *nd = &mf->nodes[n];
-		if (nd->type != SM_NODE_SWITCH) {
-			assert_int_equal(sm_mock_port_state(m, nd->port0 + inp, &st), 0);
-			return st.lid == dlid && st.state == SM_PORT_ACTIVE;
-		}
-		assert_int_equal(sm_mock_port_state(m, nd->port0, &st), 0);
-		if (st.lid == dlid)
-			return 1;
-		unsigned out = sm_mock_lft_get(m, n, dlid);
-		if (out == 0 || out > nd->nports)
-			return 0;
-		const struct sm_port *op = &mf->ports[nd->port0 + out];
-		assert_int_equal(sm_mock_port_state(m, nd->port0 + out, &st), 0);
-		if (st.state != SM_PORT_ACTIVE)
-			return 0;
-		n = op->peer_node;
-		inp = op->peer_port;
-	}
-	return 0;
-}
-
 /*
  * Every node of the mock except `ex` is in f with the LIDs the mock holds,
  * every port linked to a non-excluded peer is ACTIVE, and every CA port
@@ -129,7 +98,7 @@ static unsigned check_up(const struct fx_env *e, const struct sm_fabric *f, cons
 	}
 	for (unsigned a = 0; a < n_ca; a++)
 		for (unsigned b = 0; b < n_ca; b++)
-			if (a != b && !routed(e->mock, ca[a], lid[b]))
+			if (a != b && !fx_mock_routed(e->mock, ca[a], lid[b]))
 				fail_msg("CA port %u does not reach LID %u", ca[a], lid[b]);
 	free(ca);
 	free(lid);

@@ -137,11 +137,13 @@ static void test_no_readback(void **unused)
 	assert_int_equal(sum.lft_blocks_written, 0);
 	assert_true(sum.lft_blocks_read >= sw);
 
-	/* quiet fabric: one SwitchInfo per switch, nothing seen */
+	/* quiet fabric: one SwitchInfo per switch and the samples (PortInfo, LFT blocks), nothing seen */
 	assert_int_equal(light(&e, &ls), 0);
 	assert_int_equal(ls.switches, sw);
-	assert_int_equal(ls.smps, sw);
+	assert_true(ls.ports_read > 0 && ls.lft_blocks_read > 0);
+	assert_int_equal(ls.smps, sw + ls.ports_read + ls.lft_blocks_read);
 	assert_int_equal(ls.changed, 0);
+	assert_int_equal(ls.lft_blocks_drift + ls.foreign_ports + ls.missing_peers, 0);
 	fx_env_free(&e);
 }
 
@@ -491,7 +493,8 @@ static void test_daemon_kinds(void **unused)
 	assert_string_equal(l->reason, "request");
 	assert_int_equal(l->escalated, 0);
 	assert_int_equal(l->planes_light, 1);
-	assert_int_equal(l->smps, sw);
+	/* a SwitchInfo per switch and the samples (PortInfo, LFT blocks): at most 64 of each here */
+	assert_in_range(l->smps, sw + 2, sw + 2 * SM_LIGHT_MIN_SAMPLES);
 	assert_int_equal(l->lft_blocks_written, 0);
 	assert_int_equal(st->light_sweeps, 1);
 	assert_int_equal(st->switches, sw);          /* a light cycle keeps the plane's counts */

@@ -9,14 +9,8 @@
  * get numbers and nobody parses exposition text. Counters ("_total") count
  * since the daemon started; "last sweep" values are gauges.
  *
- * engine set: the new chain goes through the reload path (BIRD-style:
- * parse into a new config, build every plane's chain from it, swap only on
- * success): the config file (-c) and the command line are read again as
- * SIGHUP does, the chain is replaced, smd_dmn_reconfigure() builds the
- * chains (an unknown engine or a bad engine config is refused there and
- * the running chain stays), and a sweep is requested so the next cycle
- * reroutes with it; the reply is that sweep's result. The override lasts
- * until the next reload or restart, which read routing_engine again.
+ * engine set: cmd_engine.c (the config read off the loop, then the reload
+ * path and a sweep).
  */
 #include "config.h"
 #include "lib/clock.h"
@@ -71,13 +65,14 @@ static void metric1(struct sm_json *j, const char *name, const char *type, const
 }
 
 enum pf { PF_UP, PF_SWITCHES, PF_CAS, PF_LIDS, PF_ACTIVE, PF_LINKP, PF_CYC_UP, PF_CYC_FAIL, PF_SMPS_T,
-	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS };
+	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS, PF_INCOMPLETE };
 
 static double plane_field(const struct smd_dmn_plane *p, enum pf f)
 {
 	int up = p->swept && !p->rc;
 	switch (f) {
-	case PF_UP: return up;
+	case PF_UP: return up && !p->sum.incomplete;   /* up only after a complete sweep */
+	case PF_INCOMPLETE: return up ? p->sum.incomplete : 0;
 	case PF_SWITCHES: return up ? p->sum.counts.switches : 0;
 	case PF_CAS: return up ? p->sum.counts.cas : 0;
 	case PF_LIDS: return up ? p->sum.counts.lids : 0;
@@ -153,6 +148,8 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		enum pf f;
 	} per_plane[] = {
 		{ "smd_plane_up", "gauge", "1 if the plane came up in the last sweep", PF_UP },
+		{ "smd_plane_incomplete", "gauge",
+		  "Answers lost or Sets failed in the plane's last heavy sweep (0: complete)", PF_INCOMPLETE },
 		{ "smd_plane_switches", "gauge", "Switches of the plane in its last sweep (0 when down)", PF_SWITCHES },
 		{ "smd_plane_cas", "gauge", "Channel adapters of the plane in its last sweep (0 when down)", PF_CAS },
 		{ "smd_plane_lids", "gauge", "LIDs assigned in the plane in its last sweep (0 when down)", PF_LIDS },
@@ -185,6 +182,8 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		(double)st->heavy_sweeps);
 	metric1(j, "smd_sweep_escalations_total", "counter", "Light sweeps that saw a change and went heavy",
 		(double)st->escalations);
+	metric1(j, "smd_sweeps_incomplete_total", "counter", "Heavy plane sweeps that lost answers (swept again)",
+		(double)st->incomplete_sweeps);
 	metric1(j, "smd_lft_blocks_read_total", "counter", "LFT blocks read back from switches, all planes",
 		(double)st->lft_blocks_read_total);
 	metric1(j, "smd_sweep_running", "gauge", "1 while a sweep cycle runs", st->cycle_start_us ? 1 : 0);
@@ -217,47 +216,6 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_arr_end(j);
 }
 
-/* ------------------------------------------------------------------ */
-/* engine                                                               */
-
-static int engine_set(struct smd_dmn *d, const struct smd_opts *o, const struct smd_jv *req, struct sm_json *j,
-		      uint64_t *wait_for, char *err, size_t errlen)
-{
-	const char *chain = smd_jv_str(req, "chain", NULL);
-	struct smd_conf *conf = NULL;
-	char notes[256] = "", cerr[1024] = "";
-	int rc;
-
-	if (!chain || !chain[0] || strlen(chain) > 256) {
-		snprintf(err, errlen, "engine: \"chain\" (\"NAME[,NAME...]\") is required");
-		return -EINVAL;
-	}
-	if (o && o->config)
-		rc = smd_conf_load(o->config, &conf, cerr, sizeof(cerr));
-	else
-		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
-	if (!rc && o)
-		rc = smd_conf_apply_opts(conf, o, cerr, sizeof(cerr));
-	if (rc) {
-		snprintf(err, errlen, "engine set refused, the running chain is kept: the config does not load: %s",
-			 cerr[0] ? cerr : strerror(-rc));
-		smd_conf_free(conf);
-		return rc;
-	}
-	rc = smd_conf_set_chain(conf, chain, cerr, sizeof(cerr));
-	if (!rc)
-		rc = smd_dmn_reconfigure(d, conf, notes, sizeof(notes), cerr, sizeof(cerr));
-	if (rc) {
-		snprintf(err, errlen, "engine set refused, the running chain is kept: %s", cerr[0] ? cerr : strerror(-rc));
-		smd_conf_free(conf);
-		return rc;
-	}
-	/* the daemon owns conf now */
-	(void)j;
-	*wait_for = smd_dmn_request_sweep(d);
-	return SMD_CTL_WAIT;
-}
-
 int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const char *cmd,
 			   const struct smd_jv *req, struct sm_json *j, uint64_t *wait_for, char *err,
 			   size_t errlen)
@@ -271,7 +229,7 @@ int smd_ctl_daemon_request(struct smd_dmn *d, const struct smd_opts *o, const ch
 			snprintf(err, errlen, "engine: \"action\" can only be \"set\" (the running engine is in status)");
 			return -EINVAL;
 		}
-		return engine_set(d, o, req, j, wait_for, err, errlen);
+		return smd_dmn_engine_request(d, o, req, wait_for, err, errlen);   /* cmd_engine.c */
 	}
 	if (id == SMD_CMD_METRICS) {
 		struct smd_dmn_status *st = malloc(sizeof(*st));

@@ -55,6 +55,16 @@ int smd_dmn_fault_request(struct smd_dmn *d, enum smd_ctl_cmd_id id, const struc
 int smd_dmn_fault_resume(struct smd_dmn *d, enum smd_ctl_cmd_id id, const struct smd_jv *req, struct sm_json *j,
 			 char *err, size_t errlen);
 
+/*
+ * engine set (cmd_engine.c): the config file and command line read off the
+ * loop with the new chain, then applied (smd_dmn_reconfigure) and a sweep;
+ * parked (SMD_CTL_WAIT) until then. resume: SMD_CTL_WAIT (not yet), 0 (the
+ * sweep that applies it is done: reply as sweep), or -errno with err.
+ */
+int smd_dmn_engine_request(struct smd_dmn *d, const struct smd_opts *o, const struct smd_jv *req,
+			   uint64_t *wait_for, char *err, size_t errlen);
+int smd_dmn_engine_resume(struct smd_dmn *d, const struct smd_jv *req, char *err, size_t errlen);
+
 /* nodes, links, route, lft, dump (cmd_fabric.c); as smd_ctl_daemon_request. */
 int smd_ctl_fabric_request(struct smd_dmn *d, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 			   char *err, size_t errlen);

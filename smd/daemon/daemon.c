@@ -168,6 +168,36 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.partitions = conf->partitions;   /* loaded with the config: a reload brings the new file */
 }
 
+#define SMD_REDO_FIRST_MS 1000u
+#define SMD_REDO_MAX_MS 30000u
+
+/*
+ * After a cycle (mu held, dmn_snapshot done): every cycle sweeps a plane
+ * whose last heavy sweep lost answers heavy again (run_cycle), and one is
+ * due 1 s later, then 2 s, 4 s ... 30 s after each attempt that is still
+ * incomplete, whatever the interval, until one is complete.
+ */
+static void redo_schedule(struct smd_dmn *d)
+{
+	int any = 0, retried = 0;
+
+	for (unsigned i = 0; i < d->n; i++) {
+		int inc = !d->planes[i].skip && !d->planes[i].rc && d->st.planes[i].sum.incomplete;
+		any |= inc;
+		retried |= inc && d->planes[i].heavy;
+	}
+	if (!any) {
+		d->st.redo_wait_ms = 0;
+		d->st.redo_due_us = 0;
+		return;
+	}
+	if (d->st.redo_due_us && !retried)
+		return;
+	d->st.redo_wait_ms = !d->st.redo_wait_ms ? SMD_REDO_FIRST_MS :
+		d->st.redo_wait_ms * 2 > SMD_REDO_MAX_MS ? SMD_REDO_MAX_MS : d->st.redo_wait_ms * 2;
+	d->st.redo_due_us = sm_mono_us() + (uint64_t)d->st.redo_wait_ms * 1000u;
+}
+
 static void run_cycle(struct smd_dmn *d)
 {
 	struct sm_mp_cfg mp;
@@ -192,7 +222,12 @@ static void run_cycle(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		d->planes[i].chain = d->cur->chains[i];
 		d->planes[i].state = d->states[i];
-		d->planes[i].force_heavy = 0;
+		/*
+		 * An incomplete plane is swept heavy by every cycle (the interval's
+		 * too, so the repair after a loss waits at most sweep_interval),
+		 * and by the back-off timer's in between (redo_schedule).
+		 */
+		d->planes[i].force_heavy = d->st.planes[i].sum.incomplete && !d->planes[i].rc && !d->planes[i].skip;
 		/* the published hook of a heavy bring-up fills cap[i] anew */
 		prev[i] = d->cap[i];
 		d->cap[i] = NULL;
@@ -238,6 +273,7 @@ static void run_cycle(struct smd_dmn *d)
 		again |= d->planes[i].heavy && d->planes[i].sum.late_traps;
 	pthread_mutex_lock(&d->mu);
 	dmn_snapshot(d, secs, lerr);
+	redo_schedule(d);
 	d->st.lids_save = sv;
 	if (again && !d->trap_due_us) {
 		/* traps came during an incremental sweep: another one at once sees what they said */
@@ -419,6 +455,8 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 	d->want_heavy = d->want_reread = 0;
 	d->trap_due_us = 0;
 	d->mc_due_us = 0;   /* this cycle takes the newest sets */
+	/* every cycle sweeps the incomplete planes heavy: the back-off starts again from its end */
+	d->st.redo_due_us = 0;
 	d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
 	if (d->pending) {
 		old = d->cur;
@@ -462,13 +500,15 @@ static void schedule(struct smd_dmn *d)
 			reason = "interval";
 		else if (d->trap_due_us && now >= d->trap_due_us)
 			reason = "trap";
+		else if (d->st.redo_due_us && now >= d->st.redo_due_us)
+			reason = "incomplete";
 		else if (d->mc_due_us && now >= d->mc_due_us)
 			reason = "multicast";   /* light: only the planes whose groups changed go heavy */
 	}
 	if (reason && !dmn_ha_may_cycle(d)) {
 		/* a standby programs nothing (daemon/ha.c); its own timer polls the master */
 		reason = NULL;
-		d->next_due_us = d->trap_due_us = d->mc_due_us = 0;
+		d->next_due_us = d->trap_due_us = d->st.redo_due_us = d->mc_due_us = 0;
 	}
 	if (reason) {
 		/*
@@ -483,9 +523,13 @@ static void schedule(struct smd_dmn *d)
 	}
 	/* during a cycle too: a due time that passes meanwhile is looked at when the cycle ends */
 	sm_loop_timer_set(d->src_interval, d->next_due_us);
-	/* the trap timer serves the multicast hold-off too: whichever is due first */
-	sm_loop_timer_set(d->src_trap, d->mc_due_us && (!d->trap_due_us || d->mc_due_us < d->trap_due_us) ?
-				       d->mc_due_us : d->trap_due_us);
+	/* the trap timer also wakes the heavy sweep of incomplete planes: whichever is first */
+	uint64_t due = d->trap_due_us;
+	if (d->st.redo_due_us && (!due || d->st.redo_due_us < due))
+		due = d->st.redo_due_us;
+	if (d->mc_due_us && (!due || d->mc_due_us < due))   /* and the multicast hold-off */
+		due = d->mc_due_us;
+	sm_loop_timer_set(d->src_trap, due);
 	pthread_mutex_unlock(&d->mu);
 	gen_free(old);
 }

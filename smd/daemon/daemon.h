@@ -186,6 +186,16 @@ struct smd_dmn_status {
 	struct smd_dmn_sweep history[SMD_DMN_HISTORY];
 	uint64_t cycle_start_us;      /* monotonic start of the running cycle, 0 when idle (smctl progress) */
 	struct smd_dmn_sa sa[SM_MAX_PLANES];
+	/*
+	 * Planes whose last heavy sweep was incomplete (planes[i].sum.incomplete:
+	 * answers lost, sm.h): not up; swept heavy by every cycle, and by one
+	 * due after a back-off (redo_wait_ms, doubling from 1 s to 30 s),
+	 * until one is complete.
+	 */
+	unsigned planes_incomplete;
+	uint64_t incomplete_sweeps;   /* heavy plane sweeps that were incomplete, since start */
+	uint64_t redo_due_us;         /* the next of those heavy sweeps, 0 none */
+	uint32_t redo_wait_ms;
 };
 
 struct sm_loop;

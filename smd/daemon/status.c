@@ -40,10 +40,10 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 {
 	struct smd_dmn_status *st = &d->st;
 	struct smd_dmn_sweep sw;
-	unsigned standby = 0;
+	unsigned standby = 0, escalated = 0;
 
 	memset(&sw, 0, sizeof(sw));
-	st->planes_up = 0;
+	st->planes_up = st->planes_incomplete = 0;
 	st->switches = st->cas = st->lids = 0;
 	st->lft_blocks_written = st->portinfo_sets = 0;
 	st->engine[0] = '\0';
@@ -83,6 +83,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 			sw.lft_blocks_read += p->sum.lft_blocks_read;
 			sw.portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
 			sw.switchinfo_sets += p->sum.switchinfo_sets + p->sum.psc_cleared;
+			escalated += p->light_ran;
 		} else if (p->light_ran && !p->rc) {
 			sw.planes_light++;
 		}
@@ -97,8 +98,14 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 			sp->cycles_failed++;
 			continue;
 		}
-		sp->cycles_up++;
-		st->planes_up++;
+		/* programmed, but from a sweep that lost answers: not up until a complete one (sm.h) */
+		if (p->heavy && sp->sum.incomplete)
+			st->incomplete_sweeps++;
+		if (sp->sum.incomplete)
+			st->planes_incomplete++;
+		else
+			st->planes_up++;
+		sp->cycles_up += !sp->sum.incomplete;
 		st->switches += sp->sum.counts.switches;
 		st->cas += sp->sum.counts.cas;
 		st->lids += sp->sum.counts.lids;
@@ -109,10 +116,10 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		if (!st->engine[0] && sp->sum.engine)
 			snprintf(st->engine, sizeof(st->engine), "%s", sp->sum.engine);
 	}
-	/* planes another SM masters are fine as they are: up if every plane we master is */
+	/* planes another SM masters are fine as they are: up if every plane we master is (and complete) */
 	st->planes_standby = standby;
 	st->last = st->planes_up + standby == d->n && st->planes_up ? SMD_ST_UP :
-		   st->planes_up ? SMD_ST_DEGRADED : SMD_ST_DOWN;
+		   st->planes_up || st->planes_incomplete ? SMD_ST_DEGRADED : SMD_ST_DOWN;
 	st->state = st->last;
 	st->last_sweep_s = secs;
 	st->last_end_us = sm_mono_us();
@@ -130,7 +137,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	sw.seq = st->sweeps;
 	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : "light");
 	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
-	sw.escalated = d->light && sw.planes_heavy;
+	sw.escalated = d->light && escalated;   /* not the incomplete planes swept heavy by every cycle */
 	sw.planes_up = st->planes_up;
 	sw.seconds = secs;
 	sw.end_us = st->last_end_us;
@@ -168,6 +175,13 @@ void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 	int n = snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
 			 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
 			 (unsigned long long)st->sweeps);
+
+	/* planes programmed from a sweep that lost answers (not up) */
+	for (unsigned i = 0; i < st->n_planes && n >= 0 && (size_t)n < len; i++)
+		if (!st->planes[i].rc && st->planes[i].sum.incomplete &&
+		    !(st->planes[i].role.elected && (st->planes[i].role.state & 3u) != 3u))
+			n += snprintf(buf + n, len - (size_t)n, "; plane%u INCOMPLETE (%u lost: %s)", i,
+				      st->planes[i].sum.incomplete, st->planes[i].sum.incomplete_why);
 
 	/* the role in each elected plane (a mock plane is not elected: always master, not said) */
 	for (unsigned i = 0; i < st->n_planes && n >= 0 && (size_t)n < len; i++) {
@@ -212,6 +226,13 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
 	SM_JSON_UINTS(j, { "planes", st->n_planes }, { "planes_up", st->planes_up }, { "switches", st->switches },
 		      { "cas", st->cas }, { "lids", st->lids }, { "sweeps", st->sweeps });
+	/* planes whose last heavy sweep lost answers, and when the next heavy sweep of them is due */
+	sm_json_uint(j, "planes_incomplete", st->planes_incomplete);
+	sm_json_uint(j, "incomplete_sweeps", st->incomplete_sweeps);
+	if (st->redo_due_us)
+		sm_json_double(j, "incomplete_retry_s", st->redo_due_us > now ? (double)(st->redo_due_us - now) / 1e6 : 0.0);
+	else
+		sm_json_null(j, "incomplete_retry_s");
 	sm_json_str(j, "last_reason", st->last_reason[0] ? st->last_reason : NULL);
 	sm_json_uint(j, "traps", st->traps);
 	sm_json_str(j, "last_trap", st->last_trap[0] ? st->last_trap : NULL);
@@ -337,7 +358,8 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_uint(j, "index", i);
 		sm_json_str(j, "spec", p->spec);
 		bool standby = p->role.elected && (p->role.state & 3u) != 3u;   /* another SM masters it */
-		sm_json_str(j, "state", standby ? "standby" : !p->swept ? "not swept" : p->rc ? "failed" : "up");
+		sm_json_str(j, "state", standby ? "standby" : !p->swept ? "not swept" : p->rc ? "failed" :
+			    s->incomplete ? "incomplete" : "up");
 		sm_json_str(j, "error", p->swept && p->rc ? p->err : NULL);
 		SM_JSON_UINTS(j, { "attempts", p->attempts }, { "cycles_up", p->cycles_up },
 			      { "cycles_failed", p->cycles_failed }, { "switches", s->counts.switches },
@@ -353,6 +375,10 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 		sm_json_str(j, "light_change", p->light.why[0] ? p->light.why : NULL);
 		sm_json_uint(j, "lft_blocks_read", s->lft_blocks_read);
 		sm_json_uint(j, "lft_switches_trusted", s->lft_switches_trusted);
+		/* the last heavy sweep lost answers: how many, the first, and what was kept from the one before */
+		sm_json_uint(j, "incomplete", s->incomplete);
+		sm_json_str(j, "incomplete_why", s->incomplete ? s->incomplete_why : NULL);
+		SM_JSON_UINTS(j, { "merged_nodes", s->merged_nodes }, { "merged_links", s->merged_links });
 		if (p->role.elected) {
 			sm_json_obj_begin(j, "sm");
 			dmn_role_fields(j, p);

@@ -106,12 +106,16 @@ int sm_bringup(struct sm_transport *t, struct sm_chain *chain, const struct sm_c
 static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
 {
 	const struct sm_cfg *cfg = c->cfg;
-	int delta = cfg->incremental && sm_state_valid(c->state) && c->state->snap->pi;
+	/* an incomplete state lacks what only a full sweep finds */
+	int delta = cfg->incremental && sm_state_valid(c->state) && c->state->complete && c->state->snap->pi;
+	uint8_t *keep = NULL;
 	int rc;
 
 	for (;;) {
 		c->changed = 0;
 		c->unresponsive = 0;
+		c->lost = 0;
+		c->lost_why[0] = '\0';
 		c->mkey_foreign = 0;
 		c->mkey_violations = 0;
 		c->why[0] = '\0';
@@ -158,7 +162,21 @@ static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t
 	sum->mkey_violations = c->mkey_violations;
 	if (c->mkey_foreign > 8)
 		sm_core_note(c, "%u ports in all are protected by an M_Key smd does not hold", c->mkey_foreign);
-	rc = sum->incremental ? 0 : sm_sweep_tables_canonicalize(&c->f, c->plane, &c->tab, NULL);
+	if (!sum->incremental && (c->lost || c->changed)) {
+		/* answers lost (or the fabric still moving): keep what the state knew and this sweep missed */
+		sum->incomplete = c->lost ? c->lost : 1;
+		snprintf(sum->incomplete_why, sizeof(sum->incomplete_why), "%s", c->lost ? c->lost_why : c->why);
+		rc = sm_sweep_merge(c, &keep, err, errlen);
+		if (rc)
+			return rc;
+		sum->merged_nodes = c->merged_nodes;
+		sum->merged_links = c->merged_links;
+		sm_core_note(c, "sweep incomplete (%u answer%s lost; first: %s): %u node%s and %u link%s kept from "
+			     "the last sweep", c->lost, c->lost == 1 ? "" : "s", sum->incomplete_why, c->merged_nodes,
+			     c->merged_nodes == 1 ? "" : "s", c->merged_links, c->merged_links == 1 ? "" : "s");
+	}
+	rc = sum->incremental ? 0 : sm_sweep_tables_canonicalize(&c->f, c->plane, &c->tab, keep);
+	free(keep);
 	if (rc)
 		snprintf(err, errlen, "cannot renumber the swept fabric: %s", strerror(-rc));
 	return rc;
@@ -245,6 +263,11 @@ static void sum_counters(const struct sm_core *c, struct sm_summary *sum)
 	sum->pkey_blocks_read = c->pkey_blocks_read;
 	sum->pkey_blocks_written = c->pkey_blocks_written;
 	sum->txn = *sm_txn_stats(c->txn);
+	/* a Set lost or refused: the switch or port may not hold what the tables say */
+	if (c->set_errors && !sum->incomplete_why[0])
+		snprintf(sum->incomplete_why, sizeof(sum->incomplete_why), "%u Set%s failed", c->set_errors,
+			 c->set_errors == 1 ? "" : "s");
+	sum->incomplete += c->set_errors;
 }
 
 /*
@@ -256,7 +279,7 @@ static void sum_counters(const struct sm_core *c, struct sm_summary *sum)
  * dropped (the next heavy sweep reads LFTs back) and nothing is published.
  */
 static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *lfts, int up,
-		    struct sm_fabric **fabric_out)
+		    uint32_t sum_incomplete, struct sm_fabric **fabric_out)
 {
 	const struct sm_cfg *cfg = c->cfg;
 	struct sm_fabric *f = c->f;
@@ -291,6 +314,7 @@ static void publish(struct sm_core *c, struct sm_state *state, struct sm_lfts *l
 	sm_snapshot_take_pkeys(snap, &c->pkeys);  /* P_Key tables as programmed (partitions) */
 	snap->cycle = cfg->cycle;
 	snap->up = up;
+	snap->complete = up && !sum_incomplete;
 	snap->sm_lid = sm_pl.sm_lid;
 	snap->sm_port = sm_pl.sm_port;
 	snap->subnet_prefix = sm_pl.subnet_prefix;
@@ -377,7 +401,7 @@ out:
 	if (state && !c->tab.shadow)
 		state->valid = 0;   /* shadows still hold (nothing was written): only the light sweep waits */
 	if (lids_ran)
-		publish(c, state, lfts, !rc, !rc ? fabric_out : NULL);
+		publish(c, state, lfts, !rc, sum->incomplete, !rc ? fabric_out : NULL);
 	else
 		sm_lfts_free(lfts);
 	if (!rc && fabric_out) {

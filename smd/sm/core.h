@@ -82,6 +82,10 @@ struct sm_core {
 	int changed;               /* inconsistency seen: sweep again */
 	char why[256];             /* first reason */
 	uint32_t unresponsive;
+	/* answers lost during discovery (NodeInfo behind an up port, PortInfo, SwitchInfo): incomplete (sm.h) */
+	uint32_t lost;
+	char lost_why[192];        /* the first */
+	uint32_t merged_nodes, merged_links;   /* kept from the state for what was not seen (merge.c) */
 
 	/* programming */
 	uint8_t *unconfigured;         /* per node: switch had no LID when swept (LFT never written) */

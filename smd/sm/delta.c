@@ -40,7 +40,7 @@ static void on_delta_si(struct sm_core *c, const struct sm_req *rq, const struct
 	int rc = 0;
 
 	if (r->status || r->mad_status) {
-		c->delta_lost[rq->node] = 1;   /* its path may cross the link that went down: see fix_paths() */
+		c->delta_lost[rq->node] = 1;   /* its path may cross the link that went down: see sm_sweep_repath() */
 		return;
 	}
 	if (sm_switch_info_decode(r->resp->data, &si, &me)) {
@@ -114,72 +114,6 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 	}
 }
 
-/* Does DR path p, walked over c->f's links from the SM's node, still lead to node n? */
-static int path_holds(const struct sm_core *c, const struct sm_dr_path *p, uint32_t n)
-{
-	uint32_t x = c->tab.sm_node;
-	for (unsigned i = 1; i <= p->cnt; i++) {
-		const struct sm_port *pt = sm_fabric_port_checked(c->f, x, p->hops[i]);
-		if (!pt || pt->peer_node == SM_NONE)
-			return 0;
-		x = pt->peer_node;
-	}
-	return x == n;
-}
-
-/*
- * Give every node whose DR path crosses a link that went down a new path
- * (BFS over what is left, forwarding through switches and the SM's own
- * port). Returns how many lost switches got a new one (worth asking
- * again), or -ENOMEM.
- */
-static int fix_paths(struct sm_core *c)
-{
-	const struct sm_fabric *f = c->f;
-	struct sm_dr_path *bp = calloc((size_t)f->n_nodes + 1, sizeof(*bp));
-	uint32_t *queue = malloc(((size_t)f->n_nodes + 1) * sizeof(*queue));
-	uint8_t *seen = calloc((size_t)f->n_nodes + 1, 1);
-	uint32_t head = 0, tail = 0;
-	int retry = 0;
-
-	if (!bp || !queue || !seen) {
-		retry = -ENOMEM;
-		goto out;
-	}
-	if (c->tab.sm_node < f->n_nodes) {
-		seen[c->tab.sm_node] = 1;
-		queue[tail++] = c->tab.sm_node;
-	}
-	while (head < tail) {
-		uint32_t n = queue[head++];
-		const struct sm_node *nd = &f->nodes[n];
-		for (unsigned p = 1; p <= nd->nports; p++) {
-			if (nd->type != SM_NODE_SWITCH && !(n == c->tab.sm_node && p == c->tab.sm_portnum))
-				continue;
-			uint32_t pn = sm_port(f, n, p)->peer_node;
-			if (pn == SM_NONE || seen[pn])
-				continue;
-			bp[pn] = bp[n];
-			if (sm_dr_path_push(&bp[pn], (uint8_t)p))
-				continue;
-			seen[pn] = 1;
-			queue[tail++] = pn;
-		}
-	}
-	for (uint32_t n = 0; n < f->n_nodes; n++) {
-		if (!seen[n] || path_holds(c, &c->tab.path[n], n))
-			continue;
-		c->tab.path[n] = bp[n];
-		if (c->delta_lost[n])
-			retry++;
-	}
-out:
-	free(bp);
-	free(queue);
-	free(seen);
-	return retry;
-}
-
 int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 {
 	const struct sm_state *st = c->state;
@@ -238,7 +172,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		rc = sm_core_run(c);
 		if (rc || c->delta_fallback)
 			break;
-		int moved = fix_paths(c);
+		int moved = sm_sweep_repath(c, c->delta_lost, NULL);
 		if (moved < 0) {
 			rc = moved;
 			break;
@@ -246,7 +180,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		for (uint32_t n = 0; n < c->f->n_nodes; n++) {
 			if (!c->delta_lost[n])
 				continue;
-			if (!path_holds(c, &c->tab.path[n], n) || c->tab.path[n].cnt == level) {
+			if (!sm_sweep_path_holds(c, &c->tab.path[n], n) || c->tab.path[n].cnt == level) {
 				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo",
 					       c->f->nodes[n].guid);
 				break;

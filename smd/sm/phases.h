@@ -7,6 +7,7 @@
  *
  *   sweep.c     heavy sweep (discover)
  *   delta.c     incremental sweep (discover, from the state)
+ *   merge.c     an incomplete heavy sweep completed from the state
  *   lids.c      LIDs assigned, saved, set
  *   program.c   LFT blocks read back where needed, then written
  *   mft.c       MFT blocks of the group set (cfg.mcast) read back where needed, then written
@@ -37,6 +38,21 @@ int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
  * the state not matching), or -errno.
  */
 int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
+/*
+ * merge.c: after a heavy sweep that lost answers, what it could not see is
+ * kept from c->state (see there); *keep (caller frees, NULL when nothing
+ * was merged) says which nodes of c->f to keep when renumbering. 0 or -errno.
+ */
+int sm_sweep_merge(struct sm_core *c, uint8_t **keep, char *err, size_t errlen);
+/* Does DR path p, walked over c->f's links from the SM's node, still lead to node n? */
+int sm_sweep_path_holds(const struct sm_core *c, const struct sm_dr_path *p, uint32_t n);
+/*
+ * Give every node whose DR path no longer holds a new one (BFS over c->f,
+ * forwarding through switches and the SM's own port). Returns how many of
+ * them have count[n] set (all when count is NULL), or -ENOMEM; reached (may
+ * be NULL) gets 1 for every node the BFS reached.
+ */
+int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached);
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);

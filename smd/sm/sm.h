@@ -18,7 +18,9 @@
  *             writing 1). With cfg.incremental and a valid struct sm_state
  *             (below), the sweep is first tried incrementally: the state's
  *             fabric patched with what the switches that flag
- *             PortStateChange show (delta.c).
+ *             PortStateChange show (delta.c). A full sweep that lost answers is
+ *             incomplete (struct sm_summary.incomplete): what it could not
+ *             see is kept from the state (merge.c), never dropped.
  *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
  *             fresh), the table saved atomically in cfg.state_dir, then
  *             Set PortInfo (LID, LMC, SM LID, subnet prefix) on every
@@ -204,6 +206,20 @@ struct sm_summary {
 	uint32_t delta_links_down;   /* ... links it removed */
 	uint32_t delta_switches_read;/* ... switches whose ports it read */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
+	/*
+	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,
+	 * a PortInfo or SwitchInfo that never came, the fabric still changing
+	 * after cfg.sweep_retries sweeps) or Sets failed, so the swept fabric may
+	 * lack nodes and links that are there. With a state (sm_bringup_state),
+	 * what the sweep could not see is kept from the state's fabric (merged_*):
+	 * a node, link or LID the last sweep had is dropped only when a PortInfo
+	 * read in this sweep shows the link down. The bring-up still returns 0
+	 * (the tables are programmed for everything known); the caller sweeps
+	 * again (the daemon: heavy, with back-off) until one is complete.
+	 */
+	uint32_t incomplete;         /* answers lost + Sets failed; 0: complete */
+	char incomplete_why[192];    /* the first loss */
+	uint32_t merged_nodes, merged_links;
 	uint32_t state_errors;       /* state files (guid2lid) that could not be written */
 	uint32_t pkey_ports;         /* ports whose P_Key table is managed (0: no partitions configured) */
 	uint32_t pkey_blocks_read, pkey_blocks_written;
@@ -270,18 +286,50 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
  * went down or came up; the heavy sweep clears it, as IBA says, by writing
  * 1), LinearFDBTop other than what we left (reset or reprogrammed), a trap
  * 128 arriving meanwhile (the SM's own link down shows as switches that do
- * not answer). Nothing is written.
+ * not answer).
+ *
+ * It also samples, round robin over light sweeps, what a heavy sweep would
+ * find wrong (every sampled item within SM_LIGHT_ROUNDS light sweeps, at
+ * least SM_LIGHT_MIN_SAMPLES of each per sweep):
+ *   - PortInfo of every port the state read (switch ports, CA ports): a
+ *     switch port up whose neighbour is not in the model (a sweep that
+ *     missed it), a linked port down or no longer ACTIVE, a LID port whose
+ *     LID or SM LID is not what we set;
+ *   - every LFT block the state's shadows know, compared with what smd
+ *     wrote (LFT drift: another SM, a tool).
+ * A foreign SM LID is looked up in the model and asked for SMInfo (DR):
+ * when it is a master better than us (sm_elect_better with
+ * cfg.sminfo_priority and the transport's port GUID), nothing is repaired
+ * and 0 returned: the election (daemon) decides, we do not fight it.
+ * Otherwise a foreign SM LID or LFT drift makes the state forget its
+ * shadows (sm_state_forget: the heavy sweep reads every block back and
+ * rewrites what differs, and sets our SM LID again) and returns 1.
+ * Nothing is written here.
  * Returns 1 when a heavy sweep is needed (why says the first reason; also
  * when the state is not valid), 0 when nothing changed, -errno on a hard
  * error (err).
  */
+#define SM_LIGHT_ROUNDS 16
+#define SM_LIGHT_MIN_SAMPLES 64
 struct sm_light_summary {
 	uint32_t switches;           /* SwitchInfo Gets sent */
 	uint32_t changed;            /* switches that showed a change */
 	uint64_t smps;               /* SMPs sent (retries included) */
 	double seconds;
-	char why[192];               /* first change seen, "" none */
+	char why[320];               /* first change seen, "" none */
 	struct sm_txn_stats txn;     /* its SMP counters (retries, timeouts...; smd metrics) */
+	/* the samples (see above) */
+	uint32_t ports_read, lft_blocks_read;
+	uint32_t missing_peers;      /* switch ports up whose neighbour is not in the model */
+	uint32_t lft_blocks_drift, lft_switches_drift;   /* blocks read that differ from what smd wrote */
+	uint32_t foreign_ports;      /* LID ports whose SM LID is not ours */
+	uint16_t foreign_sm_lid;     /* the first such SM LID, 0 none */
+	uint64_t foreign_sm_guid;    /* its port GUID (model, else its SMInfo), 0 unknown */
+	char foreign_sm_desc[72];    /* its node's description, "" unknown */
+	int foreign_sm_state;        /* its SMInfo state (enum sm_sm_state), -1 no answer */
+	unsigned foreign_sm_priority;
+	int foreign_master;          /* a master better than us: left to the election, nothing repaired */
+	int repaired;                /* foreign SM or drift: shadows forgotten, the heavy sweep repairs */
 };
 int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,
 		   struct sm_light_summary *ls, char *err, size_t errlen);

@@ -73,6 +73,7 @@ struct sm_snapshot {
 	uint64_t cycle;                  /* sm_cfg.cycle of the bring-up that made it (caller-defined, 0 none) */
 	uint64_t made_us;                /* sm_mono_us() when it was made */
 	bool up;                         /* the bring-up succeeded: lfts are on the switches */
+	bool complete;                   /* nothing lost: no node or link kept from an older sweep (sm.h) */
 	uint16_t sm_lid;                 /* the SM port's LID in this plane */
 	uint32_t sm_port;                /* its port index in fabric, SM_NONE unknown */
 	uint64_t subnet_prefix;

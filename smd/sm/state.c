@@ -25,6 +25,7 @@ static void state_clear(struct sm_state *s)
 	s->snap = NULL;
 	s->n_switches = 0;
 	s->valid = 0;
+	s->complete = 0;   /* the light sweep's cursors stay: they are taken modulo the next fabric */
 }
 
 void sm_state_free(struct sm_state *s)
@@ -59,14 +60,14 @@ uint32_t sm_state_switches(const struct sm_state *s)
 
 void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid)
 {
-	const struct sm_fabric *f = snap->fabric;
-
 	state_clear(s);
 	if (!snap)
 		return;
+	const struct sm_fabric *f = snap->fabric;
 	s->snap = sm_snapshot_ref(snap);
 	sm_sweep_tables_move(&s->tab, tab);
 	for (uint32_t n = 0; n < f->n_nodes; n++)
 		s->n_switches += f->nodes[n].type == SM_NODE_SWITCH;
 	s->valid = valid;
+	s->complete = snap->complete;
 }

@@ -19,6 +19,10 @@ struct sm_state {
 	struct sm_sweep_tables tab;      /* indexed like snap->fabric; shadows per switch */
 	uint32_t n_switches;
 	int valid;                       /* the bring-up that made it succeeded */
+	int complete;                    /* ... and its sweep lost nothing (snap->complete) */
+	/* the light sweep's round-robin samples (light.c): next port index, next (switch, block) */
+	uint32_t pi_cursor, lft_cursor_node;
+	uint16_t lft_cursor_block;
 };
 
 /* The state's fabric, NULL if none. */

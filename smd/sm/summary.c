@@ -65,6 +65,9 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 	if (s->mkey_foreign || s->mkey_violations)
 		fprintf(out, "m_key: %u ports protected by an M_Key smd does not hold; %" PRIu64
 			" M_Key violations counted by ports\n", s->mkey_foreign, s->mkey_violations);
+	if (s->incomplete)
+		fprintf(out, "INCOMPLETE: %u answers lost or Sets failed (first: %s); %u nodes and %u links kept "
+			"from the last sweep\n", s->incomplete, s->incomplete_why, s->merged_nodes, s->merged_links);
 	if (s->state_errors)
 		fprintf(out, "state: NOT SAVED: %s\n", s->state_err);
 	fprintf(out, "time:");
@@ -105,11 +108,13 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,"
 		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,"
 		"\"incremental\":%u,\"delta_switches_read\":%u,\"delta_links_down\":%u,"
-		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",",
+		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",\"incomplete\":%u,\"merged_nodes\":%u,"
+		"\"merged_links\":%u,",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
 		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
-		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations);
+		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations,
+		s->incomplete, s->merged_nodes, s->merged_links);
 	if (s->mft.groups || s->mft.blocks_written || s->mft.blocks_read)   /* keys only with a multicast group set */
 		fprintf(out, "\"mft\":{\"groups\":%u,\"blocks_written\":%u,\"switches_written\":%u,\"blocks_read\":%u,"
 			"\"missing\":%" PRIu64 "},", s->mft.groups, s->mft.blocks_written, s->mft.switches_written,

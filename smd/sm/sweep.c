@@ -33,6 +33,18 @@
 
 static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
 
+/* An answer that never came (or could not be used): the sweep is incomplete (sm.h), whatever follows. */
+static void lost(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lost(struct sm_core *c, const char *fmt, ...)
+{
+	va_list ap;
+	if (c->lost++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->lost_why, sizeof(c->lost_why), fmt, ap);
+	va_end(ap);
+}
+
 static int submit_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_dr_path *p,
 		      uint8_t kind, uint32_t node, uint16_t port)
 {
@@ -139,6 +151,7 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
 		return;
 	}
 	if (sm_node_info_decode(r->resp->data, &ni, &me)) {
+		lost(c, "malformed NodeInfo behind node %u port %u", rq->node, rq->port);
 		sm_core_changed(c, "malformed NodeInfo behind node %u port %u: %s", rq->node, rq->port,
 				me.msg);
 		return;
@@ -258,11 +271,13 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	struct sm_mad_err me;
 
 	if (r->status || r->mad_status) {
+		lost(c, "no PortInfo from node 0x%016" PRIx64 " port %u", nd->guid, rq->port);
 		sm_core_changed(c, "no PortInfo from node 0x%016" PRIx64 " port %u (%s)", nd->guid, rq->port,
 				r->status ? "lost" : "error status");
 		return;
 	}
 	if (sm_port_info_decode(r->resp->data, &pi, &me)) {
+		lost(c, "malformed PortInfo from node 0x%016" PRIx64 " port %u", nd->guid, rq->port);
 		sm_core_changed(c, "malformed PortInfo from node 0x%016" PRIx64 " port %u: %s", nd->guid,
 				rq->port, me.msg);
 		return;
@@ -275,6 +290,8 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 					nd->guid, rq->port);
 		else {
 			c->unresponsive++;
+			lost(c, "no NodeInfo behind node 0x%016" PRIx64 " port %u (the port is up)", nd->guid,
+			     rq->port);
 			sm_core_note(c, "no answer behind node 0x%016" PRIx64 " port %u (port is up)", nd->guid,
 				     rq->port);
 		}
@@ -340,10 +357,12 @@ static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct s
 	case SM_RQ_SWITCH_INFO: {
 		struct sm_switch_info si;
 		if (r->status || r->mad_status) {
+			lost(c, "no SwitchInfo from switch 0x%016" PRIx64, c->f->nodes[rq->node].guid);
 			sm_core_changed(c, "no SwitchInfo from switch 0x%016" PRIx64, c->f->nodes[rq->node].guid);
 			break;
 		}
 		if (sm_switch_info_decode(r->resp->data, &si, &me)) {
+			lost(c, "malformed SwitchInfo from switch 0x%016" PRIx64, c->f->nodes[rq->node].guid);
 			sm_core_changed(c, "malformed SwitchInfo from 0x%016" PRIx64 ": %s",
 					c->f->nodes[rq->node].guid, me.msg);
 			break;
