@@ -35,6 +35,7 @@
 #include "config.h"
 #include "lib/clock.h"
 #include "routing/metrics.h"
+#include "routing/metrics_priv.h"
 #include "routing/validate.h"
 
 #include <errno.h>
@@ -146,20 +147,6 @@ static int cmp_ho(const void *a, const void *b)
 	return x->port < y->port ? -1 : x->port > y->port;
 }
 
-static uint32_t ho_find(uint32_t *par, uint32_t x)
-{
-	while (par[x] != x) {
-		par[x] = par[par[x]];
-		x = par[x];
-	}
-	return x;
-}
-
-static int ho_is_sw(const struct sm_fabric *f, uint32_t n, unsigned plane)
-{
-	return n < f->n_nodes && f->nodes[n].type == SM_NODE_SWITCH && f->nodes[n].plane == plane;
-}
-
 int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *ports, size_t n)
 {
 	if (n < 2)
@@ -179,7 +166,7 @@ int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *p
 	for (uint32_t s = 0; s < f->n_nodes; s++) {
 		rank[s] = UINT32_MAX;
 		uf[s] = s;
-		if (!ho_is_sw(f, s, plane))
+		if (!sm_mx_is_sw(f, s, plane))
 			continue;
 		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
 			uint32_t q = sm_port(f, s, p)->peer_node;
@@ -194,7 +181,7 @@ int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *p
 		uint32_t s = queue[qh++];
 		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
 			uint32_t q = sm_port(f, s, p)->peer_node;
-			if (!ho_is_sw(f, q, plane) || rank[q] != UINT32_MAX)
+			if (!sm_mx_is_sw(f, q, plane) || rank[q] != UINT32_MAX)
 				continue;
 			rank[q] = rank[s] + 1;
 			if (rank[q] > h)
@@ -216,34 +203,34 @@ int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *p
 			uint32_t s = queue[i];
 			for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
 				uint32_t q = sm_port(f, s, p)->peer_node;
-				if (!ho_is_sw(f, q, plane) || rank[q] == UINT32_MAX)
+				if (!sm_mx_is_sw(f, q, plane) || rank[q] == UINT32_MAX)
 					continue;
 				uint32_t top = rank[q] > rank[s] ? rank[q] : rank[s];
 				if (top <= r + 1 || (r + 1 == levels && top > r + 1)) {
-					uint32_t a = ho_find(uf, s), b = ho_find(uf, q);
+					uint32_t a = sm_mx_find(uf, s), b = sm_mx_find(uf, q);
 					if (a != b)
 						uf[a] = b;
 				}
 			}
 		}
 		for (uint32_t i = 0; i < nleaf; i++)
-			gkey[ho_find(uf, queue[i])] = UINT64_MAX;
+			gkey[sm_mx_find(uf, queue[i])] = UINT64_MAX;
 		for (uint32_t i = 0; i < nleaf; i++) {
-			uint32_t root = ho_find(uf, queue[i]);
+			uint32_t root = sm_mx_find(uf, queue[i]);
 			if (f->nodes[queue[i]].guid < gkey[root])
 				gkey[root] = f->nodes[queue[i]].guid;
 		}
 		for (size_t i = 0; i < n; i++) {
 			const struct sm_port *pt = &f->ports[ports[i]];
 			uint32_t leaf = pt->peer_node;
-			k[i].grp[HO_LEVELS - 1 - r] = ho_is_sw(f, leaf, plane) && rank[leaf] == 0
-							   ? gkey[ho_find(uf, leaf)] : UINT64_MAX;
+			k[i].grp[HO_LEVELS - 1 - r] = sm_mx_is_sw(f, leaf, plane) && rank[leaf] == 0
+							   ? gkey[sm_mx_find(uf, leaf)] : UINT64_MAX;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sm_port *pt = &f->ports[ports[i]];
 		uint32_t leaf = pt->peer_node;
-		int cabled = ho_is_sw(f, leaf, plane) && rank[leaf] == 0;
+		int cabled = sm_mx_is_sw(f, leaf, plane) && rank[leaf] == 0;
 		k[i].leaf = cabled ? f->nodes[leaf].guid : UINT64_MAX;
 		k[i].lport = cabled ? pt->peer_port : 0;
 		k[i].pguid = pt->guid;

@@ -66,6 +66,26 @@ int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct s
 int sm_metrics_host_order(const struct sm_fabric *f, unsigned plane, uint32_t *ports, size_t n);
 
 /*
+ * The lower bound of shift congestion (metrics.h's shift_max_congestion)
+ * that a plane's cabling imposes on any routing, and the cut that sets it
+ * (metrics_bound.c says how): a run of `units` consecutive subtrees at
+ * `level` (1: leaves, 2: pods of a 3-level tree, ...), from the one whose
+ * first leaf is `leaf` to the one whose first leaf is `last_leaf` (node
+ * indices), holds `hosts` hosts that some shift sends all outside it
+ * across a cut of `links` links. bound 0: fewer than 2 leaves, or links
+ * within one rank (not a tree); 1: nothing missing forces more.
+ */
+struct sm_shift_bound {
+	unsigned bound;
+	unsigned level, units;
+	uint32_t leaf, last_leaf;    /* SM_NONE when bound <= 1 */
+	unsigned hosts, links;
+};
+
+/* 0 or -ENOMEM. */
+int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *b);
+
+/*
  * Max link load of a weighted flow list under the LFTs: flows[i] = (src port
  * index, dst port index, weight). Returns the largest weight summed on one
  * directed link (host links included), or a negative value on error.

@@ -156,9 +156,11 @@ int smd_dry_run(const struct smd_opts *o)
 	}
 	for (unsigned i = 0; i < d->run.n_planes; i++)
 		log_plane(&d->run.planes[i]);
-	for (unsigned i = 0; i < d->run.n_planes && o->mcast_groups; i++) {
+	/* --mcast-groups N: synthetic groups; else with --partitions, their IPoIB broadcast groups */
+	for (unsigned i = 0; i < d->run.n_planes && (o->mcast_groups || c->partitions); i++) {
 		struct sm_dr_mcast *mc = &d->run.planes[i].mc;
-		rc = sm_dr_mcast_plane(d->f, d->run.planes[i].plane, o->mcast_groups, mc, err, sizeof(err));
+		rc = sm_dr_mcast_plane(d->f, d->run.planes[i].plane, o->mcast_groups,
+				       o->mcast_groups ? NULL : c->partitions, mc, err, sizeof(err));
 		if (rc) {
 			sm_err("SMD-2018", "plane %u: %s", d->run.planes[i].plane, err);
 			goto out;

@@ -39,6 +39,8 @@ void ft_model_free(struct ft_model *m)
 	free(m->dest_off);
 	free(m->tgt_order);
 	free(m->comp);
+	free(m->hlo);
+	free(m->hhi);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -304,6 +306,72 @@ static int cmp_keyed(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * A switch removed from a component (a pod that lost an aggregation
+ * switch, a core group that lost a core) must leave a gap in its
+ * children's up-slot tables, not shift the parents after it: otherwise the
+ * children route by a different modulus than their siblings elsewhere and
+ * the ideal routes of different pods collide above. So every component of
+ * layer r gets the same number of columns: below the top, a parent's column
+ * is its upper component (the core group it serves), numbered by key; at
+ * the top, its position, and the most parents any component has. If two
+ * parents of one component would share a column (not the shape of a fat
+ * tree), positions stay as they were. kv holds the parents by key.
+ */
+static void align_columns(struct ft_model *m, int r, uint32_t *uf, const struct keyed *kv, uint32_t k,
+			  uint32_t *ppos, uint32_t *npar)
+{
+	uint32_t n = m->nsw, ncol = 0;
+	if (r + 1 >= m->h) {
+		for (uint32_t i = 0; i < k; i++)
+			if (npar[uf_find(uf, kv[i].slot)] > ncol)
+				ncol = npar[uf_find(uf, kv[i].slot)];
+		for (uint32_t i = 0; i < k; i++)
+			npar[uf_find(uf, kv[i].slot)] = ncol;
+		return;
+	}
+	uint32_t *up = malloc(((size_t)n + 1) * sizeof(*up));
+	uint32_t *colid = malloc(((size_t)n + 1) * sizeof(*colid));
+	uint64_t *pairs = malloc(((size_t)k + 1) * sizeof(*pairs));
+	if (!up || !colid || !pairs)
+		goto out; /* positions stay: still correct routes */
+	for (uint32_t s = 0; s < n; s++) {
+		up[s] = s;
+		colid[s] = SM_NONE;
+	}
+	for (uint32_t s = 0; s < n; s++)
+		if (m->rank[s] == r + 1)
+			for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++) {
+				uint32_t a = uf_find(up, s), b = uf_find(up, m->up_peer[e]);
+				if (a != b)
+					up[a] = b;
+			}
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t g = uf_find(up, kv[i].slot);
+		if (colid[g] == SM_NONE)
+			colid[g] = ncol++;
+		pairs[i] = (uint64_t)uf_find(uf, kv[i].slot) << 32 | colid[g];
+	}
+	qsort(pairs, k, sizeof(*pairs), cmp_pair);
+	for (uint32_t i = 1; i < k; i++)
+		if (pairs[i] == pairs[i - 1])
+			goto out;
+	for (uint32_t i = 0; i < k; i++) {
+		ppos[kv[i].slot] = colid[uf_find(up, kv[i].slot)];
+		npar[uf_find(uf, kv[i].slot)] = ncol;
+	}
+out:
+	free(up);
+	free(colid);
+	free(pairs);
+}
+
 /*
  * Up-slot tables. key[] orders parents the same way for all siblings:
  * top switches by node GUID, lower ranks by their smallest parent key
@@ -380,6 +448,7 @@ static int build_slots(struct ft_model *m)
 			uint32_t root = uf_find(uf, kv[i].slot);
 			ppos[kv[i].slot] = npar[root]++;
 		}
+		align_columns(m, r, uf, kv, k, ppos, npar);
 		for (uint32_t s = 0; s < n; s++) {
 			if (m->rank[s] != r)
 				continue;
@@ -477,7 +546,9 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 
 	m->dest_off = calloc((size_t)n + 1, sizeof(*m->dest_off));
 	m->tgt_order = malloc(((size_t)n + 1) * sizeof(*m->tgt_order));
-	if (!is_tgt || !cur || !m->dest_off || !m->tgt_order)
+	m->hlo = calloc((size_t)n + 1, sizeof(*m->hlo));
+	m->hhi = calloc((size_t)n + 1, sizeof(*m->hhi));
+	if (!is_tgt || !cur || !m->dest_off || !m->tgt_order || !m->hlo || !m->hhi)
 		goto out;
 
 	/* routed endpoint ports: with a LID, cabled to a switch of the plane */
@@ -506,8 +577,13 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
-	for (uint32_t i = 0; i < nh; i++)
-		add_target(m, is_tgt, host_leaf(m, &f->ports[hp[i]]), &f->ports[hp[i]], out->top_lid);
+	for (uint32_t i = 0; i < nh; i++) {
+		uint32_t s = host_leaf(m, &f->ports[hp[i]]);
+		add_target(m, is_tgt, s, &f->ports[hp[i]], out->top_lid);
+		if (m->hlo[s] == m->hhi[s])
+			m->hlo[s] = i;
+		m->hhi[s] = i + 1;
+	}
 	m->n_hosts = nh;
 	/* switch LIDs: the other destination switches by GUID */
 	sorted = malloc(((size_t)n + 1) * sizeof(*sorted));
@@ -627,6 +703,21 @@ int ft_model_build(struct ft_model *m, const struct sm_fabric *f, unsigned plane
 	rc = build_dests(m, plane, out);
 	if (rc)
 		goto fail;
+	/* host ranges of the switches above the leaves (pods are contiguous in the canonical order) */
+	for (uint32_t k = 0; k < m->nsw; k++) {
+		uint32_t s = m->by_rank[k];
+		if (m->rank[s] == 0 || m->rank[s] == FT_RANK_NONE)
+			continue;
+		for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1]; e++) {
+			uint32_t c = m->dn_peer[e];
+			if (m->hlo[c] == m->hhi[c])
+				continue;
+			if (m->hlo[s] == m->hhi[s] || m->hlo[c] < m->hlo[s])
+				m->hlo[s] = m->hlo[c];
+			if (m->hhi[c] > m->hhi[s])
+				m->hhi[s] = m->hhi[c];
+		}
+	}
 	free(queue);
 	return 0;
 fail:

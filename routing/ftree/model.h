@@ -71,6 +71,7 @@ struct ft_model {
 	uint32_t *tgt_order;         /* [n_tgt] destination switch slots in routing order */
 	uint32_t n_tgt;
 	uint32_t n_hosts;            /* endpoint ports with a LID */
+	uint32_t *hlo, *hhi;         /* [nsw] host indices below a switch lie in [hlo, hhi); hlo == hhi none */
 	uint32_t *comp;              /* [nsw] connected component (switch graph) */
 	uint32_t unranked;           /* switches not connected to any leaf */
 };

@@ -668,6 +668,8 @@ static int shapes(struct sm_dryrun *d, struct metrics_job *job)
 			return rc;
 		if (p->shape.tight_leaf != SM_NONE)
 			snprintf(p->tight_leaf, sizeof(p->tight_leaf), "%s", d->f->nodes[p->shape.tight_leaf].desc);
+		if (p->shape.tight_leaf != SM_NONE && p->shape.cut.last_leaf != SM_NONE)
+			snprintf(p->tight_last, sizeof(p->tight_last), "%s", d->f->nodes[p->shape.cut.last_leaf].desc);
 		for (unsigned j = 0; j < job->n_refs && first; j++)
 			first = !sm_dr_shape_same(&d->run.planes[job->ref_plane[j]].shape, &p->shape);
 		if (p->shape.found && first)

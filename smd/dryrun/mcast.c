@@ -58,6 +58,47 @@ int sm_mcast_synthetic(const struct sm_fabric *f, unsigned plane, unsigned n, st
 	return 0;
 }
 
+int sm_mcast_ipoib(const struct sm_fabric *f, unsigned plane, const struct sm_partitions *ps,
+		   struct sm_mcast_group **gout, struct sm_mcast_member **mout, unsigned *nout)
+{
+	unsigned ng = 0;
+	size_t k = 0, cap = 1;
+	for (size_t i = 0; i < ps->n; i++)
+		ng += ps->v[i].ipoib;
+	for (uint32_t p = 0; p < f->n_ports; p++)
+		cap += f->ports[p].num != 0;
+	cap *= ng ? ng : 1;
+	struct sm_mcast_group *g = calloc((size_t)ng + 1, sizeof(*g));
+	struct sm_mcast_member *m = malloc(cap * sizeof(*m));
+	*gout = NULL;
+	*mout = NULL;
+	*nout = 0;
+	if (!g || !m || ng > 0xFFFF - SM_MCAST_MLID_FIRST) {
+		free(g);
+		free(m);
+		return !g || !m ? -ENOMEM : -EINVAL;
+	}
+	for (size_t i = 0, j = 0; i < ps->n; i++) {
+		if (!ps->v[i].ipoib)
+			continue;
+		g[j].mlid = (uint16_t)(SM_MCAST_MLID_FIRST + j);
+		g[j].m = m + k;
+		for (uint32_t p = 0; p < f->n_ports; p++) {
+			const struct sm_node *nd = &f->nodes[f->ports[p].node];
+			if (nd->plane != plane || nd->type == SM_NODE_SWITCH || !f->ports[p].num ||
+			    sm_partition_port(&ps->v[i], f, p, SM_NONE) == SM_PART_NONE)
+				continue;
+			m[k++] = (struct sm_mcast_member){ .port = p, .recv = 1 };
+			g[j].n++;
+		}
+		j++;
+	}
+	*gout = g;
+	*mout = m;
+	*nout = ng;
+	return 0;
+}
+
 /* The spines: switches farthest (in switch hops) from every switch that has a CA. */
 static void spines_of(const struct sm_graph *g, uint8_t *is_spine, uint32_t *n_spines)
 {
@@ -137,8 +178,8 @@ out:
 	return rc;
 }
 
-int sm_dr_mcast_plane(const struct sm_fabric *f, unsigned plane, unsigned n, struct sm_dr_mcast *out, char *err,
-		      size_t errlen)
+int sm_dr_mcast_plane(const struct sm_fabric *f, unsigned plane, unsigned n, const struct sm_partitions *ps,
+		      struct sm_dr_mcast *out, char *err, size_t errlen)
 {
 	struct sm_mcast_group *g = NULL;
 	struct sm_mcast_member *m = NULL;
@@ -147,7 +188,7 @@ int sm_dr_mcast_plane(const struct sm_fabric *f, unsigned plane, unsigned n, str
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = sm_mcast_synthetic(f, plane, n, &g, &m);
+	rc = ps ? sm_mcast_ipoib(f, plane, ps, &g, &m, &n) : sm_mcast_synthetic(f, plane, n, &g, &m);
 	if (rc) {
 		snprintf(err, errlen, "multicast: %s", rc == -EINVAL ? "too many groups" : "out of memory");
 		return rc;
@@ -166,6 +207,7 @@ int sm_dr_mcast_plane(const struct sm_fabric *f, unsigned plane, unsigned n, str
 		rc = measure(f, plane, mf, out);
 	if (!rc) {
 		out->have = 1;
+		out->ipoib = ps != NULL;
 		out->groups = n;
 		out->trees = mf->n_groups;
 		out->skipped = mf->skipped;
@@ -186,8 +228,9 @@ unsigned sm_dr_mcast_text(const struct sm_dr_mcast *mc, char (*l)[200], unsigned
 	unsigned k = 0;
 	if (!mc->have || max < 5)
 		return 0;
-	snprintf(l[k++], 200, "  multicast: %u synthetic groups (--mcast-groups), %llu member ports, %u trees",
-		 mc->groups, (unsigned long long)mc->members, mc->trees);
+	snprintf(l[k++], 200, "  multicast: %u %s, %llu member ports, %u trees", mc->groups,
+		 mc->ipoib ? "IPoIB broadcast groups (--partitions)" : "synthetic groups (--mcast-groups)",
+		 (unsigned long long)mc->members, mc->trees);
 	snprintf(l[k++], 200, "    tree depth: max %u, mean %.2f hops (root switch to the farthest member)",
 		 mc->depth_max, mc->depth_mean);
 	snprintf(l[k++], 200, "    roots: %u switches; %u spines with %u to %u groups each (balanced when equal or one "
@@ -206,6 +249,7 @@ void sm_dr_mcast_json(struct sm_json *j, const struct sm_dr_mcast *mc)
 	if (!mc->have)
 		return;
 	sm_json_obj_begin(j, "multicast");
+	sm_json_str(j, "groups_from", mc->ipoib ? "partitions" : "synthetic");
 	SM_JSON_UINTS(j, { "groups", mc->groups }, { "members", mc->members }, { "trees", mc->trees },
 		      { "depth_max", mc->depth_max });
 	sm_json_double(j, "depth_mean", mc->depth_mean);

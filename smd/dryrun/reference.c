@@ -109,7 +109,7 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 {
 	uint32_t *rank, *queue;
 	unsigned levels = 0;
-	int rc;
+	int rc, rc2;
 
 	memset(s, 0, sizeof(*s));
 	s->tight_leaf = SM_NONE;
@@ -137,21 +137,29 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 		if (l > s->up)
 			s->up = l;
 	}
-	/* shift bound: a shift k with h <= k <= N - h sends all h hosts of a leaf off it */
-	for (uint32_t n = 0; n < f->n_nodes; n++) {
-		unsigned h, l;
-		if (f->nodes[n].plane != plane || f->nodes[n].type != SM_NODE_SWITCH)
+	/* links per level (rank r to r + 1), for the bisection left */
+	unsigned lvl[4] = { 0 };
+	for (uint32_t n = 0; !rc && n < f->n_nodes; n++) {
+		if (rank[n] == SM_NONE || rank[n] >= 4)
 			continue;
-		switch_ports(f, n, &h, &l);
-		if (!h || !l || 2 * h > s->hosts)
-			continue;
-		unsigned b = (h + l - 1) / l;
-		if (b > s->shift_bound) {
-			s->shift_bound = b;
-			s->tight_leaf = n;
-			s->tight_hosts = h;
-			s->tight_up = l;
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t q = f->ports[f->nodes[n].port0 + p].peer_node;
+			if (q != SM_NONE && rank[q] == rank[n] + 1)
+				lvl[rank[n]]++;
 		}
+	}
+	/* shift bound: the tightest cut some shift sends a whole run of leaves or pods across */
+	rc2 = sm_metrics_shift_bound(f, plane, &s->cut);
+	if (rc2) {
+		free(rank);
+		free(queue);
+		return rc2;
+	}
+	s->shift_bound = s->cut.bound;
+	if (s->cut.bound > 1) {
+		s->tight_leaf = s->cut.leaf;
+		s->tight_hosts = s->cut.hosts;
+		s->tight_up = s->cut.links;
 	}
 	free(rank);
 	free(queue);
@@ -172,7 +180,13 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 			snprintf(s->why, sizeof(s->why), "no complete %u-level fat tree has %u leaves of %u hosts, %u uplinks",
 				 s->levels, s->leaves, s->down, s->up);
 		} else {
+			/* complete tree: leaves * up leaf links, the rest between aggregation and core */
+			unsigned full[2] = { gs.leaves * gs.up, gs.sw_links - gs.leaves * gs.up };
 			s->sw_links_full = gs.sw_links;
+			s->bisection_left = 1.0;
+			for (unsigned r = 0; r + 1 < s->levels && r < 2; r++)
+				if (full[r] && (double)lvl[r] / full[r] < s->bisection_left)
+					s->bisection_left = (double)lvl[r] / full[r];
 		}
 	}
 	return 0;

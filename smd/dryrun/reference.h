@@ -14,9 +14,12 @@
  *     model/gen.h), routed by ftree and measured with the same metrics and
  *     the same random permutations (seed, count) as the plane;
  *   - bounds that the plane's own cabling imposes on any routing: shift
- *     congestion is at least max over leaves of ceil(hosts / uplinks)
- *     (a shift that sends every host of a leaf off the leaf squeezes them
- *     through its uplinks).
+ *     congestion is at least ceil(hosts / links) of the tightest cut
+ *     around a run of leaves or pods that some shift sends entirely
+ *     outside it (sm_metrics_shift_bound(), routing/metrics_bound.c; a
+ *     single leaf gives ceil(hosts / uplinks));
+ *   - the bisection left: the least, over the levels of the tree, share of
+ *     the complete tree's switch links at that level still cabled.
  * Pure functions of a read-only fabric; they never log.
  */
 #include <stdint.h>
@@ -31,8 +34,10 @@ struct sm_dr_shape {
 	unsigned hosts, leaves;     /* hosts cabled to a switch; switches with hosts */
 	unsigned sw_links_full;     /* switch-switch links of the complete shape */
 	unsigned shift_bound;       /* lower bound of shift congestion from this cabling, 0 unknown */
-	uint32_t tight_leaf;        /* node index of the leaf that sets shift_bound, SM_NONE */
-	unsigned tight_hosts, tight_up;
+	uint32_t tight_leaf;        /* node index of the (first) leaf of the cut that sets it, SM_NONE */
+	unsigned tight_hosts, tight_up; /* hosts behind that cut and its links */
+	struct sm_shift_bound cut;  /* the whole cut (routing/metrics.h) */
+	double bisection_left;      /* 0..1, 1 when complete (found shapes only) */
 };
 
 /* The shape of plane p and its cabling bound. 0 or -ENOMEM (shape.found says if it is a tree). */

@@ -83,6 +83,17 @@ static void json_shape(struct sm_json *j, const struct sm_dr_plane *p)
 		      { "switch_links_complete", sh->sw_links_full },
 		      { "shift_congestion_bound", sh->shift_bound });
 	json_str_or_null(j, "bound_leaf", sh->shift_bound ? p->tight_leaf : NULL);
+	if (sh->shift_bound > 1) {
+		/* the cut that sets the bound (routing/metrics.h), and what is left of the bisection */
+		sm_json_obj_begin(j, "bound_cut");
+		SM_JSON_UINTS(j, { "level", sh->cut.level }, { "units", sh->cut.units }, { "hosts", sh->cut.hosts },
+			      { "links", sh->cut.links });
+		json_str_or_null(j, "first_leaf", p->tight_leaf);
+		json_str_or_null(j, "last_leaf", p->tight_last);
+		sm_json_obj_end(j);
+	}
+	if (sh->found)
+		sm_json_double(j, "bisection_left", sh->bisection_left);
 	json_str_or_null(j, "no_reference", p->have_ref ? NULL : p->ref_why[0] ? p->ref_why : sh->why);
 	sm_json_obj_end(j);
 }

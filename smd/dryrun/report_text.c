@@ -129,6 +129,24 @@ static void hops_str(char *buf, size_t len, const struct sm_route_metrics *m)
 
 #define ROW "    %-18s %-12s %-12s %s"
 
+/* Where the shift-congestion bound comes from: the tightest cut (routing/metrics_bound.c). */
+static void bound_line(struct tlines *t, const struct sm_dr_plane *p)
+{
+	const struct sm_shift_bound *c = &p->shape.cut;
+	const char *pad = "";
+
+	if (c->level == 1 && c->units == 1)
+		tl_add(t, "    %-44s no routing does better here: leaf '%s' has %u hosts on %u uplinks", pad,
+		       p->tight_leaf, c->hosts, c->links);
+	else if (c->level == 1)
+		tl_add(t, "    %-44s no routing does better here: the %u leaves '%s' .. '%s' have %u hosts and %u links out",
+		       pad, c->units, p->tight_leaf, p->tight_last, c->hosts, c->links);
+	else
+		tl_add(t, "    %-44s no routing does better here: the %u subtree(s) of level %u from leaf '%s' to the one of '%s'"
+		       "\n    %-44s have %u hosts and %u links out", pad, c->units, c->level, p->tight_leaf, p->tight_last,
+		       pad, c->hosts, c->links);
+}
+
 static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const struct sm_dr_plane *p)
 {
 	const struct sm_route_metrics *m = &p->m, *ref = p->have_ref ? &p->ref : NULL;
@@ -176,8 +194,7 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	tl_add(t, ROW, "shift congestion", a, good ? b : "-",
 	       "most flows on one link when every host i sends to host i+k, worst k");
 	if (sh->shift_bound > 1 && (!ref || sh->shift_bound > ref->shift_max_congestion))
-		tl_add(t, "    %-44s no routing does better here: leaf '%s' has %u hosts on %u uplinks", "",
-		       p->tight_leaf, sh->tight_hosts, sh->tight_up);
+		bound_line(t, p);
 	snprintf(a, sizeof(a), "%.3f", m->rand_max_congestion_mean);
 	snprintf(b, sizeof(b), "%.3f", ref ? ref->rand_max_congestion_mean : 0);
 	tl_add(t, ROW, "random congestion", a, ref ? b : "-",

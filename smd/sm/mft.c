@@ -264,6 +264,29 @@ void sm_mft_publish(struct sm_core *c, struct sm_snapshot *snap)
 	c->mfts = NULL;
 }
 
+/* A copy of P_Key tables (the new snapshot carries the old one's); NULL in, NULL out. */
+static int pkeys_dup(const struct sm_pkey_tables *t, struct sm_pkey_tables **out)
+{
+	*out = NULL;
+	if (!t)
+		return 0;
+	struct sm_pkey_tables *d = calloc(1, sizeof(*d));
+	size_t n_at = (size_t)t->n_ports + 1, n_tab = t->at[t->n_ports];
+	if (d) {
+		d->n_ports = t->n_ports;
+		d->at = malloc(n_at * sizeof(*d->at));
+		d->tab = malloc((n_tab + 1) * sizeof(*d->tab));
+	}
+	if (!d || !d->at || !d->tab) {
+		sm_pkey_tables_free(d);
+		return -ENOMEM;
+	}
+	memcpy(d->at, t->at, n_at * sizeof(*d->at));
+	memcpy(d->tab, t->tab, n_tab * sizeof(*d->tab));
+	*out = d;
+	return 0;
+}
+
 /* The state's fabric, tables and shadows into c, every switch trusted. */
 static int core_from_state(struct sm_core *c, struct sm_state *state)
 {
@@ -324,7 +347,8 @@ int sm_mft_update(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_st
 	/* the state gets its tables back (shadows as acknowledged) with a snapshot carrying the new MFTs */
 	struct sm_lfts *lfts = old->lfts ? sm_lfts_dup(old->lfts) : NULL;
 	struct sm_snapshot *snap = NULL;
-	if (c->f && (lfts || !old->lfts)) {
+	struct sm_pkey_tables *pk = NULL;
+	if (c->f && (lfts || !old->lfts) && !pkeys_dup(old->pkeys, &pk)) {
 		snap = sm_snapshot_new(c->plane, c->f, lfts);   /* frees both on failure */
 		c->f = NULL;
 	} else {
@@ -337,6 +361,7 @@ int sm_mft_update(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_st
 		snap->sm_lid = old->sm_lid;
 		snap->sm_port = old->sm_port;
 		snap->subnet_prefix = old->subnet_prefix;
+		sm_snapshot_take_pkeys(snap, &pk);   /* the partitions did not change */
 		sm_mft_publish(c, snap);
 		sm_state_update(state, snap, &c->tab, state->valid);
 		if (cfg->published)
@@ -349,6 +374,7 @@ int sm_mft_update(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_st
 			rc = -ENOMEM;
 		}
 	}
+	sm_pkey_tables_free(pk);   /* NULL once the snapshot took it */
 	sm_txn_free(c->txn);
 	c->txn = NULL;
 	sm_core_reset(c);

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: ftree: where a route goes when its ideal slot cannot be used
+ *
+ * Shift k sends host i to host i + k (mod N, canonical order, metrics.h).
+ * On a complete tree the ideal slots give every directed switch link at
+ * most one flow per shift. On a degraded tree a route of destination d at
+ * switch s whose ideal parent is missing or cannot reach d's leaf T is
+ * moved to another parent q ("displaced"); every other route keeps its
+ * ideal entry, so a lost link moves only the routes that used it.
+ *
+ * A moved route serves the sources below s, hosts [lo, hi) (a leaf's
+ * hosts, a pod's), so it loads the links of its path in exactly the shifts
+ * k = d - i, i in [lo, hi): a cyclic interval of hi - lo shifts. The links
+ * of the path are s -> q, then q's own route for d (switches are routed
+ * from the top down, so it is known), up and down to T; the down links on
+ * d's ideal chain (T, T's ideal parent for d, its ideal parent, ...)
+ * already carry d in every shift and gain nothing. Every other link of
+ * the path gains this interval. Each link keeps its intervals, per
+ * direction (x->iv), and the parent chosen is the one whose path has the
+ * fewest intervals overlapping the new one at any single shift on its worst
+ * link, then in total, then the up port with the fewest moved routes
+ * (which spreads them for random permutations), rotating from the ideal
+ * slot. A worst link with no overlap keeps the worst shift congestion at
+ * 2, which is what one missing link forces; each overlap costs one more.
+ *
+ * A switch above the leaves that is not on d's ideal up-tree (no child
+ * sends d to it ideally) still chooses its port for d this way, for the
+ * children that will move d onto it, but records nothing: those children
+ * record their own intervals along the whole path.
+ *
+ * Cost: per moved route, O(up ports x path length x intervals on a link);
+ * nothing at all on a complete tree.
+ */
+#include "config.h"
+#include "routing/ftree/run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FT_PATH (2 * FT_MAX_RANK + 2) /* links of a route from a switch to T, at most */
+#define FT_PIECES 96                  /* overlapping intervals measured exactly; more are counted */
+
+int ft_displace_init(struct ft_run *x)
+{
+	const struct ft_model *m = x->m;
+	const struct sm_fabric *f = m->f;
+	size_t ne = (size_t)m->up_off[m->nsw] + 1;
+	uint32_t maxd = 1;
+
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->dest_off[s + 1] - m->dest_off[s] > maxd)
+			maxd = m->dest_off[s + 1] - m->dest_off[s];
+	x->disp = calloc(ne, sizeof(*x->disp));
+	x->iv = calloc(2 * ne, sizeof(*x->iv));
+	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
+	x->chain = malloc((size_t)maxd * FT_CHAIN * sizeof(*x->chain));
+	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
+	x->rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x->rep));
+	x->sticky = malloc(((size_t)m->slot_off[m->nsw] + 1) * sizeof(*x->sticky));
+	if (x->sticky)
+		for (uint32_t i = 0; i < m->slot_off[m->nsw]; i++)
+			x->sticky[i] = SM_NONE;
+	if (x->rep)
+		for (uint32_t i = 0; i < m->n_dest; i++)
+			x->rep[i] = SM_NONE;
+	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
+	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
+		return -1;
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		x->link_of[i] = SM_NONE;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++) {
+			const struct sm_port *pt = sm_port(f, m->sw_node[s], m->up_port[e]);
+			x->link_of[sm_port_index(f, m->sw_node[s], m->up_port[e])] = e;
+			x->link_of[sm_port_index(f, pt->peer_node, pt->peer_port)] = e;
+		}
+	return 0;
+}
+
+void ft_displace_free(struct ft_run *x)
+{
+	free(x->disp);
+	if (x->iv)
+		for (size_t i = 0; i < 2 * ((size_t)x->m->up_off[x->m->nsw] + 1); i++)
+			free(x->iv[i].v);
+	free(x->link_of);
+	free(x->chain);
+	free(x->cstamp);
+	free(x->rep);
+	free(x->sticky);
+	free(x->cmask);
+	free(x->iv);
+}
+
+void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
+{
+	const struct ft_model *m = x->m;
+	for (uint32_t i = 0; i < nd; i++) {
+		uint32_t *c = x->chain + (size_t)i * FT_CHAIN, cur = t;
+		unsigned r = 0;
+		c[r++] = t;
+		while (r < FT_CHAIN && cur != SM_NONE) {
+			uint32_t so = m->slot_off[cur], u = m->slot_off[cur + 1] - so;
+			cur = u ? m->slot_peer[so + d0[i].idx / m->div[m->rank[cur]] % u] : SM_NONE;
+			c[r++] = cur;
+		}
+		while (r < FT_CHAIN)
+			c[r++] = SM_NONE;
+	}
+}
+
+/* Some child of s sends destination idx to s by its ideal slot (and is itself on the ideal up-tree). */
+static int on_ideal_tree(const struct ft_model *m, uint32_t s, uint32_t idx)
+{
+	if (m->rank[s] == 0)
+		return 1;
+	for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1]; e++) {
+		uint32_t c = m->dn_peer[e], so = m->slot_off[c], u = m->slot_off[c + 1] - so;
+		if (u && m->slot_peer[so + idx / m->div[m->rank[c]] % u] == s && on_ideal_tree(m, c, idx))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
+static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t a, uint32_t len)
+{
+	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx, hits = 0;
+	unsigned extra = 0;
+
+	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
+	for (uint32_t k = 0; k < l->n; k++) {
+		const struct ft_iv *v = &l->v[k];
+		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;  /* v's start, from a */
+		uint32_t back = o ? n - o : 0;                                    /* a, from v's start */
+		hits += o < len || back < v->len;
+	}
+	if (hits <= 1)
+		return hits;
+	for (uint32_t k = 0; k < l->n; k++) {
+		const struct ft_iv *v = &l->v[k];
+		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;
+		if (np + 2 > 2 * FT_PIECES) {
+			extra++; /* too many to place: count it as overlapping everywhere */
+			continue;
+		}
+		if (o < len) {
+			st[np] = o;
+			en[np++] = o + v->len < len ? o + v->len : len;
+		}
+		if (o + v->len > n) {
+			st[np] = 0;
+			en[np++] = o + v->len - n < len ? o + v->len - n : len;
+		}
+	}
+	if (!np)
+		return extra;
+	qsort(st, np, sizeof(*st), cmp_u32);
+	qsort(en, np, sizeof(*en), cmp_u32);
+	unsigned cur = 0, best = 0;
+	for (uint32_t i = 0, j = 0; i < np;) {
+		if (st[i] < en[j]) {
+			if (++cur > best)
+				best = cur;
+			i++;
+		} else {
+			cur--;
+			j++;
+		}
+	}
+	return best + extra;
+}
+
+static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
+{
+	struct ft_ivec *l = &x->iv[slot];
+	uint32_t n = x->nidx ? x->nidx : 1;
+	/*
+	 * The leaves that move one destination onto one path have adjacent
+	 * source ranges, so their shift intervals touch: extend the latest
+	 * interval instead of adding one (same coverage, a short list).
+	 */
+	if (l->n && l->v[l->n - 1].len + len <= n) {
+		struct ft_iv *v = &l->v[l->n - 1];
+		if ((a + len) % n == v->start) {
+			v->start = a;
+			v->len += len;
+			return;
+		}
+		if ((v->start + v->len) % n == a) {
+			v->len += len;
+			return;
+		}
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? 2 * l->cap : 4;
+		struct ft_iv *p = realloc(l->v, (size_t)cap * sizeof(*p));
+		if (!p) {
+			x->oom = 1;
+			return;
+		}
+		l->v = p;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct ft_iv){ a, len };
+}
+
+/*
+ * The links (as x->iv slots) a route toward T's destination i takes from
+ * parent q on, after the up link e, leaving out the down links of its
+ * ideal chain. Returns how many, or -1 when a hop is not routed yet.
+ */
+static int path_links(struct ft_run *x, uint32_t e, uint32_t q, const struct ft_dest *d, const uint32_t *chain,
+		      uint32_t *out)
+{
+	const struct ft_model *m = x->m;
+	const struct sm_fabric *f = m->f;
+	int n = 0;
+	uint32_t cur = q;
+
+	out[n++] = 2 * e;
+	while (cur != x->t) {
+		uint8_t p = COL(x->col + cur, d->lid);
+		uint32_t node = m->sw_node[cur];
+		if (p == SM_LFT_NONE || !p || p > f->nodes[node].nports || n >= FT_PATH)
+			return -1;
+		uint32_t nx = ft_peer_slot(m, cur, p), l = x->link_of[sm_port_index(f, node, p)];
+		if (nx == SM_NONE || l == SM_NONE || m->rank[nx] == FT_RANK_NONE)
+			return -1;
+		if (m->rank[nx] > m->rank[cur])
+			out[n++] = 2 * l;
+		else if (chain[m->rank[nx]] != nx || chain[m->rank[cur]] != cur)
+			out[n++] = 2 * l + 1;
+		cur = nx;
+	}
+	return n;
+}
+
+uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i)
+{
+	const struct ft_model *m = x->m;
+	const struct ft_dest *d = &d0[i];
+	const uint32_t *chain = x->chain + (size_t)i * FT_CHAIN;
+	uint32_t di = (uint32_t)(d - m->dest);
+	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b, nidx = x->nidx ? x->nidx : 1;
+	uint32_t best = SM_NONE, best_path[FT_PATH], path[FT_PATH];
+	int best_np = 0;
+	uint64_t best_score = UINT64_MAX;
+
+	/* the shifts in which the sources below s send to d */
+	uint32_t lo = m->hlo[s], hi = m->hhi[s] > lo ? m->hhi[s] : lo + 1;
+	uint32_t len = hi - lo >= nidx ? nidx : hi - lo;
+	uint32_t a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
+	int record = on_ideal_tree(m, s, d->idx);
+	uint32_t ideal = SM_NONE, so = m->slot_off[s];
+	/*
+	 * A missing link of s itself moves every destination of slot j: the
+	 * same replacement link each time (sticky) gives it one moved route
+	 * per window of shifts; otherwise (the parent lost its way to T) all
+	 * sources should take d into T by the same link (rep).
+	 */
+	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
+	uint32_t *sticky = own ? &x->sticky[so + j] : NULL;
+	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
+		for (uint32_t e = b; e < b + n && ideal == SM_NONE; e++)
+			if (m->up_port[e] == m->slot_port[so + j])
+				ideal = e;
+
+	for (uint32_t k = 0, e = b + j % n; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
+		uint32_t q = m->up_peer[e];
+		if (!ft_reach(x, q))
+			continue;
+		uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
+		if (spread >= best_score)
+			continue; /* even a path with no overlap would not win */
+		int np = path_links(x, e, q, d, chain, path);
+		/* the ideal link itself (its parent's own route was a conflict) already carries d */
+		int skip = e == ideal && np > 0;
+		if (skip)
+			memmove(path, path + 1, (size_t)--np * sizeof(*path));
+		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 48;
+		for (int l = 0; l < np && worst <= best_worst; l++) {
+			uint64_t dp = depth(x, &x->iv[path[l]], a, len);
+			sum += dp;
+			if (dp > worst)
+				worst = dp;
+		}
+		/* the way into T other sources already take d (one down link per moved destination) */
+		uint32_t last = np > 0 && (path[np - 1] & 1) ? path[np - 1] : SM_NONE;
+		uint64_t rp = own ? sticky[0] != SM_NONE && e != sticky[0] : x->rep[di] != SM_NONE && last != x->rep[di];
+		uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
+				 (rp << 31) + spread;
+		if (score < best_score) {
+			best_score = score;
+			best = e;
+			best_np = np;
+			if (np > 0)
+				memcpy(best_path, path, (size_t)np * sizeof(*path));
+		}
+	}
+	if (best == SM_NONE)
+		return SM_LFT_NONE;
+	if (record && m->rank[s] > 0 && best_score >> 48 && i < 64) {
+		/*
+		 * No parent takes the whole subtree's sources without stacking
+		 * on a moved route: record nothing, and let the children below,
+		 * whose sources are fewer, each move d on their own (route_up).
+		 */
+		if (x->cstamp[s] != x->gen) {
+			x->cstamp[s] = x->gen;
+			x->cmask[s] = 0;
+		}
+		x->cmask[s] |= 1ull << i;
+	} else if (record) {
+		for (int l = 0; l < best_np; l++)
+			iv_add(x, best_path[l], a, len);
+		if (x->rep[di] == SM_NONE && best_np > 0 && (best_path[best_np - 1] & 1))
+			x->rep[di] = best_path[best_np - 1];
+		if (own)
+			*sticky = best;
+	}
+	if (best != ideal) {
+		x->disp[best]++;
+		x->displaced++;
+	}
+	return m->up_port[best];
+}

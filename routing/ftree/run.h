@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SMD_FTREE_RUN_H
+#define SMD_FTREE_RUN_H
+/*
+ * DOC: ftree routing state of one ft_route() call (private to route.c and displace.c)
+ *
+ * route.c walks the destination switches and fills the LFT columns;
+ * displace.c chooses the up port of a route whose ideal slot cannot be
+ * used, and keeps, per directed switch link, the shift windows in which
+ * such moved routes load it (see there).
+ */
+#include <stdint.h>
+#include "routing/ftree/model.h"
+
+/* Entry for LID lid of the switch whose column base is c (x->col + slot). */
+#define COL(c, lid) ((c)[(size_t)(lid) * x->m->nsw])
+
+#define FT_CHAIN (FT_MAX_RANK + 2) /* switches of a destination's ideal chain, T first */
+
+/* A cyclic interval of shifts [start, start + len) mod N in which one moved route loads a link. */
+struct ft_iv {
+	uint32_t start, len;
+};
+
+/* The intervals of one link in one direction (contiguous: scanned for every candidate path). */
+struct ft_ivec {
+	struct ft_iv *v;
+	uint32_t n, cap;
+};
+
+struct ft_run {
+	const struct ft_model *m;
+	uint32_t gen;
+	uint32_t *dstamp;      /* [nsw] == gen: in D */
+	uint32_t *rstamp;      /* [nsw] == gen: R known, value in rval */
+	int rcomplete;         /* R was computed for every switch (mark_reach_set): unmarked means no */
+	uint32_t *xstamp;      /* [nsw] == gen: no up/down path, but a detour down (route_detour) */
+	uint32_t *vstamp;      /* [nsw] == gen: routed by a valley (route_valleys) */
+	uint32_t *valley;      /* [nsw] switches left for route_valleys, ascending rank */
+	uint32_t nvalley;
+	uint8_t *rval;
+	uint32_t *cand_head;   /* [nsw] first down candidate of a D switch */
+	uint32_t *cand_next;   /* [up links] */
+	uint8_t *cand_port;
+	uint32_t *queue;
+	uint32_t t;            /* destination switch being routed */
+	uint32_t nidx;         /* host indices 0..nidx-1 (shift permutations wrap there) */
+	uint8_t *col;          /* [(top_lid+1) * nsw] the LFTs column-major (LID-major), see ft_route */
+	uint8_t cands[256];
+	uint64_t displaced;
+	/* displace.c */
+	uint32_t *disp;        /* [up links] moved routes taken by each up port */
+	uint32_t *link_of;     /* [fabric ports] up-link index of a switch port on either end, SM_NONE */
+	struct ft_ivec *iv;    /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
+	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
+	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
+	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
+	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
+	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
+	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
+};
+
+int ft_reach(struct ft_run *x, uint32_t s);
+
+/* displace.c */
+int ft_displace_init(struct ft_run *x);
+void ft_displace_free(struct ft_run *x);
+/* The ideal chains of T's destinations d0[0 .. nd) (called once per destination switch). */
+void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
+/*
+ * Up port of switch s for T's destination i (d0[i]) whose ideal slot j
+ * cannot be used (or leads to a conflict, ft_conflict); SM_LFT_NONE when
+ * no parent reaches T.
+ */
+uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i);
+
+/* Switch q's route for T's destination i is a conflict (displace.c) its children route around. */
+static inline int ft_conflict(const struct ft_run *x, uint32_t q, uint32_t i)
+{
+	return x->cstamp[q] == x->gen && i < 64 && (x->cmask[q] >> i & 1);
+}
+
+#endif

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: the shift-congestion lower bound a plane's cabling imposes (metrics.h)
+ *
+ * Shift k sends host i to host i + k (mod N) in the canonical host order of
+ * sm_metrics_host_order(), where every subtree (a leaf, a pod, ...) is a
+ * contiguous run of hosts. A run S of H consecutive hosts sends all H of
+ * them outside S in every shift k with H <= k <= N - H (there is one when
+ * 2H <= N), and receives H from outside in the same shifts. Every flow
+ * leaving S crosses every edge cut around S, so whatever the routing
+ * (minimal or not, up/down or not) some link of a cut of c links carries at
+ * least ceil(H / c) flows of that shift. The bound is the largest such
+ * value over the cuts below, and 1 when the plane has hosts on two leaves.
+ *
+ * Cuts, level by level (rank r = switch-link distance from the nearest
+ * leaf; a "unit" at level r = a connected component of the switches of
+ * ranks < r, so a leaf at r = 1 and a pod at r = 2 on a 3-level tree):
+ * for a run S of consecutive units inside one component of ranks <= r,
+ * each switch a of rank r joins the side that costs fewer links:
+ * outside, cutting its x_a links from S; or inside, cutting its y_a
+ * uplinks and its z_a links down to units outside S. The cut is
+ * sum over a of min(x_a, y_a + z_a); on a complete 1:1 tree it equals the
+ * hosts of S (bound 1), and each missing link lowers it by one where it
+ * counts. Runs of one leaf give the familiar ceil(hosts / uplinks) of the
+ * worst leaf; runs of leaves and pods catch switches above that lost links
+ * (an aggregation switch with few core links, a spine with few leaves).
+ *
+ * Cost: O(units^2 * switches of rank r) per component and level, runs
+ * limited to one component of ranks <= r (a pod's leaves, a tree's pods).
+ * Pure: no globals, no logging.
+ */
+#include "config.h"
+#include "routing/metrics.h"
+#include "routing/metrics_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RANK_NONE UINT32_MAX
+
+struct bnd {
+	const struct sm_fabric *f;
+	unsigned plane;
+	uint32_t *rank;     /* [n_nodes] RANK_NONE for non-switches and unranked switches */
+	uint32_t *uf;       /* [n_nodes] union-find scratch */
+	uint32_t *hosts;    /* [n_nodes] hosts (CA ports with a LID) cabled to a leaf */
+	uint32_t *first;    /* [n_nodes] canonical position of the first host of a leaf */
+	uint32_t *unit;     /* [n_nodes] unit (component root) of a switch at the current level */
+	uint32_t *uidx;     /* [n_nodes] index of a unit root in units[] */
+	uint32_t *x;        /* [n_nodes] links from the run into a rank-r switch */
+	uint32_t *cnt;      /* [n_nodes] links from a rank-r switch down to units (all of them) */
+	uint32_t *up;       /* [n_nodes] uplinks of a switch */
+	uint32_t *touched;  /* rank-r switches with x > 0 */
+	uint32_t nsw, h;
+	uint32_t *sw;       /* [nsw] switches of the plane by rank */
+	uint64_t n;         /* hosts of the plane (the shift modulus) */
+};
+
+/* Switch peer of port p of switch s in the plane, or SM_NONE. */
+static uint32_t sw_peer(const struct bnd *b, uint32_t s, unsigned p)
+{
+	uint32_t q = sm_port(b->f, s, p)->peer_node;
+	return sm_mx_is_sw(b->f, q, b->plane) && b->rank[q] != RANK_NONE ? q : SM_NONE;
+}
+
+struct unit {
+	uint32_t root;
+	uint32_t first;  /* canonical position of its first host */
+	uint32_t hosts;
+	uint32_t comp;   /* component over ranks <= r */
+	uint32_t leaf;   /* its first leaf (node index) */
+};
+
+static int cmp_unit(const void *a, const void *b)
+{
+	const struct unit *x = a, *y = b;
+	if (x->comp != y->comp)
+		return x->comp < y->comp ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void consider(struct sm_shift_bound *out, uint64_t hosts, uint64_t links, unsigned level,
+		     uint32_t leaf, uint32_t last_leaf, uint32_t units)
+{
+	if (!links)
+		return;
+	unsigned v = (unsigned)((hosts + links - 1) / links);
+	/* the largest bound; among equal ones the tightest cut (most hosts per link), then the smallest */
+	uint64_t a = hosts * out->links, b = (uint64_t)out->hosts * links;
+	if (v > out->bound ||
+	    (v == out->bound && v > 1 &&
+	     (a > b || (a == b && (level < out->level || (level == out->level && units < out->units)))))) {
+		out->bound = v;
+		out->level = level;
+		out->leaf = leaf;
+		out->last_leaf = last_leaf;
+		out->units = units;
+		out->hosts = (unsigned)hosts;
+		out->links = (unsigned)links;
+	}
+}
+
+/*
+ * Runs of consecutive units of one component at level r (u sorted by
+ * component, then position); mem[moff[i] .. moff[i+1]) are the rank r-1
+ * switches of unit u[i].
+ */
+static void level_runs(struct bnd *b, unsigned r, const struct unit *u, uint32_t nu, const uint32_t *moff,
+		       const uint32_t *mem, struct sm_shift_bound *out)
+{
+	const struct sm_fabric *f = b->f;
+	for (uint32_t c0 = 0; c0 < nu;) {
+		uint32_t c1 = c0;
+		uint64_t comp_hosts = 0;
+		while (c1 < nu && u[c1].comp == u[c0].comp)
+			comp_hosts += u[c1++].hosts;
+		uint32_t len = c1 - c0;
+		int wrap = comp_hosts == b->n; /* a component of every host: runs wrap around */
+		uint32_t maxl = wrap ? len - 1 : len;
+		for (uint32_t i = 0; i < len; i++) {
+			uint64_t hs = 0;
+			uint32_t nt = 0;
+			for (uint32_t l = 0; l < maxl && (wrap || i + l < len); l++) {
+				uint32_t ui = c0 + (i + l) % len;
+				hs += u[ui].hosts;
+				if (2 * hs > b->n)
+					break;
+				/* add the unit's links up into rank r */
+				for (uint32_t k = moff[ui]; k < moff[ui + 1]; k++) {
+					uint32_t s = mem[k];
+					for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+						uint32_t q = sw_peer(b, s, p);
+						if (q == SM_NONE || b->rank[q] != r)
+							continue;
+						if (!b->x[q]++)
+							b->touched[nt++] = q;
+					}
+				}
+				uint64_t cut = 0;
+				for (uint32_t t = 0; t < nt; t++) {
+					uint32_t a = b->touched[t];
+					uint64_t in = (uint64_t)b->up[a] + b->cnt[a] - b->x[a];
+					cut += b->x[a] < in ? b->x[a] : in;
+				}
+				if (hs)
+					consider(out, hs, cut, r, u[c0 + i].leaf, u[ui].leaf, l + 1);
+			}
+			for (uint32_t t = 0; t < nt; t++)
+				b->x[b->touched[t]] = 0;
+		}
+		c0 = c1;
+	}
+}
+
+static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
+{
+	const struct sm_fabric *f = b->f;
+	uint32_t nn = f->n_nodes;
+
+	/* hosts: CA/router ports with a LID, canonical order; the leaves' counts and first positions */
+	uint32_t np = 0;
+	for (uint32_t n = 0; n < nn; n++)
+		if ((f->nodes[n].type == SM_NODE_CA || f->nodes[n].type == SM_NODE_ROUTER) && f->nodes[n].plane == b->plane)
+			for (unsigned p = 1; p <= f->nodes[n].nports; p++)
+				np += sm_port(f, n, p)->lid != 0;
+	uint32_t *hp = malloc(((size_t)np + 1) * sizeof(*hp));
+	if (!hp)
+		return -ENOMEM;
+	np = 0;
+	for (uint32_t n = 0; n < nn; n++)
+		if ((f->nodes[n].type == SM_NODE_CA || f->nodes[n].type == SM_NODE_ROUTER) && f->nodes[n].plane == b->plane)
+			for (unsigned p = 1; p <= f->nodes[n].nports; p++)
+				if (sm_port(f, n, p)->lid)
+					hp[np++] = sm_port_index(f, n, p);
+	int rc = sm_metrics_host_order(f, b->plane, hp, np);
+	if (rc) {
+		free(hp);
+		return rc;
+	}
+	b->n = np;
+	for (uint32_t n = 0; n < nn; n++) {
+		b->rank[n] = RANK_NONE;
+		b->hosts[n] = 0;
+		b->first[n] = UINT32_MAX;
+	}
+	uint32_t leaves = 0;
+	for (uint32_t i = 0; i < np; i++) {
+		uint32_t l = f->ports[hp[i]].peer_node;
+		if (!sm_mx_is_sw(f, l, b->plane))
+			continue;
+		if (!b->hosts[l]++) {
+			b->first[l] = i;
+			b->rank[l] = 0;
+			b->sw[leaves++] = l;
+		}
+	}
+	free(hp);
+	/* ranks: BFS up from the leaves (b->sw doubles as the queue, so it ends sorted by rank) */
+	uint32_t qh = 0, qt = leaves;
+	b->h = 0;
+	while (qh < qt) {
+		uint32_t s = b->sw[qh++];
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t q = sm_port(f, s, p)->peer_node;
+			if (!sm_mx_is_sw(f, q, b->plane) || b->rank[q] != RANK_NONE)
+				continue;
+			b->rank[q] = b->rank[s] + 1;
+			if (b->rank[q] > b->h)
+				b->h = b->rank[q];
+			b->sw[qt++] = q;
+		}
+	}
+	b->nsw = qt;
+	if (leaves >= 2)
+		out->bound = 1;
+	/* a link within one rank: not a tree; the cuts below would still hold, but say nothing */
+	for (uint32_t k = 0; k < b->nsw; k++) {
+		uint32_t s = b->sw[k];
+		b->up[s] = 0;
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t q = sw_peer(b, s, p);
+			if (q == SM_NONE)
+				continue;
+			if (b->rank[q] == b->rank[s])
+				return 0;
+			b->up[s] += b->rank[q] > b->rank[s];
+		}
+	}
+	struct unit *u = malloc(((size_t)leaves + 1) * sizeof(*u));
+	uint32_t *moff = malloc(((size_t)leaves + 2) * sizeof(*moff));
+	uint32_t *mem = malloc(((size_t)b->nsw + 1) * sizeof(*mem));
+	if (!u || !moff || !mem) {
+		free(u);
+		free(moff);
+		free(mem);
+		return -ENOMEM;
+	}
+	for (unsigned r = 1; r <= b->h; r++) {
+		/* units: components over ranks < r */
+		for (uint32_t k = 0; k < b->nsw; k++)
+			b->uf[b->sw[k]] = b->sw[k];
+		for (uint32_t k = 0; k < b->nsw; k++) {
+			uint32_t s = b->sw[k];
+			if (b->rank[s] >= r)
+				continue;
+			for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+				uint32_t q = sw_peer(b, s, p);
+				if (q != SM_NONE && b->rank[q] < r) {
+					uint32_t x = sm_mx_find(b->uf, s), y = sm_mx_find(b->uf, q);
+					if (x != y)
+						b->uf[x] = y;
+				}
+			}
+		}
+		uint32_t nu = 0;
+		for (uint32_t k = 0; k < b->nsw; k++) {
+			uint32_t s = b->sw[k];
+			b->unit[s] = b->rank[s] < r ? sm_mx_find(b->uf, s) : SM_NONE;
+		}
+		for (uint32_t k = 0; k < leaves; k++) {
+			uint32_t l = b->sw[k], root = b->unit[l];
+			if (b->uidx[root] == SM_NONE || b->uidx[root] >= nu || u[b->uidx[root]].root != root) {
+				b->uidx[root] = nu;
+				u[nu++] = (struct unit){ root, b->first[l], 0, 0, l };
+			}
+			struct unit *un = &u[b->uidx[root]];
+			un->hosts += b->hosts[l];
+			if (b->first[l] < un->first) {
+				un->first = b->first[l];
+				un->leaf = l;
+			}
+		}
+		/* components over ranks <= r: runs stay inside one */
+		for (uint32_t k = 0; k < b->nsw; k++) {
+			uint32_t s = b->sw[k];
+			if (b->rank[s] != r)
+				continue;
+			b->cnt[s] = 0;
+			for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+				uint32_t q = sw_peer(b, s, p);
+				if (q != SM_NONE && b->rank[q] < r) {
+					b->cnt[s]++;
+					uint32_t x = sm_mx_find(b->uf, s), y = sm_mx_find(b->uf, q);
+					if (x != y)
+						b->uf[x] = y;
+				}
+			}
+		}
+		for (uint32_t i = 0; i < nu; i++)
+			u[i].comp = sm_mx_find(b->uf, u[i].root);
+		qsort(u, nu, sizeof(*u), cmp_unit);
+		/* members: the rank r-1 switches of each unit, CSR in unit order */
+		for (uint32_t i = 0; i < nu; i++) {
+			b->uidx[u[i].root] = i;
+			moff[i + 1] = 0;
+		}
+		for (uint32_t k = 0; k < b->nsw; k++) {
+			uint32_t s = b->sw[k];
+			if (b->rank[s] + 1 == r)
+				moff[b->uidx[b->unit[s]] + 1]++;
+		}
+		moff[0] = 0;
+		for (uint32_t i = 0; i < nu; i++)
+			moff[i + 1] += moff[i];
+		for (uint32_t i = 0; i < nu; i++)
+			b->x[i] = moff[i];
+		for (uint32_t k = 0; k < b->nsw; k++) {
+			uint32_t s = b->sw[k];
+			if (b->rank[s] + 1 == r)
+				mem[b->x[b->uidx[b->unit[s]]]++] = s;
+		}
+		for (uint32_t i = 0; i < nu; i++)
+			b->x[i] = 0;
+		level_runs(b, r, u, nu, moff, mem, out);
+	}
+	free(u);
+	free(moff);
+	free(mem);
+	return 0;
+}
+
+int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *out)
+{
+	struct bnd b = { .f = f, .plane = plane };
+	size_t nn = (size_t)f->n_nodes + 1;
+
+	memset(out, 0, sizeof(*out));
+	out->leaf = out->last_leaf = SM_NONE;
+	b.rank = malloc(nn * sizeof(*b.rank));
+	b.uf = malloc(nn * sizeof(*b.uf));
+	b.hosts = malloc(nn * sizeof(*b.hosts));
+	b.first = malloc(nn * sizeof(*b.first));
+	b.unit = malloc(nn * sizeof(*b.unit));
+	b.uidx = malloc(nn * sizeof(*b.uidx));
+	b.x = calloc(nn, sizeof(*b.x));
+	b.cnt = calloc(nn, sizeof(*b.cnt));
+	b.up = calloc(nn, sizeof(*b.up));
+	b.touched = malloc(nn * sizeof(*b.touched));
+	b.sw = malloc(nn * sizeof(*b.sw));
+	int rc = -ENOMEM;
+	if (b.rank && b.uf && b.hosts && b.first && b.unit && b.uidx && b.x && b.cnt && b.up && b.touched && b.sw) {
+		for (size_t i = 0; i < nn; i++)
+			b.uidx[i] = SM_NONE;
+		rc = bound_compute(&b, out);
+	}
+	free(b.rank);
+	free(b.uf);
+	free(b.hosts);
+	free(b.first);
+	free(b.unit);
+	free(b.uidx);
+	free(b.x);
+	free(b.cnt);
+	free(b.up);
+	free(b.touched);
+	free(b.sw);
+	return rc;
+}
