@@ -5,10 +5,13 @@
  *
  *  0  the rest is one SA MAD from any host (any length): decoded by
  *     sm_sa_hdr_decode and, when it decodes, answered by sm_sa_query
- *     against a 3-host snapshot and SA tables holding a ServiceRecord and
- *     an InformInfo subscription, as trusted or not (bit 0 of byte 1).
+ *     against a 3-host snapshot and SA tables holding a ServiceRecord, an
+ *     InformInfo subscription and two multicast groups (the broadcast group
+ *     and one the SA named), as trusted or not (bit 0 of byte 1).
  *     Checks: 0 or -ENOMEM; an error status carries no record; a Get
- *     answers exactly one; records are 8-byte multiples that fit the buffer.
+ *     answers exactly one; records are 8-byte multiples that fit the buffer;
+ *     the group table stays consistent (an MLID per group, members counted,
+ *     no group without a full member but a well-known one).
  *  1  the rest is a sequence of segments (a length byte, then that many
  *     bytes, at most 256) fed to an RMPP receiver (bound 2,000 bytes,
  *     window 1 + byte 1 % 8). Checks: never more than the bound held; each
@@ -29,8 +32,10 @@
 #include "sa/rmpp.h"
 #include "sa/sa_mad.h"
 #include "sm/snapshot.h"
+#include "model/partitions.h"
 
 static const struct sm_snapshot *snap;
+static struct sm_partitions *parts;   /* the default: the broadcast group */
 static const struct sm_sa_self self = { .port_guid = 0x11, .sm_key = 0x5ec, .state = 3, .priority = 1 };
 
 static void setup(void)
@@ -61,6 +66,8 @@ static void setup(void)
 	s->subnet_prefix = 0xfe80000000000000ull;
 	s->up = true;
 	snap = s;
+	if (sm_partitions_default(&parts))
+		fuzz_fail("no memory", NULL);
 }
 
 static int ask(const struct sm_sa_ctx *ctx, struct sm_sa_req *r, struct sm_sa_ans *a)
@@ -106,6 +113,21 @@ static void query(const uint8_t *d, size_t n)
 	sm_sa_put16(rec + 26, 0xFFFF);
 	ask(&ctx, &r, &a);
 
+	/* multicast: the default partition's broadcast group, 0x21 a full member of it and of a group of its own */
+	if (parts && sm_sa_dyn_mc_config(dyn, parts, 18) == 0) {
+		static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+		memset(rec, 0, sizeof(rec));
+		memcpy(rec, bcast, 16);
+		sm_sa_gid_make(rec + 16, snap->subnet_prefix, 0x21);
+		rec[40] = rec[41] = 0xff;
+		rec[48] = 0x21;
+		r.hdr.attr_id = SM_SA_ATTR_MCMEMBER_RECORD;
+		r.hdr.comp_mask = 0x100C7 | 0x3000;   /* what a create needs */
+		ask(&ctx, &r, &a);
+		memset(rec, 0, 16);                   /* MGID 0: the SA assigns one */
+		ask(&ctx, &r, &a);
+	}
+
 	r.trusted = d[0] & 1;
 	if (sm_sa_hdr_decode(d + 1, n - 1, &r.hdr) == 0) {
 		r.data = d + 1 + SM_SA_HDR_SIZE;
@@ -113,6 +135,14 @@ static void query(const uint8_t *d, size_t n)
 		ctx.now_us = 1000000 + (uint64_t)d[0] * 10000;
 		ask(&ctx, &r, &a);
 	}
+	/* the group table stays consistent: one MLID per group, the members counted */
+	size_t members = 0;
+	for (size_t i = 0; i < dyn->n_groups; i++) {
+		members += dyn->groups[i].n;
+		FUZZ_CHECK(dyn->groups[i].fullish || dyn->groups[i].well_known, "a group without a full member kept");
+	}
+	FUZZ_CHECK(members == sm_sa_dyn_mc_members(dyn), "members miscounted");
+	FUZZ_CHECK(sm_sa_dyn_mlids_used(dyn) == sm_sa_dyn_groups(dyn), "MLIDs and groups differ");
 	sm_sa_ans_free(&a);
 	sm_sa_dyn_free(dyn);
 }

@@ -16,6 +16,9 @@
 #include "mock/open.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
+#include "model/partitions.h"
+#include "sa/dyn.h"
+#include "sm/mcast.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -91,6 +94,24 @@ int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note
 	return 0;
 }
 
+int smd_once_mcast(const struct smd_conf *conf, unsigned plane, uint8_t subnet_timeout, struct sm_mc_set **out)
+{
+	struct sm_partitions *parts = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (!conf->partitions)   /* no partitions file: the default partition's broadcast group */
+		rc = sm_partitions_default(&parts);
+	if (!rc)
+		rc = sm_sa_mc_start_set(conf->partitions ? conf->partitions : parts, subnet_timeout, plane, out);
+	sm_partitions_free(parts);
+	if (rc) {
+		sm_err("SMD-0311", "multicast groups: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
 /* The one plane's spec: --backend mock --topology DUMP, the configured plane, or the default umad port. */
 static int open_transport(const struct smd_opts *o, const struct smd_conf *conf, struct sm_plane_port *port)
 {
@@ -135,6 +156,7 @@ int smd_once(const struct smd_opts *o)
 	struct sm_summary sum;
 	struct sm_keys keys;
 	struct note_ctx nc = { 0 };
+	struct sm_mc_set *mcast = NULL;
 	char err[1024] = "";
 	int status = 1, rc;
 
@@ -200,6 +222,9 @@ int smd_once(const struct smd_opts *o)
 	cfg.partitions = conf->partitions;
 	cfg.note = note_log;
 	cfg.note_arg = &nc;
+	if (smd_once_mcast(conf, 0, cfg.subnet_timeout, &mcast))
+		goto out;
+	cfg.mcast = mcast;   /* the broadcast groups are programmed in this one bring-up */
 	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));
 	/* the LIDs are set once the LID phase ran, whatever failed after: save them */
 	char lerr[1024] = "";
@@ -231,6 +256,7 @@ int smd_once(const struct smd_opts *o)
 	}
 	status = 0;
 out:
+	sm_mc_set_unref(mcast);
 	sm_chain_free(chain);
 	smd_conf_free(conf);
 	sm_registry_free(reg);

@@ -15,6 +15,7 @@
 #include "mock/open.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
+#include "sm/mcast.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -127,6 +128,12 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	}
 	mp.base.keys = sm_keys_active(&keys) || keys.sm_key ? &keys : NULL;
 	for (unsigned i = 0; i < n; i++) {
+		struct sm_mc_set *mc;
+
+		/* the broadcast groups are programmed in this one bring-up (smd/smd_once.c) */
+		if (smd_once_mcast(conf, i, mp.base.subnet_timeout, &mc))
+			goto out;
+		planes[i].mcast = mc;
 		notes[i] = (struct plane_note){ .plane = i };
 		planes[i].note = plane_note;
 		planes[i].note_arg = &notes[i];
@@ -149,6 +156,7 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 out:
 	for (unsigned i = 0; planes && i < n; i++) {
 		sm_chain_free(planes[i].chain);
+		sm_mc_set_unref(planes[i].mcast);
 		sm_plane_port_close(&ports[i]);
 	}
 	free(planes);

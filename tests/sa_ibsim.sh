@@ -45,8 +45,7 @@ SMHOST=host00
 CLHOST=host05
 # answers that differ from OpenSM's for a reason stated here (reported, not failed):
 # what each SM programs differently (not the SA), and SA differences still open (OPEN: say so)
-KNOWN="MCMR:no-multicast-groups-yet(the-multicast-issue) MCMR_G:no-multicast-groups-yet
-LFTR_LEAF:each-SM-routes-with-its-own-engine(checked-against-ibroute-instead)
+KNOWN="LFTR_LEAF:each-SM-routes-with-its-own-engine(checked-against-ibroute-instead)
 LFTR_SPINE:each-SM-routes-with-its-own-engine(checked-against-ibroute-instead)
 CPI:OPEN:capability-masks(smd-claims-OpenSM's-bits-minus-what-it-does-not-serve:sa/static.c)
 SWIR_LEAF:OPEN:MulticastFDBTop-not-printed(record-length-of-smd's-SwitchInfoRecord)

@@ -11,7 +11,8 @@
  * from the timer; fair share (a flooder gets BUSY beyond its share and a
  * quiet host is answered in the first round); Reports 64/65 from snapshot
  * diffs, acked by one subscriber and given up (and unsubscribed) for one
- * that never answers; a trap 128 handed in by sm_sa_notice. Leases and the
+ * that never answers; a trap 128 handed in by sm_sa_notice; traps 66/67
+ * and the multicast sets handed on (a group created, a port gone). Leases and the
  * handlers' rules with an injected clock straight through sm_sa_query.
  * Everything runs under ASan in CI: no leak on any path.
  */
@@ -35,6 +36,8 @@
 #include "sa/sa_mad.h"
 #include "sa/server.h"
 #include "sm/snapshot.h"
+#include "sm/mcast.h"
+#include "model/partitions.h"
 
 /* ---- a fake GSI ---- */
 
@@ -134,12 +137,19 @@ struct fx {
 	struct fake f;
 };
 
+/* Multicast for the next fx_up (test_multicast): who is told of changes. */
+static struct {
+	void (*fn)(void *arg, struct sm_sa *sa);
+	void *arg;
+} fx_mc;
+
 static void fx_up(struct fx *x, unsigned flags, unsigned report_ms)
 {
 	struct sm_gsi *g = calloc(1, sizeof(*g));
 	struct sm_sa_cfg cfg = {
 		.plane = 0, .self = { .port_guid = 0x11, .sm_key = 0x5eC, .state = 3, .priority = 1 },
 		.report_timeout_ms = report_ms, .report_retries = 2, .rmpp_timeout_ms = 5, .rmpp_retries = 2,
+		.mc_changed = fx_mc.fn, .mc_arg = fx_mc.arg,
 	};
 	char err[256];
 
@@ -648,6 +658,95 @@ static void test_reports(void **st)
 	fx_down(&x);
 }
 
+/* Multicast: traps 66/67 to subscribers and the new sets, as the daemon takes them (sm_sa_dyn_mc_take). */
+struct mc_seen {
+	struct sm_mc_set *last;
+	uint64_t gen;
+};
+
+static void mc_notice(void *arg, const uint8_t n[64])
+{
+	sm_sa_notice(arg, n);
+}
+
+static void mc_take(struct mc_seen *m, struct sm_sa *sa)
+{
+	struct sm_mc_set *s = sm_sa_dyn_mc_take(sm_sa_dyn(sa), 0, 5, &m->gen, mc_notice, sa);   /* the SM: LID 5 */
+
+	if (s) {
+		sm_mc_set_unref(m->last);
+		m->last = s;
+	}
+}
+
+static void mc_hook(void *arg, struct sm_sa *sa)
+{
+	mc_take(arg, sa);
+}
+
+static void test_multicast(void **st)
+{
+	struct fx x;
+	struct sm_partitions *parts;
+	struct mc_seen seen = { 0 };
+	uint8_t mad[SM_SA_MAD_SIZE], *d = mad + SM_SA_HDR_SIZE, mgid[16];
+
+	(void)st;
+	assert_int_equal(sm_partitions_default(&parts), 0);
+	fx_mc.fn = mc_hook, fx_mc.arg = &seen;
+	fx_up(&x, 0, 10000);   /* no Report resent during the test, however slow (valgrind) */
+	fx_mc.fn = NULL, fx_mc.arg = NULL;
+	assert_int_equal(sm_sa_dyn_mc_config(sm_sa_dyn(x.sa), parts, 18), 0);
+	seen.gen = sm_sa_dyn(x.sa)->mc_gen;
+	assert_int_equal(sm_sa_dyn_groups(sm_sa_dyn(x.sa)), 1);   /* the broadcast group, from the start */
+	publish(&x, false);
+	subscribe(&x, 5, SM_TRAP_MC_CREATE);
+	subscribe(&x, 6, SM_TRAP_MC_DELETE);
+	/* 0x31 (LID 7) creates a group with an MGID of the SA's */
+	req(mad, SM_SA_SET, SM_SA_ATTR_MCMEMBER_RECORD, 77, 0x130C7);   /* MGID PortGID Q_Key TClass P_Key SL Flow JoinState */
+	sm_sa_put64(d + 16, 0xfe80000000000000ull);
+	sm_sa_put64(d + 24, 0x31);
+	d[40] = d[41] = 0xff;
+	d[48] = 0x21;
+	inject(&x.f, mad, sizeof(mad), 7);
+	spin_out(&x, 2);
+	assert_int_equal(x.f.out_n, 2);   /* the answer and a Report of trap 66 to LID 5 */
+	for (size_t i = 0; i < 2; i++) {
+		struct sm_sa_hdr h = out_hdr(&x, i);
+		const uint8_t *p = x.f.out[i].mad + SM_SA_HDR_SIZE;
+
+		if (h.method == SM_SA_GET_RESP) {
+			assert_int_equal(h.status, 0);
+			memcpy(mgid, p, 16);
+			assert_int_equal(sm_sa_get16(p + 36), 0xC001);
+		} else {
+			assert_int_equal(h.method, SM_SA_REPORT);
+			assert_int_equal(x.f.out[i].addr.lid, 5);
+			assert_int_equal(sm_sa_get16(p + 4), SM_TRAP_MC_CREATE);
+			assert_int_equal(sm_sa_get16(p + 6), 5);           /* issuer: the SM's LID */
+			assert_int_equal(sm_sa_get64(p + 64 + 8), 0x11);   /* and its port's GID */
+		}
+	}
+	assert_memory_equal(x.f.out[1].mad + SM_SA_HDR_SIZE + 16, mgid, 16);
+	assert_non_null(seen.last);
+	assert_true(seen.last->gen > 1 && seen.last->n_groups == 2 && seen.last->groups[1].n_members == 1);
+	out_clear(&x.f);
+	/* 0x31 leaves the fabric: its group goes, trap 67 to LID 6, a set with the broadcast group alone */
+	const struct sm_snapshot *gone = snap_make(true);
+	assert_int_equal(sm_sa_mc_prune_snap(sm_sa_dyn(x.sa), gone), 1);
+	sm_snapshot_unref(gone);
+	mc_take(&seen, x.sa);
+	spin_out(&x, 1);
+	assert_int_equal(x.f.out_n, 1);
+	assert_int_equal(x.f.out[0].addr.lid, 6);
+	assert_int_equal(sm_sa_get16(x.f.out[0].mad + SM_SA_HDR_SIZE + 4), SM_TRAP_MC_DELETE);
+	assert_true(seen.last->n_groups == 1 && seen.last->groups[0].mlid == 0xC000);
+	assert_int_equal(sm_sa_dyn_groups(sm_sa_dyn(x.sa)), 1);
+	fx_down(&x);
+	sm_mc_set_unref(seen.last);
+	sm_partitions_free(parts);
+}
+
 /* Handlers straight through sm_sa_query with an injected clock. */
 static int q(struct sm_sa_dyn *d, const struct sm_snapshot *snap, uint64_t now, uint8_t method, uint16_t attr,
 	     uint64_t cm, const uint8_t *data, uint16_t lid, bool trusted, struct sm_sa_ans *ans)
@@ -738,20 +837,21 @@ static void test_leases_and_rules(void **st)
 	assert_int_equal(sm_sa_get32(a.buf + 24 + 28) >> 8, 0);
 	assert_int_equal(q(d, snap, 0, SM_SA_GET_TABLE, SM_SA_ATTR_INFORM_INFO_RECORD, 0, rec, 6, true, &a), 0);
 	assert_int_equal(sm_sa_get32(a.buf + 24 + 28) >> 8, 1);
-	/* MCMemberRecord: no groups yet */
+	/* MCMemberRecord: no groups yet; a join or leave without JoinState is short of components (test_sa_mcast) */
 	memset(rec, 0, sizeof(rec));
 	assert_int_equal(q(d, snap, 0, SM_SA_SET, SM_SA_ATTR_MCMEMBER_RECORD, 0x3, rec, 6, false, &a),
-			 SM_SA_STATUS_NO_RESOURCES);
+			 SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	assert_int_equal(q(d, snap, 0, SM_SA_DELETE, SM_SA_ATTR_MCMEMBER_RECORD, 0x3, rec, 6, false, &a),
-			 SM_SA_STATUS_REQ_INVALID);
+			 SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	assert_int_equal(q(d, snap, 0, SM_SA_GET_TABLE, SM_SA_ATTR_MCMEMBER_RECORD, 0, rec, 6, false, &a), 0);
 	assert_int_equal(a.n, 0);
 	uint8_t m[SM_SA_MCMEMBER_REC_SIZE] = { 0xff, 0x12 };
 
+	m[40] = m[41] = 0xff;   /* the default partition: the requester sees it */
+
 	assert_int_equal(sm_sa_dyn_group_add(d, m), 0);
 	assert_int_equal(q(d, snap, 0, SM_SA_GET, SM_SA_ATTR_MCMEMBER_RECORD, 0x1, m, 6, false, &a), 0);
-	assert_int_equal(q(d, snap, 0, SM_SA_DELETE, SM_SA_ATTR_MCMEMBER_RECORD, 0x3, m, 6, false, &a), 0);
-	assert_int_equal(sm_sa_dyn_groups(d), 0);
+	assert_int_equal(sm_sa_dyn_groups(d), 1);
 	sm_sa_ans_free(&a);
 	sm_sa_dyn_free(d);
 	sm_snapshot_unref(snap);
@@ -805,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_rmpp_request_hostile),
 		cmocka_unit_test(test_fair_share),
 		cmocka_unit_test(test_reports),
+		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_leases_and_rules),
 		cmocka_unit_test(test_publish_from_thread),
 	};

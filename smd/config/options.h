@@ -51,6 +51,13 @@ struct sm_plane_lids;
 /* smd/smd_once.c: the LID table of sm/planelid.h, seeded by guid2lid_file; 0 or 1 (logged) */
 int smd_once_lids_open(const struct smd_conf *conf, sm_note_fn *note, void *note_arg,
 		       struct sm_plane_lids **out);
+struct sm_mc_set;
+/*
+ * smd/smd_once.c: the multicast groups a bring-up of plane `plane` starts
+ * with (the partitions' IPoIB broadcast groups, as the daemon's SA starts
+ * with them; sa/dyn.h sm_sa_mc_start_set); 0 or 1 (logged)
+ */
+int smd_once_mcast(const struct smd_conf *conf, unsigned plane, uint8_t subnet_timeout, struct sm_mc_set **out);
 /* smd/smd_once.c: lock STATE_DIR for the life of the process (lib/statelock.h); 0 or 1 (logged) */
 int smd_state_lock_take(const char *state_dir);
 int smd_daemon(const struct smd_opts *o);

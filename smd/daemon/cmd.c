@@ -109,6 +109,8 @@ static void sa_metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		{ "smd_sa_requests_total", "counter", "SA MADs received" },
 		{ "smd_sa_answered_total", "counter", "SA requests answered (any status)" },
 		{ "smd_sa_dropped_total", "counter", "SA MADs dropped (undecodable, not for us, over the fair share)" },
+		{ "smd_sa_mc_groups", "gauge", "Multicast groups of the plane (the IPoIB broadcast groups included)" },
+		{ "smd_sa_mc_members", "gauge", "Members of the plane's multicast groups" },
 	};
 	char lv[16];
 
@@ -117,7 +119,7 @@ static void sa_metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		for (unsigned i = 0; i < st->n_planes; i++) {
 			const struct smd_dmn_sa *s = &st->sa[i];
 			double v[] = { s->open, (double)s->stats.received, (double)s->stats.answered,
-				       (double)s->stats.dropped };
+				       (double)s->stats.dropped, (double)s->mc_groups, (double)s->mc_members };
 			smd_metric_plane_name(i, lv, sizeof(lv));
 			sample(j, "plane", lv, v[m]);
 		}

@@ -241,7 +241,9 @@ static void run_cycle(struct smd_dmn *d)
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
+	dmn_mc_cycle_begin(d);   /* a plane with newer multicast groups goes heavy */
 	sm_multiplane_bringup(d->planes, d->n, &mp);
+	dmn_mc_cycle_end(d);
 	for (unsigned i = 0; i < d->n; i++) {
 		if (d->planes[i].heavy) {
 			any_heavy = 1;
@@ -452,6 +454,7 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 			sm_state_forget(d->states[i]);
 	d->want_heavy = d->want_reread = 0;
 	d->trap_due_us = 0;
+	d->mc_due_us = 0;   /* this cycle takes the newest sets */
 	/* every cycle sweeps the incomplete planes heavy: the back-off starts again from its end */
 	d->st.redo_due_us = 0;
 	d->reason = reason;   /* published with the cycle's results (dmn_snapshot) */
@@ -499,11 +502,13 @@ static void schedule(struct smd_dmn *d)
 			reason = "trap";
 		else if (d->st.redo_due_us && now >= d->st.redo_due_us)
 			reason = "incomplete";
+		else if (d->mc_due_us && now >= d->mc_due_us)
+			reason = "multicast";   /* light: only the planes whose groups changed go heavy */
 	}
 	if (reason && !dmn_ha_may_cycle(d)) {
 		/* a standby programs nothing (daemon/ha.c); its own timer polls the master */
 		reason = NULL;
-		d->next_due_us = d->trap_due_us = d->st.redo_due_us = 0;
+		d->next_due_us = d->trap_due_us = d->st.redo_due_us = d->mc_due_us = 0;
 	}
 	if (reason) {
 		/*
@@ -522,6 +527,8 @@ static void schedule(struct smd_dmn *d)
 	uint64_t due = d->trap_due_us;
 	if (d->st.redo_due_us && (!due || d->st.redo_due_us < due))
 		due = d->st.redo_due_us;
+	if (d->mc_due_us && (!due || d->mc_due_us < due))   /* and the multicast hold-off */
+		due = d->mc_due_us;
 	sm_loop_timer_set(d->src_trap, due);
 	pthread_mutex_unlock(&d->mu);
 	gen_free(old);
@@ -643,6 +650,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 	}
 	if ((rc = gen_new(d->reg, conf, d->n, &d->cur, err, errlen)))
 		goto fail;
+	if ((rc = dmn_mc_start(d, conf, err, errlen)))
+		goto fail;
 	rc = sm_plane_lids_open(conf->state_dir, (unsigned)conf->lmc, cfg->note, cfg->note_arg, &d->lids, lerr, sizeof(lerr));
 	if (!rc && conf->guid2lid_file)   /* --guid2lid FILE: as --once reads it (sm/planelid.h) */
 		rc = sm_plane_lids_seed(d->lids, conf->guid2lid_file, lerr, sizeof(lerr));
@@ -730,6 +739,7 @@ void smd_dmn_free(struct smd_dmn *d)
 		dmn_view_unref(d->views[i]);   /* a reader still holding one keeps it alive */
 	gen_free(d->pending);
 	gen_free(d->cur);
+	dmn_mc_free(d);
 	sm_plane_lids_free(d->lids);
 	sm_registry_free(d->reg);
 	for (int i = 0; i < 2; i++)

@@ -141,6 +141,7 @@ struct smd_dmn_sa {
 	int open;                     /* answering */
 	char err[160];                /* why not, "" none */
 	struct sm_sa_stats stats;
+	uint64_t mc_groups, mc_members;   /* multicast groups of the plane's newest set, their members */
 };
 
 struct smd_dmn_status {

@@ -95,6 +95,23 @@ struct smd_dmn {
 	/* mock planes' fault injection as last applied from the config (cmd_fault.c; worker's during a cycle) */
 	struct smd_conf_mock mock_applied[SM_MAX_PLANES];
 	uint8_t mock_set[SM_MAX_PLANES];
+
+	/*
+	 * Multicast (mcast.c): the partitions the SAs start from (the default
+	 * until the partitions file is read), each plane's newest group set
+	 * (from the start, then from its SA; d->mu), and the generation the
+	 * plane's last good heavy bring-up ran with (the worker's). A newer set
+	 * asks for a cycle (mc_due_us) in which that plane goes heavy. The
+	 * loop thread's: the SA's generation last taken, the SM's LID (issuer
+	 * of traps 66/67), whether mcast[] is still the start set.
+	 */
+	struct sm_partitions *parts;
+	struct sm_mc_set *mcast[SM_MAX_PLANES];
+	uint64_t mc_ran_gen[SM_MAX_PLANES];
+	uint64_t mc_seen[SM_MAX_PLANES];
+	uint16_t mc_sm_lid[SM_MAX_PLANES];
+	uint8_t mc_fresh[SM_MAX_PLANES];
+	uint64_t mc_due_us;          /* a cycle for new sets, after trap_holdoff_ms (joins come in bursts); 0 none */
 };
 
 /* daemon.c: read the MADs waiting on plane i now, as if its fd were readable (loop thread, worker idle) */
@@ -119,6 +136,18 @@ void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st);
 void dmn_sa_trap(void *arg, unsigned plane, const struct sm_smp *smp, uint16_t slid);
 /* The election's state or its table of other SMs changed: the plane's SA is told (SMInfoRecord). */
 void dmn_sa_self_changed(struct smd_dmn *d, unsigned plane);
+/* mcast.c: the start sets (smd_dmn_new), a cycle's sets taken and given back (worker), freed (free) */
+int dmn_mc_start(struct smd_dmn *d, const struct smd_conf *conf, char *err, size_t errlen);
+void dmn_mc_cycle_begin(struct smd_dmn *d);
+void dmn_mc_cycle_end(struct smd_dmn *d);
+void dmn_mc_free(struct smd_dmn *d);
+/* ... and plane i's SA: its config, made, a snapshot published to it, status (loop thread; d->mu for status) */
+struct sm_sa_cfg;
+struct sm_sa;
+void dmn_mc_sa_cfg(struct smd_dmn *d, unsigned i, struct sm_sa_cfg *cfg);
+void dmn_mc_sa_opened(struct smd_dmn *d, unsigned i, struct sm_sa *sa);
+void dmn_mc_published(struct smd_dmn *d, unsigned i);
+void dmn_mc_status(struct smd_dmn *d, unsigned i, struct smd_dmn_sa *s);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);
 void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err);

@@ -16,7 +16,7 @@
  * reader can take the counters (sm_sa_stats, any thread) under d->mu.
  * A transport without GSI endpoints (-EOPNOTSUPP) or an SA that cannot be
  * made leaves the plane without an SA (the reason in status, one note);
- * the SM itself is unaffected.
+ * the SM itself is unaffected. Multicast: mcast.c.
  */
 #include "daemon/daemon_priv.h"
 #include "daemon/ha.h"
@@ -88,8 +88,11 @@ static void sa_open(struct smd_dmn *d, unsigned i, uint64_t sweeps)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.plane = i;
 		sa_self(d, i, sweeps, &cfg.self);
+		dmn_mc_sa_cfg(d, i, &cfg);
 		rc = sm_sa_new(&cfg, g, d->loop, &sa, err, sizeof(err));   /* takes g, also on failure */
 	}
+	if (!rc)
+		dmn_mc_sa_opened(d, i, sa);
 	if (rc && !err[0])
 		snprintf(err, sizeof(err), "%s", strerror(-rc));
 	/* one note per new reason, not one per cycle */
@@ -136,6 +139,7 @@ void dmn_sa_cycle_done(struct smd_dmn *d)
 		sm_sa_set_self(d->sa[i], &self);
 		if (d->cap[i])
 			sm_sa_publish(d->sa[i], d->cap[i]);
+		dmn_mc_published(d, i);
 	}
 }
 
@@ -179,6 +183,7 @@ void dmn_sa_status(struct smd_dmn *d, struct smd_dmn_status *st)
 		snprintf(s->err, sizeof(s->err), "%s", d->sa_err[i]);
 		if (d->sa[i])
 			sm_sa_stats(d->sa[i], &s->stats);
+		dmn_mc_status(d, i, s);
 	}
 }
 

@@ -309,7 +309,8 @@ void smd_dmn_sa_json(struct sm_json *j, const struct smd_dmn_status *st)
 		SM_JSON_UINTS(j, { "received", c->received }, { "answered", c->answered }, { "dropped", c->dropped },
 			      { "rmpp_sent", c->rmpp_sent }, { "rmpp_aborted", c->rmpp_aborted },
 			      { "reports_sent", c->reports_sent }, { "reports_acked", c->reports_acked },
-			      { "reports_given_up", c->reports_given_up });
+			      { "reports_given_up", c->reports_given_up }, { "mc_groups", s->mc_groups },
+			      { "mc_members", s->mc_members });
 		sm_json_double(j, "cpu_s", (double)c->cpu_ns / 1e9);
 		sm_json_obj_begin(j, "by_attr");
 		for (unsigned k = 0; k < SM_SA_STATS_ATTRS; k++)

@@ -30,6 +30,10 @@ int sm_sa_dyn_new(const struct sm_sa_dyn_limits *lim, struct sm_sa_dyn **out)
 		d->lim.max_subs = 1024;
 	if (!d->lim.max_groups)
 		d->lim.max_groups = 1024;
+	if (d->lim.max_groups > SM_SA_MLID_COUNT)
+		d->lim.max_groups = SM_SA_MLID_COUNT;
+	if (!d->lim.max_members)
+		d->lim.max_members = 65536;
 	d->svcs = calloc(d->lim.max_services, sizeof(*d->svcs));
 	d->subs = calloc(d->lim.max_subs, sizeof(*d->subs));
 	d->groups = calloc(d->lim.max_groups, sizeof(*d->groups));
@@ -47,6 +51,8 @@ void sm_sa_dyn_free(struct sm_sa_dyn *d)
 		return;
 	free(d->svcs);
 	free(d->subs);
+	for (size_t i = 0; i < d->n_groups; i++)
+		free(d->groups[i].m);
 	free(d->groups);
 	free(d);
 }
@@ -84,19 +90,6 @@ size_t sm_sa_dyn_services(const struct sm_sa_dyn *d)
 size_t sm_sa_dyn_subs(const struct sm_sa_dyn *d)
 {
 	return d ? d->n_subs : 0;
-}
-
-size_t sm_sa_dyn_groups(const struct sm_sa_dyn *d)
-{
-	return d ? d->n_groups : 0;
-}
-
-int sm_sa_dyn_group_add(struct sm_sa_dyn *d, const uint8_t member_rec[SM_SA_MCMEMBER_REC_SIZE])
-{
-	if (d->n_groups >= d->lim.max_groups)
-		return -ENOSPC;
-	memcpy(d->groups[d->n_groups++], member_rec, SM_SA_MCMEMBER_REC_SIZE);
-	return 0;
 }
 
 /* Does subscription info (InformInfo, wire form) want notice? IBA 13.4.8.3. */

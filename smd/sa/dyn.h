@@ -27,11 +27,16 @@
  *    non-zero GID on the port of a 64/65. Security traps
  *    (256-259) only for a trusted requester (C15-0.2-1.16). InformInfoRecord
  *    Get/GetTable lists them; the QPN is 0 unless trusted.
- *  - MCMemberRecord: answered from the group table, which the multicast
- *    issue fills (sm_sa_dyn_group_add). Until it does, a Set (create or
- *    join) is NO_RESOURCES: the SA cannot program a group's MFTs yet, and
- *    a client (IPoIB) retries a join after NO_RESOURCES; a Delete of a
- *    member that is not there is REQ_INVALID (as OpenSM).
+ *  - MCMemberRecord (IBA 15.2.5.17): the group table (mcgroup.c) and its
+ *    handler (mcmember.c), rules there. A group: its parameters as one
+ *    record (PortGID 0), its MLID (from 0xC000, the lowest free, freed when
+ *    the group goes), its members (port GUID, JoinState, ProxyJoin) sorted
+ *    by GUID. Bounded: lim.max_groups groups, lim.max_members members over
+ *    all groups (NO_RESOURCES beyond). Every change bumps mc_gen; changes
+ *    that create or delete a group queue a Notice (traps 66/67) the
+ *    server sends (sm_sa_dyn_mc_events). Groups a partition declares
+ *    (sm_sa_dyn_mc_config: the IPoIB broadcast groups) are well known:
+ *    they stay when their last member leaves.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,6 +52,7 @@
 #define SM_SA_NOTICE_SIZE 80
 
 #define SM_SA_LEASE_INFINITE 0xFFFFFFFFu
+#define SM_SA_MLID_COUNT (0xFFFE - 0xC000 + 1)   /* sm/mcast.h SM_MLID_FIRST..SM_MLID_LAST */
 
 /* Generic trap numbers the SA forwards (IBA 14.2.5.1). */
 #define SM_TRAP_GID_IN 64
@@ -59,6 +65,7 @@ struct sm_sa_dyn_limits {
 	unsigned max_services;     /* 0 = default 4096 */
 	unsigned max_subs;         /* 0 = default 1024 */
 	unsigned max_groups;       /* 0 = default 1024 */
+	unsigned max_members;      /* over all groups: 0 = default 65536 */
 };
 
 /* The tables, for the handlers (service.c, inform.c, mcmember.c) and dyn.c only. */
@@ -73,6 +80,31 @@ struct sm_sa_sub {
 	uint8_t info[SM_SA_INFORM_INFO_SIZE];   /* InformInfo as answered (QPN set) */
 	struct sm_gsi_addr to;     /* where its Reports go */
 };
+/* JoinState bits (IBA 15.2.5.17; sm/mcast.h has the first three) */
+#define SM_SA_MC_FULL 0x1
+#define SM_SA_MC_NON 0x2
+#define SM_SA_MC_SENDONLY 0x4
+#define SM_SA_MC_SENDONLY_FULL 0x8   /* IBA 1.3: creates a group, receives nothing */
+#define SM_SA_MC_FULLISH (SM_SA_MC_FULL | SM_SA_MC_SENDONLY_FULL)
+
+struct sm_sa_mcm {                 /* one member of a group */
+	uint64_t guid;             /* port GUID */
+	uint8_t join;              /* JoinState bits, never 0 */
+	bool proxy;                /* joined by another port (ProxyJoin) */
+};
+struct sm_sa_mcg {                 /* one group */
+	uint8_t rec[SM_SA_MCMEMBER_REC_SIZE];  /* its parameters as answered; PortGID, ProxyJoin 0 */
+	bool well_known;           /* declared by a partition: kept without members */
+	unsigned fullish;          /* members with FullMember or SendOnlyFullMember */
+	struct sm_sa_mcm *m;       /* sorted by guid */
+	size_t n, cap;
+};
+struct sm_sa_mc_event {            /* a Notice to send: trap 66/67 for an MGID */
+	uint16_t trap;
+	uint8_t mgid[16];
+};
+#define SM_SA_MC_EVENTS 256
+
 struct sm_sa_dyn {
 	struct sm_sa_dyn_limits lim;
 	struct sm_sa_svc *svcs;
@@ -80,8 +112,17 @@ struct sm_sa_dyn {
 	struct sm_sa_sub *subs;
 	size_t n_subs;
 	uint32_t next_sub_id;
-	uint8_t (*groups)[SM_SA_MCMEMBER_REC_SIZE];
+	/* multicast (mcgroup.c) */
+	struct sm_sa_mcg *groups;  /* sorted by MGID */
 	size_t n_groups;
+	size_t n_members;          /* over all groups */
+	uint64_t mlid_used[(SM_SA_MLID_COUNT + 63) / 64];   /* bit i: MLID 0xC000 + i */
+	uint32_t mgid_seq;         /* SA-assigned MGIDs */
+	uint64_t mc_gen;           /* grows with every change of groups or members */
+	struct sm_sa_mc_event mc_ev[SM_SA_MC_EVENTS];
+	unsigned n_mc_ev;
+	uint64_t mc_ev_lost;       /* events beyond SM_SA_MC_EVENTS before the server took them */
+	uint64_t mc_created, mc_deleted;   /* counters */
 };
 
 int sm_sa_dyn_new(const struct sm_sa_dyn_limits *lim, struct sm_sa_dyn **out);
@@ -109,9 +150,89 @@ size_t sm_sa_dyn_match(const struct sm_sa_dyn *d, const uint8_t notice[SM_SA_NOT
 /* A subscriber that never answered its Reports: drop its subscription. */
 void sm_sa_dyn_unsubscribe_id(struct sm_sa_dyn *d, uint32_t sub_id);
 
-/* A multicast group as the multicast issue will keep it (an MCMemberRecord per member). */
+/* ---- multicast groups (mcgroup.c) ---- */
+struct sm_partitions;
+struct sm_mc_set;
+
+/*
+ * Add member port guid to the group of a MCMemberRecord (wire form),
+ * creating the group with the record's parameters and MLID (0: the lowest
+ * free) if needed, without the checks of a join (tests, and a table filled
+ * by hand). 0, -ENOSPC (bound or MLIDs exhausted), -ENOMEM.
+ */
 int sm_sa_dyn_group_add(struct sm_sa_dyn *d, const uint8_t member_rec[SM_SA_MCMEMBER_REC_SIZE]);
 size_t sm_sa_dyn_groups(const struct sm_sa_dyn *d);
+size_t sm_sa_dyn_mc_members(const struct sm_sa_dyn *d);
+size_t sm_sa_dyn_mlids_used(const struct sm_sa_dyn *d);
+
+/* The group of MGID mgid, or NULL. */
+struct sm_sa_mcg *sm_sa_mc_find(const struct sm_sa_dyn *d, const uint8_t mgid[16]);
+/* Member guid of g, or NULL. */
+struct sm_sa_mcm *sm_sa_mc_member(const struct sm_sa_mcg *g, uint64_t guid);
+/* The record of member m of g (m NULL: the group's own), PortGID made from prefix. */
+void sm_sa_mc_record(const struct sm_sa_mcg *g, const struct sm_sa_mcm *m, uint64_t prefix,
+		     uint8_t rec[SM_SA_MCMEMBER_REC_SIZE]);
+
+/*
+ * A new group with parameters rec (MGID, Q_Key, MTU, TClass, P_Key, rate,
+ * PacketLifeTime, SL/FlowLabel/HopLimit, Scope), MLID mlid if free and in
+ * range, else the lowest free. 0 and *out; -EEXIST (the MGID has a
+ * group), -ENOSPC (max_groups, or no MLID), -ENOMEM.
+ */
+int sm_sa_mc_create(struct sm_sa_dyn *d, const uint8_t rec[SM_SA_MCMEMBER_REC_SIZE], uint16_t mlid,
+		    struct sm_sa_mcg **out);
+/*
+ * Join: add the bits join to member guid of g (a new member if none).
+ * 0, -ENOSPC (max_members), -ENOMEM. A first FullMember or SendOnlyFull
+ * member queues trap 66.
+ */
+int sm_sa_mc_join(struct sm_sa_dyn *d, struct sm_sa_mcg *g, uint64_t guid, uint8_t join, bool proxy);
+/*
+ * Leave: clear the bits join of member guid of g (as OpenSM: a member that
+ * keeps no FullMember bit and is the last full-ish one goes entirely).
+ * When no full-ish member is left, trap 67 is queued and every member
+ * goes; the group too unless well known. The member's JoinState after
+ * the leave in *left (0: gone). Returns true when the group was deleted
+ * (g is then invalid).
+ */
+bool sm_sa_mc_leave(struct sm_sa_dyn *d, struct sm_sa_mcg *g, uint64_t guid, uint8_t join, uint8_t *left);
+/* Remove every port not in the sorted GUID list cur (out of service) from every group; members removed. */
+size_t sm_sa_mc_prune(struct sm_sa_dyn *d, const uint64_t *cur, size_t n_cur);
+struct sm_snapshot;
+/* The same for the ports in service in snap: CA/router ports active with a LID, switches' port 0. */
+size_t sm_sa_mc_prune_snap(struct sm_sa_dyn *d, const struct sm_snapshot *snap);
+/* Delete g outright (a create whose join failed: no trap). */
+void sm_sa_mc_drop(struct sm_sa_dyn *d, struct sm_sa_mcg *g);
+
+/*
+ * The well-known groups of parts (every partition's `ipoib` broadcast
+ * group and `mgid=` groups) with OpenSM's parameters (P_Key with the
+ * membership bit, PacketLifeTime = subnet_timeout, HopLimit 0 at
+ * link-local scope else 0xFF), created in partition order (so the default
+ * partition's broadcast group gets 0xC000). An existing group of the same
+ * MGID becomes well known. 0 or -errno (-ENOSPC, -ENOMEM).
+ */
+int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout);
+/* The groups as the SM programs them (sm/mcast.h), gen = mc_gen, for plane. NULL on ENOMEM. */
+struct sm_mc_set *sm_sa_dyn_mc_set(const struct sm_sa_dyn *d, unsigned plane);
+/*
+ * The set of a fresh table configured with parts: what an SA starting with
+ * those partitions hands out first (gen 1), for a bring-up with no SA yet
+ * (--once, the daemon's first cycle). 0 or -errno.
+ */
+int sm_sa_mc_start_set(const struct sm_partitions *parts, uint8_t subnet_timeout, unsigned plane,
+		       struct sm_mc_set **out);
+/* Take the queued trap 66/67 events (at most max into out); the number taken. */
+unsigned sm_sa_dyn_mc_events(struct sm_sa_dyn *d, struct sm_sa_mc_event *out, unsigned max);
+/*
+ * What changed since the last call, for the SA's owner (loop thread):
+ * every queued trap 66/67 as a Notice issued by the SM at sm_lid (the 64
+ * bytes of sm_sa_notice(), server.h) to notice(arg, n), then the new set
+ * for plane when mc_gen moved past *seen (*seen updated), else NULL (also
+ * on ENOMEM: the next change brings it).
+ */
+struct sm_mc_set *sm_sa_dyn_mc_take(struct sm_sa_dyn *d, unsigned plane, uint16_t sm_lid, uint64_t *seen,
+				    void (*notice)(void *arg, const uint8_t n[64]), void *arg);
 
 /* Build a generic Notice (wire form): trap, issuer LID/GID, data details (54 bytes or NULL). */
 void sm_sa_notice_make(uint8_t notice[SM_SA_NOTICE_SIZE], uint8_t type, uint16_t trap, uint16_t issuer_lid,

@@ -131,6 +131,11 @@ static inline void port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8
 	port_rate_mtu_of(e, port, rate, mtu);
 }
 
+void sm_pr_port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu)
+{
+	port_rate_mtu(e, port, rate, mtu);
+}
+
 uint16_t *sm_sa_port_rm_build(const struct sm_snapshot *s)
 {
 	struct sm_sa_ctx ctx = { .snap = s };
@@ -151,7 +156,7 @@ static inline void constrain(const struct sm_pr_env *e, uint32_t port, struct sm
 {
 	uint8_t r, m;
 
-	port_rate_mtu(e, port, &r, &m);
+	sm_pr_port_rate_mtu(e, port, &r, &m);
 	if (r && sm_pr_rate_bw[r] < p->bw)
 		p->bw = sm_pr_rate_bw[r], p->rate = r;
 	if (m && m < p->mtu)

@@ -3,7 +3,7 @@
  * DOC: PathRecord to a multicast group (a multicast DGID), as OpenSM answers it
  *
  * The group is the one whose MGID is the DGID in the SA's group table
- * (dyn.h: one MCMemberRecord per member, filled by the multicast issue);
+ * (dyn.h, mcgroup.c);
  * there is no path to walk, the answer is the group's own parameters. The
  * request must agree with the group where it names a component: DLID is
  * the MLID, SGID/SLID a member's port, P_Key, SL, FlowLabel, HopLimit and
@@ -21,15 +21,12 @@
 
 #include <string.h>
 
-/* A member of group mgid whose port GUID is guid, or the first member with guid 0. */
+/* The record of group mgid (as dyn.h keeps it) if guid is 0 or one of its members, else NULL. */
 static const uint8_t *member(const struct sm_sa_dyn *d, const uint8_t mgid[16], uint64_t guid)
 {
-	for (size_t i = 0; i < d->n_groups; i++) {
-		const uint8_t *m = d->groups[i];
-		if (!memcmp(m, mgid, 16) && (!guid || sm_sa_get64(m + 24) == guid))
-			return m;
-	}
-	return NULL;
+	const struct sm_sa_mcg *g = sm_sa_mc_find(d, mgid);
+
+	return g && (!guid || sm_sa_mc_member(g, guid)) ? g->rec : NULL;
 }
 
 int sm_pr_mcast(const struct sm_sa_ctx *ctx, const struct sm_pr_env *e, const struct sm_sa_req *req,

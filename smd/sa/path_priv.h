@@ -66,6 +66,9 @@ struct sm_pr_path {
 /* The plane of ctx->snap; false when there is none to answer from. */
 bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e);
 
+/* Rate code and MTU code of a port as a path through it gets them (0: unknown); path.c. */
+void sm_pr_port_rate_mtu(const struct sm_pr_env *e, uint32_t port, uint8_t *rate, uint8_t *mtu);
+
 /* The port holding `lid` in the plane (CA/router port or switch port 0), SM_NONE if none. */
 uint32_t sm_pr_port_by_lid(const struct sm_pr_env *e, uint16_t lid);
 

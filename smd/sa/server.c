@@ -370,8 +370,11 @@ static void answer(struct sm_sa *sa, const struct sm_sa_hdr *h, const uint8_t *d
 		sa->ans.n = 0;
 	}
 	send_answer(sa, &req, &sa->ans);
-	if (ctx.dyn && (h->method == SM_SA_SET || h->method == SM_SA_DELETE))
+	if (ctx.dyn && (h->method == SM_SA_SET || h->method == SM_SA_DELETE)) {
 		rearm(sa);   /* a lease may have been added */
+		if (h->attr_id == SM_SA_ATTR_MCMEMBER_RECORD && sa->cfg.mc_changed)
+			sa->cfg.mc_changed(sa->cfg.mc_arg, sa);   /* the groups may have changed */
+	}
 }
 
 /* ---- fair share ---- */

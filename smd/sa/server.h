@@ -60,6 +60,14 @@ struct sm_sa_cfg {
 	unsigned report_timeout_ms;    /* 0 = default (200 ms, as OpenSM's transaction_timeout) */
 	unsigned rmpp_timeout_ms;      /* RMPP ACK wait: 0 = default (200 ms) */
 	unsigned rmpp_retries;         /* 0 = default (3) */
+	/*
+	 * Multicast (issue 14): called on the loop's thread after an
+	 * MCMemberRecord Set or Delete was answered (the groups may have
+	 * changed: sa/dyn.h sm_sa_dyn_mc_take() on sm_sa_dyn(sa) says how).
+	 * NULL: nobody is told.
+	 */
+	void (*mc_changed)(void *arg, struct sm_sa *sa);
+	void *mc_arg;
 };
 
 /* Counters (cumulative since sm_sa_new). */

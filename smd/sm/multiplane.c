@@ -36,6 +36,7 @@ static void *plane_main(void *arg)
 	struct sm_cfg cfg = w->cfg->base;
 
 	cfg.plane = pl->index;
+	cfg.mcast = pl->mcast;
 	if (pl->note) {
 		cfg.note = pl->note;
 		cfg.note_arg = pl->note_arg;

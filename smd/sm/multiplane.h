@@ -38,6 +38,7 @@ struct sm_mp_plane {
 	void *note_arg;
 	struct sm_state *state;         /* the caller's memory of this plane across runs; NULL: none */
 	int force_heavy;                /* with cfg.light: skip the light sweep for this plane */
+	struct sm_mc_set *mcast;        /* its multicast groups (sm_cfg.mcast; the caller's reference), NULL none */
 	int skip;                       /* not this run (a plane another SM masters): results untouched, not counted */
 	/* results */
 	int heavy;                      /* a heavy bring-up ran (sum, attempts are its results) */
