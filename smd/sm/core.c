@@ -73,7 +73,7 @@ int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_
 	if (!rq)
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, node, port);
 	return sm_core_submit(c, rq, &smp);
 }
 
@@ -104,7 +104,7 @@ int sm_core_clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_i
 		return -ENOMEM;
 	w.port_state_change = 1;
 	sm_smp_init_dr(&smp, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &c->tab.path[node]);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, node, 0);
 	sm_switch_info_encode(&w, smp.data);
 	c->psc_cleared++;
 	return sm_core_submit(c, rq, &smp);
@@ -170,6 +170,7 @@ int sm_core_run(struct sm_core *c)
 void sm_core_reset(struct sm_core *c)
 {
 	sm_sweep_tables_free(&c->tab);
+	sm_guid_map_free(&c->mkey_prev);
 	free(c->next);
 	c->next = NULL;
 	c->n_next = c->cap_next = 0;

@@ -117,13 +117,23 @@ struct sm_core {
 	uint32_t mkey_foreign;
 	uint64_t mkey_violations;
 	uint32_t mkey_unkept;      /* LID ports whose Set answer did not show the key we set */
+	struct sm_guid_map mkey_prev;  /* derived keys: SMA GUIDs reached with the previous secret */
+	uint32_t mkey_rotated;     /* ports found holding the previous secret's key (set to the current) */
 	struct sm_portcfg_run *pcr;    /* the port configuration phase's own (portcfg.c) */
 };
 
-/* The M_Key every SMP carries (0 without keys). */
-static inline uint64_t sm_core_mkey(const struct sm_core *c)
+/*
+ * The M_Key an SMP to port p of node n carries (the SMA's: a switch's port
+ * 0): the single key, or the port's derived key, under the previous
+ * secret if the port was found holding that (rotation).
+ */
+static inline uint64_t sm_core_mkey_at(const struct sm_core *c, uint32_t n, unsigned p)
 {
-	return c->cfg->keys ? c->cfg->keys->mkey : 0;
+	const struct sm_keys *k = c->cfg->keys;
+	if (!k || !k->derived)
+		return k ? k->mkey : 0;
+	uint64_t guid = sm_keys_sma_guid(c->f, n, p);
+	return sm_keys_send(k, guid, c->mkey_prev.count && sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE);
 }
 
 /* An empty core for one bring-up (or pass) over t, with its transaction engine. 0 or -EINVAL with err. */

@@ -248,13 +248,36 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
  * from a Get with a wrong key. Either way its Sets will be dropped. Counted
  * and noted (the first few), never fatal here.
  */
-static void check_mkey(struct sm_core *c, const struct sm_node *nd, unsigned port,
-		       const struct sm_port_info *pi)
+/*
+ * Derived keys with a previous secret (rotation): a port that shows the
+ * previous secret's key, or hides its key from the current one, is reached
+ * with the previous key from now on; the configuration phases then set it
+ * to the current key (sm_set_keys). 1 if the port was taken so.
+ */
+static int mkey_rotate(struct sm_core *c, uint32_t n, unsigned port, const struct sm_port_info *pi)
 {
-	uint64_t ours = sm_core_mkey(c);
+	const struct sm_keys *k = c->cfg->keys;
+	uint64_t guid = sm_keys_sma_guid(c->f, n, port);
+
+	if (!k || !k->derived || k->nsecrets < 2 || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
+		return 0;
+	if (pi && pi->mkey != sm_keys_send(k, guid, 1) && (pi->mkey || !pi->mkey_prot_bits))
+		return 0;
+	if (sm_guid_map_put(&c->mkey_prev, guid, 1)) {
+		sm_core_fail(c, -ENOMEM);
+		return 0;
+	}
+	c->mkey_rotated++;
+	return 1;
+}
+
+static void check_mkey(struct sm_core *c, uint32_t n, unsigned port, const struct sm_port_info *pi)
+{
+	const struct sm_node *nd = &c->f->nodes[n];
+	uint64_t ours = sm_core_mkey_at(c, n, port);
 
 	c->mkey_violations += pi->mkey_violations;
-	if (pi->mkey == ours || (!pi->mkey && !pi->mkey_prot_bits))
+	if (pi->mkey == ours || (!pi->mkey && !pi->mkey_prot_bits) || mkey_rotate(c, n, port, pi))
 		return;
 	if (c->mkey_foreign++ < 8)
 		sm_core_note(c, "node 0x%016" PRIx64 " (%s) port %u is protected by an M_Key smd does not "
@@ -270,6 +293,15 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	struct sm_port_info pi;
 	struct sm_mad_err me;
 
+	if (r->status == -ETIMEDOUT && mkey_rotate(c, rq->node, rq->port, NULL)) {
+		/* protect bits 2-3 drop a Get with a wrong key: try the previous secret's */
+		struct sm_req *again = sm_core_req(c, rq->kind, rq->node, rq->port, c->on[rq->kind]);
+		struct sm_smp smp = *r->req;
+		smp.tid = 0;
+		smp.mkey = sm_core_mkey_at(c, rq->node, rq->port);
+		if (again && !sm_core_submit(c, again, &smp))
+			return;
+	}
 	if (r->status || r->mad_status) {
 		lost(c, "no PortInfo from node 0x%016" PRIx64 " port %u", nd->guid, rq->port);
 		sm_core_changed(c, "no PortInfo from node 0x%016" PRIx64 " port %u (%s)", nd->guid, rq->port,
@@ -300,7 +332,7 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	c->tab.pi[idx] = pi;
 	c->tab.pi_ok[idx] = 1;
 	if (rq->port == 0 || nd->type != SM_NODE_SWITCH)
-		check_mkey(c, nd, rq->port, &pi);
+		check_mkey(c, rq->node, rq->port, &pi);
 	pt->state = pi.port_state;
 	pt->phys_state = pi.phys_state;
 	pt->width = pi.link_width_active;
