@@ -276,6 +276,17 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 			sm_errf(err, errlen, "m_key: derived needs m_key_secret_file");
 			return -EINVAL;
 		}
+		/*
+		 * Protect bits 2-3 drop a NodeInfo Get with a wrong key, and the
+		 * key of a port is known only once its GUID is: an SM starting
+		 * afresh (a restart, a standby taking over) would find nothing
+		 * behind its own port until the leases expire.
+		 */
+		if (cfg->protect_bits >= 2) {
+			sm_errf(err, errlen, "m_key: derived works with m_key_protect_bits 0 or 1 only (at 2-3 an "
+				"SM starting afresh cannot learn the GUIDs, hence the keys, of protected ports)");
+			return -EINVAL;
+		}
 		rc = sm_keys_read_secret(cfg->secret_file, k->secret, &k->nsecrets, err, errlen);
 		if (rc)
 			return rc;

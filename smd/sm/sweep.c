@@ -118,7 +118,9 @@ static int new_node(struct sm_core *c, const struct sm_node_info *ni, const stru
 		if (rc)
 			return rc;
 	}
-	rc = submit_get(c, SM_ATTR_NODE_DESC, 0, p, SM_RQ_NODE_DESC, (uint32_t)n, 0);
+	/* port: a CA's SMA answers for the port the Get arrives on (its M_Key) */
+	rc = submit_get(c, SM_ATTR_NODE_DESC, 0, p, SM_RQ_NODE_DESC, (uint32_t)n,
+			ni->node_type == SM_NODE_SWITCH ? 0 : ni->local_port_num);
 	if (rc)
 		return rc;
 	if (ni->node_type == SM_NODE_SWITCH) {
@@ -259,16 +261,11 @@ static int mkey_rotate(struct sm_core *c, uint32_t n, unsigned port, const struc
 	const struct sm_keys *k = c->cfg->keys;
 	uint64_t guid = sm_keys_sma_guid(c->f, n, port);
 
-	if (!k || !k->derived || k->nsecrets < 2 || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
+	if (!k || !k->derived || k->nsecrets < 2 || pi->mkey == sm_keys_send(k, guid, 0))
 		return 0;
-	if (pi && pi->mkey != sm_keys_send(k, guid, 1) && (pi->mkey || !pi->mkey_prot_bits))
+	if (pi->mkey != sm_keys_send(k, guid, 1) && (pi->mkey || !pi->mkey_prot_bits))
 		return 0;
-	if (sm_guid_map_put(&c->mkey_prev, guid, 1)) {
-		sm_core_fail(c, -ENOMEM);
-		return 0;
-	}
-	c->mkey_rotated++;
-	return 1;
+	return sm_core_mkey_use_prev(c, guid);
 }
 
 static void check_mkey(struct sm_core *c, uint32_t n, unsigned port, const struct sm_port_info *pi)
@@ -293,15 +290,6 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	struct sm_port_info pi;
 	struct sm_mad_err me;
 
-	if (r->status == -ETIMEDOUT && mkey_rotate(c, rq->node, rq->port, NULL)) {
-		/* protect bits 2-3 drop a Get with a wrong key: try the previous secret's */
-		struct sm_req *again = sm_core_req(c, rq->kind, rq->node, rq->port, c->on[rq->kind]);
-		struct sm_smp smp = *r->req;
-		smp.tid = 0;
-		smp.mkey = sm_core_mkey_at(c, rq->node, rq->port);
-		if (again && !sm_core_submit(c, again, &smp))
-			return;
-	}
 	if (r->status || r->mad_status) {
 		lost(c, "no PortInfo from node 0x%016" PRIx64 " port %u", nd->guid, rq->port);
 		sm_core_changed(c, "no PortInfo from node 0x%016" PRIx64 " port %u (%s)", nd->guid, rq->port,
