@@ -733,9 +733,9 @@ const struct smd_conf_key smd_conf_keys[] = {
 	  .doc = "The 64-bit subnet prefix (upper half of every port GID) set on every port" },
 	/* security (issue 8) */
 	{ "m_key", SMD_KEY_OTHER, "string or number", .parse = k_mkey, .def = "none",
-	  .doc = "The M_Key smd gives every port it configures (derived: one key per port, from m_key_secret_file)" },
+	  .doc = "The M_Key smd gives every port it configures" },
 	{ "m_key_secret_file", SMD_KEY_OTHER, "string", .parse = k_mkey_secret, .shown = "default none",
-	  .doc = "m_key derived: the secret (mode 0600; current, then previous for rotation)" },
+	  .doc = "m_key: derived: the file holding the secret" },
 	{ "m_key_protect_bits", UINT(keys.protect_bits, 0, 3), .def = "0",
 	  .doc = "M_KeyProtectBits set with the key." },
 	{ "m_key_lease_period", UINT(keys.lease_period, 0, 65535), .unit = "seconds", .def = "0",

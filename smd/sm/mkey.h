@@ -39,7 +39,11 @@
  *           file is the state). Rotation: the file holds the current
  *           secret and optionally the previous one; a port that shows (or,
  *           hiding its key, refuses) the current key is reached with the
- *           previous one and set to the current (sm_core_mkey_at, sweep.c).
+ *           previous one and set to the current (sm_core_mkey_at, sweep.c);
+ *           an SMP lost to such a port is sent once more with the previous
+ *           key (core.c). Refused with protect bits 2-3: a port then answers
+ *           not even NodeInfo without its key, and an SM starting afresh
+ *           knows no GUID behind a port (no persistent neighbour table).
  * Rotation of a single key (random/fixed) is not supported.
  *
  * Secret file (m_key_secret_file): a regular file, mode 0600 (no group or
