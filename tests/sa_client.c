@@ -331,8 +331,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	srand((unsigned)time(NULL) ^ (unsigned)getpid());
-	c.sbuf = calloc(1, umad_size() + MAD);
-	c.rbuf = calloc(1, umad_size() + 4096);
+	c.sbuf = calloc(1, umad_size() + MAD + 64);
+	c.rbuf = calloc(1, umad_size() + 4096 + 64);
 	c.portid = umad_open_port(c.up.ca_name, c.up.portnum);
 	if (!c.sbuf || !c.rbuf || c.portid < 0) {
 		fprintf(stderr, "sa_client: cannot open %s:%d\n", c.up.ca_name, c.up.portnum);

@@ -289,8 +289,8 @@ int main(int argc, char **argv)
 		umad_release_port(&up);
 		return 1;
 	}
-	sbuf = calloc(1, umad_size() + MAD);
-	rbuf = calloc(1, umad_size() + 4096);
+	sbuf = calloc(1, umad_size() + MAD + 64);
+	rbuf = calloc(1, umad_size() + 4096 + 64);
 	portid = umad_open_port(up.ca_name, up.portnum);
 	if (!sbuf || !rbuf || portid < 0) {
 		fprintf(stderr, "sa_mc_client: cannot open %s:%d\n", up.ca_name, up.portnum);

@@ -282,6 +282,11 @@ static int get_key(struct smd_conf_walk *w, const char *key, yaml_node_t *v, uin
 		*val = 0;
 		return 0;
 	}
+	if (!strcmp(s, "derived") && !strcmp(key, "m_key")) {
+		*mode = SM_KEY_DERIVED;   /* per-port keys from m_key_secret_file (smd/sm/mkey.h) */
+		*val = 0;
+		return 0;
+	}
 	errno = 0;
 	*val = strtoull(s, &end, 0);
 	if (!isdigit((unsigned char)*s) || *end || errno)
@@ -295,6 +300,16 @@ static int get_key(struct smd_conf_walk *w, const char *key, yaml_node_t *v, uin
 static int k_mkey(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
 {
 	return get_key(w, key, v, &w->c->keys.mkey_mode, &w->c->keys.mkey);
+}
+
+static int k_mkey_secret(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
+{
+	if (v->type != YAML_SCALAR_NODE || is_null(v) || !*scalar(v))
+		return fail(w, v, "%s: expected a file name, got %s", key, node_kind(v));
+	if (strlen(scalar(v)) >= sizeof(w->c->keys.secret_file))
+		return fail(w, v, "%s: file name too long", key);
+	strcpy(w->c->keys.secret_file, scalar(v));
+	return 0;
 }
 
 static int k_sm_key(struct smd_conf_walk *w, const char *key, yaml_node_t *v)
@@ -719,6 +734,8 @@ const struct smd_conf_key smd_conf_keys[] = {
 	/* security (issue 8) */
 	{ "m_key", SMD_KEY_OTHER, "string or number", .parse = k_mkey, .def = "none",
 	  .doc = "The M_Key smd gives every port it configures" },
+	{ "m_key_secret_file", SMD_KEY_OTHER, "string", .parse = k_mkey_secret, .shown = "default none",
+	  .doc = "m_key: derived: the file holding the secret" },
 	{ "m_key_protect_bits", UINT(keys.protect_bits, 0, 3), .def = "0",
 	  .doc = "M_KeyProtectBits set with the key." },
 	{ "m_key_lease_period", UINT(keys.lease_period, 0, 65535), .unit = "seconds", .def = "0",

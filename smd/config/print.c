@@ -84,6 +84,8 @@ static void key_out(FILE *out, const char *name, uint8_t mode, uint64_t val, uns
 		fprintf(out, "%s: none\n", name);
 	else if (mode == SM_KEY_RANDOM)
 		fprintf(out, "%s: random\n", name);
+	else if (mode == SM_KEY_DERIVED)
+		fprintf(out, "%s: derived\n", name);
 	else if (flags & SMD_CONF_PRINT_HIDE_KEYS)
 		fprintf(out, "# %s: a fixed key (not shown)\n", name);
 	else
@@ -162,6 +164,14 @@ static void other_out(FILE *out, const struct smd_conf *c, const char *name, uns
 		fprintf(out, "  %s: %s\n", name + 5, pct);
 	} else if (!strcmp(name, "m_key")) {
 		key_out(out, name, c->keys.mkey_mode, c->keys.mkey, flags);
+	} else if (!strcmp(name, "m_key_secret_file")) {
+		if (c->keys.secret_file[0]) {
+			fprintf(out, "%s: ", name);
+			scalar_out(out, c->keys.secret_file, 1);
+			fputc('\n', out);
+		} else {
+			fprintf(out, "# %s: none\n", name);
+		}
 	} else if (!strcmp(name, "sm_key")) {
 		key_out(out, name, c->keys.smkey_mode, c->keys.sm_key, flags);
 	} else {

@@ -815,8 +815,9 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		{ conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||
 		  conf->keys.protect_bits != cur->keys.protect_bits ||
 		  conf->keys.lease_period != cur->keys.lease_period ||
-		  conf->keys.smkey_mode != cur->keys.smkey_mode || conf->keys.sm_key != cur->keys.sm_key,
-		  "m_key/sm_key settings" },
+		  conf->keys.smkey_mode != cur->keys.smkey_mode || conf->keys.sm_key != cur->keys.sm_key ||
+		  strcmp(conf->keys.secret_file, cur->keys.secret_file),
+		  "m_key/sm_key settings (the secret file is read at start)" },
 		{ str_differs(conf->user, cur->user) || str_differs(conf->group, cur->group), "user/group" },
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)

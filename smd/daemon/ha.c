@@ -98,7 +98,8 @@ static void self_of(struct ha_plane *h, uint64_t sweeps, struct sm_sminfo_self *
 	s->priority = h->el.cfg.priority;
 	s->state = h->el.state;
 	s->mkey_auth = 1;   /* as OpenSM: the key to an asker our M_Key authenticates (sm/sminfo.h) */
-	s->mkey = h->d->keys.mkey;
+	/* derived keys: our own port's key, which a peer SM with the same secret sends us */
+	s->mkey = sm_keys_send(&h->d->keys, s->guid, 0);
 }
 
 /* Send an SMInfo request to lid; returns its TID's low 32 bits (0: not sent). */

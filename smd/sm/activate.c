@@ -42,7 +42,7 @@ static int set_state_round(struct sm_core *c, uint8_t from, uint8_t to)
 				.gid_prefix = c->tab.pi[idx].gid_prefix, .port_state = to,
 				.subnet_timeout = c->tab.pi[idx].subnet_timeout,
 			};
-			sm_set_keys(c, &s);
+			sm_set_keys(c, n, p, &s);
 			struct sm_port_info out;
 			uint8_t data[SM_SMP_DATA_SIZE];
 			sm_port_info_prepare_set(&out, &c->tab.pi[idx], &s);

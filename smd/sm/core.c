@@ -11,6 +11,7 @@
 #include "sm/core.h"
 #include "routing/mcast.h"
 #include "sm/snapshot.h"
+#include "sm/state.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -52,10 +53,48 @@ struct sm_req *sm_core_req(struct sm_core *c, uint8_t kind, uint32_t node, uint1
 	return rq;
 }
 
+uint64_t sm_core_guid_behind(const struct sm_core *c, uint32_t n, unsigned p)
+{
+	const struct sm_fabric *pf = sm_state_fabric(c->state);
+	if (n == SM_NONE)
+		return c->t->info.port_guid;
+	uint32_t pn = pf && n < c->f->n_nodes ? sm_fabric_find_node(pf, c->f->nodes[n].guid) : SM_NONE;
+	const struct sm_port *pp = pn != SM_NONE ? sm_fabric_port_checked(pf, pn, p) : NULL;
+	return pp && pp->peer_node != SM_NONE ? sm_keys_sma_guid(pf, pp->peer_node, pp->peer_port) : 0;
+}
+
+int sm_core_mkey_use_prev(struct sm_core *c, uint64_t guid)
+{
+	const struct sm_keys *k = c->cfg->keys;
+	if (!k || !k->derived || k->nsecrets < 2 || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
+		return 0;
+	if (sm_guid_map_put(&c->mkey_prev, guid, 1)) {
+		sm_core_fail(c, -ENOMEM);
+		return 0;
+	}
+	c->mkey_rotated++;
+	return 1;
+}
+
+/* The GUID whose key rq's SMP carried. */
+static uint64_t req_guid(const struct sm_core *c, const struct sm_req *rq, const struct sm_smp *smp)
+{
+	return smp->attr_id == SM_ATTR_NODE_INFO ? sm_core_guid_behind(c, rq->node, rq->port) :
+						    sm_keys_sma_guid(c->f, rq->node, rq->port);
+}
+
 static void req_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 {
 	struct sm_req *rq = ctx;
 	(void)e;
+	if (r->status == -ETIMEDOUT && sm_core_mkey_use_prev(rq->c, req_guid(rq->c, rq, r->req))) {
+		/* protect bits 2-3 drop every SMP with a wrong key: once more with the previous secret's */
+		struct sm_smp smp = *r->req;
+		smp.tid = 0;
+		smp.mkey = sm_core_mkey_guid(rq->c, req_guid(rq->c, rq, r->req));
+		if (!sm_core_submit(rq->c, rq, &smp))
+			return;
+	}
 	if (r->status != -ECANCELED)
 		rq->c->on[rq->kind](rq->c, rq, r);
 }
@@ -73,7 +112,9 @@ int sm_core_get(struct sm_core *c, uint16_t attr, uint32_t mod, const struct sm_
 	if (!rq)
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
-	smp.mkey = sm_core_mkey(c);
+	/* a NodeInfo Get goes to the node behind port `port` of `node` */
+	smp.mkey = attr == SM_ATTR_NODE_INFO ? sm_core_mkey_guid(c, sm_core_guid_behind(c, node, port)) :
+					       sm_core_mkey_at(c, node, port);
 	return sm_core_submit(c, rq, &smp);
 }
 
@@ -104,7 +145,7 @@ int sm_core_clear_psc(struct sm_core *c, uint32_t node, const struct sm_switch_i
 		return -ENOMEM;
 	w.port_state_change = 1;
 	sm_smp_init_dr(&smp, SM_METHOD_SET, SM_ATTR_SWITCH_INFO, 0, &c->tab.path[node]);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, node, 0);
 	sm_switch_info_encode(&w, smp.data);
 	c->psc_cleared++;
 	return sm_core_submit(c, rq, &smp);
@@ -170,6 +211,7 @@ int sm_core_run(struct sm_core *c)
 void sm_core_reset(struct sm_core *c)
 {
 	sm_sweep_tables_free(&c->tab);
+	sm_guid_map_free(&c->mkey_prev);
 	free(c->next);
 	c->next = NULL;
 	c->n_next = c->cap_next = 0;

@@ -117,14 +117,42 @@ struct sm_core {
 	uint32_t mkey_foreign;
 	uint64_t mkey_violations;
 	uint32_t mkey_unkept;      /* LID ports whose Set answer did not show the key we set */
+	struct sm_guid_map mkey_prev;  /* derived keys: SMA GUIDs reached with the previous secret */
+	uint32_t mkey_rotated;     /* ports found holding the previous secret's key (set to the current) */
 	struct sm_portcfg_run *pcr;    /* the port configuration phase's own (portcfg.c) */
 };
 
-/* The M_Key every SMP carries (0 without keys). */
-static inline uint64_t sm_core_mkey(const struct sm_core *c)
+/*
+ * The M_Key an SMP to port p of node n carries (the SMA's: a switch's port
+ * 0): the single key, or the port's derived key, under the previous
+ * secret if the port was found holding that (rotation).
+ */
+static inline uint64_t sm_core_mkey_guid(const struct sm_core *c, uint64_t guid)
 {
-	return c->cfg->keys ? c->cfg->keys->mkey : 0;
+	const struct sm_keys *k = c->cfg->keys;
+	if (!k || !k->derived)
+		return k ? k->mkey : 0;
+	return sm_keys_send(k, guid, c->mkey_prev.count && sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE);
 }
+
+static inline uint64_t sm_core_mkey_at(const struct sm_core *c, uint32_t n, unsigned p)
+{
+	return sm_core_mkey_guid(c, c->cfg->keys && c->cfg->keys->derived ? sm_keys_sma_guid(c->f, n, p) : 0);
+}
+
+/*
+ * The GUID whose key a NodeInfo Get through port p of node n (n SM_NONE:
+ * the SM's own node) needs: the SM's port, or the peer the last sweep of
+ * this SM saw there (0: unknown; protect bits 2-3 then drop the Get).
+ */
+uint64_t sm_core_guid_behind(const struct sm_core *c, uint32_t n, unsigned p);
+
+/*
+ * Derived keys with a previous secret: the port with this GUID is reached
+ * with the previous key from now on (and set to the current one). 1 if it
+ * was not already, 0 if it was or there is no previous secret.
+ */
+int sm_core_mkey_use_prev(struct sm_core *c, uint64_t guid);
 
 /* An empty core for one bring-up (or pass) over t, with its transaction engine. 0 or -EINVAL with err. */
 int sm_core_init(struct sm_core *c, struct sm_transport *t, const struct sm_cfg *cfg, struct sm_state *state,

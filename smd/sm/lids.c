@@ -141,13 +141,13 @@ int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t e
 			 * every port on every run for it would defeat the point.
 			 */
 			if (cp->lid == pt->lid && cp->lmc == pt->lmc && cp->master_sm_lid == sm_lid &&
-			    cp->gid_prefix == cfg->subnet_prefix && sm_set_keys_ok(c, cp))
+			    cp->gid_prefix == cfg->subnet_prefix && sm_set_keys_ok(c, n, p, cp))
 				continue;
 			struct sm_port_info_set s = {
 				.lid = pt->lid, .lmc = pt->lmc, .sm_lid = sm_lid,
 				.gid_prefix = cfg->subnet_prefix, .subnet_timeout = cfg->subnet_timeout,
 			};
-			sm_set_keys(c, &s);
+			sm_set_keys(c, n, p, &s);
 			struct sm_port_info out;
 			uint8_t data[SM_SMP_DATA_SIZE];
 			sm_port_info_prepare_set(&out, cp, &s);

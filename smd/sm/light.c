@@ -232,7 +232,10 @@ static int submit(struct sm_txn *txn, const struct sm_cfg *cfg, struct light_req
 {
 	struct sm_smp smp;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, attr, mod, p);
-	smp.mkey = cfg->keys ? cfg->keys->mkey : 0;   /* as every SMP of the heavy sweep (sm_core_mkey) */
+	/* as every SMP of the heavy sweep (sm_core_mkey_at); a Get: the previous secret is not needed
+	 * below protect bits 2, and a port holding it is found by the next heavy sweep */
+	smp.mkey = sm_keys_send(cfg->keys, sm_keys_sma_guid(rq->l->f, rq->node,
+							   rq->kind == LQ_PI ? rq->arg : 0), 0);
 	return sm_txn_submit(txn, &smp, SM_PERMISSIVE_LID, light_cb, rq);
 }
 
@@ -342,7 +345,7 @@ static int ask_foreign(struct sm_txn *txn, const struct sm_cfg *cfg, struct ligh
 	const struct sm_txn_req_opts o = { .retries = 1 };
 	struct sm_smp smp;
 	sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_SM_INFO, 0, &p);
-	smp.mkey = cfg->keys ? cfg->keys->mkey : 0;
+	smp.mkey = sm_keys_send(cfg->keys, pt->guid, 0);
 	int rc = sm_txn_submit_opts(txn, &smp, SM_PERMISSIVE_LID, &o, light_cb, rq);
 	return rc ? rc : sm_txn_run(txn);
 }

@@ -91,7 +91,7 @@ static int mft_send(struct sm_core *c, uint8_t method, uint32_t n, unsigned b, u
 	if (!rq)
 		return -ENOMEM;
 	sm_smp_init_dr(&smp, method, SM_ATTR_MFT, sm_mft_mod(b, pos), &c->tab.path[n]);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, n, 0);
 	if (blk)
 		sm_mft_block_encode(blk, smp.data);
 	return sm_core_submit(c, rq, &smp);

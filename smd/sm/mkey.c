@@ -7,6 +7,7 @@
  */
 #include "sm/mkey.h"
 #include "lib/err.h"
+#include "lib/siphash.h"
 #include "lib/statefile.h"
 
 #include <ctype.h>
@@ -17,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int random_key(uint64_t *out)
 {
@@ -30,6 +33,101 @@ static int random_key(uint64_t *out)
 			return n < 0 ? -errno : -EIO;
 	}
 	*out = v;
+	return 0;
+}
+
+uint64_t sm_keys_derive(const uint8_t secret[16], uint64_t guid)
+{
+	uint8_t in[8];
+	for (unsigned i = 0; i < 8; i++)
+		in[i] = (uint8_t)(guid >> (56 - 8 * i));   /* the GUID as on the wire */
+	uint64_t v = sm_siphash24(secret, in, sizeof(in));
+	return v ? v : 1;   /* 0 is "no key" */
+}
+
+uint64_t sm_keys_sma_guid(const struct sm_fabric *f, uint32_t n, unsigned p)
+{
+	if (!f || n >= f->n_nodes)
+		return 0;
+	const struct sm_node *nd = &f->nodes[n];
+	if (nd->type == SM_NODE_SWITCH)
+		return f->ports[nd->port0].guid;
+	if (p >= 1 && p <= nd->nports)
+		return sm_port(f, n, p)->guid;
+	return 0;
+}
+
+/* One line of 32 hex digits into out. */
+static int secret_line(const char *line, uint8_t out[16])
+{
+	unsigned i;
+	for (i = 0; i < 32 && isxdigit((unsigned char)line[i]); i++) {
+		unsigned d = isdigit((unsigned char)line[i]) ? (unsigned)(line[i] - '0') :
+			     (unsigned)(tolower((unsigned char)line[i]) - 'a' + 10);
+		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
+	}
+	return i == 32 && !line[i] ? 0 : -EINVAL;
+}
+
+int sm_keys_read_secret(const char *path, uint8_t secret[2][16], uint8_t *nsecrets, char *err, size_t errlen)
+{
+	char buf[1024];
+	struct stat st;
+	unsigned n = 0, ln = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK), rc = 0;
+	ssize_t len;
+
+	*nsecrets = 0;
+	if (fd < 0)
+		return sm_errf_rc(-errno, err, errlen, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return sm_errf_rc(-EINVAL, err, errlen, "%s: not a regular file", path);
+	}
+	if ((st.st_mode & 07777) != 0600) {
+		close(fd);
+		return sm_errf_rc(-EPERM, err, errlen, "%s: mode %04o; the M_Key secret must be mode 0600", path,
+				  (unsigned)(st.st_mode & 07777));
+	}
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return sm_errf_rc(-errno, err, errlen, "%s: %s", path, strerror(errno));
+	if ((size_t)len == sizeof(buf) - 1)
+		return sm_errf_rc(-EINVAL, err, errlen, "%s: too long for a secret file", path);
+	buf[len] = '\0';
+	for (char *line = buf, *nl; line && !rc; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		ln++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		for (size_t e = strlen(line); e && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r');)
+			line[--e] = '\0';
+		if (!*line)
+			continue;
+		if (n == 2)
+			rc = sm_errf_rc(-EINVAL, err, errlen, "%s:%u: more than two secrets (current, previous)",
+					path, ln);
+		else if (secret_line(line, secret[n]))
+			rc = sm_errf_rc(-EINVAL, err, errlen, "%s:%u: expected 32 hex digits (a 128-bit secret)",
+					path, ln);
+		else
+			n++;
+	}
+	if (!rc && !n)
+		rc = sm_errf_rc(-EINVAL, err, errlen, "%s: no secret", path);
+	if (rc) {
+		memset(secret, 0, 2 * 16);
+		return rc;
+	}
+	if (n == 2 && !memcmp(secret[0], secret[1], 16))
+		n = 1;
+	*nsecrets = (uint8_t)n;
 	return 0;
 }
 
@@ -173,6 +271,27 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		sm_errf(err, errlen, "m_key: 0 is no key (use none)");
 		return -EINVAL;
 	}
+	if (cfg->mkey_mode == SM_KEY_DERIVED) {
+		if (!cfg->secret_file[0]) {
+			sm_errf(err, errlen, "m_key: derived needs m_key_secret_file");
+			return -EINVAL;
+		}
+		/*
+		 * Protect bits 2-3 drop a NodeInfo Get with a wrong key, and the
+		 * key of a port is known only once its GUID is: an SM starting
+		 * afresh (a restart, a standby taking over) would find nothing
+		 * behind its own port until the leases expire.
+		 */
+		if (cfg->protect_bits >= 2) {
+			sm_errf(err, errlen, "m_key: derived works with m_key_protect_bits 0 or 1 only (at 2-3 an "
+				"SM starting afresh cannot learn the GUIDs, hence the keys, of protected ports)");
+			return -EINVAL;
+		}
+		rc = sm_keys_read_secret(cfg->secret_file, k->secret, &k->nsecrets, err, errlen);
+		if (rc)
+			return rc;
+		k->derived = 1;
+	}
 	if (state_dir) {
 		if ((size_t)snprintf(k->path, sizeof(k->path), "%s/keys", state_dir) >= sizeof(k->path)) {
 			sm_errf(err, errlen, "%s/keys: path too long", state_dir);
@@ -204,6 +323,9 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		if (fm)
 			sm_notef(nfn, narg, "m_key is off; ports still holding the key of %s are reached with it "
 			     "and their M_Key is cleared", k->path);
+	} else if (cfg->mkey_mode == SM_KEY_DERIVED) {
+		k->protect_bits = cfg->protect_bits;   /* keys per port: sm_keys_send(), sm_keys_set() */
+		k->lease_period = cfg->lease_period;
 	} else {
 		k->mkey = k->set_mkey = mkey;
 		k->protect_bits = cfg->protect_bits;
@@ -213,12 +335,13 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 	if (cfg->smkey_mode == SM_KEY_NONE)
 		smkey = fs;   /* keep what the file has */
 	/* an older smd's file (no header) is written again, sealed */
-	if (!state_dir || (have && sealed && fm == (cfg->mkey_mode == SM_KEY_NONE ? fm : mkey) && fs == smkey))
+	int keep_fm = cfg->mkey_mode == SM_KEY_NONE || cfg->mkey_mode == SM_KEY_DERIVED;
+	if (!state_dir || (have && sealed && fm == (keep_fm ? fm : mkey) && fs == smkey))
 		return 0;
 	if (!have && !mkey && !smkey)
 		return 0;     /* nothing to keep */
 	char serr[600];
-	rc = sm_keys_save(k->path, cfg->mkey_mode == SM_KEY_NONE ? fm : mkey, smkey, serr, sizeof(serr));
+	rc = sm_keys_save(k->path, keep_fm ? fm : mkey, smkey, serr, sizeof(serr));
 	if (rc) {
 		if (cfg->mkey_mode == SM_KEY_RANDOM || cfg->smkey_mode == SM_KEY_RANDOM) {
 			sm_errf(err, errlen, "cannot keep a new random key: %s", serr);

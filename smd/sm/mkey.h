@@ -30,7 +30,26 @@
  *           still sends it (ports may hold it) and writes M_Key 0 and
  *           protect bits 0 on every port it configures: protection is
  *           lifted cleanly. The file is kept.
- * Key rotation (a new key while ports hold the old one) is not supported.
+ *   derived one key per port: SipHash-2-4 (lib/siphash.h) of the port's
+ *           GUID (the SMA's: a switch's port-0 GUID, a CA port's own)
+ *           under a 128-bit secret read from m_key_secret_file, never 0.
+ *           Two SMs with the same secret compute the same keys (a standby
+ *           manages the ports after a failover); one port's key reveals no
+ *           other's. Nothing is saved in STATE_DIR/keys for it (the secret
+ *           file is the state). Rotation: the file holds the current
+ *           secret and optionally the previous one; a port that shows (or,
+ *           hiding its key, refuses) the current key is reached with the
+ *           previous one and set to the current (sm_core_mkey_at, sweep.c);
+ *           an SMP lost to such a port is sent once more with the previous
+ *           key (core.c). Refused with protect bits 2-3: a port then answers
+ *           not even NodeInfo without its key, and an SM starting afresh
+ *           knows no GUID behind a port (no persistent neighbour table).
+ * Rotation of a single key (random/fixed) is not supported.
+ *
+ * Secret file (m_key_secret_file): a regular file, mode 0600 (no group or
+ * other bits; refused otherwise with FILE: reason), one or two lines of 32
+ * hex digits (the 16 bytes of the secret): the current secret, then the
+ * previous one. '#' comments and blank lines are ignored.
  *
  * File format: "NAME VALUE" lines, NAME m_key or sm_key, VALUE a 64-bit
  * number (0x hex); '#' comments. Anything else refuses the file with
@@ -44,7 +63,9 @@
 
 #include "sm/lidmgr.h"   /* sm_note_fn */
 
-enum sm_key_mode { SM_KEY_NONE = 0, SM_KEY_FIXED, SM_KEY_RANDOM };
+enum sm_key_mode { SM_KEY_NONE = 0, SM_KEY_FIXED, SM_KEY_RANDOM, SM_KEY_DERIVED };
+
+#define SM_KEY_SECRET_PATH_MAX 1024
 
 struct sm_keys_cfg {
 	uint8_t mkey_mode;          /* enum sm_key_mode */
@@ -53,6 +74,7 @@ struct sm_keys_cfg {
 	uint16_t lease_period;      /* M_KeyLeasePeriod, seconds; 0 = never expires */
 	uint8_t smkey_mode;         /* enum sm_key_mode */
 	uint64_t sm_key;            /* SM_KEY_FIXED: the key */
+	char secret_file[SM_KEY_SECRET_PATH_MAX]; /* SM_KEY_DERIVED (m_key only): the secret file */
 };
 
 struct sm_keys {
@@ -61,6 +83,9 @@ struct sm_keys {
 	uint8_t protect_bits;       /* written to PortInfo.M_KeyProtectBits */
 	uint16_t lease_period;      /* written to PortInfo.M_KeyLeasePeriod */
 	uint64_t sm_key;            /* SMInfo.SM_Key (0: none) */
+	uint8_t derived;            /* per-port keys: mkey/set_mkey unused, see sm_keys_send() */
+	uint8_t nsecrets;           /* derived: 1, or 2 with the previous secret */
+	uint8_t secret[2][16];      /* derived: current, previous */
 	char path[4096];            /* the keys file, "" when not persisted */
 };
 
@@ -85,10 +110,44 @@ int sm_keys_load(const char *path, uint64_t *mkey, uint64_t *sm_key, char *err, 
 /* Write a keys file (sealed, atomic, 0600). */
 int sm_keys_save(const char *path, uint64_t mkey, uint64_t sm_key, char *err, size_t errlen);
 
+/*
+ * Read a secret file (see the DOC): 0, or -errno with "FILE: reason"
+ * (not a regular file, mode other than 0600, bad content, more than two).
+ */
+int sm_keys_read_secret(const char *path, uint8_t secret[2][16], uint8_t *nsecrets, char *err, size_t errlen);
+
+/* The derived key of port GUID guid under secret (never 0). */
+uint64_t sm_keys_derive(const uint8_t secret[16], uint64_t guid);
+
+/* The GUID whose key protects the SMA that answers for port p of node n (0: unknown). */
+uint64_t sm_keys_sma_guid(const struct sm_fabric *f, uint32_t n, unsigned p);
+
 /* Is M_Key handling on at all (a key to send or to set)? */
 static inline int sm_keys_active(const struct sm_keys *k)
 {
-	return k && (k->mkey || k->set_mkey || k->protect_bits || k->lease_period);
+	return k && (k->derived || k->mkey || k->set_mkey || k->protect_bits || k->lease_period);
+}
+
+/*
+ * The M_Key to send to the SMA of port GUID guid; prev: the port is known
+ * to hold the previous secret's key. Derived keys with guid 0 (not yet
+ * known): 0.
+ */
+static inline uint64_t sm_keys_send(const struct sm_keys *k, uint64_t guid, int prev)
+{
+	if (!k)
+		return 0;
+	if (!k->derived)
+		return k->mkey;
+	return guid ? sm_keys_derive(k->secret[prev && k->nsecrets > 1], guid) : 0;
+}
+
+/* The M_Key to write into PortInfo of the port with GUID guid. */
+static inline uint64_t sm_keys_set(const struct sm_keys *k, uint64_t guid)
+{
+	if (!k)
+		return 0;
+	return k->derived ? (guid ? sm_keys_derive(k->secret[0], guid) : 0) : k->set_mkey;
 }
 
 #endif

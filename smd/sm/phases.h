@@ -83,8 +83,8 @@ int sm_set_lft_get(struct sm_core *c, uint32_t node, uint16_t block);
 /* The answer to a PortInfo Set into the sweep tables (0), or counted as a failed Set and noted (-EBADMSG). */
 int sm_set_take_pi(struct sm_core *c, uint32_t node, unsigned port, const uint8_t *data, struct sm_port_info *pi);
 /* The M_Key fields every PortInfo Set carries (all 0 without keys). */
-void sm_set_keys(const struct sm_core *c, struct sm_port_info_set *s);
+void sm_set_keys(const struct sm_core *c, uint32_t n, unsigned p, struct sm_port_info_set *s);
 /* Does port info cp hold the M_Key fields we want? (Always, without keys.) */
-int sm_set_keys_ok(const struct sm_core *c, const struct sm_port_info *cp);
+int sm_set_keys_ok(const struct sm_core *c, uint32_t n, unsigned p, const struct sm_port_info *cp);
 
 #endif

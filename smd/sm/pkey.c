@@ -120,7 +120,7 @@ static int submit(struct sm_core *c, uint8_t method, uint32_t e, unsigned b, con
 		sm_set_port_path(c, pp->node, pp->num, &path);   /* a CA answers for the port it arrives on */
 	}
 	sm_smp_init_dr(&smp, method, SM_ATTR_PKEY_TABLE, mod, &path);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, pp->node, nd->type == SM_NODE_SWITCH ? 0 : pp->num);
 	if (blk)
 		for (unsigned i = 0; i < 32; i++) {
 			smp.data[2 * i] = (uint8_t)(blk[i] >> 8);

@@ -160,7 +160,7 @@ static int submit(struct sm_core *c, uint8_t method, uint16_t attr, uint32_t mod
 	rq->aux = aux;
 	sm_set_port_path(c, n, p, &path);
 	sm_smp_init_dr(&smp, method, attr, mod, &path);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, n, p);
 	if (data)
 		memcpy(smp.data, data, SM_SMP_DATA_SIZE);
 	switch (PC_OP(aux)) {
@@ -283,7 +283,7 @@ static int pi_set(struct sm_core *c, uint32_t n, unsigned p, const struct sm_por
 	struct sm_port_info out;
 	uint8_t data[SM_SMP_DATA_SIZE];
 
-	sm_set_keys(c, &s);
+	sm_set_keys(c, n, p, &s);
 	sm_port_info_prepare_set(&out, cur, &s);
 	out.neighbor_mtu = w->neighbor_mtu;
 	out.operational_vls = w->operational_vls;

@@ -51,7 +51,7 @@ int sm_set_submit(struct sm_core *c, uint16_t attr, uint32_t mod, uint32_t node,
 	else
 		path = c->tab.path[node];
 	sm_smp_init_dr(&smp, SM_METHOD_SET, attr, mod, &path);
-	smp.mkey = sm_core_mkey(c);
+	smp.mkey = sm_core_mkey_at(c, node, attr == SM_ATTR_PORT_INFO ? port : 0);
 	memcpy(smp.data, data, SM_SMP_DATA_SIZE);
 	return sm_core_submit(c, rq, &smp);
 }
@@ -80,7 +80,7 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 			v->aux = rq->aux | 0x80;
 			sm_set_port_path(c, rq->node, rq->port, &path);
 			sm_smp_init_dr(&smp, SM_METHOD_GET, SM_ATTR_PORT_INFO, rq->port, &path);
-			smp.mkey = sm_core_mkey(c);
+			smp.mkey = sm_core_mkey_at(c, rq->node, rq->port);
 			if (!sm_core_submit(c, v, &smp))
 				return;
 		}
@@ -109,8 +109,8 @@ static void on_set(struct sm_core *c, const struct sm_req *rq, const struct sm_t
 				     sm_port_state_str(rq->aux & 0x7F));
 		}
 		/* the answer shows what the port now holds: an SMA without M_Key support drops the key */
-		if (rq->kind == SM_RQ_PI_SET_LID && c->cfg->keys && c->cfg->keys->set_mkey &&
-		    pi.mkey != c->cfg->keys->set_mkey && !c->mkey_unkept++)
+		uint64_t want = sm_keys_set(c->cfg->keys, sm_keys_sma_guid(c->f, rq->node, rq->port));
+		if (rq->kind == SM_RQ_PI_SET_LID && want && pi.mkey != want && !c->mkey_unkept++)
 			sm_core_note(c, "node 0x%016" PRIx64 " (%s) port %u does not keep the M_Key it was set "
 				     "(no M_Key support in its SMA?): it is not protected",
 				     c->f->nodes[rq->node].guid, c->f->nodes[rq->node].desc, rq->port);
@@ -159,19 +159,19 @@ int sm_set_take_pi(struct sm_core *c, uint32_t node, unsigned port, const uint8_
  * fields are managed only when M_Key is (sm_keys_active), so a port whose
  * SMA keeps its own lease period (ibsim's) is not rewritten every sweep.
  */
-void sm_set_keys(const struct sm_core *c, struct sm_port_info_set *s)
+void sm_set_keys(const struct sm_core *c, uint32_t n, unsigned p, struct sm_port_info_set *s)
 {
 	const struct sm_keys *k = c->cfg->keys;
 	if (!sm_keys_active(k))
 		return;
-	s->mkey = k->set_mkey;
+	s->mkey = sm_keys_set(k, sm_keys_sma_guid(c->f, n, p));
 	s->mkey_prot_bits = k->protect_bits;
 	s->mkey_lease_period = k->lease_period;
 }
 
-int sm_set_keys_ok(const struct sm_core *c, const struct sm_port_info *cp)
+int sm_set_keys_ok(const struct sm_core *c, uint32_t n, unsigned p, const struct sm_port_info *cp)
 {
 	const struct sm_keys *k = c->cfg->keys;
-	return !sm_keys_active(k) || (cp->mkey == k->set_mkey && cp->mkey_prot_bits == k->protect_bits &&
+	return !sm_keys_active(k) || (cp->mkey == sm_keys_set(k, sm_keys_sma_guid(c->f, n, p)) && cp->mkey_prot_bits == k->protect_bits &&
 		      cp->mkey_lease_period == k->lease_period);
 }

@@ -118,7 +118,9 @@ static int new_node(struct sm_core *c, const struct sm_node_info *ni, const stru
 		if (rc)
 			return rc;
 	}
-	rc = submit_get(c, SM_ATTR_NODE_DESC, 0, p, SM_RQ_NODE_DESC, (uint32_t)n, 0);
+	/* port: a CA's SMA answers for the port the Get arrives on (its M_Key) */
+	rc = submit_get(c, SM_ATTR_NODE_DESC, 0, p, SM_RQ_NODE_DESC, (uint32_t)n,
+			ni->node_type == SM_NODE_SWITCH ? 0 : ni->local_port_num);
 	if (rc)
 		return rc;
 	if (ni->node_type == SM_NODE_SWITCH) {
@@ -248,13 +250,31 @@ static void on_node_info(struct sm_core *c, const struct sm_req *rq, const struc
  * from a Get with a wrong key. Either way its Sets will be dropped. Counted
  * and noted (the first few), never fatal here.
  */
-static void check_mkey(struct sm_core *c, const struct sm_node *nd, unsigned port,
-		       const struct sm_port_info *pi)
+/*
+ * Derived keys with a previous secret (rotation): a port that shows the
+ * previous secret's key, or hides its key from the current one, is reached
+ * with the previous key from now on; the configuration phases then set it
+ * to the current key (sm_set_keys). 1 if the port was taken so.
+ */
+static int mkey_rotate(struct sm_core *c, uint32_t n, unsigned port, const struct sm_port_info *pi)
 {
-	uint64_t ours = sm_core_mkey(c);
+	const struct sm_keys *k = c->cfg->keys;
+	uint64_t guid = sm_keys_sma_guid(c->f, n, port);
+
+	if (!k || !k->derived || k->nsecrets < 2 || pi->mkey == sm_keys_send(k, guid, 0))
+		return 0;
+	if (pi->mkey != sm_keys_send(k, guid, 1) && (pi->mkey || !pi->mkey_prot_bits))
+		return 0;
+	return sm_core_mkey_use_prev(c, guid);
+}
+
+static void check_mkey(struct sm_core *c, uint32_t n, unsigned port, const struct sm_port_info *pi)
+{
+	const struct sm_node *nd = &c->f->nodes[n];
+	uint64_t ours = sm_core_mkey_at(c, n, port);
 
 	c->mkey_violations += pi->mkey_violations;
-	if (pi->mkey == ours || (!pi->mkey && !pi->mkey_prot_bits))
+	if (pi->mkey == ours || (!pi->mkey && !pi->mkey_prot_bits) || mkey_rotate(c, n, port, pi))
 		return;
 	if (c->mkey_foreign++ < 8)
 		sm_core_note(c, "node 0x%016" PRIx64 " (%s) port %u is protected by an M_Key smd does not "
@@ -300,7 +320,7 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 	c->tab.pi[idx] = pi;
 	c->tab.pi_ok[idx] = 1;
 	if (rq->port == 0 || nd->type != SM_NODE_SWITCH)
-		check_mkey(c, nd, rq->port, &pi);
+		check_mkey(c, rq->node, rq->port, &pi);
 	pt->state = pi.port_state;
 	pt->phys_state = pi.phys_state;
 	pt->width = pi.link_width_active;
