@@ -78,6 +78,7 @@ int smd_dry_run(const struct smd_opts *o)
 {
 	struct smd_conf *c = NULL;
 	struct sm_dryrun *d = NULL;
+	const struct sm_partitions *parts;
 	char err[1024] = "", warn[512] = "";
 	double t0 = sm_mono_sec();
 	/* --json alone means a JSON report on stdout */
@@ -145,7 +146,9 @@ int smd_dry_run(const struct smd_opts *o)
 		if (warn[0])
 			sm_warn("SMD-2007", "%s", warn);
 	}
-	if (c->partitions && sm_dryrun_partitions(d, c->partitions)) {
+	/* the report's partitions section and groups: a configured file's (not the default partition) */
+	parts = c->partition_config_file ? c->partitions : NULL;
+	if (parts && sm_dryrun_partitions(d, parts)) {
 		sm_err("SMD-2019", "out of memory");
 		goto out;
 	}
@@ -157,10 +160,10 @@ int smd_dry_run(const struct smd_opts *o)
 	for (unsigned i = 0; i < d->run.n_planes; i++)
 		log_plane(&d->run.planes[i]);
 	/* --mcast-groups N: synthetic groups; else with --partitions, their IPoIB broadcast groups */
-	for (unsigned i = 0; i < d->run.n_planes && (o->mcast_groups || c->partitions); i++) {
+	for (unsigned i = 0; i < d->run.n_planes && (o->mcast_groups || parts); i++) {
 		struct sm_dr_mcast *mc = &d->run.planes[i].mc;
 		rc = sm_dr_mcast_plane(d->f, d->run.planes[i].plane, o->mcast_groups,
-				       o->mcast_groups ? NULL : c->partitions, mc, err, sizeof(err));
+				       o->mcast_groups ? NULL : parts, mc, err, sizeof(err));
 		if (rc) {
 			sm_err("SMD-2018", "plane %u: %s", d->run.planes[i].plane, err);
 			goto out;

@@ -20,6 +20,10 @@
 #     the SM_Key) gives what smpquery reads; a PathRecord between two hosts
 #     sharing only a limited membership is refused, one between two full
 #     members of a partition carries its P_Key.
+#  4. No partitions file: `opensm --once` on a fresh ibsim (-P naming no
+#     file: OpenSM's default partition, Default=0x7fff, ipoib : ALL=full),
+#     then smd --once without --partitions on another fresh ibsim with that
+#     run's guid2lid: the same tables, port for port.
 # (Bad files, the dry-run and --check-config: tests/partitions.sh.)
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -68,7 +72,7 @@ Lim=0x0040: $h08, $h09 ;
 EOF
 
 # lid_of GUID: from the guid2lid file kept from OpenSM
-lid_of() { awk -v g="$1" 'tolower($1) == g { print $2 + 0 }' "$work/guid2lid"; }
+lid_of() { awk -v g="$1" 'tolower($1) == g { print $2 + 0 }' "${G2L:-$work/guid2lid}"; }
 
 # dump OUT: every CA port's and every switch port's P_Key table, keyed by GUID and port
 dump() {
@@ -207,5 +211,26 @@ wait "$pid" 2>/dev/null
 pid=""
 ibsim_stop
 
-[ $fail = 0 ] && echo "PASS: partitions under ibsim (P_Key tables as OpenSM's, minimal writes, reload, SA)"
+# ---- 4. no partitions file: OpenSM's default partition ------------------------------
+scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
+SIM_HOST=$SMHOST ibsim_opensm_once -P "$work/no-such-partitions.conf" || { echo "FAIL: opensm --once (no file)"; exit 1; }
+cp "$IBSIM_DIR/guid2lid" "$work/guid2lid0" || { echo "FAIL: no guid2lid from OpenSM (no file)"; exit 1; }
+G2L="$work/guid2lid0"
+dump "$work/osm0"
+ibsim_stop
+grep -q '0xffff' "$work/osm0" || bad "OpenSM without a file: no 0xffff in its tables: the reference is wrong"
+scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
+SIM_HOST=$SMHOST ibsim_run "$smd" --once --state-dir "$work/state0" --guid2lid "$work/guid2lid0" --json \
+	>"$work/run0.json" 2>"$work/run0.json.err" || { bad "smd --once without a partitions file failed"; cat "$work/run0.json.err"; }
+dump "$work/smd0"
+ibsim_stop
+G2L=
+if diff "$work/osm0" "$work/smd0" >"$work/d0"; then
+	echo "no file: smd's P_Key tables are OpenSM's ($(grep -c ' port ' "$work/smd0") ports;" \
+		"$(json_num "$work/run0.json" pkey_ports) managed, $(json_num "$work/run0.json" pkey_blocks_written) blocks written)"
+else
+	bad "no file: smd's P_Key tables differ from OpenSM's"; head -30 "$work/d0"
+fi
+
+[ $fail = 0 ] && echo "PASS: partitions under ibsim (P_Key tables as OpenSM's with and without a file, minimal writes, reload, SA)"
 exit $fail

@@ -5,7 +5,9 @@
  * partition order), switch ports facing CAs packed, switch-switch ports
  * untouched; a second bring-up writes nothing; a changed partitions set
  * writes only the blocks that change; the snapshot carries what was
- * programmed; a small PartitionCap leaves P_Keys out, never writes past it.
+ * programmed; a small PartitionCap leaves P_Keys out, never writes past it;
+ * the SA's PathRecord answers a requester only when it shares a P_Key with
+ * both ends (as OpenSM).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,10 +21,13 @@
 #include "fixture/fixture.h"
 #include "fixture/mock_fabric.h"
 #include "model/partitions.h"
+#include "mad/codec.h"
 #include "mock/mock.h"
 #include "sm/sm.h"
 #include "sm/snapshot.h"
+#include "sa/path.h"
 #include "sa/pkey.h"
+#include "sa/query.h"
 
 static struct sm_partitions *parts(const char *text)
 {
@@ -231,11 +236,92 @@ static void t_incremental(void **state)
 	fx_env_free(&e);
 }
 
+/* A PathRecord Get from sguid to dguid asked by LID from: its status, and the P_Key of the record. */
+static uint16_t path_get(const struct sm_snapshot *sn, uint64_t sguid, uint64_t dguid, uint16_t from, uint16_t *pkey)
+{
+	struct sm_sa_self self = { 0 };
+	struct sm_sa_ctx ctx = { .snap = sn, .self = &self };
+	struct sm_sa_path_rec r = { 0 };
+	struct sm_sa_ans ans = { 0 };
+	uint8_t buf[SM_SA_DATA_SIZE] = { 0 };
+
+	for (int i = 0; i < 8; i++) {
+		r.sgid[i] = r.dgid[i] = (uint8_t)(0xFE80000000000000ULL >> (56 - 8 * i));
+		r.sgid[8 + i] = (uint8_t)(sguid >> (56 - 8 * i));
+		r.dgid[8 + i] = (uint8_t)(dguid >> (56 - 8 * i));
+	}
+	sm_sa_path_rec_encode(&r, buf);
+	struct sm_sa_req req = { .data = buf, .len = sizeof(buf) };
+	req.hdr.method = SM_METHOD_GET, req.hdr.attr_id = SM_SA_ATTR_PATH_RECORD;
+	req.hdr.comp_mask = 1ULL << SM_PR_CM_SGID | 1ULL << SM_PR_CM_DGID;
+	req.hdr.class_version = SM_SA_CLASS_VERSION, req.from.lid = from;
+	assert_int_equal(sm_sa_query(&ctx, &req, &ans), 0);
+	uint16_t st = ans.status;
+	*pkey = 0;
+	if (!st && ans.n) {
+		sm_sa_path_rec_decode(ans.buf, &r);
+		*pkey = r.p.pkey;
+	}
+	sm_sa_ans_free(&ans);
+	return st;
+}
+
+/*
+ * The requester (OpenSM's osm_port_share_pkey from the requester to each
+ * end): 0x2001 and 0x3001 are full members of A; 0x4001 shares B with
+ * 0x3001 but only a limited Default with 0x2001 (limited too): no path for
+ * it; the SM's port (SELF, full in Default) and the ends themselves may.
+ */
+static void t_requester(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	uint16_t pk;
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "pkeyreq");
+	struct sm_partitions *p = parts("A=0x10: 0x2001=full, 0x3001=full;\nB=0x20: 0x3001=full, 0x4001;\n");
+	fx_cfg(&e, &cfg);
+	cfg.partitions = p;
+	cfg.published = keep_snap;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	assert_non_null(last_snap);
+	const struct sm_fabric *f = last_snap->fabric;
+	uint32_t a = sm_fabric_find_port(f, 0x2001), b = sm_fabric_find_port(f, 0x3001);
+	uint32_t c = sm_fabric_find_port(f, 0x4001), sm = sm_fabric_find_port(f, e.model->ports[e.sm_port].guid);
+	assert_true(a != SM_NONE && b != SM_NONE && c != SM_NONE && sm != SM_NONE);
+	assert_true(sm != a && sm != b && sm != c);
+
+	const struct sm_pkey_tables *t = last_snap->pkeys;
+	assert_true(sm_sa_pkey_requester(t, a, a, b));
+	assert_true(sm_sa_pkey_requester(t, b, a, b));
+	assert_true(sm_sa_pkey_requester(t, sm, a, b));
+	assert_false(sm_sa_pkey_requester(t, c, a, b));
+	assert_true(sm_sa_pkey_requester(t, c, b, b));
+	assert_true(sm_sa_pkey_requester(t, c, c, b));
+	assert_false(sm_sa_pkey_requester(t, SM_NONE, a, b));
+	assert_true(sm_sa_pkey_requester(NULL, c, a, b));   /* no tables: the default partition, everyone full */
+
+	/* through the SA: the same pair, asked by each */
+	assert_int_equal(path_get(last_snap, 0x2001, 0x3001, f->ports[a].lid, &pk), 0);
+	assert_int_equal(pk, 0x8010);
+	assert_int_equal(path_get(last_snap, 0x2001, 0x3001, f->ports[sm].lid, &pk), 0);
+	assert_int_equal(path_get(last_snap, 0x2001, 0x3001, f->ports[c].lid, &pk), SM_SA_STATUS_NO_RECORDS);
+	assert_int_equal(path_get(last_snap, 0x2001, 0x3001, 0xBFFF, &pk), SM_SA_STATUS_NO_RECORDS);
+	assert_int_equal(path_get(last_snap, 0x4001, 0x3001, f->ports[c].lid, &pk), 0);
+	assert_int_equal(pk, 0x0020);
+
+	sm_snapshot_unref(last_snap);
+	last_snap = NULL;
+	sm_partitions_free(p);
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_tables),
-		cmocka_unit_test(t_cap), cmocka_unit_test(t_incremental),
+		cmocka_unit_test(t_cap), cmocka_unit_test(t_incremental), cmocka_unit_test(t_requester),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -470,6 +470,11 @@ int smd_conf_apply_opts(struct smd_conf *c, const struct smd_opts *o, char *err,
 		memcpy(c->planes, planes, sizeof(planes));
 		c->n_planes = o->n_planes;
 	}
+	/* no partitions file: OpenSM's default partition (its P_Key in every port's table, its broadcast group) */
+	if (!c->partitions && (rc = sm_partitions_default(&c->partitions))) {
+		snprintf(err, errlen, "default partition: %s", strerror(-rc));
+		return rc;
+	}
 	if (o->quiet)
 		c->log_level = SM_LOG_WARN;
 	else if (o->verbose)

@@ -76,8 +76,9 @@ struct smd_conf {
 	int lmc;                /* 0..7 */
 	char *state_dir;
 	char *guid2lid_file;    /* NULL: <state_dir>/guid2lid */
-	char *partition_config_file; /* partitions (model/partitions.h); NULL: P_Key tables left alone */
-	struct sm_partitions *partitions; /* that file, loaded with the config (and on reload); NULL none */
+	char *partition_config_file; /* partitions (model/partitions.h); NULL: none configured */
+	struct sm_partitions *partitions; /* that file, loaded with the config (and on reload); without one,
+					   * smd_conf_apply_opts() sets sm_partitions_default() (OpenSM's) */
 	char *planes[SM_MAX_PLANES];
 	unsigned n_planes;
 	char *socket;

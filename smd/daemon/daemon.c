@@ -824,8 +824,9 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		if (fixed[i].differs && off < notes_len)
 			off += (size_t)snprintf(notes + off, notes_len - off, "%s%s", off ? ", " : "",
 						fixed[i].what);
-	if (conf->partitions || cur->partitions) {
-		/* P_Key tables are written by heavy bring-ups: the next one applies the (re-read) file */
+	if (conf->partition_config_file || cur->partition_config_file) {
+		/* P_Key tables are written by heavy bring-ups: the next one applies the (re-read) file
+		 * (without a file on either side both are the default partition: nothing to apply) */
 		uint64_t target = d->st.sweeps + (d->running ? 2 : 1);
 		if (d->requested < target)
 			d->requested = target;

@@ -58,6 +58,7 @@ bool sm_pr_env_init(const struct sm_sa_ctx *ctx, struct sm_pr_env *e)
 	e->n_pi = e->pi ? (s->attr_ports < e->f->n_ports ? s->attr_ports : e->f->n_ports) : 0;
 	e->rm = ctx->port_rm;
 	e->pk = s->pkeys;
+	e->req = SM_NONE;
 	return true;
 }
 
@@ -299,8 +300,9 @@ bool sm_pr_lid_pair(const struct sm_pr_env *e, const struct sm_pr_want *w, uint3
 	struct sm_pr_hop_parms fw, bw;
 	uint16_t pkey = 0;
 
-	/* partitions (sa/pkey.c): both ends members of a P_Key, one at least full */
-	if (!w->raw && !sm_sa_pkey_shared(e->pk, s, d, w->pkey, w->pkey_v, &pkey))
+	/* partitions (sa/pkey.c): both ends members of a P_Key, one at least full; the requester shares one with each */
+	if ((!w->raw && !sm_sa_pkey_shared(e->pk, s, d, w->pkey, w->pkey_v, &pkey)) ||
+	    !sm_sa_pkey_requester(e->pk, e->req, s, d))
 		return false;
 	if (sm_pr_walk(e, s, d, dlid, &fw))
 		return false;
@@ -465,6 +467,7 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 		return set_status(ans, SM_SA_STATUS_INSUFFICIENT_COMPONENTS);
 	if (!sm_pr_env_init(ctx, &e))
 		return set_status(ans, SM_SA_STATUS_BUSY);
+	e.req = sm_pr_port_by_lid(&e, req->from.lid);
 	/* a multicast DGID asks for a group's path (path_mcast.c) */
 	if (sm_sa_cm(cm, SM_PR_CM_DGID) && q.dgid[0] == 0xFF) {
 		int rc = sm_pr_mcast(ctx, &e, req, ans);
@@ -477,7 +480,7 @@ int sm_sa_h_path(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, struc
 		return set_status(ans, st);
 	if (none)
 		goto out;
-	if (s == SM_NONE && get && (s = sm_pr_port_by_lid(&e, req->from.lid)) == SM_NONE)
+	if (s == SM_NONE && get && (s = e.req) == SM_NONE)
 		goto out;              /* Get without a source: the requester's port */
 
 	unsigned limit = get ? 1 : sm_sa_cm(cm, SM_PR_CM_NUMB_PATH) ? q.p.numb_path : UINT_MAX;

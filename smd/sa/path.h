@@ -30,8 +30,9 @@
  *     OpenSM sets it from MTUCap and reads MTUCap only); the egress port of
  *     a source switch counts too;
  *   - partitions (sa/pkey.h): both ends must share a P_Key in the tables
- *     the SM programmed (one at least a full member), the requester is not
- *     checked; without partitions only 0xFFFF/0x7FFF; SL is the requested one or 0 (no QoS levels, no partition SL,
+ *     the SM programmed (one at least a full member), and the requester a
+ *     P_Key with each end, as OpenSM; a port with an empty table shares
+ *     nothing (OpenSM: everything); without tables only 0xFFFF/0x7FFF; SL is the requested one or 0 (no QoS levels, no partition SL,
  *     no routing-engine SL); no Tavor MTU quirk, no max_rate option;
  *   - MultiPathRecord: the RMPP Active flag is not required in the request,
  *     every GID of a reassembled request is used (OpenSM: 11), the APM LID

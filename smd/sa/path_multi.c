@@ -119,6 +119,7 @@ int sm_sa_h_multipath(const struct sm_sa_ctx *ctx, const struct sm_sa_req *req, 
 		return set_status(ans, SM_SA_STATUS_REQ_INVALID);   /* no GID, or fewer than counted */
 	if (!sm_pr_env_init(ctx, &e))
 		return set_status(ans, SM_SA_STATUS_BUSY);
+	e.req = sm_pr_port_by_lid(&e, req->from.lid);
 
 	/* every GID first, so that a bad one is an error whatever NumbPath stops at */
 	const uint8_t *gids = req->data + SM_SA_MPATH_REC_SIZE;

@@ -32,6 +32,7 @@ struct sm_pr_env {
 	uint32_t n_pi;
 	const uint16_t *rm;              /* ctx->port_rm: each port's rate | MTU << 8, or NULL */
 	const struct sm_pkey_tables *pk; /* P_Key tables as programmed (sa/pkey.h); NULL: default partition only */
+	uint32_t req;                    /* the requester's port (SM_NONE: unknown, or not a path query) */
 };
 
 /* Rate codes by lane speed and width (path_wire.c); a code's bandwidth, for ordering. */

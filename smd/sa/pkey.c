@@ -6,7 +6,8 @@
  * each of the two once per candidate P_Key (the default partition is first
  * in the table, so the common case is a few comparisons). Nothing is
  * allocated; every input comes from the snapshot, never from the request
- * except the P_Key asked for.
+ * except the P_Key asked for (and the requester's LID, which names a port
+ * of the snapshot or none).
  */
 #include "sa/pkey.h"
 #include "sm/snapshot.h"
@@ -64,4 +65,26 @@ bool sm_sa_pkey_shared(const struct sm_pkey_tables *pk, uint32_t a, uint32_t b, 
 	}
 	*out = best;
 	return found;
+}
+
+/* Do ports a and b share a P_Key (both hold it, one at least full)? A port shares with itself. */
+static bool share_any(const struct sm_pkey_tables *pk, uint32_t a, uint32_t b)
+{
+	uint16_t e;
+
+	if (a == b)
+		return true;
+	if (a >= pk->n_ports)
+		return false;
+	for (uint32_t k = pk->at[a]; k < pk->at[a + 1]; k++)
+		if ((pk->tab[k] & 0x7FFF) && share(pk, a, b, pk->tab[k] & 0x7FFF, &e))
+			return true;
+	return false;
+}
+
+bool sm_sa_pkey_requester(const struct sm_pkey_tables *pk, uint32_t req, uint32_t a, uint32_t b)
+{
+	if (!pk)
+		return true;   /* no partitions configured: every port a full member of the default partition */
+	return share_any(pk, req, a) && share_any(pk, req, b);
 }

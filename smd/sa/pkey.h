@@ -26,4 +26,14 @@ struct sm_pkey_tables;
 bool sm_sa_pkey_shared(const struct sm_pkey_tables *pk, uint32_t a, uint32_t b, bool want, uint16_t want_pkey,
 		       uint16_t *out);
 
+/*
+ * May requester req (a port index, SM_NONE when its LID names no port) see
+ * a path between a and b? As OpenSM's PathRecord (osm_port_share_pkey
+ * between the requester and each end): req shares some P_Key with a and
+ * some P_Key with b (not necessarily the same one, nor the path's); a port
+ * shares with itself. OpenSM exempts no requester here, trusted or not, and
+ * neither do we. Without tables every port may.
+ */
+bool sm_sa_pkey_requester(const struct sm_pkey_tables *pk, uint32_t req, uint32_t a, uint32_t b);
+
 #endif

@@ -160,7 +160,8 @@ struct sm_cfg {
 	 * Partitions (model/partitions.h): with a set, the P_Key phase (after
 	 * program) writes the P_Key tables of CA and router ports, switch port
 	 * 0 and switch ports facing a CA or router, changed blocks only, and the
-	 * snapshot carries them. NULL: P_Key tables are left alone. Not owned.
+	 * snapshot carries them. NULL: P_Key tables are left alone (the
+	 * programs always give a set: without a file, sm_partitions_default()). Not owned.
 	 */
 	const struct sm_partitions *partitions;
 	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
