@@ -64,8 +64,8 @@ stop_pid() {
 osm_pid() {
 	_p=$1
 	_i=0
-	while [ "$(ps -o comm= -p "$_p" 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
-		_p=$(pgrep -P "$_p" 2>/dev/null | head -1)
+	while [ "$(cat /proc/"$_p"/comm 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
+		_p=$(cat /proc/"$_p"/task/*/children 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | head -1)
 		[ -n "$_p" ] || break
 		_i=$((_i + 1))
 	done
@@ -205,7 +205,7 @@ out=$(sminfo_at "$blid"); echo "$out"
 echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "smd beside OpenSM: sminfo $blid not standby"
 "$smctl" --socket "$work/c.sock" --json status >"$work/c.st" || bad "c: no status"
 osm=$(osm_pid "$osm_wrap")
-[ "$(ps -o comm= -p "${osm:-0}" 2>/dev/null)" = opensm ] || bad "cannot find OpenSM's PID"
+[ "$(cat /proc/"${osm:-0}"/comm 2>/dev/null)" = opensm ] || bad "cannot find OpenSM's PID"
 t0=$(now)
 kill -9 "$osm"
 takeover c "$t0" "$work/before.osm" routes-may-differ

@@ -89,9 +89,11 @@ st
 echo "$(sminfo_on "$c1")" | grep -q "$osm_guid" || bad "plane 1's master changed while OpenSM runs"
 
 # --- kill -9 OpenSM: smd takes plane 1 over -------------------------------------
-osm=$(pgrep -P "$osm_wrap" 2>/dev/null | head -1)
-while [ -n "$osm" ] && [ "$(ps -o comm= -p "$osm" 2>/dev/null)" != opensm ]; do
-	osm=$(pgrep -P "$osm" 2>/dev/null | head -1)
+# OpenSM's own PID, down from the wrapper through /proc (no procps in a minimal root)
+child() { cat /proc/"$1"/task/*/children 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | head -1; }
+osm=$(child "$osm_wrap")
+while [ -n "$osm" ] && [ "$(cat /proc/"$osm"/comm 2>/dev/null)" != opensm ]; do
+	osm=$(child "$osm")
 done
 [ -n "$osm" ] || bad "cannot find OpenSM's PID"
 t0=$(now)
