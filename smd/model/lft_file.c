@@ -262,17 +262,15 @@ static bool tmpl_fits(const struct tmpl *t, const uint8_t *row, unsigned nports,
 
 static void tmpl_fill(struct tmpl *t, const uint8_t *row, uint32_t top)
 {
-	static char digits3[256][3];
-
-	if (!digits3[255][0])
-		for (unsigned p = 0; p < 256; p++) {
-			digits3[p][0] = (char)('0' + p / 100);
-			digits3[p][1] = (char)('0' + p / 10 % 10);
-			digits3[p][2] = (char)('0' + p % 10);
-		}
-	for (uint32_t lid = 0; lid <= top; lid++)
-		if (t->digits[lid] != UINT32_MAX)
-			memcpy(t->b.buf + t->digits[lid], digits3[row[lid]], 3);
+	for (uint32_t lid = 0; lid <= top; lid++) {
+		if (t->digits[lid] == UINT32_MAX)
+			continue;
+		char *d = t->b.buf + t->digits[lid];
+		unsigned p = row[lid];
+		d[0] = (char)('0' + p / 100);
+		d[1] = (char)('0' + p / 10 % 10);
+		d[2] = (char)('0' + p % 10);
+	}
 }
 
 int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
