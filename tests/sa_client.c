@@ -31,7 +31,7 @@
  *
  *   report tid 0x... trap 128 type 1 producer 2 issuer_lid 5 issuer_gid fe80::... lid 5
  *
- * (lid: trap 128's LIDAddr; gid: trap 64/65's GIDAddr) and answering it
+ * (lid: trap 128's LIDAddr; gid: trap 64-67's GIDAddr) and answering it
  * with a ReportResp, unless -N (then the SA resends it: every copy is
  * printed and counted). Unsubscribes before it exits. Exit 0 when COUNT
  * Reports came, 3 when fewer did, 2 when a subscription was refused (the
@@ -256,7 +256,7 @@ static int reports(struct client *c, int wait_ms, int count, int no_resp)
 		print_gid(n + 64);
 		if (trap == 128)
 			printf(" lid %u", get16(n + 10));
-		if (trap == 64 || trap == 65) {
+		if (trap >= 64 && trap <= 67) {   /* GIDAddr: the port (64/65), the group (66/67) */
 			printf(" gid ");
 			print_gid(n + 16);
 		}

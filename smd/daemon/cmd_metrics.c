@@ -69,6 +69,8 @@ void dmn_metrics_cycle(struct smd_dmn_plane *sp, const struct sm_mp_plane *p)
 {
 	if (p->light_ran)
 		txn_add(&sp->txn_total, &p->light.txn);
+	if (p->mft_ran)
+		txn_add(&sp->txn_total, &p->mft.txn);
 	if (!p->heavy)
 		return;
 	txn_add(&sp->txn_total, &p->sum.txn);

@@ -236,17 +236,19 @@ static void run_cycle(struct smd_dmn *d)
 	}
 	mp_cfg_from(&mp, d->cur->conf, d);
 	mp.light = d->light != 0;
+	mp.mc_only = d->mc_only != 0;   /* only the planes whose groups changed, MFTs only */
 	/* light cycles that escalate and trap cycles patch the known fabric when they can */
 	mp.base.incremental = d->incremental && d->cur->conf->incremental_sweep;
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
-	dmn_mc_cycle_begin(d);   /* a plane with newer multicast groups goes heavy */
+	dmn_mc_cycle_begin(d);   /* a plane with newer multicast groups gets its MFTs programmed */
 	sm_multiplane_bringup(d->planes, d->n, &mp);
 	dmn_mc_cycle_end(d);
 	for (unsigned i = 0; i < d->n; i++) {
-		if (d->planes[i].heavy) {
-			any_heavy = 1;
+		/* the MFT-only pass published a snapshot of the same fabric with the new MFTs */
+		if (d->planes[i].heavy || (d->planes[i].mft_ran && d->cap[i])) {
+			any_heavy |= d->planes[i].heavy;   /* MFTs alone change no plane health */
 			sm_snapshot_unref(prev[i]);
 		} else {
 			sm_snapshot_unref(d->cap[i]);
@@ -469,6 +471,7 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 	}
 	d->light = !heavy;
 	d->incremental = incremental;
+	d->mc_only = !heavy && reason && !strcmp(reason, "multicast");
 	d->running = 1;
 	d->st.cycle_start_us = sm_mono_us();
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)

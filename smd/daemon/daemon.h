@@ -119,7 +119,8 @@ struct smd_dmn_plane {
 #define SMD_DMN_HISTORY 16
 struct smd_dmn_sweep {
 	uint64_t seq;                 /* value of `sweeps` once it completed (1 = first) */
-	char kind[8];                 /* "light": only light sweeps ran; "heavy": some plane was brought up */
+	char kind[12];                /* "light": only light sweeps ran; "heavy": some plane was brought up;
+	                               * "multicast": only MFT-only passes (groups changed) */
 	char reason[16];              /* start, interval, request, trap (as last_reason) */
 	int escalated;                /* asked for light, a change made it heavy */
 	char change[192];             /* first change a light sweep saw ("plane 0: switch ..."), "" none */

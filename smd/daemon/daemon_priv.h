@@ -63,6 +63,7 @@ struct smd_dmn {
 	const char *reason;          /* why the running cycle runs (static string) */
 	int light;                   /* the running cycle is a light one */
 	int incremental;             /* ... may sweep incrementally (light, trap) */
+	int mc_only;                 /* ... is for multicast groups alone (mcast.c: the MFT-only pass) */
 	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
@@ -99,9 +100,9 @@ struct smd_dmn {
 	/*
 	 * Multicast (mcast.c): the partitions the SAs start from (the default
 	 * until the partitions file is read), each plane's newest group set
-	 * (from the start, then from its SA; d->mu), and the generation the
-	 * plane's last good heavy bring-up ran with (the worker's). A newer set
-	 * asks for a cycle (mc_due_us) in which that plane goes heavy. The
+	 * (from the start, then from its SA; d->mu), and the generation its
+	 * MFTs were last programmed with (the worker's). A newer set asks for a
+	 * cycle (mc_due_us) that runs the MFT-only pass on that plane. The
 	 * loop thread's: the SA's generation last taken, the SM's LID (issuer
 	 * of traps 66/67), whether mcast[] is still the start set.
 	 */

@@ -15,10 +15,15 @@
  * SA). Either way mc_sync() sends the queued traps 66/67 through the SA
  * (sm_sa_notice: issuer the SM's LID) and, when the groups changed, makes
  * the new set the plane's newest (d->mcast, under d->mu) and asks for a
- * "multicast" cycle after trap_holdoff_ms (a burst of joins shares it):
- * light, with that plane forced heavy by dmn_mc_cycle_begin() because
- * its set is newer than the one its last good heavy bring-up ran with, so
- * its MFTs are programmed within one cycle of the join.
+ * "multicast" cycle after trap_holdoff_ms (a burst of joins shares it).
+ * dmn_mc_cycle_begin() marks the planes whose set is newer than the one
+ * their MFTs were last programmed with (mft_due): a multicast cycle runs
+ * only the MFT-only pass on them (sm_mft_update: the MFT blocks that
+ * differ, no sweep, no LFT or PortInfo traffic; a new snapshot with the
+ * MFTs goes to the SA), the other planes are left alone; an interval
+ * cycle runs it after a light sweep that saw nothing; a heavy bring-up
+ * programs the set itself. Without a valid state (or when the pass fails)
+ * the plane goes heavy. Either way its MFTs follow within one cycle.
  *
  * Generations grow across SAs: an SA made again (its plane failed and
  * came back) starts from the plane's last generation, and its table (the
@@ -158,8 +163,7 @@ void dmn_mc_cycle_begin(struct smd_dmn *d)
 		struct sm_mc_set *s = sm_mc_set_ref(d->mcast[i]);
 		pthread_mutex_unlock(&d->mu);
 		d->planes[i].mcast = s;
-		if (s && s->gen != d->mc_ran_gen[i])
-			d->planes[i].force_heavy = 1;
+		d->planes[i].mft_due = s && s->gen != d->mc_ran_gen[i];
 	}
 }
 
@@ -168,7 +172,8 @@ void dmn_mc_cycle_end(struct smd_dmn *d)
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mc_set *s = d->planes[i].mcast;
 
-		if (s && !d->planes[i].skip && d->planes[i].heavy && !d->planes[i].rc)
+		const struct sm_mp_plane *p = &d->planes[i];
+		if (s && !p->skip && !p->rc && (p->heavy || (p->mft_ran && !p->mft_rc)))
 			d->mc_ran_gen[i] = s->gen;
 		d->planes[i].mcast = NULL;
 		sm_mc_set_unref(s);

@@ -40,7 +40,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 {
 	struct smd_dmn_status *st = &d->st;
 	struct smd_dmn_sweep sw;
-	unsigned standby = 0, escalated = 0;
+	unsigned standby = 0, escalated = 0, mft_only = 0;
 
 	memset(&sw, 0, sizeof(sw));
 	st->planes_up = st->planes_incomplete = 0;
@@ -57,9 +57,17 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		sp->swept = 1;
 		sp->rc = p->rc;
 		snprintf(sp->err, sizeof(sp->err), "%s", p->rc ? p->err : "");
-		sp->last_heavy = p->heavy;
-		sp->light = p->light;
+		/* a multicast cycle leaves the planes whose groups did not change alone (multiplane.h) */
+		if (p->heavy || p->light_ran || !d->mc_only) {
+			sp->last_heavy = p->heavy;
+			sp->light = p->light;
+		}
 		sw.smps += p->light.smps;
+		if (p->mft_ran) {   /* the MFT-only pass (its SMPs; a heavy bring-up after it counts its own) */
+			mft_only += !p->heavy && !p->mft_rc;
+			sw.smps += p->mft.txn.sent;
+			sp->smps_total += p->mft.txn.sent;
+		}
 		if (p->light_ran && p->light_rc && !sw.change[0] && p->light.why[0])
 			snprintf(sw.change, sizeof(sw.change), "plane %u: %s", i, p->light.why);
 		/* who we are in the plane (status "sm"); a plane nobody else can manage (mock) is ours */
@@ -135,7 +143,7 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->sweeps++;
 
 	sw.seq = st->sweeps;
-	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : "light");
+	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : d->mc_only && mft_only ? "multicast" : "light");
 	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
 	sw.escalated = d->light && escalated;   /* not the incomplete planes swept heavy by every cycle */
 	sw.planes_up = st->planes_up;

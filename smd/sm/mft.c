@@ -375,6 +375,8 @@ int sm_mft_update(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_st
 		}
 	}
 	sm_pkey_tables_free(pk);   /* NULL once the snapshot took it */
+	if (c->txn)
+		ms->txn = *sm_txn_stats(c->txn);
 	sm_txn_free(c->txn);
 	c->txn = NULL;
 	sm_core_reset(c);

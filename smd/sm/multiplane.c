@@ -10,6 +10,7 @@
 #include "sm/multiplane.h"
 #include "lib/clock.h"
 #include "lib/json.h"
+#include "sm/mft.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -54,14 +55,21 @@ static void *plane_main(void *arg)
 	memset(&pl->light, 0, sizeof(pl->light));
 	if (w->cfg->light && !pl->force_heavy) {
 		pl->err[0] = '\0';
-		pl->light_ran = 1;
-		pl->light_rc = sm_light_sweep(pl->t, &cfg, pl->state, &pl->light, pl->err, sizeof(pl->err));
-		if (pl->light_rc == 0) {
+		if (!w->cfg->mc_only) {
+			pl->light_ran = 1;
+			pl->light_rc = sm_light_sweep(pl->t, &cfg, pl->state, &pl->light, pl->err, sizeof(pl->err));
+		}
+		if (pl->light_rc == 0 && pl->mft_due && pl->mcast) {
+			/* the fabric as the state knows it: only the MFT blocks of the new groups */
+			pl->mft_ran = 1;
+			pl->mft_rc = sm_mft_update(pl->t, &cfg, pl->state, &pl->mft, pl->err, sizeof(pl->err));
+		}
+		if (pl->light_rc == 0 && pl->mft_rc == 0) {
 			pl->rc = 0;
 			pl->end_s = (double)(sm_mono_us() - w->t0) / 1e6;
 			return NULL;
 		}
-		/* a change, no state, or a failed light sweep: the heavy one finds out */
+		/* a change, no state, a failed light sweep or MFT pass: the heavy one finds out */
 	}
 	pl->heavy = 1;
 	for (pl->attempts = 0; pl->attempts <= w->cfg->retries; ) {
@@ -89,8 +97,12 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 		w[i].pl = &planes[i];
 		w[i].cfg = cfg;
 		w[i].t0 = t0;
-		planes[i].heavy = planes[i].light_ran = 0;
+		planes[i].heavy = planes[i].light_ran = planes[i].mft_ran = planes[i].mft_rc = 0;
+		memset(&planes[i].mft, 0, sizeof(planes[i].mft));
 		if (planes[i].skip)
+			continue;
+		/* a cycle for multicast groups: the other planes are left as they are */
+		if (cfg->light && cfg->mc_only && !planes[i].mft_due && !planes[i].force_heavy)
 			continue;
 		if (!planes[i].t) {
 			planes[i].rc = -ENODEV;

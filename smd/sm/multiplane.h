@@ -17,6 +17,14 @@
  * With a state (pl->state), heavy bring-ups use sm_bringup_state(): LFT
  * blocks are neither read back nor written where the state knows them.
  *
+ * Multicast (issue 14): a plane whose group set changed (pl->mft_due,
+ * its set in pl->mcast) gets the MFT-only pass (sm_mft_update, mft.h)
+ * in a light cycle: after a light sweep that saw no change, or instead of
+ * any sweep with cfg.mc_only (a cycle run for the groups alone: planes
+ * without mft_due are then left as they are, results untouched). Without
+ * a valid state, or when the pass fails, the plane is brought up heavy;
+ * a heavy bring-up programs the set anyway.
+ *
  * A plane whose bring-up fails is retried (cfg.retries times, on the same
  * transport, after the other planes are done or in parallel with the ones
  * still running); its failure is reported with the reason. A plane whose
@@ -40,11 +48,15 @@ struct sm_mp_plane {
 	int force_heavy;                /* with cfg.light: skip the light sweep for this plane */
 	struct sm_mc_set *mcast;        /* its multicast groups (sm_cfg.mcast; the caller's reference), NULL none */
 	int skip;                       /* not this run (a plane another SM masters): results untouched, not counted */
+	int mft_due;                    /* mcast is newer than the MFTs programmed: see above */
 	/* results */
 	int heavy;                      /* a heavy bring-up ran (sum, attempts are its results) */
 	int light_rc;                   /* light sweep (if light_ran): 1 change seen, 0 none, -errno */
 	int light_ran;                  /* the light sweep ran (light holds its counters) */
 	struct sm_light_summary light;
+	int mft_ran;                    /* the MFT-only pass ran (mft holds its counters, mft_rc its result) */
+	int mft_rc;
+	struct sm_mft_summary mft;
 	int rc;                         /* 0 up; negative errno */
 	unsigned attempts;
 	struct sm_summary sum;
@@ -57,6 +69,7 @@ struct sm_mp_cfg {
 	unsigned retries;               /* extra attempts for a failed plane (default 1) */
 	struct sm_plane_lids *lids;     /* shared LID table; NULL: each plane on its own */
 	bool light;                     /* light sweep first, heavy only where it sees a change */
+	bool mc_only;                   /* with light: only the MFT-only pass of planes with mft_due */
 };
 
 /*

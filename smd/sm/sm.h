@@ -181,6 +181,7 @@ struct sm_mft_summary {
 	uint32_t set_errors;
 	uint64_t missing;            /* members not in the fabric (or not reachable) */
 	double compute_s, program_s;
+	struct sm_txn_stats txn;     /* sm_mft_update()'s SMPs (a bring-up counts them in sm_summary.txn) */
 };
 
 struct sm_summary {

