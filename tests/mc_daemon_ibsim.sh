@@ -155,6 +155,109 @@ grep -q '^report .* trap 66 type 3 producer 4 .* gid ff15:1234::1 ' "$work/sub1.
 grep -q '^report .* trap 67 type 3 producer 4 .* gid ff15:1234::1 ' "$work/sub1.out" ||
 	bad "no Report of trap 67 for ff15:1234::1"
 
+# ---- 3. a partitions reload ----------------------------------------------------------------
+# dump OUT: the P_Key table of every CA port and of every switch port (smpquery pkeys), by node and port
+dump() {
+	python3 - "$work/topo.ibnd" >"$work/ports" <<'EOF'
+import re, sys
+kind = None
+for line in open(sys.argv[1]):
+    m = re.match(r'(Switch|Ca)\s+(\d+)\s+"[^"]*"\s+#\s+"([^"]*)"', line)
+    if m:
+        kind, nports, name = m.group(1), int(m.group(2)), m.group(3).split()[-1]
+        lid = re.search(r'lid (\d+)', line)
+        if kind == 'Switch' and lid:
+            for p in range(nports + 1):
+                print('%s %s %d' % (name, lid.group(1), p))
+        continue
+    m = re.match(r'\[(\d+)\]\(\S+\)\s+"[^"]*".*lid (\d+)', line)
+    if kind == 'Ca' and m:
+        print('%s %s 1' % (name, m.group(2)))
+EOF
+	: >"$1"
+	while read -r name l p; do
+		echo "$name port $p" >>"$1"
+		T=20 at host00 smpquery pkeys "$l" "$p" >>"$1" 2>&1
+	done <"$work/ports"
+}
+# blocks_differ A B: 32-entry blocks that differ between two dumps
+blocks_differ() {
+	python3 - "$1" "$2" <<'EOF'
+import re, sys
+def tables(path):
+    t, key = {}, None
+    for line in open(path):
+        if ' port ' in line and not line.startswith(' '):
+            key = line.strip(); t[key] = []
+        elif re.match(r'\s*\d+:', line):
+            t[key] += [int(x, 16) for x in line.split(':', 1)[1].split()]
+    return t
+a, b = tables(sys.argv[1]), tables(sys.argv[2])
+d = [(k, i // 32) for k in a for i in range(0, max(len(a[k]), len(b.get(k, []))), 32) if a[k][i:i + 32] != b.get(k, [])[i:i + 32]]
+sys.stderr.write(''.join('%s block %d\n' % x for x in d))
+print(len(d))
+EOF
+}
+TENANT=ff12:401b:8002::ffff:ffff OTHER=ff12:401b:8003::ffff:ffff
+dump "$work/pk1"
+echo "P_Key tables: $(grep -c ' port ' "$work/pk1") ports read back"
+at host05 saquery -g >"$work/g1" 2>&1
+grep -q "$TENANT" "$work/g1" || bad "before the reload: no broadcast group of 0x0002: $(cat "$work/g1")"
+l00=$(awk '$1 == "host00" { print $2 }' "$work/ports") l05=$(awk '$1 == "host05" { print $2 }' "$work/ports")
+l09=$(awk '$1 == "host09" { print $2 }' "$work/ports")
+at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr1" 2>&1
+grep -qi 'dlid' "$work/pr1" && bad "before the reload: a PathRecord in 0x0003 (no such partition yet) answered"
+
+# a bad file: refused with FILE:LINE, the running one kept
+printf 'Default=0x7fff, ipoib : ALL=full ;\nBroken=0xzz : ALL ;\n' >"$work/partitions.conf"
+n=$(sweeps)
+"$smctl" --socket "$sock" reload >"$work/reload.bad" 2>&1 && bad "a bad partitions file was accepted"
+grep -q "partitions.conf:2" "$work/reload.bad" || bad "the bad file's refusal does not name FILE:2: $(cat "$work/reload.bad")"
+echo "bad file: $(head -1 "$work/reload.bad")"
+sleep 1
+[ "$(sweeps)" = "$n" ] || bad "a refused reload ran a cycle"
+at host05 saquery -g >"$work/g1b" 2>&1
+grep -q "$TENANT" "$work/g1b" || bad "after a refused reload: the broadcast group of 0x0002 is gone"
+
+# a good one: 0x0002 (host05) out, 0x0003 (host09) in
+printf 'Default=0x7fff, ipoib : ALL=full ;\nOther=0x0003, ipoib : %s=full, SELF=full ;\n' "$g09" >"$work/partitions.conf"
+T=60 at host03 "$sub" -I -s 67 -w 30000 -n 1 >"$work/sub2.out" 2>&1 &
+subp=$!
+wait_for "$work/sub2.out" "subscribed 67" 100 || bad "sa_client did not subscribe: $(cat "$work/sub2.out")"
+n=$(sweeps)
+"$smctl" --socket "$sock" reload >"$work/reload.good" 2>&1 || bad "reload failed: $(cat "$work/reload.good")"
+wait_cycle "$n" || bad "no cycle after the reload"
+dump "$work/pk2"
+want=$(blocks_differ "$work/pk1" "$work/pk2" 2>"$work/pkdiff")
+python3 - "$work/st.json" "$n" "$want" <<'EOF' || bad "the reload wrote more than the P_Key blocks that changed"
+import json, sys
+r = json.load(open(sys.argv[1]))
+new = [s for s in r['sweep_history'] if s['seq'] > int(sys.argv[2])]
+pk = sum(s['pkey_blocks_written'] for s in new)
+lft = sum(s['lft_blocks_written'] for s in new)
+pc = sum(s['portcfg_sets'] for s in new)
+print('reload: cycles %s: %d SMPs, P_Key blocks written %d (%s differ in the read-back), LFT blocks %d, '
+      'port configuration Sets %d, MFT blocks %d' % (' '.join('%s/%s' % (s['kind'], s['reason']) for s in new),
+      sum(s['smps'] for s in new), pk, sys.argv[3], lft, pc, sum(s['mft_blocks_written'] for s in new)))
+sys.exit(0 if pk == int(sys.argv[3]) and pk > 0 and lft == 0 and pc == 0 else 1)
+EOF
+echo "P_Key blocks that changed: $(tr '\n' ';' <"$work/pkdiff")"
+wait $subp
+cat "$work/sub2.out"
+grep -q "^report .* trap 67 .* gid $TENANT " "$work/sub2.out" || bad "no Report of trap 67 for 0x0002's broadcast group"
+at host05 saquery -g >"$work/g2" 2>&1
+grep -q "$TENANT" "$work/g2" && bad "after the reload: 0x0002's broadcast group is still there"
+at host09 saquery -g >"$work/g2" 2>&1
+grep -q "$OTHER" "$work/g2" || bad "after the reload: no broadcast group of 0x0003: $(cat "$work/g2")"
+echo "saquery -g after the reload: $(grep -c MGID "$work/g2") groups as host09 sees them, 0x0003's there, 0x0002's gone"
+at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr2" 2>&1
+grep -qi 'pkey.*0x8003' "$work/pr2" || bad "after the reload: no PathRecord in 0x0003: $(cat "$work/pr2")"
+at host05 saquery PR --slid "$l05" --dlid "$l00" --pkey 0x8002 >"$work/pr3" 2>&1
+grep -qi 'dlid' "$work/pr3" && bad "after the reload: a PathRecord in 0x0002 (removed) answered"
+at host09 "$mc" -j "$OTHER" -k 0x8003 >"$work/j3" 2>&1 || bad "host09 cannot join 0x0003's group: $(cat "$work/j3")"
+at host05 "$mc" -j "$OTHER" -k 0x8003 >"$work/j4" 2>&1 && bad "host05 (not in 0x0003) joined its group"
+echo "membership after the reload: PathRecord and joins in 0x0003 for host09 only, 0x0002 refused"
+
 kill -0 "$pid" 2>/dev/null || bad "smd died"
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null

@@ -65,7 +65,7 @@ static void metric1(struct sm_json *j, const char *name, const char *type, const
 }
 
 enum pf { PF_UP, PF_SWITCHES, PF_CAS, PF_LIDS, PF_ACTIVE, PF_LINKP, PF_CYC_UP, PF_CYC_FAIL, PF_SMPS_T,
-	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS, PF_INCOMPLETE };
+	  PF_BLOCKS_T, PF_PI_T, PF_SMPS, PF_BLOCKS, PF_PI, PF_SECS, PF_INCOMPLETE, PF_PORTCFG_T, PF_PKEY_T, PF_MFT_T };
 
 static double plane_field(const struct smd_dmn_plane *p, enum pf f)
 {
@@ -83,6 +83,9 @@ static double plane_field(const struct smd_dmn_plane *p, enum pf f)
 	case PF_SMPS_T: return (double)p->smps_total;
 	case PF_BLOCKS_T: return (double)p->lft_blocks_total;
 	case PF_PI_T: return (double)p->portinfo_sets_total;
+	case PF_PORTCFG_T: return (double)p->portcfg_sets_total;
+	case PF_PKEY_T: return (double)p->pkey_blocks_total;
+	case PF_MFT_T: return (double)p->mft_blocks_total;
 	case PF_SMPS: return (double)p->sum.txn.sent;
 	case PF_BLOCKS: return p->sum.lft_blocks_written;
 	case PF_PI: return (double)p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
@@ -161,6 +164,10 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 		{ "smd_lft_blocks_written_total", "counter", "LFT blocks written (Set LinearForwardingTable)",
 		  PF_BLOCKS_T },
 		{ "smd_portinfo_sets_total", "counter", "PortInfo Sets (LID, SM LID, state)", PF_PI_T },
+		{ "smd_portcfg_sets_total", "counter", "Port configuration Sets (PortInfo MTU/VLs/..., SL2VL, VLArb)",
+		  PF_PORTCFG_T },
+		{ "smd_pkey_blocks_written_total", "counter", "P_Key table blocks written (partitions)", PF_PKEY_T },
+		{ "smd_mft_blocks_written_total", "counter", "MFT blocks written (multicast)", PF_MFT_T },
 		{ "smd_last_sweep_smps_sent", "gauge", "SMPs sent in the plane's last heavy bring-up", PF_SMPS },
 		{ "smd_last_sweep_lft_blocks_written", "gauge", "LFT blocks written in the plane's last heavy bring-up", PF_BLOCKS },
 		{ "smd_last_sweep_portinfo_sets", "gauge", "PortInfo Sets in the plane's last heavy bring-up", PF_PI },

@@ -843,7 +843,10 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 	if (!conf->sweep_interval && !d->running)
 		d->next_due_us = 0;
 	kick(d);
+	int parts = conf->partition_config_file || cur->partition_config_file;
 	pthread_mutex_unlock(&d->mu);
 	gen_free(old);   /* never swapped in: nobody used its chains */
+	if (parts)
+		dmn_mc_reconfig(d, conf);   /* d->pending's: freed only by the loop thread, which we are */
 	return 0;
 }

@@ -95,6 +95,7 @@ struct smd_dmn_plane {
 	double seconds;
 	/* since the daemon started, all cycles, light and heavy parts (smctl metrics) */
 	uint64_t smps_total, lft_blocks_total, portinfo_sets_total;
+	uint64_t portcfg_sets_total, pkey_blocks_total, mft_blocks_total;   /* the same, smd_dmn_sweep's */
 	int phase;              /* while a cycle runs: enum sm_phase its bring-up is in, -1 none (smctl progress) */
 	/* metrics (daemon/cmd_metrics.c): every SMP transaction since the daemon started, light and
 	 * heavy parts, and M_Key as the plane's last full discovery saw it (mkey_seen 0: none yet) */
@@ -135,6 +136,9 @@ struct smd_dmn_sweep {
 	uint64_t lft_blocks_read;     /* read back (switches the state did not know) */
 	uint64_t portinfo_sets;       /* LID/SM LID/prefix and ARMED/ACTIVE Sets */
 	uint64_t switchinfo_sets;     /* LinearFDBTop Sets and PortStateChange clears */
+	uint64_t portcfg_sets;        /* port configuration: PortInfo (MTU, VLs...), SL2VL and VLArb Sets */
+	uint64_t pkey_blocks_written; /* P_Key table blocks written (partitions) */
+	uint64_t mft_blocks_written;  /* MFT blocks written (bring-ups and MFT-only passes) */
 };
 
 /* A plane's SA (status "sa", metrics smd_sa_*). */
@@ -182,6 +186,7 @@ struct smd_dmn_status {
 	uint64_t light_sweeps, heavy_sweeps, escalations;
 	/* totals since start, all cycles and planes */
 	uint64_t smps_total, lft_blocks_written_total, lft_blocks_read_total, portinfo_sets_total;
+	uint64_t portcfg_sets_total, pkey_blocks_written_total, mft_blocks_written_total;
 	/* the last n_history cycles, oldest first; history[n_history - 1] is the last one */
 	unsigned n_history;
 	struct smd_dmn_sweep history[SMD_DMN_HISTORY];

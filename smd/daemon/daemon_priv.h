@@ -148,6 +148,8 @@ struct sm_sa;
 void dmn_mc_sa_cfg(struct smd_dmn *d, unsigned i, struct sm_sa_cfg *cfg);
 void dmn_mc_sa_opened(struct smd_dmn *d, unsigned i, struct sm_sa *sa);
 void dmn_mc_published(struct smd_dmn *d, unsigned i);
+/* A reload brought conf: the SAs' well-known groups follow its partitions (loop thread) */
+void dmn_mc_reconfig(struct smd_dmn *d, const struct smd_conf *conf);
 void dmn_mc_status(struct smd_dmn *d, unsigned i, struct smd_dmn_sa *s);
 /* status.c */
 void dmn_plane_phase(void *arg, unsigned plane, unsigned ph);

@@ -7,8 +7,10 @@
  * file's, else the default partition's: the IPoIB broadcast groups and
  * `mgid=` groups; sm_sa_mc_start_set, what an SA configured with them
  * holds), so the first bring-up programs them, also before the plane has
- * an SA. A reload that changes the partitions does not change the groups
- * of an SA already made (not yet: its next SA has them). A plane's SA (sa.c) gets the same groups when it is made and
+ * an SA. A reload of the partitions changes the groups of the SAs
+ * already made (dmn_mc_reconfig: the broadcast and mgid= groups of new
+ * partitions made, those of removed ones deleted with trap 67); an SA
+ * made later starts from the newest file. A plane's SA (sa.c) gets the same groups when it is made and
  * tells us after every MCMemberRecord Set/Delete it answered (cfg
  * mc_changed); a bring-up that succeeded removes the ports it no longer
  * found from the groups (dmn_mc_published, after the snapshot went to the
@@ -99,11 +101,11 @@ void dmn_mc_sa_opened(struct smd_dmn *d, unsigned i, struct sm_sa *sa)
 	char msg[400];
 	int rc;
 
-	const struct sm_partitions *parts = partitions(d, d->cur->conf);   /* the loop's, worker idle */
-
 	sm_cfg_default(&c);
 	/* the first SA's groups are the start set (gen 1); a later one's come after the plane's newest */
 	pthread_mutex_lock(&d->mu);
+	/* the newest config's partitions: a reload's before the worker swaps it in (never freed under mu) */
+	const struct sm_partitions *parts = partitions(d, d->pending ? d->pending->conf : d->cur->conf);
 	dyn->mc_gen = d->mc_fresh[i] || !d->mcast[i] ? 0 : d->mcast[i]->gen;
 	pthread_mutex_unlock(&d->mu);
 	rc = sm_sa_dyn_mc_config(dyn, parts, c.subnet_timeout);
@@ -114,6 +116,33 @@ void dmn_mc_sa_opened(struct smd_dmn *d, unsigned i, struct sm_sa *sa)
 	}
 	d->mc_seen[i] = d->mc_fresh[i] ? dyn->mc_gen : 0;
 	mc_sync(d, i);
+}
+
+void dmn_mc_reconfig(struct smd_dmn *d, const struct smd_conf *conf)
+{
+	const struct sm_partitions *parts = partitions(d, conf);
+	struct sm_cfg c;
+	char msg[400];
+
+	sm_cfg_default(&c);
+	for (unsigned i = 0; i < d->n; i++) {
+		size_t made = 0, deleted = 0;
+		int rc;
+
+		if (!d->sa[i])
+			continue;   /* an SA made later starts from the newest config (dmn_mc_sa_opened) */
+		rc = sm_sa_dyn_mc_reconfig(sm_sa_dyn(d->sa[i]), parts, c.subnet_timeout, &made, &deleted);
+		if (d->note && (rc || made || deleted)) {
+			if (rc)
+				snprintf(msg, sizeof(msg), "plane %u: SA: multicast groups of %s: %s", i, parts->file,
+					 rc == -ENOSPC ? "more than the SA holds" : strerror(-rc));
+			else
+				snprintf(msg, sizeof(msg), "plane %u: SA: partitions reloaded: %zu broadcast/mgid groups made, "
+					 "%zu deleted", i, made, deleted);
+			d->note(d->note_arg, msg);
+		}
+		mc_sync(d, i);   /* trap 67 of the groups deleted, the new set to program */
+	}
 }
 
 void dmn_mc_published(struct smd_dmn *d, unsigned i)

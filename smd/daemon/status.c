@@ -67,6 +67,8 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 			mft_only += !p->heavy && !p->mft_rc;
 			sw.smps += p->mft.txn.sent;
 			sp->smps_total += p->mft.txn.sent;
+			sw.mft_blocks_written += p->mft.blocks_written;
+			sp->mft_blocks_total += p->mft.blocks_written;
 		}
 		if (p->light_ran && p->light_rc && !sw.change[0] && p->light.why[0])
 			snprintf(sw.change, sizeof(sw.change), "plane %u: %s", i, p->light.why);
@@ -91,6 +93,12 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 			sw.lft_blocks_read += p->sum.lft_blocks_read;
 			sw.portinfo_sets += p->sum.portinfo_lid_sets + p->sum.portinfo_state_sets;
 			sw.switchinfo_sets += p->sum.switchinfo_sets + p->sum.psc_cleared;
+			sw.portcfg_sets += p->sum.portcfg_pi_sets + p->sum.sl2vl_sets + p->sum.vlarb_sets;
+			sw.pkey_blocks_written += p->sum.pkey_blocks_written;
+			sw.mft_blocks_written += p->sum.mft.blocks_written;
+			sp->portcfg_sets_total += p->sum.portcfg_pi_sets + p->sum.sl2vl_sets + p->sum.vlarb_sets;
+			sp->pkey_blocks_total += p->sum.pkey_blocks_written;
+			sp->mft_blocks_total += p->sum.mft.blocks_written;
 			escalated += p->light_ran;
 		} else if (p->light_ran && !p->rc) {
 			sw.planes_light++;
@@ -158,6 +166,9 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	st->lft_blocks_written_total += sw.lft_blocks_written;
 	st->lft_blocks_read_total += sw.lft_blocks_read;
 	st->portinfo_sets_total += sw.portinfo_sets;
+	st->portcfg_sets_total += sw.portcfg_sets;
+	st->pkey_blocks_written_total += sw.pkey_blocks_written;
+	st->mft_blocks_written_total += sw.mft_blocks_written;
 	if (st->n_history == SMD_DMN_HISTORY)
 		memmove(&st->history[0], &st->history[1], (SMD_DMN_HISTORY - 1) * sizeof(st->history[0]));
 	else
@@ -290,7 +301,10 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 		      { "escalations", st->escalations }, { "smps_total", st->smps_total },
 		      { "lft_blocks_written_total", st->lft_blocks_written_total },
 		      { "lft_blocks_read_total", st->lft_blocks_read_total },
-		      { "portinfo_sets_total", st->portinfo_sets_total });
+		      { "portinfo_sets_total", st->portinfo_sets_total },
+		      { "portcfg_sets_total", st->portcfg_sets_total },
+		      { "pkey_blocks_written_total", st->pkey_blocks_written_total },
+		      { "mft_blocks_written_total", st->mft_blocks_written_total });
 	if (st->n_history)
 		smd_dmn_sweep_json(j, "last_sweep", &st->history[st->n_history - 1]);
 	else
@@ -351,7 +365,8 @@ void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dm
 	sm_json_double(j, "age_s", now > sw->end_us ? (double)(now - sw->end_us) / 1e6 : 0.0);
 	SM_JSON_UINTS(j, { "smps", sw->smps }, { "lft_blocks_written", sw->lft_blocks_written },
 		      { "lft_blocks_read", sw->lft_blocks_read }, { "portinfo_sets", sw->portinfo_sets },
-		      { "switchinfo_sets", sw->switchinfo_sets });
+		      { "switchinfo_sets", sw->switchinfo_sets }, { "portcfg_sets", sw->portcfg_sets },
+		      { "pkey_blocks_written", sw->pkey_blocks_written }, { "mft_blocks_written", sw->mft_blocks_written });
 	sm_json_obj_end(j);
 }
 
@@ -376,6 +391,13 @@ void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 			      { "lft_blocks_written", s->lft_blocks_written },
 			      { "portinfo_sets", s->portinfo_lid_sets + s->portinfo_state_sets },
 			      { "sm_lid", s->sm_lid });
+		/* the last bring-up's port configuration and P_Key tables (as --once --json has them) */
+		sm_json_obj_begin(j, "portcfg");
+		SM_JSON_UINTS(j, { "portinfo_sets", s->portcfg_pi_sets }, { "sl2vl_gets", s->sl2vl_gets },
+			      { "sl2vl_sets", s->sl2vl_sets }, { "vlarb_gets", s->vlarb_gets }, { "vlarb_sets", s->vlarb_sets },
+			      { "tables_trusted", s->tables_trusted }, { "pkey_ports", s->pkey_ports },
+			      { "pkey_blocks_read", s->pkey_blocks_read }, { "pkey_blocks_written", s->pkey_blocks_written });
+		sm_json_obj_end(j);
 		sm_json_str(j, "engine", s->engine);
 		sm_json_double(j, "seconds", p->seconds);
 		sm_json_str(j, "last_kind", !p->swept ? NULL : p->last_heavy ? "heavy" : "light");

@@ -213,6 +213,16 @@ void sm_sa_mc_drop(struct sm_sa_dyn *d, struct sm_sa_mcg *g);
  * MGID becomes well known. 0 or -errno (-ENOSPC, -ENOMEM).
  */
 int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout);
+/*
+ * A partitions reload: the well-known groups parts no longer declares are
+ * deleted with their members (trap 67 queued, MLID freed), then those it
+ * declares are made where missing (as sm_sa_dyn_mc_config; no trap 66: a
+ * group is reported created when its first full member joins). Groups
+ * hosts created are left alone. *made, *deleted: how many. 0 or -errno
+ * (-ENOSPC, -ENOMEM: the groups made so far stay).
+ */
+int sm_sa_dyn_mc_reconfig(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout,
+			  size_t *made, size_t *deleted);
 /* The groups as the SM programs them (sm/mcast.h), gen = mc_gen, for plane. NULL on ENOMEM. */
 struct sm_mc_set *sm_sa_dyn_mc_set(const struct sm_sa_dyn *d, unsigned plane);
 /*

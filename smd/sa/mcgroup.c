@@ -422,41 +422,96 @@ int sm_sa_dyn_group_add(struct sm_sa_dyn *d, const uint8_t member_rec[SM_SA_MCME
 
 /* ---- well-known groups and the set handed to the SM ---- */
 
-int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout)
+/* The group record a partition's `ipoib`/`mgid=` group declares (OpenSM's parameters). */
+static void mgroup_rec(const struct sm_partition *p, const struct sm_part_mgroup *mg, uint8_t subnet_timeout,
+		       uint8_t rec[SM_SA_MCMEMBER_REC_SIZE])
 {
-	uint64_t gen0 = d->mc_gen;
+	uint8_t scope = mg->scope ? mg->scope & 0xF : 2;
+	uint8_t hop = scope == 2 ? 0 : 0xFF;
 
+	memset(rec, 0, SM_SA_MCMEMBER_REC_SIZE);
+	memcpy(rec, mg->mgid, 16);
+	rec[1] = (uint8_t)((rec[1] & 0xF0) | scope);
+	sm_sa_put32(rec + 32, mg->qkey);
+	rec[38] = (uint8_t)(2 << 6 | (mg->mtu & 0x3F));
+	rec[39] = mg->tclass;
+	sm_sa_put16(rec + 40, (uint16_t)(p->pkey | 0x8000));
+	rec[42] = (uint8_t)(2 << 6 | (mg->rate & 0x3F));
+	rec[43] = (uint8_t)(2 << 6 | (subnet_timeout & 0x3F));
+	sm_sa_put32(rec + 44, (uint32_t)(mg->sl & 0xF) << 28 | (mg->flow_label & 0xFFFFF) << 8 | hop);
+	rec[REC_SCOPE_STATE] = (uint8_t)(scope << 4 | SM_SA_MC_FULL);
+}
+
+/* Does a partition of parts declare the group of MGID mgid (as stored: scope nibble set)? */
+static bool declared(const struct sm_partitions *parts, const uint8_t mgid[16])
+{
+	uint8_t rec[SM_SA_MCMEMBER_REC_SIZE];
+
+	for (size_t i = 0; parts && i < parts->n; i++)
+		for (size_t k = 0; k < parts->v[i].n_mgroups; k++) {
+			mgroup_rec(&parts->v[i], &parts->v[i].mgroups[k], 18, rec);
+			if (!mgid_cmp(rec, mgid))
+				return true;
+		}
+	return false;
+}
+
+/* Every group parts declares, made where missing, marked well known; *made counts the new ones. */
+static int config_groups(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout,
+			 size_t *made)
+{
 	if (!subnet_timeout)
 		subnet_timeout = 18;   /* OpenSM's default */
 	for (size_t i = 0; parts && i < parts->n; i++) {
 		const struct sm_partition *p = &parts->v[i];
 
 		for (size_t k = 0; k < p->n_mgroups; k++) {
-			const struct sm_part_mgroup *mg = &p->mgroups[k];
-			uint8_t rec[SM_SA_MCMEMBER_REC_SIZE] = { 0 };
-			uint8_t scope = mg->scope ? mg->scope & 0xF : 2;
-			uint8_t hop = scope == 2 ? 0 : 0xFF;
+			uint8_t rec[SM_SA_MCMEMBER_REC_SIZE];
 			struct sm_sa_mcg *g;
 			int rc;
 
-			memcpy(rec, mg->mgid, 16);
-			rec[1] = (uint8_t)((rec[1] & 0xF0) | scope);
-			sm_sa_put32(rec + 32, mg->qkey);
-			rec[38] = (uint8_t)(2 << 6 | (mg->mtu & 0x3F));
-			rec[39] = mg->tclass;
-			sm_sa_put16(rec + 40, (uint16_t)(p->pkey | 0x8000));
-			rec[42] = (uint8_t)(2 << 6 | (mg->rate & 0x3F));
-			rec[43] = (uint8_t)(2 << 6 | (subnet_timeout & 0x3F));
-			sm_sa_put32(rec + 44, (uint32_t)(mg->sl & 0xF) << 28 | (mg->flow_label & 0xFFFFF) << 8 | hop);
-			rec[REC_SCOPE_STATE] = (uint8_t)(scope << 4 | SM_SA_MC_FULL);
+			mgroup_rec(p, &p->mgroups[k], subnet_timeout, rec);
 			g = sm_sa_mc_find(d, rec);
-			if (!g && (rc = sm_sa_mc_create(d, rec, 0, &g)))
-				return rc;
+			if (!g) {
+				if ((rc = sm_sa_mc_create(d, rec, 0, &g)))
+					return rc;
+				(*made)++;
+			}
 			g->well_known = true;
 		}
 	}
+	return 0;
+}
+
+int sm_sa_dyn_mc_config(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout)
+{
+	uint64_t gen0 = d->mc_gen;
+	size_t made = 0;
+	int rc = config_groups(d, parts, subnet_timeout, &made);
+
+	if (rc)
+		return rc;
 	d->mc_gen = gen0 + 1;   /* one change: a fresh table's first set is gen 1 */
 	return 0;
+}
+
+int sm_sa_dyn_mc_reconfig(struct sm_sa_dyn *d, const struct sm_partitions *parts, uint8_t subnet_timeout,
+			  size_t *made, size_t *deleted)
+{
+	*made = *deleted = 0;
+	/* first the groups no partition declares any more: their MLIDs are free for the new ones */
+	for (size_t i = 0; i < d->n_groups;) {
+		struct sm_sa_mcg *g = &d->groups[i];
+
+		if (!g->well_known || declared(parts, g->rec)) {
+			i++;
+			continue;
+		}
+		event(d, SM_TRAP_MC_DELETE, g->rec);
+		group_delete(d, g);   /* its members with it */
+		(*deleted)++;
+	}
+	return config_groups(d, parts, subnet_timeout, made);
 }
 
 static int cmp_mlid(const void *a, const void *b)
