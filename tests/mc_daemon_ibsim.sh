@@ -164,13 +164,14 @@ kind = None
 for line in open(sys.argv[1]):
     m = re.match(r'(Switch|Ca)\s+(\d+)\s+"[^"]*"\s+#\s+"([^"]*)"', line)
     if m:
-        kind, nports, name = m.group(1), int(m.group(2)), m.group(3).split()[-1]
+        kind, nports, desc = m.group(1), int(m.group(2)), m.group(3).split()
+        name = desc[-1] if kind == 'Switch' else '/'.join(desc)   # "ftsmall leaf0", "node02 mlx5_1"
         lid = re.search(r'lid (\d+)', line)
         if kind == 'Switch' and lid:
             for p in range(nports + 1):
                 print('%s %s %d' % (name, lid.group(1), p))
         continue
-    m = re.match(r'\[(\d+)\]\(\S+\)\s+"[^"]*".*lid (\d+)', line)
+    m = re.match(r'\[(\d+)\]\(\S+\)\s+"[^"]*"\S*\s+#\s*lid (\d+)', line)   # the CA's own LID, not the peer's
     if kind == 'Ca' and m:
         print('%s %s 1' % (name, m.group(2)))
 EOF
@@ -203,8 +204,9 @@ dump "$work/pk1"
 echo "P_Key tables: $(grep -c ' port ' "$work/pk1") ports read back"
 at host05 saquery -g >"$work/g1" 2>&1
 grep -q "$TENANT" "$work/g1" || bad "before the reload: no broadcast group of 0x0002: $(cat "$work/g1")"
-l00=$(awk '$1 == "host00" { print $2 }' "$work/ports") l05=$(awk '$1 == "host05" { print $2 }' "$work/ports")
-l09=$(awk '$1 == "host09" { print $2 }' "$work/ports")
+lid_at() { at "$1" ibaddr 2>/dev/null | sed -n 's/.*LID start \(0x[0-9a-f]*\|[0-9]*\) .*/\1/p' | head -1; }
+l00=$(lid_at host00) l05=$(lid_at host05) l09=$(lid_at host09)
+[ -n "$l00" ] && [ -n "$l05" ] && [ -n "$l09" ] || bad "no LIDs from ibaddr ($l00 $l05 $l09)"
 at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr1" 2>&1
 grep -qi 'dlid' "$work/pr1" && bad "before the reload: a PathRecord in 0x0003 (no such partition yet) answered"
 

@@ -56,7 +56,7 @@ h07=$(guid_of host07) h08=$(guid_of host08) h09=$(guid_of host09)
 cat >"$work/p1.conf" <<EOF
 # partitions as OpenSM reads them
 Default=0x7fff, ipoib : ALL=full ;
-Storage=0x0100 : $h01=full, $h03, $h05=full ;
+Storage=0x0100, indx0 : $h01=full, $h03, $h05=full ;
 Compute = 0x2, ipoib, mtu=5, rate=7 : ALL_CAS=limi;
 Mgmt=0x0001: ALL_SWITCHES=full,
 	SELF=full;

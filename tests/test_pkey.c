@@ -170,6 +170,58 @@ static void t_tables(void **state)
 	fx_env_free(&e);
 }
 
+/*
+ * indx0 (OpenSM's osm_pkey_mgr.c): the flagged P_Key takes index 0 of its member ports, the default
+ * P_Key moves after the highest index kept; the switch port facing the CA follows; a later line of
+ * the same P_Key without the flag clears it; dropping the flag moves the default back to 0.
+ */
+static void t_indx0(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary sum;
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "pkeyidx0");
+	struct sm_partitions *p0 = parts("Default=0x7fff: ALL=full;\nStorage=0x0100: 0x2001=full, 0x3001;\n");
+	fx_cfg(&e, &cfg);
+	cfg.partitions = p0;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	expect_table(&e, ca_port(&e, 0x2001), (const uint16_t[]){ 0xffff, 0x8100 }, 2);
+	struct sm_partitions *p1 = parts("Default=0x7fff: ALL=full;\nStorage=0x0100, indx0: 0x2001=full, 0x3001;\n"
+					 "Compute=0x2: ALL_CAS=limited;\n");
+	uint32_t p2001 = ca_port(&e, 0x2001), p3001 = ca_port(&e, 0x3001);
+	assert_int_equal(sm_partitions_port_indx0(p1, e.model, p2001, SM_NONE), 0x8100);
+	assert_int_equal(sm_partitions_port_indx0(p1, e.model, p3001, SM_NONE), 0x0100);
+	assert_int_equal(sm_partitions_port_indx0(p1, e.model, sw_port(&e, 0x100, 0), SM_NONE), 0);
+	assert_int_equal(sm_partitions_port_indx0(p1, e.model, sw_port(&e, 0x100, 2), SM_NONE), 0);
+	cfg.partitions = p1;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	/*
+	 * 0x0100 was at 1, the default at 0: both move (OpenSM clears both indexes), then every P_Key
+	 * placed in OpenSM's partition order (0x0100, 0x0002, 0x7fff): 0x0100 at 0, the others after it
+	 */
+	expect_table(&e, p2001, (const uint16_t[]){ 0x8100, 0x0002, 0xffff }, 3);
+	expect_table(&e, p3001, (const uint16_t[]){ 0x0100, 0x0002, 0xffff }, 3);
+	expect_table(&e, sw_port(&e, 0x100, 2), (const uint16_t[]){ 0x8100, 0x0002, 0xffff }, 3);
+	/* a port not in Storage keeps the default at 0 */
+	expect_table(&e, sw_port(&e, 0x100, 0), (const uint16_t[]){ 0xffff }, 1);
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	assert_int_equal(sum.pkey_blocks_written, 0);
+	/* the same P_Key again without the flag, later in the file: cleared for the ports it names */
+	struct sm_partitions *p2 = parts("Default=0x7fff: ALL=full;\nStorage=0x0100, indx0: 0x2001=full, 0x3001;\n"
+					 "Compute=0x2: ALL_CAS=limited;\nStorage=0x0100: 0x3001;\n");
+	assert_int_equal(sm_partitions_port_indx0(p2, e.model, p2001, SM_NONE), 0x8100);
+	assert_int_equal(sm_partitions_port_indx0(p2, e.model, p3001, SM_NONE), 0);
+	sm_partitions_free(p2);
+	/* the flag dropped: the default back to 0, 0x0100 moved off it */
+	cfg.partitions = p0;
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum));
+	expect_table(&e, p2001, (const uint16_t[]){ 0xffff, 0x8100 }, 2);
+	sm_partitions_free(p0);
+	sm_partitions_free(p1);
+	fx_env_free(&e);
+}
+
 /* More P_Keys than a switch's port 0 holds (8): the rest left out, nothing past the capacity. */
 static void t_cap(void **state)
 {
@@ -320,7 +372,7 @@ static void t_requester(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_tables),
+		cmocka_unit_test(t_tables), cmocka_unit_test(t_indx0),
 		cmocka_unit_test(t_cap), cmocka_unit_test(t_incremental), cmocka_unit_test(t_requester),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

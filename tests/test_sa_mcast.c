@@ -458,6 +458,61 @@ static void test_partitions_and_prune(void **st)
 	snap = plain;
 }
 
+/* A partitions reload: the removed partition's group goes (trap 67, MLID freed), the new one's comes. */
+static void test_reconfig(void **st)
+{
+	(void)st;
+	struct sm_sa_dyn *d;
+	struct sm_partitions *p1, *p2, *bad;
+	char err[256];
+	uint8_t rec[SM_SA_MCMEMBER_REC_SIZE];
+	size_t made, deleted;
+	static const char f1[] = "Default=0x7fff, ipoib : ALL=full ;\nT=0x0002, ipoib : ALL=full ;\n";
+	static const char f2[] = "Default=0x7fff, ipoib : ALL=full ;\nU=0x0003, ipoib : ALL=full ;\n";
+	static const uint8_t t2[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t t3[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x03, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+
+	assert_int_equal(sm_partitions_parse(f1, sizeof(f1) - 1, "p1", &p1, err, sizeof(err)), 0);
+	assert_int_equal(sm_partitions_parse(f2, sizeof(f2) - 1, "p2", &p2, err, sizeof(err)), 0);
+	assert_int_not_equal(sm_partitions_parse("X=0xzz : ALL ;", 14, "bad", &bad, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "bad:1"));
+	assert_int_equal(sm_sa_dyn_new(NULL, &d), 0);
+	assert_int_equal(sm_sa_dyn_mc_config(d, p1, 18), 0);
+	assert_int_equal(sm_sa_dyn_groups(d), 2);
+	/* a host group and a member of T's group: the member goes with it, the host group stays */
+	mrec(rec, NULL, 0x11, SM_SA_MC_FULL);
+	sm_sa_put16(rec, 0xff15);
+	rec[15] = 9;
+	sm_sa_put16(rec + 36, 0);
+	assert_int_equal(sm_sa_dyn_group_add(d, rec), 0);
+	mrec(rec, t2, 0x11, SM_SA_MC_FULL);
+	assert_int_equal(sm_sa_dyn_group_add(d, rec), 0);
+	drain(d, SM_TRAP_MC_CREATE, SM_TRAP_MC_CREATE);
+	uint16_t mlid2 = sm_sa_get16(sm_sa_mc_find(d, t2)->rec + 36);
+	/* the same file again changes nothing */
+	uint64_t gen = d->mc_gen;
+	assert_int_equal(sm_sa_dyn_mc_reconfig(d, p1, 18, &made, &deleted), 0);
+	assert_int_equal(made + deleted, 0);
+	assert_int_equal(d->mc_gen, gen);
+	drain(d, 0, 0);
+	assert_int_equal(sm_sa_dyn_mc_reconfig(d, p2, 18, &made, &deleted), 0);
+	assert_int_equal(made, 1);
+	assert_int_equal(deleted, 1);
+	assert_true(d->mc_gen > gen);
+	drain(d, SM_TRAP_MC_DELETE, 0);
+	assert_null(sm_sa_mc_find(d, t2));
+	assert_non_null(sm_sa_mc_find(d, t3));
+	assert_true(sm_sa_mc_find(d, t3)->well_known);
+	assert_int_equal(sm_sa_dyn_groups(d), 3);
+	assert_int_equal(sm_sa_dyn_mc_members(d), 1);   /* the host group's */
+	/* the freed MLID is the new group's */
+	assert_int_equal(sm_sa_get16(sm_sa_mc_find(d, t3)->rec + 36), mlid2);
+	assert_int_equal(sm_sa_dyn_mlids_used(d), 3);
+	sm_sa_dyn_free(d);
+	sm_partitions_free(p1);
+	sm_partitions_free(p2);
+}
+
 static void test_set(void **st)
 {
 	(void)st;
@@ -539,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_broadcast_group),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_partitions_and_prune),
+		cmocka_unit_test(test_reconfig),
 		cmocka_unit_test(test_set),
 		cmocka_unit_test(test_random),
 	};

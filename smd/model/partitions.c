@@ -691,3 +691,27 @@ enum sm_part_membership sm_partition_port(const struct sm_partition *part, const
 			m = part->members[i].m;
 	return m;
 }
+
+uint16_t sm_partitions_port_indx0(const struct sm_partitions *ps, const struct sm_fabric *f, uint32_t port,
+				  uint32_t sm_port)
+{
+	const struct sm_port *p = &f->ports[port];
+	const struct sm_node *nd = &f->nodes[p->node];
+	uint16_t at0 = 0;
+
+	if (nd->type == SM_NODE_SWITCH ? p->num != 0 : p->num == 0)
+		return 0;
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		const struct sm_partition *part = &ps->v[i];
+		for (size_t k = 0; k < part->n_members; k++) {
+			const struct sm_part_member *m = &part->members[k];
+			if (!names(m, f, port, sm_port))
+				continue;
+			if (m->indx0)
+				at0 = (uint16_t)(part->pkey | (m->m == SM_PART_LIMITED ? 0 : 0x8000));
+			else if ((at0 & 0x7fff) == part->pkey)
+				at0 = 0;
+		}
+	}
+	return at0;
+}

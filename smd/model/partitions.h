@@ -106,4 +106,15 @@ void sm_partitions_free(struct sm_partitions *p);   /* accepts NULL */
 enum sm_part_membership sm_partition_port(const struct sm_partition *part, const struct sm_fabric *f,
 					  uint32_t port, uint32_t sm_port);
 
+/*
+ * The P_Key (membership bit set for a full member) that goes to index 0 of
+ * end port `port`'s table, 0 when none does (then the default partition's
+ * does): OpenSM's indx0 (osm_prtn_add_port, osm_pkey_mgr.c). The member
+ * lines naming the port are taken in file order: one of a partition
+ * flagged `indx0` sets it, a later one of the same P_Key without the flag
+ * clears it, other partitions' lines leave it.
+ */
+uint16_t sm_partitions_port_indx0(const struct sm_partitions *ps, const struct sm_fabric *f, uint32_t port,
+				  uint32_t sm_port);
+
 #endif

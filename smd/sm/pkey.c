@@ -30,8 +30,14 @@
  * Cost: per managed port ceil(cap / 32) Gets (cap bounded to 1024
  * entries), then one Set per differing block: a second bring-up with the
  * same partitions writes nothing. After an incremental sweep (sm.h) no
- * table is read: the state's snapshot says what each port holds. Not implemented: OpenSM's indx0 flag
- * (parsed, not applied) and allow_both_pkeys (both = full).
+ * table is read: the state's snapshot says what each port holds.
+ *
+ * indx0 (a partition flag, sm_partitions_port_indx0): that P_Key takes
+ * index 0 of its member ports' tables in the default partition's place, as
+ * OpenSM does (osm_pkey_mgr.c): an entry it finds at 0 that is another
+ * P_Key moves, the indx0 P_Key found elsewhere moves to 0, and the
+ * default P_Key is placed like any other. Not implemented:
+ * allow_both_pkeys (both = full).
  */
 #include "sm/phases.h"
 #include "sm/snapshot.h"
@@ -235,8 +241,12 @@ static int find_base(const uint16_t *cur, unsigned cap, uint16_t base)
 	return at;
 }
 
-/* The end port's table (see the DOC): want[cap] from cur and the wanted P_Keys d[nd] in OpenSM's order. */
-static unsigned layout(struct sm_core *c, const struct pk_port *pp, const uint16_t *d, unsigned nd, uint16_t *want)
+/*
+ * The end port's table (see the DOC): want[cap] from cur and the wanted P_Keys d[nd] in OpenSM's order;
+ * index 0 is at0's (the indx0 P_Key's base), else the default partition's.
+ */
+static unsigned layout(struct sm_core *c, const struct pk_port *pp, const uint16_t *d, unsigned nd, uint16_t at0,
+		       uint16_t *want)
 {
 	unsigned last = 0, dropped = 0;   /* OpenSM's last_pkey_idx: highest index used + 1 */
 	uint8_t *placed = calloc(nd ? nd : 1, 1);
@@ -247,7 +257,7 @@ static unsigned layout(struct sm_core *c, const struct pk_port *pp, const uint16
 	for (unsigned k = 0; k < nd; k++) {
 		uint16_t base = d[k] & 0x7fff;
 		int at = find_base(pp->cur, pp->cap, base);
-		if (at < 0 || (at == 0) != (base == PK_DEFAULT))
+		if (at < 0 || (at == 0) != (base == at0))
 			continue;
 		want[at] = d[k];
 		placed[k] = 1;
@@ -257,7 +267,7 @@ static unsigned layout(struct sm_core *c, const struct pk_port *pp, const uint16
 	for (unsigned k = 0; k < nd; k++) {
 		if (placed[k])
 			continue;
-		unsigned at = (d[k] & 0x7fff) == PK_DEFAULT ? 0 : last ? last : 1;
+		unsigned at = (d[k] & 0x7fff) == at0 ? 0 : last ? last : 1;
 		if (at >= pp->cap) {
 			at = 1;
 			while (at < pp->cap && (want[at] & 0x7fff))
@@ -436,7 +446,8 @@ int sm_phase_pkeys(struct sm_core *c, char *err, size_t errlen)
 				if (m != SM_PART_NONE)
 					d[nd++] = (uint16_t)(part->pkey | (m == SM_PART_LIMITED ? 0 : 0x8000));
 			}
-			layout(c, pp, d, nd, pp->want);
+			uint16_t at0 = sm_partitions_port_indx0(ps, c->f, pp->idx, sm_idx) & 0x7fff;
+			layout(c, pp, d, nd, at0 ? at0 : PK_DEFAULT, pp->want);
 		}
 		pp->done = true;
 		for (unsigned b = 0; b < pp->nblocks && !rc; b++) {
