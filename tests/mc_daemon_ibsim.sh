@@ -77,7 +77,8 @@ kinds = ' '.join('%s/%s' % (s['kind'], s['reason']) for s in new)
 smps = sum(s['smps'] for s in new)
 lft = sum(s['lft_blocks_written'] + s['lft_blocks_read'] for s in new)
 pi = sum(s['portinfo_sets'] for s in new)
-print('%s: cycles %s: SMPs %d, LFT blocks %d, PortInfo Sets %d' % (what, kinds, smps, lft, pi))
+print('%s: cycles %s: SMPs %d (MFT blocks %d), LFT blocks %d, PortInfo Sets %d, %.3f s' % (what, kinds, smps,
+      sum(s.get('mft_blocks_written', 0) for s in new), lft, pi, sum(s['seconds'] for s in new)))
 ok = len(new) == 1 and new[0]['kind'] == 'multicast' and smps >= least and lft == 0 and pi == 0
 sys.exit(0 if ok else 1)
 EOF

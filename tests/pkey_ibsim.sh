@@ -4,7 +4,7 @@
 # reference, infiniband-diags' smpquery and saquery) on tests/data/ft-small.net
 # (8 switches, 16 hosts; the SM at host00).
 #  1. OpenSM: a fresh ibsim, `opensm --once -P p1.conf` (a partitions.conf
-#     OpenSM accepts: ipoib flags, a prefix membership "limi", both, SELF,
+#     OpenSM accepts: ipoib flags, indx0, a prefix membership "limi", both, SELF,
 #     ALL_CAS, ALL_SWITCHES, GUIDs), every CA port's and every switch port's
 #     P_Key table read back with `smpquery pkeys`; then `opensm --once -P
 #     p2.conf` (a partition removed, one added, a member added) over it, read
@@ -125,6 +125,10 @@ SIM_HOST=$SMHOST ibsim_opensm_once -P "$work/p2.conf" || { echo "FAIL: opensm --
 dump "$work/osm2"
 ibsim_stop
 grep -q '0x8100' "$work/osm1" || bad "OpenSM's tables lack the Storage partition (0x8100): the reference is wrong"
+# Storage is flagged indx0: its P_Key heads the tables of its members (host01 full, host03 limited)
+first() { awk -v n="$2" '$1 == n && $3 == "port" { f = 1; next } f && /^ *0:/ { print $2; exit }' "$1"; }
+[ "$(first "$work/osm1" host01)/$(first "$work/osm1" host03)" = "0x8100/0x0100" ] ||
+	bad "OpenSM did not put Storage (indx0) at index 0: host01 $(first "$work/osm1" host01), host03 $(first "$work/osm1" host03)"
 
 # ---- 2. smd --once -----------------------------------------------------------------
 once() {
@@ -135,7 +139,8 @@ scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 once "$work/p1.conf" "$work/run1.json" || { bad "smd --once --partitions p1.conf failed"; cat "$work/run1.json.err"; }
 dump "$work/smd1"
 if diff "$work/osm1" "$work/smd1" >"$work/d1"; then
-	echo "p1.conf: smd's P_Key tables are OpenSM's ($(grep -c ' port ' "$work/smd1") ports)"
+	echo "p1.conf: smd's P_Key tables are OpenSM's ($(grep -c ' port ' "$work/smd1") ports; index 0 of" \
+		"host01/host03: $(first "$work/smd1" host01)/$(first "$work/smd1" host03), Storage is indx0)"
 else
 	bad "p1.conf: smd's P_Key tables differ from OpenSM's"; head -30 "$work/d1"
 fi
