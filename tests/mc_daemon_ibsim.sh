@@ -9,7 +9,9 @@
 #     whose SMPs (smd's own counters: status last_sweep) are MFT blocks
 #     only: no LFT block, no PortInfo Set, no sweep. dump_mfts read back
 #     after each join: every member reaches every other through the MFTs
-#     (tests/mft_probe check), and after the last leave the MLID is gone.
+#     (tests/mft_probe check), the SA's MFTRecord (saquery MFTR: the
+#     snapshot the pass published) has it, and after the last leave the
+#     MLID is gone.
 #  2. Traps 66/67: a subscriber (tests/sa_client -s 66,67 on the issm
 #     device) gets the Report of the group created and of the group
 #     deleted, with the group's MGID, and answers it.
@@ -114,6 +116,13 @@ if ! dmn_up "$work/st.json" 300 || ! wait_for "$work/smd.out" "SA: answering" 10
 	exit 1
 fi
 wait_cycle 0
+# a first sweep that lost answers is swept again (heavy): the counts below want a quiet plane
+_i=0
+until st && [ "$(json "$work/st.json" "r['state'] == 'up' and r['planes_incomplete'] == 0")" = True ]; do
+	_i=$((_i + 1))
+	[ $_i -lt 300 ] || { bad "the plane is not up and complete after 30 s"; break; }
+	sleep 0.1
+done
 T=30 at host00 ibnetdiscover >"$work/topo.ibnd" 2>/dev/null || bad "ibnetdiscover failed"
 
 # ---- 1. the MFT-only pass -----------------------------------------------------------------
@@ -133,6 +142,12 @@ wait_cycle "$n" || bad "no cycle after the join"
 cost "join (host05)" "$n" || bad "the join cost more than MFT blocks"
 flood "$mlid" "$g05" "$g09" || bad "after the join: $(cat "$work/flood.out")"
 echo "dump_mfts after the join ($mlid): $(cat "$work/flood.out")"
+# the SA answers from the snapshot the pass published: host05's leaf (leaf1) forwards the MLID
+leaf1=$(sed -n 's/^Switch.*"ftsmall leaf1".* lid \([0-9]*\) .*/\1/p' "$work/topo.ibnd" | head -1)
+T=20 at host05 saquery MFTR "$leaf1" >"$work/mftr" 2>&1
+mask=$(awk -v m="$mlid" '$1 == m { print $2; exit }' "$work/mftr")
+echo "saquery MFTR $leaf1 (leaf1) after the join: $mlid port mask ${mask:-none}"
+[ -n "$mask" ] && [ "$mask" != 0x0000 ] || bad "the SA's MFTRecord of leaf1 lacks $mlid after the join: $(head -8 "$work/mftr")"
 n=$(sweeps)
 at host05 "$mc" -l ff15:1234::1 >"$work/leave1" 2>&1 || bad "leave: $(cat "$work/leave1")"
 wait_cycle "$n" || bad "no cycle after the leave"
