@@ -731,8 +731,9 @@ int sm_metrics_compute(const struct sm_fabric *f, unsigned plane, const struct s
 		unsigned worst = 0;
 		/* all N-1 shifts are N^2 flows: above SM_METRICS_SHIFT_FLOWS, evenly spaced ones */
 		uint32_t nk = m.nh - 1;
-		if ((uint64_t)m.nh * nk > SM_METRICS_SHIFT_FLOWS)
-			nk = (uint32_t)(SM_METRICS_SHIFT_FLOWS / m.nh);
+		uint64_t budget = m.pc_off ? SM_METRICS_SHIFT_FLOWS : SM_METRICS_SHIFT_FLOWS_WALK;
+		if ((uint64_t)m.nh * nk > budget)
+			nk = (uint32_t)(budget / m.nh);
 		r->shift_evaluated = nk;
 		for (uint32_t ki = 0; ki < nk; ki++) {
 			uint32_t k = 1 + (uint32_t)((uint64_t)ki * (m.nh - 1) / nk);

@@ -34,9 +34,13 @@
  * The N-1 shift permutations are N^2 flows: 1.7 billion at 40,960 hosts
  * (hours of path walks). Above this many flows only evenly spaced shifts
  * are evaluated (shift_evaluated says how many; all of them up to 8,192
- * hosts): on a degraded tree the worst shift may then be missed.
+ * hosts): on a degraded tree the worst shift may then be missed. Without
+ * the path cache (more than 48 M source-leaf x host pairs: above ~40k
+ * hosts) every flow walks the LFTs, ~0.5 us each, and the budget is
+ * SM_METRICS_SHIFT_FLOWS_WALK (204 shifts at 40,960 hosts, ~4 s).
  */
 #define SM_METRICS_SHIFT_FLOWS (UINT64_C(1) << 26)
+#define SM_METRICS_SHIFT_FLOWS_WALK (UINT64_C(1) << 23)
 
 struct sm_metrics_opts {
 	unsigned n_random;      /* random permutations for EBB (default 100 when 0) */
