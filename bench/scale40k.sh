@@ -73,9 +73,16 @@ for part in $PARTS; do
 		while [ $p -lt "$PLANES" ]; do dumps="$dumps -t $topo.$p"; p=$((p + 1)); done
 		echo "## dryrun: smd --dry-run ($PLANES planes) -R ftree -q --lfts-out FILE --lfts-format compact (load $(load))"
 		/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run $dumps -R ftree -q \
-			--lfts-out "$OUT/lfts.compact" --lfts-format compact --report "$OUT/dryrun.json" --json
+			--lfts-out "$OUT/lfts.compact" --lfts-format compact
 		echo "# LFT file: $(stat -c %s "$OUT/lfts.compact") bytes; load after: $(load)"
 		rm -f "$OUT/lfts.compact"
+		echo "## dryrun: plane 0 with --report --json: the route metrics (load $(load))"
+		/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run -t "$topo.0" -R ftree -q \
+			--report "$OUT/dryrun.json" --json
+		python3 -c 'import json,sys
+r=json.load(open(sys.argv[1])); t=r.get("seconds", r.get("timing"))
+print("# report timing:", t)' "$OUT/dryrun.json" 2>/dev/null
+		echo "# load after: $(load)"
 		if [ "$DUMP_PLANES" -gt 0 ]; then
 			dumps=
 			p=0
