@@ -14,11 +14,8 @@ set -u
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 need_python
-scratch rehearse
-
-"$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
-conf="$work/smd.yaml"
-printf 'sweep_interval: 0\nlog_level: notice\nmock:\n  loss: 10%%\n  delay: 0.5%%\n  delay_ms: 300\n  seed: 3\n' >"$conf"
+mock_setup rehearse
+printf 'mock:\n  loss: 10%%\n  delay: 0.5%%\n  delay_ms: 300\n  seed: 3\n' >>"$conf"
 
 # ---- the same seed, the same faults (smd --once) ----
 once() {
@@ -33,7 +30,6 @@ c=$(once c 8)
 [ "$a" != "$c" ] || bad "--seed 7 and --seed 8 gave the same faults ('$a')"
 
 # ---- the daemon ----
-sock="$work/smd.sock"
 dmn_start one --backend mock --topology "$work/ft" -c "$conf" --seed 5 --socket "$sock" --state-dir "$work/state" ||
 	{ echo "FAIL: smd -f did not come up"; exit 1; }
 "$smctl" --socket "$sock" --json faults >"$work/f.json" || bad "smctl faults failed"
