@@ -9,6 +9,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "lib/clock.h"
@@ -32,6 +33,17 @@ static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, un
 	sm_gen_params_init(gp);
 	gp->hosts = hosts, gp->radix = radix, gp->levels = levels, gp->planes = planes;
 	gp->remove_links = remove, gp->seed = seed;
+}
+
+/* --hosts, --radix, --levels: the generated tree's options (bench_fat_tree); 1 when OPT is one (set to V) */
+static inline int bench_tree_opt(const char *opt, unsigned v, unsigned *hosts, unsigned *radix, unsigned *levels)
+{
+	unsigned *to = !strcmp(opt, "--hosts") ? hosts : !strcmp(opt, "--radix") ? radix :
+		       !strcmp(opt, "--levels") ? levels : NULL;
+
+	if (to)
+		*to = v;
+	return to != NULL;
 }
 
 /* A generated fat tree without LIDs (what the mock benchmarks bring up); NULL: PROG: the reason on stderr. */

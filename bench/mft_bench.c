@@ -112,13 +112,9 @@ int main(int argc, char **argv)
 	char err[512];
 	for (int i = 1; i + 1 < argc; i += 2) {
 		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 0);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else if (!strcmp(argv[i], "--groups"))
+		if (bench_tree_opt(argv[i], v, &hosts, &radix, &levels))
+			continue;
+		if (!strcmp(argv[i], "--groups"))
 			groups = v;
 		else {
 			fprintf(stderr, "usage: mft_bench [--hosts N] [--radix K] [--levels L] [--groups G]\n");

@@ -56,14 +56,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "portcfg_bench: %s needs a value\n", argv[i]);
 			return 2;
 		}
-		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else {
+		if (!bench_tree_opt(argv[i], (unsigned)strtoul(argv[i + 1], NULL, 10), &hosts, &radix, &levels)) {
 			fprintf(stderr, "portcfg_bench: unknown option %s\n", argv[i]);
 			return 2;
 		}
