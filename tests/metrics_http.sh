@@ -230,10 +230,10 @@ waited = time.time() - t0
 if waited > 20:
     bad('idle connections were closed after %.0f s (timeout 10 s)' % waited)
 # libmicrohttpd frees a timed-out connection's per-address slot in the run after the one that
-# closed it, after that run's accepts; smd runs it again at once (ctl/http.c pump), which leaves
-# a window of microseconds, not a loop iteration, in which a scrape from the same address that
-# saw the close is refused (seen once under ASan before that change). A retry 0.1 s later must
-# then be served; 2 s bounds a loaded machine
+# closed it, after that run's accepts; smd runs it again at once (ctl/http.c pump), which shrinks
+# but does not close the window in which a scrape from an address that had its whole limit open,
+# sent as soon as it saw the close, is refused (a reset; 2 of 11 runs at load 22-25, 0.4 and 9 ms
+# after the last close was seen). A retry 0.1 s later must then be served; 2 s bounds a loaded machine
 refused = 0
 for attempt in range(20):
     try:
