@@ -98,8 +98,9 @@ takeover() {
 	pid=$(json_num "$work/$_name.st" pid)
 	if dmn_up "$work/$_name.json" 100; then
 		# the SM's own times (module comment): kill -> takeover note -> end of the takeover sweep
-		_tn=$(sed -n 's/^\([0-9.]*\) .*did not answer [0-9]* polls: taking over.*/\1/p' "$work/$_name.err" | head -1)
-		_te=$(sed -n 's/^\([0-9.]*\) .*SMD-0522: sweep 1 (start).*/\1/p' "$work/$_name.err" | head -1)
+		# (the first such lines after the kill: on a machine loaded enough, an earlier takeover may be logged too)
+		_tn=$(awk -v t="$_t0" '$1 >= t && /did not answer [0-9]* polls: taking over/ { print $1; exit }' "$work/$_name.err")
+		_te=$(awk -v t="$_t0" '$1 >= t && /SMD-0522: sweep [0-9]+ \(/ { print $1; exit }' "$work/$_name.err")
 		_secs=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2] or 'inf') - float(sys.argv[1])))" "$_t0" "$_te")
 		echo "failover $_name: ${_secs} s from kill -9 to the end of its takeover sweep (noticed after" \
 			"$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2] or 'nan') - float(sys.argv[1])))" "$_t0" "$_tn") s;" \
@@ -136,7 +137,8 @@ takeover() {
 	done
 	echo "CA pairs not routed after the takeover: $_unrouted"
 	[ "$_unrouted" = 0 ] || bad "$_name: $_unrouted CA pairs not routed (ibtracert)"
-	_lft=$(sed -n 's/.*sweep 1 (start).* \([0-9]*\) LFT blocks.*/\1/p' "$work/$_name.err")
+	_lft=$(awk -v t="$_t0" '$1 >= t && /SMD-0522: sweep [0-9]+ \(/ { sub(/ LFT blocks.*/, ""); sub(/.* /, ""); print; exit }' \
+		"$work/$_name.err")
 	echo "LFT blocks written on takeover: $_lft"
 	[ "$_lft" = 0 ] || [ -n "${4:-}" ] || bad "$_name wrote $_lft LFT blocks on takeover (target 0)"
 }
