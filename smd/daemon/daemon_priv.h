@@ -20,6 +20,8 @@
 struct dmn_gen {                     /* a config and the chains built from it */
 	struct smd_conf *conf;
 	struct sm_chain *chains[SM_MAX_PLANES];
+	int keys_new;                    /* a reload's new M_Keys (derived secrets), d->keys from its cycle on */
+	struct sm_keys keys;
 };
 
 struct dmn_view {                    /* struct smd_view plus the snapshot it shows */

@@ -66,7 +66,7 @@ uint64_t sm_core_guid_behind(const struct sm_core *c, uint32_t n, unsigned p)
 int sm_core_mkey_use_prev(struct sm_core *c, uint64_t guid)
 {
 	const struct sm_keys *k = c->cfg->keys;
-	if (!k || !k->derived || k->nsecrets < 2 || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
+	if (!sm_keys_has_prev(k) || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
 		return 0;
 	if (sm_guid_map_put(&c->mkey_prev, guid, 1)) {
 		sm_core_fail(c, -ENOMEM);
@@ -101,6 +101,11 @@ static void req_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 
 int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp)
 {
+	if (smp->method == SM_METHOD_SET) {
+		if (c->cfg->read_only)
+			return -EPERM;   /* a discovery sweep writes nothing (sm_discover_sms) */
+		c->sets_sent++;
+	}
 	return sm_txn_submit(c->txn, smp, SM_PERMISSIVE_LID, req_cb, rq);
 }
 
