@@ -167,6 +167,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
 	mp->base.sminfo_state = SM_SMSTATE_MASTER;
 	mp->base.sminfo_priority = (uint8_t)conf->sm_priority;
+	mp->base.neighbours = d->nbr_on ? &d->nbr : NULL;
 	mp->base.partitions = conf->partitions;   /* loaded with the config: a reload brings the new file */
 }
 
@@ -251,6 +252,21 @@ static void run_cycle(struct smd_dmn *d)
 		} else {
 			sm_snapshot_unref(d->cap[i]);
 			d->cap[i] = prev[i];
+		}
+	}
+	/* derived M_Keys at protect bits 2-3: what a restart needs to reach the ports (sm/neighbours.h) */
+	for (unsigned i = 0; i < d->n && d->nbr_on; i++) {
+		const struct sm_snapshot *cs = d->cap[i];
+		char nerr[512];
+		if (!d->planes[i].heavy || d->planes[i].rc || !cs || !cs->complete)
+			continue;
+		pthread_mutex_lock(&d->mu);
+		int nrc = sm_nbr_update(&d->nbr, cs->fabric, d->nbr_path, nerr, sizeof(nerr));
+		pthread_mutex_unlock(&d->mu);
+		if (nrc && d->note) {
+			char msg[600];
+			snprintf(msg, sizeof(msg), "plane %u: neighbour table not saved: %s", i, nerr);
+			d->note(d->note_arg, msg);
 		}
 	}
 	struct sm_planes_health *ph = NULL;
@@ -681,6 +697,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		snprintf(err, errlen, "keys: %s", lerr[0] ? lerr : strerror(-rc));
 		goto fail;
 	}
+	d->nbr_on = sm_nbr_open(conf->state_dir, &d->keys, &d->nbr, d->nbr_path, sizeof(d->nbr_path), cfg->note,
+				cfg->note_arg);
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
 		if ((rc = sm_state_new(&d->states[i]))) {
@@ -756,6 +774,7 @@ void smd_dmn_free(struct smd_dmn *d)
 	gen_free(d->pending);
 	gen_free(d->cur);
 	dmn_mc_free(d);
+	sm_nbr_free(&d->nbr);
 	sm_plane_lids_free(d->lids);
 	sm_registry_free(d->reg);
 	for (int i = 0; i < 2; i++)

@@ -79,6 +79,7 @@ struct ha_plane {
 	bool disc_running;
 	atomic_int disc_done;
 	struct sm_keys disc_keys;    /* a copy: a reload may change d->keys meanwhile */
+	struct sm_nbr disc_nbr;      /* ... and a cycle d->nbr */
 	struct sm_elect_peer found[DMN_HA_MAX_PEERS];
 	unsigned n_found;
 	struct sm_discovery disc;
@@ -281,6 +282,7 @@ static void *disc_main(void *arg)
 	cfg.txn = d->ha->txn;
 	cfg.txn.stop = &d->stopping;
 	cfg.keys = sm_keys_active(&h->disc_keys) || h->disc_keys.sm_key ? &h->disc_keys : NULL;
+	cfg.neighbours = &h->disc_nbr;
 	cfg.sminfo_state = SM_SMSTATE_DISCOVERING;
 	cfg.sminfo_priority = h->el.cfg.priority;
 	h->disc_err[0] = '\0';
@@ -302,6 +304,8 @@ static void start_discovery(struct ha_plane *h)
 	d->src_mad[h->i] = NULL;
 	pthread_mutex_lock(&d->mu);
 	h->disc_keys = d->keys;
+	if (sm_nbr_copy(&h->disc_nbr, &d->nbr))
+		memset(&h->disc_nbr, 0, sizeof(h->disc_nbr));   /* out of memory: without it */
 	pthread_mutex_unlock(&d->mu);
 	atomic_store(&h->disc_done, 0);
 	h->disc_running = true;
@@ -327,6 +331,7 @@ bool dmn_ha_wake(struct smd_dmn *d)
 			continue;
 		pthread_join(h->disc_th, NULL);
 		h->disc_running = false;
+		sm_nbr_free(&h->disc_nbr);
 		any = true;
 		const struct sm_discovery *ds = &h->disc;
 		if (h->disc_rc)
@@ -606,8 +611,10 @@ void dmn_ha_free(struct smd_dmn *d)
 	if (!d->ha)
 		return;
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
-		if (d->ha->p[i].disc_running)
+		if (d->ha->p[i].disc_running) {
 			pthread_join(d->ha->p[i].disc_th, NULL);   /* d->stopping ends its transactions */
+			sm_nbr_free(&d->ha->p[i].disc_nbr);
+		}
 		sm_loop_remove(d->ha->p[i].timer);
 	}
 	free(d->ha);

@@ -278,15 +278,22 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		}
 		/*
 		 * Protect bits 2-3 drop a NodeInfo Get with a wrong key, and the
-		 * key of a port is known only once its GUID is: an SM starting
-		 * afresh (a restart, a standby taking over) would find nothing
-		 * behind its own port until the leases expire.
+		 * key of a port is known only once its GUID is: a restart reads
+		 * the neighbour table (sm/neighbours.h) from the state directory;
+		 * an SM that never swept (a first start, a standby that never was
+		 * master) finds nothing behind its own port until the leases expire.
 		 */
-		if (cfg->protect_bits >= 2) {
-			sm_errf(err, errlen, "m_key: derived works with m_key_protect_bits 0 or 1 only (at 2-3 an "
-				"SM starting afresh cannot learn the GUIDs, hence the keys, of protected ports)");
+		if (cfg->protect_bits >= 2 && !state_dir) {
+			sm_errf(err, errlen, "m_key: derived at m_key_protect_bits %u needs a state directory (the "
+				"neighbour table: a restarted SM cannot otherwise learn the GUIDs, hence the keys, of "
+				"protected ports)", cfg->protect_bits);
 			return -EINVAL;
 		}
+		if (cfg->protect_bits >= 2)
+			sm_notef(nfn, narg, "m_key: derived at protect bits %u: an SM without STATE_DIR/neighbours "
+				 "(a first start, a standby that never was master) reaches protected ports only "
+				 "once their lease expires (m_key_lease_period %u%s)", cfg->protect_bits,
+				 cfg->lease_period, cfg->lease_period ? " s" : ": never");
 		rc = sm_keys_read_secret(cfg->secret_file, k->secret, &k->nsecrets, err, errlen);
 		if (rc)
 			return rc;
@@ -360,8 +367,14 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 int sm_keys_reload(const struct sm_keys *cur, uint8_t protect_bits, uint16_t lease_period,
 		   const uint8_t secrets[2][16], uint8_t n, struct sm_keys *out, char *err, size_t errlen)
 {
-	if (n < 1 || n > 2 || protect_bits >= 2) {
-		sm_errf(err, errlen, "m_key: derived needs one or two secrets and m_key_protect_bits 0 or 1");
+	if (n < 1 || n > 2) {
+		sm_errf(err, errlen, "m_key: derived needs one or two secrets");
+		return -EINVAL;
+	}
+	/* the neighbour table is opened at start, for derived keys at protect bits 2-3 only */
+	if ((protect_bits >= 2) != (cur->derived && cur->protect_bits >= 2)) {
+		sm_errf(err, errlen, "m_key_protect_bits %u with derived keys (the neighbour table is opened at start)",
+			protect_bits);
 		return -EINVAL;
 	}
 	*out = *cur;

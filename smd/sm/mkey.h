@@ -167,7 +167,8 @@ static inline uint64_t sm_keys_send(const struct sm_keys *k, uint64_t guid, int 
  * port is lost if the old line was left out). A single key (fixed or
  * random) to derived: that key becomes prev_mkey (migration). out gets the
  * keys; returns 1 when they differ from cur, 0 when not, -EINVAL (err)
- * when this change needs a restart.
+ * when this change needs a restart (protect bits 2-3 entered or left:
+ * the neighbour table is opened at start).
  */
 int sm_keys_reload(const struct sm_keys *cur, uint8_t protect_bits, uint16_t lease_period,
 		   const uint8_t secrets[2][16], uint8_t n, struct sm_keys *out, char *err, size_t errlen);

@@ -63,6 +63,7 @@ struct sm_snapshot;
 struct sm_mc_set;
 struct sm_partitions;
 struct sm_portcfg;
+struct sm_nbr;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -166,6 +167,12 @@ struct sm_cfg {
 	const struct sm_partitions *partitions;
 	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
 	const struct sm_portcfg *portcfg;
+	/*
+	 * Derived M_Keys at protect bits 2-3 (sm/neighbours.h): the GUID behind
+	 * a port when the state does not know it (an SM that restarted). NULL:
+	 * none. Not owned; not changed during the bring-up.
+	 */
+	const struct sm_nbr *neighbours;
 	/*
 	 * Read-only sweep (sm_discover_sms): PortStateChange is left set,
 	 * nothing at all is written. Default false.
