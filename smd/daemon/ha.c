@@ -64,7 +64,6 @@ struct ha_plane {
 	struct sm_elect el;
 	struct sm_loop_src *timer;
 	uint32_t poll_tid, ho_tid;
-	uint64_t disc_deadline_us;   /* DISCOVERING: discovery ends then at the latest */
 	uint16_t probe_lid;
 	uint64_t probe_us;
 	/* a trap 144 may come before its SM answers SMInfo: asked again a few times */
@@ -164,9 +163,7 @@ static void arm(struct ha_plane *h)
 {
 	uint64_t next = 0;
 
-	if (h->el.state == SM_SMSTATE_DISCOVERING)
-		next = h->disc_deadline_us;
-	else
+	if (h->el.state != SM_SMSTATE_DISCOVERING)   /* discovering: the discovery thread ends it */
 		(void)sm_elect_tick(&h->el, sm_mono_us(), &next);
 	if (h->reprobe_left && (!next || h->reprobe_us < next))
 		next = h->reprobe_us;
@@ -267,7 +264,6 @@ static void apply(struct ha_plane *h, int act)
 
 static void end_discovery(struct ha_plane *h)
 {
-	h->disc_deadline_us = 0;
 	apply(h, sm_elect_discovered(&h->el, sm_mono_us()));
 }
 
@@ -298,7 +294,6 @@ static void start_discovery(struct ha_plane *h)
 {
 	struct smd_dmn *d = h->d;
 
-	h->disc_deadline_us = 0;
 	h->poll_tid = h->ho_tid = 0;
 	sm_loop_remove(d->src_mad[h->i]);   /* the port is the discovery's until it ends */
 	d->src_mad[h->i] = NULL;
@@ -367,10 +362,7 @@ static void on_timer(struct sm_loop_src *s, void *arg)
 			(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, h->reprobe_lid, h->el.state);
 	}
 	if (h->el.state == SM_SMSTATE_DISCOVERING) {
-		if (h->disc_deadline_us && now >= h->disc_deadline_us)
-			end_discovery(h);
-		else
-			arm(h);
+		arm(h);
 		return;
 	}
 	uint8_t before = h->el.state;
