@@ -17,13 +17,11 @@ set -u
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 need_python
-scratch mkeyrl
-"$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
+mock_setup mkeyrl
 A=00112233445566778899aabbccddeeff
 B=f0e1d2c3b4a5968778695a4b3c2d1e0f
 C=0123456789abcdef0123456789abcdef
 secret() { (umask 077; printf '%s\n' "$@" >"$work/secret.tmp"); chmod 0600 "$work/secret.tmp"; mv "$work/secret.tmp" "$work/secret"; }
-conf="$work/smd.yaml"
 derived() { printf 'sweep_interval: 0\nm_key: derived\nm_key_secret_file: %s\nm_key_protect_bits: 1\n' "$work/secret" >"$conf"; }
 sweeps() { q "r['sweeps']"; }
 # reload, then wait for the heavy sweep it asks for; prints the sweep's M_Key note (or nothing)
@@ -40,7 +38,6 @@ notes() { grep -c "M_Key: [0-9]* ports* reached" "$work/$1.err"; }
 
 secret "$A"
 derived
-sock="$work/smd.sock"
 dmn_start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state" ||
 	{ echo "FAIL: smd did not come up"; exit 1; }
 ports=$(q "r['lids']" 2>/dev/null)
