@@ -67,7 +67,8 @@ static int close_out(FILE *out, const struct stat *stb, int rc)
 	if (fflush(out) && !rc)
 		rc = -EIO;
 	if (S_ISREG(stb->st_mode)) {   /* also after an error: no stale tail of the old file */
-		off_t end = ftello(out);
+		/* the descriptor's offset: the LFT writer writes to it directly (ftello may be stale) */
+		off_t end = lseek(fileno(out), 0, SEEK_CUR);
 		if ((end < 0 || ftruncate(fileno(out), end)) && !rc)
 			rc = -errno;
 	}
