@@ -147,7 +147,7 @@ static uint64_t thread_cpu_ns(void)
  * for the SM's loops to alias with), its time less what the two clock
  * reads cost (the least of a few back-to-back pairs), times CPU_SAMPLE.
  */
-#define CPU_SAMPLE 16
+#define CPU_SAMPLE 64
 
 static uint64_t clock_pair_ns(void)
 {
