@@ -213,6 +213,9 @@ struct sm_summary {
 	uint32_t incremental;        /* 1: the incremental sweep sufficed (no full discovery) */
 	uint32_t delta_links_down;   /* ... links it removed */
 	uint32_t delta_switches_read;/* ... switches whose ports it read */
+	uint32_t delta_links_up;     /* ... links that came up (or back) that it explored */
+	uint32_t delta_nodes_new;    /* ... nodes it found behind them (a switch or host that came back) */
+	uint32_t delta_switches_gone;/* ... switches it left out: every link to them went down */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
 	/*
 	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,
