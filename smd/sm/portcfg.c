@@ -446,6 +446,12 @@ static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 	unsigned best = 0;
 	int all = 0, rc = 0;
 
+	/* no table read here differs: nothing to write, and the search below is not needed */
+	unsigned differ = 0;
+	for (unsigned p = 0; p <= nd->nports; p++)
+		differ |= c->pcr->sl2vl_diff[nd->port0 + p];
+	if (!differ)
+		return 0;
 	/* the most wanted table (ports are few: quadratic is fine) */
 	for (unsigned p = 0; p <= nd->nports; p++) {
 		unsigned k = 0;
