@@ -8,6 +8,9 @@
  * generator parameters every benchmark sets from its options.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "lib/clock.h"
@@ -30,6 +33,38 @@ static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, un
 	sm_gen_params_init(gp);
 	gp->hosts = hosts, gp->radix = radix, gp->levels = levels, gp->planes = planes;
 	gp->remove_links = remove, gp->seed = seed;
+}
+
+/*
+ * Options "--NAME VALUE" (unsigned) and "--NAME" (a flag: *v = 1) into the
+ * table's variables. 0, or 2 with a message on stderr (the exit status).
+ */
+struct bench_opt {
+	const char *name;            /* with the dashes */
+	unsigned *v;
+	int flag;                    /* takes no value */
+};
+static inline int bench_parse(int argc, char **argv, const struct bench_opt *o, size_t n, const char *prog)
+{
+	for (int i = 1; i < argc; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(argv[i], o[k].name))
+			k++;
+		if (k == n) {
+			fprintf(stderr, "%s: unknown option %s\n", prog, argv[i]);
+			return 2;
+		}
+		if (o[k].flag) {
+			*o[k].v = 1;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "%s: %s needs a value\n", prog, argv[i]);
+			return 2;
+		}
+		*o[k].v = (unsigned)strtoul(argv[++i], NULL, 0);
+	}
+	return 0;
 }
 
 #endif

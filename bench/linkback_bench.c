@@ -209,30 +209,12 @@ int main(int argc, char **argv)
 	char err[1024] = "", dir[64];
 	int rc = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (i + 1 >= argc) {
-			fprintf(stderr, "linkback_bench: %s needs a value\n", argv[i]);
-			return 2;
-		}
-		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else if (!strcmp(argv[i], "--rounds"))
-			rounds = v;
-		else if (!strcmp(argv[i], "--latency-us"))
-			latency_us = v;
-		else if (!strcmp(argv[i], "--case"))
-			only = v;
-		else {
-			fprintf(stderr, "linkback_bench: unknown option %s\n", argv[i]);
-			return 2;
-		}
-		i++;
-	}
+	const struct bench_opt opts[] = {
+		{ "--hosts", &hosts, 0 }, { "--radix", &radix, 0 }, { "--levels", &levels, 0 }, { "--rounds", &rounds, 0 },
+		{ "--latency-us", &latency_us, 0 }, { "--case", &only, 0 },
+	};
+	if (bench_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "linkback_bench"))
+		return 2;
 	struct sm_gen_params gp;
 	struct sm_fabric *model = sm_fabric_new();
 	bench_gen_params(&gp, hosts, radix, levels, 1, 0, 0);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "dryrun/mcast.h"
 #include "lib/clock.h"
 #include "mock/mock.h"
@@ -109,20 +110,12 @@ int main(int argc, char **argv)
 {
 	unsigned hosts = 2048, radix = 64, levels = 2, groups = 1000;
 	char err[512];
-	for (int i = 1; i + 1 < argc; i += 2) {
-		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 0);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else if (!strcmp(argv[i], "--groups"))
-			groups = v;
-		else {
-			fprintf(stderr, "usage: mft_bench [--hosts N] [--radix K] [--levels L] [--groups G]\n");
-			return 2;
-		}
+	const struct bench_opt opts[] = {
+		{ "--hosts", &hosts, 0 }, { "--radix", &radix, 0 }, { "--levels", &levels, 0 }, { "--groups", &groups, 0 },
+	};
+	if (bench_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "mft_bench")) {
+		fprintf(stderr, "usage: mft_bench [--hosts N] [--radix K] [--levels L] [--groups G]\n");
+		return 2;
 	}
 	struct sm_gen_params gp;
 	struct sm_fabric *model = sm_fabric_new();

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "model/gen.h"
 #include "mock/mock.h"
 #include "routing/registry.h"
@@ -42,32 +43,15 @@ static unsigned long osm_sl2vl_sets(const struct sm_fabric *f)
 
 int main(int argc, char **argv)
 {
-	unsigned hosts = 2048, radix = 64, levels = 2;
-	int no_opt = 0, rc = 0;
+	unsigned hosts = 2048, radix = 64, levels = 2, no_opt = 0;
+	int rc = 0;
 	char err[1024] = "", dir[64];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-opt")) {
-			no_opt = 1;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "portcfg_bench: %s needs a value\n", argv[i]);
-			return 2;
-		}
-		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else {
-			fprintf(stderr, "portcfg_bench: unknown option %s\n", argv[i]);
-			return 2;
-		}
-		i++;
-	}
+	const struct bench_opt opts[] = {
+		{ "--hosts", &hosts, 0 }, { "--radix", &radix, 0 }, { "--levels", &levels, 0 }, { "--no-opt", &no_opt, 1 },
+	};
+	if (bench_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "portcfg_bench"))
+		return 2;
 
 	struct sm_gen_params gp;
 	struct sm_fabric *model = sm_fabric_new();
