@@ -312,8 +312,9 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	rc = 0;
 	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && !rc && !c->delta_fallback; level++) {
 		unsigned n_asked = 0;
+		/* a switch given a shorter path after its level was asked is asked at this one */
 		for (uint32_t n = 0; n < known && !rc; n++) {
-			if (c->f->nodes[n].type != SM_NODE_SWITCH || asked[n] || c->tab.path[n].cnt != level)
+			if (c->f->nodes[n].type != SM_NODE_SWITCH || asked[n] || c->tab.path[n].cnt > level)
 				continue;
 			asked[n] = 1;
 			if (!reached[n]) {
@@ -329,6 +330,12 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		rc = sm_core_run(c);
 		if (rc || c->delta_fallback)
 			break;
+		/* silent along a path every link of which the model still holds: sick */
+		for (uint32_t n = 0; n < known && !c->delta_fallback; n++)
+			if (c->delta_lost[n] == 1 && sm_sweep_path_holds(c, &c->tab.path[n], n))
+				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo", c->f->nodes[n].guid);
+		if (c->delta_fallback)
+			break;
 		int moved = sm_sweep_repath(c, c->delta_lost, reached);
 		if (moved < 0) {
 			rc = moved;
@@ -342,12 +349,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 				c->delta_switches_gone++;
 				continue;
 			}
-			if (!sm_sweep_path_holds(c, &c->tab.path[n], n) || c->tab.path[n].cnt == level) {
-				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo",
-					       c->f->nodes[n].guid);
-				break;
-			}
-			/* lost on a path that crossed a dead link: asked again at its new level */
+			/* lost on a path that crossed a dead link: asked again along its new one */
 			c->delta_lost[n] = 0;
 			asked[n] = 0;
 		}
@@ -355,9 +357,14 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	for (uint32_t n = 0; n < known && !rc && !c->delta_fallback; n++)
 		if (c->f->nodes[n].type == SM_NODE_SWITCH && !asked[n])
 			delta_fallback(c, "switch 0x%016" PRIx64 " is no longer reachable", c->f->nodes[n].guid);
-	/* what came up */
-	if (!rc && !c->delta_fallback && c->n_next)
+	/* what came up; then the shortest paths, as a heavy sweep finds them (the next sweep's levels) */
+	int explored = !rc && !c->delta_fallback && c->n_next;
+	if (explored)
 		rc = explore_new(c, known);
+	if (!rc && !c->delta_fallback && explored) {
+		int moved = sm_sweep_shorten_paths(c);
+		rc = moved < 0 ? moved : 0;
+	}
 	if (rc || c->delta_fallback)
 		goto out;
 

@@ -69,6 +69,8 @@ int sm_sweep_path_holds(const struct sm_core *c, const struct sm_dr_path *p, uin
  * be NULL) gets 1 for every node the BFS reached.
  */
 int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached);
+/* Every node the BFS reaches by a shorter path (or whose path no longer holds) gets that one: how many, or -ENOMEM. */
+int sm_sweep_shorten_paths(struct sm_core *c);
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
