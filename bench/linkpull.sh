@@ -193,6 +193,16 @@ sm_up() {
 	return 1
 }
 
+# smd_t1 STATUS_JSON: the end (ns) of the first cycle after n0 that ended after t0, "" none yet
+# (the status was read just before: its entries' ages are taken from now)
+smd_t1() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1])); n0, t0, now = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+e = [now - int(h["age_s"] * 1e9) for h in r.get("sweep_history", []) if h["seq"] > n0]
+e = [t for t in e if t > t0]
+print(min(e) if e else "")' "$1" "$n0" "$t0" "$(now_ns)"
+}
+
 # one WHO ROUND: prints "ms sets blocks_differ entries_differ switches unreachable loops extra"
 one() {
 	who=$1 round=$2
@@ -243,7 +253,8 @@ one() {
 		if [ "$who" = smd ]; then
 			smd_status >"$IBSIM_DIR/poll.json"
 			n=$(sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p' "$IBSIM_DIR/poll.json")
-			[ -n "$n" ] && [ "$n" -gt "$n0" ] && { done_=1; break; }
+			# a cycle after n0 that ended after t0 (a late one of the pull's may end in between)
+			[ -n "$n" ] && [ "$n" -gt "$n0" ] && [ -n "$(smd_t1 "$IBSIM_DIR/poll.json")" ] && { done_=1; break; }
 		else
 			[ "$(grep -c "SUBNET UP" "$IBSIM_DIR/osm.log")" -gt "$n0" ] && { done_=1; break; }
 		fi
@@ -252,10 +263,7 @@ one() {
 	done
 	if [ "$who" = smd ]; then
 		"$SMCTL" --socket "$IBSIM_DIR/smd.sock" --json status >"$IBSIM_DIR/done.json" 2>/dev/null
-		t1=$(python3 -c 'import json,sys
-r = json.load(open(sys.argv[1])); n0 = int(sys.argv[2]); now = int(sys.argv[3])
-e = [h for h in r["sweep_history"] if h["seq"] == n0 + 1][0]
-print(now - int(e["age_s"] * 1e9))' "$IBSIM_DIR/done.json" "$n0" "$(now_ns)")
+		t1=$(smd_t1 "$IBSIM_DIR/done.json")
 	else
 		t1=$(grep "SUBNET UP" "$IBSIM_DIR/osm.log" | sed -n "$((n0 + 1))p" | python3 -c 'import sys, time, datetime
 f = sys.stdin.read().split()
