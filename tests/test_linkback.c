@@ -11,7 +11,9 @@
  *   - exactly the LFT blocks that differ from what a switch held are
  *     written (a returning switch: read back first, it was not in the
  *     state); no CA pair is a black hole at any step;
- *   - a full heavy sweep afterwards writes and sets nothing.
+ *   - a full heavy sweep afterwards writes and sets nothing;
+ *   - a link that went down and up between two sweeps (it reads INIT where
+ *     it was ACTIVE) is explored again and activated, nothing rerouted.
  * The SMPs of each step are printed beside a full sweep's.
  */
 #include <setjmp.h>
@@ -326,6 +328,36 @@ static void test_three_levels(void **unused)
 	scenario(128, 8, 3, W_ISL, &r);
 }
 
+/* Down and up again before the next sweep: a bounce. */
+static void test_bounce(void **unused)
+{
+	(void)unused;
+	struct fx_env e;
+	struct sm_summary sum;
+	fx_env_init(&e, fx_gen_tree(64, 16), NULL, "ftree,minhop", "linkback");
+	assert_int_equal(sm_state_new(&e.state), 0);
+	bringup(&e, e.t, e.state, 1, &sum);
+	uint32_t sw = pick_switch(e.model, 0), ca = SM_NONE;
+	unsigned p = e.model->nodes[sw].nports;   /* the leaf's last port: an uplink */
+	for (uint32_t n = e.model->n_nodes; n-- > 0 && ca == SM_NONE;)
+		if (e.model->nodes[n].type == SM_NODE_CA)
+			ca = n;
+	assert_int_equal(sm_mock_link_down(e.mock, sw, p), 0);
+	assert_int_equal(sm_mock_link_up(e.mock, sw, p), 0);
+	assert_int_equal(sm_mock_link_down(e.mock, ca, 1), 0);
+	assert_int_equal(sm_mock_link_up(e.mock, ca, 1), 0);
+	bringup(&e, e.t, e.state, 1, &sum);
+	assert_int_equal(sum.incremental, 1);
+	assert_int_equal(sum.delta_links_up, 2);
+	assert_int_equal(sum.lft_blocks_written, 0);
+	assert_int_equal(sum.portinfo_state_sets, 8);   /* both ends of both links: ARMED, then ACTIVE */
+	assert_int_equal(sum.active_ports, sum.link_ports);
+	no_black_holes(&e, "after the bounce");
+	bringup(&e, e.t, e.state, 0, &sum);            /* a full sweep agrees */
+	assert_int_equal(sum.lft_blocks_written + sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_spine),
 		cmocka_unit_test(test_leaf),
 		cmocka_unit_test(test_three_levels),
+		cmocka_unit_test(test_bounce),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
