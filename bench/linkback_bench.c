@@ -206,27 +206,36 @@ static int one_case(const struct sm_fabric *model, struct sm_chain *chain, const
 int main(int argc, char **argv)
 {
 	unsigned hosts = 2048, radix = 64, levels = 2, rounds = 3, latency_us = 0, only = W_COUNT;
-	char err[1024] = "", dir[64];
+	char dir[64];
 	int rc = 0;
 
-	const struct bench_opt opts[] = {
-		{ "--hosts", &hosts, 0 }, { "--radix", &radix, 0 }, { "--levels", &levels, 0 }, { "--rounds", &rounds, 0 },
-		{ "--latency-us", &latency_us, 0 }, { "--case", &only, 0 },
-	};
-	if (bench_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "linkback_bench"))
-		return 2;
-	struct sm_gen_params gp;
-	struct sm_fabric *model = sm_fabric_new();
-	bench_gen_params(&gp, hosts, radix, levels, 1, 0, 0);
-	gp.no_lids = 1;
-	if (!model || sm_gen_fat_tree(&gp, model, err, sizeof(err))) {
-		fprintf(stderr, "linkback_bench: gen: %s\n", err);
-		return 1;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 0);
+		if (bench_tree_opt(argv[i], v, &hosts, &radix, &levels))
+			continue;
+		if (!strcmp(argv[i], "--rounds"))
+			rounds = v;
+		else if (!strcmp(argv[i], "--latency-us"))
+			latency_us = v;
+		else if (!strcmp(argv[i], "--case"))
+			only = v;
+		else {
+			fprintf(stderr, "usage: linkback_bench [--hosts N] [--radix R] [--levels L] [--rounds K] "
+				"[--latency-us U] [--case C]\n");
+			return 2;
+		}
 	}
-	struct sm_registry *reg = sm_registry_new(NULL);
+	if (argc % 2 == 0) {
+		fprintf(stderr, "linkback_bench: %s needs a value\n", argv[argc - 1]);
+		return 2;
+	}
+	struct sm_fabric *model = bench_fat_tree("linkback_bench", hosts, radix, levels);
+	struct sm_registry *reg = NULL;
 	struct sm_chain *chain = NULL;
-	if (!reg || sm_chain_new(reg, "ftree,minhop", NULL, NULL, &chain, err, sizeof(err))) {
-		fprintf(stderr, "linkback_bench: chain: %s\n", err);
+	if (!model || bench_chain("linkback_bench", "ftree,minhop", &reg, &chain)) {
+		sm_chain_free(chain);
+		sm_registry_free(reg);
+		sm_fabric_free(model);
 		return 1;
 	}
 	snprintf(dir, sizeof(dir), "/tmp/smd-linkback-bench-XXXXXX");

@@ -43,27 +43,29 @@ static unsigned long osm_sl2vl_sets(const struct sm_fabric *f)
 
 int main(int argc, char **argv)
 {
-	unsigned hosts = 2048, radix = 64, levels = 2, no_opt = 0;
-	int rc = 0;
+	unsigned hosts = 2048, radix = 64, levels = 2;
+	int no_opt = 0, rc = 0;
 	char err[1024] = "", dir[64];
 
-	const struct bench_opt opts[] = {
-		{ "--hosts", &hosts, 0 }, { "--radix", &radix, 0 }, { "--levels", &levels, 0 }, { "--no-opt", &no_opt, 1 },
-	};
-	if (bench_parse(argc, argv, opts, sizeof(opts) / sizeof(opts[0]), "portcfg_bench"))
-		return 2;
-
-	struct sm_gen_params gp;
-	struct sm_fabric *model = sm_fabric_new();
-	sm_gen_params_init(&gp);
-	gp.hosts = hosts;
-	gp.radix = radix;
-	gp.levels = levels;
-	gp.no_lids = 1;
-	if (!model || sm_gen_fat_tree(&gp, model, err, sizeof(err))) {
-		fprintf(stderr, "portcfg_bench: gen: %s\n", err);
-		return 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-opt")) {
+			no_opt = 1;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "portcfg_bench: %s needs a value\n", argv[i]);
+			return 2;
+		}
+		if (!bench_tree_opt(argv[i], (unsigned)strtoul(argv[i + 1], NULL, 10), &hosts, &radix, &levels)) {
+			fprintf(stderr, "portcfg_bench: unknown option %s\n", argv[i]);
+			return 2;
+		}
+		i++;
 	}
+
+	struct sm_fabric *model = bench_fat_tree("portcfg_bench", hosts, radix, levels);
+	if (!model)
+		return 1;
 	struct sm_mock_cfg mc;
 	struct sm_mock *m = NULL;
 	struct sm_transport *t = NULL;
@@ -75,12 +77,10 @@ int main(int argc, char **argv)
 	}
 	unsigned long osm = osm_sl2vl_sets(model);
 	sm_fabric_free(model);
-	struct sm_registry *reg = sm_registry_new(NULL);
-	struct sm_chain *chain = NULL;
-	if (!reg || sm_chain_new(reg, "ftree,minhop", NULL, NULL, &chain, err, sizeof(err))) {
-		fprintf(stderr, "portcfg_bench: chain: %s\n", err);
+	struct sm_registry *reg;
+	struct sm_chain *chain;
+	if (bench_chain("portcfg_bench", "ftree,minhop", &reg, &chain))
 		return 1;
-	}
 	snprintf(dir, sizeof(dir), "/tmp/smd-portcfg-bench-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
