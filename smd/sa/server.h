@@ -81,7 +81,7 @@ struct sm_sa_stats {
 	uint64_t reports_sent, reports_acked, reports_given_up;
 	struct { uint16_t attr_id; uint64_t n; } by_attr[SM_SA_STATS_ATTRS];
 	struct { uint16_t status; uint64_t n; } by_status[16];
-	uint64_t cpu_ns;               /* thread CPU time spent answering */
+	uint64_t cpu_ns;               /* thread CPU time spent answering (estimated: one batch in 8 is timed) */
 };
 
 /*
