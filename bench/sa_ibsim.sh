@@ -235,7 +235,7 @@ for _ in $(seq 1 "$ROUNDS"); do
 	w=$!
 	bgpids="$bgpids $w"
 	sleep 1
-	smpid=$(pid_of "$w" smd) || { echo "sa_ibsim: no smd process" >&2; exit 1; }
+	smpid=$(pid_of "$w" "$(basename "$smdbin")") || { echo "sa_ibsim: no smd process" >&2; exit 1; }
 	sa_ready "$g" || { echo "sa_ibsim: smd's SA never answered" >&2; exit 1; }
 	SIM_HOST=$diag ibsim_run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" { print $2, $4 }' | sort -u >"$OUT/lids"
 	cases "smd-$be"
