@@ -111,6 +111,7 @@ struct sm_sa {
 	size_t rcap;
 	struct sm_sa_stats st;
 	uint64_t runs;                 /* batches (run()), for the CPU sample */
+	uint64_t clock_ns;             /* the cost of a pair of thread CPU clock reads (measured at start) */
 
 	struct sa_tables *tables;      /* large tables off the loop (server_table.c), NULL until the first */
 
