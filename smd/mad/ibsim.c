@@ -17,9 +17,9 @@
  * eventfd; each side's pollable fd is an epoll fd holding its own eventfd
  * and the socket, except that while a GSI endpoint is open the SMP side's
  * leaves the socket to the GSI reader (a worker in recv() polls the socket
- * directly), so the loop does not wake twice per SA request. A sweep therefore never consumes an SA request, and an SA
- * request is read (by the SA itself) while the worker routes and reads
- * nothing. Sends from both sides go through send_mu, so they never
+ * directly), so the loop does not wake twice per SA request. A sweep
+ * therefore never consumes an SA request, and an SA request is read (by
+ * the SA itself) while the worker routes and reads nothing. Sends from both sides go through send_mu, so they never
  * interleave with each other (a datagram is one send anyway; the lock
  * keeps the TID bookkeeping of the client whole). SMPs (classes 0x01,
  * 0x81) are the SMP side's; every other class the GSI side's, which keeps
