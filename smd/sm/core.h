@@ -37,6 +37,7 @@ enum sm_req_kind {
 	SM_RQ_PKEY_GET,        /* P_Key phase (pkey.c): node = its port entry, port = block */
 	SM_RQ_PKEY_SET,
 	SM_RQ_PORTCFG,         /* port configuration (portcfg.c): PortInfo, SL2VL, VLArb Gets and Sets */
+	SM_RQ_SMINFO,          /* discovery of other SMs (smdisc.c): node, port = the IsSM port */
 	SM_RQ_COUNT
 };
 
@@ -111,6 +112,8 @@ struct sm_core {
 	int incremental_ok;            /* the incremental sweep sufficed: no port came up or bounced */
 
 	struct sm_req_chunk *chunks;
+	uint32_t sets_sent;        /* Sets submitted (none with cfg->read_only: refused) */
+	void *pass;                /* a pass's own context (smdisc.c) */
 	int err;                   /* first hard error in a callback (-ENOMEM...) */
 
 	/* M_Key: LID ports read protected by a key we do not hold, and their violation counters */

@@ -63,6 +63,7 @@ struct sm_snapshot;
 struct sm_mc_set;
 struct sm_partitions;
 struct sm_portcfg;
+struct sm_nbr;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -166,6 +167,17 @@ struct sm_cfg {
 	const struct sm_partitions *partitions;
 	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
 	const struct sm_portcfg *portcfg;
+	/*
+	 * Derived M_Keys at protect bits 2-3 (sm/neighbours.h): the GUID behind
+	 * a port when the state does not know it (an SM that restarted). NULL:
+	 * none. Not owned; not changed during the bring-up.
+	 */
+	const struct sm_nbr *neighbours;
+	/*
+	 * Read-only sweep (sm_discover_sms): PortStateChange is left set,
+	 * nothing at all is written. Default false.
+	 */
+	bool read_only;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -206,6 +218,7 @@ struct sm_summary {
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
 	uint32_t mkey_foreign;       /* LID ports protected by an M_Key smd does not hold */
 	uint64_t mkey_violations;    /* sum of the M_KeyViolations counters read from those ports */
+	uint32_t mkey_rotated;       /* derived keys: ports found holding the previous key (re-keyed) */
 	/* with a struct sm_state (sm_bringup_state) */
 	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
 	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */
@@ -351,6 +364,31 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
  */
 struct sm_smp;
 int sm_trap_wants_sweep(const struct sm_smp *smp, unsigned *trap_num);
+
+/*
+ * DOC: discovery of other SMs (IBA 14.4: an SM in DISCOVERING)
+ *
+ * Before an SM becomes master it sweeps the subnet and asks every port
+ * whose CapabilityMask has IsSM for its SMInfo, so the election (the
+ * daemon's, sm/election.h) can run before anything is written.
+ * sm_discover_sms() is that sweep: one heavy sweep with cfg->read_only
+ * (nothing written, PortStateChange left for the master to clear), then
+ * SubnGet(SMInfo) by directed route to each IsSM port that is not ours
+ * (a fresh fabric has no LIDs yet), with the M_Key of that port. SMInfo
+ * asked of us meanwhile is answered as cfg->sminfo_state/priority say.
+ * out gets up to max SMs that answered (lid: the port's LID as read, 0
+ * none); *n how many; d the counters. 0, or -errno with err (the SM's own
+ * port does not answer).
+ */
+struct sm_elect_peer;
+struct sm_discovery {
+	uint32_t nodes, issm_ports;  /* nodes swept; IsSM ports other than ours */
+	uint32_t answered;           /* ... whose SMInfo came back */
+	uint64_t smps, sets;         /* SMPs sent; of them Sets (0: read-only) */
+	double seconds;
+};
+int sm_discover_sms(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_elect_peer *out, unsigned max,
+		    unsigned *n, struct sm_discovery *d, char *err, size_t errlen);
 
 /* Human summary (several lines) or one JSON object. */
 void sm_summary_print(FILE *out, const struct sm_summary *s);

@@ -261,7 +261,7 @@ static int mkey_rotate(struct sm_core *c, uint32_t n, unsigned port, const struc
 	const struct sm_keys *k = c->cfg->keys;
 	uint64_t guid = sm_keys_sma_guid(c->f, n, port);
 
-	if (!k || !k->derived || k->nsecrets < 2 || pi->mkey == sm_keys_send(k, guid, 0))
+	if (!sm_keys_has_prev(k) || pi->mkey == sm_keys_send(k, guid, 0))
 		return 0;
 	if (pi->mkey != sm_keys_send(k, guid, 1) && (pi->mkey || !pi->mkey_prot_bits))
 		return 0;
@@ -392,7 +392,7 @@ static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct s
 		c->f->nodes[rq->node].lft_cap = si.lft_cap;
 		if (si.enhanced_port0)
 			c->f->nodes[rq->node].flags |= SM_NODE_F_ENHANCED_SP0;
-		if (si.port_state_change) {
+		if (si.port_state_change && !c->cfg->read_only) {
 			int rc = sm_core_clear_psc(c, rq->node, &si);
 			if (rc)
 				sm_core_fail(c, rc);
