@@ -22,19 +22,36 @@
  * Requests are pre-encoded (a pool of --pool, 4,096 by default: 800 KB, as a
  * request just received is in cache) and cycled, so the loop times the SA
  * alone. CPU time is this thread's (the machine may be shared).
+ *
+ * --probe: the SA server itself (sa/server.h) on an event loop, over an
+ * in-process GSI (an eventfd the loop watches; whole RMPP messages, as a
+ * kernel agent takes them), while one host asks for the whole plane's
+ * PathRecords (GetTable, empty mask). A probe on the same loop every
+ * millisecond stands for `smctl status` and any other SA client: a timer
+ * (its lateness is how long a status request would wait) that also sends a
+ * PathRecord Get between random hosts (its answer's latency). Prints the
+ * table's time from request to send and the probe's p50/p99/max, before
+ * and while the table is built.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include "bench.h"
+#include "lib/loop.h"
+#include "mad/gsi.h"
 #include "model/gen.h"
 #include "model/lfts.h"
 #include "routing/registry.h"
 #include "sa/path.h"
 #include "sa/query.h"
+#include "sa/server.h"
 #include "sm/snapshot.h"
 
 #define PREFIX 0xFE80000000000000ULL
@@ -189,10 +206,203 @@ static int run_table(const char *name, const struct sm_sa_ctx *ctx, uint64_t mas
 	return 0;
 }
 
+/* ---- --probe: the server on a loop, a probe during a whole-plane GetTable ---- */
+
+#define PQ 256
+#define PROBE_TID 0x50520000u          /* probe Gets: PROBE_TID | n */
+#define TABLE_TID 0x7AB1E000u
+#define MAX_PROBES 20000
+
+struct pgsi {
+	struct sm_gsi g;
+	int efd;                       /* readable while in[] holds requests */
+	struct { uint8_t mad[SM_SA_MAD_SIZE]; uint16_t lid; } in[PQ];
+	unsigned in_head, in_n;
+	uint64_t sent_ns[MAX_PROBES];  /* probe Get n sent at */
+	uint64_t lat_ns[MAX_PROBES];   /* its answer's latency, 0 none yet */
+	uint64_t table_ns;             /* when the table's answer was sent, 0 not yet */
+	size_t table_len;
+	uint16_t table_status;
+};
+
+static int p_send(struct sm_gsi *g, const uint8_t *mad, size_t len, const struct sm_gsi_addr *to)
+{
+	struct pgsi *p = (struct pgsi *)g;
+	uint32_t tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+
+	(void)to;
+	if (tid == TABLE_TID) {
+		p->table_ns = now_ns();
+		p->table_len = len;
+		p->table_status = (uint16_t)(mad[4] << 8 | mad[5]);
+	} else if ((tid & 0xFFFF0000u) == PROBE_TID && (tid & 0xFFFF) < MAX_PROBES && !(mad[4] | mad[5])) {
+		p->lat_ns[tid & 0xFFFF] = now_ns() - p->sent_ns[tid & 0xFFFF];
+	}
+	return 0;
+}
+
+static int p_recv(struct sm_gsi *g, uint8_t *buf, size_t cap, size_t *len, struct sm_gsi_addr *from)
+{
+	struct pgsi *p = (struct pgsi *)g;
+	uint64_t v;
+
+	if (!p->in_n) {
+		(void)!read(p->efd, &v, sizeof(v));
+		return -EAGAIN;
+	}
+	if (cap < SM_SA_MAD_SIZE)
+		return -EMSGSIZE;
+	memcpy(buf, p->in[p->in_head].mad, SM_SA_MAD_SIZE);
+	memset(from, 0, sizeof(*from));
+	from->lid = p->in[p->in_head].lid;
+	from->qpn = 1;
+	p->in_head = (p->in_head + 1) % PQ;
+	p->in_n--;
+	*len = SM_SA_MAD_SIZE;
+	return 0;
+}
+
+static int p_fd(struct sm_gsi *g)
+{
+	return ((struct pgsi *)g)->efd;
+}
+
+static void p_close(struct sm_gsi *g)
+{
+	(void)g;   /* the bench owns it */
+}
+
+static const struct sm_gsi_ops p_ops = {
+	.size = sizeof(struct sm_gsi_ops), .version = SM_GSI_OPS_VERSION, .name = "probe",
+	.send = p_send, .recv = p_recv, .fd = p_fd, .close = p_close,
+};
+
+static void p_inject(struct pgsi *p, const struct sm_sa_req *r, uint32_t tid)
+{
+	uint8_t *m = p->in[(p->in_head + p->in_n) % PQ].mad;
+	struct sm_sa_hdr h = r->hdr;
+	uint64_t one = 1;
+
+	if (p->in_n == PQ)
+		return;
+	h.tid = tid;
+	memset(m, 0, SM_SA_MAD_SIZE);
+	sm_sa_hdr_encode(&h, m);
+	memcpy(m + SM_SA_HDR_SIZE, r->data, SM_SA_DATA_SIZE);
+	p->in[(p->in_head + p->in_n) % PQ].lid = r->from.lid;
+	p->in_n++;
+	(void)!write(p->efd, &one, sizeof(one));
+}
+
+struct prober {
+	struct pgsi *p;
+	const struct pool *gets;
+	struct sm_loop_src *timer;
+	uint64_t due_us;
+	unsigned n;                   /* probes sent */
+	uint64_t late_ns[MAX_PROBES]; /* timer lateness of probe n */
+};
+
+static void on_probe(struct sm_loop_src *s, void *arg)
+{
+	struct prober *pr = arg;
+	uint64_t now = sm_mono_us();
+
+	if (pr->n < MAX_PROBES) {
+		pr->late_ns[pr->n] = (now - pr->due_us) * 1000u;
+		pr->p->sent_ns[pr->n] = now_ns();
+		p_inject(pr->p, &pr->gets->req[pr->n % pr->gets->n], PROBE_TID | pr->n);
+		pr->n++;
+	}
+	pr->due_us += 1000;
+	if (pr->due_us < now)
+		pr->due_us = now + 1000;   /* missed ticks are not made up */
+	sm_loop_timer_set(s, pr->due_us);
+}
+
+/* p50/p99/max of v[a..b) (sorted in place), in us; n 0 when empty. */
+static void pct(uint64_t *v, unsigned a, unsigned b, const char *what)
+{
+	unsigned n = 0;
+
+	for (unsigned i = a; i < b; i++)
+		if (v[i])
+			v[a + n++] = v[i];
+	if (!n) {
+		printf("  %-34s none\n", what);
+		return;
+	}
+	qsort(v + a, n, sizeof(*v), cmp_u64);
+	printf("  %-34s n %5u  p50 %8.1f us  p99 %8.1f us  max %8.1f us\n", what, n, v[a + n / 2] / 1e3,
+	       v[a + (size_t)n * 99 / 100] / 1e3, v[a + n - 1] / 1e3);
+}
+
+static int run_probe(const struct sm_snapshot *snap, const struct pool *gets)
+{
+	static struct pgsi p;
+	static struct prober pr;
+	struct sm_loop *loop = NULL;
+	struct sm_sa *sa = NULL;
+	struct sm_sa_cfg cfg = { .plane = 0, .self = { .subnet_timeout = 18, .state = 3 } };
+	char err[256];
+	int rc;
+
+	p.g.ops = &p_ops;
+	p.g.flags = SM_GSI_KERNEL_RMPP;
+	p.g.mgmt_class = SM_CLASS_SA;
+	p.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p.efd < 0 || sm_loop_new(&loop) || (rc = sm_sa_new(&cfg, &p.g, loop, &sa, err, sizeof(err)))) {
+		fprintf(stderr, "sa_bench: probe: set-up failed\n");
+		return -1;
+	}
+	sm_sa_publish(sa, snap);
+	pr.p = &p;
+	pr.gets = gets;
+	if (sm_loop_timer_add(loop, on_probe, &pr, &pr.timer))
+		return -1;
+	pr.due_us = sm_mono_us() + 1000;
+	sm_loop_timer_set(pr.timer, pr.due_us);
+	/* 300 ms of probes alone */
+	uint64_t end = sm_mono_us() + 300000;
+	while (sm_mono_us() < end)
+		sm_loop_dispatch(loop, 10);
+	unsigned before = pr.n;
+	/* the whole plane's PathRecords, asked by host 1 */
+	uint8_t data[SM_SA_DATA_SIZE] = { 0 };
+	struct sm_sa_req req;
+	req_init(&req, data, SM_SA_GET_TABLE, 0, 1);
+	struct sm_sa_stats st0, st1;
+	sm_sa_stats(sa, &st0);
+	double c0 = bench_cpu_sec();
+	uint64_t t0 = now_ns();
+	p_inject(&p, &req, TABLE_TID);
+	while (!p.table_ns && now_ns() - t0 < 60000000000ull)
+		sm_loop_dispatch(loop, 10);
+	unsigned during = pr.n;
+	double cpu = bench_cpu_sec() - c0;
+	end = sm_mono_us() + 50000;   /* late answers of the last probes */
+	while (sm_mono_us() < end)
+		sm_loop_dispatch(loop, 10);
+	sm_sa_stats(sa, &st1);
+	printf("whole-plane GetTable through the server: %.3f s from request to send, %zu bytes, status 0x%04x; "
+	       "CPU: the loop's thread %.3f s, the SA's (cpu_s) %.3f s\n",
+	       p.table_ns ? (double)(p.table_ns - t0) / 1e9 : -1.0, p.table_len, p.table_status, cpu,
+	       (double)(st1.cpu_ns - st0.cpu_ns) / 1e9);
+	pct(pr.late_ns, 0, before, "probe timer lateness, before");
+	pct(p.lat_ns, 0, before, "probe Get latency, before");
+	pct(pr.late_ns, before, during, "probe timer lateness, during");
+	pct(p.lat_ns, before, during, "probe Get latency, during");
+	sm_loop_remove(pr.timer);
+	sm_sa_free(sa);
+	sm_loop_free(loop);
+	close(p.efd);
+	return p.table_ns ? 0 : -1;   /* NO_RESOURCES: more than the server's 1 M records */
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: sa_bench [--hosts N] [--radix K] [--levels 2|3] [--queries Q] [--pool P]\n"
-			"                [--seed S] [--chain ftree,minhop] [--no-all-pairs]\n");
+			"                [--seed S] [--chain ftree,minhop] [--no-all-pairs] [--probe]\n");
 }
 
 int main(int argc, char **argv)
@@ -200,10 +410,11 @@ int main(int argc, char **argv)
 	unsigned hosts = 2048, radix = 64, levels = 0, queries = 2000000, pool = 4096;
 	uint64_t seed = 1;
 	const char *chain_spec = "ftree,minhop";
-	int all_pairs = 1;
+	int all_pairs = 1, probe = 0;
 	static const struct option lo[] = {
 		{ "hosts", 1, 0, 'n' }, { "radix", 1, 0, 'k' }, { "levels", 1, 0, 'l' }, { "queries", 1, 0, 'q' },
 		{ "pool", 1, 0, 'P' }, { "seed", 1, 0, 's' }, { "chain", 1, 0, 'c' }, { "no-all-pairs", 0, 0, 'A' },
+		{ "probe", 0, 0, 'p' },
 		{ 0, 0, 0, 0 }
 	};
 	int c;
@@ -217,6 +428,7 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'c': chain_spec = optarg; break;
 		case 'A': all_pairs = 0; break;
+		case 'p': probe = 1; break;
 		default: usage(); return 2;
 		}
 	}
@@ -269,6 +481,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sa_bench: out of memory\n");
 		return 1;
 	}
+	if (probe) {
+		rc = run_probe(snap, &by_lid);
+		goto out;
+	}
 	rc |= run_gets("Get SLID/DLID", &ctx, &by_lid, queries, &ans, 1);
 	rc |= run_gets("Get SGID/DGID (rdma_cm)", &ctx, &by_gid, queries, &ans, 1);
 	rc |= run_gets("GetMulti APM 2x2", &ctx, &apm, queries / 4, &ans, 2);
@@ -282,6 +498,7 @@ int main(int argc, char **argv)
 	rc |= run_table("GetTable one source", &ctx, B(SM_PR_CM_SGID), sm_gen_ca_port_guid(0, 0), &ans);
 	if (all_pairs)
 		rc |= run_table("GetTable all pairs", &ctx, 0, 0, &ans);
+out:
 	pool_free(&by_lid);
 	pool_free(&by_gid);
 	pool_free(&apm);

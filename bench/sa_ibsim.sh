@@ -7,6 +7,8 @@
 # env:   HOSTS (128) RADIX (16) ROUNDS (1: OpenSM then smd, ROUNDS times) FORM ("" SLID/DLID,
 #        -g rdma_cm's SGID/DGID) CLIENTS (4) BUILD (.) OUT (a temp dir, kept)
 #        SMD_BACKENDS ("umad ibsim") HEAVY (1: the heavy-sweep cases, 0: not)
+#        ECHO (1: also bench/sa_echo, the transport's floor; 0: not)
+#        SMD_OLD (another smd binary, e.g. main's, for the backend "ibsim-old": before/after in one run)
 #
 # For each SM, on a fresh ibsim instance of one generated fat tree: the SM
 # at host 0 (OpenSM: `opensm` in the foreground, its defaults, under
@@ -28,6 +30,10 @@
 # simulator; SA us/q (smd only) = the SA's own thread CPU time answering
 # (status "cpu_s": decode, query, encode, the transport's recv/send calls)
 # per answer. Clients, simulator and SM share the machine's cores.
+# "echo" (ECHO=1): after one `opensm --once` configured a fresh instance,
+# bench/sa_echo at the SM's node answers every SA request with a copy of
+# it (no query, no loop; smd's ibsim client, recvmmsg/sendmmsg as smd):
+# what any SM pays per answer on this transport.
 set -u
 SECS=${1:-5}
 SMD_BACKENDS=${SMD_BACKENDS:-umad ibsim}
@@ -36,6 +42,7 @@ smsock=
 HOSTS=${HOSTS:-128}
 RADIX=${RADIX:-16}
 ROUNDS=${ROUNDS:-1}
+ECHO=${ECHO:-1}
 FORM=${FORM:-}
 CLIENTS=${CLIENTS:-4}
 BUILD=${BUILD:-$(pwd)}
@@ -46,6 +53,7 @@ SMCTL=$BUILD/smd/smctl
 SMD=$BUILD/smd/smd
 LOAD=$BUILD/bench/sa_load
 PROBE=$BUILD/tests/sa_client
+ECHOBIN=$BUILD/bench/sa_echo
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/smd-sa-ibsim.XXXXXX")}
 IBSIM_RUN_TIMEOUT=$((SECS * 40 + 120))
 export IBSIM_RUN_TIMEOUT
@@ -189,8 +197,28 @@ for _ in $(seq 1 "$ROUNDS"); do
 	wait "$w" 2>/dev/null
 	ibsim_stop
 
+	# ---- the echo: the transport's floor ----
+	if [ "$ECHO" = 1 ] && [ -x "$ECHOBIN" ]; then
+	ibsim_start "$net" || exit 1
+	trap cleanup EXIT
+	hostno=0
+	SIM_HOST=$smnode ibsim_run opensm --once -f "$OUT/opensm-once.log" >/dev/null 2>&1
+	IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout "$IBSIM_RUN_TIMEOUT" "$ECHOBIN" -n "$smnode" >"$OUT/echo.out" 2>&1 &
+	w=$!
+	bgpids="$bgpids $w"
+	sleep 0.5
+	smpid=$(pid_of "$w" sa_echo) || { echo "sa_ibsim: no sa_echo process" >&2; exit 1; }
+	sa_ready "$g" || { echo "sa_ibsim: the echo never answered" >&2; exit 1; }
+	cases echo
+	kill "$smpid" 2>/dev/null
+	wait "$w" 2>/dev/null
+	ibsim_stop
+	fi
+
 	# ---- smd, once per transport ----
 	for be in $SMD_BACKENDS; do
+	smdbin=$SMD
+	case $be in *-old) smdbin=${SMD_OLD:?SMD_OLD is not set} ;; esac
 	ibsim_start "$net" || exit 1
 	trap cleanup EXIT
 	hostno=0
@@ -201,13 +229,13 @@ for _ in $(seq 1 "$ROUNDS"); do
 		SIM_HOST=$smnode ibsim_run "$SMD" -f -c "$OUT/smd.yaml" --backend umad --socket "$smsock" \
 			--state-dir "$OUT/state" >"$OUT/smd.out" 2>"$OUT/smd.err" &
 	else
-		IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout "$IBSIM_RUN_TIMEOUT" "$SMD" -f -c "$OUT/smd.yaml" \
+		IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout "$IBSIM_RUN_TIMEOUT" "$smdbin" -f -c "$OUT/smd.yaml" \
 			--plane "ibsim:$smnode" --socket "$smsock" --state-dir "$OUT/state" >"$OUT/smd.out" 2>"$OUT/smd.err" &
 	fi
 	w=$!
 	bgpids="$bgpids $w"
 	sleep 1
-	smpid=$(pid_of "$w" smd) || { echo "sa_ibsim: no smd process" >&2; exit 1; }
+	smpid=$(pid_of "$w" "$(basename "$smdbin")") || { echo "sa_ibsim: no smd process" >&2; exit 1; }
 	sa_ready "$g" || { echo "sa_ibsim: smd's SA never answered" >&2; exit 1; }
 	SIM_HOST=$diag ibsim_run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" { print $2, $4 }' | sort -u >"$OUT/lids"
 	cases "smd-$be"

@@ -39,6 +39,26 @@
  * method, as a kernel SA client must to receive it. -I opens the port's
  * issm device first (under ibsim only an SM's client is handed a request
  * to QP1; see main): not for a real HCA, where it would claim IsSM.
+ *
+ * Multicast (MCMemberRecord, issue 14), as IPoIB and librdmacm join:
+ *
+ *   sa_client [...] -j MGID [-J STATE] [-g GUID] [-q QKEY] [-k PKEY]   join (create if
+ *        none: SubnAdmSet with MGID|PortGID|JoinState|P_Key, plus Q_Key|TClass|
+ *        FlowLabel|SL, the components a create needs; MGID 0: the SA assigns one)
+ *   sa_client [...] -l MGID [-J STATE] [-g GUID]                       leave (SubnAdmDelete)
+ *   sa_client [...] -c N [-J STATE]                                    N cycles of create
+ *        (MGID 0) and leave, then one line: cycles, answers OK, the first error status,
+ *        distinct MLIDs seen and the largest (an SA that does not reuse MLIDs runs out)
+ *
+ * STATE is the JoinState (default 1, full member; 8 send-only full member),
+ * GUID the port joined (default ours; another port is a proxy join). A
+ * join or leave prints
+ *
+ *   status 0x0000 mgid ff12:401b:ffff::ffff:ffff mlid 0xc000 qkey 0x00000b1b pkey 0xffff mtu 0x84 rate 0x83 join 0x1
+ *
+ * Exit as for a path: 0 a record, 2 an error status (printed), 1 no
+ * answer. tests/sa_mc_client is this program under the name the
+ * multicast tests call it by.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -58,6 +78,8 @@
 #define PR_ATTR 0x0035
 #define NOTICE_ATTR 0x0002
 #define II_ATTR 0x0003
+#define MCM_ATTR 0x0038
+#define METHOD_DELETE 0x15
 #define METHOD_SET 0x02
 #define METHOD_REPORT 0x06
 #define REC 56      /* the record after the SA header */
@@ -100,7 +122,9 @@ static int parse_dest(const char *s, uint64_t prefix, uint8_t gid[16])
 static void usage(void)
 {
 	fprintf(stderr, "usage: sa_client [-C CA] [-P PORT] [-t MS] [-T TCLASS] DEST_GUID|DEST_GID\n"
-			"       sa_client [-C CA] [-P PORT] [-t MS] -s TRAP[,TRAP...] [-w MS] [-n COUNT] [-N] [-I]\n");
+			"       sa_client [-C CA] [-P PORT] [-t MS] -s TRAP[,TRAP...] [-w MS] [-n COUNT] [-N] [-I]\n"
+			"       sa_client [-C CA] [-P PORT] [-t MS] -j|-l MGID [-J STATE] [-g GUID] [-q QKEY] [-k PKEY]\n"
+			"       sa_client [-C CA] [-P PORT] [-t MS] -c CYCLES [-J STATE]\n");
 	exit(1);
 }
 
@@ -278,10 +302,112 @@ static int reports(struct client *c, int wait_ms, int count, int no_resp)
 	return got >= count ? 0 : 3;
 }
 
+/* ---- multicast: MCMemberRecord joins and leaves ---- */
+
+/* MCMemberRecord component mask bits (IBA 15.2.5.17) */
+#define MC_MGID (1ull << 0)
+#define MC_PORT_GID (1ull << 1)
+#define MC_QKEY (1ull << 2)
+#define MC_TCLASS (1ull << 6)
+#define MC_PKEY (1ull << 7)
+#define MC_SL (1ull << 12)
+#define MC_FLOW (1ull << 13)
+#define MC_JOIN_STATE (1ull << 16)
+#define MC_JOIN (MC_MGID | MC_PORT_GID | MC_JOIN_STATE | MC_PKEY)
+#define MC_CREATE (MC_JOIN | MC_QKEY | MC_TCLASS | MC_SL | MC_FLOW)
+
+/* One MCMemberRecord request: 0 and the answer's record in out, 2 and *status on an error status, 1 no answer. */
+static int mc_call(struct client *c, uint8_t method, uint64_t mask, const uint8_t rec[56], uint16_t *status,
+		   uint8_t out[56])
+{
+	memcpy(request(c, method, MCM_ATTR, mask) + REC, rec, 56);
+	const uint8_t *a = transact(c);
+	if (!a)
+		return 1;
+	*status = get16(a + 4);
+	memcpy(out, a + REC, 56);
+	return *status ? 2 : 0;
+}
+
+static void print_mcm(uint16_t status, const uint8_t *r)
+{
+	char g[64];
+
+	printf("status 0x%04x", status);
+	if (!status)
+		printf(" mgid %s mlid 0x%04x qkey 0x%08x pkey 0x%04x mtu 0x%02x rate 0x%02x join 0x%x",
+		       inet_ntop(AF_INET6, r, g, sizeof(g)), get16(r + 36),
+		       (unsigned)get16(r + 32) << 16 | get16(r + 34), get16(r + 40), r[38], r[42], r[48] & 0xf);
+	printf("\n");
+}
+
+/* -j/-l/-c: a join (create), a leave, or cycles of both. */
+static int mcast(struct client *c, char op, const char *arg, unsigned join, uint64_t guid, uint32_t qkey,
+		 uint16_t pkey)
+{
+	uint8_t rec[56] = { 0 }, ans[56];
+	uint16_t status = 0;
+	int rc;
+
+	if (op != 'c' && strcmp(arg, "0") && inet_pton(AF_INET6, arg, rec) != 1) {
+		fprintf(stderr, "sa_client: bad MGID '%s'\n", arg);
+		return 1;
+	}
+	put64(rec + 16, be64toh(c->up.gid_prefix));
+	put64(rec + 24, guid ? guid : be64toh(c->up.port_guid));
+	put16(rec + 32, (uint16_t)(qkey >> 16));
+	put16(rec + 34, (uint16_t)qkey);
+	put16(rec + 40, pkey);
+	rec[48] = (uint8_t)(join & 0xf);
+	if (op != 'c') {
+		rc = mc_call(c, op == 'j' ? METHOD_SET : METHOD_DELETE, op == 'j' ? MC_CREATE : MC_JOIN & ~MC_PKEY, rec,
+			     &status, ans);
+		if (rc != 1)
+			print_mcm(status, ans);
+		return rc;
+	}
+	unsigned long n = strtoul(arg, NULL, 0), ok = 0, distinct = 0;
+	uint16_t first_err = 0, max_mlid = 0;
+	static uint8_t seen[0x4000];
+	for (unsigned long i = 0; i < n; i++) {
+		memset(rec, 0, 16);
+		rc = mc_call(c, METHOD_SET, MC_CREATE, rec, &status, ans);
+		if (rc == 1)
+			return 1;
+		if (rc == 2) {
+			if (!first_err)
+				first_err = status;
+			continue;
+		}
+		uint16_t mlid = get16(ans + 36);
+		if (mlid >= 0xC000 && !seen[mlid - 0xC000]) {
+			seen[mlid - 0xC000] = 1;
+			distinct++;
+		}
+		if (mlid > max_mlid)
+			max_mlid = mlid;
+		memcpy(rec, ans, 16);
+		rc = mc_call(c, METHOD_DELETE, MC_JOIN & ~MC_PKEY, rec, &status, ans);
+		if (rc == 1)
+			return 1;
+		if (rc == 0)
+			ok++;
+		else if (!first_err)
+			first_err = status;
+	}
+	printf("cycles %lu ok %lu first_error 0x%04x mlids %lu max_mlid 0x%04x\n", n, ok, first_err, distinct, max_mlid);
+	return ok == n ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
-	const char *ca = NULL, *dest = NULL, *traps = NULL;
+	const char *ca = NULL, *dest = NULL, *traps = NULL, *mc_arg = NULL;
 	int port = 0, tclass = -1, wait_ms = 10000, count = 1, no_resp = 0, issm = 0, issm_fd = -1, rc = 1;
+	char mc_op = 0;
+	unsigned join = 1;
+	uint64_t guid = 0;
+	uint32_t qkey = 0x0B1B;
+	uint16_t pkey = 0xffff;
 	struct client c = { .timeout = 2000 };
 	long method_mask[16 / sizeof(long)] = { 0 };
 	unsigned list[16], n = 0;
@@ -305,12 +431,23 @@ int main(int argc, char **argv)
 			no_resp = 1;
 		else if (!strcmp(argv[i], "-I"))
 			issm = 1;
+		else if ((!strcmp(argv[i], "-j") || !strcmp(argv[i], "-l") || !strcmp(argv[i], "-c")) && i + 1 < argc &&
+			 !mc_op)
+			mc_op = argv[i][1], mc_arg = argv[++i];
+		else if (!strcmp(argv[i], "-J") && i + 1 < argc)
+			join = (unsigned)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-g") && i + 1 < argc)
+			guid = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-q") && i + 1 < argc)
+			qkey = (uint32_t)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-k") && i + 1 < argc)
+			pkey = (uint16_t)strtoul(argv[++i], NULL, 0);
 		else if (argv[i][0] == '-' || dest)
 			usage();
 		else
 			dest = argv[i];
 	}
-	if (!dest == !traps || c.timeout <= 0 || wait_ms <= 0 || count < 1)
+	if ((!!dest + !!traps + !!mc_op) != 1 || c.timeout <= 0 || wait_ms <= 0 || count < 1)
 		usage();
 	for (char *t = (char *)traps; t && *t && n < 16;) {
 		char *end;
@@ -362,6 +499,8 @@ int main(int argc, char **argv)
 	}
 	if (dest) {
 		rc = resolve(&c, dest, tclass);
+	} else if (mc_op) {
+		rc = mcast(&c, mc_op, mc_arg, join, guid, qkey, pkey);
 	} else {
 		unsigned k;
 		for (k = 0, rc = 0; k < n && !rc; k++) {

@@ -12,7 +12,8 @@
  * quiet host is answered in the first round); Reports 64/65 from snapshot
  * diffs, acked by one subscriber and given up (and unsubscribed) for one
  * that never answers; a trap 128 handed in by sm_sa_notice; traps 66/67
- * and the multicast sets handed on (a group created, a port gone). Leases and the
+ * and the multicast sets handed on (a group created, a port gone); a table
+ * of more than 4,096 records built off the loop. Leases and the
  * handlers' rules with an injected clock straight through sm_sa_query.
  * Everything runs under ASan in CI: no leak on any path.
  */
@@ -206,11 +207,35 @@ static void spin_out(struct fx *x, size_t n)
 		sm_loop_dispatch(x->l, 1);
 }
 
+/* A one-port CA of node GUID guid (port GUID guid + 1) at lid, active: its node index. */
+static uint32_t add_ca(struct sm_fabric *f, uint64_t guid, uint16_t lid)
+{
+	int64_t ca = sm_fabric_add_node(f, SM_NODE_CA, guid, 1, 0, 0);
+
+	assert_true(ca >= 0);
+	assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)ca, 1, guid + 1), 0);
+	assert_int_equal(sm_fabric_set_lid(f, (uint32_t)ca, 1, lid, 0), 0);
+	sm_fabric_port_checked(f, (uint32_t)ca, 1)->state = SM_PORT_ACTIVE;
+	return (uint32_t)ca;
+}
+
+/* f's snapshot, answering as the master at sm_lid. */
+static const struct sm_snapshot *snap_of(struct sm_fabric *f, uint16_t sm_lid)
+{
+	struct sm_snapshot *s = sm_snapshot_new(0, f, NULL);
+
+	assert_non_null(s);
+	s->sm_lid = sm_lid;
+	s->subnet_prefix = 0xfe80000000000000ull;
+	s->up = true;
+	return s;
+}
+
 /* A fabric: switch 0x100, CAs 0x10 (LID 5), 0x20 (LID 6), and 0x30 (LID 7) unless without_30. */
 static const struct sm_snapshot *snap_make(bool without_30)
 {
 	struct sm_fabric *f = sm_fabric_new();
-	int64_t sw, ca;
+	int64_t sw;
 	uint64_t guids[] = { 0x10, 0x20, 0x30 };
 
 	assert_non_null(f);
@@ -218,20 +243,10 @@ static const struct sm_snapshot *snap_make(bool without_30)
 	assert_true(sw >= 0);
 	assert_int_equal(sm_fabric_set_lid(f, (uint32_t)sw, 0, 1, 0), 0);
 	for (unsigned i = 0; i < (without_30 ? 2u : 3u); i++) {
-		ca = sm_fabric_add_node(f, SM_NODE_CA, guids[i], 1, 0, 0);
-		assert_true(ca >= 0);
-		assert_int_equal(sm_fabric_set_port_guid(f, (uint32_t)ca, 1, guids[i] + 1), 0);
-		assert_int_equal(sm_fabric_link(f, (uint32_t)sw, i + 1, (uint32_t)ca, 1), 0);
-		assert_int_equal(sm_fabric_set_lid(f, (uint32_t)ca, 1, (uint16_t)(5 + i), 0), 0);
-		sm_fabric_port_checked(f, (uint32_t)ca, 1)->state = SM_PORT_ACTIVE;
+		uint32_t ca = add_ca(f, guids[i], (uint16_t)(5 + i));
+		assert_int_equal(sm_fabric_link(f, (uint32_t)sw, i + 1, ca, 1), 0);
 	}
-	struct sm_snapshot *s = sm_snapshot_new(0, f, NULL);
-
-	assert_non_null(s);
-	s->sm_lid = 5;
-	s->subnet_prefix = 0xfe80000000000000ull;
-	s->up = true;
-	return s;
+	return snap_of(f, 5);
 }
 
 static void publish(struct fx *x, bool without_30)
@@ -871,6 +886,70 @@ static void *publisher(void *arg)
 	return NULL;
 }
 
+/* A plane of n CAs (LIDs 10..), no switch: n NodeRecords in a whole table. */
+static const struct sm_snapshot *snap_many(unsigned n)
+{
+	struct sm_fabric *f = sm_fabric_new();
+
+	assert_non_null(f);
+	for (unsigned i = 0; i < n; i++)
+		(void)add_ca(f, 0x10000 + 2 * i, (uint16_t)(10 + i));
+	return snap_of(f, 10);
+}
+
+/*
+ * A table of more than 4,096 records is built off the loop (server_table.c):
+ * a Get that came after it is answered first, the table whole and right
+ * afterwards, and a third large table while two wait is answered BUSY.
+ */
+static void test_large_table_off_loop(void **st)
+{
+	struct fx x;
+	uint8_t mad[SM_SA_MAD_SIZE];
+	const unsigned n = 5000;
+
+	(void)st;
+	fx_up(&x, SM_GSI_KERNEL_RMPP, 0);
+	const struct sm_snapshot *snap = snap_many(n);
+	sm_sa_publish(x.sa, snap);
+	sm_snapshot_unref(snap);
+	spin(&x, 0);
+	req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_NODE_RECORD, 70, 0);
+	inject(&x.f, mad, sizeof(mad), 11);
+	req(mad, SM_SA_GET, SM_SA_ATTR_NODE_RECORD, 71, 1);   /* by LID */
+	sm_sa_put16(mad + SM_SA_HDR_SIZE, 12);
+	inject(&x.f, mad, sizeof(mad), 12);
+	spin_out(&x, 2);
+	assert_int_equal(x.f.out_n, 2);
+	struct sm_sa_hdr h = out_hdr(&x, 0);
+	assert_int_equal(h.tid, 71);
+	assert_int_equal(h.status, SM_SA_STATUS_OK);
+	h = out_hdr(&x, 1);
+	assert_int_equal(h.tid, 70);
+	assert_int_equal(h.status, SM_SA_STATUS_OK);
+	assert_int_equal(h.method, SM_SA_GET_TABLE_RESP);
+	assert_int_equal(x.f.out[1].len, SM_SA_HDR_SIZE + (size_t)n * SM_SA_NODE_REC_SIZE);
+	out_clear(&x.f);
+	/* three at once: two are taken, the third is told BUSY at once */
+	for (uint64_t t = 80; t < 83; t++) {
+		req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_NODE_RECORD, t, 0);
+		inject(&x.f, mad, sizeof(mad), 11);
+	}
+	spin_out(&x, 3);
+	assert_int_equal(x.f.out_n, 3);
+	h = out_hdr(&x, 0);
+	assert_int_equal(h.tid, 82);
+	assert_int_equal(h.status, SM_SA_STATUS_BUSY);
+	assert_int_equal(out_hdr(&x, 1).tid, 80);
+	assert_int_equal(out_hdr(&x, 2).tid, 81);
+	assert_int_equal(out_hdr(&x, 2).status, SM_SA_STATUS_OK);
+	/* freed with a table still being built: joined, nothing leaks */
+	req(mad, SM_SA_GET_TABLE, SM_SA_ATTR_NODE_RECORD, 90, 0);
+	inject(&x.f, mad, sizeof(mad), 11);
+	spin(&x, 0);
+	fx_down(&x);
+}
+
 static void test_publish_from_thread(void **st)
 {
 	struct fx x;
@@ -908,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_multicast),
 		cmocka_unit_test(test_leases_and_rules),
 		cmocka_unit_test(test_publish_from_thread),
+		cmocka_unit_test(test_large_table_off_loop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

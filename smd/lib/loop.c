@@ -432,14 +432,17 @@ static int run_signals(struct sm_loop *l)
  * call one source twice in a round (a timer rearmed into the past waits for
  * the next dispatch).
  */
-static int run_due(struct sm_loop *l)
+static int run_due(struct sm_loop *l, int fired)
 {
 	uint64_t now = sm_mono_us(), expirations;
 	int n = 0;
 	struct sm_loop_src *s;
 
-	(void)!read(l->tfd, &expirations, sizeof(expirations));
-	l->armed_us = 0;   /* fired, or rearmed below */
+	/* only when epoll said so: a read per dispatch was a system call per wake-up for nothing */
+	if (fired) {
+		(void)!read(l->tfd, &expirations, sizeof(expirations));
+		l->armed_us = 0;   /* fired: rearmed below */
+	}
 again:
 	for (s = l->srcs; s; s = s->next) {
 		if (s->dead || !s->due_us || s->due_us > now || s->ran == l->round ||
@@ -470,7 +473,7 @@ again:
 int sm_loop_dispatch(struct sm_loop *l, int timeout_ms)
 {
 	struct epoll_event ev[32];
-	int k, n = 0;
+	int k, n = 0, fired = 0;
 
 	k = epoll_wait(l->ep, ev, 32, timeout_ms);
 	if (k < 0)
@@ -481,6 +484,7 @@ int sm_loop_dispatch(struct sm_loop *l, int timeout_ms)
 	for (int i = 0; i < k; i++) {
 		void *p = ev[i].data.ptr;
 		if (p == &tag_timer) {
+			fired = 1;
 			continue;   /* run_due below looks at the clock, whatever woke us */
 		} else if (p == &tag_signal) {
 			n += run_signals(l);
@@ -496,7 +500,7 @@ int sm_loop_dispatch(struct sm_loop *l, int timeout_ms)
 			n++;
 		}
 	}
-	n += run_due(l);
+	n += run_due(l, fired);
 	if (!--l->dispatching) {
 		src_free_list(l->graveyard);
 		l->graveyard = NULL;

@@ -80,7 +80,13 @@ struct sm_gsi_ops {
 	 * -EMSGSIZE when it did not fit (it is dropped), other -errno.
 	 */
 	int (*recv)(struct sm_gsi *g, uint8_t *buf, size_t cap, size_t *len, struct sm_gsi_addr *from);
-	/* Polls readable when recv would not return -EAGAIN, or -1 (then poll recv). */
+	/*
+	 * Polls readable when recv would not return -EAGAIN, or -1 (then poll
+	 * recv). A reader reads until recv says -EAGAIN before it waits on the
+	 * fd again: what one system call read ahead (ibsim's recvmmsg) is not
+	 * signalled on the fd, and a recv may say -EAGAIN while the fd is
+	 * readable (then it comes back at once).
+	 */
 	int (*fd)(struct sm_gsi *g);
 	void (*close)(struct sm_gsi *g);   /* frees g */
 	/*

@@ -14,11 +14,12 @@
  * worker during a cycle, the loop between cycles) and the GSI side (the
  * SA, on the loop). Whoever reads a packet that is the other's puts it on
  * the other's queue (struct side: a ring under mu) and writes the other's
- * eventfd; each side's pollable fd is an epoll fd holding the socket and
- * its own eventfd, so it is readable when the socket or its queue has
- * something. A sweep therefore never consumes an SA request, and an SA
- * request is read (by the SA itself) while the worker routes and reads
- * nothing. Sends from both sides go through send_mu, so they never
+ * eventfd; each side's pollable fd is an epoll fd holding its own eventfd
+ * and the socket, except that while a GSI endpoint is open the SMP side's
+ * leaves the socket to the GSI reader (a worker in recv() polls the socket
+ * directly), so the loop does not wake twice per SA request. A sweep
+ * therefore never consumes an SA request, and an SA request is read (by
+ * the SA itself) while the worker routes and reads nothing. Sends from both sides go through send_mu, so they never
  * interleave with each other (a datagram is one send anyway; the lock
  * keeps the TID bookkeeping of the client whole). SMPs (classes 0x01,
  * 0x81) are the SMP side's; every other class the GSI side's, which keeps
@@ -51,8 +52,10 @@ enum { SIDE_SMP, SIDE_GSI };
 struct side {
 	struct sm_ibsim_pkt *q;   /* ring */
 	uint32_t head, len, cap;
-	int efd;                  /* readable while len > 0 */
-	int epfd;                 /* the side's pollable fd: socket + efd */
+	int efd;                  /* readable while the other side's reader left packets here (signalled) */
+	bool signalled;           /* efd written and not yet read back */
+	bool drained;             /* GSI: its last recvmmsg emptied the socket (see take()) */
+	int epfd;                 /* the side's pollable fd: efd, and the socket unless another reader has it */
 	uint64_t dropped;         /* queue full */
 };
 
@@ -83,8 +86,13 @@ static int side_of(const struct sm_ibsim_pkt *k)
 	return k->mad[1] == SM_CLASS_SMI || k->mad[1] == SM_CLASS_SMI_DR ? SIDE_SMP : SIDE_GSI;
 }
 
-/* Queue k for side s (mu held). */
-static void side_push(struct ibsim_port *p, int s, const struct sm_ibsim_pkt *k)
+/*
+ * Queue k for side s (mu held). signal: the other side's reader queues it,
+ * so s's reader must be woken (efd); the GSI side's own extras of a
+ * recvmmsg batch are not signalled: its reader reads until -EAGAIN (gsi.h),
+ * and an eventfd write and read per batch were two system calls per wake-up.
+ */
+static void side_push(struct ibsim_port *p, int s, const struct sm_ibsim_pkt *k, bool signal)
 {
 	struct side *d = &p->side[s];
 
@@ -107,8 +115,11 @@ static void side_push(struct ibsim_port *p, int s, const struct sm_ibsim_pkt *k)
 		d->cap = nc;
 	}
 	d->q[(d->head + d->len) % d->cap] = *k;
-	if (d->len++ == 0)
+	d->len++;
+	if ((signal || s == SIDE_SMP) && !d->signalled) {
 		(void)!eventfd_write(d->efd, 1);
+		d->signalled = true;
+	}
 }
 
 /* Take the oldest packet queued for side s: 1 taken, 0 none (mu held). */
@@ -121,8 +132,10 @@ static int side_pop(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
 		return 0;
 	*k = d->q[d->head];
 	d->head = (d->head + 1) % d->cap;
-	if (--d->len == 0)
+	if (--d->len == 0 && d->signalled) {
 		(void)eventfd_read(d->efd, &v);
+		d->signalled = false;
+	}
 	return 1;
 }
 
@@ -140,9 +153,20 @@ static int take(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
 
 	pthread_mutex_lock(&p->mu);
 	rc = side_pop(p, s, k);
+	/*
+	 * The GSI reader reads until -EAGAIN: when its last recvmmsg came back
+	 * short, the socket was empty then, and asking again only to hear
+	 * -EAGAIN was a system call per wake-up. What arrived meanwhile keeps
+	 * the socket readable: the loop comes back for it.
+	 */
+	bool drained = !rc && s == SIDE_GSI && p->side[s].drained;
+	if (!rc)
+		p->side[s].drained = false;
 	pthread_mutex_unlock(&p->mu);
 	if (rc)
 		return 0;
+	if (drained)
+		return -EAGAIN;
 	for (int n = 0; n < 4; n++) {   /* bounded: a flood for the other side cannot keep us here */
 		int got = sm_ibsim_recv_pkts(p->c, ks, SM_IBSIM_RECV_BATCH), found = 0;
 		if (got < 0)
@@ -153,9 +177,11 @@ static int take(struct ibsim_port *p, int s, struct sm_ibsim_pkt *k)
 				*k = ks[i];
 				found = 1;
 			} else {
-				side_push(p, side_of(&ks[i]), &ks[i]);
+				side_push(p, side_of(&ks[i]), &ks[i], side_of(&ks[i]) != s);
 			}
 		}
+		if (found && got < SM_IBSIM_RECV_BATCH)
+			p->side[s].drained = true;
 		pthread_mutex_unlock(&p->mu);
 		if (found)
 			return 0;
@@ -239,8 +265,10 @@ static int ibsim_t_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t
 		}
 		if (timeout_ms == 0)
 			return -ETIMEDOUT;
-		struct pollfd pf = { .fd = p->side[SIDE_SMP].epfd, .events = POLLIN };
-		rc = poll(&pf, 1, wait);
+		/* the socket itself: the SMP side's epfd leaves it to the GSI reader while one is open */
+		struct pollfd pf[2] = { { .fd = sm_ibsim_fd(p->c), .events = POLLIN },
+					{ .fd = p->side[SIDE_SMP].efd, .events = POLLIN } };
+		rc = poll(pf, 2, wait);
 		if (rc < 0 && errno != EINTR)
 			return -errno;
 	}
@@ -436,6 +464,8 @@ static void ibsim_gsi_close(struct sm_gsi *g)
 	e->p->gsi = NULL;
 	while (side_pop(e->p, SIDE_GSI, &k))
 		;
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = sm_ibsim_fd(e->p->c) };
+	(void)epoll_ctl(e->p->side[SIDE_SMP].epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);   /* the SMP side's again */
 	pthread_mutex_unlock(&e->p->mu);
 	free(e);
 }
@@ -475,6 +505,14 @@ static int ibsim_gsi_open(struct sm_transport *t, uint8_t mgmt_class, struct sm_
 		return sm_errf_rc(-EBUSY, err, errlen, "ibsim: %s has a GSI endpoint already", t->info.ca_name);
 	}
 	p->gsi = e;
+	/*
+	 * The GSI reader (the SA, on the loop) reads the socket from now on and
+	 * hands SMPs to the SMP side (efd): the SMP side's pollable fd, which
+	 * the loop watches between cycles, no longer wakes for every SA request
+	 * (an extra callback and recvmmsg per wake-up). A worker waiting in
+	 * recv() polls the socket itself.
+	 */
+	(void)epoll_ctl(p->side[SIDE_SMP].epfd, EPOLL_CTL_DEL, sm_ibsim_fd(p->c), NULL);
 	pthread_mutex_unlock(&p->mu);
 	*out = &e->g;
 	return 0;

@@ -38,9 +38,16 @@
  * subscription, resent every report_timeout_ms until a ReportResp, at most
  * report_retries times; then the subscription is dropped.
  *
+ * Large tables: a GetTable/GetMulti of more than 4,096 records (a whole
+ * plane's PathRecords) is built on the SA's own table thread, started at
+ * the first one, so the loop keeps answering (status, other queries)
+ * meanwhile; the loop sends it when done. At most 2 wait; more get BUSY
+ * (server_table.c).
+ *
  * Threads: everything runs on the loop's thread except sm_sa_publish() and
  * sm_sa_stats(), which any thread may call (the worker publishes the
- * snapshot at the end of a sweep; the control socket reads the counters).
+ * snapshot at the end of a sweep; the control socket reads the counters),
+ * and the building of large tables (above).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -81,7 +88,7 @@ struct sm_sa_stats {
 	uint64_t reports_sent, reports_acked, reports_given_up;
 	struct { uint16_t attr_id; uint64_t n; } by_attr[SM_SA_STATS_ATTRS];
 	struct { uint16_t status; uint64_t n; } by_status[16];
-	uint64_t cpu_ns;               /* thread CPU time spent answering */
+	uint64_t cpu_ns;               /* thread CPU time spent answering (estimated: one batch in 8 is timed) */
 };
 
 /*

@@ -132,6 +132,9 @@ static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t
 				sum->incremental = c->incremental_ok = 1;
 				sum->delta_links_down = c->delta_links_down;
 				sum->delta_switches_read = c->delta_switches_read;
+				sum->delta_links_up = c->delta_links_up;
+				sum->delta_nodes_new = c->delta_nodes_new;
+				sum->delta_switches_gone = c->delta_switches_gone;
 				sum->late_traps = c->late_traps;
 				break;
 			}

@@ -230,6 +230,11 @@ void sm_core_reset(struct sm_core *c)
 	c->trusted = NULL;
 	free(c->delta_lost);
 	c->delta_lost = NULL;
+	free(c->delta_port);
+	c->delta_port = NULL;
+	c->delta_ports = 0;
+	free(c->delta_fresh);
+	c->delta_fresh = NULL;
 	sm_pkey_tables_free(c->pkeys);
 	c->pkeys = NULL;
 	sm_fabric_free(c->f);

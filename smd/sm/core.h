@@ -98,6 +98,10 @@ struct sm_core {
 	char delta_why[192];
 	uint32_t delta_links_down, delta_switches_read;
 	uint8_t *delta_lost;           /* per node: SwitchInfo lost (maybe its path crossed a dead link) */
+	uint8_t *delta_port;           /* per port of the state's fabric: DELTA_READ, DELTA_UP (delta.c) */
+	uint32_t delta_ports;          /* ... its entries */
+	uint8_t *delta_fresh;          /* per port of c->f after it: one end of a link that came up (or a new node's) */
+	uint32_t delta_links_up, delta_nodes_new, delta_switches_gone;
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
 	uint32_t late_traps;
 	const struct sm_lfts *lfts;

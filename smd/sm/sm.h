@@ -18,7 +18,7 @@
  *             writing 1). With cfg.incremental and a valid struct sm_state
  *             (below), the sweep is first tried incrementally: the state's
  *             fabric patched with what the switches that flag
- *             PortStateChange show (delta.c). A full sweep that lost answers is
+ *             PortStateChange show, what came up explored (delta.c). A full sweep that lost answers is
  *             incomplete (struct sm_summary.incomplete): what it could not
  *             see is kept from the state (merge.c), never dropped.
  *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
@@ -77,10 +77,15 @@ struct sm_cfg {
 	/*
 	 * With a valid state (sm_bringup_state): sweep incrementally (see
 	 * sm_state): SwitchInfo of every known switch, PortInfo only at switches
-	 * that flag PortStateChange, links that went down removed; anything
-	 * else (a port up, a switch silent or reset, a trap meanwhile) falls
-	 * back to the full sweep. Default false (the daemon sets it for sweeps
-	 * caused by traps and light sweeps).
+	 * that flag PortStateChange, links that went down removed (a switch
+	 * every link of which went down left out), ports that came up explored
+	 * from there only (a link, host or switch that comes back, phases.h);
+	 * anything else (a switch silent along a path that holds or reset, an
+	 * answer lost while exploring) falls back to the full sweep. Routing
+	 * then runs on the patched fabric as on a swept one, so the LFTs are
+	 * those of a full sweep, and only the blocks that differ are written.
+	 * Default false (the daemon sets it for sweeps caused by traps and
+	 * light sweeps).
 	 */
 	bool incremental;
 	/*
@@ -227,6 +232,9 @@ struct sm_summary {
 	uint32_t incremental;        /* 1: the incremental sweep sufficed (no full discovery) */
 	uint32_t delta_links_down;   /* ... links it removed */
 	uint32_t delta_switches_read;/* ... switches whose ports it read */
+	uint32_t delta_links_up;     /* ... links that came up (or back) that it explored */
+	uint32_t delta_nodes_new;    /* ... nodes it found behind them (a switch or host that came back) */
+	uint32_t delta_switches_gone;/* ... switches it left out: every link to them went down */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
 	/*
 	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,
