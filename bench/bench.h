@@ -8,11 +8,14 @@
  * generator parameters every benchmark sets from its options.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "lib/clock.h"
 #include "lib/mix.h"
 #include "model/gen.h"
+#include "routing/registry.h"
 
 static inline double bench_cpu_sec(void)
 {
@@ -30,6 +33,49 @@ static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, un
 	sm_gen_params_init(gp);
 	gp->hosts = hosts, gp->radix = radix, gp->levels = levels, gp->planes = planes;
 	gp->remove_links = remove, gp->seed = seed;
+}
+
+/* --hosts, --radix, --levels: the generated tree's options (bench_fat_tree); 1 when OPT is one (set to V) */
+static inline int bench_tree_opt(const char *opt, unsigned v, unsigned *hosts, unsigned *radix, unsigned *levels)
+{
+	unsigned *to = !strcmp(opt, "--hosts") ? hosts : !strcmp(opt, "--radix") ? radix :
+		       !strcmp(opt, "--levels") ? levels : NULL;
+
+	if (to)
+		*to = v;
+	return to != NULL;
+}
+
+/* A generated fat tree without LIDs (what the mock benchmarks bring up); NULL: PROG: the reason on stderr. */
+static inline struct sm_fabric *bench_fat_tree(const char *prog, unsigned hosts, unsigned radix, unsigned levels)
+{
+	struct sm_gen_params gp;
+	struct sm_fabric *f = sm_fabric_new();
+	char err[512] = "out of memory";
+
+	sm_gen_params_init(&gp);
+	gp.hosts = hosts, gp.radix = radix, gp.levels = levels;
+	gp.no_lids = 1;
+	if (!f || sm_gen_fat_tree(&gp, f, err, sizeof(err))) {
+		fprintf(stderr, "%s: gen: %s\n", prog, err);
+		sm_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* The built-in engines' registry and the chain SPEC; 1: PROG: the reason on stderr (free both either way). */
+static inline int bench_chain(const char *prog, const char *spec, struct sm_registry **reg, struct sm_chain **chain)
+{
+	char err[512] = "out of memory";
+
+	*chain = NULL;
+	*reg = sm_registry_new(NULL);
+	if (!*reg || sm_chain_new(*reg, spec, NULL, NULL, chain, err, sizeof(err))) {
+		fprintf(stderr, "%s: chain: %s\n", prog, err);
+		return 1;
+	}
+	return 0;
 }
 
 #endif

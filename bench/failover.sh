@@ -41,8 +41,8 @@ smlid_of() { SIM_HOST=$1 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n "
 lid_of() { SIM_HOST=$1 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n 's/^Lid:\.*//p'; }
 osm_pid() {
 	_p=$1 _i=0
-	while [ "$(ps -o comm= -p "$_p" 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
-		_p=$(pgrep -P "$_p" 2>/dev/null | head -1); [ -n "$_p" ] || break; _i=$((_i + 1))
+	while [ "$(cat /proc/"$_p"/comm 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
+		_p=$(cat /proc/"$_p"/task/*/children 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | head -1); [ -n "$_p" ] || break; _i=$((_i + 1))
 	done
 	echo "${_p:-0}"
 }

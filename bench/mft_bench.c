@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "dryrun/mcast.h"
 #include "lib/clock.h"
 #include "mock/mock.h"
@@ -111,36 +112,20 @@ int main(int argc, char **argv)
 	char err[512];
 	for (int i = 1; i + 1 < argc; i += 2) {
 		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 0);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else if (!strcmp(argv[i], "--groups"))
+		if (bench_tree_opt(argv[i], v, &hosts, &radix, &levels))
+			continue;
+		if (!strcmp(argv[i], "--groups"))
 			groups = v;
 		else {
 			fprintf(stderr, "usage: mft_bench [--hosts N] [--radix K] [--levels L] [--groups G]\n");
 			return 2;
 		}
 	}
-	struct sm_gen_params gp;
-	struct sm_fabric *model = sm_fabric_new();
-	sm_gen_params_init(&gp);
-	gp.hosts = hosts;
-	gp.radix = radix;
-	gp.levels = levels;
-	gp.no_lids = 1;
-	if (!model || sm_gen_fat_tree(&gp, model, err, sizeof(err))) {
-		fprintf(stderr, "mft_bench: gen: %s\n", err);
+	struct sm_fabric *model = bench_fat_tree("mft_bench", hosts, radix, levels);
+	struct sm_registry *reg;
+	struct sm_chain *chain;
+	if (!model || bench_chain("mft_bench", "ftree,minhop", &reg, &chain))
 		return 1;
-	}
-	struct sm_registry *reg = sm_registry_new(NULL);
-	struct sm_chain *chain = NULL;
-	if (!reg || sm_chain_new(reg, "ftree,minhop", NULL, NULL, &chain, err, sizeof(err))) {
-		fprintf(stderr, "mft_bench: chain: %s\n", err);
-		return 1;
-	}
 	struct env a, b;
 	struct sm_summary sum;
 	struct sm_fabric *f = NULL;

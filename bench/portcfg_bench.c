@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "model/gen.h"
 #include "mock/mock.h"
 #include "routing/registry.h"
@@ -55,31 +56,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "portcfg_bench: %s needs a value\n", argv[i]);
 			return 2;
 		}
-		unsigned v = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		if (!strcmp(argv[i], "--hosts"))
-			hosts = v;
-		else if (!strcmp(argv[i], "--radix"))
-			radix = v;
-		else if (!strcmp(argv[i], "--levels"))
-			levels = v;
-		else {
+		if (!bench_tree_opt(argv[i], (unsigned)strtoul(argv[i + 1], NULL, 10), &hosts, &radix, &levels)) {
 			fprintf(stderr, "portcfg_bench: unknown option %s\n", argv[i]);
 			return 2;
 		}
 		i++;
 	}
 
-	struct sm_gen_params gp;
-	struct sm_fabric *model = sm_fabric_new();
-	sm_gen_params_init(&gp);
-	gp.hosts = hosts;
-	gp.radix = radix;
-	gp.levels = levels;
-	gp.no_lids = 1;
-	if (!model || sm_gen_fat_tree(&gp, model, err, sizeof(err))) {
-		fprintf(stderr, "portcfg_bench: gen: %s\n", err);
+	struct sm_fabric *model = bench_fat_tree("portcfg_bench", hosts, radix, levels);
+	if (!model)
 		return 1;
-	}
 	struct sm_mock_cfg mc;
 	struct sm_mock *m = NULL;
 	struct sm_transport *t = NULL;
@@ -91,12 +77,10 @@ int main(int argc, char **argv)
 	}
 	unsigned long osm = osm_sl2vl_sets(model);
 	sm_fabric_free(model);
-	struct sm_registry *reg = sm_registry_new(NULL);
-	struct sm_chain *chain = NULL;
-	if (!reg || sm_chain_new(reg, "ftree,minhop", NULL, NULL, &chain, err, sizeof(err))) {
-		fprintf(stderr, "portcfg_bench: chain: %s\n", err);
+	struct sm_registry *reg;
+	struct sm_chain *chain;
+	if (bench_chain("portcfg_bench", "ftree,minhop", &reg, &chain))
 		return 1;
-	}
 	snprintf(dir, sizeof(dir), "/tmp/smd-portcfg-bench-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;

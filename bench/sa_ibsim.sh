@@ -87,8 +87,8 @@ cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 pid_of() {
 	_p=$1
 	_i=0
-	while [ "$(ps -o comm= -p "$_p" 2>/dev/null)" != "$2" ] && [ $_i -lt 4 ]; do
-		_p=$(pgrep -P "$_p" 2>/dev/null | head -1)
+	while [ "$(cat /proc/"$_p"/comm 2>/dev/null)" != "$2" ] && [ $_i -lt 4 ]; do
+		_p=$(cat /proc/"$_p"/task/*/children 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | head -1)
 		[ -n "$_p" ] || return 1
 		_i=$((_i + 1))
 	done

@@ -254,6 +254,14 @@ int smd_once(const struct smd_opts *o)
 		sm_err("SMD-0801", "state not saved: %s", sum.state_err);
 		goto out;
 	}
+	if (sum.incomplete) {
+		/* answers lost or Sets failed: what the sweep did not see kept its old LIDs and routes,
+		 * a port may not hold what the tables say; the daemon would sweep again, --once says so */
+		sm_err("SMD-0312", "bring-up incomplete: %u answer%s lost or Set%s failed (first: %s); run it again",
+		       sum.incomplete, sum.incomplete == 1 ? "" : "s", sum.incomplete == 1 ? "" : "s",
+		       sum.incomplete_why);
+		goto out;
+	}
 	status = 0;
 out:
 	sm_mc_set_unref(mcast);

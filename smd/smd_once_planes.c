@@ -149,10 +149,19 @@ int smd_once_planes(const struct smd_opts *o, struct smd_conf *conf)
 	else if (!o->quiet)
 		sm_multiplane_print(stdout, planes, n, wall, lids);
 	fflush(stdout);
-	for (unsigned i = 0; i < n; i++)
-		if (planes[i].rc)
+	unsigned incomplete = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (planes[i].rc) {
 			sm_err("SMD-0408", "plane %u (%s) is not up: %s", i, planes[i].name, planes[i].err);
-	status = down || rc ? 1 : 0;
+		} else if (planes[i].heavy && planes[i].sum.incomplete) {
+			sm_err("SMD-0409", "plane %u (%s): bring-up incomplete: %u answer%s lost or Set%s failed "
+			       "(first: %s); run it again", i, planes[i].name, planes[i].sum.incomplete,
+			       planes[i].sum.incomplete == 1 ? "" : "s", planes[i].sum.incomplete == 1 ? "" : "s",
+			       planes[i].sum.incomplete_why);
+			incomplete++;
+		}
+	}
+	status = down || incomplete || rc ? 1 : 0;
 out:
 	for (unsigned i = 0; planes && i < n; i++) {
 		sm_chain_free(planes[i].chain);

@@ -6,7 +6,9 @@
  *   gsi_probe SPEC SECONDS
  *
  * Opens SPEC (umad[:CA[:PORT]] or ibsim[:NODE]) and its class 0x03
- * endpoint, prints "ready", and for SECONDS:
+ * endpoint, prints "ready", and until SIGTERM (or SIGINT), at most
+ * SECONDS (a bound, not a schedule: the test ends the probe when its
+ * clients are done, however long a loaded machine made them take):
  *   - answers every SA request that arrives with its response method and
  *     status NO_RECORDS (0x0300), so a client (saquery) gets an answer;
  *   - meanwhile a second thread keeps the SMP side busy: DR NodeInfo Gets
@@ -20,6 +22,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,13 @@
 
 static struct sm_transport *t;
 static atomic_int stop;
+static volatile sig_atomic_t term;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	term = 1;
+}
 static uint64_t smp_sent, smp_answered, smp_lost, smp_alien;
 
 static void *smp_side(void *arg)
@@ -95,6 +105,9 @@ int main(int argc, char **argv)
 		sm_plane_port_close(&pp);
 		return 1;
 	}
+	struct sigaction sa = { .sa_handler = on_term };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	printf("ready flags=0x%x\n", g->flags);
 	fflush(stdout);
 	if (pthread_create(&th, NULL, smp_side, NULL)) {
@@ -102,7 +115,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int64_t end = sm_mono_ms() + (int64_t)atoi(argv[2]) * 1000;
-	while (sm_mono_ms() < end) {
+	while (!term && sm_mono_ms() < end) {
 		uint8_t buf[4096];
 		struct sm_gsi_addr from;
 		size_t len;

@@ -9,12 +9,16 @@
 #    illegal (only a master may send it): refused; ten such Sets 100 ms
 #    apart, alternating master/standby claims: all refused, still standby;
 #  - kill -9 the master: the standby becomes master within the target
-#    (2 s with the defaults: 500 ms polls, 3 misses), every CA's PortInfo
-#    SMLid points at it (`smpquery portinfo`), LIDs unchanged, every CA
-#    pair routed (`ibtracert`), and the
-#    takeover writes no LFT block (the sweep's own count); the time is the
-#    SM's own (kill to the end of its takeover sweep): above 2 s is noted,
-#    above 3 s (a loaded machine's margin) fails;
+#    (2 s with the defaults: 500 ms polls, 3 misses of 200 ms), every CA's
+#    PortInfo SMLid points at it (`smpquery portinfo`), LIDs unchanged,
+#    every CA pair routed (`ibtracert`), and the takeover writes no LFT
+#    block (the sweep's own count). The time is the SM's own, on one
+#    clock (CLOCK_MONOTONIC): from the kill (read by the process that
+#    sends it, just before it does) to the standby's log line that ends its
+#    takeover sweep (every port has the new SM LID then), stamped as it is
+#    written by a reader that is already running. Above 2 s fails, under
+#    any load: the harness's own delays (process start-ups, status polls)
+#    are no longer inside the measure (they were: 3.5-4.2 s at load 10-16);
 #  - a better smd (priority 5) started beside a master smd: HANDOVER, the
 #    new one is master, the old one standby; the same with OpenSM
 #    (priority 10) started beside a master smd;
@@ -38,12 +42,28 @@ ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
 scratch_trap
 
 now() { date +%s.%N; }
+# stamp: each line of stdin to stdout behind its CLOCK_MONOTONIC time, as it arrives
+stamp() {
+	python3 -u -c 'import sys, time
+for l in iter(sys.stdin.readline, ""):
+    sys.stdout.write("%.6f %s" % (time.monotonic(), l))'
+}
+# kill9 PID: SIGKILL, and print the CLOCK_MONOTONIC time it was sent at
+kill9() {
+	python3 -c 'import os, sys, time
+t = time.monotonic(); os.kill(int(sys.argv[1]), 9); print("%.6f" % t)' "$1"
+}
 elapsed() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
 sminfo_at() { SIM_HOST=Hca3 ibsim_run sminfo "$@" 2>&1 | head -1; }
 # smd at an ibsim host with a config: start_smd NAME HOST YAML
 start_smd() {
 	SIM_HOST=$2 ibsim_run "$smd" -f -c "$3" --backend umad --socket "$work/$1.sock" \
 		--state-dir "$work/$1.state" >"$work/$1.out" 2>"$work/$1.err" &
+}
+# the same, its log lines stamped (a standby whose takeover is timed; its PID comes from its status)
+start_standby() {
+	(SIM_HOST=$2 ibsim_run "$smd" -f -c "$3" --backend umad --socket "$work/$1.sock" \
+		--state-dir "$work/$1.state" 2>&1 >"$work/$1.out" | stamp >"$work/$1.err") &
 }
 # every CA's LID and SMLid, one line each (smpquery by DR path from Hca3)
 ca_ports() {
@@ -77,15 +97,17 @@ takeover() {
 	sock="$work/$_name.sock"
 	pid=$(json_num "$work/$_name.st" pid)
 	if dmn_up "$work/$_name.json" 100; then
-		# the SM's own time: when its takeover sweep ended (status age), not when we looked
-		_secs=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[3]) - float(sys.argv[1])))" \
-			"$_t0" "$(now)" "$(json "$work/$_name.json" 'r["last_sweep_age_s"]')")
-		echo "failover $_name: ${_secs} s (kill -9 to the end of its takeover sweep)"
-		# target 2 s (bench/failover.sh: median 1.02 s); 3 s allowed here on a loaded machine
-		python3 -c "import sys; sys.exit(float(sys.argv[1]) > 3.0)" "$_secs" ||
+		# the SM's own times (module comment): kill -> takeover note -> end of the takeover sweep
+		# (the first such lines after the kill: on a machine loaded enough, an earlier takeover may be logged too)
+		_tn=$(awk -v t="$_t0" '$1 >= t && /did not answer [0-9]* polls: taking over/ { print $1; exit }' "$work/$_name.err")
+		_te=$(awk -v t="$_t0" '$1 >= t && /SMD-0522: sweep [0-9]+ \(/ { print $1; exit }' "$work/$_name.err")
+		_secs=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2] or 'inf') - float(sys.argv[1])))" "$_t0" "$_te")
+		echo "failover $_name: ${_secs} s from kill -9 to the end of its takeover sweep (noticed after" \
+			"$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2] or 'nan') - float(sys.argv[1])))" "$_t0" "$_tn") s;" \
+			"machine load $(cut -d' ' -f1 /proc/loadavg))"
+		# target 2 s (bench/failover.sh: median 1.02 s)
+		python3 -c "import sys; sys.exit(not float(sys.argv[1]) <= 2.0)" "$_secs" ||
 			bad "$_name took over in $_secs s (target 2 s)"
-		python3 -c "import sys; sys.exit(float(sys.argv[1]) > 2.0)" "$_secs" ||
-			echo "NOTE: $_name took over in $_secs s: above the 2 s target (machine load $(cut -d' ' -f1 /proc/loadavg))"
 	else
 		cat "$work/$_name.err"
 		sminfo_at
@@ -115,7 +137,8 @@ takeover() {
 	done
 	echo "CA pairs not routed after the takeover: $_unrouted"
 	[ "$_unrouted" = 0 ] || bad "$_name: $_unrouted CA pairs not routed (ibtracert)"
-	_lft=$(sed -n 's/.*sweep 1 (start).* \([0-9]*\) LFT blocks.*/\1/p' "$work/$_name.err")
+	_lft=$(awk -v t="$_t0" '$1 >= t && /SMD-0522: sweep [0-9]+ \(/ { sub(/ LFT blocks.*/, ""); sub(/.* /, ""); print; exit }' \
+		"$work/$_name.err")
 	echo "LFT blocks written on takeover: $_lft"
 	[ "$_lft" = 0 ] || [ -n "${4:-}" ] || bad "$_name wrote $_lft LFT blocks on takeover (target 0)"
 }
@@ -127,7 +150,7 @@ sock="$work/a.sock"
 pid=$!
 dmn_up "$work/a.st" 150 || { cat "$work/a.err"; bad "smd a did not come up"; exit 1; }
 ca_ports >"$work/before"
-start_smd b Hca2 "$work/smd.yaml"
+start_standby b Hca2 "$work/smd.yaml"
 i=0
 while ! grep -q "election: standby: master" "$work/b.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q "election: standby: master" "$work/b.err" || { cat "$work/b.err"; bad "b did not stand by"; }
@@ -174,8 +197,8 @@ done
 "$smctl" --socket "$work/b.sock" --json status >"$work/b.st"
 [ "$(json "$work/b.st" 'r["sm"][0]["role"] == "standby" and r["sm"][0]["refused"] >= 11')" = True ] ||
 	bad "flapping Sets: $(json "$work/b.st" 'r["sm"]')"
-t0=$(now)
-kill -9 "$(json_num "$work/a.st" pid)"
+apid=$(json_num "$work/a.st" pid)
+t0=$(kill9 "$apid")
 takeover b "$t0" "$work/before"
 stop_pid "$pid"
 
@@ -196,7 +219,7 @@ cat "$work/before.osm"
 # (IBA 14.4.1; OpenSM ERR 2F18). smd's default is the same, so this smd runs
 # with the defaults (no sm_key line): the two elect one master out of the box
 printf 'sweep_interval: 0\n' >"$work/osmkey.yaml"
-start_smd c Hca2 "$work/osmkey.yaml"
+start_standby c Hca2 "$work/osmkey.yaml"
 i=0
 while ! grep -q "election: standby: master" "$work/c.err" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 grep -q "election: standby: master 0x0000000000100001" "$work/c.err" ||
@@ -206,8 +229,7 @@ echo "$out" | grep -q "state 2 SMINFO_STANDBY" || bad "smd beside OpenSM: sminfo
 "$smctl" --socket "$work/c.sock" --json status >"$work/c.st" || bad "c: no status"
 osm=$(osm_pid "$osm_wrap")
 [ "$(cat /proc/"${osm:-0}"/comm 2>/dev/null)" = opensm ] || bad "cannot find OpenSM's PID"
-t0=$(now)
-kill -9 "$osm"
+t0=$(kill9 "$osm")
 takeover c "$t0" "$work/before.osm" routes-may-differ
 stop_pid "$pid"
 kill "$osm_wrap" 2>/dev/null

@@ -22,6 +22,10 @@
 #                          cleanup_hook runs if the test defines it, every daemon started with
 #                          dmn_start (and $pid) is killed by its PID, ibsim is stopped when
 #                          lib-ibsim.sh is loaded, and $work is removed unless KEEP is set
+#   mock_ft                a generated fat tree in $work/ft (8-port switches, 16 hosts, no LIDs) for
+#                          --backend mock; "FAIL: generator" and exit 1 when smctl cannot make it
+#   mock_setup NAME        scratch NAME, mock_ft, $conf = $work/smd.yaml (sweep_interval 0, log_level
+#                          notice: append to it) and $sock = $work/smd.sock: a mock daemon's set-up
 #   scratch_ibsim ARGS...  ibsim_start ARGS (lib-ibsim.sh), then the scratch trap again (ibsim_start
 #                          installs its own); returns ibsim_start's status
 #   umad2sim_supp          the ASan suppression for umad2sim's interceptors
@@ -94,6 +98,18 @@ scratch_trap() {
 scratch() {
 	work=$(mktemp -d "${TMPDIR:-/tmp}/smd-$1.XXXXXX") || exit 1
 	scratch_trap
+}
+
+mock_ft() {
+	"$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
+}
+
+mock_setup() {
+	scratch "$1"
+	mock_ft
+	conf="$work/smd.yaml"
+	printf 'sweep_interval: 0\nlog_level: notice\n' >"$conf"
+	sock="$work/smd.sock"
 }
 
 scratch_ibsim() {

@@ -52,7 +52,7 @@ for good in '"127.0.0.1:9684"' '"0.0.0.0:0"' '"[::1]:9684"' '"[::]:9684"'; do
 done
 
 # ---- a daemon ----
-"$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
+mock_ft
 sock="$work/smd.sock"
 printf 'sweep_interval: 0\nmetrics_listen: "127.0.0.1:0"\n' >"$conf"
 dmn_start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state" ||
@@ -229,8 +229,12 @@ for s in idle:
 waited = time.time() - t0
 if waited > 20:
     bad('idle connections were closed after %.0f s (timeout 10 s)' % waited)
-# the server frees a closed connection's per-address slot on its own thread: a scrape right
-# after the close may be refused (seen under ASan); within 2 s it must be served
+# libmicrohttpd frees a timed-out connection's per-address slot in the run after the one that
+# closed it, after that run's accepts; smd runs it again at once (ctl/http.c pump), which shrinks
+# but does not close the window in which a scrape from an address that had its whole limit open,
+# sent as soon as it saw the close, is refused (a reset; 2 of 11 runs at load 22-25, 0.4 and 9 ms
+# after the last close was seen). A retry 0.1 s later must then be served; 2 s bounds a loaded machine
+refused = 0
 for attempt in range(20):
     try:
         ok = get('/metrics')[0] == 200
@@ -238,9 +242,12 @@ for attempt in range(20):
         ok = False
     if ok:
         break
+    refused += 1
     time.sleep(0.1)
 if not ok:
     bad('no scrape within 2 s after the idle connections went')
+elif refused:
+    print('note: the first scrape after the idle connections went was refused %d time(s)' % refused)
 print('%d failure(s) in the HTTP checks' % len(fails))
 sys.exit(1 if fails else 0)
 PY

@@ -4,6 +4,8 @@
 #  - smd.yaml's mock: keys (loss, corrupt, delay, delay_ms, seed) reach a mock plane, --seed
 #    overrides mock.seed, smctl faults shows and changes them and counts what was lost;
 #  - the same seed gives the same faults (smd --once, SMPs retried), another seed others;
+#  - a --once that loses answers after its retries (80% loss, no retries configured) is
+#    incomplete: it says so (SMD-0312, SMD-0409 per plane; INCOMPLETE, plane state incomplete) and exits 1;
 #  - smctl link down|up and switch down|up take a mock plane's cable (or all of a switch's)
 #    down and back: the switches send Trap 128, the daemon's trap path runs the sweep
 #    (last cause "trap"), the fabric shrinks and comes back whole, and no LID changes;
@@ -14,11 +16,8 @@ set -u
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 need_python
-scratch rehearse
-
-"$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
-conf="$work/smd.yaml"
-printf 'sweep_interval: 0\nlog_level: notice\nmock:\n  loss: 10%%\n  delay: 0.5%%\n  delay_ms: 300\n  seed: 3\n' >"$conf"
+mock_setup rehearse
+printf 'mock:\n  loss: 10%%\n  delay: 0.5%%\n  delay_ms: 300\n  seed: 3\n' >>"$conf"
 
 # ---- the same seed, the same faults (smd --once) ----
 once() {
@@ -32,8 +31,22 @@ c=$(once c 8)
 [ "${a#* }" != 0 ] || bad "--once with mock.loss 10%: nothing retried ('$a')"
 [ "$a" != "$c" ] || bad "--seed 7 and --seed 8 gave the same faults ('$a')"
 
+# ---- an incomplete --once (answers lost after the retries, Sets failed) says so and exits 1 ----
+# 80% loss, no retries but the adaptive ones: seed 2 loses Sets on both paths (one plane, two planes)
+printf 'sweep_interval: 0\nmad:\n  retries: 0\n  timeout_ms: 20\nmock:\n  loss: 80%%\n  seed: 2\n' >"$work/lossy.yaml"
+"$smd" --once --backend mock --topology "$work/ft" -c "$work/lossy.yaml" --state-dir "$work/lossy1" \
+	>"$work/lossy1.out" 2>"$work/lossy1.err"
+rc=$?
+[ $rc = 1 ] && grep -q "SMD-0312: bring-up incomplete: [1-9][0-9]* answers\? lost or Sets\? failed" "$work/lossy1.err" &&
+	grep -q "^INCOMPLETE: " "$work/lossy1.out" || bad "an incomplete --once: exit $rc, $(grep -v '^  ' "$work/lossy1.err" | tail -2)"
+"$smd" --once --json -q --plane "mock:$work/ft" --plane "mock:$work/ft" -c "$work/lossy.yaml" --state-dir "$work/lossy2" \
+	>"$work/lossy2.json" 2>"$work/lossy2.err"
+rc=$?
+[ $rc = 1 ] && [ "$(grep -c "SMD-0409: plane [01] (mock:.*): bring-up incomplete" "$work/lossy2.err")" = 2 ] &&
+	[ "$(json "$work/lossy2.json" '(r["up"], r["failed"], r["incomplete"], [p["state"] for p in r["planes"]])')" = \
+		"(0, 0, 2, ['incomplete', 'incomplete'])" ] || bad "an incomplete two-plane --once: exit $rc, $(tail -2 "$work/lossy2.err")"
+
 # ---- the daemon ----
-sock="$work/smd.sock"
 dmn_start one --backend mock --topology "$work/ft" -c "$conf" --seed 5 --socket "$sock" --state-dir "$work/state" ||
 	{ echo "FAIL: smd -f did not come up"; exit 1; }
 "$smctl" --socket "$sock" --json faults >"$work/f.json" || bad "smctl faults failed"

@@ -14,12 +14,7 @@ set -u
 : "${top_builddir:=$(pwd)}"
 . "$top_srcdir/tests/lib-daemon.sh"
 need_python
-scratch rlstall
-
-"$smctl" topo gen fat-tree --radix 8 --hosts 16 --no-lids -o "$work/ft" >/dev/null || { echo "FAIL: generator"; exit 1; }
-conf="$work/smd.yaml"
-printf 'sweep_interval: 0\nlog_level: notice\n' >"$conf"
-sock="$work/smd.sock"
+mock_setup rlstall
 dmn_start one --backend mock --topology "$work/ft" -c "$conf" --socket "$sock" --state-dir "$work/state" ||
 	{ echo "FAIL: smd -f did not come up"; exit 1; }
 

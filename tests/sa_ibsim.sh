@@ -5,7 +5,9 @@
 # 16 hosts). The SM attaches at host00, the clients at host05.
 #
 #  0. The GSI endpoints alone (tests/gsi_probe, no SA behind them), on both
-#     transports: saquery and tests/sa_client get an answer (NO_RECORDS)
+#     transports (the probe runs until the clients are done and is then
+#     ended with SIGTERM: a fixed lifetime was outlived by the clients on a
+#     loaded machine): saquery and tests/sa_client get an answer (NO_RECORDS)
 #     from the endpoint while its SMP side keeps sending NodeInfo Gets (no
 #     SMP lost, no SA MAD on the SMP side: ibsim's one socket is shared);
 #     ibping (vendor class 0x32), ibsysstat (0x33) and perfquery (0x04)
@@ -109,14 +111,16 @@ cp "$IBSIM_DIR/guid2lid" "$work/guid2lid" || { echo "FAIL: no guid2lid from Open
 sm=$(lid_of $SMHOST)
 dstguid=$(guid_of host15)
 for be in "ibsim:$SMHOST" umad; do
+	# the probe serves until SIGTERM below (120 s at most); its $! is timeout(1)'s, which passes SIGTERM on
 	if [ "$be" = umad ]; then
-		smbg "$probe" umad 6 >"$work/probe.out" 2>&1
+		smbg "$probe" umad 120 >"$work/probe.out" 2>&1
 	else
-		IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout -s KILL 30 "$probe" "$be" 6 >"$work/probe.out" 2>&1 &
+		IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout -s KILL 150 "$probe" "$be" 120 >"$work/probe.out" 2>&1 &
 	fi
 	ppid=$!
 	n=0
 	while ! grep -q '^ready' "$work/probe.out" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	t0=$(date +%s.%N)
 	cl saquery NR 1 >"$work/p.sq" 2>&1
 	grep -q 'SA_ERR_NO_RECORDS' "$work/p.sq" || { bad "gsi $be: saquery got no answer from the endpoint"; cat "$work/p.sq"; }
 	cl "$client" "$dstguid" >"$work/p.cl" 2>&1
@@ -126,7 +130,9 @@ for be in "ibsim:$SMHOST" umad; do
 	T=3 clk ibsysstat "$sm" >/dev/null 2>&1
 	T=3 clk perfquery "$sm" >/dev/null 2>&1
 	cl saquery PIR "$sm/1" >"$work/p.sq2" 2>&1
-	grep -q 'SA_ERR_NO_RECORDS' "$work/p.sq2" || bad "gsi $be: no answer after stray MADs (endpoint dead?)"
+	grep -q 'SA_ERR_NO_RECORDS' "$work/p.sq2" || { bad "gsi $be: no answer after stray MADs (endpoint dead?)"; cat "$work/p.sq2"; }
+	echo "gsi $be: the clients took $(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)") s"
+	kill -TERM "$ppid"
 	wait "$ppid"
 	rc=$?
 	[ $rc = 0 ] || { bad "gsi $be: gsi_probe exit $rc"; cat "$work/probe.out"; }

@@ -118,6 +118,12 @@ unsigned sm_multiplane_bringup(struct sm_mp_plane *planes, unsigned n, const str
 	return down;
 }
 
+/* A plane whose heavy bring-up lost answers or Sets (sm.h "incomplete"): not up, as the daemon says. */
+static bool incomplete(const struct sm_mp_plane *p)
+{
+	return p->heavy && p->sum.incomplete;
+}
+
 void sm_multiplane_print(FILE *out, const struct sm_mp_plane *planes, unsigned n, double wall_s,
 			 struct sm_plane_lids *lids)
 {
@@ -129,11 +135,11 @@ void sm_multiplane_print(FILE *out, const struct sm_mp_plane *planes, unsigned n
 	for (unsigned i = 0; i < n; i++) {
 		const struct sm_mp_plane *p = &planes[i];
 		const struct sm_summary *s = &p->sum;
-		up += !p->rc;
+		up += !p->rc && !incomplete(p);
 		smps += s->txn.sent;
 		blocks += s->lft_blocks_written;
 		fprintf(out, "%-4u %-32.32s %-6s %8u %8u %6u %6u %9llu %8u %8.3f %s\n", p->index, p->name,
-			p->rc ? "FAILED" : "up", s->counts.switches, s->counts.cas, s->counts.lids, s->sweeps,
+			p->rc ? "FAILED" : incomplete(p) ? "incomplete" : "up", s->counts.switches, s->counts.cas, s->counts.lids, s->sweeps,
 			(unsigned long long)s->txn.sent, s->lft_blocks_written, p->end_s - p->start_s,
 			s->engine ? s->engine : "-");
 	}
@@ -141,6 +147,9 @@ void sm_multiplane_print(FILE *out, const struct sm_mp_plane *planes, unsigned n
 		if (planes[i].rc)
 			fprintf(out, "plane %u (%s) FAILED after %u attempt%s: %s\n", planes[i].index, planes[i].name,
 				planes[i].attempts, planes[i].attempts == 1 ? "" : "s", planes[i].err);
+		else if (incomplete(&planes[i]))
+			fprintf(out, "plane %u (%s) INCOMPLETE: %u answers lost or Sets failed (first: %s)\n",
+				planes[i].index, planes[i].name, planes[i].sum.incomplete, planes[i].sum.incomplete_why);
 	if (lids) {
 		struct sm_plane_lids_stats st;
 		sm_plane_lids_stats(lids, &st);
@@ -155,7 +164,7 @@ void sm_multiplane_print_json(FILE *out, const struct sm_mp_plane *planes, unsig
 			      struct sm_plane_lids *lids)
 {
 	struct sm_json j;
-	unsigned up = 0;
+	unsigned up = 0, n_inc = 0;
 
 	sm_json_init(&j, out, 1);
 	sm_json_obj_begin(&j, NULL);
@@ -163,11 +172,14 @@ void sm_multiplane_print_json(FILE *out, const struct sm_mp_plane *planes, unsig
 	for (unsigned i = 0; i < n; i++) {
 		const struct sm_mp_plane *p = &planes[i];
 		const struct sm_summary *s = &p->sum;
-		up += !p->rc;
+		up += !p->rc && !incomplete(p);
+		n_inc += !p->rc && incomplete(p);
 		sm_json_obj_begin(&j, NULL);
 		sm_json_uint(&j, "index", p->index);
 		sm_json_str(&j, "spec", p->name);
-		sm_json_str(&j, "state", p->rc ? "failed" : "up");
+		sm_json_str(&j, "state", p->rc ? "failed" : incomplete(p) ? "incomplete" : "up");
+		if (!p->rc && incomplete(p))
+			sm_json_uint(&j, "incomplete", p->sum.incomplete);
 		sm_json_uint(&j, "attempts", p->attempts);
 		if (p->rc)
 			sm_json_str(&j, "error", p->err);
@@ -186,7 +198,9 @@ void sm_multiplane_print_json(FILE *out, const struct sm_mp_plane *planes, unsig
 	}
 	sm_json_arr_end(&j);
 	sm_json_uint(&j, "up", up);
-	sm_json_uint(&j, "failed", n - up);
+	sm_json_uint(&j, "failed", n - up - n_inc);
+	if (n_inc)
+		sm_json_uint(&j, "incomplete", n_inc);
 	if (lids) {
 		struct sm_plane_lids_stats st;
 		sm_plane_lids_stats(lids, &st);
