@@ -92,7 +92,7 @@ struct sm_shift_bound {
 	unsigned ud_hosts, ud_paths;
 };
 
-#define SM_BOUND_UD_LEAVES 600
+#define SM_BOUND_UD_LEAVES 256
 
 /* 0 or -ENOMEM. */
 int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *b);
