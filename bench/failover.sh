@@ -26,6 +26,7 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 top_builddir=$(cd "$BUILD" && pwd)
 . "$top_srcdir/tests/lib-daemon.sh"
 . "$top_srcdir/tests/lib-ibsim.sh"
+. "$top_srcdir/tests/lib-ha.sh"   # now, osm_pid (through /proc: no ps/pgrep)
 umad2sim_supp
 scratch failover
 "$smctl" topo gen fat-tree --radix "$RADIX" --hosts "$HOSTS" --format ibsim -o "$work/ft.net" >/dev/null || exit 1
@@ -36,16 +37,8 @@ second=$(echo "$cas" | sed -n 2p)
 last=$(echo "$cas" | tail -1)
 printf 'sweep_interval: 0\nsm_key: 0x1\n' >"$work/smd.yaml"
 printf 'sminfo_polling_timeout 500\npolling_retry_number 3\n' >"$work/osm-fast.conf"
-now() { date +%s.%N; }
 smlid_of() { SIM_HOST=$1 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n "s/^SMLid:\\.*//p"; }
 lid_of() { SIM_HOST=$1 ibsim_run smpquery -D portinfo 0 2>/dev/null | sed -n 's/^Lid:\.*//p'; }
-osm_pid() {
-	_p=$1 _i=0
-	while [ "$(cat /proc/"$_p"/comm 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
-		_p=$(cat /proc/"$_p"/task/*/children 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | head -1); [ -n "$_p" ] || break; _i=$((_i + 1))
-	done
-	echo "${_p:-0}"
-}
 round() {   # round CASE
 	ibsim_start "$work/ft.net" >/dev/null || { echo "ibsim did not start"; return 1; }
 	SIM_HOST=$first ibsim_run "$smd" -f -c "$work/smd.yaml" --backend umad --socket "$work/m.sock" \

@@ -4,8 +4,15 @@
 #
 # usage: bench/linkpull.sh [RUNS]      (from a build directory; default 5 rounds)
 # env:   HOSTS (512) RADIX (32) BUILD (.) OUT (a temp dir) LINK (the ibsim console
-#        argument of Unlink, default leaf 10's first uplink) POLL_MS (10)
+#        argument of Unlink, default leaf 10's first uplink; a node name alone,
+#        e.g. '"S-0002c91000000030"', unlinks every link of that switch) POLL_MS (10)
+#        SWITCH (a switch's description, e.g. p0-spine00015: LINK is that whole switch)
 #        KEEP (non-empty: keep every round's ibsim folder in OUT)
+#        RELINK (non-empty: issue 17, "a link that comes back": the pull of
+#        step 3 is done and settled first (the SM's cycle, 1 s, a dump_lfts
+#        read-back), then the measured event is `ReLink LINK`; step 5 also
+#        says whether every LFT is again what the cold bring-up of step 2
+#        wrote, "restored yes|NO")
 #
 # Per round and per SM (alternating which goes first), on a FRESH ibsim with its
 # console on a FIFO:
@@ -14,7 +21,8 @@
 #     10 s sweep interval; -d2 only flushes its log after each line) until the
 #     fabric is up, then 1 s of quiet;
 #  2. every LFT is read back with dump_lfts (infiniband-diags, from another CA);
-#  3. t0, `Unlink LINK` on ibsim's console (both ends go DOWN; switches trap 128);
+#  3. t0, `Unlink LINK` on ibsim's console (both ends go DOWN; switches trap 128)
+#     (with RELINK: Unlink, settle, read back, then t0, `ReLink LINK`: both ends INIT);
 #  4. the script polls (every POLL_MS) until the SM says it is done, then takes
 #     the time the SM itself gives for that moment, t1: smd: the end of the first
 #     cycle after t0 (its sweep_history entry: wall clock right after `smctl
@@ -28,7 +36,8 @@
 #  6. LFT blocks rewritten, counted two ways: (a) Set LinearForwardingTable MADs
 #     the SM process sent between t0 and step 5, counted by a umad_send() shim
 #     (a shared counter file) preloaded in front of umad2sim; (b) (switch, 64-LID
-#     block) pairs whose entries differ between the two dump_lfts read-backs.
+#     block) pairs whose entries differ between the two dump_lfts read-backs;
+#     SMPs the SM sent over the same span (the shim).
 # Prints per-round lines, medians and the median per-round ratio smd/OpenSM.
 set -u
 RUNS=${1:-5}
@@ -59,6 +68,10 @@ net=$OUT/ft$HOSTS.net
 cas=$(sed -n 's/^Ca[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*/\1/p' "$net")
 SM_HOST=$(echo "$cas" | sed -n 1p)
 DIAG_HOST=$(echo "$cas" | sed -n 2p)
+if [ -z "${LINK:-}" ] && [ -n "${SWITCH:-}" ]; then
+	LINK="\"$(sed -n "s/^Switch[[:space:]]*[0-9]*[[:space:]]*\"\([^\"]*\)\".*\"$SWITCH\".*/\1/p" "$net")\""
+	[ "$LINK" != '""' ] || { echo "linkpull: no switch $SWITCH in $net" >&2; exit 1; }
+fi
 # default: leaf 10's first uplink (the port after its hosts)
 if [ -z "${LINK:-}" ]; then
 	leaf=$(sed -n 's/^Switch[[:space:]]*[0-9]*[[:space:]]*"\([^"]*\)".*p0-leaf00010.*/\1/p' "$net")
@@ -180,6 +193,16 @@ sm_up() {
 	return 1
 }
 
+# smd_t1 STATUS_JSON: the end (ns) of the first cycle after n0 that ended after t0, "" none yet
+# (the status was read just before: its entries' ages are taken from now)
+smd_t1() {
+	python3 -c 'import json,sys
+r = json.load(open(sys.argv[1])); n0, t0, now = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+e = [now - int(h["age_s"] * 1e9) for h in r.get("sweep_history", []) if h["seq"] > n0]
+e = [t for t in e if t > t0]
+print(min(e) if e else "")' "$1" "$n0" "$t0" "$(now_ns)"
+}
+
 # one WHO ROUND: prints "ms sets blocks_differ entries_differ switches unreachable loops extra"
 one() {
 	who=$1 round=$2
@@ -194,22 +217,44 @@ one() {
 	sm_up "$who" || { stop_sm; stop_ibsim; return 1; }
 	sleep 1
 	diag dump_lfts >"$IBSIM_DIR/before.txt" 2>"$IBSIM_DIR/before.err"
-	if [ "$who" = smd ]; then
-		n0=$(smd_q 'r["sweeps"]')
-	else
-		n0=$(grep -c "SUBNET UP" "$IBSIM_DIR/osm.log")
+	# completed cycles (smd: -1 while one runs or the status does not answer)
+	cycles() {
+		if [ "$who" = smd ]; then
+			c=$(smd_q 'r["sweeps"] if r.get("state") != "sweeping" else -1')
+			case $c in ''|*[!0-9-]*) echo -1 ;; *) echo "$c" ;; esac
+		else
+			grep -c "SUBNET UP" "$IBSIM_DIR/osm.log"
+		fi
+	}
+	if [ -n "${RELINK:-}" ]; then
+		# the pull first, settled: the SM's cycle, then quiet, then the read-back the return is compared with
+		n0=-1
+		while [ "$n0" -lt 0 ]; do n0=$(cycles); [ "$n0" -lt 0 ] && sleep_poll; done
+		ibsim_console "Unlink $LINK"
+		i=0
+		while [ $i -lt 6000 ] && [ "$(cycles)" -le "$n0" ]; do sleep_poll; i=$((i + 1)); done
+		sleep 1
+		cp "$IBSIM_DIR/before.txt" "$IBSIM_DIR/cold.txt"
+		diag dump_lfts >"$IBSIM_DIR/before.txt" 2>"$IBSIM_DIR/before.err"
 	fi
+	n0=-1   # no cycle running (the pull's may still be: its end must not be taken for the relink's)
+	while [ "$n0" -lt 0 ]; do n0=$(cycles); [ "$n0" -lt 0 ] && sleep_poll; done
 	set -- $(counts "$IBSIM_DIR/count.map")
-	sets0=$2
+	sets0=$2 smps0=$3
 	t0=$(now_ns)
-	ibsim_console "Unlink $LINK"
+	if [ -n "${RELINK:-}" ]; then
+		ibsim_console "ReLink $LINK"
+	else
+		ibsim_console "Unlink $LINK"
+	fi
 	done_=0
 	i=0
 	while [ $i -lt 6000 ]; do
 		if [ "$who" = smd ]; then
 			smd_status >"$IBSIM_DIR/poll.json"
 			n=$(sed -n 's/.*"sweeps":\([0-9]*\).*/\1/p' "$IBSIM_DIR/poll.json")
-			[ -n "$n" ] && [ "$n" -gt "$n0" ] && { done_=1; break; }
+			# a cycle after n0 that ended after t0 (a late one of the pull's may end in between)
+			[ -n "$n" ] && [ "$n" -gt "$n0" ] && [ -n "$(smd_t1 "$IBSIM_DIR/poll.json")" ] && { done_=1; break; }
 		else
 			[ "$(grep -c "SUBNET UP" "$IBSIM_DIR/osm.log")" -gt "$n0" ] && { done_=1; break; }
 		fi
@@ -218,10 +263,7 @@ one() {
 	done
 	if [ "$who" = smd ]; then
 		"$SMCTL" --socket "$IBSIM_DIR/smd.sock" --json status >"$IBSIM_DIR/done.json" 2>/dev/null
-		t1=$(python3 -c 'import json,sys
-r = json.load(open(sys.argv[1])); n0 = int(sys.argv[2]); now = int(sys.argv[3])
-e = [h for h in r["sweep_history"] if h["seq"] == n0 + 1][0]
-print(now - int(e["age_s"] * 1e9))' "$IBSIM_DIR/done.json" "$n0" "$(now_ns)")
+		t1=$(smd_t1 "$IBSIM_DIR/done.json")
 	else
 		t1=$(grep "SUBNET UP" "$IBSIM_DIR/osm.log" | sed -n "$((n0 + 1))p" | python3 -c 'import sys, time, datetime
 f = sys.stdin.read().split()
@@ -239,7 +281,7 @@ print(int(time.mktime(d.timetuple())) * 1000000000 + int(f[3]) * 1000)')
 		cp "$IBSIM_DIR/osm.log" "$OUT/osm-$round.log"
 	fi
 	set -- $(counts "$IBSIM_DIR/count.map")
-	sets=$(( $2 - sets0 ))
+	sets=$(( $2 - sets0 )) smps=$(( $3 - smps0 ))
 	diag dump_lfts >"$IBSIM_DIR/after.txt" 2>"$IBSIM_DIR/after.err"
 	diag ibnetdiscover >"$IBSIM_DIR/topo.ibnd" 2>"$IBSIM_DIR/topo.err"
 	"$EVAL" --perms 0 --no-shift "$IBSIM_DIR/topo.ibnd" "$IBSIM_DIR/after.txt" >"$IBSIM_DIR/eval.txt" 2>&1
@@ -247,15 +289,21 @@ print(int(time.mktime(d.timetuple())) * 1000000000 + int(f[3]) * 1000)')
 	loops=$(sed -n 's/.* unreachable \([0-9]*\) loops \([0-9]*\).*/\2/p' "$IBSIM_DIR/eval.txt")
 	diff=$(python3 "$OUT/lftdiff.py" "$IBSIM_DIR/before.txt" "$IBSIM_DIR/after.txt")
 	cp "$IBSIM_DIR/eval.txt" "$OUT/eval-$who-$round.txt"
+	restored=
+	if [ -n "${RELINK:-}" ]; then
+		set -- $(python3 "$OUT/lftdiff.py" "$IBSIM_DIR/cold.txt" "$IBSIM_DIR/after.txt")
+		[ "$2" = 0 ] && restored="restored yes" || restored="restored NO ($2 entries differ from the cold bring-up's)"
+	fi
 	stop_sm
 	stop_ibsim
-	echo "$ms $sets $diff ${unr:-?} ${loops:-?} $extra"
+	echo "$ms $sets $diff ${unr:-?} ${loops:-?} smps $smps $restored $extra"
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 : >"$OUT/smd.ms"; : >"$OUT/osm.ms"; : >"$OUT/ratio"; : >"$OUT/smd.sets"; : >"$OUT/osm.sets"
-echo "# columns: ms-to-done, LFT Sets sent (shim), blocks differing / entries differing / switches (dump_lfts diff), unreachable pairs, loops (lft_eval), notes"
+: >"$OUT/smd.smps"; : >"$OUT/osm.smps"
+echo "# columns: ms-to-done, LFT Sets sent (shim), blocks differing / entries differing / switches (dump_lfts diff), unreachable pairs, loops (lft_eval), SMPs sent (shim), notes"
 r=1
 while [ $r -le "$RUNS" ]; do
 	for who in $( [ $((r % 2)) = 1 ] && echo "smd osm" || echo "osm smd" ); do
@@ -265,6 +313,7 @@ while [ $r -le "$RUNS" ]; do
 		if [ "$1" != fail ] && [ "$1" != timeout ]; then
 			echo "$1" >>"$OUT/$who.ms"
 			echo "$2" >>"$OUT/$who.sets"
+			echo "$9" >>"$OUT/$who.smps"
 			[ $who = smd ] && s=$1 || o=$1
 		fi
 	done
@@ -274,4 +323,6 @@ while [ $r -le "$RUNS" ]; do
 done
 echo "median time to done: smd $(median <"$OUT/smd.ms") ms, OpenSM $(median <"$OUT/osm.ms") ms;" \
 	"median per-round ratio smd/OpenSM $(median <"$OUT/ratio")"
-echo "median LFT Sets after the pull: smd $(median <"$OUT/smd.sets"), OpenSM $(median <"$OUT/osm.sets")"
+ev=${RELINK:+relink}
+echo "median LFT Sets after the ${ev:-pull}: smd $(median <"$OUT/smd.sets"), OpenSM $(median <"$OUT/osm.sets");" \
+	"SMPs: smd $(median <"$OUT/smd.smps"), OpenSM $(median <"$OUT/osm.smps")"

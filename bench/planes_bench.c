@@ -18,6 +18,7 @@
  * its send); the rest is the SM's own, printed per plane, which must not
  * grow with the number of planes.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -38,6 +39,8 @@ static int cmp_d(const void *a, const void *b)
 
 static double plane_s[SM_MAX_PLANES];
 static double sm_cpu_s;   /* of the last run: process CPU minus the emulator's */
+static double emu_cpu_s;  /* of the last run: the emulated switches' */
+static uint64_t smps;     /* of the last run: requests the mocks got */
 
 static double proc_cpu_s(void)
 {
@@ -92,11 +95,14 @@ static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_
 	double t0 = sm_mono_sec(), c0 = proc_cpu_s();
 	*down = sm_multiplane_bringup(pl, n, &cfg);
 	double t = sm_mono_sec() - t0, emu = 0;
+	smps = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct sm_mock_stats ms;
 		sm_mock_stats(m[i], &ms);
 		emu += (double)ms.emu_cpu_ns / 1e9;
+		smps += ms.requests;
 	}
+	emu_cpu_s = emu;
 	sm_cpu_s = proc_cpu_s() - c0 - emu;
 	for (unsigned i = 0; i < n; i++)
 		plane_s[i] = pl[i].rc ? -1 : pl[i].end_s;
@@ -120,14 +126,19 @@ int main(int argc, char **argv)
 	unsigned n = (unsigned)atoi(argv[2]), lat = (unsigned)atoi(argv[3]), runs = (unsigned)atoi(argv[4]);
 	if (n < 1 || n > SM_MAX_PLANES || runs < 1 || runs > 99)
 		return 2;
-	double one[99], all[99], cpu1[99], cpun[99];
+	double one[99], all[99], cpu1[99], cpun[99], emu1[99], emun[99];
+	uint64_t smps1 = 0, smpsn = 0;
 	unsigned down = 0, d;
 	for (unsigned r = 0; r < runs; r++) {
 		one[r] = run(argv[1], 1, lat, -1, &d);
 		cpu1[r] = sm_cpu_s;
+		emu1[r] = emu_cpu_s;
+		smps1 = smps;
 		down += d;
 		all[r] = run(argv[1], n, lat, -1, &d);
 		cpun[r] = sm_cpu_s / n;
+		emun[r] = emu_cpu_s / n;
+		smpsn = smps / n;
 		down += d;
 	}
 	if (fail >= 0) {
@@ -147,9 +158,13 @@ int main(int argc, char **argv)
 	qsort(all, runs, sizeof(double), cmp_d);
 	qsort(cpu1, runs, sizeof(double), cmp_d);
 	qsort(cpun, runs, sizeof(double), cmp_d);
+	qsort(emu1, runs, sizeof(double), cmp_d);
+	qsort(emun, runs, sizeof(double), cmp_d);
 	printf("latency %u us: 1 plane %.3f s, %u planes %.3f s (medians of %u), ratio %.2f; SM CPU per plane "
 	       "(emulator's excluded) %.1f ms with 1 plane, %.1f ms with %u%s\n", lat, one[runs / 2], n,
 	       all[runs / 2], runs, all[runs / 2] / one[runs / 2], cpu1[runs / 2] * 1e3, cpun[runs / 2] * 1e3, n,
 	       down ? " (SOME PLANES FAILED)" : "");
+	printf("  per plane: %" PRIu64 " SMPs with 1 plane, %" PRIu64 " with %u; emulated switches' CPU %.1f ms with 1 plane, "
+	       "%.1f ms with %u\n", smps1, smpsn, n, emu1[runs / 2] * 1e3, emun[runs / 2] * 1e3, n);
 	return down ? 1 : 0;
 }

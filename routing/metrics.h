@@ -30,6 +30,18 @@
 #include "model/profile.h" /* struct sm_flow */
 #include "routing/engine.h"
 
+/*
+ * The N-1 shift permutations are N^2 flows: 1.7 billion at 40,960 hosts
+ * (hours of path walks). Above this many flows only evenly spaced shifts
+ * are evaluated (shift_evaluated says how many; all of them up to 8,192
+ * hosts): on a degraded tree the worst shift may then be missed. Without
+ * the path cache (more than 48 M source-leaf x host pairs: above ~40k
+ * hosts) every flow walks the LFTs, ~0.5 us each, and the budget is
+ * SM_METRICS_SHIFT_FLOWS_WALK (204 shifts at 40,960 hosts, ~4 s).
+ */
+#define SM_METRICS_SHIFT_FLOWS (UINT64_C(1) << 26)
+#define SM_METRICS_SHIFT_FLOWS_WALK (UINT64_C(1) << 23)
+
 struct sm_metrics_opts {
 	unsigned n_random;      /* random permutations for EBB (default 100 when 0) */
 	uint64_t seed;          /* seed for the random permutations */
@@ -48,6 +60,7 @@ struct sm_route_metrics {
 	uint64_t efi_max;            /* edge forwarding index: routes on the busiest directed link */
 	double efi_max_over_mean;
 	unsigned shift_max_congestion; /* worst over all shifts k=1..N-1 (0 if skipped) */
+	uint32_t shift_evaluated;    /* shifts evaluated: N-1, or fewer evenly spaced (SM_METRICS_SHIFT_FLOWS) */
 	unsigned rand_max_congestion;  /* mean over the random perms of their max congestion, rounded up */
 	double rand_max_congestion_mean;
 	double ebb;                  /* effective bisection bandwidth, mean over random perms */

@@ -31,7 +31,7 @@ struct vctx {
 	const struct sm_graph *g;
 	uint32_t *link_of;       /* [n_sw * (max_ports+1)] adj index of (slot, port) or SM_NONE */
 	uint32_t *nxt;           /* [n_sw * (max_ports+1)] slot across (slot, port), or NXT_* */
-	uint8_t *tr;             /* [n_dests * n_sw] the LFTs transposed: one LID's entries together */
+	uint8_t *tr;             /* [TR_CHUNK * n_sw] LFTs transposed, TR_CHUNK LIDs: one LID's entries together */
 	const uint8_t *cur;      /* tr row of the destination being resolved */
 	unsigned stride;         /* max_ports + 1 */
 	/* per LID scratch */
@@ -71,27 +71,27 @@ static void vctx_free(struct vctx *c)
 /*
  * The walk reads one LID's entry at every switch; rows are per switch, so
  * reading them in place strides by a whole row per switch (a cache miss
- * each). Transposing the destination LIDs once, in tiles of 64 switches x
- * 64 destinations, makes those reads sequential; only LIDs in use are
- * copied, so a sparse LID space costs nothing.
+ * each). Transposing TR_CHUNK destination LIDs at a time (all switches x
+ * 64 destinations: 229 KB at 3,584 switches, in cache) makes those reads
+ * sequential; only LIDs in use are copied, so a sparse LID space costs
+ * nothing. (A transposed copy of every LID was as big as the LFTs: 160 MB
+ * at 40k hosts.)
  */
-static void transpose(struct vctx *c)
+#define TR_CHUNK 64
+
+static void transpose(struct vctx *c, size_t i0)
 {
 	const struct sm_lfts *l = c->l;
 	const struct sm_graph *g = c->g;
 	size_t n_sw = g->n_sw;
-	for (size_t s0 = 0; s0 < n_sw; s0 += 64)
-		for (size_t i0 = 0; i0 < g->n_dests; i0 += 64) {
-			size_t s1 = s0 + 64 < n_sw ? s0 + 64 : n_sw;
-			size_t i1 = i0 + 64 < g->n_dests ? i0 + 64 : g->n_dests;
-			for (size_t s = s0; s < s1; s++) {
-				const uint8_t *row = sm_lfts_row(l, (uint32_t)s);
-				for (size_t i = i0; i < i1; i++) {
-					uint16_t lid = g->dests[i].lid;
-					c->tr[i * n_sw + s] = lid <= l->top_lid ? row[lid] : SM_LFT_NONE;
-				}
-			}
+	size_t i1 = i0 + TR_CHUNK < g->n_dests ? i0 + TR_CHUNK : g->n_dests;
+	for (size_t s = 0; s < n_sw; s++) {
+		const uint8_t *row = sm_lfts_row(l, (uint32_t)s);
+		for (size_t i = i0; i < i1; i++) {
+			uint16_t lid = g->dests[i].lid;
+			c->tr[(i - i0) * n_sw + s] = lid <= l->top_lid ? row[lid] : SM_LFT_NONE;
 		}
+	}
 }
 
 static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_lfts *l,
@@ -114,11 +114,10 @@ static int vctx_init(struct vctx *c, const struct sm_fabric *f, const struct sm_
 	c->used = malloc(n);
 	c->hostful = malloc(n);
 	c->bit_off = malloc((nl + 1) * sizeof(*c->bit_off));
-	c->tr = malloc(((size_t)g->n_dests + 1) * n);
+	c->tr = malloc((size_t)TR_CHUNK * n + 1);
 	if (!c->link_of || !c->nxt || !c->tr || !c->st || !c->hops || !c->next || !c->entry || !c->fail_at || !c->stack ||
 	    !c->used || !c->hostful || !c->bit_off)
 		return -ENOMEM;
-	transpose(c);
 	for (uint32_t s = 0; s < g->n_sw; s++)
 		c->hostful[s] = g->host_off[s + 1] > g->host_off[s];
 	for (size_t i = 0; i < n * c->stride; i++) {
@@ -531,6 +530,8 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 	v->switches = g->n_sw;
 	for (uint32_t i = 0; i < g->n_dests; i++) {
 		const struct sm_graph_dest *d = &g->dests[i];
+		if (i % TR_CHUNK == 0)
+			transpose(&c, i);
 		v->lids++;
 		if (d->sw == SM_NONE) {
 			/* LID owner not cabled to a switch: every pair is disconnected */
@@ -543,7 +544,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 		}
 		if (d->is_switch)
 			v->sw_lids++;
-		c.cur = &c.tr[(size_t)i * g->n_sw];
+		c.cur = &c.tr[(size_t)(i % TR_CHUNK) * g->n_sw];
 		uint16_t maxh;
 		int all_ok = resolve(&c, d, &maxh);
 		uint32_t dcomp = g->comp[d->sw];

@@ -19,6 +19,7 @@
 #include "model/partitions.h"
 #include "sa/dyn.h"
 #include "sm/mcast.h"
+#include "sm/neighbours.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -155,6 +156,8 @@ int smd_once(const struct smd_opts *o)
 	struct sm_cfg cfg;
 	struct sm_summary sum;
 	struct sm_keys keys;
+	struct sm_nbr nbr = { 0 };
+	char lerr0[512];
 	struct note_ctx nc = { 0 };
 	struct sm_mc_set *mcast = NULL;
 	char err[1024] = "";
@@ -225,7 +228,15 @@ int smd_once(const struct smd_opts *o)
 	if (smd_once_mcast(conf, 0, cfg.subnet_timeout, &mcast))
 		goto out;
 	cfg.mcast = mcast;   /* the broadcast groups are programmed in this one bring-up */
-	rc = sm_bringup(port.t, chain, &cfg, &sum, NULL, err, sizeof(err));
+	/* derived M_Keys at protect bits 2-3: the GUIDs behind the ports, as the last run saw them */
+	char npath[4200];
+	struct sm_fabric *swept = NULL;
+	int nbr_on = sm_nbr_open(conf->state_dir, &keys, &nbr, npath, sizeof(npath), note_log, &nc);
+	cfg.neighbours = nbr_on ? &nbr : NULL;
+	rc = sm_bringup(port.t, chain, &cfg, &sum, nbr_on ? &swept : NULL, err, sizeof(err));
+	if (swept && !sum.incomplete && sm_nbr_update(&nbr, swept, npath, lerr0, sizeof(lerr0)))
+		sm_warn("SMD-0808", "neighbour table not saved: %s", lerr0);
+	sm_fabric_free(swept);
 	/* the LIDs are set once the LID phase ran, whatever failed after: save them */
 	char lerr[1024] = "";
 	if (sm_plane_lids_save(lids, lerr, sizeof(lerr))) {
@@ -264,6 +275,7 @@ int smd_once(const struct smd_opts *o)
 	}
 	status = 0;
 out:
+	sm_nbr_free(&nbr);
 	sm_mc_set_unref(mcast);
 	sm_chain_free(chain);
 	smd_conf_free(conf);

@@ -41,7 +41,7 @@ export IBSIM_RUN_TIMEOUT
 ibsim_start "$net" || { echo "FAIL: cannot start ibsim"; exit 1; }
 scratch_trap
 
-now() { date +%s.%N; }
+. "$top_srcdir/tests/lib-ha.sh"
 # stamp: each line of stdin to stdout behind its CLOCK_MONOTONIC time, as it arrives
 stamp() {
 	python3 -u -c 'import sys, time
@@ -53,14 +53,7 @@ kill9() {
 	python3 -c 'import os, sys, time
 t = time.monotonic(); os.kill(int(sys.argv[1]), 9); print("%.6f" % t)' "$1"
 }
-elapsed() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
-sminfo_at() { SIM_HOST=Hca3 ibsim_run sminfo "$@" 2>&1 | head -1; }
-# smd at an ibsim host with a config: start_smd NAME HOST YAML
-start_smd() {
-	SIM_HOST=$2 ibsim_run "$smd" -f -c "$3" --backend umad --socket "$work/$1.sock" \
-		--state-dir "$work/$1.state" >"$work/$1.out" 2>"$work/$1.err" &
-}
-# the same, its log lines stamped (a standby whose takeover is timed; its PID comes from its status)
+# start_smd's, its log lines stamped (a standby whose takeover is timed; its PID comes from its status)
 start_standby() {
 	(SIM_HOST=$2 ibsim_run "$smd" -f -c "$3" --backend umad --socket "$work/$1.sock" \
 		--state-dir "$work/$1.state" 2>&1 >"$work/$1.out" | stamp >"$work/$1.err") &
@@ -78,18 +71,6 @@ stop_pid() {
 	kill -TERM "$1" 2>/dev/null
 	_i=0
 	while kill -0 "$1" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-}
-# OpenSM runs under a subshell and timeout(1): its own PID, found by walking
-# down from the PID we started (osm_pid WRAPPER_PID)
-osm_pid() {
-	_p=$1
-	_i=0
-	while [ "$(cat /proc/"$_p"/comm 2>/dev/null)" != opensm ] && [ $_i -lt 3 ]; do
-		_p=$(cat /proc/"$_p"/task/*/children 2>/dev/null | tr ' ' '\n' | sed '/^$/d' | head -1)
-		[ -n "$_p" ] || break
-		_i=$((_i + 1))
-	done
-	echo "${_p:-0}"
 }
 # the standby's takeover: wait for its first sweep, check the ports
 takeover() {
@@ -203,14 +184,7 @@ takeover b "$t0" "$work/before"
 stop_pid "$pid"
 
 # --- OpenSM master (priority 10), smd standby (priority 1) ---------------------
-SIM_HOST=Hca1 ibsim_run opensm -p 10 -f "$IBSIM_DIR/opensm.log" >/dev/null 2>&1 &
-osm_wrap=$!
-i=0
-while [ $i -lt 300 ]; do
-	sminfo_at | grep -q "sm guid 0x100001, .*state 3 SMINFO_MASTER" && break
-	sleep 0.2
-	i=$((i + 1))
-done
+osm_master_hca1
 out=$(sminfo_at); echo "$out"
 echo "$out" | grep -q "sm guid 0x100001, .*priority 10 state 3" || bad "OpenSM did not become master"
 ca_ports >"$work/before.osm"
@@ -236,12 +210,6 @@ kill "$osm_wrap" 2>/dev/null
 wait "$osm_wrap" 2>/dev/null
 
 # --- a better SM started later takes over through HANDOVER ---------------------
-# wait_note FILE TEXT: up to 10 s for a line of the log
-wait_note() {
-	_i=0
-	while ! grep -q "$2" "$1" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
-	grep -q "$2" "$1"
-}
 # smd d (priority 1) master at Hca1, then smd e (priority 5) at Hca2
 printf 'sweep_interval: 0\nsm_key: 0x1\nsm_priority: 5\n' >"$work/prio5.yaml"
 start_smd d Hca1 "$work/osmkey.yaml"

@@ -8,8 +8,15 @@
 #    incrementally, reads no LFT block back, writes some; every CA pair is
 #    routed again, read back with dump_lfts + ibnetdiscover and judged by
 #    bench/lft_eval; a light sweep after it is quiet again (bits cleared);
-#  - the link relinked: beyond the incremental sweep, a full one brings it
-#    back (link ports as before);
+#  - the link relinked: the trap-driven cycle is incremental too (issue 17:
+#    it explores the ports that came up), the link ports are ACTIVE as
+#    before, and every LFT read back with dump_lfts is what the first (cold)
+#    bring-up wrote: the routes that moved went back, nothing else moved;
+#  - a whole spine, then a leaf with its hosts, unlinked and relinked on the
+#    console (Unlink/ReLink "switch"): every cycle after each event is
+#    incremental (the switch is left out, then explored again with what is
+#    behind it), every CA pair that is there is routed after the loss, and
+#    after the return the LFTs are again the cold bring-up's;
 #  - resweep --reread reads every LFT block back and writes none.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -71,6 +78,10 @@ sw=$(q "r['switches']")
 [ "$(q "(r['state'], r['switches'], r['cas'], r['last_sweep']['kind'])")" = "('up', 8, 16, 'heavy')" ] ||
 	bad "first sweep: $(q r)"
 
+# what the cold bring-up wrote
+dump() { SIM_HOST=H-0002c92000000002 ibsim_run dump_lfts >"$1" 2>"$1.err" || bad "dump_lfts failed: $(cat "$1.err")"; }
+dump "$IBSIM_DIR/lfts0.txt"
+
 # a light sweep on a quiet fabric
 "$smctl" --socket "$sock" resweep >/dev/null || bad "resweep (light) failed"
 # (a SwitchInfo per switch, and PortInfo/LFT samples: SM_LIGHT_MIN_SAMPLES of each at most here)
@@ -97,17 +108,57 @@ n=$(q "r['sweeps']")
 [ "$(q "(r['sweeps'], r['last_sweep']['kind'], r['last_sweep']['escalated'])")" = "($((n + 1)), 'light', False)" ] ||
 	bad "light sweep after the reroute is not quiet (PortStateChange not cleared?): $(q "r['last_sweep']")"
 
-# the link comes back: a full sweep (the incremental one does not probe new links)
+# the link comes back: explored incrementally from its two ends
 ibsim_console 'ReLink "S-0002c91000000000"[5]'
 wait_sweeps $((n + 2)) || bad "no cycle after the relink"
 sleep 0.5
-i=0
-until [ "$("$smctl" --socket "$sock" --json planes | python3 -c 'import json,sys; print(json.load(sys.stdin)["planes"][0]["active_ports"])')" = "$links0" ]; do
-	i=$((i + 1))
-	[ $i -gt 50 ] && { bad "link ports after the relink: want $links0 active: $("$smctl" --socket "$sock" --json planes)"; break; }
-	sleep 0.1
-done
-[ "$(q "r['last_sweep']['planes_incremental']")" = 0 ] || bad "the relink was taken incrementally: $(q "r['last_sweep']")"
+wait_sweeps $((n + 2))
+# until the link ports are ACTIVE as they were (5 s)
+links_back() {
+	i=0
+	until [ "$("$smctl" --socket "$sock" --json planes | python3 -c 'import json,sys; print(json.load(sys.stdin)["planes"][0]["active_ports"])')" = "$links0" ]; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && { bad "link ports after $1: want $links0 active: $("$smctl" --socket "$sock" --json planes)"; break; }
+		sleep 0.1
+	done
+}
+links_back "the relink"
+relink="[h for h in r['sweep_history'] if h['seq'] == $((n + 2))][0]"
+[ "$(q "($relink['reason'], $relink['planes_incremental'], $relink['lft_blocks_read'], $relink['lft_blocks_written'] > 0)")" = \
+	"('trap', 1, 0, True)" ] || bad "the relink was not taken incrementally: $(q "$relink")"
+dump "$IBSIM_DIR/lfts2.txt"
+cmp -s "$IBSIM_DIR/lfts0.txt" "$IBSIM_DIR/lfts2.txt" ||
+	bad "LFTs after the relink differ from the cold bring-up's: $(diff "$IBSIM_DIR/lfts0.txt" "$IBSIM_DIR/lfts2.txt" | head -20)"
+
+# every pair routed (lft_eval on dump_lfts + ibnetdiscover read-backs): HOSTS hosts seen
+routed() {
+	SIM_HOST=H-0002c92000000002 ibsim_run ibnetdiscover >"$IBSIM_DIR/topo.ibnd" 2>"$IBSIM_DIR/topo.err" ||
+		bad "ibnetdiscover failed: $(cat "$IBSIM_DIR/topo.err")"
+	dump "$IBSIM_DIR/lfts.txt"
+	"$eval_" --perms 0 --no-shift "$IBSIM_DIR/topo.ibnd" "$IBSIM_DIR/lfts.txt" >"$IBSIM_DIR/eval.txt" 2>&1
+	grep -q " unreachable 0 loops 0 " "$IBSIM_DIR/eval.txt" && grep -q "hosts $1 " "$IBSIM_DIR/eval.txt" ||
+		bad "$2: not every pair of $1 hosts routed: $(cat "$IBSIM_DIR/eval.txt")"
+}
+# switch_event CMD SWITCH HOSTS WHAT: the console command, then every cycle it caused incremental, HOSTS hosts routed
+switch_event() {
+	n=$(q "r['sweeps']")
+	ibsim_console "$1 \"$2\""
+	wait_sweeps $((n + 1)) || bad "no cycle after $4"
+	sleep 0.5   # ibsim changes the links one by one: more traps, more (incremental) cycles
+	wait_sweeps $((n + 1))
+	[ "$(q "[(h['reason'], h['planes_incremental']) for h in r['sweep_history'] if h['seq'] > $n and h['kind'] == 'heavy'] == [('trap', 1)] * len([h for h in r['sweep_history'] if h['seq'] > $n and h['kind'] == 'heavy']) and r['cas'] == $3")" = True ] ||
+		bad "$4: not taken incrementally: $(q "[h for h in r['sweep_history'] if h['seq'] > $n]") cas $(q "r['cas']")"
+	[ "$1" = ReLink ] && links_back "$4"
+	routed "$3" "$4"
+}
+switch_event Unlink S-0002c91000000007 16 "a spine unlinked"
+switch_event ReLink S-0002c91000000007 16 "the spine relinked"
+cmp -s "$IBSIM_DIR/lfts0.txt" "$IBSIM_DIR/lfts.txt" ||
+	bad "LFTs after the spine came back differ from the cold bring-up's: $(diff "$IBSIM_DIR/lfts0.txt" "$IBSIM_DIR/lfts.txt" | head -20)"
+switch_event Unlink S-0002c91000000003 12 "a leaf and its hosts unlinked"
+switch_event ReLink S-0002c91000000003 16 "the leaf relinked"
+cmp -s "$IBSIM_DIR/lfts0.txt" "$IBSIM_DIR/lfts.txt" ||
+	bad "LFTs after the leaf came back differ from the cold bring-up's: $(diff "$IBSIM_DIR/lfts0.txt" "$IBSIM_DIR/lfts.txt" | head -20)"
 
 # reread: every LFT block read back, none written
 "$smctl" --socket "$sock" resweep --reread >/dev/null || bad "resweep --reread failed"

@@ -70,6 +70,23 @@ static void discovery(void **st)
 	sm_elect_peer_seen(&e, &s, 0);
 	assert_int_equal(sm_elect_discovered(&e, 0), SM_EL_STANDBY);
 	assert_int_equal(e.master.guid, 0x01);
+	/* ... found before it had a LID: discover again (the daemon sweeps), then it is master */
+	s.lid = 0;
+	init(&e, 5, 0);
+	sm_elect_peer_seen(&e, &s, 0);
+	assert_int_equal(sm_elect_discovered(&e, 0), SM_EL_STANDBY);
+	sm_elect_rediscover(&e);
+	assert_int_equal(e.state, SM_SMSTATE_DISCOVERING);
+	assert_int_equal(e.master.guid, 0);
+	s = peer(0x01, 5, SM_SMSTATE_MASTER, 3);
+	sm_elect_peer_seen(&e, &s, 0);
+	assert_int_equal(sm_elect_discovered(&e, 0), SM_EL_STANDBY);
+	assert_int_equal(e.master.lid, 3);
+	/* never from MASTER */
+	init(&e, 5, 0);
+	sm_elect_discovered(&e, 0);
+	sm_elect_rediscover(&e);
+	assert_int_equal(e.state, SM_SMSTATE_MASTER);
 }
 
 static void poll_and_takeover(void **st)

@@ -10,7 +10,10 @@
  *    with the same secret manages the fabric without a Set or a violation;
  *  - rotation: with "current, previous" in the file, ports holding the
  *    previous key (protect bits 1 and 2) end up holding the current one,
- *    none lost, also when some ports already hold the current key.
+ *    none lost, also when some ports already hold the current key;
+ *  - migration: ports protected by a single key (kept in STATE_DIR/keys)
+ *    reached with it and given their derived keys by a restart with
+ *    m_key: derived; sm_keys_reload()'s decisions for a reload.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "sm/mkey.h"
+#include "sm/neighbours.h"
 #include "mock/mock.h"
 #include "sm/sm.h"
 #include "config/smdconf.h"
@@ -180,11 +184,12 @@ static void test_config(void **state)
 	struct sm_keys k;
 	assert_int_equal(sm_keys_open(NULL, &kc, &k, NULL, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "m_key_secret_file"));
-	/* protect bits 2-3: refused (a fresh SM could not learn the keys of protected ports) */
+	/* protect bits 2-3 without a state directory: refused (no neighbour table: a restarted SM
+	 * could not learn the keys of protected ports) */
 	snprintf(kc.secret_file, sizeof(kc.secret_file), "/nonexistent");
 	kc.protect_bits = 2;
 	assert_int_equal(sm_keys_open(NULL, &kc, &k, NULL, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "m_key_protect_bits 0 or 1 only"));
+	assert_non_null(strstr(err, "needs a state directory"));
 	/* derived is for m_key only */
 	text = "sm_key: derived\n";
 	in = fmemopen((void *)text, strlen(text), "r");
@@ -317,6 +322,115 @@ static void test_rotation_prot2(void **state)
 	rotate(2, 1);
 }
 
+/*
+ * Migration at start: a single key protected the ports (STATE_DIR/keys
+ * keeps it); a restart with m_key: derived reaches them with it and gives
+ * each its derived key, none lost. And sm_keys_reload's decisions.
+ */
+static void test_migration(void **state)
+{
+	struct fx_env e;
+	struct sm_keys kf, kd, kr;
+	struct sm_summary sum;
+	char err[1024] = "", path[4200];
+	(void)state;
+
+	fx_env_init(&e, two_switch(), NULL, NULL, "mkeym");
+	struct sm_keys_cfg fc = { .mkey_mode = SM_KEY_FIXED, .mkey = 0x1234567890abcdefULL, .protect_bits = 1 };
+	if (sm_keys_open(e.dir, &fc, &kf, NULL, NULL, err, sizeof(err)))
+		fail_msg("fixed keys: %s", err);
+	if (run(&e, &kf, &sum, err, sizeof(err)))
+		fail_msg("single-key run: %s", err);
+	secret_path(&e, path, sizeof(path));
+	put_secret(path, SECRET_A "\n", 0600);
+	keys_derived(&e, 1, &kd);
+	assert_int_equal(kd.prev_mkey, 0x1234567890abcdefULL);   /* from STATE_DIR/keys */
+	assert_true(sm_keys_has_prev(&kd));
+	if (run(&e, &kd, &sum, err, sizeof(err)))
+		fail_msg("migrating run: %s", err);
+	assert_int_equal(sum.mkey_rotated, 6);
+	assert_int_equal(sum.mkey_foreign, 0);
+	check_derived(&e, &kd, 0, 1);
+	if (run(&e, &kd, &sum, err, sizeof(err)))
+		fail_msg("run after the migration: %s", err);
+	assert_int_equal(sum.mkey_rotated, 0);
+	assert_int_equal(sum.portinfo_lid_sets, 0);
+
+	/* sm_keys_reload: the same secret: nothing new; a new one alone keeps the running one as previous */
+	uint8_t sec[2][16], n;
+	assert_int_equal(sm_keys_read_secret(path, sec, &n, err, sizeof(err)), 0);
+	assert_int_equal(sm_keys_reload(&kd, 1, 0, (const uint8_t (*)[16])sec, n, &kr, err, sizeof(err)), 0);
+	put_secret(path, SECRET_B "\n", 0600);
+	assert_int_equal(sm_keys_read_secret(path, sec, &n, err, sizeof(err)), 0);
+	assert_int_equal(sm_keys_reload(&kd, 1, 0, (const uint8_t (*)[16])sec, n, &kr, err, sizeof(err)), 1);
+	assert_int_equal(kr.nsecrets, 2);
+	assert_memory_equal(kr.secret[1], kd.secret[0], 16);
+	assert_int_equal(sm_keys_reload(&kd, 2, 0, (const uint8_t (*)[16])sec, n, &kr, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sm_keys_reload(&kf, 2, 0, (const uint8_t (*)[16])sec, n, &kr, err, sizeof(err)), -EINVAL);
+	/* a single key moving to derived keys: it becomes the previous key */
+	assert_int_equal(sm_keys_reload(&kf, 1, 0, (const uint8_t (*)[16])sec, n, &kr, err, sizeof(err)), 1);
+	assert_true(kr.derived && kr.prev_mkey == kf.mkey && kr.nsecrets == 1);
+	fx_env_free(&e);
+}
+
+/*
+ * Protect bits 2 and a restart: a fresh SM (no state) knows no GUID behind
+ * its own port, so its NodeInfo Get to the switch carries no key and is
+ * dropped; with the neighbour table the last run saved (STATE_DIR/
+ * neighbours), it reaches every port, none lost, nothing to set.
+ */
+static void test_neighbours(void **state)
+{
+	struct fx_env e;
+	struct sm_keys k;
+	struct sm_summary sum;
+	struct sm_cfg cfg;
+	struct sm_fabric *f = NULL;
+	struct sm_nbr t = { 0 }, t2;
+	char err[1024] = "", path[4200], npath[4200];
+	(void)state;
+
+	fx_env_init(&e, two_switch(), NULL, NULL, "mkeyn");
+	secret_path(&e, path, sizeof(path));
+	put_secret(path, SECRET_A "\n", 0600);
+	keys_derived(&e, 2, &k);
+	assert_int_equal(sm_nbr_open(e.dir, &k, &t, npath, sizeof(npath), NULL, NULL), 1);
+	assert_int_equal(t.n, 0);
+	sm_cfg_default(&cfg);
+	cfg.state_dir = e.dir;
+	cfg.keys = &k;
+	cfg.dead_after = 16;
+	cfg.neighbours = &t;
+	if (sm_bringup_state(e.t, e.chain, &cfg, NULL, &sum, &f, err, sizeof(err)))
+		fail_msg("protecting run: %s", err);
+	check_derived(&e, &k, 0, 2);
+	assert_int_equal(sm_nbr_update(&t, f, npath, err, sizeof(err)), 0);
+	assert_int_equal(t.n, 2 * sum.counts.links);   /* both ends of every link */
+	sm_fabric_free(f);
+	/* a restart without the table: nothing beyond the SM's own node */
+	cfg.neighbours = NULL;
+	assert_true(sm_bringup_state(e.t, e.chain, &cfg, NULL, &sum, NULL, err, sizeof(err)) != 0 ||
+		    sum.counts.nodes < 6);
+	/* with it (read back from the file): every port, nothing set */
+	assert_int_equal(sm_nbr_load(&t2, npath, err, sizeof(err)), 0);
+	assert_int_equal(t2.n, t.n);
+	assert_int_equal(sm_nbr_lookup(&t2, t.e[0].node_guid, t.e[0].port), t.e[0].sma_guid);
+	cfg.neighbours = &t2;
+	if (sm_bringup_state(e.t, e.chain, &cfg, NULL, &sum, NULL, err, sizeof(err)))
+		fail_msg("restart with the neighbour table: %s", err);
+	assert_int_equal(sum.counts.nodes, 6);
+	assert_int_equal(sum.mkey_foreign, 0);
+	assert_int_equal(sum.portinfo_lid_sets, 0);
+	/* a damaged table is refused, never read as empty */
+	FILE *fp = fopen(npath, "a");
+	assert_non_null(fp);
+	fputs("0x1 2 0x3\n", fp);
+	fclose(fp);
+	assert_int_equal(sm_nbr_load(&t2, npath, err, sizeof(err)), -EINVAL);
+	sm_nbr_free(&t);
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +439,8 @@ int main(void)
 		cmocka_unit_test(test_two_sms),
 		cmocka_unit_test(test_rotation_prot1),
 		cmocka_unit_test(test_rotation_prot2),
+		cmocka_unit_test(test_migration),
+		cmocka_unit_test(test_neighbours),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@ check "smd --once (mock, again: nothing to write)" $V "$B/smd" --once --backend 
 check "smd --once (2 planes, planes engine)" $V "$B/smd" --once --plane "mock:$w/f2.0" --plane "mock:$w/f2.1" -R planes --state-dir "$w/s2" -q
 check "smd --once (hotpath + profile)" $V "$B/smd" --once --backend mock --topology "$w/f1" -R hotpath --profile "$w/prof" --state-dir "$w/s3" -q
 check "smd --dry-run (2 planes, report, LFTs)" $V "$B/smd" --dry-run -t "$w/f2.0" -t "$w/f2.1" -R planes,ftree --report "$w/r" --lfts-out "$w/l"
+check "smd --dry-run (2 planes, LFTs written while planes route)" $V "$B/smd" --dry-run -t "$w/f2.0" -t "$w/f2.1" -R ftree,minhop --lfts-out "$w/l2"
 check "smd --dry-run (bad profile is refused cleanly)" sh -c "$V '$B/smd' --dry-run -t '$w/f1' -R hotpath --profile /dev/null --report /dev/null; [ \$? = 1 ]"
 [ $fail = 0 ] && echo "PASS: valgrind-clean main paths"
 exit $fail

@@ -42,7 +42,12 @@ struct ft_run {
 	uint32_t *cand_head;   /* [nsw] first down candidate of a D switch */
 	uint32_t *cand_next;   /* [up links] */
 	uint8_t *cand_port;
-	uint32_t *queue;
+	uint32_t *queue;       /* [nsw] BFS queue; queue[0 .. n_down) is D of the current T */
+	uint32_t n_down;
+	uint32_t n_ranked;     /* by_rank[0 .. n_ranked) have a rank */
+	uint32_t *detour;      /* [nsw] switches of T's component without an up/down path, top down */
+	uint32_t *hleaf;       /* [nsw] leaves with hosts */
+	uint32_t n_hleaf;
 	uint32_t t;            /* destination switch being routed */
 	uint32_t nidx;         /* host indices 0..nidx-1 (shift permutations wrap there) */
 	uint8_t *col;          /* [(top_lid+1) * nsw] the LFTs column-major (LID-major), see ft_route */
@@ -60,7 +65,17 @@ struct ft_run {
 	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
 };
 
-int ft_reach(struct ft_run *x, uint32_t s);
+int ft_reach_slow(struct ft_run *x, uint32_t s);
+
+/* Switch s has an up/down path to T (memoised per T; the common cases inline). */
+static inline int ft_reach(struct ft_run *x, uint32_t s)
+{
+	if (x->dstamp[s] == x->gen)
+		return 1;
+	if (x->rstamp[s] == x->gen)
+		return x->rval[s];
+	return ft_reach_slow(x, s);
+}
 
 /* displace.c */
 int ft_displace_init(struct ft_run *x);

@@ -102,6 +102,9 @@ struct smd_conf {
 	uint64_t subnet_prefix;
 	/* security (issue 8): M_Key/SM_Key (smd/sm/mkey.h) and the user to run as */
 	struct sm_keys_cfg keys; /* m_key, m_key_protect_bits, m_key_lease_period, sm_key */
+	/* m_key: derived: the secret file as a reload read it (daemon/reload.c; 0: not read) */
+	uint8_t mkey_secret[2][16];
+	uint8_t mkey_nsecrets;
 	char *user;             /* NULL: keep running as started */
 	char *group;            /* NULL: the user's primary group */
 	char *metrics_listen;   /* "ADDRESS:PORT" of the HTTP metrics endpoint (ctl/http.h); NULL: none */

@@ -167,6 +167,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	/* cycles run only as master (daemon/ha.c): SMInfo answered during one says so */
 	mp->base.sminfo_state = SM_SMSTATE_MASTER;
 	mp->base.sminfo_priority = (uint8_t)conf->sm_priority;
+	mp->base.neighbours = d->nbr_on ? &d->nbr : NULL;
 	mp->base.partitions = conf->partitions;   /* loaded with the config: a reload brings the new file */
 }
 
@@ -251,6 +252,21 @@ static void run_cycle(struct smd_dmn *d)
 		} else {
 			sm_snapshot_unref(d->cap[i]);
 			d->cap[i] = prev[i];
+		}
+	}
+	/* derived M_Keys at protect bits 2-3: what a restart needs to reach the ports (sm/neighbours.h) */
+	for (unsigned i = 0; i < d->n && d->nbr_on; i++) {
+		const struct sm_snapshot *cs = d->cap[i];
+		char nerr[512];
+		if (!d->planes[i].heavy || d->planes[i].rc || !cs || !cs->complete)
+			continue;
+		pthread_mutex_lock(&d->mu);
+		int nrc = sm_nbr_update(&d->nbr, cs->fabric, d->nbr_path, nerr, sizeof(nerr));
+		pthread_mutex_unlock(&d->mu);
+		if (nrc && d->note) {
+			char msg[600];
+			snprintf(msg, sizeof(msg), "plane %u: neighbour table not saved: %s", i, nerr);
+			d->note(d->note_arg, msg);
 		}
 	}
 	struct sm_planes_health *ph = NULL;
@@ -371,6 +387,8 @@ static int plane_mads(struct smd_dmn *d, unsigned i, struct sm_loop_src *s, unsi
 	unsigned got = 0, ntraps = 0;
 	char why[128] = "";
 
+	if (dmn_ha_port_busy(d, i))
+		return 0;   /* its discovery thread reads it */
 	pthread_mutex_lock(&d->mu);
 	uint64_t sweeps = d->st.sweeps;
 	pthread_mutex_unlock(&d->mu);
@@ -409,16 +427,24 @@ void dmn_plane_mads(struct smd_dmn *d, unsigned i)
 		kick(d);
 }
 
-/* Watch the MAD fd of every open plane (loop thread, worker idle). Mock transports have no fd. */
-static void watch_mads(struct smd_dmn *d)
+/*
+ * Watch the MAD fd of every open plane (loop thread, worker idle; with
+ * skipped_only, the planes a running cycle left out). Mock transports have no fd.
+ */
+static void watch_planes(struct smd_dmn *d, bool skipped_only)
 {
 	for (unsigned i = 0; i < d->n; i++) {
 		int fd = d->planes[i].t ? sm_transport_fd(d->planes[i].t) : -1;
-		if (fd < 0 || d->src_mad[i])
+		if (fd < 0 || d->src_mad[i] || dmn_ha_port_busy(d, i) || (skipped_only && !d->planes[i].skip))
 			continue;
 		if (sm_loop_io_add(d->loop, fd, on_mad, &d->note_ctx[i], &d->src_mad[i]))
 			d->src_mad[i] = NULL;   /* out of memory: traps wait for the next cycle */
 	}
+}
+
+static void watch_mads(struct smd_dmn *d)
+{
+	watch_planes(d, false);
 }
 
 /* all: every plane; else the planes a cycle takes (a standby plane's port stays the loop's) */
@@ -462,6 +488,8 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 		old = d->cur;
 		d->cur = d->pending;
 		d->pending = NULL;
+		if (d->cur->keys_new)
+			d->keys = d->cur->keys;   /* rotated secrets: this heavy cycle re-keys the ports */
 		d->st.sweep_interval = d->cur->conf->sweep_interval;
 		smd_conf_chain_str(d->cur->conf, d->st.chain, sizeof(d->st.chain));
 		heavy = 1;   /* new engines (or their config): reroute */
@@ -555,7 +583,11 @@ static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
 	done = d->done;
 	if (done)
 		d->done = d->in_worker = 0;   /* the planes are the loop's again */
+	int busy = d->in_worker;
 	pthread_mutex_unlock(&d->mu);
+	/* a discovery that ended gives its plane's port back (a plane a running cycle left out is the loop's) */
+	if (dmn_ha_wake(d))
+		watch_planes(d, busy);
 	if (done) {
 		dmn_sa_cycle_done(d);
 		watch_mads(d);
@@ -665,6 +697,8 @@ int smd_dmn_new(struct smd_conf *conf, const struct smd_dmn_cfg *cfg, struct smd
 		snprintf(err, errlen, "keys: %s", lerr[0] ? lerr : strerror(-rc));
 		goto fail;
 	}
+	d->nbr_on = sm_nbr_open(conf->state_dir, &d->keys, &d->nbr, d->nbr_path, sizeof(d->nbr_path), cfg->note,
+				cfg->note_arg);
 	for (unsigned i = 0; i < d->n; i++) {
 		struct sm_mp_plane *p = &d->planes[i];
 		if ((rc = sm_state_new(&d->states[i]))) {
@@ -740,6 +774,7 @@ void smd_dmn_free(struct smd_dmn *d)
 	gen_free(d->pending);
 	gen_free(d->cur);
 	dmn_mc_free(d);
+	sm_nbr_free(&d->nbr);
 	sm_plane_lids_free(d->lids);
 	sm_registry_free(d->reg);
 	for (int i = 0; i < 2; i++)
@@ -802,6 +837,21 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 	pthread_mutex_lock(&d->mu);
 	/* the current generation's config is read only by the worker, never freed while we hold mu */
 	cur = d->pending ? d->pending->conf : d->cur->conf;
+	/*
+	 * M_Key: derived secrets are re-read by every reload (daemon/reload.c)
+	 * and so is a move from a single key to derived keys; the keys apply
+	 * from the next cycle, which is heavy and re-keys every port
+	 * (sm/mkey.h). keys_rc: 1 new keys, 0 none, 2 not derived (restart), < 0 refused.
+	 */
+	char kerr[160] = "";
+	int keys_rc = 2;
+	if (conf->keys.mkey_mode == SM_KEY_DERIVED && conf->mkey_nsecrets) {
+		const struct sm_keys *base = d->pending && d->pending->keys_new ? &d->pending->keys : &d->keys;
+		keys_rc = sm_keys_reload(base, conf->keys.protect_bits, conf->keys.lease_period,
+					 (const uint8_t (*)[16])conf->mkey_secret, conf->mkey_nsecrets, &g->keys,
+					 kerr, sizeof(kerr));
+		g->keys_new = keys_rc == 1;
+	}
 	int planes_differ = conf->n_planes != cur->n_planes;
 	for (unsigned i = 0; !planes_differ && i < conf->n_planes; i++)
 		planes_differ = strcmp(conf->planes[i], cur->planes[i]) != 0;
@@ -812,20 +862,19 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 		{ str_differs(conf->guid2lid_file, cur->guid2lid_file), "guid2lid_file (read at start)" },
 		{ str_differs(conf->plugin_dir, cur->plugin_dir), "plugin_dir" },
 		{ conf->lmc != cur->lmc, "lmc (the LID table keeps its LMC)" },
-		{ conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||
-		  conf->keys.protect_bits != cur->keys.protect_bits ||
-		  conf->keys.lease_period != cur->keys.lease_period ||
-		  conf->keys.smkey_mode != cur->keys.smkey_mode || conf->keys.sm_key != cur->keys.sm_key ||
-		  strcmp(conf->keys.secret_file, cur->keys.secret_file),
-		  "m_key/sm_key settings (the secret file is read at start)" },
+		{ keys_rc < 0 || conf->keys.smkey_mode != cur->keys.smkey_mode || conf->keys.sm_key != cur->keys.sm_key ||
+		  (keys_rc == 2 && (conf->keys.mkey_mode != cur->keys.mkey_mode || conf->keys.mkey != cur->keys.mkey ||
+				    conf->keys.protect_bits != cur->keys.protect_bits ||
+				    conf->keys.lease_period != cur->keys.lease_period)),
+		  keys_rc < 0 ? kerr : "m_key/sm_key settings (only derived secrets are re-read)" },
 		{ str_differs(conf->user, cur->user) || str_differs(conf->group, cur->group), "user/group" },
 	};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (fixed[i].differs && off < notes_len)
 			off += (size_t)snprintf(notes + off, notes_len - off, "%s%s", off ? ", " : "",
 						fixed[i].what);
-	if (conf->partition_config_file || cur->partition_config_file) {
-		/* P_Key tables are written by heavy bring-ups: the next one applies the (re-read) file
+	if (conf->partition_config_file || cur->partition_config_file || g->keys_new) {
+		/* P_Key tables and M_Keys are written by heavy bring-ups: the next one applies the (re-read) file
 		 * (without a file on either side both are the default partition: nothing to apply) */
 		uint64_t target = d->st.sweeps + (d->running ? 2 : 1);
 		if (d->requested < target)

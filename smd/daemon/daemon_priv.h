@@ -10,6 +10,7 @@
 #include "config/smdconf.h"
 #include "sm/multiplane.h"
 #include "sm/mkey.h"
+#include "sm/neighbours.h"
 #include "mad/open.h"
 #include "sm/snapshot.h"
 #include "routing/registry.h"
@@ -20,6 +21,8 @@
 struct dmn_gen {                     /* a config and the chains built from it */
 	struct smd_conf *conf;
 	struct sm_chain *chains[SM_MAX_PLANES];
+	int keys_new;                    /* a reload's new M_Keys (derived secrets), d->keys from its cycle on */
+	struct sm_keys keys;
 };
 
 struct dmn_view {                    /* struct smd_view plus the snapshot it shows */
@@ -66,7 +69,11 @@ struct smd_dmn {
 	struct sm_state *states[SM_MAX_PLANES];  /* per plane, across cycles (sm.h) */
 	struct sm_registry *reg;
 	struct sm_plane_lids *lids;
-	struct sm_keys keys;         /* M_Key/SM_Key, decided once at start (smd/sm/mkey.h) */
+	struct sm_keys keys;         /* M_Key/SM_Key, decided at start, derived secrets on reloads (smd/sm/mkey.h) */
+	/* derived M_Keys at protect bits 2-3 (sm/neighbours.h): the worker's during a cycle, changed under mu */
+	struct sm_nbr nbr;
+	int nbr_on;
+	char nbr_path[4200];
 	unsigned n;
 	struct sm_mp_plane planes[SM_MAX_PLANES];
 	struct sm_plane_port ports[SM_MAX_PLANES];    /* planes[i].t and what is behind it (mad/open.h) */

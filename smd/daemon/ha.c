@@ -7,18 +7,27 @@
  * the loop's thread; a MAD is sent only on a port the worker does not
  * own (no cycle running, or a standby plane the cycle left out).
  *
- * Discovery: before the first cycle the plane's port is opened; when it
- * is already configured (its PortInfo names an SM LID other than its
- * own), that SM is asked for SMInfo; its answer, or our timer, ends
- * discovery. Standby: the plane is left out of the cycles (schedule()
+ * Discovery (IBA 14.4): before the first cycle the plane's port is
+ * opened and a thread of its own runs sm_discover_sms() on it (sm.h: a
+ * read-only sweep, then SMInfo by directed route from every IsSM port);
+ * meanwhile the loop leaves the port alone (no MAD watch, nothing sent)
+ * and no cycle runs on the plane (it is not master). The SMs found go to
+ * the election, which decides MASTER or STANDBY before smd writes
+ * anything. A standby whose master has no LID yet (both started on a
+ * fresh fabric) discovers again instead of polling LID 0; so does a
+ * plane a master sent DISCOVER. Standby: the plane is left out of the cycles (schedule()
  * asks dmn_ha_plane_may_cycle and sets sm_mp_plane.skip), its port stays
  * the loop's, and the master is polled on a loop timer (sm_elect_tick);
  * when every plane stands by, no cycle runs at all. A plane that stood by
  * is adopted (d->adopted): taking it over keeps the LIDs its master set. Takeover: a heavy
  * cycle, which keeps the LIDs it reads and writes only what differs.
- * Master: an SM that polls us by LID, or sends trap 144, is asked for
- * its SMInfo (at most once per SM_HA_PROBE_GAP_US per LID); a better one
- * gets a HANDOVER, and once it accepts we stand by.
+ * Master: an SM that polls us by LID, sends trap 144, holds an IsSM port
+ * the last heavy sweep saw, or is the SM LID the light sweep found on our
+ * ports (another master programming them), is asked for its SMInfo (at
+ * most once per SM_HA_PROBE_GAP_US per LID); a better one gets a
+ * HANDOVER, and once it accepts we stand by (as OpenSM does: a master
+ * that finds a better SM hands over; one that gets a HANDOVER as master
+ * stays master and sweeps).
  *
  * Our requests carry TIDs 0x5e1f0000 | seq in their low 32 bits (the
  * kernel owns the high 32 bits under umad); answers are matched on them.
@@ -35,6 +44,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +64,6 @@ struct ha_plane {
 	struct sm_elect el;
 	struct sm_loop_src *timer;
 	uint32_t poll_tid, ho_tid;
-	uint64_t disc_deadline_us;   /* DISCOVERING: discovery ends then at the latest */
 	uint16_t probe_lid;
 	uint64_t probe_us;
 	/* a trap 144 may come before its SM answers SMInfo: asked again a few times */
@@ -62,11 +73,23 @@ struct ha_plane {
 	/* the other SMs whose SMInfo we read (their last answer), for the SA's SMInfoRecord */
 	struct sm_elect_peer peers[DMN_HA_MAX_PEERS];
 	unsigned n_peers;
+	/* discovery (sm_discover_sms) on a thread of its own; the port is its until the loop joins it */
+	pthread_t disc_th;
+	bool disc_running;
+	atomic_int disc_done;
+	struct sm_keys disc_keys;    /* a copy: a reload may change d->keys meanwhile */
+	struct sm_nbr disc_nbr;      /* ... and a cycle d->nbr */
+	struct sm_elect_peer found[DMN_HA_MAX_PEERS];
+	unsigned n_found;
+	struct sm_discovery disc;
+	int disc_rc;
+	char disc_err[256];
 };
 
 struct dmn_ha {
 	struct ha_plane p[SM_MAX_PLANES];
 	uint32_t seq;
+	struct sm_txn_cfg txn;       /* the config's MAD settings, for discovery */
 };
 
 static void ha_note(struct ha_plane *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -116,7 +139,7 @@ static uint32_t ha_send_tid(struct ha_plane *h, uint32_t prefix, uint8_t method,
 	busy = h->d->in_worker && !h->d->planes[h->i].skip;   /* a plane the cycle left out is ours */
 	uint64_t sweeps = h->d->st.sweeps;
 	pthread_mutex_unlock(&h->d->mu);
-	if (busy || !t || !lid)
+	if (busy || !t || !lid || h->disc_running)
 		return 0;
 	struct dmn_ha *ha = h->d->ha;
 	uint32_t tid = prefix | (++ha->seq & 0xFFFFu);
@@ -133,13 +156,14 @@ static uint32_t ha_send(struct ha_plane *h, uint8_t method, uint32_t mod, uint16
 	return ha_send_tid(h, SM_HA_TID, method, mod, lid, state);
 }
 
+static void start_discovery(struct ha_plane *h);
+static void refused(struct ha_plane *h, int rc);
+
 static void arm(struct ha_plane *h)
 {
 	uint64_t next = 0;
 
-	if (h->el.state == SM_SMSTATE_DISCOVERING)
-		next = h->disc_deadline_us;
-	else
+	if (h->el.state != SM_SMSTATE_DISCOVERING)   /* discovering: the discovery thread ends it */
 		(void)sm_elect_tick(&h->el, sm_mono_us(), &next);
 	if (h->reprobe_left && (!next || h->reprobe_us < next))
 		next = h->reprobe_us;
@@ -197,6 +221,11 @@ static void apply(struct ha_plane *h, int act)
 
 	switch (act) {
 	case SM_EL_POLL:
+		if (!h->el.master.lid) {
+			/* found before it had a LID (a fresh fabric): look again, it may be master by now */
+			sm_elect_rediscover(&h->el);
+			break;
+		}
 		h->poll_tid = ha_send(h, SM_METHOD_GET, 0, h->el.master.lid, h->el.state);
 		break;
 	case SM_EL_HANDOVER:
@@ -227,14 +256,97 @@ static void apply(struct ha_plane *h, int act)
 	default:
 		break;
 	}
+	if (h->el.state == SM_SMSTATE_DISCOVERING && !h->disc_running)
+		start_discovery(h);   /* DISCOVER from a master, or a master without a LID */
 	arm(h);
 	publish(h);
 }
 
 static void end_discovery(struct ha_plane *h)
 {
-	h->disc_deadline_us = 0;
 	apply(h, sm_elect_discovered(&h->el, sm_mono_us()));
+}
+
+static void *disc_main(void *arg)
+{
+	struct ha_plane *h = arg;
+	struct smd_dmn *d = h->d;
+	struct sm_cfg cfg;
+
+	sm_cfg_default(&cfg);
+	cfg.plane = d->planes[h->i].index;
+	cfg.txn = d->ha->txn;
+	cfg.txn.stop = &d->stopping;
+	cfg.keys = sm_keys_active(&h->disc_keys) || h->disc_keys.sm_key ? &h->disc_keys : NULL;
+	cfg.neighbours = &h->disc_nbr;
+	cfg.sminfo_state = SM_SMSTATE_DISCOVERING;
+	cfg.sminfo_priority = h->el.cfg.priority;
+	h->disc_err[0] = '\0';
+	h->disc_rc = sm_discover_sms(d->planes[h->i].t, &cfg, h->found, DMN_HA_MAX_PEERS, &h->n_found, &h->disc,
+				     h->disc_err, sizeof(h->disc_err));
+	atomic_store(&h->disc_done, 1);
+	(void)!write(d->wake[1], "h", 1);   /* the loop joins us (dmn_ha_wake) */
+	return NULL;
+}
+
+/* Sweep read-only for other SMs (loop thread; the plane is not master, so no cycle takes its port). */
+static void start_discovery(struct ha_plane *h)
+{
+	struct smd_dmn *d = h->d;
+
+	h->poll_tid = h->ho_tid = 0;
+	sm_loop_remove(d->src_mad[h->i]);   /* the port is the discovery's until it ends */
+	d->src_mad[h->i] = NULL;
+	pthread_mutex_lock(&d->mu);
+	h->disc_keys = d->keys;
+	if (sm_nbr_copy(&h->disc_nbr, &d->nbr))
+		memset(&h->disc_nbr, 0, sizeof(h->disc_nbr));   /* out of memory: without it */
+	pthread_mutex_unlock(&d->mu);
+	atomic_store(&h->disc_done, 0);
+	h->disc_running = true;
+	if (pthread_create(&h->disc_th, NULL, disc_main, h)) {
+		h->disc_running = false;
+		ha_note(h, "cannot start the discovery thread: deciding without it");
+		end_discovery(h);
+	}
+}
+
+bool dmn_ha_port_busy(const struct smd_dmn *d, unsigned plane)
+{
+	return d->ha && plane < SM_MAX_PLANES && d->ha->p[plane].disc_running;
+}
+
+bool dmn_ha_wake(struct smd_dmn *d)
+{
+	bool any = false;
+
+	for (unsigned i = 0; d->ha && i < d->n; i++) {
+		struct ha_plane *h = &d->ha->p[i];
+		if (!h->disc_running || !atomic_load(&h->disc_done))
+			continue;
+		pthread_join(h->disc_th, NULL);
+		h->disc_running = false;
+		sm_nbr_free(&h->disc_nbr);
+		any = true;
+		const struct sm_discovery *ds = &h->disc;
+		if (h->disc_rc)
+			ha_note(h, "discovery failed: %s; deciding on what it found", h->disc_err);
+		ha_note(h, "discovery: %u nodes, %u other SM port%s, %u answered; %" PRIu64 " SMPs, %" PRIu64
+			" Sets, %.3f s", ds->nodes, ds->issm_ports, ds->issm_ports == 1 ? "" : "s", ds->answered,
+			ds->smps, ds->sets, ds->seconds);
+		uint64_t now = sm_mono_us();
+		for (unsigned k = 0; k < h->n_found; k++) {
+			int act = sm_elect_peer_seen(&h->el, &h->found[k], now);
+			if (act >= 0)
+				remember(h, &h->found[k]);
+			refused(h, act);
+		}
+		if (h->el.state == SM_SMSTATE_DISCOVERING)
+			end_discovery(h);
+		else
+			publish(h);
+	}
+	return any;
 }
 
 static void on_timer(struct sm_loop_src *s, void *arg)
@@ -250,10 +362,7 @@ static void on_timer(struct sm_loop_src *s, void *arg)
 			(void)ha_send_tid(h, SM_HA_TID_PROBE, SM_METHOD_GET, 0, h->reprobe_lid, h->el.state);
 	}
 	if (h->el.state == SM_SMSTATE_DISCOVERING) {
-		if (h->disc_deadline_us && now >= h->disc_deadline_us)
-			end_discovery(h);
-		else
-			arm(h);
+		arm(h);
 		return;
 	}
 	uint8_t before = h->el.state;
@@ -324,7 +433,7 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 		apply(h, act);
 	} else if ((tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE) {
 		if (!ok) {
-			if (h->el.state == SM_SMSTATE_DISCOVERING)
+			if (h->el.state == SM_SMSTATE_DISCOVERING && !h->disc_running)
 				end_discovery(h);
 			return;
 		}
@@ -340,7 +449,7 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 			ha_note(h, "%s", h->el.why);
 			h->el.split = false;
 		}
-		if (h->el.state == SM_SMSTATE_DISCOVERING)
+		if (h->el.state == SM_SMSTATE_DISCOVERING && !h->disc_running)
 			end_discovery(h);
 		else if (act > 0)
 			apply(h, act);
@@ -413,12 +522,19 @@ int dmn_ha_mad(struct smd_dmn *d, unsigned plane, const struct sm_smp *smp, cons
 int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf)
 {
 	struct dmn_ha *ha = calloc(1, sizeof(*ha));
-	uint64_t now = sm_mono_us();
 	int rc;
 
 	if (!ha)
 		return -ENOMEM;
 	d->ha = ha;
+	sm_txn_cfg_default(&ha->txn);
+	if (conf->mad.window)
+		ha->txn.window = conf->mad.window;
+	if (conf->mad.per_switch_window)
+		ha->txn.per_dest = conf->mad.per_switch_window;
+	if (conf->mad.timeout_ms)
+		ha->txn.timeout_ms = conf->mad.timeout_ms;
+	ha->txn.retries = conf->mad.retries;
 	for (unsigned i = 0; i < d->n; i++) {
 		struct ha_plane *h = &ha->p[i];
 		struct sm_mp_plane *p = &d->planes[i];
@@ -443,16 +559,7 @@ int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf)
 		};
 		sm_elect_init(&h->el, &ec);
 		h->on = true;
-		const struct sm_transport_info *ti = &p->t->info;
-		if (ti->sm_lid && ti->sm_lid != ti->lid && ti->state >= 2) {
-			/* configured by another SM: ask it first */
-			h->disc_deadline_us = now + (uint64_t)ec.poll_timeout_ms * ec.retries * 1000u;
-			probe(h, ti->sm_lid);
-			ha_note(h, "port configured by the SM at LID %u: asking it for SMInfo", ti->sm_lid);
-			arm(h);
-		} else {
-			end_discovery(h);
-		}
+		start_discovery(h);
 	}
 	return 0;
 }
@@ -468,7 +575,16 @@ void dmn_ha_cycle_done(struct smd_dmn *d)
 
 		if (h->on)
 			publish(h);   /* our LID may be new */
-		if (!h->on || h->el.state != SM_SMSTATE_MASTER || !snap)
+		if (!h->on || h->el.state != SM_SMSTATE_MASTER)
+			continue;
+		/* another SM's LID on our ports (the light sweep): a master programming them too? */
+		const struct sm_mp_plane *mp = &d->planes[i];
+		if (mp->light_ran && mp->light.foreign_sm_lid) {
+			if (mp->light.foreign_master)
+				ha_note(h, "a better master holds our ports (%s): asking it for SMInfo", mp->light.why);
+			probe(h, mp->light.foreign_sm_lid);
+		}
+		if (!snap)
 			continue;
 		/* other SMs' ports the sweep saw (IsSM): are they better than us? at most 16 a cycle */
 		for (uint32_t k = 0; k < snap->fabric->n_ports && n < 16; k++) {
@@ -486,8 +602,13 @@ void dmn_ha_free(struct smd_dmn *d)
 {
 	if (!d->ha)
 		return;
-	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
+		if (d->ha->p[i].disc_running) {
+			pthread_join(d->ha->p[i].disc_th, NULL);   /* d->stopping ends its transactions */
+			sm_nbr_free(&d->ha->p[i].disc_nbr);
+		}
 		sm_loop_remove(d->ha->p[i].timer);
+	}
 	free(d->ha);
 	d->ha = NULL;
 }

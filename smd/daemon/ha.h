@@ -22,6 +22,14 @@ int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf);
 void dmn_ha_free(struct smd_dmn *d);
 /* A cycle ended (loop thread, worker idle): a master asks the other SMs its sweep saw (IsSM ports). */
 void dmn_ha_cycle_done(struct smd_dmn *d);
+/*
+ * A discovery thread owns the plane's port (no MAD watch, nothing sent by
+ * the loop): dmn_ha_port_busy. The loop's wake pipe got a byte: collect
+ * finished discoveries and decide (dmn_ha_wake; true when one ended: the
+ * caller watches the plane's MADs again).
+ */
+bool dmn_ha_port_busy(const struct smd_dmn *d, unsigned plane);
+bool dmn_ha_wake(struct smd_dmn *d);
 /* Does any plane run cycles (master, or not elected)? */
 bool dmn_ha_may_cycle(const struct smd_dmn *d);
 /* Does this plane (master, or not elected: mock)? A cycle leaves the others out (sm_mp_plane.skip). */

@@ -45,7 +45,11 @@ static void *loader(void *arg)
 		rc = smd_conf_load(r->o->config, &conf, r->err, sizeof(r->err));
 	else
 		rc = (conf = smd_conf_new()) ? 0 : -ENOMEM;
-	if (!rc && (rc = smd_conf_apply_opts(conf, r->o, r->err, sizeof(r->err)))) {
+	if (!rc && (rc = smd_conf_apply_opts(conf, r->o, r->err, sizeof(r->err))) == 0 &&
+	    conf->keys.mkey_mode == SM_KEY_DERIVED)   /* rotation: the secrets as the file holds them now */
+		rc = sm_keys_read_secret(conf->keys.secret_file, conf->mkey_secret, &conf->mkey_nsecrets, r->err,
+					 sizeof(r->err));
+	if (rc && conf) {
 		smd_conf_free(conf);
 		conf = NULL;
 	}

@@ -16,7 +16,9 @@
  * order; LIDs, parts, routing with validation (registry.c) and metrics run
  * plane by plane in parallel, each job writing only its own plane's ports,
  * LID table and result. Results and errors are taken in plane order, so a
- * run gives what a sequential one would.
+ * run gives what a sequential one would. With an LFT file asked for, planes
+ * route in order on this thread instead and a writer thread writes each as
+ * it is done (lfts_out.c), unless an engine routes planes jointly.
  */
 #include "dryrun/dryrun.h"
 #include "model/hosts.h"
@@ -54,6 +56,7 @@ void sm_dryrun_free(struct sm_dryrun *d)
 {
 	if (!d)
 		return;
+	sm_dr_lftw_free(d);   /* before the tables it may be writing */
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
 		sm_lfts_free(d->lfts[i]);
 	sm_chain_free(d->chain);
@@ -557,6 +560,29 @@ static double plane_load(struct sm_dryrun *d, unsigned plane, const struct sm_lf
 	return load;
 }
 
+/* Does every engine of the chain route planes one by one (none routes them jointly)? */
+static bool one_by_one(const struct sm_chain *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->e[i].ops->route_planes)
+			return false;
+	return true;
+}
+
+static void take_result(struct sm_dryrun *d, unsigned i, const struct sm_plane_result *res)
+{
+	struct sm_dr_plane *p = &d->run.planes[i];
+
+	p->route = *res;
+	p->routed = d->lfts[i] != NULL && res->rc == 0;
+	if (!p->routed)
+		d->run.all_routed = 0;
+	if (p->routed && d->profile) {
+		p->load_after = plane_load(d, i, d->lfts[i], &p->n_flows, &p->flow_weight, &p->load_bound);
+		p->have_load = 1;
+	}
+}
+
 int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, size_t errlen)
 {
 	struct sm_plane_result *res = NULL;
@@ -600,20 +626,24 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 			goto nomem;
 		memset(res, 0, SM_MAX_PLANES * sizeof(*res));
 	}
-	rc = sm_route_chain_planes(d->chain, d->f, planes, n, d->profile, d->lfts, res);
-	if (rc == -ENOMEM)
-		goto nomem;
 	d->run.all_routed = 1;
-	for (unsigned i = 0; i < n; i++) {
-		struct sm_dr_plane *p = &d->run.planes[i];
-		p->route = res[i];
-		p->routed = d->lfts[i] != NULL && res[i].rc == 0;
-		if (!p->routed)
-			d->run.all_routed = 0;
-		if (p->routed && d->profile) {
-			p->load_after = plane_load(d, i, d->lfts[i], &p->n_flows, &p->flow_weight, &p->load_bound);
-			p->have_load = 1;
+	if (!d->profile && one_by_one(d->chain) && sm_dr_lftw_start(d)) {
+		/* the LFT file's writer takes each plane as it is routed (lfts_out.c) */
+		for (unsigned i = 0; i < n; i++) {
+			rc = sm_route_chain(d->chain, d->f, i, NULL, &d->lfts[i], &res[i]);
+			if (rc == -ENOMEM) {
+				sm_dr_lftw_post(d, i, true);
+				goto nomem;
+			}
+			take_result(d, i, &res[i]);
+			sm_dr_lftw_post(d, i + 1, false);
 		}
+	} else {
+		rc = sm_route_chain_planes(d->chain, d->f, planes, n, d->profile, d->lfts, res);
+		if (rc == -ENOMEM)
+			goto nomem;
+		for (unsigned i = 0; i < n; i++)
+			take_result(d, i, &res[i]);
 	}
 	free(res);
 	d->run.t.route = sm_mono_sec() - t0;
@@ -753,64 +783,5 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed)
 	if (!rc && d->run.n_planes > 1)
 		rc = health(d);
 	d->run.t.metrics = sm_mono_sec() - t0;
-	return rc;
-}
-
-int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, char *err, size_t errlen)
-{
-	double t0 = sm_mono_sec();
-	int to_stdout = !strcmp(path, "-");
-	FILE *out = to_stdout ? stdout : NULL;
-	struct stat stb;
-	int rc = 0, fd;
-
-	/*
-	 * A file is rewritten in place and cut to its new length at the end:
-	 * truncating a 100 MB file first (fopen "w") frees its blocks only for
-	 * the write to allocate them again, which cost a third of the write.
-	 */
-	if (!to_stdout) {
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-		if (fd >= 0 && (fstat(fd, &stb) || !(out = fdopen(fd, "w"))))
-			close(fd);
-	}
-	if (!out) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	for (unsigned i = 0; i < d->run.n_planes && !rc; i++) {
-		const struct sm_dr_plane *p = &d->run.planes[i];
-		char comment[SM_DR_NAME_MAX + 128];
-
-		if (!p->routed) {
-			if (fprintf(out, "# plane %u (%s, %s): not routed, no LFTs\n", i, p->name,
-				    p->dump) < 0)
-				rc = -EIO;
-			continue;
-		}
-		snprintf(comment, sizeof(comment), "plane %u (%s, %s): routed by %s", i, p->name,
-			 p->dump, p->route.engine ? p->route.engine : "?");
-		rc = compact ? sm_lftfile_write_compact(out, d->f, d->lfts[i], comment, i == 0) :
-			       sm_lftfile_write(out, d->f, d->lfts[i], comment);
-	}
-	if (to_stdout) {
-		if (!rc && fflush(out))
-			rc = -EIO;
-	} else {
-		if (fflush(out) && !rc)
-			rc = -EIO;
-		if (S_ISREG(stb.st_mode)) {   /* also after an error: no stale tail of the old file */
-			off_t end = ftello(out);
-			if ((end < 0 || ftruncate(fileno(out), end)) && !rc)
-				rc = -errno;
-		}
-		if (fclose(out) && !rc)
-			rc = -EIO;
-	}
-	if (rc)
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-	snprintf(d->run.lfts_out, sizeof(d->run.lfts_out), "%s", path);
-	d->run.t.write = sm_mono_sec() - t0;
 	return rc;
 }

@@ -10,7 +10,9 @@
  *   sm_dryrun_route()    engine chain over all planes (registry.h), with
  *                        validation and fallback; optional traffic profile
  *   sm_dryrun_metrics()  route metrics of every routed plane
- *   sm_dryrun_write_lfts() dump_lfts-format (or compact, model/lft_file.h) file, plane by plane
+ *   sm_dryrun_write_lfts() dump_lfts-format (or compact, model/lft_file.h) file, plane by plane;
+ *                        asked for before routing (sm_dryrun_lfts_request), it is written
+ *                        while the planes route (lfts_out.c)
  * The result accumulates in d->run (report.h). Touches no fabric, needs no
  * privileges. Nothing here logs: errors are returned with a message, and
  * sm_dryrun_route() reports fallbacks through the result.
@@ -30,6 +32,7 @@
 struct sm_registry;
 struct sm_chain;
 struct sm_profile;
+struct sm_dr_lftw;
 
 struct sm_dryrun {
 	struct sm_fabric *f;
@@ -38,6 +41,7 @@ struct sm_dryrun {
 	struct sm_profile *profile;
 	struct sm_lfts *lfts[SM_MAX_PLANES];
 	struct sm_dr_run run;
+	struct sm_dr_lftw *lw;   /* the LFT file's writer (lfts_out.c), NULL when not asked for */
 };
 
 struct sm_partitions;
@@ -80,8 +84,28 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 /* Metrics of every routed plane (n_random 0 = default, seed as given). */
 int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed);
 
-/* Write the LFTs of all routed planes to path ("-" = stdout). */
+/*
+ * Ask, before sm_dryrun_route(), for the LFT file at path ("-" = stdout):
+ * when the chain routes planes one by one and there is no profile, the
+ * planes are then routed in order and each is written by a thread of its
+ * own while the next ones route. 0, -EINVAL (asked twice, path too long)
+ * or -ENOMEM. The file is finished (or written) by sm_dryrun_write_lfts().
+ */
+int sm_dryrun_lfts_request(struct sm_dryrun *d, const char *path, bool compact);
+
+/*
+ * Write the LFTs of all planes to path ("-" = stdout), or wait for the
+ * writer sm_dryrun_lfts_request() started (same path and form). Either way
+ * the same bytes; errors as "PATH: why" in err.
+ */
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, char *err, size_t errlen);
+
+/* Between dryrun.c and lfts_out.c: start the writer (false: none, write after routing), */
+bool sm_dr_lftw_start(struct sm_dryrun *d);
+/* hand it planes [0, n_ready) (stop: no more will come), */
+void sm_dr_lftw_post(struct sm_dryrun *d, unsigned n_ready, bool stop);
+/* and free it (waits for the thread if it still runs). */
+void sm_dr_lftw_free(struct sm_dryrun *d);
 
 
 #endif

@@ -62,6 +62,8 @@ static void json_spread(struct sm_json *j, const struct sm_dr_run *r, const stru
 	sm_json_double(j, "max_over_mean", m->efi_max_over_mean);
 	sm_json_obj_end(j);
 	sm_json_uint(j, "shift_max_congestion", m->shift_max_congestion);
+	if (m->shift_evaluated && m->shift_evaluated + 1 < m->hosts)
+		sm_json_uint(j, "shifts_evaluated", m->shift_evaluated); /* a sample (routing/metrics.h) */
 	sm_json_obj_begin(j, "random_permutations");
 	sm_json_uint(j, "count", r->n_random);
 	sm_json_uint(j, "seed", r->seed);

@@ -193,6 +193,10 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	snprintf(b, sizeof(b), "%u", good);
 	tl_add(t, ROW, "shift congestion", a, good ? b : "-",
 	       "most flows on one link when every host i sends to host i+k, worst k");
+	if (m->shift_evaluated && m->shift_evaluated + 1 < m->hosts) {
+		snprintf(a, sizeof(a), "%u of %u", m->shift_evaluated, m->hosts - 1);
+		tl_add(t, ROW, "shifts evaluated", a, "-", "evenly spaced: N^2 flows in all (routing/metrics.h)");
+	}
 	if (sh->shift_bound > 1 && (!ref || sh->shift_bound > ref->shift_max_congestion))
 		bound_line(t, p);
 	if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE)

@@ -263,7 +263,8 @@ struct sm_mock_stats {
 	uint64_t mkey_leases_expired;
 	uint64_t hostile;         /* answers spoiled by a hostile node */
 	uint64_t pkey_sets;       /* P_KeyTable blocks set (mock_pkey.c) */
-	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests */
+	uint64_t emu_cpu_ns;      /* with cfg.cpu_account: thread CPU time spent answering requests
+				   * (estimated from one request in 64, mock_ops.c) */
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
 

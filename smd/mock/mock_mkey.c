@@ -28,9 +28,9 @@ static struct mport *mkey_port(struct sm_mock *m, uint32_t n, unsigned inp)
 int mock_mkey_check(struct sm_mock *m, uint32_t n, unsigned inp, const struct sm_smp *s)
 {
 	struct mport *mp = mkey_port(m, n, inp);
-	uint64_t now = sm_mock_now_us(m);
 
-	if (mp->lease_end && now >= mp->lease_end) {
+	/* the clock only for a running lease: a real-time mock's clock read per SMP was a tenth of its CPU */
+	if (mp->lease_end && sm_mock_now_us(m) >= mp->lease_end) {
 		mp->mkey_prot = 0;
 		mp->lease_end = 0;
 		m->st.mkey_leases_expired++;
@@ -45,7 +45,7 @@ int mock_mkey_check(struct sm_mock *m, uint32_t n, unsigned inp, const struct sm
 		mp->mkey_violations++;
 	m->st.mkey_violations++;
 	if (mp->mkey_lease && !mp->lease_end)
-		mp->lease_end = now + (uint64_t)mp->mkey_lease * 1000000u;
+		mp->lease_end = sm_mock_now_us(m) + (uint64_t)mp->mkey_lease * 1000000u;
 	return MKEY_FAIL;
 }
 

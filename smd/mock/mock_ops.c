@@ -11,6 +11,7 @@
  * RNG (xorshift64*, deterministic for a seed), virtual time and Trap 128.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
@@ -140,19 +141,53 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * cfg.cpu_account: reading the thread CPU clock is a system call (1-2 us
+ * on a VM, more than answering an SMP), so only one request in
+ * CPU_SAMPLE is timed, picked by a hash of the request count (no period
+ * for the SM's loops to alias with), its time less what the two clock
+ * reads cost (the least of a few back-to-back pairs), times CPU_SAMPLE.
+ */
+#define CPU_SAMPLE 64
+
+static uint64_t clock_pair_ns(void)
+{
+	static _Atomic uint64_t cost = UINT64_MAX;
+	uint64_t c = cost;
+
+	if (c == UINT64_MAX) {
+		for (int i = 0; i < 8; i++) {
+			uint64_t t0 = thread_cpu_ns(), d = thread_cpu_ns() - t0;
+			c = d < c ? d : c;
+		}
+		cost = c;
+	}
+	return c;
+}
+
+static bool cpu_sampled(uint64_t n)
+{
+	n += 0x9e3779b97f4a7c15ull;   /* splitmix64's finalizer */
+	n = (n ^ (n >> 30)) * 0xbf58476d1ce4e5b9ull;
+	n = (n ^ (n >> 27)) * 0x94d049bb133111ebull;
+	return ((n ^ (n >> 31)) % CPU_SAMPLE) == 0;
+}
+
 static int mock_send(struct sm_transport *t, const uint8_t *mad, size_t len, uint16_t dlid,
 		     unsigned resp_timeout_ms)
 {
 	struct attach *a = (struct attach *)t;
-	uint64_t t0;
+	uint64_t t0, d, pair;
 	int rc;
 
 	(void)resp_timeout_ms;
-	if (!a->m || !a->m->cfg.cpu_account)
+	if (!a->m || !a->m->cfg.cpu_account || !cpu_sampled(a->m->st.requests))
 		return mock_send_one(t, mad, len, dlid);
+	pair = clock_pair_ns();
 	t0 = thread_cpu_ns();
 	rc = mock_send_one(t, mad, len, dlid);
-	a->m->st.emu_cpu_ns += thread_cpu_ns() - t0;
+	d = thread_cpu_ns() - t0;
+	a->m->st.emu_cpu_ns += (d > pair ? d - pair : 0) * CPU_SAMPLE;
 	return rc;
 }
 
@@ -188,6 +223,27 @@ static int mock_send_one(struct sm_transport *t, const uint8_t *mad, size_t len,
 	return 0;
 }
 
+/*
+ * The latency model's short waits (an answer due within SPIN_WAIT_US) are
+ * spent yielding the CPU, not sleeping: a timed sleep of a few us cost the
+ * waiting thread 30-40 us of CPU on a VM (arming the timer, two context
+ * switches), 40-50 ms per 2,048-host bring-up at 20 us, more than the SM's
+ * own work; a yield lets another plane's thread run and costs nothing when
+ * none waits. With cfg.cpu_account the wait counts as the emulator's (it
+ * is the emulated wire's time, not the SM's).
+ */
+#define SPIN_WAIT_US 30
+
+static void wait_spin(struct sm_mock *m, uint64_t release)
+{
+	uint64_t c0 = m->cfg.cpu_account ? thread_cpu_ns() : 0;
+
+	while (sm_mock_now_us(m) < release)
+		sched_yield();
+	if (m->cfg.cpu_account)
+		m->st.emu_cpu_ns += thread_cpu_ns() - c0;
+}
+
 static int mock_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *len,
 		     struct sm_mad_addr *from, int timeout_ms)
 {
@@ -210,7 +266,9 @@ static int mock_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *l
 			if (d->release <= now) {
 				q = &a->delayed;
 			} else if (d->release <= deadline) {
-				if (m->cfg.real_time) {
+				if (m->cfg.real_time && d->release - now <= SPIN_WAIT_US) {
+					wait_spin(m, d->release);
+				} else if (m->cfg.real_time) {
 					static _Thread_local bool slack_set;
 					struct timespec ts = { 0, (long)(d->release - now) * 1000L };
 					/*

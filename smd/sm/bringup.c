@@ -132,6 +132,9 @@ static int discover(struct sm_core *c, struct sm_summary *sum, char *err, size_t
 				sum->incremental = c->incremental_ok = 1;
 				sum->delta_links_down = c->delta_links_down;
 				sum->delta_switches_read = c->delta_switches_read;
+				sum->delta_links_up = c->delta_links_up;
+				sum->delta_nodes_new = c->delta_nodes_new;
+				sum->delta_switches_gone = c->delta_switches_gone;
 				sum->late_traps = c->late_traps;
 				break;
 			}
@@ -264,6 +267,7 @@ static void sum_counters(const struct sm_core *c, struct sm_summary *sum)
 	sum->pkey_ports = c->pkey_ports;
 	sum->pkey_blocks_read = c->pkey_blocks_read;
 	sum->pkey_blocks_written = c->pkey_blocks_written;
+	sum->mkey_rotated = c->mkey_rotated;
 	sum->txn = *sm_txn_stats(c->txn);
 	/* a Set lost or refused: the switch or port may not hold what the tables say */
 	if (c->set_errors && !sum->incomplete_why[0])
@@ -398,6 +402,11 @@ int sm_bringup_state(struct sm_transport *t, struct sm_chain *chain, const struc
 		rc = check_up(c, sum, err, errlen);
 out:
 	sum_counters(c, sum);
+	if (c->mkey_rotated)
+		sm_core_note(c, "M_Key: %u port%s reached with the previous key and given the current one (%u "
+			     "Set%s did not keep it; %u port%s a key smd does not have)", c->mkey_rotated,
+			     c->mkey_rotated == 1 ? "" : "s", c->mkey_unkept, c->mkey_unkept == 1 ? "" : "s",
+			     c->mkey_foreign, c->mkey_foreign == 1 ? " holds" : "s hold");
 	sm_txn_free(c->txn);
 	c->txn = NULL;
 	if (state && !c->tab.shadow)

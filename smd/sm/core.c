@@ -9,6 +9,7 @@
  * the phases.
  */
 #include "sm/core.h"
+#include "sm/neighbours.h"
 #include "routing/mcast.h"
 #include "sm/snapshot.h"
 #include "sm/state.h"
@@ -60,13 +61,16 @@ uint64_t sm_core_guid_behind(const struct sm_core *c, uint32_t n, unsigned p)
 		return c->t->info.port_guid;
 	uint32_t pn = pf && n < c->f->n_nodes ? sm_fabric_find_node(pf, c->f->nodes[n].guid) : SM_NONE;
 	const struct sm_port *pp = pn != SM_NONE ? sm_fabric_port_checked(pf, pn, p) : NULL;
-	return pp && pp->peer_node != SM_NONE ? sm_keys_sma_guid(pf, pp->peer_node, pp->peer_port) : 0;
+	if (pp && pp->peer_node != SM_NONE)
+		return sm_keys_sma_guid(pf, pp->peer_node, pp->peer_port);
+	/* a restarted SM: the table its last run saved (derived keys at protect bits 2-3) */
+	return n < c->f->n_nodes ? sm_nbr_lookup(c->cfg->neighbours, c->f->nodes[n].guid, p) : 0;
 }
 
 int sm_core_mkey_use_prev(struct sm_core *c, uint64_t guid)
 {
 	const struct sm_keys *k = c->cfg->keys;
-	if (!k || !k->derived || k->nsecrets < 2 || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
+	if (!sm_keys_has_prev(k) || !guid || sm_guid_map_get(&c->mkey_prev, guid) != SM_NONE)
 		return 0;
 	if (sm_guid_map_put(&c->mkey_prev, guid, 1)) {
 		sm_core_fail(c, -ENOMEM);
@@ -101,6 +105,11 @@ static void req_cb(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
 
 int sm_core_submit(struct sm_core *c, struct sm_req *rq, const struct sm_smp *smp)
 {
+	if (smp->method == SM_METHOD_SET) {
+		if (c->cfg->read_only)
+			return -EPERM;   /* a discovery sweep writes nothing (sm_discover_sms) */
+		c->sets_sent++;
+	}
 	return sm_txn_submit(c->txn, smp, SM_PERMISSIVE_LID, req_cb, rq);
 }
 
@@ -221,6 +230,11 @@ void sm_core_reset(struct sm_core *c)
 	c->trusted = NULL;
 	free(c->delta_lost);
 	c->delta_lost = NULL;
+	free(c->delta_port);
+	c->delta_port = NULL;
+	c->delta_ports = 0;
+	free(c->delta_fresh);
+	c->delta_fresh = NULL;
 	sm_pkey_tables_free(c->pkeys);
 	c->pkeys = NULL;
 	sm_fabric_free(c->f);

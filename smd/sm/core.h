@@ -37,6 +37,7 @@ enum sm_req_kind {
 	SM_RQ_PKEY_GET,        /* P_Key phase (pkey.c): node = its port entry, port = block */
 	SM_RQ_PKEY_SET,
 	SM_RQ_PORTCFG,         /* port configuration (portcfg.c): PortInfo, SL2VL, VLArb Gets and Sets */
+	SM_RQ_SMINFO,          /* discovery of other SMs (smdisc.c): node, port = the IsSM port */
 	SM_RQ_COUNT
 };
 
@@ -97,6 +98,10 @@ struct sm_core {
 	char delta_why[192];
 	uint32_t delta_links_down, delta_switches_read;
 	uint8_t *delta_lost;           /* per node: SwitchInfo lost (maybe its path crossed a dead link) */
+	uint8_t *delta_port;           /* per port of the state's fabric: DELTA_READ, DELTA_UP (delta.c) */
+	uint32_t delta_ports;          /* ... its entries */
+	uint8_t *delta_fresh;          /* per port of c->f after it: one end of a link that came up (or a new node's) */
+	uint32_t delta_links_up, delta_nodes_new, delta_switches_gone;
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
 	uint32_t late_traps;
 	const struct sm_lfts *lfts;
@@ -111,6 +116,8 @@ struct sm_core {
 	int incremental_ok;            /* the incremental sweep sufficed: no port came up or bounced */
 
 	struct sm_req_chunk *chunks;
+	uint32_t sets_sent;        /* Sets submitted (none with cfg->read_only: refused) */
+	void *pass;                /* a pass's own context (smdisc.c) */
 	int err;                   /* first hard error in a callback (-ENOMEM...) */
 
 	/* M_Key: LID ports read protected by a key we do not hold, and their violation counters */

@@ -6,9 +6,22 @@
  * as it was until the bring-up ends) and asks, level by level of DR hop
  * count, SwitchInfo of every known switch; the ports of a switch that flags
  * PortStateChange are read (after clearing the flag). A link that went down
- * is removed and the paths that crossed it replaced; anything else (a port
- * that came up or bounced, a switch silent or reset) makes the caller run
- * the full sweep instead.
+ * is removed and the paths that crossed it replaced; a switch that every
+ * link to it was read down from is left out (with what hangs only from
+ * it). A port that came up (DOWN in the state, up now, no peer) or bounced
+ * (ACTIVE in the state, INIT now: it went down and up since) is explored
+ * once every level is asked, as the heavy sweep explores (sweep.c): the
+ * node behind it is linked if known, else added and read with whatever is
+ * behind its own ports (a host, a switch and its hosts that come back);
+ * the far end of a link to a known node is read too, so both ends are
+ * activated. Anything else (a switch silent along a path that holds or
+ * reset, a port in another state, an answer lost or a contradiction while
+ * exploring) makes the caller run the full sweep instead.
+ *
+ * Cost: one SwitchInfo per known switch and the ports of the switches that
+ * flag a change; for what came up, what the heavy sweep sends for it alone
+ * (NodeInfo behind the port; for a new node its NodeDescription, SwitchInfo
+ * and every PortInfo) and one PortInfo for a known far end.
  */
 #include "sm/phases.h"
 #include "sm/state.h"
@@ -20,6 +33,11 @@
 #include <string.h>
 
 static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
+
+/* c->delta_port flags: the port was read by this sweep; it came up (or bounced) and is explored */
+enum { DELTA_READ = 1, DELTA_UP = 2 };
+/* c->delta_lost values besides 1 (SwitchInfo lost): every link to the switch was read down */
+enum { DELTA_GONE = 2 };
 
 static void delta_fallback(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void delta_fallback(struct sm_core *c, const char *fmt, ...)
@@ -67,9 +85,10 @@ static void on_delta_si(struct sm_core *c, const struct sm_req *rq, const struct
 }
 
 /*
- * A port of a switch that flagged a change. Only a link that went away is
- * patched; a port that came up, bounced (INIT where it was ACTIVE) or
- * changed otherwise needs probing: the full sweep does that.
+ * A port of a switch that flagged a change. A link that went away is
+ * removed; a port that came up or bounced (INIT where it was ACTIVE) is
+ * queued to be explored (a bounced one unlinked first: what is behind it
+ * now may be another node); any other change needs the full sweep.
  */
 static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r)
 {
@@ -92,7 +111,17 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 		c->tab.pi_ok[idx] = 1;
 		return;
 	}
-
+	if (idx < c->delta_ports)
+		c->delta_port[idx] |= DELTA_READ;
+	int came_up = up && !was_up && pt->peer_node == SM_NONE;
+	int bounced = up && was_up && old->port_state == SM_PORT_ACTIVE && pi.port_state == SM_PORT_INIT;
+	if ((came_up || bounced) && idx < c->delta_ports) {
+		if (bounced)
+			sm_fabric_unlink(f, rq->node, rq->port);
+		c->delta_port[idx] |= DELTA_UP;
+		sm_sweep_take_pi(c, rq->node, rq->port, &pi);   /* queued: explored after every level is asked */
+		return;
+	}
 	if (up && (!was_up || pi.port_state != old->port_state)) {
 		delta_fallback(c, "switch 0x%016" PRIx64 " port %u is %s (was %s)", nd->guid, rq->port,
 			       sm_port_state_str(pi.port_state),
@@ -114,12 +143,132 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 	}
 }
 
+/* A contradiction or a lost answer while exploring: only the full sweep can tell. */
+static int explore_failed(struct sm_core *c)
+{
+	if (c->lost)
+		delta_fallback(c, "exploring what came up: %s", c->lost_why);
+	else if (c->changed)
+		delta_fallback(c, "exploring what came up: %s", c->why);
+	return c->delta_fallback != 0;
+}
+
+/* A port of c->f that came up: one that did, or one of a node found behind one. */
+static int fresh_port(const struct sm_core *c, uint32_t known, uint32_t i)
+{
+	const struct sm_port *pt = &c->f->ports[i];
+	if (pt->node >= known)
+		return 1;
+	if (i < c->delta_ports && (c->delta_port[i] & DELTA_UP))
+		return 1;
+	if (pt->peer_node == SM_NONE)
+		return 0;
+	uint32_t j = sm_port_index(c->f, pt->peer_node, pt->peer_port);
+	return pt->peer_node >= known || (j < c->delta_ports && (c->delta_port[j] & DELTA_UP));
+}
+
+/*
+ * Explore the ports that came up (queued in c->next), then read the known
+ * ends of the links found there that this sweep did not read (a host's
+ * port, a switch that did not flag the change). known: nodes of the
+ * state's fabric (the first ones of c->f). 0 or -errno; a fallback in
+ * c->delta_why.
+ */
+static int explore_new(struct sm_core *c, uint32_t known)
+{
+	struct sm_fabric *f = c->f;
+	int rc = sm_sweep_explore(c);
+	if (rc || explore_failed(c))
+		return rc;
+	for (uint32_t i = 0; i < c->delta_ports && !rc; i++) {
+		const struct sm_port *pt = &f->ports[i];
+		if (!pt->num || pt->peer_node == SM_NONE || !fresh_port(c, known, i))
+			continue;
+		if (c->delta_lost[pt->node] == DELTA_GONE) {
+			delta_fallback(c, "switch 0x%016" PRIx64 " came back while its links were read down",
+				       f->nodes[pt->node].guid);
+			return 0;
+		}
+		if (c->delta_port[i] & DELTA_READ)
+			continue;
+		c->delta_port[i] |= DELTA_READ;
+		rc = sm_sweep_get_pi(c, pt->node, pt->num);
+	}
+	if (!rc)
+		rc = sm_core_run(c);
+	if (!rc)
+		explore_failed(c);
+	return rc;
+}
+
+struct fresh {
+	uint64_t guid;
+	unsigned port;
+};
+
+/* Fresh after the sweep: an end of a link that came up, or any port of a node found behind one. */
+static int fresh_end(const struct sm_core *c, uint32_t known, uint32_t i)
+{
+	const struct sm_port *pt = &c->f->ports[i];
+	return pt->node >= known || (pt->num && pt->peer_node != SM_NONE && fresh_port(c, known, i));
+}
+
+/*
+ * The fresh ports by node GUID (c->f is renumbered after this), and how
+ * many links and nodes came: *out (caller frees), *n.
+ */
+static int fresh_collect(struct sm_core *c, uint32_t known, struct fresh **out, uint32_t *n)
+{
+	const struct sm_fabric *f = c->f;
+	uint32_t cnt = 0;
+	*out = NULL;
+	*n = 0;
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		cnt += (uint32_t)fresh_end(c, known, i);
+	if (!cnt)
+		return 0;
+	struct fresh *v = malloc(cnt * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->n_ports; i++) {
+		const struct sm_port *pt = &f->ports[i];
+		if (!fresh_end(c, known, i))
+			continue;
+		v[(*n)++] = (struct fresh){ .guid = f->nodes[pt->node].guid, .port = pt->num };
+		/* each link once */
+		if (pt->num && pt->peer_node != SM_NONE)
+			c->delta_links_up += i < sm_port_index(f, pt->peer_node, pt->peer_port);
+	}
+	c->delta_nodes_new = f->n_nodes - known;
+	*out = v;
+	return 0;
+}
+
+/* c->delta_fresh over the renumbered c->f. */
+static int fresh_mark(struct sm_core *c, const struct fresh *v, uint32_t n)
+{
+	const struct sm_fabric *f = c->f;
+	if (!n)
+		return 0;
+	c->delta_fresh = calloc((size_t)f->n_ports + 1, 1);
+	if (!c->delta_fresh)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t nd = sm_fabric_find_node(f, v[k].guid);
+		if (nd != SM_NONE && v[k].port <= f->nodes[nd].nports)
+			c->delta_fresh[f->nodes[nd].port0 + v[k].port] = 1;
+	}
+	return 0;
+}
+
 int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 {
 	const struct sm_state *st = c->state;
 	const struct sm_fabric *sf = sm_state_fabric(st);
-	uint8_t *keep = NULL;
+	uint8_t *keep = NULL, *reached = NULL, *asked = NULL;
 	uint32_t *queue = NULL;
+	struct fresh *fresh = NULL;
+	uint32_t n_fresh = 0;
 	int rc;
 
 	c->delta_fallback = 0;
@@ -139,31 +288,40 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	sm_sweep_tables_copy(&c->tab, &st->tab, sf->n_nodes, sf->n_ports);
 	sm_snapshot_copy_attrs(st->snap, &c->tab, sf->n_nodes, sf->n_ports);   /* NodeInfo, SwitchInfo, PortInfo */
 
-	c->delta_lost = calloc((size_t)c->f->n_nodes + 1, 1);
-	if (!c->delta_lost) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	const uint32_t known = sf->n_nodes;
+	c->n_next = 0;
+	c->delta_lost = calloc((size_t)known + 1, 1);
+	c->delta_port = calloc((size_t)sf->n_ports + 1, 1);
+	c->delta_ports = sf->n_ports;
+	asked = calloc((size_t)known + 1, 1);
+	reached = malloc((size_t)known + 1);
+	if (!c->delta_lost || !c->delta_port || !asked || !reached) {
+		rc = -ENOMEM;
+		goto out;
 	}
+	memset(reached, 1, (size_t)known + 1);
 	/*
 	 * Level by level (DR hop count from the SM): a link that went down is
 	 * found at its nearer end's level (that switch flags PortStateChange,
 	 * its ports are read, the link removed) and the paths crossing it are
 	 * replaced before the next level is asked, so no SMP is sent into a
-	 * dead link. A switch still silent along a path that holds is gone or
-	 * sick: the full sweep finds out.
+	 * dead link. A switch that no path of the model reaches any more
+	 * (every link to it was read down) is gone and not asked; one still
+	 * silent along a path that holds is sick: the full sweep finds out.
 	 */
-	uint8_t *asked = calloc((size_t)c->f->n_nodes + 1, 1);
-	if (!asked) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	rc = 0;
 	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && !rc && !c->delta_fallback; level++) {
 		unsigned n_asked = 0;
-		for (uint32_t n = 0; n < c->f->n_nodes && !rc; n++) {
-			if (c->f->nodes[n].type != SM_NODE_SWITCH || asked[n] || c->tab.path[n].cnt != level)
+		/* a switch given a shorter path after its level was asked is asked at this one */
+		for (uint32_t n = 0; n < known && !rc; n++) {
+			if (c->f->nodes[n].type != SM_NODE_SWITCH || asked[n] || c->tab.path[n].cnt > level)
 				continue;
 			asked[n] = 1;
+			if (!reached[n]) {
+				c->delta_lost[n] = DELTA_GONE;
+				c->delta_switches_gone++;
+				continue;
+			}
 			n_asked++;
 			rc = sm_core_get(c, SM_ATTR_SWITCH_INFO, 0, &c->tab.path[n], SM_RQ_DELTA_SI, n, 0, on_delta_si);
 		}
@@ -172,34 +330,43 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		rc = sm_core_run(c);
 		if (rc || c->delta_fallback)
 			break;
-		int moved = sm_sweep_repath(c, c->delta_lost, NULL);
+		/* silent along a path every link of which the model still holds: sick */
+		for (uint32_t n = 0; n < known && !c->delta_fallback; n++)
+			if (c->delta_lost[n] == 1 && sm_sweep_path_holds(c, &c->tab.path[n], n))
+				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo", c->f->nodes[n].guid);
+		if (c->delta_fallback)
+			break;
+		int moved = sm_sweep_repath(c, c->delta_lost, reached);
 		if (moved < 0) {
 			rc = moved;
 			break;
 		}
-		for (uint32_t n = 0; n < c->f->n_nodes; n++) {
-			if (!c->delta_lost[n])
+		for (uint32_t n = 0; n < known; n++) {
+			if (c->delta_lost[n] != 1)
 				continue;
-			if (!sm_sweep_path_holds(c, &c->tab.path[n], n) || c->tab.path[n].cnt == level) {
-				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo",
-					       c->f->nodes[n].guid);
-				break;
+			if (!reached[n]) {
+				c->delta_lost[n] = DELTA_GONE;   /* lost behind links read down: gone */
+				c->delta_switches_gone++;
+				continue;
 			}
-			/* lost on a path that crossed a dead link: asked again at its new level */
+			/* lost on a path that crossed a dead link: asked again along its new one */
 			c->delta_lost[n] = 0;
 			asked[n] = 0;
 		}
 	}
-	for (uint32_t n = 0; n < c->f->n_nodes && !rc && !c->delta_fallback; n++)
+	for (uint32_t n = 0; n < known && !rc && !c->delta_fallback; n++)
 		if (c->f->nodes[n].type == SM_NODE_SWITCH && !asked[n])
 			delta_fallback(c, "switch 0x%016" PRIx64 " is no longer reachable", c->f->nodes[n].guid);
-	free(asked);
-	if (rc) {
-		snprintf(err, errlen, "incremental sweep failed: %s", strerror(-rc));
-		return rc;
+	/* what came up; then the shortest paths, as a heavy sweep finds them (the next sweep's levels) */
+	int explored = !rc && !c->delta_fallback && c->n_next;
+	if (explored)
+		rc = explore_new(c, known);
+	if (!rc && !c->delta_fallback && explored) {
+		int moved = sm_sweep_shorten_paths(c);
+		rc = moved < 0 ? moved : 0;
 	}
-	if (c->delta_fallback)
-		return 1;
+	if (rc || c->delta_fallback)
+		goto out;
 
 	/* what the SM still reaches */
 	const struct sm_fabric *f = c->f;
@@ -224,11 +391,20 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 			}
 		}
 	}
-	rc = sm_sweep_tables_canonicalize(&c->f, c->plane, &c->tab, keep);
+	rc = fresh_collect(c, known, &fresh, &n_fresh);
+	if (!rc)
+		rc = sm_sweep_tables_canonicalize(&c->f, c->plane, &c->tab, keep);
+	if (!rc)
+		rc = fresh_mark(c, fresh, n_fresh);
 out:
 	free(keep);
 	free(queue);
-	if (rc)
-		snprintf(err, errlen, "incremental sweep: %s", strerror(-rc));
-	return rc;
+	free(asked);
+	free(reached);
+	free(fresh);
+	if (rc) {
+		snprintf(err, errlen, "incremental sweep failed: %s", strerror(-rc));
+		return rc;
+	}
+	return c->delta_fallback ? 1 : 0;
 }

@@ -166,6 +166,16 @@ int sm_elect_peer_seen(struct sm_elect *e, const struct sm_elect_peer *p, uint64
 	}
 }
 
+void sm_elect_rediscover(struct sm_elect *e)
+{
+	if (e->state == SM_SMSTATE_MASTER)
+		return;
+	e->state = SM_SMSTATE_DISCOVERING;
+	memset(&e->master, 0, sizeof(e->master));
+	e->poll_deadline_us = 0;
+	e->misses = 0;
+}
+
 int sm_elect_discovered(struct sm_elect *e, uint64_t now_us)
 {
 	if (e->state != SM_SMSTATE_DISCOVERING)

@@ -115,6 +115,12 @@ void sm_elect_init(struct sm_elect *e, const struct sm_elect_cfg *cfg);
  */
 int sm_elect_peer_seen(struct sm_elect *e, const struct sm_elect_peer *p, uint64_t now_us);
 
+/*
+ * Back to DISCOVERING (a standby whose master has no LID to poll yet: the
+ * caller sweeps again, then sm_elect_discovered). Not from MASTER.
+ */
+void sm_elect_rediscover(struct sm_elect *e);
+
 /* Discovery finished: MASTER (SM_EL_TAKEOVER) or STANDBY (SM_EL_STANDBY). */
 int sm_elect_discovered(struct sm_elect *e, uint64_t now_us);
 

@@ -43,19 +43,15 @@ int sm_sweep_path_holds(const struct sm_core *c, const struct sm_dr_path *p, uin
 	return x == n;
 }
 
-int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached)
+/* BFS from the SM's node over c->f: bp (shortest DR path of each node), seen (reached); -ENOMEM. */
+static int bfs_paths(const struct sm_core *c, struct sm_dr_path *bp, uint8_t *seen)
 {
 	const struct sm_fabric *f = c->f;
-	struct sm_dr_path *bp = calloc((size_t)f->n_nodes + 1, sizeof(*bp));
 	uint32_t *queue = malloc(((size_t)f->n_nodes + 1) * sizeof(*queue));
-	uint8_t *seen = calloc((size_t)f->n_nodes + 1, 1);
 	uint32_t head = 0, tail = 0;
-	int moved = 0;
 
-	if (!bp || !queue || !seen) {
-		moved = -ENOMEM;
-		goto out;
-	}
+	if (!queue)
+		return -ENOMEM;
 	if (c->tab.sm_node < f->n_nodes) {
 		seen[c->tab.sm_node] = 1;
 		queue[tail++] = c->tab.sm_node;
@@ -77,10 +73,29 @@ int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached)
 			queue[tail++] = pn;
 		}
 	}
+	free(queue);
+	return 0;
+}
+
+/* Paths replaced by the BFS's: where they no longer hold, and with shorten where the BFS's is shorter. */
+static int repath(struct sm_core *c, const uint8_t *count, uint8_t *reached, int shorten)
+{
+	const struct sm_fabric *f = c->f;
+	struct sm_dr_path *bp = calloc((size_t)f->n_nodes + 1, sizeof(*bp));
+	uint8_t *seen = calloc((size_t)f->n_nodes + 1, 1);
+	int moved = 0;
+
+	if (!bp || !seen || bfs_paths(c, bp, seen)) {
+		moved = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t n = 0; n < f->n_nodes; n++) {
 		if (reached)
 			reached[n] = seen[n];
-		if (!seen[n] || sm_sweep_path_holds(c, &c->tab.path[n], n))
+		if (!seen[n])
+			continue;
+		if (shorten ? c->tab.path[n].cnt <= bp[n].cnt && sm_sweep_path_holds(c, &c->tab.path[n], n) :
+			      sm_sweep_path_holds(c, &c->tab.path[n], n))
 			continue;
 		c->tab.path[n] = bp[n];
 		if (!count || count[n])
@@ -88,9 +103,18 @@ int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached)
 	}
 out:
 	free(bp);
-	free(queue);
 	free(seen);
 	return moved;
+}
+
+int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached)
+{
+	return repath(c, count, reached, 0);
+}
+
+int sm_sweep_shorten_paths(struct sm_core *c)
+{
+	return repath(c, NULL, NULL, 1);
 }
 
 /* Node o of the state (sf, st) into c->f: index, or -errno; -EEXIST when a GUID of it is taken. */

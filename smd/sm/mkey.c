@@ -278,15 +278,22 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		}
 		/*
 		 * Protect bits 2-3 drop a NodeInfo Get with a wrong key, and the
-		 * key of a port is known only once its GUID is: an SM starting
-		 * afresh (a restart, a standby taking over) would find nothing
-		 * behind its own port until the leases expire.
+		 * key of a port is known only once its GUID is: a restart reads
+		 * the neighbour table (sm/neighbours.h) from the state directory;
+		 * an SM that never swept (a first start, a standby that never was
+		 * master) finds nothing behind its own port until the leases expire.
 		 */
-		if (cfg->protect_bits >= 2) {
-			sm_errf(err, errlen, "m_key: derived works with m_key_protect_bits 0 or 1 only (at 2-3 an "
-				"SM starting afresh cannot learn the GUIDs, hence the keys, of protected ports)");
+		if (cfg->protect_bits >= 2 && !state_dir) {
+			sm_errf(err, errlen, "m_key: derived at m_key_protect_bits %u needs a state directory (the "
+				"neighbour table: a restarted SM cannot otherwise learn the GUIDs, hence the keys, of "
+				"protected ports)", cfg->protect_bits);
 			return -EINVAL;
 		}
+		if (cfg->protect_bits >= 2)
+			sm_notef(nfn, narg, "m_key: derived at protect bits %u: an SM without STATE_DIR/neighbours "
+				 "(a first start, a standby that never was master) reaches protected ports only "
+				 "once their lease expires (m_key_lease_period %u%s)", cfg->protect_bits,
+				 cfg->lease_period, cfg->lease_period ? " s" : ": never");
 		rc = sm_keys_read_secret(cfg->secret_file, k->secret, &k->nsecrets, err, errlen);
 		if (rc)
 			return rc;
@@ -326,6 +333,11 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 	} else if (cfg->mkey_mode == SM_KEY_DERIVED) {
 		k->protect_bits = cfg->protect_bits;   /* keys per port: sm_keys_send(), sm_keys_set() */
 		k->lease_period = cfg->lease_period;
+		/* a single key from earlier runs: ports still holding it are reached with it and re-keyed */
+		k->prev_mkey = fm;
+		if (fm && k->nsecrets < 2)
+			sm_notef(nfn, narg, "m_key: derived; ports still holding the single key of %s are reached "
+				 "with it and given their derived keys", k->path);
 	} else {
 		k->mkey = k->set_mkey = mkey;
 		k->protect_bits = cfg->protect_bits;
@@ -350,4 +362,38 @@ int sm_keys_open(const char *state_dir, const struct sm_keys_cfg *cfg, struct sm
 		sm_notef(nfn, narg, "cannot save the keys (they are in the configuration): %s", serr);
 	}
 	return 0;
+}
+
+int sm_keys_reload(const struct sm_keys *cur, uint8_t protect_bits, uint16_t lease_period,
+		   const uint8_t secrets[2][16], uint8_t n, struct sm_keys *out, char *err, size_t errlen)
+{
+	if (n < 1 || n > 2) {
+		sm_errf(err, errlen, "m_key: derived needs one or two secrets");
+		return -EINVAL;
+	}
+	/* the neighbour table is opened at start, for derived keys at protect bits 2-3 only */
+	if ((protect_bits >= 2) != (cur->derived && cur->protect_bits >= 2)) {
+		sm_errf(err, errlen, "m_key_protect_bits %u with derived keys (the neighbour table is opened at start)",
+			protect_bits);
+		return -EINVAL;
+	}
+	*out = *cur;
+	if (!cur->derived) {
+		out->prev_mkey = cur->mkey;   /* migration: ports holding the single key are re-keyed */
+		out->mkey = out->set_mkey = 0;
+		out->derived = 1;
+	}
+	out->protect_bits = protect_bits;
+	out->lease_period = lease_period;
+	memcpy(out->secret, secrets, 2 * sizeof(secrets[0]));
+	out->nsecrets = n;
+	if (cur->derived && n == 1 && memcmp(secrets[0], cur->secret[0], sizeof(secrets[0]))) {
+		memcpy(out->secret[1], cur->secret[0], sizeof(out->secret[1]));   /* the running one: previous */
+		out->nsecrets = 2;
+	}
+	if (cur->derived && cur->nsecrets == out->nsecrets && cur->prev_mkey == out->prev_mkey &&
+	    !memcmp(cur->secret, out->secret, sizeof(cur->secret[0]) * cur->nsecrets) &&
+	    cur->protect_bits == out->protect_bits && cur->lease_period == out->lease_period)
+		return 0;
+	return 1;
 }

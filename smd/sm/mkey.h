@@ -41,10 +41,13 @@
  *           hiding its key, refuses) the current key is reached with the
  *           previous one and set to the current (sm_core_mkey_at, sweep.c);
  *           an SMP lost to such a port is sent once more with the previous
- *           key (core.c). Refused with protect bits 2-3: a port then answers
+ *           key (core.c). A reload re-reads the file (sm_keys_reload);
+ *           a single key held before (STATE_DIR/keys, or the running
+ *           m_key on a reload) is the previous key (migration). Refused with protect bits 2-3: a port then answers
  *           not even NodeInfo without its key, and an SM starting afresh
  *           knows no GUID behind a port (no persistent neighbour table).
- * Rotation of a single key (random/fixed) is not supported.
+ * Rotation of a single key (random/fixed) is not supported; moving to
+ * derived keys is the way to rotate.
  *
  * Secret file (m_key_secret_file): a regular file, mode 0600 (no group or
  * other bits; refused otherwise with FILE: reason), one or two lines of 32
@@ -86,6 +89,12 @@ struct sm_keys {
 	uint8_t derived;            /* per-port keys: mkey/set_mkey unused, see sm_keys_send() */
 	uint8_t nsecrets;           /* derived: 1, or 2 with the previous secret */
 	uint8_t secret[2][16];      /* derived: current, previous */
+	/*
+	 * derived: the single key (m_key: 0x... or random) ports held before
+	 * derived keys, reached with it and re-keyed like a previous secret
+	 * (migration); used when there is no previous secret. 0: none.
+	 */
+	uint64_t prev_mkey;
 	char path[4096];            /* the keys file, "" when not persisted */
 };
 
@@ -128,10 +137,16 @@ static inline int sm_keys_active(const struct sm_keys *k)
 	return k && (k->derived || k->mkey || k->set_mkey || k->protect_bits || k->lease_period);
 }
 
+/* Derived keys with something ports may still hold: a previous secret, or the single key before. */
+static inline int sm_keys_has_prev(const struct sm_keys *k)
+{
+	return k && k->derived && (k->nsecrets > 1 || k->prev_mkey);
+}
+
 /*
  * The M_Key to send to the SMA of port GUID guid; prev: the port is known
- * to hold the previous secret's key. Derived keys with guid 0 (not yet
- * known): 0.
+ * to hold the previous secret's key (or the single key before derived
+ * keys). Derived keys with guid 0 (not yet known): 0.
  */
 static inline uint64_t sm_keys_send(const struct sm_keys *k, uint64_t guid, int prev)
 {
@@ -139,8 +154,24 @@ static inline uint64_t sm_keys_send(const struct sm_keys *k, uint64_t guid, int 
 		return 0;
 	if (!k->derived)
 		return k->mkey;
+	if (prev && k->nsecrets < 2 && k->prev_mkey)
+		return k->prev_mkey;
 	return guid ? sm_keys_derive(k->secret[prev && k->nsecrets > 1], guid) : 0;
 }
+
+/*
+ * The keys after a reload (derived keys only; the rest is decided at
+ * start): cur the running keys, secrets/n what the secret file holds now.
+ * Derived to derived: the new secrets; when the file holds one secret that
+ * is not the running one, the running one is kept as the previous (no
+ * port is lost if the old line was left out). A single key (fixed or
+ * random) to derived: that key becomes prev_mkey (migration). out gets the
+ * keys; returns 1 when they differ from cur, 0 when not, -EINVAL (err)
+ * when this change needs a restart (protect bits 2-3 entered or left:
+ * the neighbour table is opened at start).
+ */
+int sm_keys_reload(const struct sm_keys *cur, uint8_t protect_bits, uint16_t lease_period,
+		   const uint8_t secrets[2][16], uint8_t n, struct sm_keys *out, char *err, size_t errlen);
 
 /* The M_Key to write into PortInfo of the port with GUID guid. */
 static inline uint64_t sm_keys_set(const struct sm_keys *k, uint64_t guid)

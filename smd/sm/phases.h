@@ -29,13 +29,29 @@ static inline int sm_port_up(const struct sm_port_info *pi)
 /* One heavy sweep into c->f (empty fabric). 0, or -errno for hard failures. */
 int sm_sweep_once(struct sm_core *c, char *err, size_t errlen);
 /*
+ * The heavy sweep's pieces, for the incremental sweep: a PortInfo as read
+ * into the tables and the fabric's port (a switch port up with no peer is
+ * queued to be explored); the BFS from the queued ports over c->f (nodes
+ * already known are linked, new ones added and read as the heavy sweep
+ * does; c->changed and c->lost as there); a PortInfo Get of port p of node
+ * n with the heavy sweep's handler. 0 or -errno.
+ */
+void sm_sweep_take_pi(struct sm_core *c, uint32_t node, unsigned port, const struct sm_port_info *pi);
+int sm_sweep_explore(struct sm_core *c);
+int sm_sweep_get_pi(struct sm_core *c, uint32_t node, unsigned port);
+/*
  * Incremental sweep from c->state (valid, with sweep tables): c->f becomes
  * the state's fabric patched with what changed: SwitchInfo of every known
  * switch; PortInfo of every port of the switches that flag PortStateChange
  * (cleared); links whose port went DOWN removed, nodes no longer reachable
- * left out; renumbered. Returns 0, 1 when only a full sweep can tell
- * (c->delta_why: a switch silent or reset, a port that came up or bounced,
- * the state not matching), or -errno.
+ * left out (a switch every link of which went down among them); ports that
+ * came up (or bounced: INIT where they were ACTIVE) explored as the heavy
+ * sweep would, from there only (a returning link, host or switch);
+ * renumbered, with c->delta_fresh marking the ends of the links that came
+ * up. Returns 0, 1 when only a full sweep can tell (c->delta_why: a switch
+ * silent along a path that holds or reset, a port in another state, an
+ * answer lost or a contradiction while exploring, the state not matching),
+ * or -errno.
  */
 int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen);
 /*
@@ -53,6 +69,8 @@ int sm_sweep_path_holds(const struct sm_core *c, const struct sm_dr_path *p, uin
  * be NULL) gets 1 for every node the BFS reached.
  */
 int sm_sweep_repath(struct sm_core *c, const uint8_t *count, uint8_t *reached);
+/* Every node the BFS reaches by a shorter path (or whose path no longer holds) gets that one: how many, or -ENOMEM. */
+int sm_sweep_shorten_paths(struct sm_core *c);
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen);
 int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen);

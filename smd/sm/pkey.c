@@ -306,9 +306,9 @@ static void packed(struct sm_core *c, const struct pk_port *sw, const struct pk_
 }
 
 /*
- * After an incremental sweep no port came up, bounced or was recabled since
- * the state's bring-up (sm.h): a port's table is what that bring-up left,
- * carried in the state's snapshot, and is not read again.
+ * After an incremental sweep a port is as the state's bring-up left it
+ * unless its link came up since (c->delta_fresh, read): its table is what
+ * that bring-up left, carried in the state's snapshot, and is not read again.
  */
 static bool from_state(const struct sm_core *c, struct pk_port *pp)
 {
@@ -318,7 +318,7 @@ static bool from_state(const struct sm_core *c, struct pk_port *pp)
 	uint32_t oi = SM_NONE;
 	unsigned n = 0;
 
-	if (!of)
+	if (!of || (c->delta_fresh && c->delta_fresh[pp->idx]))
 		return false;
 	if (nd->type == SM_NODE_SWITCH) {
 		uint32_t on = sm_fabric_find_node(of, nd->guid);

@@ -51,7 +51,8 @@
  * read (reading every pair would cost what OpenSM's writing costs);
  * another SM writing a single pair behind our back is not seen (the same
  * limit as LFT blocks, and `smctl resweep --heavy` forgets the state).
- * An incremental sweep (sm.h) only removes links, so it skips the tables.
+ * An incremental sweep (sm.h) reads the tables of the ports of the links
+ * that came up (c->delta_fresh) only: nothing else of a port changed.
  */
 #include "sm/phases.h"
 #include "sm/portcfg.h"
@@ -445,6 +446,12 @@ static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 	unsigned best = 0;
 	int all = 0, rc = 0;
 
+	/* no table read here differs: nothing to write, and the search below is not needed */
+	unsigned differ = 0;
+	for (unsigned p = 0; p <= nd->nports; p++)
+		differ |= c->pcr->sl2vl_diff[nd->port0 + p];
+	if (!differ)
+		return 0;
 	/* the most wanted table (ports are few: quadratic is fine) */
 	for (unsigned p = 0; p <= nd->nports; p++) {
 		unsigned k = 0;
@@ -497,7 +504,9 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 		sm_portcfg_default(&dflt);
 		run.pc = &dflt;
 	}
-	tables = run.pc->qos && !sum->incremental;
+	/* incremental: only the ports of links that came up (delta.c) have tables to check */
+	const uint8_t *only = sum->incremental ? c->delta_fresh : NULL;
+	tables = run.pc->qos && (!sum->incremental || only);
 	run.sig = qos_sig(run.pc);
 	run.opvls = calloc(f->n_ports ? f->n_ports : 1, 1);
 	run.sl2vl_diff = calloc(f->n_ports ? f->n_ports : 1, 1);
@@ -512,7 +521,7 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 	for (uint32_t n = 0; n < f->n_nodes && !rc; n++)
 		for (unsigned p = 0; p <= f->nodes[n].nports && !rc; p++)
 			if (cfg_port(c, n, p))
-				rc = port_round1(c, n, p, tables);
+				rc = port_round1(c, n, p, tables && (!only || only[f->nodes[n].port0 + p]));
 	if (!rc)
 		rc = sm_core_run(c);
 	for (int pass = 0; pass < 2 && tables && !rc; pass++) {

@@ -16,6 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+/*
+ * The answers store blocks one by one (set.c); growing the shadow by one
+ * block per answer reallocates it 696 times per switch at 44k LIDs (a
+ * copy of the whole shadow each time it moves: quadratic). Size it for
+ * the highest block asked for at once; a failed reservation only leaves
+ * the growth to the answers.
+ */
+static void reserve_for(struct sm_lft_shadow *sh, const uint16_t *blocks, unsigned nb)
+{
+	unsigned hi = 0;
+	for (unsigned i = 0; i < nb; i++)
+		hi = blocks[i] + 1u > hi ? blocks[i] + 1u : hi;
+	if (hi)
+		(void)sm_lft_shadow_reserve(sh, hi);
+}
+
 int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 {
 	const struct sm_lfts *l = c->lfts;
@@ -49,6 +66,7 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 		if (!c->cfg->read_lfts || c->unconfigured[n])
 			continue;
 		unsigned nb = sm_lft_blocks_to_read(l->top_lid, sh, blocks);
+		reserve_for(sh, blocks, nb);
 		for (unsigned i = 0; i < nb && !rc; i++) {
 			rc = sm_set_lft_get(c, n, blocks[i]);
 			c->lft_blocks_read++;
@@ -69,6 +87,7 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 		}
 		const uint8_t *row = sm_lfts_row(l, s);
 		unsigned nb = sm_lft_diff(row, l->top_lid, &c->tab.shadow[n], blocks);
+		reserve_for(&c->tab.shadow[n], blocks, nb);
 		uint8_t data[SM_SMP_DATA_SIZE];
 		for (unsigned i = 0; i < nb && !rc; i++) {
 			struct sm_lft_block b;

@@ -18,7 +18,7 @@
  *             writing 1). With cfg.incremental and a valid struct sm_state
  *             (below), the sweep is first tried incrementally: the state's
  *             fabric patched with what the switches that flag
- *             PortStateChange show (delta.c). A full sweep that lost answers is
+ *             PortStateChange show, what came up explored (delta.c). A full sweep that lost answers is
  *             incomplete (struct sm_summary.incomplete): what it could not
  *             see is kept from the state (merge.c), never dropped.
  *   lids      sm_lidmgr_assign() (persisted file, then fabric LIDs, then
@@ -63,6 +63,7 @@ struct sm_snapshot;
 struct sm_mc_set;
 struct sm_partitions;
 struct sm_portcfg;
+struct sm_nbr;
 
 struct sm_cfg {
 	unsigned plane;              /* plane index the fabric is built into */
@@ -76,10 +77,15 @@ struct sm_cfg {
 	/*
 	 * With a valid state (sm_bringup_state): sweep incrementally (see
 	 * sm_state): SwitchInfo of every known switch, PortInfo only at switches
-	 * that flag PortStateChange, links that went down removed; anything
-	 * else (a port up, a switch silent or reset, a trap meanwhile) falls
-	 * back to the full sweep. Default false (the daemon sets it for sweeps
-	 * caused by traps and light sweeps).
+	 * that flag PortStateChange, links that went down removed (a switch
+	 * every link of which went down left out), ports that came up explored
+	 * from there only (a link, host or switch that comes back, phases.h);
+	 * anything else (a switch silent along a path that holds or reset, an
+	 * answer lost while exploring) falls back to the full sweep. Routing
+	 * then runs on the patched fabric as on a swept one, so the LFTs are
+	 * those of a full sweep, and only the blocks that differ are written.
+	 * Default false (the daemon sets it for sweeps caused by traps and
+	 * light sweeps).
 	 */
 	bool incremental;
 	/*
@@ -166,6 +172,17 @@ struct sm_cfg {
 	const struct sm_partitions *partitions;
 	/* Port configuration (sm/portcfg.h); NULL: its defaults. Not owned. */
 	const struct sm_portcfg *portcfg;
+	/*
+	 * Derived M_Keys at protect bits 2-3 (sm/neighbours.h): the GUID behind
+	 * a port when the state does not know it (an SM that restarted). NULL:
+	 * none. Not owned; not changed during the bring-up.
+	 */
+	const struct sm_nbr *neighbours;
+	/*
+	 * Read-only sweep (sm_discover_sms): PortStateChange is left set,
+	 * nothing at all is written. Default false.
+	 */
+	bool read_only;
 };
 void sm_cfg_default(struct sm_cfg *cfg);
 
@@ -206,6 +223,7 @@ struct sm_summary {
 	uint32_t set_errors;         /* Sets answered with a bad status or lost */
 	uint32_t mkey_foreign;       /* LID ports protected by an M_Key smd does not hold */
 	uint64_t mkey_violations;    /* sum of the M_KeyViolations counters read from those ports */
+	uint32_t mkey_rotated;       /* derived keys: ports found holding the previous key (re-keyed) */
 	/* with a struct sm_state (sm_bringup_state) */
 	uint32_t lft_switches_trusted;  /* switches whose LFT shadow came from the state (not read) */
 	uint32_t lft_switches_unknown;  /* switches new, rebooted or changed since the state: read back */
@@ -213,6 +231,9 @@ struct sm_summary {
 	uint32_t incremental;        /* 1: the incremental sweep sufficed (no full discovery) */
 	uint32_t delta_links_down;   /* ... links it removed */
 	uint32_t delta_switches_read;/* ... switches whose ports it read */
+	uint32_t delta_links_up;     /* ... links that came up (or back) that it explored */
+	uint32_t delta_nodes_new;    /* ... nodes it found behind them (a switch or host that came back) */
+	uint32_t delta_switches_gone;/* ... switches it left out: every link to them went down */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
 	/*
 	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,
@@ -351,6 +372,31 @@ int sm_light_sweep(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_s
  */
 struct sm_smp;
 int sm_trap_wants_sweep(const struct sm_smp *smp, unsigned *trap_num);
+
+/*
+ * DOC: discovery of other SMs (IBA 14.4: an SM in DISCOVERING)
+ *
+ * Before an SM becomes master it sweeps the subnet and asks every port
+ * whose CapabilityMask has IsSM for its SMInfo, so the election (the
+ * daemon's, sm/election.h) can run before anything is written.
+ * sm_discover_sms() is that sweep: one heavy sweep with cfg->read_only
+ * (nothing written, PortStateChange left for the master to clear), then
+ * SubnGet(SMInfo) by directed route to each IsSM port that is not ours
+ * (a fresh fabric has no LIDs yet), with the M_Key of that port. SMInfo
+ * asked of us meanwhile is answered as cfg->sminfo_state/priority say.
+ * out gets up to max SMs that answered (lid: the port's LID as read, 0
+ * none); *n how many; d the counters. 0, or -errno with err (the SM's own
+ * port does not answer).
+ */
+struct sm_elect_peer;
+struct sm_discovery {
+	uint32_t nodes, issm_ports;  /* nodes swept; IsSM ports other than ours */
+	uint32_t answered;           /* ... whose SMInfo came back */
+	uint64_t smps, sets;         /* SMPs sent; of them Sets (0: read-only) */
+	double seconds;
+};
+int sm_discover_sms(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_elect_peer *out, unsigned max,
+		    unsigned *n, struct sm_discovery *d, char *err, size_t errlen);
 
 /* Human summary (several lines) or one JSON object. */
 void sm_summary_print(FILE *out, const struct sm_summary *s);

@@ -50,9 +50,14 @@ void sm_summary_print(FILE *out, const struct sm_summary *s)
 	if (s->lft_switches_trusted || s->lft_switches_unknown || s->psc_cleared)
 		fprintf(out, "state: %u switches' LFTs known from the last sweep, %u unknown; %u PortStateChange cleared\n",
 			s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared);
-	if (s->incremental)
-		fprintf(out, "incremental sweep: ports of %u switches read, %u links removed\n",
-			s->delta_switches_read, s->delta_links_down);
+	if (s->incremental) {
+		fprintf(out, "incremental sweep: ports of %u switches read, %u links removed", s->delta_switches_read,
+			s->delta_links_down);
+		if (s->delta_links_up || s->delta_nodes_new || s->delta_switches_gone)
+			fprintf(out, ", %u links up (%u nodes behind them), %u switches gone", s->delta_links_up,
+				s->delta_nodes_new, s->delta_switches_gone);
+		fputc('\n', out);
+	}
 	fprintf(out, "portinfo: %u LID sets, %u state sets; %u/%u link ports ACTIVE; %u failed sets\n",
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->active_ports, s->link_ports, s->set_errors);
 	if (s->pkey_ports)
@@ -107,13 +112,15 @@ void sm_summary_print_json(FILE *out, const struct sm_summary *s)
 		"\"switchinfo_sets\":%u,\"portinfo_lid_sets\":%u,\"portinfo_state_sets\":%u,"
 		"\"link_ports\":%u,\"active_ports\":%u,\"set_errors\":%u,\"state_errors\":%u,"
 		"\"lft_switches_trusted\":%u,\"lft_switches_unknown\":%u,\"psc_cleared\":%u,"
-		"\"incremental\":%u,\"delta_switches_read\":%u,\"delta_links_down\":%u,"
+		"\"incremental\":%u,\"delta_switches_read\":%u,\"delta_links_down\":%u,\"delta_links_up\":%u,"
+		"\"delta_nodes_new\":%u,\"delta_switches_gone\":%u,"
 		"\"mkey_foreign\":%u,\"mkey_violations\":%" PRIu64 ",\"incomplete\":%u,\"merged_nodes\":%u,"
 		"\"merged_links\":%u,",
 		s->lft_blocks_written, s->lft_switches_written, s->lft_blocks_read, s->switchinfo_sets,
 		s->portinfo_lid_sets, s->portinfo_state_sets, s->link_ports, s->active_ports, s->set_errors,
 		s->state_errors, s->lft_switches_trusted, s->lft_switches_unknown, s->psc_cleared,
-		s->incremental, s->delta_switches_read, s->delta_links_down, s->mkey_foreign, s->mkey_violations,
+		s->incremental, s->delta_switches_read, s->delta_links_down, s->delta_links_up, s->delta_nodes_new,
+		s->delta_switches_gone, s->mkey_foreign, s->mkey_violations,
 		s->incomplete, s->merged_nodes, s->merged_links);
 	if (s->mft.groups || s->mft.blocks_written || s->mft.blocks_read)   /* keys only with a multicast group set */
 		fprintf(out, "\"mft\":{\"groups\":%u,\"blocks_written\":%u,\"switches_written\":%u,\"blocks_read\":%u,"

@@ -261,7 +261,7 @@ static int mkey_rotate(struct sm_core *c, uint32_t n, unsigned port, const struc
 	const struct sm_keys *k = c->cfg->keys;
 	uint64_t guid = sm_keys_sma_guid(c->f, n, port);
 
-	if (!k || !k->derived || k->nsecrets < 2 || pi->mkey == sm_keys_send(k, guid, 0))
+	if (!sm_keys_has_prev(k) || pi->mkey == sm_keys_send(k, guid, 0))
 		return 0;
 	if (pi->mkey != sm_keys_send(k, guid, 1) && (pi->mkey || !pi->mkey_prot_bits))
 		return 0;
@@ -302,8 +302,6 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 				rq->port, me.msg);
 		return;
 	}
-	uint32_t idx = sm_port_index(f, rq->node, rq->port);
-	struct sm_port *pt = &f->ports[idx];
 	if (rq->kind == SM_RQ_PORT_RECHECK) {
 		if (!sm_port_up(&pi))
 			sm_core_changed(c, "link at node 0x%016" PRIx64 " port %u went down during the sweep",
@@ -317,36 +315,46 @@ static void on_port_info(struct sm_core *c, const struct sm_req *rq, const struc
 		}
 		return;
 	}
-	c->tab.pi[idx] = pi;
+	sm_sweep_take_pi(c, rq->node, rq->port, &pi);
+}
+
+void sm_sweep_take_pi(struct sm_core *c, uint32_t node, unsigned port, const struct sm_port_info *pi)
+{
+	struct sm_fabric *f = c->f;
+	const struct sm_node *nd = &f->nodes[node];
+	uint32_t idx = sm_port_index(f, node, port);
+	struct sm_port *pt = &f->ports[idx];
+
+	c->tab.pi[idx] = *pi;
 	c->tab.pi_ok[idx] = 1;
-	if (rq->port == 0 || nd->type != SM_NODE_SWITCH)
-		check_mkey(c, rq->node, rq->port, &pi);
-	pt->state = pi.port_state;
-	pt->phys_state = pi.phys_state;
-	pt->width = pi.link_width_active;
+	if (port == 0 || nd->type != SM_NODE_SWITCH)
+		check_mkey(c, node, port, pi);
+	pt->state = pi->port_state;
+	pt->phys_state = pi->phys_state;
+	pt->width = pi->link_width_active;
 	/* another SM's port: the daemon's election asks it for SMInfo (daemon/ha.c) */
-	if (pi.cap_mask & SM_CAP_IS_SM)
+	if (pi->cap_mask & SM_CAP_IS_SM)
 		pt->flags |= SM_PORT_F_ISSM;
 	else
 		pt->flags &= (uint8_t)~SM_PORT_F_ISSM;
-	if (pi.link_speed_ext_active) {
-		pt->speed = pi.link_speed_ext_active;
+	if (pi->link_speed_ext_active) {
+		pt->speed = pi->link_speed_ext_active;
 		pt->flags |= SM_PORT_F_EXT_SPEED;
 	} else {
-		pt->speed = pi.link_speed_active;
+		pt->speed = pi->link_speed_active;
 	}
-	if (rq->port == 0)
+	if (port == 0)
 		return;
-	if (!sm_port_up(&pi)) {
+	if (!sm_port_up(pi)) {
 		if (pt->peer_node != SM_NONE)
 			sm_core_changed(c, "node 0x%016" PRIx64 " port %u reads %s but was just reached through",
-					nd->guid, rq->port, sm_port_state_str(pi.port_state));
+					nd->guid, port, sm_port_state_str(pi->port_state));
 		return;
 	}
 	/* switches forward DR SMPs; of CAs only the SM's own node (hop 1 leaves by its port) */
 	if (pt->peer_node == SM_NONE && (nd->type == SM_NODE_SWITCH ||
-					 (rq->node == c->tab.sm_node && rq->port == c->tab.sm_portnum))) {
-		int rc = add_next(c, rq->node, (uint8_t)rq->port);
+					 (node == c->tab.sm_node && port == c->tab.sm_portnum))) {
+		int rc = add_next(c, node, (uint8_t)port);
 		if (rc)
 			sm_core_fail(c, rc);
 	}
@@ -392,7 +400,7 @@ static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct s
 		c->f->nodes[rq->node].lft_cap = si.lft_cap;
 		if (si.enhanced_port0)
 			c->f->nodes[rq->node].flags |= SM_NODE_F_ENHANCED_SP0;
-		if (si.port_state_change) {
+		if (si.port_state_change && !c->cfg->read_only) {
 			int rc = sm_core_clear_psc(c, rq->node, &si);
 			if (rc)
 				sm_core_fail(c, rc);
@@ -404,19 +412,13 @@ static void on_answer(struct sm_core *c, const struct sm_req *rq, const struct s
 	}
 }
 
-int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
+/* The BFS from the probes queued in c->next, level after level, until no port is left to explore. */
+static int explore(struct sm_core *c, unsigned *level)
 {
-	int rc;
-	unsigned level = 0;
-
-	c->tab.sm_node = SM_NONE;
-	c->n_next = 0;
-	rc = probe(c, SM_NONE, 0);
+	int rc = 0;
 	while (!rc) {
 		rc = sm_core_run(c);
-		if (rc)
-			break;
-		if (!c->n_next)
+		if (rc || !c->n_next)
 			break;
 		/* the next level: ports whose peer nobody has found yet */
 		uint32_t n = c->n_next, submitted = 0;
@@ -430,10 +432,36 @@ int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
 			submitted++;
 		}
 		free(list);
-		level++;
+		++*level;
 		if (!submitted)
 			break;
 	}
+	return rc;
+}
+
+int sm_sweep_explore(struct sm_core *c)
+{
+	unsigned level = 0;
+	return explore(c, &level);
+}
+
+int sm_sweep_get_pi(struct sm_core *c, uint32_t node, unsigned port)
+{
+	struct sm_dr_path p;
+	sm_set_port_path(c, node, port, &p);
+	return submit_get(c, SM_ATTR_PORT_INFO, port, &p, SM_RQ_PORT_INFO, node, (uint16_t)port);
+}
+
+int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
+{
+	int rc;
+	unsigned level = 0;
+
+	c->tab.sm_node = SM_NONE;
+	c->n_next = 0;
+	rc = probe(c, SM_NONE, 0);
+	if (!rc)
+		rc = explore(c, &level);
 	if (rc) {
 		if (c->tab.sm_node == SM_NONE)
 			snprintf(err, errlen, "the SM's own node does not answer NodeInfo: %s%s", strerror(-rc),
