@@ -19,7 +19,9 @@
 # percentage of the non-leaf switches (at least one) removed. Each tree is
 # routed by `smd --dry-run -R ftree --report --json` as a user runs it, and
 # the report gives: the measured worst shift congestion (all N-1 shifts),
-# the cabling bound (shape.shift_congestion_bound, routing/metrics_bound.c),
+# the cabling bound (shape.shift_congestion_bound, routing/metrics_bound.c:
+# any routing), the up/down bound (shape.shift_congestion_bound_updown: what
+# routings that climb then descend, as ftree, can reach; 0 = not computed),
 # random-permutation EBB (100 permutations, seed 0), the complete tree's EBB
 # (reference) and the share of the bisection left (shape.bisection_left).
 # The EBB target is ref_ebb * bisection_left * 0.98.
@@ -70,7 +72,7 @@ gen_args() {
 	fi
 }
 
-# one line per tree: levels kind rate seed bound shift ebb ref_ebb bisection_left
+# one line per tree: levels kind rate seed bound shift ebb ref_ebb bisection_left updown_bound cpu_ms
 results="$work/trees.txt"
 : >"$results"
 echo
@@ -90,7 +92,7 @@ for lv in $levels; do
 				fi
 				if "$smd" --dry-run -t "$t" -R ftree --report "$work/r.json" --json -q 2>"$work/dr.err"; then
 					jq -r --arg p "$lv $kind $rate $seed" '.planes[0] |
-						"\($p) \(.shape.shift_congestion_bound) \(.metrics.shift_max_congestion) \(.metrics.random_permutations.ebb) \(.reference.random_permutations.ebb // 0) \(.shape.bisection_left // 1)"' \
+						"\($p) \(.shape.shift_congestion_bound) \(.metrics.shift_max_congestion) \(.metrics.random_permutations.ebb) \(.reference.random_permutations.ebb // 0) \(.shape.bisection_left // 1) \(.shape.shift_congestion_bound_updown // 0) \(.routing.route_seconds * 1000 | floor)"' \
 						"$work/r.json" >>"$results"
 				else
 					echo "$lv $kind $rate $seed route-failed" >>"$results"
@@ -104,17 +106,18 @@ done
 
 echo
 echo "== summary per (levels, kind, rate): worst shift congestion against the bound, EBB against ref * bisection left"
-echo "levels kind     rate trees  =bound  bound+1  more  worst(measured/bound)  bounds  ebb/target min  ebb<target  failed"
+echo "(cut: the bound for any routing; ud: the bound for up/down routings such as ftree, at least the cut's)"
+echo "levels kind     rate trees  =cut cut+1 more  =ud ud+1 more  worst(measured/cut/ud)  ebb/target min  ebb<target  failed"
 awk '
 {
 	k = $1 " " $2 " " $3
-	if (!(k in n)) { order[++no] = k; minr[k] = 1e9; wd[k] = -1 }
+	if (!(k in n)) { order[++no] = k; minr[k] = 1e9; wd[k] = -1; wu[k] = -1 }
 	n[k]++
 	if (NF < 9) { failed[k]++; next }
-	b = $5; s = $6; d = s - b
+	b = $5; s = $6; d = s - b; u = (NF >= 10 && $10 > 0) ? $10 : b; du = s - u
 	if (d <= 0) eq[k]++; else if (d == 1) p1[k]++; else more[k]++
-	if (d > wd[k] || (d == wd[k] && s > ws[k])) { wd[k] = d; ws[k] = s; wb[k] = b }
-	bs[k] = bs[k] (index(" " bs[k] " ", " " b " ") ? "" : (bs[k] == "" ? "" : ",") b)
+	if (du <= 0) ueq[k]++; else if (du == 1) up1[k]++; else umore[k]++
+	if (du > wu[k] || (du == wu[k] && s > ws[k])) { wu[k] = du; ws[k] = s; wb[k] = b; wub[k] = u }
 	target = $8 * $9 * 0.98
 	r = target > 0 ? $7 / target : 0
 	if (r < minr[k]) minr[k] = r
@@ -123,8 +126,9 @@ awk '
 END {
 	for (i = 1; i <= no; i++) {
 		k = order[i]; split(k, a, " ")
-		printf "%-6s %-8s %3s%% %5d %7d %8d %5d %13s %10s %14.4f %11d %7d\n", a[1], a[2], a[3], n[k], eq[k], p1[k], more[k],
-			(wd[k] < 0 ? "-" : ws[k] "/" wb[k]), bs[k], minr[k] == 1e9 ? 0 : minr[k], low[k], failed[k]
+		printf "%-6s %-8s %3s%% %5d %5d %5d %4d %4d %4d %4d  %22s %14.4f %11d %7d\n", a[1], a[2], a[3], n[k],
+			eq[k], p1[k], more[k], ueq[k], up1[k], umore[k],
+			(wu[k] < 0 ? "-" : ws[k] "/" wb[k] "/" wub[k]), minr[k] == 1e9 ? 0 : minr[k], low[k], failed[k]
 	}
 }' "$results"
 

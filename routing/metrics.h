@@ -93,7 +93,19 @@ struct sm_shift_bound {
 	unsigned level, units;
 	uint32_t leaf, last_leaf;    /* SM_NONE when bound <= 1 */
 	unsigned hosts, links;
+	/*
+	 * The bound for up/down routings (ftree, updn: every endpoint route
+	 * climbs, then descends, which keeps them free of credit loops), at
+	 * least `bound`: a shift sends min(hosts) flows from leaf ud_from to
+	 * leaf ud_to, and only ud_paths link-disjoint up/down paths join them.
+	 * 0 when not computed (more than SM_BOUND_UD_LEAVES leaves).
+	 */
+	unsigned updown;
+	uint32_t ud_from, ud_to;     /* leaf node indices, SM_NONE when updown <= bound */
+	unsigned ud_hosts, ud_paths;
 };
+
+#define SM_BOUND_UD_LEAVES 256
 
 /* 0 or -ENOMEM. */
 int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *b);

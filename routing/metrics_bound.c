@@ -25,8 +25,21 @@
  * worst leaf; runs of leaves and pods catch switches above that lost links
  * (an aggregation switch with few core links, a spine with few leaves).
  *
+ * Up/down routings (ftree, updn) are held to more: every endpoint route
+ * climbs and then descends, so the min(H_S, H_T) flows a shift sends from
+ * leaf S to leaf T (the shift that lines T's first host up with S's) use
+ * only the up/down paths from S to T, and some link carries at least
+ * ceil(min(H_S, H_T) / p) of them, p the most link-disjoint such paths
+ * (a max flow in the graph of up links from S and down links to T). On a
+ * 3-level tree whose aggregation switch j of every pod has core group j,
+ * a path keeps its column j from S's pod to T's: S and T must share
+ * columns, and two leaves that lost different uplinks share few. `updown`
+ * is the largest of these over leaf pairs, and at least the cut bound.
+ *
  * Cost: O(units^2 * switches of rank r) per component and level, runs
- * limited to one component of ranks <= r (a pod's leaves, a tree's pods).
+ * limited to one component of ranks <= r (a pod's leaves, a tree's pods);
+ * per leaf pair, greedy paths until the pair cannot exceed the bound found
+ * so far, and an exact augmenting search only when greedy paths fall short.
  * Pure: no globals, no logging.
  */
 #include "config.h"
@@ -151,6 +164,261 @@ static void level_runs(struct bnd *b, unsigned r, const struct unit *u, uint32_t
 		}
 		c0 = c1;
 	}
+}
+
+/* Link-disjoint up/down paths between two leaves (see the DOC). */
+struct ud {
+	struct bnd *b;
+	uint32_t t, tgen, vgen, pgen;
+	uint32_t *anc;               /* [n_nodes] == tgen: T or an ancestor of T */
+	uint32_t *vu, *vd;           /* [n_nodes] == vgen: visited going up / down (one search) */
+	uint32_t *ust, *dst, *tst;   /* [n_ports], [n_ports], [n_nodes] == pgen: the value below is set */
+	uint8_t *uu, *du;            /* [n_ports] link used upward (lower end's port) / downward (upper end's) */
+	uint32_t *turn;              /* [n_nodes] paths that turn down there */
+	uint32_t *q, *prev, *how, *via; /* [2 * n_nodes] exact search: states n * 2 + (0 up, 1 down) */
+};
+
+static unsigned used_up(const struct ud *u, uint32_t pi)
+{
+	return u->ust[pi] == u->pgen ? u->uu[pi] : 0;
+}
+
+static unsigned used_dn(const struct ud *u, uint32_t pi)
+{
+	return u->dst[pi] == u->pgen ? u->du[pi] : 0;
+}
+
+static void set_up(struct ud *u, uint32_t pi, uint8_t v)
+{
+	u->ust[pi] = u->pgen;
+	u->uu[pi] = v;
+}
+
+static void set_dn(struct ud *u, uint32_t pi, uint8_t v)
+{
+	u->dst[pi] = u->pgen;
+	u->du[pi] = v;
+}
+
+static uint32_t turns(const struct ud *u, uint32_t n)
+{
+	return u->tst[n] == u->pgen ? u->turn[n] : 0;
+}
+
+static void add_turn(struct ud *u, uint32_t n, int d)
+{
+	u->turn[n] = turns(u, n) + (uint32_t)d;
+	u->tst[n] = u->pgen;
+}
+
+static int dfs_down(struct ud *u, uint32_t n)
+{
+	const struct bnd *b = u->b;
+	if (n == u->t)
+		return 1;
+	u->vd[n] = u->vgen;
+	for (unsigned p = 1; p <= b->f->nodes[n].nports; p++) {
+		uint32_t m = sw_peer(b, n, p), pi = sm_port_index(b->f, n, p);
+		if (m == SM_NONE || b->rank[m] + 1 != b->rank[n] || u->anc[m] != u->tgen || u->vd[m] == u->vgen ||
+		    used_dn(u, pi))
+			continue;
+		if (dfs_down(u, m)) {
+			set_dn(u, pi, 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* One more path from n upward (turning as low as it can), without undoing any path found before. */
+static int dfs_up(struct ud *u, uint32_t n)
+{
+	const struct bnd *b = u->b;
+	u->vu[n] = u->vgen;
+	if (u->anc[n] == u->tgen && u->vd[n] != u->vgen && dfs_down(u, n)) {
+		add_turn(u, n, 1);
+		return 1;
+	}
+	for (unsigned p = 1; p <= b->f->nodes[n].nports; p++) {
+		uint32_t m = sw_peer(b, n, p), pi = sm_port_index(b->f, n, p);
+		if (m == SM_NONE || b->rank[m] != b->rank[n] + 1 || u->vu[m] == u->vgen || used_up(u, pi))
+			continue;
+		if (dfs_up(u, m)) {
+			set_up(u, pi, 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+enum { UD_TURN = 1, UD_UNTURN, UD_UP, UD_UNUP, UD_DN, UD_UNDN };
+
+static void ud_visit(struct ud *u, uint32_t *qt, uint32_t from, uint32_t to, uint32_t how, uint32_t pi)
+{
+	if (u->vu[to] == u->vgen) /* vu doubles as the visited stamp of states here */
+		return;
+	u->vu[to] = u->vgen;
+	u->prev[to] = from;
+	u->how[to] = how;
+	u->via[to] = pi;
+	u->q[(*qt)++] = to;
+}
+
+/*
+ * One augmenting path in the residual graph (states n * 2 + phase), which
+ * may undo parts of earlier paths: what the greedy search cannot. Here vu
+ * is indexed by state (it has 2 * n_nodes entries).
+ */
+static int augment(struct ud *u, uint32_t s)
+{
+	const struct bnd *b = u->b;
+	const struct sm_fabric *f = b->f;
+	uint32_t qh = 0, qt = 0, goal = u->t * 2 + 1;
+
+	u->vgen++;
+	u->vu[s * 2] = u->vgen;
+	u->q[qt++] = s * 2;
+	while (qh < qt && u->vu[goal] != u->vgen) {
+		uint32_t st = u->q[qh++], n = st / 2;
+		if (!(st & 1)) {
+			if (u->anc[n] == u->tgen)
+				ud_visit(u, &qt, st, n * 2 + 1, UD_TURN, 0);
+		} else if (turns(u, n)) {
+			ud_visit(u, &qt, st, n * 2, UD_UNTURN, 0);
+		}
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t m = sw_peer(b, n, p);
+			if (m == SM_NONE)
+				continue;
+			uint32_t pi = sm_port_index(f, n, p);
+			uint32_t back = sm_port_index(f, m, sm_port(f, n, p)->peer_port);
+			int up = b->rank[m] == b->rank[n] + 1, dn = b->rank[m] + 1 == b->rank[n];
+			if (!(st & 1)) {
+				if (up && !used_up(u, pi))
+					ud_visit(u, &qt, st, m * 2, UD_UP, pi);
+				else if (dn && used_up(u, back))
+					ud_visit(u, &qt, st, m * 2, UD_UNUP, back);
+			} else {
+				if (dn && u->anc[m] == u->tgen && !used_dn(u, pi))
+					ud_visit(u, &qt, st, m * 2 + 1, UD_DN, pi);
+				else if (up && used_dn(u, back))
+					ud_visit(u, &qt, st, m * 2 + 1, UD_UNDN, back);
+			}
+		}
+	}
+	if (u->vu[goal] != u->vgen)
+		return 0;
+	for (uint32_t st = goal; st != s * 2; st = u->prev[st]) {
+		uint32_t pi = u->via[st];
+		switch (u->how[st]) {
+		case UD_TURN: add_turn(u, st / 2, 1); break;
+		case UD_UNTURN: add_turn(u, st / 2, -1); break;
+		case UD_UP: set_up(u, pi, 1); break;
+		case UD_UNUP: set_up(u, pi, 0); break;
+		case UD_DN: set_dn(u, pi, 1); break;
+		default: set_dn(u, pi, 0); break;
+		}
+	}
+	return 1;
+}
+
+/* Mark T and its ancestors (climbing any up link). */
+static void mark_anc(struct ud *u, uint32_t t)
+{
+	const struct bnd *b = u->b;
+	uint32_t qh = 0, qt = 0;
+	u->t = t;
+	u->tgen++;
+	u->anc[t] = u->tgen;
+	u->q[qt++] = t;
+	while (qh < qt) {
+		uint32_t n = u->q[qh++];
+		for (unsigned p = 1; p <= b->f->nodes[n].nports; p++) {
+			uint32_t m = sw_peer(b, n, p);
+			if (m != SM_NONE && b->rank[m] == b->rank[n] + 1 && u->anc[m] != u->tgen) {
+				u->anc[m] = u->tgen;
+				u->q[qt++] = m;
+			}
+		}
+	}
+}
+
+/* Up to `need` link-disjoint up/down paths from leaf s to u->t: greedy first, exact when it falls short. */
+static unsigned ud_paths(struct ud *u, uint32_t s, unsigned need)
+{
+	unsigned n = 0;
+	u->pgen++;
+	while (n < need) {
+		u->vgen++;
+		if (!dfs_up(u, s))
+			break;
+		n++;
+	}
+	while (n < need && augment(u, s))
+		n++;
+	return n;
+}
+
+static int updown_bound(struct bnd *b, uint32_t leaves, struct sm_shift_bound *out)
+{
+	const struct sm_fabric *f = b->f;
+	size_t nn = (size_t)f->n_nodes + 1, np = (size_t)f->n_ports + 1;
+	struct ud u = { .b = b };
+	int rc = -ENOMEM;
+
+	out->updown = out->bound;
+	out->ud_from = out->ud_to = SM_NONE;
+	u.anc = calloc(nn, sizeof(*u.anc));
+	u.vu = calloc(2 * nn, sizeof(*u.vu));
+	u.vd = calloc(nn, sizeof(*u.vd));
+	u.tst = calloc(nn, sizeof(*u.tst));
+	u.turn = calloc(nn, sizeof(*u.turn));
+	u.ust = calloc(np, sizeof(*u.ust));
+	u.dst = calloc(np, sizeof(*u.dst));
+	u.uu = calloc(np, 1);
+	u.du = calloc(np, 1);
+	u.q = malloc(2 * nn * sizeof(*u.q));
+	u.prev = malloc(2 * nn * sizeof(*u.prev));
+	u.how = malloc(2 * nn * sizeof(*u.how));
+	u.via = malloc(2 * nn * sizeof(*u.via));
+	if (u.anc && u.vu && u.vd && u.tst && u.turn && u.ust && u.dst && u.uu && u.du && u.q && u.prev && u.how &&
+	    u.via) {
+		for (uint32_t j = 0; j < leaves; j++) {
+			uint32_t t = b->sw[j];
+			mark_anc(&u, t);
+			for (uint32_t i = 0; i < leaves; i++) {
+				uint32_t s = b->sw[i];
+				unsigned h = b->hosts[s] < b->hosts[t] ? b->hosts[s] : b->hosts[t];
+				if (s == t || !h)
+					continue;
+				/* paths enough that this pair cannot raise the bound: need * updown >= h */
+				unsigned need = (h + out->updown - 1) / out->updown;
+				unsigned paths = ud_paths(&u, s, need);
+				if (!paths || paths >= need)
+					continue; /* no up/down path at all (the routing refuses it), or no more */
+				out->updown = (h + paths - 1) / paths;
+				out->ud_from = s;
+				out->ud_to = t;
+				out->ud_hosts = h;
+				out->ud_paths = paths;
+			}
+		}
+		rc = 0;
+	}
+	free(u.anc);
+	free(u.vu);
+	free(u.vd);
+	free(u.tst);
+	free(u.turn);
+	free(u.ust);
+	free(u.dst);
+	free(u.uu);
+	free(u.du);
+	free(u.q);
+	free(u.prev);
+	free(u.how);
+	free(u.via);
+	return rc;
 }
 
 static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
@@ -317,7 +585,7 @@ static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
 	free(u);
 	free(moff);
 	free(mem);
-	return 0;
+	return leaves <= SM_BOUND_UD_LEAVES ? updown_bound(b, leaves, out) : 0;
 }
 
 int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *out)
@@ -326,7 +594,7 @@ int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_
 	size_t nn = (size_t)f->n_nodes + 1;
 
 	memset(out, 0, sizeof(*out));
-	out->leaf = out->last_leaf = SM_NONE;
+	out->leaf = out->last_leaf = out->ud_from = out->ud_to = SM_NONE;
 	b.rank = malloc(nn * sizeof(*b.rank));
 	b.uf = malloc(nn * sizeof(*b.uf));
 	b.hosts = malloc(nn * sizeof(*b.hosts));

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Degraded fat trees (issue 17): the shift-congestion bound a tree's
- * missing links impose (sm_metrics_shift_bound, routing/metrics_bound.c)
- * on hand-built trees, and ftree reaching it on generated trees
+ * Degraded fat trees (issue 17): the shift-congestion bounds a tree's
+ * missing links impose (sm_metrics_shift_bound, routing/metrics_bound.c:
+ * the cut bound for any routing, the up/down bound for ftree's kind) on
+ * hand-built trees, and ftree reaching them on generated trees
  * (deterministic seeds): equal to the bound at 1% and 3% of the switch
- * links or switches removed, at most one above at 10%.
+ * links or switches removed, at most one above the up/down bound at 10%.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,6 +76,17 @@ static void test_bound_2level(void **state)
 	sm_fabric_free(f);
 }
 
+/* The 3-level tree below: 4 pods x 4 leaves x 4 hosts (leaves 0-15, aggs 16-31, cores 32-47). */
+static struct sm_fabric *small_3level(void)
+{
+	struct ftb_shape s;
+	ftb_shape_3level(&s, 8, 64);
+	struct sm_fabric *f = sm_fabric_new();
+	assert_non_null(f);
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	return f;
+}
+
 /*
  * 3 levels, 4 pods x 4 leaves x 4 hosts, 4 aggregation switches per pod,
  * 4 cores per group (nodes: leaves 0-15, aggs 16-31, cores 32-47). Pod 0
@@ -84,10 +96,7 @@ static void test_bound_2level(void **state)
 static void test_bound_3level_pod(void **state)
 {
 	(void)state;
-	struct ftb_shape s;
-	ftb_shape_3level(&s, 8, 64);
-	struct sm_fabric *f = sm_fabric_new();
-	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	struct sm_fabric *f = small_3level();
 	assert_int_equal(bound_of(f).bound, 1);
 
 	assert_int_equal(unlink_to(f, 16, 32, 48, 4), 4);  /* agg 0 of pod 0: no core link left */
@@ -106,11 +115,14 @@ static void test_bound_3level_pod(void **state)
 	sm_fabric_free(f);
 }
 
-/* The bound is a lower bound: no routing ftree makes on random degraded small trees beats it. */
+/*
+ * The bounds are lower bounds: no routing ftree makes on random degraded
+ * small trees beats the cut bound, nor (ftree routes up/down) the up/down one.
+ */
 static void test_bound_below_measured(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 6; seed++) {
+	for (uint64_t seed = 1; seed <= 16; seed++) {
 		struct ftb_shape s;
 		if (seed & 1)
 			ftb_shape_2level(&s, 8, 16);
@@ -129,8 +141,11 @@ static void test_bound_below_measured(void **state)
 			struct sm_route_metrics m;
 			struct sm_metrics_opts o = { .n_random = 2, .seed = seed, .skip_cdg = 1 };
 			assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
-			if (!m.unreachable)
+			if (!m.unreachable) {
 				assert_true(m.shift_max_congestion >= b.bound);
+				assert_true(b.updown >= b.bound);
+				assert_true(m.shift_max_congestion >= b.updown);
+			}
 		}
 		sm_engine_ftree.free(st);
 		sm_lfts_free(l);
@@ -149,6 +164,39 @@ static struct sm_lfts *route_ftree(struct sm_fabric *f)
 	assert_int_equal(sm_engine_ftree.route(st, &ctx), 0);
 	sm_engine_ftree.free(st);
 	return l;
+}
+
+/*
+ * Same 3-level shape; leaf 0 (pod 0) keeps the aggregation switches of
+ * columns 2 and 3, leaf 4 (pod 1) those of columns 0, 1 and 3. Cuts allow
+ * 2 (4 hosts on 2 uplinks), but an up/down path keeps its column from pod
+ * to pod: the 4 flows a shift sends from leaf 0 to leaf 4 share column 3's
+ * one path, so up/down routings cannot do better than 4, and ftree gets 4.
+ */
+static void test_bound_updown_columns(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = small_3level();
+	struct sm_shift_bound b = bound_of(f);
+	assert_int_equal(b.updown, 1);
+	assert_int_equal(b.ud_from, SM_NONE);
+
+	assert_int_equal(unlink_to(f, 0, 16, 18, 2), 2); /* leaf 0: columns 0 and 1 gone */
+	assert_int_equal(unlink_to(f, 4, 22, 23, 1), 1); /* leaf 4: column 2 gone */
+	b = bound_of(f);
+	assert_int_equal(b.bound, 2);
+	assert_int_equal(b.updown, 4);
+	assert_int_equal(b.ud_hosts, 4);
+	assert_int_equal(b.ud_paths, 1);
+	assert_true((b.ud_from == 0 && b.ud_to == 4) || (b.ud_from == 4 && b.ud_to == 0));
+
+	struct sm_lfts *l = route_ftree(f);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 1, .seed = 1, .skip_cdg = 1 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_int_equal(m.shift_max_congestion, 4);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
 }
 
 /* The route from switch node s toward lid under l crosses the link at (a, pa). */
@@ -247,10 +295,12 @@ static void check_gen(const struct gen_case *c)
 	struct sm_metrics_opts o = { .n_random = 1, .seed = 1, .skip_cdg = 1 };
 	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
 	assert_int_equal(m.unreachable, 0);
-	if (m.shift_max_congestion > b.bound + c->slack)
-		fail_msg("%u levels, %.0f%% links, %u switches removed, seed %llu: worst shift congestion %u, bound %u",
+	assert_true(m.shift_max_congestion >= b.updown);
+	if (m.shift_max_congestion > b.updown + c->slack)
+		fail_msg("%u levels, %.0f%% links, %u switches removed, seed %llu: worst shift congestion %u, bound %u "
+			 "(up/down %u)",
 			 c->levels, c->links * 100, c->switches, (unsigned long long)c->seed, m.shift_max_congestion,
-			 b.bound);
+			 b.bound, b.updown);
 	sm_engine_ftree.free(st);
 	sm_lfts_free(l);
 	sm_fabric_free(f);
@@ -262,7 +312,7 @@ static void test_ftree_reaches_bound(void **state)
 	static const struct gen_case cases[] = {
 		{ 2, 64, 0.01, 0, 1, 0 },  { 2, 64, 0.03, 0, 2, 0 },  { 2, 64, 0.10, 0, 1, 1 },
 		{ 3, 32, 0.01, 0, 1, 0 },  { 3, 32, 0.03, 0, 1, 0 },  { 3, 32, 0.03, 0, 3, 0 },
-		{ 3, 32, 0, 12, 1, 0 },    { 3, 32, 0.10, 0, 2, 1 },
+		{ 3, 32, 0, 12, 1, 0 },    { 3, 32, 0.10, 0, 2, 1 },  { 3, 32, 0.10, 0, 12, 1 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_gen(&cases[i]);
@@ -273,6 +323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bound_2level),
 		cmocka_unit_test(test_bound_3level_pod),
+		cmocka_unit_test(test_bound_updown_columns),
 		cmocka_unit_test(test_bound_below_measured),
 		cmocka_unit_test(test_ftree_reaches_bound),
 		cmocka_unit_test(test_churn_3level),

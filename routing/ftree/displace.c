@@ -123,10 +123,15 @@ static int on_ideal_tree(const struct ft_model *m, uint32_t s, uint32_t idx)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* Insertion sort: the lists are short (at most 2 * FT_PIECES), and qsort's calls cost more than the sort. */
+static void sort_u32(uint32_t *v, uint32_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
@@ -136,7 +141,7 @@ static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t 
 	unsigned extra = 0;
 
 	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
-	for (uint32_t k = 0; k < l->n; k++) {
+	for (uint32_t k = 0; k < l->n && hits <= 1; k++) {
 		const struct ft_iv *v = &l->v[k];
 		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;  /* v's start, from a */
 		uint32_t back = o ? n - o : 0;                                    /* a, from v's start */
@@ -162,8 +167,8 @@ static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t 
 	}
 	if (!np)
 		return extra;
-	qsort(st, np, sizeof(*st), cmp_u32);
-	qsort(en, np, sizeof(*en), cmp_u32);
+	sort_u32(st, np);
+	sort_u32(en, np);
 	unsigned cur = 0, best = 0;
 	for (uint32_t i = 0, j = 0; i < np;) {
 		if (st[i] < en[j]) {

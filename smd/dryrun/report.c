@@ -94,6 +94,17 @@ static void json_shape(struct sm_json *j, const struct sm_dr_plane *p)
 		json_str_or_null(j, "last_leaf", p->tight_last);
 		sm_json_obj_end(j);
 	}
+	if (sh->cut.updown) {
+		/* what up/down routings (ftree, updn) cannot beat: two leaves joined by few up/down paths */
+		SM_JSON_UINTS(j, { "shift_congestion_bound_updown", sh->cut.updown });
+		if (sh->cut.ud_from != SM_NONE) {
+			sm_json_obj_begin(j, "bound_updown_pair");
+			SM_JSON_UINTS(j, { "hosts", sh->cut.ud_hosts }, { "paths", sh->cut.ud_paths });
+			json_str_or_null(j, "from_leaf", p->ud_from);
+			json_str_or_null(j, "to_leaf", p->ud_to);
+			sm_json_obj_end(j);
+		}
+	}
 	if (sh->found)
 		sm_json_double(j, "bisection_left", sh->bisection_left);
 	json_str_or_null(j, "no_reference", p->have_ref ? NULL : p->ref_why[0] ? p->ref_why : sh->why);
