@@ -385,7 +385,8 @@ static int accept_output(struct sm_chain *c, const struct sm_fabric *f, unsigned
 			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v)
 {
 	double t0 = sm_mono_sec();
-	int rc = sm_validate(f, plane, l, c->flags, v);
+	int rc = c->prev ? sm_validate_incremental(f, plane, l, c->prev, c->flags, v)
+			 : sm_validate(f, plane, l, c->flags, v);
 	a->validate_seconds = sm_mono_sec() - t0;
 	if (rc) {
 		snprintf(a->why, sizeof(a->why), "validation could not run: %s", strerror(-rc));

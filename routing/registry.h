@@ -87,6 +87,11 @@ struct sm_chain {
 	unsigned n;
 	struct sm_chain_engine e[SM_CHAIN_MAX];
 	unsigned flags;                 /* SM_VALIDATE_* passed to sm_validate() */
+	/*
+	 * Set by the caller around a reroute (NULL otherwise): outputs are then
+	 * checked by sm_validate_incremental() against these previous routes.
+	 */
+	const struct sm_validate_prev *prev;
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "routing/validate.h"
 #include "routing/graph.h"
+#include "routing/validate_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,16 +80,16 @@ static void vctx_free(struct vctx *c)
  */
 #define TR_CHUNK 64
 
-static void transpose(struct vctx *c, size_t i0)
+static void transpose(struct vctx *c, const uint32_t *sel, size_t n_sel, size_t i0)
 {
 	const struct sm_lfts *l = c->l;
 	const struct sm_graph *g = c->g;
 	size_t n_sw = g->n_sw;
-	size_t i1 = i0 + TR_CHUNK < g->n_dests ? i0 + TR_CHUNK : g->n_dests;
+	size_t i1 = i0 + TR_CHUNK < n_sel ? i0 + TR_CHUNK : n_sel;
 	for (size_t s = 0; s < n_sw; s++) {
 		const uint8_t *row = sm_lfts_row(l, (uint32_t)s);
 		for (size_t i = i0; i < i1; i++) {
-			uint16_t lid = g->dests[i].lid;
+			uint16_t lid = g->dests[sel ? sel[i] : i].lid;
 			c->tr[(i - i0) * n_sw + s] = lid <= l->top_lid ? row[lid] : SM_LFT_NONE;
 		}
 	}
@@ -509,12 +510,19 @@ static int check_lfts(const struct sm_fabric *f, unsigned plane, const struct sm
 	return 0;
 }
 
-static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l, unsigned flags,
-	       struct sm_validation *v, int cdg_only)
+/*
+ * The whole check, or (lid_mask not NULL) only the destinations whose LID
+ * is set in lid_mask (indexed by LID, SM_UNICAST_LID_MAX + 1 entries): then
+ * the counts cover those destinations only, v->rechecked says how many,
+ * and the CDG is not built (it needs every destination's routes).
+ */
+int sm_validate_run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l, unsigned flags,
+		    struct sm_validation *v, int cdg_only, const uint8_t *lid_mask)
 {
 	double t0 = sm_mono_sec();
 	struct sm_graph *g = NULL;
 	struct vctx c;
+	uint32_t *sel = NULL;
 	int rc = sm_graph_build(f, plane, &g);
 	if (rc)
 		return rc;
@@ -528,10 +536,25 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 		goto out;
 	v->hosts = g->n_hosts;
 	v->switches = g->n_sw;
-	for (uint32_t i = 0; i < g->n_dests; i++) {
-		const struct sm_graph_dest *d = &g->dests[i];
+	size_t n_sel = g->n_dests;
+	if (lid_mask) {
+		flags |= SM_VALIDATE_NO_CDG;
+		sel = malloc(((size_t)g->n_dests + 1) * sizeof(*sel));
+		if (!sel) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		n_sel = 0;
+		for (uint32_t i = 0; i < g->n_dests; i++)
+			if (lid_mask[g->dests[i].lid])
+				sel[n_sel++] = i;
+		v->rechecked = (uint32_t)n_sel;
+	}
+	for (size_t k = 0; k < n_sel; k++) {
+		const struct sm_graph_dest *d = &g->dests[sel ? sel[k] : k];
+		uint32_t i = (uint32_t)k;
 		if (i % TR_CHUNK == 0)
-			transpose(&c, i);
+			transpose(&c, sel, n_sel, i);
 		v->lids++;
 		if (d->sw == SM_NONE) {
 			/* LID owner not cabled to a switch: every pair is disconnected */
@@ -617,6 +640,7 @@ static int run(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *
 	if (!cdg_only)
 		summarize(f, v, flags);
 out:
+	free(sel);
 	vctx_free(&c);
 	sm_graph_free(g);
 	v->seconds = sm_mono_sec() - t0;
@@ -628,7 +652,7 @@ int sm_validate(const struct sm_fabric *f, unsigned plane, const struct sm_lfts 
 {
 	memset(v, 0, sizeof(*v));
 	v->credit_loop = -1;
-	return run(f, plane, l, flags, v, 0);
+	return sm_validate_run(f, plane, l, flags, v, 0, NULL);
 }
 
 int sm_cdg_check(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
@@ -636,7 +660,7 @@ int sm_cdg_check(const struct sm_fabric *f, unsigned plane, const struct sm_lfts
 {
 	struct sm_validation tmp;
 	memset(&tmp, 0, sizeof(tmp));
-	int rc = run(f, plane, l, 0, &tmp, 1);
+	int rc = sm_validate_run(f, plane, l, 0, &tmp, 1, NULL);
 	if (rc)
 		return rc;
 	if (v) {

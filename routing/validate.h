@@ -84,6 +84,7 @@ struct sm_validation {
 	} example;
 	unsigned cycle_len;      /* links in cycle[] (a prefix if the cycle is longer) */
 	uint32_t cycle[SM_VALIDATE_CYCLE_MAX]; /* egress port indices of one CDG cycle, in order */
+	uint32_t rechecked;      /* incremental: destination LIDs walked (0: a full validation) */
 	double seconds;
 	char msg[512];           /* one-line summary: "ok: ..." or the first problem */
 };
@@ -102,6 +103,26 @@ int sm_validate(const struct sm_fabric *f, unsigned plane, const struct sm_lfts 
  * reachable when there is anything to reach.
  */
 int sm_validate_ok(const struct sm_validation *v, unsigned flags);
+
+/*
+ * Incremental validation after a reroute (validate_incr.c). prev: the
+ * fabric and LFTs of the plane as last accepted (validated in full, or
+ * incrementally from such), with the same node and port numbering.
+ */
+struct sm_validate_prev {
+	const struct sm_fabric *f;
+	const struct sm_lfts *l;
+};
+
+/*
+ * Like sm_validate(), but when f is prev->f minus links (same nodes, same
+ * ports, same LIDs; links only removed), only the destinations that may have changed
+ * are walked: v->rechecked > 0 and the counts are theirs; no credit-loop
+ * check then (credit_loop -1: it needs every destination's routes). In
+ * every other case a full sm_validate() (v->rechecked 0).
+ */
+int sm_validate_incremental(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+			    const struct sm_validate_prev *prev, unsigned flags, struct sm_validation *v);
 
 /*
  * Credit-loop check alone (for metrics): 1 if the CDG has a cycle, 0 if

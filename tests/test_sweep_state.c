@@ -425,10 +425,14 @@ static void test_incremental(void **unused)
 	assert_int_equal(sum.delta_switches_read, 2);
 	assert_true(sum.lft_blocks_written > 0);
 	assert_int_equal(sum.counts.cas, 32);
+	/* routes validated incrementally: the LIDs whose routes changed or crossed the link */
+	assert_true(sum.validate_rechecked > 0);
+	assert_true(sum.validate_rechecked < 32);
 	uint64_t delta_sent = sum.txn.sent - sum.lft_blocks_written;
 	g_incremental = 0;
 	heavy(&e, e.state, &sum);                    /* a full sweep agrees */
 	assert_int_equal(sum.lft_blocks_written, 0);
+	assert_int_equal(sum.validate_rechecked, 0);  /* and validates in full */
 	assert_int_equal(sum.portinfo_lid_sets + sum.portinfo_state_sets, 0);
 	/* SwitchInfo each, two switches' ports (0 included), clears: far fewer than a full sweep */
 	print_message("incremental sweep after a link down: %llu SMPs besides LFT blocks; full sweep: %llu\n",
@@ -461,6 +465,7 @@ static void test_incremental(void **unused)
 	assert_int_equal(sum.incremental, 1);
 	assert_int_equal(sum.delta_links_up, 2);
 	assert_int_equal(sum.delta_nodes_new, 1);
+	assert_int_equal(sum.validate_rechecked, 0);  /* links came up: validated in full */
 	assert_int_equal(sum.counts.cas, 32);
 	assert_true(sum.portinfo_state_sets >= 4);
 	g_incremental = 0;

@@ -213,7 +213,21 @@ static int route(struct sm_core *c, struct sm_chain *chain, struct sm_summary *s
 			sum->profile_flows = (uint32_t)prof->n_flows;
 		}
 	}
+	/*
+	 * A reroute after an incremental sweep: the state's routes were
+	 * accepted on the state's fabric, so only what changed is walked again
+	 * (validate_incr.c says why that suffices; it falls back to the full
+	 * check when links were added or too much changed).
+	 */
+	const struct sm_snapshot *ps = c->incremental_ok && !cfg->validate_full && sm_state_valid(c->state)
+		? c->state->snap : NULL;
+	struct sm_validate_prev prev = { .f = ps ? ps->fabric : NULL, .l = ps ? ps->lfts : NULL };
+	if (prev.f && prev.l)
+		chain->prev = &prev;
 	rc = sm_route_chain(chain, c->f, c->plane, prof, lfts, &res);
+	chain->prev = NULL;
+	sum->validate_rechecked = res.val.rechecked;
+	sum->validate_s = res.validate_seconds;
 	sm_profile_free(prof);
 	if (rc) {
 		char buf[1024];

@@ -89,6 +89,14 @@ struct sm_cfg {
 	 */
 	bool incremental;
 	/*
+	 * After an incremental sweep that only removed links, the new routes
+	 * are validated incrementally against the state's (only the destination
+	 * LIDs whose routes changed or crossed a removed link, no credit-loop
+	 * check: routing/validate_incr.c); heavy sweeps validate in full. True:
+	 * always in full.
+	 */
+	bool validate_full;
+	/*
 	 * A plane that stops answering is given up fast: when this many SMPs in
 	 * a row are lost (retries exhausted) with no answer at all in between,
 	 * the phase fails with -ETIMEDOUT instead of timing out every request
@@ -236,6 +244,8 @@ struct sm_summary {
 	uint32_t delta_nodes_new;    /* ... nodes it found behind them (a switch or host that came back) */
 	uint32_t delta_switches_gone;/* ... switches it left out: every link to them went down */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
+	uint32_t validate_rechecked; /* incremental validation: destination LIDs walked again (0: in full) */
+	double validate_s;           /* validation of the accepted routes */
 	/*
 	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,
 	 * a PortInfo or SwitchInfo that never came, the fabric still changing

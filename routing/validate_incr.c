@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: incremental validation after a reroute (sm_validate_incremental())
+ *
+ * Routes are destination based: whether the pairs toward one destination
+ * LID are routed, and whether any walk toward it loops, depends only on
+ * that LID's column of the LFTs (one entry per switch) and on where each
+ * (switch, port) used by the column leads (the cables). So after a reroute
+ * that only removed links, the destinations walked again are:
+ *
+ *   1. every LID whose column changed on any switch (old and new LFTs
+ *      compared entry by entry, a 64-byte block at a time);
+ *   2. every LID whose old column used a removed link at any switch (the
+ *      entry at switch s is the port p of a removed cable (s, p)), whether
+ *      or not an endpoint's walk reaches s: a superset of the destinations
+ *      whose paths crossed the lost link;
+ *   3. the LIDs of an endpoint port whose own cable was removed.
+ *
+ * Why that is enough for "every pair still routed, no loop": take a LID
+ * in none of the sets. Its column is the same at every switch and no entry
+ * of it names a removed cable; every other cable is unchanged (only
+ * removals are accepted, see below), so every switch's next hop toward it
+ * is exactly what it was, and so are the walks from every switch: a walk
+ * that delivered still delivers (so its source and the destination are
+ * still in one part), one that looped still loops, and its endpoint is
+ * where it was (3). Sources only went away (a host whose cable was removed
+ * is a source of no pair), which cannot turn a routed pair into a failing
+ * one, and a pair counted as disconnected before stays so (removing cables
+ * joins no parts). The previous LFTs were accepted, so that destination
+ * keeps its accepted verdict; the set walked again is judged afresh by the
+ * same walk as the full validation, so a broken one is found.
+ *
+ * Anything else falls back to the full sm_validate(): another node or port
+ * count, a node or LID that differs, a cable that appeared or moved (it
+ * can join parts: pairs that were disconnected must now be routed), other
+ * switch slots or top LID. However many LIDs changed, walking
+ * them costs no more than the full check's walks (one pass over both LFTs
+ * more, and no CDG).
+ *
+ * Not covered: the credit-loop (CDG) check needs the routes to every
+ * destination, so an incremental result has credit_loop -1; the caller
+ * runs the full validation on heavy sweeps (and whenever it falls back).
+ *
+ * Cost: one pass over both LFTs (memcmp per block) plus the walks of the
+ * changed LIDs: O(switches x top LID / 64 + changed LIDs x switches).
+ */
+#include "config.h"
+#include "lib/clock.h"
+#include "routing/validate.h"
+#include "routing/validate_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Same nodes, ports and LIDs in the plane (numbering included). */
+static int same_numbering(const struct sm_fabric *f, const struct sm_fabric *pf, unsigned plane,
+			  const struct sm_lfts *l, const struct sm_lfts *pl)
+{
+	if (f->n_nodes != pf->n_nodes || f->n_ports != pf->n_ports ||
+	    f->planes[plane].max_lid != pf->planes[plane].max_lid)
+		return 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *a = &f->nodes[n], *b = &pf->nodes[n];
+		if (a->guid != b->guid || a->type != b->type || a->plane != b->plane || a->nports != b->nports ||
+		    a->port0 != b->port0)
+			return 0;
+	}
+	for (uint32_t i = 0; i < f->n_ports; i++)
+		if (f->ports[i].lid != pf->ports[i].lid || f->ports[i].lmc != pf->ports[i].lmc)
+			return 0;
+	if (l->n_switches != pl->n_switches || l->top_lid != pl->top_lid || l->n_nodes != pl->n_nodes)
+		return 0;
+	return !memcmp(l->sw_node, pl->sw_node, (size_t)l->n_switches * sizeof(*l->sw_node));
+}
+
+/* Set 1: LIDs whose column changed on some switch. */
+static void mark_changed_columns(const struct sm_lfts *l, const struct sm_lfts *pl, uint8_t *mask)
+{
+	size_t n = (size_t)l->top_lid + 1;
+	for (uint32_t s = 0; s < l->n_switches; s++) {
+		const uint8_t *a = sm_lfts_row(l, s), *b = sm_lfts_row(pl, s);
+		for (size_t b0 = 0; b0 < n; b0 += 64) {
+			size_t len = n - b0 < 64 ? n - b0 : 64;
+			if (!memcmp(a + b0, b + b0, len))
+				continue;
+			for (size_t k = b0; k < b0 + len; k++)
+				mask[k] |= a[k] != b[k];
+		}
+	}
+}
+
+/* Sets 2 and 3 for the removed cable at port index i. */
+static void mark_removed(const struct sm_fabric *pf, unsigned plane, const struct sm_lfts *pl, uint32_t i,
+			     uint8_t *mask)
+{
+	const struct sm_port *pp = &pf->ports[i];
+	const struct sm_node *nd = &pf->nodes[pp->node];
+	if (nd->plane != plane)
+		return;
+	if (nd->type == SM_NODE_SWITCH) {
+		uint32_t s = pp->node < pl->n_nodes ? pl->slot_of_node[pp->node] : SM_NONE;
+		if (s == SM_NONE)
+			return;
+		const uint8_t *row = sm_lfts_row(pl, s);
+		for (uint32_t lid = 1; lid <= pl->top_lid; lid++)
+			mask[lid] |= row[lid] == pp->num;
+		return;
+	}
+	for (uint32_t k = 0; pp->lid && k < (1u << pp->lmc) && pp->lid + k <= SM_UNICAST_LID_MAX; k++)
+		mask[pp->lid + k] = 1;
+}
+
+/*
+ * The LIDs to walk again into mask; 1 when the incremental check applies,
+ * 0 when the full one must run.
+ */
+static int changed_lids(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+			const struct sm_validate_prev *prev, uint8_t *mask)
+{
+	const struct sm_fabric *pf = prev->f;
+	const struct sm_lfts *pl = prev->l;
+	if (!same_numbering(f, pf, plane, l, pl))
+		return 0;
+	for (uint32_t i = 0; i < f->n_ports; i++) {
+		const struct sm_port *a = &f->ports[i], *b = &pf->ports[i];
+		if (a->peer_node == b->peer_node && (a->peer_node == SM_NONE || a->peer_port == b->peer_port))
+			continue;
+		if (a->peer_node != SM_NONE)
+			return 0;  /* a cable appeared or moved */
+		mark_removed(pf, plane, pl, i, mask);
+	}
+	mark_changed_columns(l, pl, mask);
+	return 1;
+}
+
+int sm_validate_incremental(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
+			    const struct sm_validate_prev *prev, unsigned flags, struct sm_validation *v)
+{
+	if (!prev || !prev->f || !prev->l || !l || plane >= SM_MAX_PLANES || prev->l->plane != plane ||
+	    l->plane != plane)
+		return sm_validate(f, plane, l, flags, v);
+	double t0 = sm_mono_sec();
+	uint8_t *mask = calloc((size_t)SM_UNICAST_LID_MAX + 1, 1);
+	if (!mask)
+		return -ENOMEM;
+	if (!changed_lids(f, plane, l, prev, mask)) {
+		free(mask);
+		return sm_validate(f, plane, l, flags, v);
+	}
+	memset(v, 0, sizeof(*v));
+	v->credit_loop = -1;
+	int rc = sm_validate_run(f, plane, l, flags, v, 0, mask);
+	free(mask);
+	if (rc)
+		return rc;
+	if (v->pairs && !v->reachable)
+		return sm_validate(f, plane, l, flags, v);  /* "nothing reachable" is a verdict on every LID */
+	if (!v->rechecked)
+		v->rechecked = 1;  /* nothing changed: still an incremental verdict (the previous one) */
+	size_t len = strlen(v->msg);
+	snprintf(v->msg + len, sizeof(v->msg) - len, " (incremental: %u LIDs whose routes changed)", v->lids);
+	v->seconds = sm_mono_sec() - t0;
+	return 0;
+}
