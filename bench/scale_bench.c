@@ -18,7 +18,9 @@
  *      taken down (sm_mock_link_down, as `smctl link down` on the mock),
  *      then the heavy sweep that reroutes around it, incremental as the
  *      daemon sweeps after a trap (cfg.incremental): time, SMPs, LFT
- *      blocks written;
+ *      blocks written, the validation's time and the LIDs it walked
+ *      again (incremental validation; VALIDATE_FULL=1 in the environment
+ *      validates in full, cfg.validate_full, to compare);
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
  *      the emulator's own CPU (cpu_account) so that the SM's is apart.
  *
@@ -90,11 +92,11 @@ static void line(const char *step, int rc, double wall, double cpu, double emu, 
 	printf("step=%s rc=%d wall_s=%.3f cpu_s=%.3f sm_cpu_s=%.3f emu_cpu_s=%.3f sweeps=%u incremental=%u "
 	       "smps=%" PRIu64 " lft_blocks=%u lft_switches=%u lft_floor=%" PRIu64 " ph_discover_s=%.3f "
 	       "ph_lids_s=%.3f ph_route_s=%.3f ph_program_s=%.3f ph_activate_s=%.3f switches=%u cas=%u "
-	       "top_lid=%u vmhwm_mb=%.1f\n",
+	       "top_lid=%u validate_s=%.3f validate_rechecked=%u vmhwm_mb=%.1f\n",
 	       step, rc, wall, cpu, cpu - emu, emu, s->sweeps, s->incremental, s->txn.sent, s->lft_blocks_written,
 	       s->lft_switches_written, f ? lft_floor(f) : 0, s->phase_s[SM_PH_DISCOVER], s->phase_s[SM_PH_LIDS],
 	       s->phase_s[SM_PH_ROUTE], s->phase_s[SM_PH_PROGRAM], s->phase_s[SM_PH_ACTIVATE], s->counts.switches,
-	       s->counts.cas, s->top_lid, (double)vm_kb("VmHWM:") / 1024);
+	       s->counts.cas, s->top_lid, s->validate_s, s->validate_rechecked, (double)vm_kb("VmHWM:") / 1024);
 	fflush(stdout);
 }
 
@@ -186,6 +188,7 @@ int main(int argc, char **argv)
 	struct sm_cfg cfg;
 	sm_cfg_default(&cfg);
 	cfg.state_dir = dir;
+	cfg.validate_full = getenv("VALIDATE_FULL") && atoi(getenv("VALIDATE_FULL"));  /* before/after */
 
 	static const char *const steps[] = { "cold", "heavy", "link_down" };
 	int status = 0;

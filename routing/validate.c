@@ -512,7 +512,7 @@ static int check_lfts(const struct sm_fabric *f, unsigned plane, const struct sm
 
 /*
  * The whole check, or (lid_mask not NULL) only the destinations whose LID
- * is set in lid_mask (indexed by LID, SM_UNICAST_LID_MAX + 1 entries): then
+ * is set in lid_mask (indexed by LID, 65,536 entries): then
  * the counts cover those destinations only, v->rechecked says how many,
  * and the CDG is not built (it needs every destination's routes).
  */

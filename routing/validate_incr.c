@@ -70,7 +70,8 @@ static int same_numbering(const struct sm_fabric *f, const struct sm_fabric *pf,
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		if (f->ports[i].lid != pf->ports[i].lid || f->ports[i].lmc != pf->ports[i].lmc)
 			return 0;
-	if (l->n_switches != pl->n_switches || l->top_lid != pl->top_lid || l->n_nodes != pl->n_nodes)
+	if (l->n_switches != pl->n_switches || l->top_lid != pl->top_lid || l->n_nodes != pl->n_nodes ||
+	    pl->n_nodes != pf->n_nodes)
 		return 0;
 	return !memcmp(l->sw_node, pl->sw_node, (size_t)l->n_switches * sizeof(*l->sw_node));
 }
@@ -142,7 +143,7 @@ int sm_validate_incremental(const struct sm_fabric *f, unsigned plane, const str
 	    l->plane != plane)
 		return sm_validate(f, plane, l, flags, v);
 	double t0 = sm_mono_sec();
-	uint8_t *mask = calloc((size_t)SM_UNICAST_LID_MAX + 1, 1);
+	uint8_t *mask = calloc((size_t)UINT16_MAX + 1, 1);  /* by LID, whatever top_lid is */
 	if (!mask)
 		return -ENOMEM;
 	if (!changed_lids(f, plane, l, prev, mask)) {
