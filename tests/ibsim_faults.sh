@@ -62,7 +62,7 @@ grep -q '"lid_assign":{[^}]*"new":0,"moved":0' "$work/s2.json" || { cat "$work/s
 
 # the errors stop: read the fabric back with infiniband-diags
 set_errors 0
-ibsim_run iblinkinfo >"$work/links.txt" 2>&1 || bad "iblinkinfo failed"
+ibsim_diag iblinkinfo >"$work/links.txt" 2>&1 || bad "iblinkinfo failed"
 nlinks=$(grep -c 'LinkUp' "$work/links.txt")
 nact=$(grep 'LinkUp' "$work/links.txt" | grep -c 'Active')
 [ "$nlinks" -gt 0 ] && [ "$nlinks" = "$nact" ] || { cat "$work/links.txt"; bad "iblinkinfo: $nact of $nlinks linked ports Active"; }
@@ -73,9 +73,9 @@ n=0
 first= prev=
 for b in $lids; do
 	if [ -z "$first" ]; then first=$b; prev=$b; continue; fi
-	ibsim_run ibtracert "$first" "$b" >/dev/null 2>&1 || bad "ibtracert $first $b"
-	[ "$prev" != "$first" ] && { ibsim_run ibtracert "$prev" "$b" >/dev/null 2>&1 || bad "ibtracert $prev $b"; }
-	ibsim_run ibtracert "$b" "$first" >/dev/null 2>&1 || bad "ibtracert $b $first"
+	ibsim_diag ibtracert "$first" "$b" >/dev/null 2>&1 || bad "ibtracert $first $b"
+	[ "$prev" != "$first" ] && { ibsim_diag ibtracert "$prev" "$b" >/dev/null 2>&1 || bad "ibtracert $prev $b"; }
+	ibsim_diag ibtracert "$b" "$first" >/dev/null 2>&1 || bad "ibtracert $b $first"
 	n=$((n + 2))
 	prev=$b
 done

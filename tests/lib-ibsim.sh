@@ -195,6 +195,24 @@ ibsim_run()
 	)
 }
 
+# ibsim_diag CMD...: a diagnostic (ibtracert, iblinkinfo, smpquery...) as ibsim_run, bounded at
+# IBSIM_DIAG_TIMEOUT seconds (30) and run again, at most twice, only when it was killed by that
+# bound. umad2sim never times a MAD out: a MAD the simulator dropped (a full client socket on a
+# loaded machine, an error rate not yet reset) leaves the tool waiting for ever, where on a real
+# HCA libibmad's timeout and retry would send it again. A tool that answers with an error (no
+# route, a bad LID) is not run again: that failure stands.
+ibsim_diag()
+{
+	_ibsim_try=1
+	while :; do
+		IBSIM_RUN_TIMEOUT=${IBSIM_DIAG_TIMEOUT:-30} ibsim_run "$@"
+		_ibsim_rc=$?
+		[ "$_ibsim_rc" -eq 124 ] && [ "$_ibsim_try" -lt 3 ] || return "$_ibsim_rc"
+		echo "lib-ibsim: $1 killed after ${IBSIM_DIAG_TIMEOUT:-30} s (a MAD lost in umad2sim, which never times out): run again" >&2
+		_ibsim_try=$((_ibsim_try + 1))
+	done
+}
+
 ibsim_opensm_once()
 {
 	ibsim_run opensm --once -f "$IBSIM_DIR/opensm.log" "$@" >"$IBSIM_DIR/opensm.out" 2>&1

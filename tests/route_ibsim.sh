@@ -26,7 +26,7 @@ trace_all() {
 	for s in $lids; do
 		for d in $lids; do
 			[ "$s" = "$d" ] && continue
-			if ibsim_run ibtracert "$s" "$d" >"$work/tr.txt" 2>&1 && grep -q "^To ca .* lid $d-" "$work/tr.txt"; then
+			if ibsim_diag ibtracert "$s" "$d" >"$work/tr.txt" 2>&1 && grep -q "^To ca .* lid $d-" "$work/tr.txt"; then
 				ok=$((ok + 1))
 			else
 				bad "$1: ibtracert $s $d:"; cat "$work/tr.txt"

@@ -102,6 +102,65 @@ static int ask(struct sm_core *c, uint32_t *issm)
 	return rc ? rc : sm_core_run(c);
 }
 
+/* The LID-routed SMInfo Get to the master our own port names (ask_named_master). */
+struct named {
+	struct disc *d;
+	uint16_t lid;
+};
+
+static void on_named(struct sm_txn *e, const struct sm_txn_result *r, void *ctx)
+{
+	struct named *nm = ctx;
+	struct disc *d = nm->d;
+	struct sm_sm_info si;
+
+	(void)e;
+	if (r->status || r->mad_status || sm_sm_info_decode(r->resp->data, &si, NULL))
+		return;
+	d->answered++;
+	if (d->n < d->max)
+		d->out[d->n++] = (struct sm_elect_peer){
+			.guid = si.guid, .sm_key = si.sm_key, .act_count = si.act_count, .priority = si.priority,
+			.state = si.state, .lid = nm->lid,
+		};
+}
+
+/*
+ * No SM answered by directed route, but our own port is ACTIVE and names a
+ * master SM LID that is not ours: some SM brought it up. Ask that LID (the
+ * LFTs it programmed carry the Get) before the election may call us master.
+ * This is how a standby finds a master whose ports it cannot read by
+ * directed route: derived M_Keys at protect bits 2-3 and no neighbour table
+ * (a standby that never was master knows no GUID behind its own link).
+ */
+static int ask_named_master(struct sm_core *c, struct disc *d)
+{
+	struct named nm = { .d = d };
+	struct sm_sm_info self = {
+		.guid = c->t->info.port_guid, .sm_key = c->cfg->keys ? c->cfg->keys->sm_key : 0,
+		.priority = c->cfg->sminfo_priority & 0x0F, .state = c->cfg->sminfo_state & 0x0F,
+	};
+	struct sm_smp smp;
+	int rc;
+
+	(void)sm_transport_refresh(c->t);
+	nm.lid = c->t->info.sm_lid;
+	if (d->n || c->t->info.state != SM_PORT_ACTIVE || !nm.lid || nm.lid == c->t->info.lid ||
+	    nm.lid >= 0xC000)
+		return 0;
+	sm_smp_init_lid(&smp, SM_METHOD_GET, SM_ATTR_SM_INFO, 0);
+	sm_sm_info_encode(&self, smp.data);
+	rc = sm_txn_submit(c->txn, &smp, nm.lid, on_named, &nm);
+	if (rc)
+		return rc;
+	while (sm_txn_pending(c->txn)) {
+		rc = sm_txn_poll(c->txn, -1);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int sm_discover_sms(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_elect_peer *out, unsigned max,
 		    unsigned *n, struct sm_discovery *dd, char *err, size_t errlen)
 {
@@ -128,6 +187,8 @@ int sm_discover_sms(struct sm_transport *t, const struct sm_cfg *cfg, struct sm_
 	rc = sm_sweep_once(c, err, errlen);
 	if (!rc)
 		rc = ask(c, &dd->issm_ports);
+	if (!rc)
+		rc = ask_named_master(c, &d);
 	if (rc && !err[0])
 		snprintf(err, errlen, "asking the SMs found: %s", strerror(-rc));
 	dd->nodes = c->f ? c->f->n_nodes : 0;
