@@ -402,7 +402,7 @@ static void slow_polls(void **st)
 	uint64_t t0 = t;
 	assert_int_equal(run_slow(&e, &t, t + 10000 * MS, 0, true), SM_EL_TAKEOVER);
 	assert_true(t - t0 <= 500 * MS + 4 * 200 * MS);
-	/* silent: after three of our timers, grown with the round trip but at most 4 x 200 ms */
+	/* silent: after three of our timers, grown with the round trip but at most 2 x 200 ms */
 	init(&e, 5, 0);
 	sm_elect_peer_seen(&e, &m, 0);
 	sm_elect_discovered(&e, 0);
@@ -415,7 +415,7 @@ static void slow_polls(void **st)
 		act = sm_elect_tick(&e, t, NULL);
 	}
 	assert_int_equal(act, SM_EL_TAKEOVER);
-	assert_true(t - t0 <= 500 * MS + 3 * 4 * 200 * MS);
+	assert_true(t - t0 <= 500 * MS + 3 * 2 * 200 * MS);
 }
 
 int main(void)

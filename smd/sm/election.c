@@ -102,9 +102,9 @@ static int admissible(struct sm_elect *e, uint64_t guid, uint64_t key, uint8_t s
 /* The silence after which a poll or a HANDOVER counts as unanswered. */
 static uint64_t timeout_us(const struct sm_elect *e)
 {
-	uint64_t floor = (uint64_t)e->cfg.poll_timeout_ms * 1000u, t = 3 * e->rtt_us;
+	uint64_t floor = (uint64_t)e->cfg.poll_timeout_ms * 1000u, t = 2 * e->rtt_us;
 
-	return t < floor ? floor : t > 4 * floor ? 4 * floor : t;
+	return t < floor ? floor : t > 2 * floor ? 2 * floor : t;   /* a silent master: 2 s at most */
 }
 
 static void go_standby(struct sm_elect *e, const struct sm_elect_peer *m, uint64_t now)

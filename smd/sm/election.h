@@ -22,8 +22,8 @@
  * differ in what comes back: a dead one's port answers with an error
  * status at once (ibsim answers 110 for a dead client) or not at all; a
  * slow one answers late. So an error answer is a miss at once, silence is
- * a miss only after the poll's timer (poll_timeout_ms, grown to three
- * times the round trip the last answers took), and an answer that comes
+ * a miss only after the poll's timer (poll_timeout_ms, grown to twice
+ * the round trip the last answers took, at most 2 x poll_timeout_ms), and an answer that comes
  * after its timer (sm_elect_poll_late: a poll already counted as missed)
  * still shows the master alive and clears the misses. A miss is retried
  * at once; after `retries` misses in a row sm_elect_tick returns
