@@ -185,6 +185,32 @@ static void route_valleys(struct ft_run *x, const struct ft_dest *d0, uint32_t n
 }
 
 /*
+ * A leaf (one index per slot) routes T's run of hosts d0[0 .. x->run) up
+ * through slots j, j + 1, ... mod u: when each of those slots leads to a
+ * parent that reaches T with no conflict, the row bytes are the leaf's
+ * slot ports rotated by j, copied in at most a few pieces. Returns 0, and
+ * writes nothing, when some slot needs the entry-by-entry path of route_up.
+ */
+static int leaf_run(struct ft_run *x, uint8_t *row, const uint32_t *sp, const uint8_t *spt, uint32_t u,
+		    const struct ft_dest *d0)
+{
+	const uint32_t n = x->run, j = d0[0].idx % u;
+	for (uint32_t k = 0, jj = j; k < n && k < u; k++, jj = jj + 1 == u ? 0 : jj + 1) {
+		uint32_t q = sp[jj];
+		if (q == SM_NONE || !ft_reach(x, q) || x->cstamp[q] == x->gen)
+			return 0;
+	}
+	uint8_t *w = row + d0[0].lid;
+	uint32_t k = u - j < n ? u - j : n;
+	memcpy(w, spt + j, k);
+	for (uint32_t c; k < n; k += c) {
+		c = u < n - k ? u : n - k;
+		memcpy(w + k, spt, c);
+	}
+	return 1;
+}
+
+/*
  * Switch s routes T's destinations up: the ideal slot, or a displaced route
  * (displace.c). The slot (idx / dv) mod u is stepped, not divided, while
  * indices are consecutive (a leaf's hosts are): at 40k hosts this loop runs
@@ -200,8 +226,11 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 	uint32_t j = 0, rem = 0;
 	const uint32_t *sp = m->slot_peer + so;
 	const uint8_t *spt = m->slot_port + so;
-	for (uint32_t i = 0, e; i < nd; i = e) {
-		if (!i || d0[i].idx != d0[i - 1].idx + 1) {
+	uint32_t i0 = 0;
+	if (dv == 1 && u && x->run > 1 && leaf_run(x, row, sp, spt, u, d0))
+		i0 = x->run;
+	for (uint32_t i = i0, e; i < nd; i = e) {
+		if (i == i0 || d0[i].idx != d0[i - 1].idx + 1) {
 			j = d0[i].idx / dv % u;
 			rem = d0[i].idx % dv;
 		}
@@ -213,8 +242,11 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 		uint64_t cq = ok && x->cstamp[q] == x->gen ? x->cmask[q] : 0; /* ft_conflict of q */
 		if (ok && !cq) {
 			const uint8_t port = spt[j];
-			for (uint32_t k = i; k < e; k++)
-				row[d0[k].lid] = port;
+			if (e <= x->run) /* consecutive LIDs */
+				memset(row + d0[i].lid, port, e - i);
+			else
+				for (uint32_t k = i; k < e; k++)
+					row[d0[k].lid] = port;
 		} else {
 			for (uint32_t k = i; k < e; k++) {
 				if (ok && !(k < 64 && (cq >> k & 1)))
@@ -246,6 +278,9 @@ static void route_target(struct ft_run *x, uint32_t t)
 	x->gen++;
 	x->t = t;
 	x->rcomplete = 0;
+	for (x->run = nd ? 1 : 0; x->run < nd; x->run++)
+		if (d0[x->run].lid != d0[x->run - 1].lid + 1 || d0[x->run].idx != d0[x->run - 1].idx + 1)
+			break;
 	mark_down_set(x, t);
 	if (m->rank[t] > 0)
 		mark_reach_set(x);
@@ -268,7 +303,9 @@ static void route_target(struct ft_run *x, uint32_t t)
 		uint32_t dv = r ? m->div[r - 1] : 1;
 		if (nc == 1) {
 			const uint8_t c0 = x->cands[0];
-			for (uint32_t i = 0; i < nd; i++)
+			if (nd)
+				memset(row + d0[0].lid, c0, x->run);
+			for (uint32_t i = x->run; i < nd; i++)
 				row[d0[i].lid] = c0;
 		} else {
 			for (uint32_t i = 0; i < nd; i++)

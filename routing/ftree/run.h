@@ -57,6 +57,7 @@ struct ft_run {
 	uint8_t *col;          /* the LFTs being filled (out->ports, row-major), see COL */
 	size_t nl;             /* LIDs per row: top_lid + 1 */
 	uint8_t cands[256];
+	uint32_t run;          /* d0[0 .. run) of T have consecutive LIDs and indices (a leaf's hosts) */
 	uint64_t displaced;
 	/* displace.c */
 	uint32_t *disp;        /* [up links] moved routes taken by each up port */
