@@ -35,13 +35,14 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: route_bench [--levels 2|3] [--radix K] [--hosts N] [--planes P] [--remove FRAC]\n"
 		"                   [--remove-switches N] [--seed S] [--perms N] [--no-shift] [--no-metrics]\n"
-		"                   [--repeat R] [--lmc L (ftbuild only)] [--ftbuild] [--no-validate]\n");
+		"                   [--repeat R] [--lmc L (ftbuild only)] [--ftbuild] [--no-validate]\n"
+		"                   [--checksum]\n");
 }
 
 int main(int argc, char **argv)
 {
 	unsigned levels = 2, radix = 64, hosts = 2048, planes = 1, perms = 100, repeat = 5, lmc = 0;
-	int no_shift = 0, no_metrics = 0, use_ftb = 0, no_validate = 0;
+	int no_shift = 0, no_metrics = 0, use_ftb = 0, no_validate = 0, checksum = 0;
 	unsigned rm_sw = 0;
 	double remove = 0;
 	uint64_t seed = 1;
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 		{ "planes", 1, 0, 'p' }, { "remove", 1, 0, 'r' }, { "seed", 1, 0, 's' },
 		{ "perms", 1, 0, 'P' }, { "no-shift", 0, 0, 'S' }, { "no-metrics", 0, 0, 'M' },
 		{ "repeat", 1, 0, 'R' }, { "lmc", 1, 0, 'L' }, { "ftbuild", 0, 0, 'F' },
-		{ "remove-switches", 1, 0, 'W' }, { "no-validate", 0, 0, 'V' }, { 0, 0, 0, 0 }
+		{ "remove-switches", 1, 0, 'W' }, { "no-validate", 0, 0, 'V' }, { "checksum", 0, 0, 'C' }, { 0, 0, 0, 0 }
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 		case 'L': lmc = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'F': use_ftb = 1; break;
 		case 'V': no_validate = 1; break;
+		case 'C': checksum = 1; break;
 		case 'W': rm_sw = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: usage(); return 2;
 		}
@@ -160,6 +162,14 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < planes; p++)
 		printf("plane %u: ftree routing %.2f ms wall, %.2f ms CPU (LFT alloc included, best of %u)\n", p,
 		       best_plane[p] * 1e3, best_pcpu[p] * 1e3, repeat);
+	for (unsigned p = 0; p < planes && checksum && !status; p++) {
+		/* FNV-1a of the whole table: LFTs compared byte for byte across builds */
+		uint64_t h = 0xcbf29ce484222325ull;
+		size_t sz = (size_t)out[p]->n_switches * ((size_t)out[p]->top_lid + 1);
+		for (size_t i = 0; i < sz; i++)
+			h = (h ^ out[p]->ports[i]) * 0x100000001b3ull;
+		printf("plane %u: LFT checksum %016" PRIx64 " (%zu entries)\n", p, h, sz);
+	}
 	printf("all planes: ftree routing %.2f ms wall, %.2f ms CPU (best of %u)\n", best_total * 1e3,
 	       best_cpu * 1e3, repeat);
 

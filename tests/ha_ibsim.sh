@@ -9,7 +9,7 @@
 #    illegal (only a master may send it): refused; ten such Sets 100 ms
 #    apart, alternating master/standby claims: all refused, still standby;
 #  - kill -9 the master: the standby becomes master within the target
-#    (2 s with the defaults: 500 ms polls, 3 misses of 200 ms), every CA's
+#    (2 s with the defaults: 500 ms polls, 3 misses of 300 ms), every CA's
 #    PortInfo SMLid points at it (`smpquery portinfo`), LIDs unchanged,
 #    every CA pair routed (`ibtracert`), and the takeover writes no LFT
 #    block (the sweep's own count). The time is the SM's own, on one

@@ -426,6 +426,7 @@ static void test_neighbours(void **state)
 	assert_non_null(fp);
 	fputs("0x1 2 0x3\n", fp);
 	fclose(fp);
+	sm_nbr_free(&t2);   /* sm_nbr_load() starts from an empty table: it does not free one */
 	assert_int_equal(sm_nbr_load(&t2, npath, err, sizeof(err)), -EINVAL);
 	sm_nbr_free(&t);
 	fx_env_free(&e);

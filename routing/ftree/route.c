@@ -28,11 +28,14 @@
  *     an up-down-up valley (route_valleys). No endpoint route passes a
  *     detour; valleys only carry endpoint traffic to switch LIDs.
  *
- * LFT entries are written into a column-major (LID-major) scratch table,
- * so that one destination's entries over all switches are contiguous, and
- * transposed into the row-major struct sm_lfts at the end: on a 32k-host
- * 3-level tree (110 M entries) writing rows directly costs a cache and TLB
- * miss per entry.
+ * LFT entries are written straight into the rows of struct sm_lfts
+ * (preallocated, all SM_LFT_NONE, see engine.h). A destination switch's
+ * destinations have neighbouring LIDs on the trees we generate, so each
+ * switch gets one short run of bytes per destination switch, and the next
+ * destination switch continues the same cache line: the rows fill at
+ * about streaming speed. (Sessions 5 and 6 routed into a column-major
+ * scratch table and transposed it at the end; at 40k hosts that moved
+ * 480 MB more than the 160 MB of LFT, and cost a third of the plane.)
  *
  * Cost: O(ancestors + switches) per destination switch plus O(1) per LFT
  * entry, plus O(up ports x path x intervals on a link) per displaced route.
@@ -45,10 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 int ft_reach_slow(struct ft_run *x, uint32_t s)
 {
@@ -186,6 +185,32 @@ static void route_valleys(struct ft_run *x, const struct ft_dest *d0, uint32_t n
 }
 
 /*
+ * A leaf (one index per slot) routes T's run of hosts d0[0 .. x->run) up
+ * through slots j, j + 1, ... mod u: when each of those slots leads to a
+ * parent that reaches T with no conflict, the row bytes are the leaf's
+ * slot ports rotated by j, copied in at most a few pieces. Returns 0, and
+ * writes nothing, when some slot needs the entry-by-entry path of route_up.
+ */
+static int leaf_run(struct ft_run *x, uint8_t *row, const uint32_t *sp, const uint8_t *spt, uint32_t u,
+		    const struct ft_dest *d0)
+{
+	const uint32_t n = x->run, j = d0[0].idx % u;
+	for (uint32_t k = 0, jj = j; k < n && k < u; k++, jj = jj + 1 == u ? 0 : jj + 1) {
+		uint32_t q = sp[jj];
+		if (q == SM_NONE || !ft_reach(x, q) || x->cstamp[q] == x->gen)
+			return 0;
+	}
+	uint8_t *w = row + d0[0].lid;
+	uint32_t k = u - j < n ? u - j : n;
+	memcpy(w, spt + j, k);
+	for (uint32_t c; k < n; k += c) {
+		c = u < n - k ? u : n - k;
+		memcpy(w + k, spt, c);
+	}
+	return 1;
+}
+
+/*
  * Switch s routes T's destinations up: the ideal slot, or a displaced route
  * (displace.c). The slot (idx / dv) mod u is stepped, not divided, while
  * indices are consecutive (a leaf's hosts are): at 40k hosts this loop runs
@@ -194,16 +219,18 @@ static void route_valleys(struct ft_run *x, const struct ft_dest *d0, uint32_t n
 static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
-	uint8_t *col = x->col + s;
+	uint8_t *col = x->col + s, *row = x->col + (size_t)s * x->nl;
 	uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
 	uint32_t dv = m->div[m->rank[s]];
 	/* above the leaves consecutive destinations share a slot: check each slot once */
 	uint32_t j = 0, rem = 0;
-	const size_t stride = m->nsw;
 	const uint32_t *sp = m->slot_peer + so;
 	const uint8_t *spt = m->slot_port + so;
-	for (uint32_t i = 0, e; i < nd; i = e) {
-		if (!i || d0[i].idx != d0[i - 1].idx + 1) {
+	uint32_t i0 = 0;
+	if (dv == 1 && u && x->run > 1 && leaf_run(x, row, sp, spt, u, d0))
+		i0 = x->run;
+	for (uint32_t i = i0, e; i < nd; i = e) {
+		if (i == i0 || d0[i].idx != d0[i - 1].idx + 1) {
 			j = d0[i].idx / dv % u;
 			rem = d0[i].idx % dv;
 		}
@@ -215,8 +242,11 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 		uint64_t cq = ok && x->cstamp[q] == x->gen ? x->cmask[q] : 0; /* ft_conflict of q */
 		if (ok && !cq) {
 			const uint8_t port = spt[j];
-			for (uint32_t k = i; k < e; k++)
-				col[(size_t)d0[k].lid * stride] = port;
+			if (e <= x->run) /* consecutive LIDs */
+				memset(row + d0[i].lid, port, e - i);
+			else
+				for (uint32_t k = i; k < e; k++)
+					row[d0[k].lid] = port;
 		} else {
 			for (uint32_t k = i; k < e; k++) {
 				if (ok && !(k < 64 && (cq >> k & 1)))
@@ -248,6 +278,9 @@ static void route_target(struct ft_run *x, uint32_t t)
 	x->gen++;
 	x->t = t;
 	x->rcomplete = 0;
+	for (x->run = nd ? 1 : 0; x->run < nd; x->run++)
+		if (d0[x->run].lid != d0[x->run - 1].lid + 1 || d0[x->run].idx != d0[x->run - 1].idx + 1)
+			break;
 	mark_down_set(x, t);
 	if (m->rank[t] > 0)
 		mark_reach_set(x);
@@ -258,24 +291,25 @@ static void route_target(struct ft_run *x, uint32_t t)
 		unsigned r = m->rank[s];
 		if (r == FT_RANK_NONE || m->comp[s] != m->comp[t])
 			continue;
-		uint8_t *col = x->col + s;
+		uint8_t *row = x->col + (size_t)s * x->nl;
 		if (s == t) {
 			for (uint32_t i = 0; i < nd; i++)
-				COL(col, d0[i].lid) = d0[i].port;
+				row[d0[i].lid] = d0[i].port;
 			continue;
 		}
 		unsigned nc = 0;
 		for (uint32_t e = x->cand_head[s]; e != SM_NONE && nc < sizeof(x->cands); e = x->cand_next[e])
 			x->cands[nc++] = x->cand_port[e];
 		uint32_t dv = r ? m->div[r - 1] : 1;
-		const size_t stride = m->nsw;
 		if (nc == 1) {
 			const uint8_t c0 = x->cands[0];
-			for (uint32_t i = 0; i < nd; i++)
-				col[(size_t)d0[i].lid * stride] = c0;
+			if (nd)
+				memset(row + d0[0].lid, c0, x->run);
+			for (uint32_t i = x->run; i < nd; i++)
+				row[d0[i].lid] = c0;
 		} else {
 			for (uint32_t i = 0; i < nd; i++)
-				COL(col, d0[i].lid) = x->cands[(d0[i].idx / dv) % nc];
+				row[d0[i].lid] = x->cands[(d0[i].idx / dv) % nc];
 		}
 	}
 	/* the up pass collects the switches without an up/down path, top down; detours go bottom up */
@@ -296,119 +330,10 @@ static void route_target(struct ft_run *x, uint32_t t)
 	route_valleys(x, d0, nd);
 }
 
-#ifdef __SSE2__
-/*
- * 16x16 bytes through SSE2 registers: four rounds of interleaving (bytes,
- * words, dwords, qwords) turn 16 rows of 16 into 16 columns. At 40k hosts
- * the transpose moves 160 MB per plane; this is 3x the 8x8 form below.
- */
-static inline void tr16(const uint8_t *src, size_t sstride, uint8_t *dst, size_t dstride)
-{
-	__m128i a[16], b[16];
-	for (int k = 0; k < 16; k++)
-		a[k] = _mm_loadu_si128((const __m128i *)(src + (size_t)k * sstride));
-	for (int k = 0; k < 16; k += 2) {
-		b[k] = _mm_unpacklo_epi8(a[k], a[k + 1]);
-		b[k + 1] = _mm_unpackhi_epi8(a[k], a[k + 1]);
-	}
-	for (int q = 0; q < 4; q++) {
-		a[4 * q] = _mm_unpacklo_epi16(b[4 * q], b[4 * q + 2]);
-		a[4 * q + 1] = _mm_unpackhi_epi16(b[4 * q], b[4 * q + 2]);
-		a[4 * q + 2] = _mm_unpacklo_epi16(b[4 * q + 1], b[4 * q + 3]);
-		a[4 * q + 3] = _mm_unpackhi_epi16(b[4 * q + 1], b[4 * q + 3]);
-	}
-	for (int g = 0; g < 2; g++)
-		for (int c = 0; c < 4; c++) {
-			b[8 * g + 2 * c] = _mm_unpacklo_epi32(a[8 * g + c], a[8 * g + 4 + c]);
-			b[8 * g + 2 * c + 1] = _mm_unpackhi_epi32(a[8 * g + c], a[8 * g + 4 + c]);
-		}
-	for (int c = 0; c < 8; c++) {
-		_mm_storeu_si128((__m128i *)(dst + (size_t)(2 * c) * dstride), _mm_unpacklo_epi64(b[c], b[8 + c]));
-		_mm_storeu_si128((__m128i *)(dst + (size_t)(2 * c + 1) * dstride), _mm_unpackhi_epi64(b[c], b[8 + c]));
-	}
-}
-#define TR_W 16
-#else
-/* Transpose an 8x8 byte block held as 8 little-endian words: swap row and column index bits. */
-static inline void tr8(uint64_t a[8])
-{
-	uint64_t t;
-	for (int i = 0; i < 4; i++) {
-		t = ((a[i] >> 32) ^ a[i + 4]) & 0x00000000ffffffffull;
-		a[i] ^= t << 32;
-		a[i + 4] ^= t;
-	}
-	for (int i = 0; i < 8; i += (i & 1) ? 3 : 1) {
-		t = ((a[i] >> 16) ^ a[i + 2]) & 0x0000ffff0000ffffull;
-		a[i] ^= t << 16;
-		a[i + 2] ^= t;
-	}
-	for (int i = 0; i < 8; i += 2) {
-		t = ((a[i] >> 8) ^ a[i + 1]) & 0x00ff00ff00ff00ffull;
-		a[i] ^= t << 8;
-		a[i + 1] ^= t;
-	}
-}
-
-static inline void tr16(const uint8_t *src, size_t sstride, uint8_t *dst, size_t dstride)
-{
-	uint64_t a[8];
-	for (int k = 0; k < 8; k++)
-		memcpy(&a[k], src + (size_t)k * sstride, 8);
-	tr8(a);
-	for (int k = 0; k < 8; k++)
-		memcpy(dst + (size_t)k * dstride, &a[k], 8);
-}
-#define TR_W 8
-#endif
-
-/*
- * Column-major scratch -> the row-major LFTs: TR_W x TR_W byte blocks
- * through registers, in 64x64 tiles that stay in cache; the ragged edges
- * byte by byte.
- */
-static void transpose(const struct ft_run *x, struct sm_lfts *out)
-{
-	const uint32_t n = x->m->nsw, nl = (uint32_t)out->top_lid + 1, tb = 64;
-	const uint32_t nw = n / TR_W * TR_W, nlw = nl / TR_W * TR_W;
-	const uint8_t *src = x->col;
-	uint8_t *dst = out->ports;
-
-	for (uint32_t l0 = 0; l0 < nlw; l0 += tb)
-		for (uint32_t s0 = 0; s0 < nw; s0 += tb)
-			for (uint32_t l = l0; l < l0 + tb && l < nlw; l += TR_W)
-				for (uint32_t s = s0; s < s0 + tb && s < nw; s += TR_W)
-					tr16(src + (size_t)l * n + s, n, dst + (size_t)s * nl + l, nl);
-	for (uint32_t s = 0; s < n; s++) {
-		uint8_t *row = dst + (size_t)s * nl;
-		for (uint32_t l = s < nw ? nlw : 0; l < nl; l++)
-			row[l] = src[(size_t)l * n + s];
-	}
-}
-
 /* Destination switch t has CA LIDs (they come first in its destination list). */
 static int has_hosts(const struct ft_model *m, uint32_t t)
 {
 	return m->dest_off[t + 1] > m->dest_off[t] && m->dest[m->dest_off[t]].port != 0;
-}
-
-/*
- * The column scratch is as big as the LFTs (160 MB at 40k hosts): in huge
- * pages where the kernel has them for the asking, its 40,000 page faults
- * become 80.
- */
-static uint8_t *alloc_scratch(size_t n)
-{
-	void *p = NULL;
-	const size_t huge = (size_t)2 << 20;
-	if (n < huge)
-		return malloc(n ? n : 1);
-	if (posix_memalign(&p, huge, (n + huge - 1) / huge * huge))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, (n + huge - 1) / huge * huge, MADV_HUGEPAGE); /* a hint: 4 KB pages work too */
-#endif
-	return p;
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
@@ -417,10 +342,8 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	size_t ne = (size_t)m->up_off[m->nsw] + 1, ns = (size_t)m->nsw + 1;
 	int rc = -ENOMEM;
 
-	size_t cells = (size_t)m->nsw * ((size_t)out->top_lid + 1);
-	x.col = alloc_scratch(cells);
-	if (x.col)
-		memset(x.col, SM_LFT_NONE, cells);
+	x.col = out->ports;
+	x.nl = (size_t)out->top_lid + 1;
 	x.dstamp = calloc(ns, sizeof(*x.dstamp));
 	x.rstamp = calloc(ns, sizeof(*x.rstamp));
 	x.xstamp = calloc(ns, sizeof(*x.xstamp));
@@ -433,7 +356,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	x.queue = malloc(ns * sizeof(*x.queue));
 	x.detour = malloc(ns * sizeof(*x.detour));
 	x.hleaf = malloc(ns * sizeof(*x.hleaf));
-	if (!x.col || !x.dstamp || !x.rstamp || !x.xstamp || !x.vstamp || !x.valley || !x.rval || !x.cand_head ||
+	if (!x.dstamp || !x.rstamp || !x.xstamp || !x.vstamp || !x.valley || !x.rval || !x.cand_head ||
 	    !x.cand_next || !x.cand_port || !x.queue || !x.detour || !x.hleaf || ft_displace_init(&x)) {
 		snprintf(msg, msglen, "ftree: out of memory");
 		goto out;
@@ -468,7 +391,6 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 		rc = -EHOSTUNREACH;
 		goto out;
 	}
-	transpose(&x, out);
 	uint32_t leaves = 0, parts = 0;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		leaves += m->rank[s] == 0;
@@ -493,7 +415,6 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 		snprintf(msg + n, msglen - (size_t)n, "; %u switches reach no CA and were left unrouted", m->unranked);
 	rc = 0;
 out:
-	free(x.col);
 	free(x.dstamp);
 	free(x.rstamp);
 	free(x.xstamp);

@@ -4,7 +4,7 @@
 /*
  * DOC: ftree routing state of one ft_route() call (private to route.c and displace.c)
  *
- * route.c walks the destination switches and fills the LFT columns;
+ * route.c walks the destination switches and fills the LFT entries;
  * displace.c chooses the up port of a route whose ideal slot cannot be
  * used, and keeps, per directed switch link, the shift windows in which
  * such moved routes load it (see there).
@@ -12,8 +12,12 @@
 #include <stdint.h>
 #include "routing/ftree/model.h"
 
-/* Entry for LID lid of the switch whose column base is c (x->col + slot). */
-#define COL(c, lid) ((c)[(size_t)(lid) * x->m->nsw])
+/*
+ * Entry for LID lid of the switch whose handle is c (x->col + slot): the
+ * LFT rows (struct sm_lfts, row s at s * nl), so the handle c of slot s
+ * is s bytes past x->col and its row starts s * (nl - 1) bytes further.
+ */
+#define COL(c, lid) ((c)[(size_t)((c) - x->col) * (x->nl - 1) + (lid)])
 
 #define FT_CHAIN (FT_MAX_RANK + 2) /* switches of a destination's ideal chain, T first */
 
@@ -50,8 +54,10 @@ struct ft_run {
 	uint32_t n_hleaf;
 	uint32_t t;            /* destination switch being routed */
 	uint32_t nidx;         /* host indices 0..nidx-1 (shift permutations wrap there) */
-	uint8_t *col;          /* [(top_lid+1) * nsw] the LFTs column-major (LID-major), see ft_route */
+	uint8_t *col;          /* the LFTs being filled (out->ports, row-major), see COL */
+	size_t nl;             /* LIDs per row: top_lid + 1 */
 	uint8_t cands[256];
+	uint32_t run;          /* d0[0 .. run) of T have consecutive LIDs and indices (a leaf's hosts) */
 	uint64_t displaced;
 	/* displace.c */
 	uint32_t *disp;        /* [up links] moved routes taken by each up port */

@@ -25,12 +25,16 @@
  * the last heavy sweep saw, or is the SM LID the light sweep found on our
  * ports (another master programming them), is asked for its SMInfo (at
  * most once per SM_HA_PROBE_GAP_US per LID); a better one gets a
- * HANDOVER, and once it accepts we stand by (as OpenSM does: a master
+ * HANDOVER, and once it acknowledges we stand by (as OpenSM does: a master
  * that finds a better SM hands over; one that gets a HANDOVER as master
- * stays master and sweeps).
+ * stays master and sweeps). Until then the plane runs no cycle
+ * (sm_elect_programs); the HANDOVER is sent again on the election's timer.
  *
- * Our requests carry TIDs 0x5e1f0000 | seq in their low 32 bits (the
- * kernel owns the high 32 bits under umad); answers are matched on them.
+ * Our requests carry TIDs prefix | seq in their low 32 bits (the kernel
+ * owns the high 32 bits under umad); answers are matched on them. Any
+ * answer to any of our polls or HANDOVERs counts, however late: a late
+ * poll answer shows a slow master alive, a late acknowledgement still
+ * makes us stand by.
  */
 #include "daemon/ha.h"
 #include "daemon/daemon_priv.h"
@@ -53,8 +57,9 @@
 #include <string.h>
 
 #define SM_HA_PROBE_GAP_US 2000000u
-#define SM_HA_TID 0x5e1f0000u         /* polls, handover, acknowledge */
+#define SM_HA_TID 0x5e1f0000u         /* polls, acknowledge */
 #define SM_HA_TID_PROBE 0x5e1e0000u   /* "who are you": discovery, trap 144, IsSM ports */
+#define SM_HA_TID_HO 0x5e1d0000u      /* HANDOVER */
 #define SM_HA_TID_MASK 0xFFFF0000u
 
 struct ha_plane {
@@ -164,7 +169,7 @@ static void arm(struct ha_plane *h)
 	uint64_t next = 0;
 
 	if (h->el.state != SM_SMSTATE_DISCOVERING)   /* discovering: the discovery thread ends it */
-		(void)sm_elect_tick(&h->el, sm_mono_us(), &next);
+		next = sm_elect_next(&h->el);
 	if (h->reprobe_left && (!next || h->reprobe_us < next))
 		next = h->reprobe_us;
 	sm_loop_timer_set(h->timer, next);
@@ -229,8 +234,15 @@ static void apply(struct ha_plane *h, int act)
 		h->poll_tid = ha_send(h, SM_METHOD_GET, 0, h->el.master.lid, h->el.state);
 		break;
 	case SM_EL_HANDOVER:
+		/* not sent (the port busy): the election's timer sends it again */
 		ha_note(h, "%s", h->el.why);
-		h->ho_tid = ha_send(h, SM_METHOD_SET, SM_SMINFO_HANDOVER, h->el.handover.lid, SM_SMSTATE_MASTER);
+		h->ho_tid = ha_send_tid(h, SM_HA_TID_HO, SM_METHOD_SET, SM_SMINFO_HANDOVER, h->el.handover.lid,
+					SM_SMSTATE_MASTER);
+		break;
+	case SM_EL_RESUME:
+		ha_note(h, "%s", h->el.why);
+		h->ho_tid = 0;
+		(void)smd_dmn_request_sweep_kind(d, SMD_SWEEP_HEAVY);
 		break;
 	case SM_EL_ACK:
 		/* the old master stands by once it has our answer; ACKNOWLEDGE as the standby we were */
@@ -365,14 +377,7 @@ static void on_timer(struct sm_loop_src *s, void *arg)
 		arm(h);
 		return;
 	}
-	uint8_t before = h->el.state;
-	int act = sm_elect_tick(&h->el, now, NULL);
-	if (act == SM_EL_NONE && h->el.state == before && h->el.why[0] && before == SM_SMSTATE_MASTER &&
-	    !h->el.handover.guid && h->ho_tid) {
-		ha_note(h, "%s", h->el.why);   /* the HANDOVER went unanswered */
-		h->ho_tid = 0;
-	}
-	apply(h, act);
+	apply(h, sm_elect_tick(&h->el, now, NULL));
 }
 
 /* Ask lid for its SMInfo (discovery, or a master learning of another SM). */
@@ -402,7 +407,7 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 	struct sm_sm_info si;
 	struct sm_elect_peer p;
 	uint64_t now = sm_mono_us();
-	int ok = !smp->status && !sm_sm_info_decode(smp->data, &si, NULL);
+	int dec = !sm_sm_info_decode(smp->data, &si, NULL), ok = dec && !smp->status;
 	int act;
 
 	if (ok) {
@@ -414,22 +419,28 @@ static void answer(struct ha_plane *h, const struct sm_smp *smp, const struct sm
 		p.state = si.state;
 		p.lid = from->slid;
 	}
-	if (tid == h->poll_tid) {
-		h->poll_tid = 0;
+	if ((tid & SM_HA_TID_MASK) == SM_HA_TID) {
 		if (ok && !p.lid)
 			p.lid = h->el.master.lid;
 		uint8_t before = h->el.state;
-		act = sm_elect_poll_result(&h->el, ok ? &p : NULL, smp->status, now);
+		if (tid == h->poll_tid) {
+			h->poll_tid = 0;
+			act = sm_elect_poll_result(&h->el, ok ? &p : NULL, smp->status, now);
+		} else {
+			act = sm_elect_poll_late(&h->el, ok ? &p : NULL, smp->status, now);   /* slow, not dead */
+		}
 		if (ok && act >= 0)
 			remember(h, &p);
 		if (act == SM_EL_NONE && h->el.state == before && ok && h->el.misses)
 			refused(h, -1);
 		apply(h, act);
-	} else if (tid == h->ho_tid) {
-		h->ho_tid = 0;
-		act = sm_elect_handover_result(&h->el, smp->status, now);
-		if (act == SM_EL_NONE)
+	} else if ((tid & SM_HA_TID_MASK) == SM_HA_TID_HO) {
+		/* this HANDOVER's answer or an earlier one's: an acknowledgement whenever it comes */
+		act = sm_elect_handover_result(&h->el, dec ? si.guid : h->el.handover.guid, smp->status, now);
+		if (act == SM_EL_NONE && tid == h->ho_tid && h->el.handover.guid)
 			ha_note(h, "%s", h->el.why);
+		if (tid == h->ho_tid)
+			h->ho_tid = 0;
 		apply(h, act);
 	} else if ((tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE) {
 		if (!ok) {
@@ -486,6 +497,7 @@ int dmn_ha_mad(struct smd_dmn *d, unsigned plane, const struct sm_smp *smp, cons
 	}
 	if (smp->attr_id == SM_ATTR_SM_INFO && smp->method == SM_METHOD_GET_RESP &&
 	    (((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID ||
+	     ((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID_HO ||
 	     ((uint32_t)smp->tid & SM_HA_TID_MASK) == SM_HA_TID_PROBE)) {
 		answer(h, smp, from);
 		return 1;
@@ -554,7 +566,8 @@ int dmn_ha_new(struct smd_dmn *d, const struct smd_conf *conf)
 		struct sm_elect_cfg ec = {
 			.guid = p->t->info.port_guid, .sm_key = d->keys.sm_key,
 			.priority = (uint8_t)conf->sm_priority, .poll_ms = conf->sm_poll_interval_ms,
-			.poll_timeout_ms = conf->sm_poll_interval_ms < 200 ? conf->sm_poll_interval_ms : 200,
+			/* the floor for silence (a dead master under ibsim answers an error at once) */
+			.poll_timeout_ms = conf->sm_poll_interval_ms < 300 ? conf->sm_poll_interval_ms : 300,
 			.retries = conf->sm_poll_retries,
 		};
 		sm_elect_init(&h->el, &ec);
@@ -616,7 +629,7 @@ void dmn_ha_free(struct smd_dmn *d)
 bool dmn_ha_plane_may_cycle(const struct smd_dmn *d, unsigned plane)
 {
 	return !d->ha || plane >= SM_MAX_PLANES || !d->ha->p[plane].on ||
-	       d->ha->p[plane].el.state == SM_SMSTATE_MASTER;
+	       sm_elect_programs(&d->ha->p[plane].el);   /* not while our HANDOVER waits for its answer */
 }
 
 bool dmn_ha_may_cycle(const struct smd_dmn *d)

@@ -7,7 +7,11 @@
  * modifiers by sender state, a master that finds a better SM hands over,
  * a standby that loses its master takes over. Differences: a miss is
  * retried at once rather than after a full polling period, so a dead
- * master is noticed in one poll interval plus `retries` round trips.
+ * master is noticed in one poll interval plus `retries` round trips; an
+ * answer is taken whenever it comes (as OpenSM's "master is alive"), so a
+ * slow master is not a dead one. OpenSM stands by as soon as it has sent
+ * HANDOVER; we stand by when it is acknowledged and meanwhile program
+ * nothing, so an unanswered HANDOVER leaves the subnet its master.
  */
 #include "sm/election.h"
 
@@ -95,13 +99,23 @@ static int admissible(struct sm_elect *e, uint64_t guid, uint64_t key, uint8_t s
 	return flap(e, guid, flapval, now);
 }
 
+/* The silence after which a poll or a HANDOVER counts as unanswered. */
+static uint64_t timeout_us(const struct sm_elect *e)
+{
+	uint64_t floor = (uint64_t)e->cfg.poll_timeout_ms * 1000u, t = 2 * e->rtt_us;
+
+	return t < floor ? floor : t > 2 * floor ? 2 * floor : t;   /* a silent master: 2 s at most */
+}
+
 static void go_standby(struct sm_elect *e, const struct sm_elect_peer *m, uint64_t now)
 {
 	e->state = SM_SMSTATE_STANDBY;
 	e->master = *m;
-	e->handover.guid = 0;
+	e->handover.guid = e->handed.guid = 0;
+	e->ho_deadline_us = 0;
 	e->misses = 0;
 	e->poll_deadline_us = 0;
+	e->rtt_us = 0;
 	e->poll_due_us = now + (uint64_t)e->cfg.poll_ms * 1000u;
 	e->split = false;
 }
@@ -111,6 +125,8 @@ static int go_master(struct sm_elect *e, const char *why)
 	snprintf(e->why, sizeof(e->why), "%s", why);
 	e->state = SM_SMSTATE_MASTER;
 	e->master.guid = 0;
+	e->handover.guid = e->handed.guid = 0;
+	e->ho_deadline_us = 0;
 	e->poll_deadline_us = 0;
 	e->misses = 0;
 	return SM_EL_TAKEOVER;
@@ -147,8 +163,10 @@ int sm_elect_peer_seen(struct sm_elect *e, const struct sm_elect_peer *p, uint64
 		if (better && p->state != SM_SMSTATE_NOT_ACTIVE) {
 			if (e->handover.guid)
 				return SM_EL_NONE;   /* one handover at a time */
-			e->handover = *p;
-			e->poll_deadline_us = now_us + (uint64_t)e->cfg.poll_timeout_ms * 1000u;
+			e->handover = e->handed = *p;
+			e->ho_tries = 1;
+			e->handover_tries++;
+			e->ho_deadline_us = now_us + timeout_us(e);
 			snprintf(e->why, sizeof(e->why), "better SM 0x%016" PRIx64 " (priority %u): handing over",
 				 p->guid, p->priority);
 			return SM_EL_HANDOVER;
@@ -204,71 +222,125 @@ static int miss(struct sm_elect *e, uint64_t now)
 	return SM_EL_NONE;
 }
 
+/* A HANDOVER's timer ended: send it again, or after `retries` tries program again. */
+static int handover_timeout(struct sm_elect *e, uint64_t now)
+{
+	if (e->ho_tries < e->cfg.retries) {
+		e->ho_tries++;
+		e->handover_tries++;
+		e->ho_deadline_us = now + timeout_us(e);
+		snprintf(e->why, sizeof(e->why), "SM 0x%016" PRIx64 " has not acknowledged our HANDOVER: sending it"
+			 " again (try %u of %u)", e->handover.guid, e->ho_tries, e->cfg.retries);
+		return SM_EL_HANDOVER;
+	}
+	snprintf(e->why, sizeof(e->why), "SM 0x%016" PRIx64 " did not answer our HANDOVER (%u tries): staying"
+		 " master (a late acknowledgement still makes us standby)", e->handover.guid, e->ho_tries);
+	e->handover.guid = 0;
+	e->ho_deadline_us = 0;
+	return SM_EL_RESUME;
+}
+
+uint64_t sm_elect_next(const struct sm_elect *e)
+{
+	if (e->state == SM_SMSTATE_MASTER)
+		return e->handover.guid ? e->ho_deadline_us : 0;
+	if (e->state != SM_SMSTATE_STANDBY || !e->master.guid)
+		return 0;
+	return e->poll_deadline_us ? e->poll_deadline_us : e->poll_due_us;
+}
+
 int sm_elect_tick(struct sm_elect *e, uint64_t now_us, uint64_t *next_us)
 {
 	int act = SM_EL_NONE;
 
-	if (e->state == SM_SMSTATE_MASTER && e->handover.guid && e->poll_deadline_us &&
-	    now_us >= e->poll_deadline_us) {
-		snprintf(e->why, sizeof(e->why), "SM 0x%016" PRIx64 " did not answer our HANDOVER: staying master",
-			 e->handover.guid);
-		e->handover.guid = 0;
-		e->poll_deadline_us = 0;
-	}
+	if (e->state == SM_SMSTATE_MASTER && e->handover.guid && now_us >= e->ho_deadline_us)
+		act = handover_timeout(e, now_us);
 	if (e->state == SM_SMSTATE_STANDBY && e->master.guid) {
 		if (e->poll_deadline_us && now_us >= e->poll_deadline_us)
 			act = miss(e, now_us);
 		if (act == SM_EL_NONE && !e->poll_deadline_us && now_us >= e->poll_due_us) {
 			e->polls++;
-			e->poll_deadline_us = now_us + (uint64_t)e->cfg.poll_timeout_ms * 1000u;
+			e->poll_deadline_us = now_us + timeout_us(e);
 			e->poll_due_us = now_us + (uint64_t)e->cfg.poll_ms * 1000u;
+			if (!e->misses)
+				e->poll_sent_us = now_us;   /* after misses: the first unanswered one's */
 			act = SM_EL_POLL;
 		}
 	}
-	if (next_us) {
-		if (e->poll_deadline_us)
-			*next_us = e->poll_deadline_us;
-		else if (e->state == SM_SMSTATE_STANDBY && e->master.guid)
-			*next_us = e->poll_due_us;
-		else
-			*next_us = 0;
-	}
+	if (next_us)
+		*next_us = sm_elect_next(e);
 	return act;
+}
+
+/* Our master answered as a master (or as the better SM we wait for): alive. */
+static bool alive(const struct sm_elect *e, const struct sm_elect_peer *p)
+{
+	return p->state == SM_SMSTATE_MASTER ||
+	       (p->guid == e->master.guid && p->state != SM_SMSTATE_NOT_ACTIVE &&
+		sm_elect_better(p->priority, p->guid, e->cfg.priority, e->cfg.guid));
+}
+
+/* An answer in time or late: its round trip, counted from the first unanswered poll. */
+static void heard(struct sm_elect *e, uint64_t now)
+{
+	uint64_t rtt = now > e->poll_sent_us ? now - e->poll_sent_us : 0;
+
+	e->rtt_us -= e->rtt_us / 8;
+	if (rtt > e->rtt_us)
+		e->rtt_us = rtt;
+	e->poll_sent_us = now;   /* the next unanswered one is newer than this */
 }
 
 int sm_elect_poll_result(struct sm_elect *e, const struct sm_elect_peer *p, uint16_t status,
 			 uint64_t now_us)
 {
 	if (e->state != SM_SMSTATE_STANDBY || !e->poll_deadline_us)
-		return SM_EL_NONE;   /* late or unasked: nothing to count */
+		return sm_elect_poll_late(e, p, status, now_us);
 	if (!p || status)
 		return miss(e, now_us);
 	e->poll_deadline_us = 0;
-	bool alive = p->state == SM_SMSTATE_MASTER ||
-		     (p->guid == e->master.guid && p->state != SM_SMSTATE_NOT_ACTIVE &&
-		      sm_elect_better(p->priority, p->guid, e->cfg.priority, e->cfg.guid));
-	if (sm_elect_peer_seen(e, p, now_us) < 0 || !alive)
+	if (sm_elect_peer_seen(e, p, now_us) < 0 || !alive(e, p))
 		return miss(e, now_us);   /* refused, or our master stopped being one */
+	heard(e, now_us);
 	return SM_EL_NONE;
 }
 
-int sm_elect_handover_result(struct sm_elect *e, uint16_t status, uint64_t now_us)
+int sm_elect_poll_late(struct sm_elect *e, const struct sm_elect_peer *p, uint16_t status, uint64_t now_us)
 {
-	if (e->state != SM_SMSTATE_MASTER || !e->handover.guid)
-		return SM_EL_NONE;
-	if (status) {
-		snprintf(e->why, sizeof(e->why), "SM 0x%016" PRIx64 " refused our HANDOVER (status 0x%x): staying master",
-			 e->handover.guid, status);
-		e->handover.guid = 0;
-		e->poll_deadline_us = 0;
-		return SM_EL_NONE;
-	}
-	struct sm_elect_peer m = e->handover;
+	if (e->state != SM_SMSTATE_STANDBY || !p || status || p->guid != e->master.guid || !alive(e, p) ||
+	    sm_elect_peer_seen(e, p, now_us) < 0)
+		return SM_EL_NONE;   /* an error late is no news: the outstanding poll decides */
+	e->late_answers++;
+	e->misses = 0;
+	heard(e, now_us);
+	return SM_EL_NONE;
+}
+
+/* The SM we handed over to acknowledged (its answer, or its ACKNOWLEDGE): standby, polling it. */
+static int acknowledged(struct sm_elect *e, const char *how, uint64_t now)
+{
+	struct sm_elect_peer m = e->handed;
+	bool late = !e->handover.guid;
+
 	m.state = SM_SMSTATE_MASTER;
 	e->handovers++;
-	go_standby(e, &m, now_us);
-	snprintf(e->why, sizeof(e->why), "handed over to 0x%016" PRIx64 " at LID %u: standby", m.guid, m.lid);
+	e->late_acks += late;
+	go_standby(e, &m, now);
+	snprintf(e->why, sizeof(e->why), "handed over to 0x%016" PRIx64 " at LID %u (%s%s): standby", m.guid,
+		 m.lid, how, late ? ", after we gave up waiting" : "");
 	return SM_EL_STANDBY;
+}
+
+int sm_elect_handover_result(struct sm_elect *e, uint64_t guid, uint16_t status, uint64_t now_us)
+{
+	if (e->state != SM_SMSTATE_MASTER || !e->handed.guid || guid != e->handed.guid)
+		return SM_EL_NONE;
+	if (!status)
+		return acknowledged(e, "HANDOVER answered", now_us);
+	if (e->handover.guid)
+		snprintf(e->why, sizeof(e->why), "SM 0x%016" PRIx64 " refused our HANDOVER (status 0x%x): trying"
+			 " again when its timer ends", guid, status);
+	return SM_EL_NONE;
 }
 
 static int illegal(struct sm_elect *e, uint32_t mod, const struct sm_sm_info *in, uint16_t *status)
@@ -305,14 +377,18 @@ int sm_elect_set(struct sm_elect *e, uint32_t mod, const struct sm_sm_info *in, 
 		e->ack_lid = slid;
 		if (e->state != SM_SMSTATE_MASTER)
 			e->takeovers++;
-		e->handover.guid = 0;
 		go_master(e, "HANDOVER received: master");
 		snprintf(e->why, sizeof(e->why), "HANDOVER from 0x%016" PRIx64 " at LID %u: master", in->guid, slid);
 		return SM_EL_ACK;
 	case SM_SMINFO_ACKNOWLEDGE:
+		if (e->state == SM_SMSTATE_MASTER && e->handed.guid == in->guid) {
+			if (slid)
+				e->handed.lid = slid;
+			return acknowledged(e, "ACKNOWLEDGE", now_us);
+		}
 		if (e->state != SM_SMSTATE_STANDBY)
 			return illegal(e, mod, in, status);
-		return SM_EL_NONE;
+		return SM_EL_NONE;   /* the answer to our HANDOVER came first */
 	case SM_SMINFO_DISABLE:
 		if (e->state != SM_SMSTATE_STANDBY)
 			return illegal(e, mod, in, status);
