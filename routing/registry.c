@@ -27,6 +27,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -385,8 +386,16 @@ static int accept_output(struct sm_chain *c, const struct sm_fabric *f, unsigned
 			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v)
 {
 	double t0 = sm_mono_sec();
-	int rc = c->prev ? sm_validate_incremental(f, plane, l, c->prev, c->flags, v)
-			 : sm_validate(f, plane, l, c->flags, v);
+	/*
+	 * The incremental check walks only the LIDs a reroute may have changed
+	 * and cannot look for credit loops (that needs every destination's
+	 * routes). Only the up/down engines may skip it: ftree's and updn's
+	 * routes climb then descend, which has no credit loop by construction.
+	 * Any other engine (minhop as a fallback, a plugin) is checked in full.
+	 */
+	bool updown = a->engine && (!strcmp(a->engine, "ftree") || !strcmp(a->engine, "updn"));
+	int rc = c->prev && updown ? sm_validate_incremental(f, plane, l, c->prev, c->flags, v)
+				   : sm_validate(f, plane, l, c->flags, v);
 	a->validate_seconds = sm_mono_sec() - t0;
 	if (rc) {
 		snprintf(a->why, sizeof(a->why), "validation could not run: %s", strerror(-rc));
