@@ -17,12 +17,11 @@
 #include <cmocka.h>
 
 #include "routing/engine.h"
-#include "ftbuild.h"
+#include "fx_ftree.h"
 #include "model/gen.h"
 #include "routing/metrics.h"
 #include "routing/validate.h"
 
-extern const struct sm_engine_ops sm_engine_ftree;
 
 static struct sm_shift_bound bound_of(const struct sm_fabric *f)
 {
@@ -76,17 +75,6 @@ static void test_bound_2level(void **state)
 	sm_fabric_free(f);
 }
 
-/* The 3-level tree below: 4 pods x 4 leaves x 4 hosts (leaves 0-15, aggs 16-31, cores 32-47). */
-static struct sm_fabric *small_3level(void)
-{
-	struct ftb_shape s;
-	ftb_shape_3level(&s, 8, 64);
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
-	return f;
-}
-
 /*
  * 3 levels, 4 pods x 4 leaves x 4 hosts, 4 aggregation switches per pod,
  * 4 cores per group (nodes: leaves 0-15, aggs 16-31, cores 32-47). Pod 0
@@ -96,7 +84,7 @@ static struct sm_fabric *small_3level(void)
 static void test_bound_3level_pod(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_3level();
+	struct sm_fabric *f = fx_ftree_small_3level();
 	assert_int_equal(bound_of(f).bound, 1);
 
 	assert_int_equal(unlink_to(f, 16, 32, 48, 4), 4);  /* agg 0 of pod 0: no core link left */
@@ -153,19 +141,6 @@ static void test_bound_below_measured(void **state)
 	}
 }
 
-static struct sm_lfts *route_ftree(struct sm_fabric *f)
-{
-	void *st = NULL;
-	char err[256];
-	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
-	struct sm_lfts *l = sm_lfts_new(f, 0);
-	assert_non_null(l);
-	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = l };
-	assert_int_equal(sm_engine_ftree.route(st, &ctx), 0);
-	sm_engine_ftree.free(st);
-	return l;
-}
-
 /*
  * Same 3-level shape; leaf 0 (pod 0) keeps the aggregation switches of
  * columns 2 and 3, leaf 4 (pod 1) those of columns 0, 1 and 3. Cuts allow
@@ -176,7 +151,7 @@ static struct sm_lfts *route_ftree(struct sm_fabric *f)
 static void test_bound_updown_columns(void **state)
 {
 	(void)state;
-	struct sm_fabric *f = small_3level();
+	struct sm_fabric *f = fx_ftree_small_3level();
 	struct sm_shift_bound b = bound_of(f);
 	assert_int_equal(b.updown, 1);
 	assert_int_equal(b.ud_from, SM_NONE);
@@ -190,7 +165,7 @@ static void test_bound_updown_columns(void **state)
 	assert_int_equal(b.ud_paths, 1);
 	assert_true((b.ud_from == 0 && b.ud_to == 4) || (b.ud_from == 4 && b.ud_to == 0));
 
-	struct sm_lfts *l = route_ftree(f);
+	struct sm_lfts *l = fx_ftree_route(f);
 	struct sm_route_metrics m;
 	struct sm_metrics_opts o = { .n_random = 1, .seed = 1, .skip_cdg = 1 };
 	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
@@ -228,7 +203,7 @@ static void test_churn_3level(void **state)
 	for (uint32_t agg = 16; agg < 32; agg += 5) {
 		struct sm_fabric *f = sm_fabric_new();
 		assert_int_equal(ftb_build(f, 0, &s, 0), 0);
-		struct sm_lfts *full = route_ftree(f);
+		struct sm_lfts *full = fx_ftree_route(f);
 		unsigned pa = 0;
 		for (unsigned p = 1; p <= f->nodes[agg].nports && !pa; p++) {
 			uint32_t q = sm_port(f, agg, p)->peer_node;
@@ -239,7 +214,7 @@ static void test_churn_3level(void **state)
 		uint32_t core = sm_port(f, agg, pa)->peer_node;
 		unsigned pc = sm_port(f, agg, pa)->peer_port;
 		sm_fabric_unlink(f, agg, pa);
-		struct sm_lfts *deg = route_ftree(f);
+		struct sm_lfts *deg = fx_ftree_route(f);
 		unsigned changed = 0;
 		for (uint32_t sw = 0; sw < 48; sw++)
 			for (uint32_t n = 48; n < f->n_nodes; n++) {

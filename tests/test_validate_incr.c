@@ -18,21 +18,9 @@
 #include <cmocka.h>
 
 #include "routing/engine.h"
-#include "ftbuild.h"
+#include "fx_ftree.h"
 #include "routing/validate.h"
 
-extern const struct sm_engine_ops sm_engine_ftree;
-
-/* 4 pods x 4 leaves x 4 hosts (leaves 0-15, aggs 16-31, cores 32-47, hosts from 48). */
-static struct sm_fabric *tree(void)
-{
-	struct ftb_shape s;
-	ftb_shape_3level(&s, 8, 64);
-	struct sm_fabric *f = sm_fabric_new();
-	assert_non_null(f);
-	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
-	return f;
-}
 
 static struct sm_fabric *copy(const struct sm_fabric *f)
 {
@@ -40,19 +28,6 @@ static struct sm_fabric *copy(const struct sm_fabric *f)
 	assert_non_null(g);
 	assert_int_equal(sm_fabric_append(g, f, NULL), 0);
 	return g;
-}
-
-static struct sm_lfts *route_ftree(const struct sm_fabric *f)
-{
-	void *st = NULL;
-	char err[256];
-	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
-	struct sm_lfts *l = sm_lfts_new(f, 0);
-	assert_non_null(l);
-	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = l };
-	assert_int_equal(sm_engine_ftree.route(st, &ctx), 0);
-	sm_engine_ftree.free(st);
-	return l;
 }
 
 /* The first port of switch n cabled to a node in [lo, hi). */
@@ -97,13 +72,13 @@ static int both(const struct sm_fabric *f, const struct sm_lfts *l, const struct
 static void test_reroute_ok(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = tree();
-	struct sm_lfts *l0 = route_ftree(f0);
+	struct sm_fabric *f0 = fx_ftree_small_3level();
+	struct sm_lfts *l0 = fx_ftree_route(f0);
 	uint32_t all = 0, n = 0;
 	for (uint32_t agg = 16; agg < 32; agg += 5) {
 		struct sm_fabric *f1 = copy(f0);
 		sm_fabric_unlink(f1, agg, port_to(f1, agg, 32, 48));
-		struct sm_lfts *l1 = route_ftree(f1);
+		struct sm_lfts *l1 = fx_ftree_route(f1);
 		assert_int_equal(both(f1, l1, f0, l0, &n), 1);
 		struct sm_validation v;
 		assert_int_equal(sm_validate(f1, 0, l1, 0, &v), 0);
@@ -127,8 +102,8 @@ static void test_reroute_ok(void **state)
 static void test_stale_routes_broken(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = tree();
-	struct sm_lfts *l0 = route_ftree(f0);
+	struct sm_fabric *f0 = fx_ftree_small_3level();
+	struct sm_lfts *l0 = fx_ftree_route(f0);
 	struct sm_fabric *f1 = copy(f0);
 	sm_fabric_unlink(f1, 0, port_to(f1, 0, 16, 32));
 	uint32_t n = 0;
@@ -148,11 +123,11 @@ static void test_stale_routes_broken(void **state)
 static void test_edited_column(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = tree();
-	struct sm_lfts *l0 = route_ftree(f0);
+	struct sm_fabric *f0 = fx_ftree_small_3level();
+	struct sm_lfts *l0 = fx_ftree_route(f0);
 	struct sm_fabric *f1 = copy(f0);
 	sm_fabric_unlink(f1, 20, port_to(f1, 20, 32, 48));
-	struct sm_lfts *l1 = route_ftree(f1);
+	struct sm_lfts *l1 = fx_ftree_route(f1);
 	uint16_t lid = sm_port(f1, 48 + 63, 1)->lid;  /* the last host, in pod 3 */
 	uint32_t n = 0;
 
@@ -187,10 +162,10 @@ static void test_edited_column(void **state)
 static void test_fallback(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = tree();
+	struct sm_fabric *f0 = fx_ftree_small_3level();
 	struct sm_fabric *f1 = copy(f0);
 	sm_fabric_unlink(f1, 20, port_to(f1, 20, 32, 48));
-	struct sm_lfts *l0 = route_ftree(f0), *l1 = route_ftree(f1);
+	struct sm_lfts *l0 = fx_ftree_route(f0), *l1 = fx_ftree_route(f1);
 	uint32_t n = 1;
 	/* f1 -> f0: the link came back */
 	assert_int_equal(both(f0, l0, f1, l1, &n), 1);
@@ -200,7 +175,7 @@ static void test_fallback(void **state)
 	ftb_shape_2level(&s, 8, 16);
 	struct sm_fabric *f2 = sm_fabric_new();
 	assert_int_equal(ftb_build(f2, 0, &s, 0), 0);
-	struct sm_lfts *l2 = route_ftree(f2);
+	struct sm_lfts *l2 = fx_ftree_route(f2);
 	n = 1;
 	assert_int_equal(both(f2, l2, f0, l0, &n), 1);
 	assert_int_equal(n, 0);
