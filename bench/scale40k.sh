@@ -119,7 +119,7 @@ print("# report timing:", t)' "$OUT/dryrun.json" 2>/dev/null
 				rc=$?
 				hwm=$(grep VmHWM "/proc/$IBSIM_PID/status" 2>/dev/null | awk '{print $2}')
 				ibsim_stop
-				echo "$h hosts: $sm rc=$rc $(tail -1 "$OUT/$sm$h.time" 2>/dev/null) ibsim_start_s=$(echo "$ts - $t0" | bc) ibsim_vmhwm_kb=${hwm:-?} load=$(load)"
+				echo "$h hosts: $sm rc=$rc $(tail -1 "$OUT/$sm$h.time" 2>/dev/null) ibsim_start_s=$(awk -v a="$ts" -v b="$t0" 'BEGIN { printf "%.3f", a - b }') ibsim_vmhwm_kb=${hwm:-?} load=$(load)"
 				[ $sm = smd ] && python3 -c 'import json,sys
 s=json.loads(open(sys.argv[1]).read().splitlines()[-1])
 print("   smd: smps=%d lft_blocks=%d" % (s["smps"]["sent"], s["lft_blocks_written"]),
