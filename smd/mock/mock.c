@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -144,7 +143,9 @@ fail:
  * lft_cap bytes (rounded up to a block) reserved each. Untouched pages cost
  * nothing, a table grows in place (no realloc and copy per block Set), and
  * the mapping's resident size is the emulated fabric's LFT memory, which a
- * benchmark subtracts to see the SM's own.
+ * benchmark subtracts to see the SM's own: from inside (mincore), or from
+ * outside as the Rss of the mapping /memfd:smd-mock-lft in smaps (a memfd
+ * so that it has a name; shared memory, counted in VmRSS as RssShmem).
  */
 static int lft_arena(struct sm_mock *m)
 {
@@ -154,12 +155,18 @@ static int lft_arena(struct sm_mock *m)
 			len += ((size_t)m->nodes[n].lft_cap + SM_LFT_BLOCK - 1) / SM_LFT_BLOCK * SM_LFT_BLOCK;
 	if (!len)
 		return 0;
-	void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/* a memfd's mapping shows its name in /proc/PID/smaps on any kernel (anonymous names need a config option) */
+	void *a = MAP_FAILED;
+	int fd = memfd_create("smd-mock-lft", MFD_CLOEXEC);
+	if (fd >= 0) {
+		if (!ftruncate(fd, (off_t)len))
+			a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+		close(fd);
+	}
+	if (a == MAP_FAILED)
+		a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (a == MAP_FAILED)
 		return -ENOMEM;
-#if defined(PR_SET_VMA) && defined(PR_SET_VMA_ANON_NAME)
-	(void)prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)a, len, (unsigned long)"smd-mock-lft");
-#endif
 	m->arena = a;
 	m->arena_len = len;
 	size_t at = 0;

@@ -270,8 +270,8 @@ void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
 
 /*
  * The emulator's memory apart from the SM's in the same process (issue 17):
- * the emulated switches' LFTs live in one anonymous mapping of their own
- * (named "smd-mock-lft" in /proc/PID/smaps where the kernel names mappings).
+ * the emulated switches' LFTs live in one mapping of their own
+ * (/memfd:smd-mock-lft in /proc/PID/smaps).
  * Its address range and the bytes of it resident now (mincore). Safe to
  * call from any thread: the mapping does not move while the mock lives.
  */
