@@ -34,7 +34,11 @@
  *      when in the step), the SM's RSS after the step (sm_after_mb), the
  *      process's peak (rss_peak_mb), the emulated LFTs (mock_lft_mb), and
  *      the SM's LID-indexed tables after the step: the snapshot's LFTs
- *      and the state's LFT shadows (lfts_mb, shadows_mb). The mock's
+ *      and the state's LFT shadows (lfts_mb, shadows_mb); malloc's
+ *      statistics (mallinfo2) near the peak and after: bytes in use on the
+ *      heaps, free but kept by them, and in blocks mapped on their own
+ *      (the 160 MB tables). SCALE_BENCH_TRIM=1: also the SM's RSS after
+ *      malloc_trim() (what the heaps keep). The mock's
  *      answer queues and QoS/P_Key tables (bounded by the window, small)
  *      count as the SM's.
  *
@@ -100,6 +104,9 @@ struct sampler {
 	atomic_int stop;
 	atomic_long rss_peak_kb, sm_peak_kb, mock_lft_kb;
 	atomic_llong sm_peak_us, step_us;   /* when the SM's peak was seen, when the step began */
+	/* malloc's view at the SM's peak (taken when it rises by 4 MB or more): in use on the heaps,
+	 * free but kept by them, in large blocks of their own (mmap: the LID-indexed tables) */
+	atomic_long at_inuse_kb, at_free_kb, at_mmap_kb, at_taken_kb;
 };
 
 static long sm_kb(struct sampler *s, long *lft_kb)
@@ -117,6 +124,13 @@ static void sample(struct sampler *s)
 	if (sm > atomic_load(&s->sm_peak_kb)) {
 		atomic_store(&s->sm_peak_kb, sm);
 		atomic_store(&s->sm_peak_us, (long long)sm_mono_us());
+		if (sm >= atomic_load(&s->at_taken_kb) + 4096) {
+			struct mallinfo2 mi = mallinfo2();
+			atomic_store(&s->at_inuse_kb, (long)(mi.uordblks / 1024));
+			atomic_store(&s->at_free_kb, (long)(mi.fordblks / 1024));
+			atomic_store(&s->at_mmap_kb, (long)(mi.hblkhd / 1024));
+			atomic_store(&s->at_taken_kb, sm);
+		}
 	}
 	atomic_store(&s->mock_lft_kb, lft);
 }
@@ -135,6 +149,7 @@ static void sampler_step(struct sampler *s)
 {
 	atomic_store(&s->rss_peak_kb, 0);
 	atomic_store(&s->sm_peak_kb, 0);
+	atomic_store(&s->at_taken_kb, 0);
 	atomic_store(&s->step_us, (long long)sm_mono_us());
 	sample(s);
 }
@@ -156,12 +171,20 @@ static void mem_line(const char *step, struct sampler *s, const struct sm_state 
 	double lm, sh;
 	sample(s);
 	state_tables(st, &lm, &sh);
+	struct mallinfo2 mi = mallinfo2();
 	printf("mem step=%s sm_peak_mb=%.1f sm_peak_at_s=%.2f sm_after_mb=%.1f rss_peak_mb=%.1f mock_fixed_mb=%.1f "
-	       "mock_lft_mb=%.1f lfts_mb=%.1f shadows_mb=%.1f\n",
+	       "mock_lft_mb=%.1f lfts_mb=%.1f shadows_mb=%.1f peak_heap_inuse_mb=%.1f peak_heap_free_mb=%.1f "
+	       "peak_mmap_mb=%.1f after_heap_inuse_mb=%.1f after_heap_free_mb=%.1f after_mmap_mb=%.1f\n",
 	       step, (double)atomic_load(&s->sm_peak_kb) / 1024,
 	       (double)(atomic_load(&s->sm_peak_us) - atomic_load(&s->step_us)) / 1e6, (double)after / 1024,
 	       (double)atomic_load(&s->rss_peak_kb) / 1024, (double)s->mock_fixed_kb / 1024, (double)lft / 1024,
-	       lm, sh);
+	       lm, sh, (double)atomic_load(&s->at_inuse_kb) / 1024, (double)atomic_load(&s->at_free_kb) / 1024,
+	       (double)atomic_load(&s->at_mmap_kb) / 1024, (double)mi.uordblks / 1048576, (double)mi.fordblks / 1048576,
+	       (double)mi.hblkhd / 1048576);
+	if (getenv("SCALE_BENCH_TRIM")) {   /* what the heaps keep that a trim gives back */
+		malloc_trim(0);
+		printf("mem step=%s sm_after_trim_mb=%.1f\n", step, (double)sm_kb(s, &lft) / 1024);
+	}
 	fflush(stdout);
 }
 
