@@ -34,7 +34,8 @@
  *      when in the step), the SM's RSS after the step (sm_after_mb), the
  *      process's peak (rss_peak_mb), the emulated LFTs (mock_lft_mb), and
  *      the SM's LID-indexed tables after the step: the snapshot's LFTs
- *      and the state's LFT shadows (lfts_mb, shadows_mb); malloc's
+ *      and the state's LFT shadows (lfts_mb, shadows_mb: their own
+ *      entries, none where they share the LFTs' rows); malloc's
  *      statistics (mallinfo2) near the peak and after: bytes in use on the
  *      heaps, free but kept by them, and in blocks mapped on their own
  *      (the 160 MB tables). SCALE_BENCH_TRIM=1: also the SM's RSS after
@@ -160,8 +161,8 @@ static void state_tables(const struct sm_state *st, double *lfts_mb, double *sha
 	size_t sh = 0;
 	const struct sm_lfts *l = st->snap ? st->snap->lfts : NULL;
 	*lfts_mb = l ? (double)l->n_switches * ((double)l->top_lid + 1) / 1048576 : 0;
-	for (uint32_t n = 0; st->tab.shadow && n < st->tab.n_shadow; n++)
-		sh += (size_t)st->tab.shadow[n].n_blocks * (SM_LFT_BLOCK + 1);
+	for (uint32_t n = 0; st->tab.shadow && n < st->tab.n_shadow; n++)   /* entries only where not shared */
+		sh += (size_t)st->tab.shadow[n].n_blocks * (st->tab.shadow[n].ent ? SM_LFT_BLOCK + 1 : 1);
 	*shadows_mb = (double)sh / 1048576;
 }
 
