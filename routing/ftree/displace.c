@@ -65,6 +65,7 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
+	x->bw = m->n_hosts / 64 + 1; /* x->nidx is n_hosts */
 	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)
@@ -123,6 +124,22 @@ static int on_ideal_tree(const struct ft_model *m, uint32_t s, uint32_t idx)
 	return 0;
 }
 
+/*
+ * The buckets of shifts (64 of x->bw shifts each) that the cyclic interval
+ * [a, a + len) meets, as a bit mask: two intervals that share no bucket
+ * share no shift.
+ */
+static uint64_t bucket_mask(const struct ft_run *x, uint32_t a, uint32_t len)
+{
+	uint32_t n = x->nidx ? x->nidx : 1;
+	if (len >= n)
+		return ~0ull;
+	uint32_t b0 = a / x->bw, b1 = (uint32_t)(((uint64_t)a + len - 1) % n) / x->bw;
+	if ((uint64_t)a + len <= n)
+		return ((2ull << (b1 - b0)) - 1) << b0;
+	return ~0ull << b0 | ((2ull << b1) - 1); /* wraps past shift n - 1 */
+}
+
 /* Insertion sort: the lists are short (at most 2 * FT_PIECES), and qsort's calls cost more than the sort. */
 static void sort_u32(uint32_t *v, uint32_t n)
 {
@@ -134,11 +151,25 @@ static void sort_u32(uint32_t *v, uint32_t n)
 	}
 }
 
+static void sort_u64(uint64_t *v, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		uint32_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
-static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t a, uint32_t len)
+static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t a, uint32_t len, uint64_t qmask)
 {
 	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx, hits = 0;
 	unsigned extra = 0;
+
+	if (!(l->mask & qmask))
+		return 0; /* no interval shares a bucket of shifts with [a, a + len) */
 
 	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
 	for (uint32_t k = 0; k < l->n && hits <= 1; k++) {
@@ -187,6 +218,8 @@ static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
 {
 	struct ft_ivec *l = &x->iv[slot];
 	uint32_t n = x->nidx ? x->nidx : 1;
+
+	l->mask |= bucket_mask(x, a, len);
 	/*
 	 * The leaves that move one destination onto one path have adjacent
 	 * source ranges, so their shift intervals touch: extend the latest
@@ -264,6 +297,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	uint32_t len = hi - lo >= nidx ? nidx : hi - lo;
 	uint32_t a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
 	int record = on_ideal_tree(m, s, d->idx);
+	uint64_t qmask = bucket_mask(x, a, len);
 	uint32_t ideal = SM_NONE, so = m->slot_off[s];
 	/*
 	 * A missing link of s itself moves every destination of slot j: the
@@ -278,13 +312,40 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 			if (m->up_port[e] == m->slot_port[so + j])
 				ideal = e;
 
+	/*
+	 * Candidates in order of a lower bound of their score (the spread,
+	 * plus the sticky preference where it is known without the path),
+	 * then of rotation: once the bound reaches the best score, no later
+	 * candidate can win, so most calls score one or a few paths instead
+	 * of all of them. Same choice as scoring every candidate in rotation
+	 * order and keeping the first lowest score. The least key is scored
+	 * first and the rest sorted only when it misses its bound.
+	 */
+	uint64_t keys[256];
+	uint32_t nk = 0, best_k = 0, mi = 0;
 	for (uint32_t k = 0, e = b + j % n; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
-		uint32_t q = m->up_peer[e];
-		if (!ft_reach(x, q))
+		if (!ft_reach(x, m->up_peer[e]))
 			continue;
+		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
+		if (own && sticky[0] != SM_NONE && e != sticky[0])
+			lb += 1ull << 31;
+		keys[nk] = lb << 8 | k;
+		if (keys[nk] < keys[mi])
+			mi = nk;
+		nk++;
+	}
+	if (nk) {
+		uint64_t k0 = keys[mi];
+		keys[mi] = keys[0];
+		keys[0] = k0;
+	}
+	for (uint32_t ki = 0; ki < nk; ki++) {
+		uint64_t lb = keys[ki] >> 8;
+		uint32_t k = (uint32_t)(keys[ki] & 0xff), e = b + (j % n + k) % n;
+		if (lb > best_score || (lb == best_score && k > best_k))
+			break; /* even a path with no overlap would not win */
+		uint32_t q = m->up_peer[e];
 		uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (spread >= best_score)
-			continue; /* even a path with no overlap would not win */
 		int np = path_links(x, e, q, d, chain, path);
 		/* the ideal link itself (its parent's own route was a conflict) already carries d */
 		int skip = e == ideal && np > 0;
@@ -292,7 +353,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 			memmove(path, path + 1, (size_t)--np * sizeof(*path));
 		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 48;
 		for (int l = 0; l < np && worst <= best_worst; l++) {
-			uint64_t dp = depth(x, &x->iv[path[l]], a, len);
+			uint64_t dp = depth(x, &x->iv[path[l]], a, len, qmask);
 			sum += dp;
 			if (dp > worst)
 				worst = dp;
@@ -302,13 +363,16 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		uint64_t rp = own ? sticky[0] != SM_NONE && e != sticky[0] : x->rep[di] != SM_NONE && last != x->rep[di];
 		uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
 				 (rp << 31) + spread;
-		if (score < best_score) {
+		if (score < best_score || (score == best_score && k < best_k)) {
 			best_score = score;
 			best = e;
+			best_k = k;
 			best_np = np;
 			if (np > 0)
 				memcpy(best_path, path, (size_t)np * sizeof(*path));
 		}
+		if (ki == 0)
+			sort_u64(keys + 1, nk - 1);
 	}
 	if (best == SM_NONE)
 		return SM_LFT_NONE;

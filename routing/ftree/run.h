@@ -30,6 +30,7 @@ struct ft_iv {
 struct ft_ivec {
 	struct ft_iv *v;
 	uint32_t n, cap;
+	uint64_t mask;         /* buckets of x->bw shifts some interval meets (bit b: shifts [b * bw, b * bw + bw)) */
 };
 
 struct ft_run {
@@ -63,6 +64,7 @@ struct ft_run {
 	uint32_t *disp;        /* [up links] moved routes taken by each up port */
 	uint32_t *link_of;     /* [fabric ports] up-link index of a switch port on either end, SM_NONE */
 	struct ft_ivec *iv;    /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
+	uint32_t bw;           /* shifts per bucket of ft_ivec.mask: nidx / 64 + 1 */
 	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
