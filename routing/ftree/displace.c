@@ -53,7 +53,13 @@ int ft_displace_init(struct ft_run *x)
 			maxd = m->dest_off[s + 1] - m->dest_off[s];
 	x->disp = calloc(ne, sizeof(*x->disp));
 	x->iv = calloc(2 * ne, sizeof(*x->iv));
+	x->ivmask = calloc(2 * ne, sizeof(*x->ivmask));
 	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
+	size_t nh = 1;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		nh += (size_t)f->nodes[m->sw_node[s]].nports + 1;
+	x->hop_off = calloc((size_t)m->nsw + 1, sizeof(*x->hop_off));
+	x->hop = malloc(nh * sizeof(*x->hop));
 	x->chain = malloc((size_t)maxd * FT_CHAIN * sizeof(*x->chain));
 	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
 	x->rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x->rep));
@@ -66,7 +72,7 @@ int ft_displace_init(struct ft_run *x)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
 	x->bw = m->n_hosts / 64 + 1; /* x->nidx is n_hosts */
-	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
+	if (!x->disp || !x->iv || !x->ivmask || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		x->link_of[i] = SM_NONE;
@@ -76,6 +82,20 @@ int ft_displace_init(struct ft_run *x)
 			x->link_of[sm_port_index(f, m->sw_node[s], m->up_port[e])] = e;
 			x->link_of[sm_port_index(f, pt->peer_node, pt->peer_port)] = e;
 		}
+	/* the hops of path_links, one load each: port p of s leads to switch nx over interval slot iv */
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t node = m->sw_node[s], np = f->nodes[node].nports;
+		x->hop_off[s + 1] = x->hop_off[s] + np + 1;
+		struct ft_hop *h = x->hop + x->hop_off[s];
+		for (uint32_t p = 0; p <= np; p++) {
+			uint32_t nx = p ? ft_peer_slot(m, s, p) : SM_NONE, l = x->link_of[sm_port_index(f, node, p)];
+			h[p] = (struct ft_hop){ SM_NONE, 0 };
+			if (nx == SM_NONE || l == SM_NONE || m->rank[nx] == FT_RANK_NONE)
+				continue;
+			h[p].nx = nx;
+			h[p].iv = 2 * l + (m->rank[nx] > m->rank[s] ? 0 : 1);
+		}
+	}
 	return 0;
 }
 
@@ -86,12 +106,15 @@ void ft_displace_free(struct ft_run *x)
 		for (size_t i = 0; i < 2 * ((size_t)x->m->up_off[x->m->nsw] + 1); i++)
 			free(x->iv[i].v);
 	free(x->link_of);
+	free(x->hop_off);
+	free(x->hop);
 	free(x->chain);
 	free(x->cstamp);
 	free(x->rep);
 	free(x->sticky);
 	free(x->cmask);
 	free(x->iv);
+	free(x->ivmask);
 }
 
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
@@ -151,24 +174,14 @@ static void sort_u32(uint32_t *v, uint32_t n)
 	}
 }
 
-static void sort_u64(uint64_t *v, uint32_t n)
-{
-	for (uint32_t i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		uint32_t j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
 /* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
-static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t a, uint32_t len, uint64_t qmask)
+static unsigned depth(const struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len, uint64_t qmask)
 {
+	const struct ft_ivec *l = &x->iv[slot];
 	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx, hits = 0;
 	unsigned extra = 0;
 
-	if (!(l->mask & qmask))
+	if (!(x->ivmask[slot] & qmask))
 		return 0; /* no interval shares a bucket of shifts with [a, a + len) */
 
 	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
@@ -219,7 +232,7 @@ static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
 	struct ft_ivec *l = &x->iv[slot];
 	uint32_t n = x->nidx ? x->nidx : 1;
 
-	l->mask |= bucket_mask(x, a, len);
+	x->ivmask[slot] |= bucket_mask(x, a, len);
 	/*
 	 * The leaves that move one destination onto one path have adjacent
 	 * source ranges, so their shift intervals touch: extend the latest
@@ -259,46 +272,86 @@ static int path_links(struct ft_run *x, uint32_t e, uint32_t q, const struct ft_
 		      uint32_t *out)
 {
 	const struct ft_model *m = x->m;
-	const struct sm_fabric *f = m->f;
 	int n = 0;
 	uint32_t cur = q;
 
 	out[n++] = 2 * e;
 	while (cur != x->t) {
 		uint8_t p = COL(x->col + cur, d->lid);
-		uint32_t node = m->sw_node[cur];
-		if (p == SM_LFT_NONE || !p || p > f->nodes[node].nports || n >= FT_PATH)
+		uint32_t ho = x->hop_off[cur];
+		if (!p || p >= x->hop_off[cur + 1] - ho || n >= FT_PATH) /* SM_LFT_NONE too: nports <= 254 */
 			return -1;
-		uint32_t nx = ft_peer_slot(m, cur, p), l = x->link_of[sm_port_index(f, node, p)];
-		if (nx == SM_NONE || l == SM_NONE || m->rank[nx] == FT_RANK_NONE)
+		struct ft_hop h = x->hop[ho + p];
+		if (h.nx == SM_NONE)
 			return -1;
-		if (m->rank[nx] > m->rank[cur])
-			out[n++] = 2 * l;
-		else if (chain[m->rank[nx]] != nx || chain[m->rank[cur]] != cur)
-			out[n++] = 2 * l + 1;
-		cur = nx;
+		if (!(h.iv & 1))
+			out[n++] = h.iv;
+		else if (chain[m->rank[h.nx]] != h.nx || chain[m->rank[cur]] != cur)
+			out[n++] = h.iv;
+		cur = h.nx;
 	}
 	return n;
+}
+
+/* One call of ft_displace: the moved route and the best candidate so far. */
+struct ft_call {
+	const struct ft_dest *d;
+	const uint32_t *chain;
+	uint32_t di, a, len, ideal, rep;
+	uint32_t *sticky;       /* own: the slot's sticky replacement; NULL otherwise */
+	uint64_t qmask;
+	uint64_t best_score;
+	uint32_t best, best_k;  /* up link, its rotation position */
+	int best_np;
+	uint32_t best_path[FT_PATH];
+};
+
+/* Score up link e (rotation position k, parent reaches T) and keep it if it beats the best. */
+static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
+{
+	uint32_t path[FT_PATH];
+	uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
+	int np = path_links(x, e, x->m->up_peer[e], c->d, c->chain, path);
+	/* the ideal link itself (its parent's own route was a conflict) already carries d */
+	if (e == c->ideal && np > 0)
+		memmove(path, path + 1, (size_t)--np * sizeof(*path));
+	uint64_t worst = np < 0, sum = np < 0, best_worst = c->best_score >> 48;
+	for (int l = 0; l < np && worst <= best_worst; l++) {
+		uint64_t dp = depth(x, path[l], c->a, c->len, c->qmask);
+		sum += dp;
+		if (dp > worst)
+			worst = dp;
+	}
+	/* the way into T other sources already take d (one down link per moved destination) */
+	uint32_t last = np > 0 && (path[np - 1] & 1) ? path[np - 1] : SM_NONE;
+	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
+	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
+			 (rp << 31) + spread;
+	if (score < c->best_score || (score == c->best_score && k < c->best_k)) {
+		c->best_score = score;
+		c->best = e;
+		c->best_k = k;
+		c->best_np = np;
+		if (np > 0)
+			memcpy(c->best_path, path, (size_t)np * sizeof(*path));
+	}
 }
 
 uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i)
 {
 	const struct ft_model *m = x->m;
 	const struct ft_dest *d = &d0[i];
-	const uint32_t *chain = x->chain + (size_t)i * FT_CHAIN;
-	uint32_t di = (uint32_t)(d - m->dest);
 	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b, nidx = x->nidx ? x->nidx : 1;
-	uint32_t best = SM_NONE, best_path[FT_PATH], path[FT_PATH];
-	int best_np = 0;
-	uint64_t best_score = UINT64_MAX;
+	struct ft_call c = { .d = d, .chain = x->chain + (size_t)i * FT_CHAIN, .di = (uint32_t)(d - m->dest),
+			     .best_score = UINT64_MAX, .best = SM_NONE, .ideal = SM_NONE };
 
 	/* the shifts in which the sources below s send to d */
 	uint32_t lo = m->hlo[s], hi = m->hhi[s] > lo ? m->hhi[s] : lo + 1;
-	uint32_t len = hi - lo >= nidx ? nidx : hi - lo;
-	uint32_t a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
-	int record = on_ideal_tree(m, s, d->idx);
-	uint64_t qmask = bucket_mask(x, a, len);
-	uint32_t ideal = SM_NONE, so = m->slot_off[s];
+	c.len = hi - lo >= nidx ? nidx : hi - lo;
+	c.a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
+	c.qmask = bucket_mask(x, c.a, c.len);
+	c.rep = x->rep[c.di];
+	uint32_t so = m->slot_off[s];
 	/*
 	 * A missing link of s itself moves every destination of slot j: the
 	 * same replacement link each time (sticky) gives it one moved route
@@ -306,77 +359,58 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * sources should take d into T by the same link (rep).
 	 */
 	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
-	uint32_t *sticky = own ? &x->sticky[so + j] : NULL;
+	c.sticky = own ? &x->sticky[so + j] : NULL;
 	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
-		for (uint32_t e = b; e < b + n && ideal == SM_NONE; e++)
+		for (uint32_t e = b; e < b + n && c.ideal == SM_NONE; e++)
 			if (m->up_port[e] == m->slot_port[so + j])
-				ideal = e;
+				c.ideal = e;
 
 	/*
-	 * Candidates in order of a lower bound of their score (the spread,
-	 * plus the sticky preference where it is known without the path),
-	 * then of rotation: once the bound reaches the best score, no later
-	 * candidate can win, so most calls score one or a few paths instead
-	 * of all of them. Same choice as scoring every candidate in rotation
-	 * order and keeping the first lowest score. The least key is scored
-	 * first and the rest sorted only when it misses its bound.
+	 * The choice is the least score, first in rotation from slot j on
+	 * ties. A candidate's score is at least its spread, plus the sticky
+	 * preference (1 << 31) when it is not the sticky link: so the sticky
+	 * link is scored alone first, and when it neither overlaps nor
+	 * misses, no other can win. Otherwise the candidate of least bound
+	 * is scored first and then the others in rotation whose bound can
+	 * still win: most calls score one or a few paths instead of all.
 	 */
+	uint32_t j0 = j % n, sk = SM_NONE;
+	if (own && *c.sticky != SM_NONE && *c.sticky - b < n && ft_reach(x, m->up_peer[*c.sticky])) {
+		sk = (*c.sticky - b + n - j0) % n;
+		try_up(x, &c, sk, *c.sticky);
+		if (c.best_score < 1ull << 31)
+			goto chosen;
+	}
 	uint64_t keys[256];
-	uint32_t nk = 0, best_k = 0, mi = 0;
-	for (uint32_t k = 0, e = b + j % n; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
+	uint32_t nk = 0, mi = 0;
+	for (uint32_t k = 0, e = b + j0; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
 		if (!ft_reach(x, m->up_peer[e]))
 			continue;
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (own && sticky[0] != SM_NONE && e != sticky[0])
+		if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;
 		keys[nk] = lb << 8 | k;
 		if (keys[nk] < keys[mi])
 			mi = nk;
 		nk++;
 	}
-	if (nk) {
-		uint64_t k0 = keys[mi];
-		keys[mi] = keys[0];
-		keys[0] = k0;
-	}
-	for (uint32_t ki = 0; ki < nk; ki++) {
+	for (uint32_t t = 0; t <= nk; t++) {
+		uint32_t ki = t ? t - 1 : mi; /* the least bound first, then all in rotation */
+		if (t && ki == mi)
+			continue;
+		if (ki >= nk)
+			break;
 		uint64_t lb = keys[ki] >> 8;
-		uint32_t k = (uint32_t)(keys[ki] & 0xff), e = b + (j % n + k) % n;
-		if (lb > best_score || (lb == best_score && k > best_k))
-			break; /* even a path with no overlap would not win */
-		uint32_t q = m->up_peer[e];
-		uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		int np = path_links(x, e, q, d, chain, path);
-		/* the ideal link itself (its parent's own route was a conflict) already carries d */
-		int skip = e == ideal && np > 0;
-		if (skip)
-			memmove(path, path + 1, (size_t)--np * sizeof(*path));
-		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 48;
-		for (int l = 0; l < np && worst <= best_worst; l++) {
-			uint64_t dp = depth(x, &x->iv[path[l]], a, len, qmask);
-			sum += dp;
-			if (dp > worst)
-				worst = dp;
-		}
-		/* the way into T other sources already take d (one down link per moved destination) */
-		uint32_t last = np > 0 && (path[np - 1] & 1) ? path[np - 1] : SM_NONE;
-		uint64_t rp = own ? sticky[0] != SM_NONE && e != sticky[0] : x->rep[di] != SM_NONE && last != x->rep[di];
-		uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
-				 (rp << 31) + spread;
-		if (score < best_score || (score == best_score && k < best_k)) {
-			best_score = score;
-			best = e;
-			best_k = k;
-			best_np = np;
-			if (np > 0)
-				memcpy(best_path, path, (size_t)np * sizeof(*path));
-		}
-		if (ki == 0)
-			sort_u64(keys + 1, nk - 1);
+		uint32_t k = (uint32_t)(keys[ki] & 0xff);
+		if (k == sk || lb > c.best_score || (lb == c.best_score && k > c.best_k))
+			continue; /* scored already, or even a path with no overlap would not win */
+		try_up(x, &c, k, b + (j0 + k) % n);
 	}
-	if (best == SM_NONE)
+chosen:
+	if (c.best == SM_NONE)
 		return SM_LFT_NONE;
-	if (record && m->rank[s] > 0 && best_score >> 48 && i < 64) {
+	int record = on_ideal_tree(m, s, d->idx);
+	if (record && m->rank[s] > 0 && c.best_score >> 48 && i < 64) {
 		/*
 		 * No parent takes the whole subtree's sources without stacking
 		 * on a moved route: record nothing, and let the children below,
@@ -388,16 +422,16 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		}
 		x->cmask[s] |= 1ull << i;
 	} else if (record) {
-		for (int l = 0; l < best_np; l++)
-			iv_add(x, best_path[l], a, len);
-		if (x->rep[di] == SM_NONE && best_np > 0 && (best_path[best_np - 1] & 1))
-			x->rep[di] = best_path[best_np - 1];
+		for (int l = 0; l < c.best_np; l++)
+			iv_add(x, c.best_path[l], c.a, c.len);
+		if (c.rep == SM_NONE && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
+			x->rep[c.di] = c.best_path[c.best_np - 1];
 		if (own)
-			*sticky = best;
+			*c.sticky = c.best;
 	}
-	if (best != ideal) {
-		x->disp[best]++;
+	if (c.best != c.ideal) {
+		x->disp[c.best]++;
 		x->displaced++;
 	}
-	return m->up_port[best];
+	return m->up_port[c.best];
 }
