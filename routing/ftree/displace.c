@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FT_PATH (2 * FT_MAX_RANK + 2) /* links of a route from a switch to T, at most */
 #define FT_PIECES 96                  /* overlapping intervals measured exactly; more are counted */
 
 int ft_displace_init(struct ft_run *x)
@@ -54,6 +53,7 @@ int ft_displace_init(struct ft_run *x)
 	x->disp = calloc(ne, sizeof(*x->disp));
 	x->iv = calloc(2 * ne, sizeof(*x->iv));
 	x->ivmask = calloc(2 * ne, sizeof(*x->ivmask));
+	x->sfx = calloc((size_t)m->nsw + 1, sizeof(*x->sfx));
 	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
 	size_t nh = 1;
 	for (uint32_t s = 0; s < m->nsw; s++)
@@ -72,7 +72,7 @@ int ft_displace_init(struct ft_run *x)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
 	x->bw = m->n_hosts / 64 + 1; /* x->nidx is n_hosts */
-	if (!x->disp || !x->iv || !x->ivmask || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
+	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		x->link_of[i] = SM_NONE;
@@ -115,6 +115,7 @@ void ft_displace_free(struct ft_run *x)
 	free(x->cmask);
 	free(x->iv);
 	free(x->ivmask);
+	free(x->sfx);
 }
 
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
@@ -174,25 +175,12 @@ static void sort_u32(uint32_t *v, uint32_t n)
 	}
 }
 
-/* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
-static unsigned depth(const struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len, uint64_t qmask)
+/* depth() when at least two intervals meet [a, a + len): place them and sweep. */
+static __attribute__((noinline)) unsigned depth_sweep(const struct ft_ivec *l, uint32_t n, uint32_t a, uint32_t len)
 {
-	const struct ft_ivec *l = &x->iv[slot];
-	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx, hits = 0;
+	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0;
 	unsigned extra = 0;
 
-	if (!(x->ivmask[slot] & qmask))
-		return 0; /* no interval shares a bucket of shifts with [a, a + len) */
-
-	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
-	for (uint32_t k = 0; k < l->n && hits <= 1; k++) {
-		const struct ft_iv *v = &l->v[k];
-		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;  /* v's start, from a */
-		uint32_t back = o ? n - o : 0;                                    /* a, from v's start */
-		hits += o < len || back < v->len;
-	}
-	if (hits <= 1)
-		return hits;
 	for (uint32_t k = 0; k < l->n; k++) {
 		const struct ft_iv *v = &l->v[k];
 		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;
@@ -225,6 +213,26 @@ static unsigned depth(const struct ft_run *x, uint32_t slot, uint32_t a, uint32_
 		}
 	}
 	return best + extra;
+}
+
+/* Most intervals of link slot's list covering one shift of [a, a + len) (cyclic mod n). */
+static inline unsigned depth(const struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len, uint64_t qmask)
+{
+	if (!(x->ivmask[slot] & qmask))
+		return 0; /* no interval shares a bucket of shifts with [a, a + len) */
+	const struct ft_ivec *l = &x->iv[slot];
+	uint32_t n = x->nidx, hits = 0;
+	/*
+	 * Most lists have at most one interval meeting [a, a + len): count
+	 * them first, without sorting. v meets it when v starts inside it or
+	 * wraps past n onto a (v->len <= n: a list never holds more).
+	 */
+	for (uint32_t k = 0; k < l->n && hits <= 1; k++) {
+		const struct ft_iv *v = &l->v[k];
+		uint32_t o = v->start >= a ? v->start - a : v->start + n - a; /* v's start, from a */
+		hits += (o < len) | (o > n - v->len);
+	}
+	return hits <= 1 ? hits : depth_sweep(l, n, a, len);
 }
 
 static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
@@ -264,33 +272,47 @@ static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
 }
 
 /*
- * The links (as x->iv slots) a route toward T's destination i takes from
- * parent q on, after the up link e, leaving out the down links of its
- * ideal chain. Returns how many, or -1 when a hop is not routed yet.
+ * The links (as x->iv slots) a route toward T's destination d0[i] takes
+ * from parent q on, leaving out the down links of its ideal chain: n = -1
+ * when a hop is not routed. Kept per switch for the destination last
+ * asked (the leaves of a pod all ask their parents about the same moved
+ * destination): the entries on the way are those of q, of switches above
+ * it and of T's ancestors, all written before any switch below q is
+ * routed, so the path cannot change within one destination switch.
  */
-static int path_links(struct ft_run *x, uint32_t e, uint32_t q, const struct ft_dest *d, const uint32_t *chain,
-		      uint32_t *out)
+static const struct ft_sfx *suffix(struct ft_run *x, uint32_t q, const struct ft_dest *d, uint32_t di,
+				   const uint32_t *chain)
 {
 	const struct ft_model *m = x->m;
+	struct ft_sfx *sf = &x->sfx[q];
+	if (sf->gen == x->gen && sf->di == di)
+		return sf;
+	sf->gen = x->gen;
+	sf->di = di;
+	sf->n = -1;
 	int n = 0;
-	uint32_t cur = q;
-
-	out[n++] = 2 * e;
-	while (cur != x->t) {
+	for (uint32_t cur = q; cur != x->t;) {
 		uint8_t p = COL(x->col + cur, d->lid);
 		uint32_t ho = x->hop_off[cur];
-		if (!p || p >= x->hop_off[cur + 1] - ho || n >= FT_PATH) /* SM_LFT_NONE too: nports <= 254 */
-			return -1;
+		if (!p || p >= x->hop_off[cur + 1] - ho || n >= FT_PATH - 1) /* SM_LFT_NONE too: nports <= 254 */
+			return sf;
 		struct ft_hop h = x->hop[ho + p];
 		if (h.nx == SM_NONE)
-			return -1;
+			return sf;
 		if (!(h.iv & 1))
-			out[n++] = h.iv;
+			sf->v[n++] = h.iv;
 		else if (chain[m->rank[h.nx]] != h.nx || chain[m->rank[cur]] != cur)
-			out[n++] = h.iv;
+			sf->v[n++] = h.iv;
 		cur = h.nx;
 	}
-	return n;
+	sf->n = n;
+	return sf;
+}
+
+/* The last link of a path from its suffix when it goes down into T's chain, else SM_NONE (for rep). */
+static uint32_t sfx_last(const struct ft_sfx *sf)
+{
+	return sf->n > 0 && (sf->v[sf->n - 1] & 1) ? sf->v[sf->n - 1] : SM_NONE;
 }
 
 /* One call of ft_displace: the moved route and the best candidate so far. */
@@ -306,24 +328,34 @@ struct ft_call {
 	uint32_t best_path[FT_PATH];
 };
 
-/* Score up link e (rotation position k, parent reaches T) and keep it if it beats the best. */
+/*
+ * Score up link e (rotation position k, parent reaches T) and keep it if
+ * it beats the best. The path is [2e] then the parent's suffix, less 2e
+ * when e is the ideal link (its parent's own route was a conflict: it
+ * already carries d). The first link is scored before the walk: most
+ * losers lose on it.
+ */
 static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 {
-	uint32_t path[FT_PATH];
 	uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-	int np = path_links(x, e, x->m->up_peer[e], c->d, c->chain, path);
-	/* the ideal link itself (its parent's own route was a conflict) already carries d */
-	if (e == c->ideal && np > 0)
-		memmove(path, path + 1, (size_t)--np * sizeof(*path));
-	uint64_t worst = np < 0, sum = np < 0, best_worst = c->best_score >> 48;
-	for (int l = 0; l < np && worst <= best_worst; l++) {
-		uint64_t dp = depth(x, path[l], c->a, c->len, c->qmask);
+	uint64_t worst = 0, sum = 0, best_worst = c->best_score >> 48;
+	int first = e != c->ideal;
+	if (first) {
+		worst = sum = depth(x, 2 * e, c->a, c->len, c->qmask);
+		if ((worst > 0xffff ? 0xffff : worst) > best_worst)
+			return; /* its score is above the best whatever the rest of the path */
+	}
+	const struct ft_sfx *sf = suffix(x, x->m->up_peer[e], c->d, c->di, c->chain);
+	if (sf->n < 0)
+		worst = sum = 1;
+	for (int l = 0; l < sf->n && worst <= best_worst; l++) {
+		uint64_t dp = depth(x, sf->v[l], c->a, c->len, c->qmask);
 		sum += dp;
 		if (dp > worst)
 			worst = dp;
 	}
 	/* the way into T other sources already take d (one down link per moved destination) */
-	uint32_t last = np > 0 && (path[np - 1] & 1) ? path[np - 1] : SM_NONE;
+	uint32_t last = sfx_last(sf);
 	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
 	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
 			 (rp << 31) + spread;
@@ -331,9 +363,11 @@ static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 		c->best_score = score;
 		c->best = e;
 		c->best_k = k;
-		c->best_np = np;
-		if (np > 0)
-			memcpy(c->best_path, path, (size_t)np * sizeof(*path));
+		c->best_np = sf->n < 0 ? -1 : sf->n + first;
+		if (first)
+			c->best_path[0] = 2 * e;
+		if (sf->n > 0)
+			memcpy(c->best_path + first, sf->v, (size_t)sf->n * sizeof(*sf->v));
 	}
 }
 
@@ -389,6 +423,11 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
 		if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;
+		else if (!own && c.rep != SM_NONE) {
+			const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
+			if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
+				lb += 1ull << 31; /* its path, known already, does not end on rep */
+		}
 		keys[nk] = lb << 8 | k;
 		if (keys[nk] < keys[mi])
 			mi = nk;
