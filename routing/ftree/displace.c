@@ -29,8 +29,12 @@
  * children that will move d onto it, but records nothing: those children
  * record their own intervals along the whole path.
  *
- * Cost: per moved route, O(up ports x path length x intervals on a link);
- * nothing at all on a complete tree.
+ * Cost: per moved route, O(up ports) for the candidates' bounds, plus
+ * O(path length x intervals on a link) for each candidate scored; most
+ * candidates are never scored (their bound cannot win, or their first
+ * link already loses), most lists are skipped by their bucket mask, and
+ * a parent's path is walked once per destination (ft_sfx). Nothing at
+ * all on a complete tree. Every shortcut keeps the choice exactly.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -418,8 +422,8 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	uint64_t keys[256];
 	uint32_t nk = 0, mi = 0;
 	for (uint32_t k = 0, e = b + j0; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
-		if (!ft_reach(x, m->up_peer[e]))
-			continue;
+		if (k == sk || !ft_reach(x, m->up_peer[e]))
+			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
 		if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;
@@ -433,17 +437,15 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 			mi = nk;
 		nk++;
 	}
+	/* (bound, k) can beat (best_score, best_k) only while key <= thr (bounds stay below 1 << 33) */
+	uint64_t thr = c.best_score >> 56 ? UINT64_MAX : c.best_score << 8 | c.best_k;
 	for (uint32_t t = 0; t <= nk; t++) {
 		uint32_t ki = t ? t - 1 : mi; /* the least bound first, then all in rotation */
-		if (t && ki == mi)
+		if ((t && ki == mi) || ki >= nk || keys[ki] > thr)
 			continue;
-		if (ki >= nk)
-			break;
-		uint64_t lb = keys[ki] >> 8;
 		uint32_t k = (uint32_t)(keys[ki] & 0xff);
-		if (k == sk || lb > c.best_score || (lb == c.best_score && k > c.best_k))
-			continue; /* scored already, or even a path with no overlap would not win */
 		try_up(x, &c, k, b + (j0 + k) % n);
+		thr = c.best_score >> 56 ? UINT64_MAX : c.best_score << 8 | c.best_k;
 	}
 chosen:
 	if (c.best == SM_NONE)
