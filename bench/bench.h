@@ -14,6 +14,7 @@
 
 #include "lib/clock.h"
 #include "lib/mix.h"
+#include "mock/mock.h"
 #include "model/gen.h"
 #include "routing/registry.h"
 
@@ -25,6 +26,22 @@ static inline double bench_cpu_sec(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+
+/*
+ * The mock of the bring-up benchmarks: the emulated SMAs' CPU counted apart
+ * from the SM's (cpu_account); with LATENCY_US, every answer that late in
+ * real time; 0: virtual time, answers at once.
+ */
+static inline void bench_mock_cfg(struct sm_mock_cfg *mc, unsigned latency_us)
+{
+	sm_mock_cfg_default(mc);
+	mc->cpu_account = true;
+	if (latency_us) {
+		mc->real_time = true;
+		mc->delay_ppm = 1000000;
+		mc->delay_us = latency_us;
+	}
+}
 
 /* sm_gen_params_init() and the options every benchmark takes. */
 static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, unsigned radix, unsigned levels,

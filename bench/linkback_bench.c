@@ -155,13 +155,7 @@ static int one_case(const struct sm_fabric *model, struct sm_chain *chain, const
 	char err[512];
 	int rc = 0;
 
-	sm_mock_cfg_default(&mc);
-	mc.cpu_account = true;
-	if (latency_us) {
-		mc.real_time = true;
-		mc.delay_ppm = 1000000;
-		mc.delay_us = latency_us;
-	}
+	bench_mock_cfg(&mc, latency_us);
 	if (sm_mock_new(model, &mc, &e.m, err, sizeof(err)) || sm_mock_attach(e.m, sm_mock_default_port(e.m, 0), &e.t) ||
 	    sm_state_new(&e.state)) {
 		fprintf(stderr, "linkback_bench: mock: %s\n", err);
