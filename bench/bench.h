@@ -9,8 +9,10 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/mix.h"
@@ -41,6 +43,26 @@ static inline void bench_mock_cfg(struct sm_mock_cfg *mc, unsigned latency_us)
 		mc->delay_ppm = 1000000;
 		mc->delay_us = latency_us;
 	}
+}
+
+/* A fresh state directory /tmp/smd-NAME-bench-XXXXXX for the SM in dir[64]; 1 if none could be made. */
+static inline int bench_state_dir(char dir[64], const char *name)
+{
+	snprintf(dir, 64, "/tmp/smd-%s-bench-XXXXXX", name);
+	return !mkdtemp(dir);
+}
+
+/* Remove what the SM keeps in a bench_state_dir() (guid2lid, state) and the directory. */
+static inline void bench_state_dir_rm(const char *dir)
+{
+	static const char *const files[] = { "guid2lid", "state" };
+	char p[128];
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
 }
 
 /* sm_gen_params_init() and the options every benchmark takes. */

@@ -232,16 +232,12 @@ int main(int argc, char **argv)
 		sm_fabric_free(model);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/smd-linkback-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "linkback"))
 		return 1;
 	for (unsigned w = 0; w < W_COUNT && !rc; w++)
 		if (only == W_COUNT || only == w)
 			rc = one_case(model, chain, dir, (enum what)w, rounds, latency_us);
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_chain_free(chain);
 	sm_registry_free(reg);
 	sm_fabric_free(model);

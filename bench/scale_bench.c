@@ -177,8 +177,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scale_bench: chain: %s\n", err);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/smd-scale-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "scale"))
 		return 1;
 	struct sm_cfg cfg;
 	sm_cfg_default(&cfg);
@@ -214,12 +213,7 @@ int main(int argc, char **argv)
 		if (rc)
 			break;
 	}
-	char p[160];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/state", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_state_free(st);
 	sm_chain_free(chain);
 	sm_registry_free(reg);
