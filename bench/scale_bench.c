@@ -55,6 +55,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "lib/clock.h"
 #include "mock/mock.h"
 #include "model/fabric.h"
@@ -285,13 +286,7 @@ int main(int argc, char **argv)
 	struct sm_mock *m = NULL;
 	struct sm_transport *t = NULL;
 
-	sm_mock_cfg_default(&mc);
-	mc.cpu_account = true;
-	if (lat) {
-		mc.real_time = true;
-		mc.delay_ppm = 1000000;
-		mc.delay_us = lat;
-	}
+	bench_mock_cfg(&mc, lat);
 	page_kb = sysconf(_SC_PAGESIZE) / 1024;
 	malloc_trim(0);
 	long rss0 = rss_kb();
@@ -321,8 +316,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scale_bench: chain: %s\n", err);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/smd-scale-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "scale"))
 		return 1;
 	struct sm_cfg cfg;
 	sm_cfg_default(&cfg);
@@ -362,12 +356,7 @@ int main(int argc, char **argv)
 	atomic_store(&smp.stop, 1);
 	if (smp_ok)
 		pthread_join(smp_th, NULL);
-	char p[160];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/state", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_state_free(st);
 	sm_chain_free(chain);
 	sm_registry_free(reg);
