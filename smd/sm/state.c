@@ -8,6 +8,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 int sm_state_new(struct sm_state **out)
 {
@@ -78,6 +81,13 @@ static void share_shadows(struct sm_sweep_tables *tab, const struct sm_snapshot 
 		if (sm_lft_shadow_own(sh))
 			sm_lft_shadow_free(sh);
 	}
+}
+
+void sm_state_give_back(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid)

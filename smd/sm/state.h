@@ -39,4 +39,13 @@ static inline const struct sm_fabric *sm_state_fabric(const struct sm_state *s)
  */
 void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid);
 
+/*
+ * A bring-up frees much in small blocks (request contexts, the shadows now
+ * shared, sweep scratch): at 40k hosts malloc kept ~200 MB of it free but
+ * resident, which the next sweep's 160 MB tables (mapped on their own)
+ * cannot reuse. The end of a bring-up with a state gives it back to the
+ * system (malloc_trim with glibc; a few ms).
+ */
+void sm_state_give_back(void);
+
 #endif
