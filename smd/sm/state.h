@@ -8,7 +8,10 @@
  * The state holds no fabric of its own: it keeps a reference to the
  * snapshot (snapshot.h) of the last bring-up that reached the program phase,
  * and that bring-up's sweep tables (tables.h), indexed like the snapshot's
- * fabric and moved out of the core at its end.
+ * fabric and moved out of the core at its end. A switch's LFT shadow that
+ * equals its row of the snapshot's LFTs shares that row instead of holding
+ * a copy (lft_writer.h, sm_lft_shadow_share): the snapshot the state holds
+ * keeps it alive.
  */
 #include "sm/sm.h"
 #include "sm/snapshot.h"
