@@ -65,7 +65,6 @@ int ft_reach_slow(struct ft_run *x, uint32_t s)
 static void mark_down_set(struct ft_run *x, uint32_t t)
 {
 	const struct ft_model *m = x->m;
-	const struct sm_fabric *f = m->f;
 	uint32_t qh = 0, qt = 0;
 
 	x->dstamp[t] = x->gen;
@@ -80,8 +79,6 @@ static void mark_down_set(struct ft_run *x, uint32_t t)
 				x->cand_head[p] = SM_NONE;
 				x->queue[qt++] = p;
 			}
-			/* the port on p's side of this link leads down toward T */
-			x->cand_port[e] = sm_port(f, m->sw_node[c], m->up_port[e])->peer_port;
 			x->cand_next[e] = x->cand_head[p];
 			x->cand_head[p] = e;
 		}
@@ -283,6 +280,17 @@ struct ft_groups {
 	uint32_t *of;    /* [nsw] group of a switch */
 	uint32_t *stamp; /* [groups] == gen: rep routed T up without moving a route */
 	uint32_t *rep;
+	/*
+	 * The rows are written rank by rank in slot (memory) order, not in
+	 * by_rank's GUID order: a row is 44 KB away from the next at 40k hosts,
+	 * and only an ascending walk lets the hardware fetch the next rows'
+	 * lines ahead. Copies and detours of one rank do not depend on each
+	 * other (the moved routes do, and keep by_rank's order).
+	 */
+	uint32_t *todo;  /* [nsw] == gen: a copy pending (up pass) */
+	uint32_t *det;   /* [nsw] == gen: no up/down path, a detour pending */
+	uint32_t *slots; /* [n_ranked] ranked switches by rank, then slot */
+	uint32_t roff[FT_MAX_RANK + 2]; /* slots of rank r: slots[roff[r] .. roff[r + 1]) */
 };
 
 static uint64_t group_hash(const struct ft_model *m, uint32_t s)
@@ -330,10 +338,24 @@ static int groups_build(struct ft_groups *g, const struct ft_model *m)
 	g->of = malloc(ns * sizeof(*g->of));
 	g->stamp = calloc(ns, sizeof(*g->stamp));
 	g->rep = malloc(ns * sizeof(*g->rep));
-	if (!k || !g->of || !g->stamp || !g->rep) {
+	g->todo = calloc(ns, sizeof(*g->todo));
+	g->det = calloc(ns, sizeof(*g->det));
+	g->slots = malloc(ns * sizeof(*g->slots));
+	if (!k || !g->of || !g->stamp || !g->rep || !g->todo || !g->det || !g->slots) {
 		free(k);
 		return -ENOMEM;
 	}
+	memset(g->roff, 0, sizeof(g->roff));
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->rank[s] != FT_RANK_NONE)
+			g->roff[m->rank[s] + 1]++;
+	for (unsigned r = 0; r <= FT_MAX_RANK; r++)
+		g->roff[r + 1] += g->roff[r];
+	uint32_t cur[FT_MAX_RANK + 1];
+	memcpy(cur, g->roff, sizeof(cur));
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->rank[s] != FT_RANK_NONE)
+			g->slots[cur[m->rank[s]]++] = s;
 	for (uint32_t s = 0; s < m->nsw; s++)
 		k[s] = (struct hkey){ group_hash(m, s), s };
 	qsort(k, m->nsw, sizeof(*k), cmp_hkey);
@@ -357,7 +379,12 @@ static void groups_free(struct ft_groups *g)
 	free(g->of);
 	free(g->stamp);
 	free(g->rep);
+	free(g->todo);
+	free(g->det);
+	free(g->slots);
 }
+
+
 
 /* Switch s routes T's destinations up as switch r of its group did. */
 static void copy_up(struct ft_run *x, uint32_t r, uint32_t s, const struct ft_dest *d0, uint32_t nd)
@@ -371,6 +398,16 @@ static void copy_up(struct ft_run *x, uint32_t r, uint32_t s, const struct ft_de
 	}
 	for (; i < nd; i++)
 		row[d0[i].lid] = from[d0[i].lid];
+}
+
+/* The pending copies of rank r, in slot order. */
+static void flush_copies(struct ft_run *x, struct ft_groups *grp, unsigned r, const struct ft_dest *d0, uint32_t nd)
+{
+	for (uint32_t i = grp->roff[r]; i < grp->roff[r + 1]; i++) {
+		uint32_t s = grp->slots[i];
+		if (grp->todo[s] == x->gen)
+			copy_up(x, grp->rep[grp->of[s]], s, d0, nd);
+	}
 }
 
 /*
@@ -422,26 +459,42 @@ static void route_target(struct ft_run *x, struct ft_groups *grp, uint32_t t)
 				row[d0[i].lid] = x->cands[(d0[i].idx / dv) % nc];
 		}
 	}
-	/* the up pass collects the switches without an up/down path, top down; detours go bottom up */
-	uint32_t ndet = 0;
+	/* the up pass marks the switches without an up/down path, top down; detours go bottom up */
+	uint32_t ncopy = 0, ndet = 0;
+	unsigned cr = m->h;
 	for (uint32_t k = x->n_ranked; k-- > 0;) {
 		uint32_t s = m->by_rank[k];
+		if (m->rank[s] != cr) {
+			if (ncopy)
+				flush_copies(x, grp, cr, d0, nd);
+			ncopy = 0;
+			cr = m->rank[s];
+		}
 		if (m->comp[s] != m->comp[t] || x->dstamp[s] == x->gen)
 			continue;
 		if (ft_reach(x, s)) {
 			uint32_t g = grp->of[s];
 			if (grp->stamp[g] == x->gen) {
-				copy_up(x, grp->rep[g], s, d0, nd);
+				grp->todo[s] = x->gen;
+				ncopy++;
 			} else if (!route_up(x, s, d0, nd)) {
 				grp->stamp[g] = x->gen;
 				grp->rep[g] = s;
 			}
-		} else
-			x->detour[ndet++] = s;
+		} else {
+			grp->det[s] = x->gen;
+			ndet++;
+		}
 	}
-	while (ndet) {
-		uint32_t s = x->detour[--ndet];
-		route_detour(x, x->col + s, s, d0, nd);
+	if (ncopy)
+		flush_copies(x, grp, cr, d0, nd);
+	/* a detour goes down to a child routed before it: ranks ascending, each in slot order */
+	for (uint32_t i = 0; ndet && i < x->n_ranked; i++) {
+		uint32_t s = grp->slots[i];
+		if (grp->det[s] == x->gen) {
+			route_detour(x, x->col + s, s, d0, nd);
+			ndet--;
+		}
 	}
 	route_valleys(x, d0, nd);
 }
@@ -471,15 +524,18 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	x.cand_next = malloc(ne * sizeof(*x.cand_next));
 	x.cand_port = malloc(ne);
 	x.queue = malloc(ns * sizeof(*x.queue));
-	x.detour = malloc(ns * sizeof(*x.detour));
 	x.hleaf = malloc(ns * sizeof(*x.hleaf));
 	if (!x.dstamp || !x.rstamp || !x.xstamp || !x.vstamp || !x.valley || !x.rval || !x.cand_head ||
-	    !x.cand_next || !x.cand_port || !x.queue || !x.detour || !x.hleaf || ft_displace_init(&x) ||
+	    !x.cand_next || !x.cand_port || !x.queue || !x.hleaf || ft_displace_init(&x) ||
 	    groups_build(&grp, m)) {
 		snprintf(msg, msglen, "ftree: out of memory");
 		goto out;
 	}
 	x.nidx = m->n_hosts;
+	/* the port on the parent's side of each up link, which leads down toward T in D (mark_down_set) */
+	for (uint32_t s = 0; s < m->nsw; s++)
+		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
+			x.cand_port[e] = sm_port(m->f, m->sw_node[s], m->up_port[e])->peer_port;
 	while (x.n_ranked < m->nsw && m->rank[m->by_rank[x.n_ranked]] != FT_RANK_NONE)
 		x.n_ranked++; /* by_rank puts the unranked last */
 	for (uint32_t s = 0; s < m->nsw; s++)
@@ -543,7 +599,6 @@ out:
 	free(x.cand_next);
 	free(x.cand_port);
 	free(x.queue);
-	free(x.detour);
 	free(x.hleaf);
 	ft_displace_free(&x);
 	groups_free(&grp);
