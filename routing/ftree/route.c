@@ -182,6 +182,42 @@ static void route_valleys(struct ft_run *x, const struct ft_dest *d0, uint32_t n
 }
 
 /*
+ * Short runs of row bytes (a leaf's hosts: 32 at radix 64), copied inline:
+ * through libc's memcpy/memset each was a call and a size dispatch, 16% of
+ * a 40k plane. Overlapping fixed-size moves cover any length.
+ */
+static inline void put_run(uint8_t *w, const uint8_t *src, uint32_t n)
+{
+	if (n >= 16) {
+		for (uint32_t k = 0; k + 16 < n; k += 16)
+			memcpy(w + k, src + k, 16);
+		memcpy(w + n - 16, src + n - 16, 16);
+	} else if (n >= 8) {
+		uint64_t a, b;
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(w, &a, 8);
+		memcpy(w + n - 8, &b, 8);
+	} else {
+		for (uint32_t k = 0; k < n; k++)
+			w[k] = src[k];
+	}
+}
+
+static inline void fill_run(uint8_t *w, uint8_t v, uint32_t n)
+{
+	uint8_t p[16];
+	memset(p, v, sizeof(p));
+	if (n >= 16) {
+		for (uint32_t k = 0; k + 16 < n; k += 16)
+			memcpy(w + k, p, 16);
+		memcpy(w + n - 16, p, 16);
+	} else {
+		put_run(w, p, n);
+	}
+}
+
+/*
  * A leaf (one index per slot) routes T's run of hosts d0[0 .. x->run) up
  * through slots j, j + 1, ... mod u: when each of those slots leads to a
  * parent that reaches T with no conflict, the row bytes are the leaf's
@@ -199,10 +235,10 @@ static int leaf_run(struct ft_run *x, uint8_t *row, const uint32_t *sp, const ui
 	}
 	uint8_t *w = row + d0[0].lid;
 	uint32_t k = u - j < n ? u - j : n;
-	memcpy(w, spt + j, k);
+	put_run(w, spt + j, k);
 	for (uint32_t c; k < n; k += c) {
 		c = u < n - k ? u : n - k;
-		memcpy(w + k, spt, c);
+		put_run(w + k, spt, c);
 	}
 	return 1;
 }
@@ -241,7 +277,7 @@ static int route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uint
 		if (ok && !cq) {
 			const uint8_t port = spt[j];
 			if (e <= x->run) /* consecutive LIDs */
-				memset(row + d0[i].lid, port, e - i);
+				fill_run(row + d0[i].lid, port, e - i);
 			else
 				for (uint32_t k = i; k < e; k++)
 					row[d0[k].lid] = port;
@@ -393,7 +429,7 @@ static void copy_up(struct ft_run *x, uint32_t r, uint32_t s, const struct ft_de
 	uint8_t *row = x->col + (size_t)s * x->nl;
 	uint32_t i = 0;
 	if (x->run > 1) {
-		memcpy(row + d0[0].lid, from + d0[0].lid, x->run);
+		put_run(row + d0[0].lid, from + d0[0].lid, x->run);
 		i = x->run;
 	}
 	for (; i < nd; i++)
@@ -451,7 +487,7 @@ static void route_target(struct ft_run *x, struct ft_groups *grp, uint32_t t)
 		if (nc == 1) {
 			const uint8_t c0 = x->cands[0];
 			if (nd)
-				memset(row + d0[0].lid, c0, x->run);
+				fill_run(row + d0[0].lid, c0, x->run);
 			for (uint32_t i = x->run; i < nd; i++)
 				row[d0[i].lid] = c0;
 		} else {
