@@ -37,6 +37,10 @@
  * scratch table and transposed it at the end; at 40k hosts that moved
  * 480 MB more than the 160 MB of LFT, and cost a third of the plane.)
  *
+ * Switches with the same parents (a pod's leaves) route a destination
+ * switch up alike unless a route of theirs is moved: one of them routes,
+ * the others copy its bytes (struct ft_groups), rank by rank in slot order.
+ *
  * Cost: O(ancestors + switches) per destination switch plus O(1) per LFT
  * entry, plus O(up ports x path x intervals on a link) per displaced route.
  */
