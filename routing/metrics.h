@@ -111,6 +111,14 @@ struct sm_shift_bound {
 int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *b);
 
 /*
+ * Upper bound of the random-permutation EBB (sm_route_metrics.ebb) that
+ * any destination routing (LFTs) can expect on plane's cabling: what the
+ * leaves' switch links allow, metrics_ebb.c says how. 1.0 with fewer than
+ * two hosts on switches; 0 or -ENOMEM.
+ */
+int sm_metrics_ebb_bound(const struct sm_fabric *f, unsigned plane, double *bound);
+
+/*
  * Max link load of a weighted flow list under the LFTs: flows[i] = (src port
  * index, dst port index, weight). Returns the largest weight summed on one
  * directed link (host links included), or a negative value on error.

@@ -212,6 +212,9 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	tl_add(t, ROW "\n    %-44s %s", "EBB", a, ref ? b : "-",
 	       "effective bisection bandwidth: the share of its bandwidth a flow gets (1 / flows on the",
 	       "", "busiest link of its route), mean over those permutations; 1.0 on a fat tree needs adaptive routing");
+	if (sh->ebb_bound > 0)
+		tl_add(t, "    %-44s no destination routing can expect more than %.4f on this cabling (what the\n"
+		       "    %-44s leaves' links allow: routing/metrics_ebb.c)", "", sh->ebb_bound, "");
 	if (p->have_load && p->n_flows) {
 		snprintf(a, sizeof(a), p->load_after < 0 ? "n/a" : "%g", p->load_after);
 		snprintf(b, sizeof(b), "%g", p->load_bound);
