@@ -21,7 +21,8 @@
 # the report gives: the measured worst shift congestion (all N-1 shifts),
 # the cabling bound (shape.shift_congestion_bound, routing/metrics_bound.c:
 # any routing), the up/down bound (shape.shift_congestion_bound_updown: what
-# routings that climb then descend, as ftree, can reach; 0 = not computed),
+# routings that climb then descend, as ftree, can reach, over leaf pairs and
+# pod pairs; 0 = not computed),
 # random-permutation EBB (100 permutations, seed 0), the complete tree's EBB
 # (reference) and the share of the bisection left (shape.bisection_left).
 # The EBB target is ref_ebb * bisection_left * 0.98; the EBB bound
@@ -121,6 +122,7 @@ awk '
 	b = $5; s = $6; d = s - b; u = (NF >= 10 && $10 > 0) ? $10 : b; du = s - u
 	if (d <= 0) eq[k]++; else if (d == 1) p1[k]++; else more[k]++
 	if (du <= 0) ueq[k]++; else if (du == 1) up1[k]++; else umore[k]++
+	if (du < 0 || d < 0) { printf "BUG: %s seed %s measured %s below a bound (cut %s, ud %s)\n", k, $4, s, b, u }
 	if (du > wu[k] || (du == wu[k] && s > ws[k])) { wu[k] = du; ws[k] = s; wb[k] = b; wub[k] = u }
 	target = $8 * $9 * 0.98
 	r = target > 0 ? $7 / target : 0

@@ -103,6 +103,13 @@ struct sm_shift_bound {
 	unsigned updown;
 	uint32_t ud_from, ud_to;     /* leaf node indices, SM_NONE when updown <= bound */
 	unsigned ud_hosts, ud_paths;
+	/*
+	 * 1: ud_from and ud_to are the two leaves; 2 (or more): they are the
+	 * first leaves of two subtrees at that level (pods of a 3-level tree)
+	 * that one shift lines up host for host (ud_hosts flows at once), and
+	 * ud_paths counts the link-disjoint up/down paths between their leaves.
+	 */
+	unsigned ud_level;
 };
 
 #define SM_BOUND_UD_LEAVES 256

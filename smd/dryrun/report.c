@@ -102,7 +102,9 @@ static void json_shape(struct sm_json *j, const struct sm_dr_plane *p)
 		SM_JSON_UINTS(j, { "shift_congestion_bound_updown", sh->cut.updown });
 		if (sh->cut.ud_from != SM_NONE) {
 			sm_json_obj_begin(j, "bound_updown_pair");
-			SM_JSON_UINTS(j, { "hosts", sh->cut.ud_hosts }, { "paths", sh->cut.ud_paths });
+			/* level 1: two leaves; 2: the subtrees (pods) whose first leaves these are */
+			SM_JSON_UINTS(j, { "hosts", sh->cut.ud_hosts }, { "paths", sh->cut.ud_paths },
+				      { "level", sh->cut.ud_level });
 			json_str_or_null(j, "from_leaf", p->ud_from);
 			json_str_or_null(j, "to_leaf", p->ud_to);
 			sm_json_obj_end(j);

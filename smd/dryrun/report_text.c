@@ -199,7 +199,11 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	}
 	if (sh->shift_bound > 1 && (!ref || sh->shift_bound > ref->shift_max_congestion))
 		bound_line(t, p);
-	if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE)
+	if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE && sh->cut.ud_level >= 2)
+		tl_add(t, "    %-44s no up/down routing (ftree, updn) does better than %u: one shift sends the %u hosts\n"
+		       "    %-44s of the subtree of leaf '%s' into that of '%s', joined by %u link-disjoint up/down paths",
+		       "", sh->cut.updown, sh->cut.ud_hosts, "", p->ud_from, p->ud_to, sh->cut.ud_paths);
+	else if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE)
 		tl_add(t, "    %-44s no up/down routing (ftree, updn) does better than %u: leaves '%s' and '%s'\n"
 		       "    %-44s (%u hosts) are joined by %u link-disjoint up/down paths", "", sh->cut.updown, p->ud_from,
 		       p->ud_to, "", sh->cut.ud_hosts, sh->cut.ud_paths);
