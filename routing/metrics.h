@@ -121,7 +121,8 @@ int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_
  * Upper bound of the random-permutation EBB (sm_route_metrics.ebb) that
  * any destination routing (LFTs) can expect on plane's cabling: what the
  * leaves' switch links allow, metrics_ebb.c says how. 1.0 with fewer than
- * two hosts on switches; 0 or -ENOMEM.
+ * two hosts; *bound 0 (unknown) when the leaves come in more than 64
+ * kinds (hosts, links). 0 or -ENOMEM.
  */
 int sm_metrics_ebb_bound(const struct sm_fabric *f, unsigned plane, double *bound);
 

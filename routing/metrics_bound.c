@@ -50,7 +50,8 @@
  * per leaf pair, greedy paths until the pair cannot exceed the bound found
  * so far, and an exact augmenting search only when greedy paths fall short;
  * per pod pair, a max flow (Dinic) stopped at the paths that would not
- * raise the bound. Pure: no globals, no logging.
+ * raise the bound, on levels of at most SM_BOUND_UD_UNITS units. Pure: no
+ * globals, no logging.
  */
 #include "config.h"
 #include "routing/metrics.h"
@@ -61,6 +62,7 @@
 #include <string.h>
 
 #define RANK_NONE UINT32_MAX
+#define SM_BOUND_UD_UNITS 64 /* unit pairs are tried on levels of at most this many units (pods) */
 
 struct bnd {
 	const struct sm_fabric *f;
@@ -579,7 +581,7 @@ static uint32_t uf_flow(struct uf *g, uint32_t lim)
 static int unit_pairs(struct bnd *b, struct uf *g, uint32_t leaves, const struct unit *u, uint32_t nu, unsigned r,
 		      unsigned cut, struct sm_shift_bound *pp)
 {
-	if (nu < 2)
+	if (nu < 2 || nu > SM_BOUND_UD_UNITS)
 		return 0;
 	if (!g->head) {
 		int rc = uf_build(g, b, leaves);

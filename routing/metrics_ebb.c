@@ -30,7 +30,8 @@
  * plus the expected flows within leaves, over the N - 1 expected flows.
  * Leaves with the same (hosts, links) are merged into one node (the
  * problem is symmetric in them, so the merged one has the same value),
- * which keeps the max flow tiny whatever the tree's size.
+ * which keeps the max flow tiny whatever the tree's size (a fabric with
+ * more than SM_EBB_BOUND_KINDS kinds of leaves gets no bound: 0).
  *
  * It counts only the first and last switch link of a route: on a complete
  * 2-level tree it is within a fraction of a percent of what ftree
@@ -51,6 +52,7 @@
 #include <string.h>
 
 #define EPS 1e-12
+#define SM_EBB_BOUND_KINDS 64 /* leaf kinds (hosts, links) a bound is computed for; a fat tree has a few */
 
 /* Probability that a class of m of n hosts misses a uniform h-subset: C(n - m, h) / C(n, h). */
 static double miss(uint64_t n, uint64_t m, uint64_t h)
@@ -169,6 +171,10 @@ int sm_metrics_ebb_bound(const struct sm_fabric *f, unsigned plane, double *boun
 		rc = kind_add(&k, &nk, &ak, hosts[v], links);
 	}
 	free(hosts);
+	if (!rc && nk > SM_EBB_BOUND_KINDS) {
+		free(k); /* an odd fabric: the dense max flow would cost nk^2 per step; unknown */
+		return 0;
+	}
 	if (rc || n < 2) {
 		free(k);
 		if (!rc)
