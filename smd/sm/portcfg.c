@@ -438,58 +438,53 @@ static void on_portcfg(struct sm_core *c, const struct sm_req *rq, const struct 
  * Round 3, one optimised switch: the table most configured output ports
  * want goes to every pair at once when one of those ports differs; then each
  * output port that wants another table gets it for every input port.
+ * Tables are grouped by content in one pass (a switch holds one to a few
+ * distinct tables): the most wanted is the group with the most ports, the
+ * earliest port's on a tie.
  */
 static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 {
 	const struct sm_node *nd = &c->f->nodes[n];
-	struct sm_sl2vl common, t;
-	unsigned best = 0;
+	const uint8_t *opvls = c->pcr->opvls + nd->port0, *diff = c->pcr->sl2vl_diff + nd->port0;
+	struct sm_sl2vl tab[SM_MAX_PORTS + 1];   /* distinct tables, in order of first port */
+	unsigned count[SM_MAX_PORTS + 1];
+	uint16_t of[SM_MAX_PORTS + 1];           /* port -> its table */
+	unsigned ntab = 0, best = 0, differ = 0;
 	int all = 0, rc = 0;
 
-	/* no table read here differs: nothing to write, and the search below is not needed */
-	unsigned differ = 0;
+	/* no table read here differs: nothing to write, and the grouping below is not needed */
 	for (unsigned p = 0; p <= nd->nports; p++)
-		differ |= c->pcr->sl2vl_diff[nd->port0 + p];
+		differ |= diff[p];
 	if (!differ)
 		return 0;
-	/* the most wanted table (ports are few: quadratic is fine) */
 	for (unsigned p = 0; p <= nd->nports; p++) {
+		struct sm_sl2vl t;
 		unsigned k = 0;
-		struct sm_sl2vl tp;
-		if (!c->pcr->opvls[nd->port0 + p])
+		if (!opvls[p])
 			continue;
-		want_sl2vl(level_of(c, n, p), c->pcr->opvls[nd->port0 + p], &tp);
-		for (unsigned q = 0; q <= nd->nports; q++) {
-			if (!c->pcr->opvls[nd->port0 + q])
-				continue;
-			want_sl2vl(level_of(c, n, q), c->pcr->opvls[nd->port0 + q], &t);
-			k += !memcmp(&t, &tp, sizeof(t));
+		want_sl2vl(level_of(c, n, p), opvls[p], &t);
+		while (k < ntab && memcmp(&tab[k], &t, sizeof(t)))
+			k++;
+		if (k == ntab) {
+			tab[ntab] = t;
+			count[ntab++] = 0;
 		}
-		if (k > best) {
+		count[k]++;
+		of[p] = (uint16_t)k;
+	}
+	for (unsigned k = 1; k < ntab; k++)
+		if (count[k] > count[best])
 			best = k;
-			common = tp;
-		}
-	}
-	if (!best)
+	if (!ntab)
 		return 0;
-	for (unsigned p = 0; p <= nd->nports; p++) {
-		uint32_t idx = nd->port0 + p;
-		if (!c->pcr->opvls[idx] || !c->pcr->sl2vl_diff[idx])
-			continue;
-		want_sl2vl(level_of(c, n, p), c->pcr->opvls[idx], &t);
-		all |= !memcmp(&t, &common, sizeof(t));
-	}
+	for (unsigned p = 0; p <= nd->nports; p++)
+		all |= opvls[p] && diff[p] && of[p] == best;
 	if (pass == 0)
-		return all ? sl2vl_submit(c, SM_METHOD_SET, n, 0, 0, SM_SL2VL_ALL_IN | SM_SL2VL_ALL_OUT, &common) : 0;
-	for (unsigned p = 0; p <= nd->nports && !rc; p++) {
-		uint32_t idx = nd->port0 + p;
-		if (!c->pcr->opvls[idx])
-			continue;
-		want_sl2vl(level_of(c, n, p), c->pcr->opvls[idx], &t);
-		if (!memcmp(&t, &common, sizeof(t)) || !(all || c->pcr->sl2vl_diff[idx]))
-			continue;
-		rc = sl2vl_submit(c, SM_METHOD_SET, n, 0, p, SM_SL2VL_ALL_IN, &t);
-	}
+		return all ? sl2vl_submit(c, SM_METHOD_SET, n, 0, 0, SM_SL2VL_ALL_IN | SM_SL2VL_ALL_OUT, &tab[best]) :
+			     0;
+	for (unsigned p = 0; p <= nd->nports && !rc; p++)
+		if (opvls[p] && of[p] != best && (all || diff[p]))
+			rc = sl2vl_submit(c, SM_METHOD_SET, n, 0, p, SM_SL2VL_ALL_IN, &tab[of[p]]);
 	return rc;
 }
 
