@@ -250,15 +250,25 @@ static int mock_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *l
 	struct attach *a = (struct attach *)t;
 	struct sm_mock *m = a->m;
 	const struct qent *e;
-	uint64_t now, deadline;
+	uint64_t now, deadline = 0;
+	bool fresh = false;
 
 	if (!m)
 		return -ENODEV;
-	now = sm_mock_now_us(m);
-	deadline = timeout_ms < 0 ? UINT64_MAX : now + (uint64_t)timeout_ms * 1000u;
+	/*
+	 * The clock is read only when the time decides: an answer due at or
+	 * before the last reading is due now (time only moves on), so a drain
+	 * of answers that came due together reads it once, not per answer.
+	 */
+	now = a->seen_us;
 	for (;;) {
 		struct mqueue *q = NULL;
 
+		if (!fresh && !a->ready.len && (!a->delayed.len || q_front(&a->delayed)->release > now)) {
+			now = a->seen_us = sm_mock_now_us(m);
+			deadline = timeout_ms < 0 ? UINT64_MAX : now + (uint64_t)timeout_ms * 1000u;
+			fresh = true;
+		}
 		if (a->ready.len) {
 			q = &a->ready;
 		} else if (a->delayed.len) {
@@ -288,7 +298,7 @@ static int mock_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *l
 				} else {
 					m->vnow = d->release;
 				}
-				now = sm_mock_now_us(m);
+				now = a->seen_us = sm_mock_now_us(m);
 				continue;
 			}
 		}
