@@ -278,6 +278,41 @@ static void test_state_trust(void **state)
 	fx_env_free(&e);
 }
 
+/*
+ * A link that came back on a running fabric: its two ports are in INIT, so
+ * their tables are written unread (one SL2VL Set on the switch: that output
+ * port's for every input port); every other port is read and left alone.
+ */
+static void test_link_back_cold(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary s1, s2;
+	uint32_t ca = SM_NONE;
+
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "portcfg-bounce");
+	fx_cfg(&e, &cfg);
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s1));
+	assert_int_equal(s1.set_errors, 0);
+	const struct sm_fabric *f = sm_mock_fabric(e.mock);
+	for (uint32_t n = 0; n < f->n_nodes && ca == SM_NONE; n++)
+		if (f->nodes[n].type == SM_NODE_CA && f->ports[f->nodes[n].port0 + 1].peer_node != SM_NONE &&
+		    f->nodes[f->ports[f->nodes[n].port0 + 1].peer_node].type == SM_NODE_SWITCH)
+			ca = n;
+	assert_true(ca != SM_NONE);
+	assert_int_equal(sm_mock_link_down(e.mock, ca, 1), 0);
+	assert_int_equal(sm_mock_link_up(e.mock, ca, 1), 0);
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s2));
+	assert_int_equal(s2.set_errors, 0);
+	assert_int_equal(s2.active_ports, s2.link_ports);
+	assert_int_equal(s2.sl2vl_sets, 2);   /* the CA port's, the switch output port's */
+	assert_true(s2.vlarb_sets > 0 && s2.vlarb_sets < s1.vlarb_sets);
+	assert_true(s2.sl2vl_gets > 0);       /* the ports still ACTIVE are read */
+	check_tables(&e);
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_qos_off),
 		cmocka_unit_test(test_high_limit),
 		cmocka_unit_test(test_state_trust),
+		cmocka_unit_test(test_link_back_cold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

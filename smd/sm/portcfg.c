@@ -22,18 +22,19 @@
  *     input port (one Set per pair, as OpenSM, but only for the output
  *     ports whose pair read differs).
  *     Cold ports (PortState INIT: the link came up since an SM last
- *     activated it, so its tables are what the reset left) are not read: a
- *     Get costs what the Set costs, so their VLArb blocks and CA SL2VL are
+ *     activated it; after a reset its tables are the reset's) are not read:
+ *     a Get costs what the Set costs, so their VLArb blocks and CA SL2VL are
  *     Set at once and an optimised switch's ports count as differing
  *     (round 3). A switch without optimised programming is still read (one
  *     Get per output port stands for nports + 1 Sets). On a cold 2,048-host
  *     plane this halves the phase's SMPs (49,728 to 24,864); a warm sweep
  *     (ports ACTIVE) reads as before and writes nothing that is right.
- *  3. Switches with optimised programming: if a port that wants the table
- *     most ports want differs, one Set for every input and output port
- *     (attribute modifier bits 16, 17), then one "every input port" Set per
- *     output port that wants another table (other OperationalVLs); else
- *     only the output ports that differ get theirs. OpenSM without
+ *  3. Switches with optimised programming: if two or more ports that want
+ *     the table most ports want differ, one Set for every input and output
+ *     port (attribute modifier bits 16, 17), then one "every input port" Set
+ *     per output port that wants another table (other OperationalVLs); else
+ *     only the output ports that differ get theirs (a link that came back
+ *     on a running switch: that port alone). OpenSM without
  *     use_optimized_slvl (its default) writes every pair, read or not: about
  *     (ports+1) x ports Sets per switch.
  *
@@ -482,8 +483,8 @@ static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 	struct sm_sl2vl tab[SM_MAX_PORTS + 1];   /* distinct tables, in order of first port */
 	unsigned count[SM_MAX_PORTS + 1];
 	uint16_t of[SM_MAX_PORTS + 1];           /* port -> its table */
-	unsigned ntab = 0, best = 0, differ = 0;
-	int all = 0, rc = 0;
+	unsigned ntab = 0, best = 0, differ = 0, common = 0;
+	int all, rc = 0;
 
 	/* no table read here differs: nothing to write, and the grouping below is not needed */
 	for (unsigned p = 0; p <= nd->nports; p++)
@@ -510,13 +511,15 @@ static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 			best = k;
 	if (!ntab)
 		return 0;
+	/* one differing port that wants the common table gets its own Set: the switch's others stay untouched */
 	for (unsigned p = 0; p <= nd->nports; p++)
-		all |= opvls[p] && diff[p] && of[p] == best;
+		common += opvls[p] && diff[p] && of[p] == best;
+	all = common > 1;
 	if (pass == 0)
 		return all ? sl2vl_submit(c, SM_METHOD_SET, n, 0, 0, SM_SL2VL_ALL_IN | SM_SL2VL_ALL_OUT, &tab[best]) :
 			     0;
 	for (unsigned p = 0; p <= nd->nports && !rc; p++)
-		if (opvls[p] && of[p] != best && (all || diff[p]))
+		if (opvls[p] && (all ? of[p] != best : diff[p]))
 			rc = sl2vl_submit(c, SM_METHOD_SET, n, 0, p, SM_SL2VL_ALL_IN, &tab[of[p]]);
 	return rc;
 }
