@@ -195,11 +195,16 @@ void sm_core_changed(struct sm_core *c, const char *fmt, ...)
 
 int sm_core_run(struct sm_core *c)
 {
+	return sm_core_run_until(c, 0);
+}
+
+int sm_core_run_until(struct sm_core *c, unsigned pending)
+{
 	const struct sm_txn_stats *st = sm_txn_stats(c->txn);
 	uint64_t rx = st->received, lost = st->timed_out;
 	unsigned dead = c->cfg->dead_after;
 
-	while (sm_txn_pending(c->txn)) {
+	while (sm_txn_pending(c->txn) > pending) {
 		int rc = sm_txn_poll(c->txn, -1);
 		if (rc < 0)
 			return rc;

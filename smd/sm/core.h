@@ -184,6 +184,14 @@ void sm_core_note(struct sm_core *c, const char *fmt, ...) __attribute__((format
 void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drive the transactions to completion; -ETIMEDOUT when the plane stops answering (cfg.dead_after). */
 int sm_core_run(struct sm_core *c);
+/*
+ * The same until at most `pending` requests are left (queued or in
+ * flight): a phase that would queue tens of thousands at once submits in
+ * slices, so the transaction records stay few and in cache. Returns
+ * c->err too, as sm_core_run().
+ */
+int sm_core_run_until(struct sm_core *c, unsigned pending);
+#define SM_CORE_SLICE 2048u   /* requests a slicing phase queues at most before it runs some */
 /* Free what one sweep built (fabric, tables, per-node lists) and the request contexts. */
 void sm_core_reset(struct sm_core *c);
 

@@ -549,10 +549,14 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 		goto out;
 	}
 	c->pcr = &run;
-	for (uint32_t n = 0; n < f->n_nodes && !rc; n++)
+	for (uint32_t n = 0; n < f->n_nodes && !rc; n++) {
 		for (unsigned p = 0; p <= f->nodes[n].nports && !rc; p++)
 			if (cfg_port(c, n, p))
 				rc = port_round1(c, n, p, tables && (!only || only[f->nodes[n].port0 + p]));
+		/* in slices: the window stays full, the request records few (core.h) */
+		if (!rc && sm_txn_pending(c->txn) > SM_CORE_SLICE)
+			rc = sm_core_run_until(c, SM_CORE_SLICE / 2);
+	}
 	if (!rc)
 		rc = sm_core_run(c);
 	for (int pass = 0; pass < 2 && tables && !rc; pass++) {
