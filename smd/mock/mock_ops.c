@@ -234,6 +234,16 @@ static int mock_send_one(struct sm_transport *t, const uint8_t *mad, size_t len,
  */
 #define SPIN_WAIT_US 30
 
+/* A timed sleep for the emulated wire: its CPU (timer, context switches) is the emulator's too. */
+static void wait_sleep(struct sm_mock *m, const struct timespec *ts)
+{
+	uint64_t c0 = m->cfg.cpu_account ? thread_cpu_ns() : 0;
+
+	nanosleep(ts, NULL);
+	if (m->cfg.cpu_account)
+		m->st.emu_cpu_ns += thread_cpu_ns() - c0;
+}
+
 static void wait_spin(struct sm_mock *m, uint64_t release)
 {
 	uint64_t c0 = m->cfg.cpu_account ? thread_cpu_ns() : 0;
@@ -294,7 +304,7 @@ static int mock_recv(struct sm_transport *t, uint8_t *buf, size_t cap, size_t *l
 						ts.tv_sec = (time_t)((d->release - now) / 1000000u);
 						ts.tv_nsec = (long)((d->release - now) % 1000000u) * 1000L;
 					}
-					nanosleep(&ts, NULL);
+					wait_sleep(m, &ts);
 				} else {
 					m->vnow = d->release;
 				}
