@@ -74,6 +74,7 @@ struct attach {
 	uint32_t node;
 	struct mqueue ready;
 	struct mqueue delayed;
+	uint64_t seen_us;          /* mock time at this attachment's last clock read (recv) */
 	int open;
 };
 

@@ -7,7 +7,7 @@
  * back (cfg.read_lfts); then only the blocks that differ from the new
  * tables are written, and LinearFDBTop set where it differs. The shadows
  * end in c->tab (tables.h), mirroring what the switches acknowledged.
- * Requests are queued switch by switch, at most SM_CORE_QUEUE_MAX at once
+ * Requests are queued switch by switch, at most SM_CORE_SLICE at once
  * (sm_core_throttle): a cold bring-up at 40k hosts writes 2.5 M blocks.
  */
 #include "sm/phases.h"
