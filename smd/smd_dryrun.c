@@ -154,7 +154,8 @@ int smd_dry_run(const struct smd_opts *o)
 	}
 	/* the LFT file, asked for now, is written while the planes route (if this fails: after routing) */
 	if (o->lfts_out)
-		(void)sm_dryrun_lfts_request(d, o->lfts_out, o->lfts_format && !strcmp(o->lfts_format, "compact"));
+		(void)sm_dryrun_lfts_request(d, o->lfts_out, o->lfts_format && !strcmp(o->lfts_format, "compact"),
+					     !report);
 	rc = sm_dryrun_route(d, c, err, sizeof(err));
 	if (rc && rc != -EHOSTUNREACH) {
 		sm_err("SMD-2008", "%s", err);

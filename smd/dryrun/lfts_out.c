@@ -33,6 +33,7 @@
 struct sm_dr_lftw {
 	char path[PATH_MAX];
 	bool compact;
+	bool release;            /* free each plane's LFTs once written */
 	FILE *out;
 	struct stat stb;
 	pthread_t th;
@@ -78,17 +79,36 @@ static int close_out(FILE *out, const struct stat *stb, int rc)
 	return rc;
 }
 
-static int write_plane(const struct sm_dryrun *d, FILE *out, unsigned i, bool compact)
+/* Plane i; base: the compact form's delta base (NULL: the dump_lfts form). */
+static int write_plane(const struct sm_dryrun *d, FILE *out, unsigned i, struct sm_lftc_base *base)
 {
 	const struct sm_dr_plane *p = &d->run.planes[i];
 	char comment[SM_DR_NAME_MAX + 128];
 
-	if (!p->routed)
+	if (!p->routed) {
+		if (base && !base->written) {   /* the format line first, whatever plane 0 did */
+			base->written = true;
+			if (fprintf(out, SM_LFTFILE_COMPACT_MAGIC " %d\n", SM_LFTFILE_COMPACT_VERSION) < 0)
+				return -EIO;
+		}
 		return fprintf(out, "# plane %u (%s, %s): not routed, no LFTs\n", i, p->name, p->dump) < 0 ? -EIO : 0;
+	}
 	snprintf(comment, sizeof(comment), "plane %u (%s, %s): routed by %s", i, p->name, p->dump,
 		 p->route.engine ? p->route.engine : "?");
-	return compact ? sm_lftfile_write_compact(out, d->f, d->lfts[i], comment, i == 0) :
-			 sm_lftfile_write(out, d->f, d->lfts[i], comment);
+	return base ? sm_lftfile_write_compact(out, d->f, d->lfts[i], comment, base) :
+		      sm_lftfile_write(out, d->f, d->lfts[i], comment);
+}
+
+/* The compact form's delta base (NULL and 0 for the dump form), or -ENOMEM. */
+static int new_base(bool compact, struct sm_lftc_base **base)
+{
+	*base = NULL;
+	if (!compact)
+		return 0;
+	if (!(*base = malloc(sizeof(**base))))
+		return -ENOMEM;
+	sm_lftc_base_init(*base);
+	return 0;
 }
 
 /*
@@ -119,7 +139,9 @@ static void *writer_main(void *arg)
 {
 	struct sm_dryrun *d = arg;
 	struct sm_dr_lftw *w = d->lw;
+	struct sm_lftc_base *base;
 
+	w->rc = new_base(w->compact, &base);
 	for (unsigned i = 0; i < d->run.n_planes && !w->rc; i++) {
 		pthread_mutex_lock(&w->lock);
 		while (w->ready <= i && !w->stop)
@@ -129,15 +151,20 @@ static void *writer_main(void *arg)
 		if (!go)
 			break;
 		double t0 = sm_mono_sec();
-		w->rc = write_plane(d, w->out, i, w->compact);
+		w->rc = write_plane(d, w->out, i, base);
 		if (i == 0 && !w->rc)
 			reserve_rest(w->out, &w->stb, d->run.n_planes);
+		if (w->release) {   /* the router is past plane i: it no longer touches d->lfts[i] */
+			sm_lfts_free(d->lfts[i]);
+			d->lfts[i] = NULL;
+		}
 		w->busy_s += sm_mono_sec() - t0;
 	}
+	free(base);
 	return NULL;
 }
 
-int sm_dryrun_lfts_request(struct sm_dryrun *d, const char *path, bool compact)
+int sm_dryrun_lfts_request(struct sm_dryrun *d, const char *path, bool compact, bool release)
 {
 	if (d->lw || strlen(path) >= sizeof(d->lw->path))
 		return -EINVAL;
@@ -145,6 +172,7 @@ int sm_dryrun_lfts_request(struct sm_dryrun *d, const char *path, bool compact)
 		return -ENOMEM;
 	snprintf(d->lw->path, sizeof(d->lw->path), "%s", path);
 	d->lw->compact = compact;
+	d->lw->release = release;
 	return 0;
 }
 
@@ -216,20 +244,23 @@ void sm_dr_lftw_free(struct sm_dryrun *d)
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, char *err, size_t errlen)
 {
 	double t0 = sm_mono_sec();
+	struct sm_lftc_base *base = NULL;
 	struct stat stb;
-	FILE *out;
+	FILE *out = NULL;
 	int rc;
 
 	if (d->lw && d->lw->started && !strcmp(d->lw->path, path) && d->lw->compact == compact) {
 		rc = lftw_finish(d);
 		d->run.t.write = d->lw->busy_s;
 	} else {
-		rc = open_out(path, &out, &stb);
+		if (!(rc = new_base(compact, &base)))
+			rc = open_out(path, &out, &stb);
 		for (unsigned i = 0; i < d->run.n_planes && !rc; i++)
-			if (!(rc = write_plane(d, out, i, compact)) && i == 0)
+			if (!(rc = write_plane(d, out, i, base)) && i == 0)
 				reserve_rest(out, &stb, d->run.n_planes);
 		if (out)
 			rc = close_out(out, &stb, rc);
+		free(base);
 		d->run.t.write = sm_mono_sec() - t0;
 	}
 	if (rc)
