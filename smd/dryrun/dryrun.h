@@ -42,6 +42,7 @@ struct sm_dryrun {
 	struct sm_lfts *lfts[SM_MAX_PLANES];
 	struct sm_dr_run run;
 	struct sm_dr_lftw *lw;   /* the LFT file's writer (lfts_out.c), NULL when not asked for */
+	double lfts_cpu;         /* CPU seconds of writing the LFT file (its thread's, or the caller's) */
 };
 
 struct sm_partitions;

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct sm_dr_lftw {
@@ -135,6 +136,14 @@ static void reserve_rest(FILE *out, const struct stat *stb, unsigned n_planes)
 		(void)fallocate(fileno(out), 0, at, want - at);
 }
 
+/* CPU seconds of the calling thread. */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) ? 0 : (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void *writer_main(void *arg)
 {
 	struct sm_dryrun *d = arg;
@@ -161,6 +170,7 @@ static void *writer_main(void *arg)
 		w->busy_s += sm_mono_sec() - t0;
 	}
 	free(base);
+	d->lfts_cpu = thread_cpu();   /* joined before anyone reads it */
 	return NULL;
 }
 
@@ -224,10 +234,11 @@ static int lftw_finish(struct sm_dryrun *d)
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	w->started = false;
-	double t0 = sm_mono_sec();
+	double t0 = sm_mono_sec(), c0 = thread_cpu();
 	rc = close_out(w->out, &w->stb, w->rc);
 	w->out = NULL;
 	w->busy_s += sm_mono_sec() - t0;
+	d->lfts_cpu += thread_cpu() - c0;
 	return rc;
 }
 
@@ -243,7 +254,7 @@ void sm_dr_lftw_free(struct sm_dryrun *d)
 
 int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, char *err, size_t errlen)
 {
-	double t0 = sm_mono_sec();
+	double t0 = sm_mono_sec(), c0 = thread_cpu();
 	struct sm_lftc_base *base = NULL;
 	struct stat stb;
 	FILE *out = NULL;
@@ -262,6 +273,7 @@ int sm_dryrun_write_lfts(struct sm_dryrun *d, const char *path, bool compact, ch
 			rc = close_out(out, &stb, rc);
 		free(base);
 		d->run.t.write = sm_mono_sec() - t0;
+		d->lfts_cpu = thread_cpu() - c0;
 	}
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
