@@ -6,11 +6,17 @@
  * as much as loading and routing everything. So, when it is asked for
  * before routing (sm_dryrun_lfts_request) and planes route one by one
  * (no engine of the chain routes all planes at once, no profile),
- * sm_dryrun_route() routes the planes in order on its own thread and hands
- * each to a writer thread as soon as it is routed and validated: plane k
- * is written while planes k+1.. route. The file is the same bytes as a
- * write after routing (planes in order, one stream), which is what
- * sm_dryrun_write_lfts() does in the other cases.
+ * sm_dryrun_route() routes the planes in order, as many at once as there
+ * are CPUs, and hands each group to a writer thread as soon as it is routed
+ * and validated: plane k is written while the next group routes. The file
+ * is the same bytes as a write after routing (planes in order, one stream),
+ * which is what sm_dryrun_write_lfts() does in the other cases.
+ *
+ * The compact form (version 2, a delta against the previous switch) of a
+ * 40,960-host plane is ~5 MB, written in ~20 ms of CPU: the writer's cost
+ * is reading the plane's 160 MB of tables once. Without a report nothing
+ * needs the LFTs afterwards: the writer frees each plane's once written, so
+ * the process holds a few planes' tables, not all of them.
  *
  * An existing file is rewritten in place and cut to its new length at the
  * end: truncating a 100 MB file first (fopen "w") frees its blocks only
