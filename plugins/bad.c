@@ -4,7 +4,7 @@
  *
  * Built several times with -DBAD_KIND=N; the loader must refuse each one
  * with a clear message and without calling any hook:
- *   1 abi_version 2, 2 size smaller than struct sm_engine_ops,
+ *   1 abi_version 2, 2 size smaller than the first ABI 1 descriptor,
  *   3 no `smd_engine` symbol, 4 name of a built-in engine, 5 route hook NULL,
  *   6 empty name.
  */

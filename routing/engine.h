@@ -13,7 +13,21 @@
  * shared object exporting exactly one symbol, SM_ENGINE_SYMBOL, of type
  * `const struct sm_engine_ops`. The loader refuses a descriptor whose
  * abi_version differs from SM_ENGINE_ABI_VERSION or whose size is smaller
- * than the loader's sizeof(struct sm_engine_ops).
+ * than SM_ENGINE_OPS_MIN_SIZE, the first ABI 1 descriptor (up to `free`).
+ *
+ * Fields are only ever added at the end, within ABI version 1: the loader
+ * reads a field only if the descriptor's size covers it (sm_engine_flags()),
+ * so a plugin built against an older engine.h loads and gets the default
+ * (zero) for everything added since. Added so far:
+ *   flags  capability bits (SM_ENGINE_F_*), default 0 = nothing promised.
+ *
+ * SM_ENGINE_F_NO_CREDIT_LOOP: every output of route()/route_planes() is free
+ * of credit loops by construction (up*-then-down* routes: ftree, updn). The
+ * chain then lets the incremental validation after a reroute skip the
+ * credit-loop check, which needs every destination's routes; an engine
+ * without it is validated in full. Set it only if it holds on every fabric
+ * the engine accepts, degraded ones included: a wrong promise lets a credit
+ * loop through unchecked.
  *
  * The output, struct sm_lfts, is part of the fabric model (model/lfts.h).
  */
@@ -24,6 +38,9 @@
 
 #define SM_ENGINE_ABI_VERSION 1
 #define SM_ENGINE_SYMBOL "smd_engine"
+
+/* sm_engine_ops.flags */
+#define SM_ENGINE_F_NO_CREDIT_LOOP (1u << 0)   /* routes have no credit loop by construction */
 
 struct sm_profile;           /* traffic profile (hot-path issue); may be NULL */
 typedef struct yaml_document_s yaml_document_t;
@@ -58,7 +75,18 @@ struct sm_engine_ops {
 	/* Optional: route all planes together (plane-aware engines). NULL otherwise. */
 	int (*route_planes)(void *state, struct sm_route_ctx *ctx);
 	void (*free)(void *state);
+	/* Added after the first ABI 1 descriptor: read through sm_engine_flags(). */
+	uint32_t flags;          /* SM_ENGINE_F_* */
 };
+
+/* The first ABI 1 descriptor ended with free: the smallest size loaded. */
+#define SM_ENGINE_OPS_MIN_SIZE (offsetof(struct sm_engine_ops, free) + sizeof(void (*)(void *)))
+
+/* The descriptor's flags, 0 if it was built before flags existed. */
+static inline uint32_t sm_engine_flags(const struct sm_engine_ops *ops)
+{
+	return ops->size >= offsetof(struct sm_engine_ops, flags) + sizeof(ops->flags) ? ops->flags : 0;
+}
 
 /*
  * A descriptor with size and ABI version filled in, the rest by designated
