@@ -8,7 +8,8 @@
 #        BUILD (.), OUT (a temp dir), LATENCY_US (20) the mock's per-answer latency,
 #        IBSIM_HOSTS ("4096 16384 40960") fabric sizes for smd and OpenSM under ibsim (one fresh ibsim
 #        each), IBSIM_RUN_TIMEOUT (1800) seconds before an SM run under ibsim is called unusable,
-#        DUMP_PLANES (1) planes also written in dump_lfts form (to /dev/null: 11.7 GB per plane),
+#        DUMP_PLANES (1) planes also written in dump_lfts form (11.7 GB per plane) to DUMP_TO
+#        (a file in OUT; /dev/null if the disk has no room), with the disk floor (dd) beside it,
 #        SMD_QOS (off) smd's qos.enabled under ibsim: off as OpenSM's default (on, ibsim's switches take
 #        one SL2VL Set per port pair: 5.5 M of 7.0 M SMPs at 16,384 hosts).
 #
@@ -25,7 +26,9 @@
 #           `smctl sweep --heavy`, `smctl link down` of scale_bench's link and its incremental
 #           sweep): peak and after. Needs LINK="GUID PORT" (scale_bench's link_down line).
 #   dryrun  smd --dry-run of PLANES planes with --lfts-out (compact form to a file; dump form of
-#           DUMP_PLANES planes to /dev/null), /usr/bin/time (wall, user, sys, max RSS).
+#           DUMP_PLANES planes to DUMP_TO), /usr/bin/time (wall, user, sys, max RSS), the LFT
+#           writer's CPU (SMD-2021), and the disk floor for the same bytes (dd with and without
+#           conv=fdatasync).
 #   ibsim   smd --once and opensm --once -R ftree under ibsim (-N/-S/-P raised), fresh ibsim per
 #           run: wall, CPU and max RSS of the SM process, ibsim's own VmHWM.
 # Every number is printed with the 1-minute load average beside it.
@@ -49,6 +52,16 @@ for b in "$SMD" "$SMCTL" "$BUILD/bench/route_bench" "$BUILD/bench/scale_bench"; 
 	[ -x "$b" ] || { echo "scale40k.sh: build $b first (make check builds the benches)" >&2; exit 2; }
 done
 load() { cut -d' ' -f1 /proc/loadavg; }
+# The disk's floor for N bytes in $OUT: dd of that size through the page cache, and to the
+# disk (conv=fdatasync); the dry-run writes through the page cache and does not sync.
+disk_floor() {
+	mb=$((($1 + 1048575) / 1048576))
+	for conv in "" fdatasync; do
+		r=$(dd if=/dev/zero of="$OUT/dd.floor" bs=1M count=$mb ${conv:+conv=$conv} 2>&1 | tail -1)
+		rm -f "$OUT/dd.floor"
+		echo "# floor, dd bs=1M count=$mb ${conv:+conv=$conv}: $r (load $(load))"
+	done
+}
 echo "# output in $OUT; $(date -u +%FT%TZ)"
 echo "# machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(uname -r)"
 echo "# opensm: $(dpkg-query -W -f '${Version}' opensm 2>/dev/null), ibsim: $(dpkg-query -W -f '${Version}' ibsim-utils 2>/dev/null)"
@@ -128,11 +141,13 @@ for part in $PARTS; do
 		dumps=
 		p=0
 		while [ $p -lt "$PLANES" ]; do dumps="$dumps -t $topo.$p"; p=$((p + 1)); done
-		echo "## dryrun: smd --dry-run ($PLANES planes) -R ftree -q --lfts-out FILE --lfts-format compact (load $(load))"
-		/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run $dumps -R ftree -q \
-			--lfts-out "$OUT/lfts.compact" --lfts-format compact
-		echo "# LFT file: $(stat -c %s "$OUT/lfts.compact") bytes; load after: $(load)"
+		echo "## dryrun: smd --dry-run ($PLANES planes) -R ftree -v --lfts-out FILE --lfts-format compact (load $(load))"
+		/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run $dumps -R ftree -v \
+			--lfts-out "$OUT/lfts.compact" --lfts-format compact 2>&1 | grep -v SMD-2011
+		bytes=$(stat -c %s "$OUT/lfts.compact")
+		echo "# LFT file: $bytes bytes; load after: $(load)"
 		rm -f "$OUT/lfts.compact"
+		disk_floor "$bytes"
 		echo "## dryrun: plane 0 with --report --json: the route metrics (load $(load))"
 		/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run -t "$topo.0" -R ftree -q \
 			--report "$OUT/dryrun.json" --json
@@ -144,9 +159,19 @@ print("# report timing:", t)' "$OUT/dryrun.json" 2>/dev/null
 			dumps=
 			p=0
 			while [ $p -lt "$DUMP_PLANES" ]; do dumps="$dumps -t $topo.$p"; p=$((p + 1)); done
-			echo "## dryrun: $DUMP_PLANES plane(s), dump_lfts form to /dev/null (load $(load))"
-			/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run $dumps -R ftree -q \
-				--lfts-out /dev/null
+			# to a file: 11.7 GB per plane (DUMP_TO=/dev/null when the disk has no room)
+			dump_to=${DUMP_TO:-$OUT/lfts.dump}
+			echo "## dryrun: $DUMP_PLANES plane(s), dump_lfts form to $dump_to (load $(load))"
+			t0=$(date +%s.%N)
+			/usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S maxrss_kb=%M" "$SMD" --dry-run $dumps -R ftree -v \
+				--lfts-out "$dump_to" 2>&1 | grep -v SMD-2011
+			if [ -f "$dump_to" ]; then
+				bytes=$(stat -c %s "$dump_to")
+				sync "$dump_to" 2>/dev/null || sync
+				echo "# dump file: $bytes bytes; on disk (sync included) $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }') s after the start"
+				rm -f "$dump_to"
+				disk_floor "$bytes"
+			fi
 			echo "# load after: $(load)"
 		fi
 		;;
