@@ -18,13 +18,19 @@
 #   mock    bench/scale_bench on plane 0 with the LATENCY_US model: cold bring-up (phases, SMPs,
 #           LFT blocks against the floor of one block per 64 LIDs per switch), a heavy sweep, one
 #           link down and the incremental sweep that reroutes, VmHWM, the emulator's CPU apart.
+#   daemon  smd -f on the mock (plane 0 of the same tree, answers at once), its memory apart from
+#           the emulator's: VmRSS sampled every 0.2 s minus the Rss of the mapping that holds the
+#           emulated LFTs (/memfd:smd-mock-lft in /proc/PID/smaps) and minus MOCK_FIXED_MB (what
+#           loading the mock adds: scale_bench prints it as mock_fixed_mb); per step (cold bring-up,
+#           `smctl sweep --heavy`, `smctl link down` of scale_bench's link and its incremental
+#           sweep): peak and after. Needs LINK="GUID PORT" (scale_bench's link_down line).
 #   dryrun  smd --dry-run of PLANES planes with --lfts-out (compact form to a file; dump form of
 #           DUMP_PLANES planes to /dev/null), /usr/bin/time (wall, user, sys, max RSS).
 #   ibsim   smd --once and opensm --once -R ftree under ibsim (-N/-S/-P raised), fresh ibsim per
 #           run: wall, CPU and max RSS of the SM process, ibsim's own VmHWM.
 # Every number is printed with the 1-minute load average beside it.
 set -u
-PARTS=${1:-route mock dryrun ibsim}
+PARTS=${1:-route mock daemon dryrun ibsim}
 HOSTS=${HOSTS:-40960}
 PLANES=${PLANES:-8}
 BUILD=${BUILD:-$(pwd)}
@@ -49,7 +55,7 @@ echo "# opensm: $(dpkg-query -W -f '${Version}' opensm 2>/dev/null), ibsim: $(dp
 
 topo=$OUT/ft$HOSTS
 case " $PARTS " in
-*" mock "* | *" dryrun "*)
+*" mock "* | *" daemon "* | *" dryrun "*)
 	[ -r "$topo.0" ] || "$SMCTL" topo gen fat-tree --hosts "$HOSTS" --levels 3 --radix 64 --planes "$PLANES" \
 		--split -o "$topo" || exit 2
 	;;
@@ -65,6 +71,57 @@ for part in $PARTS; do
 	mock)
 		echo "## mock: bench/scale_bench $topo.0 $LATENCY_US (load $(load))"
 		"$BUILD/bench/scale_bench" "$topo.0" "$LATENCY_US"
+		echo "# load after: $(load)"
+		;;
+	daemon)
+		sock=$OUT/smd.sock
+		rm -rf "$OUT/dstate" "$OUT/daemon.rss"
+		echo "## daemon: smd -f --backend mock --topology $topo.0 (load $(load))"
+		"$SMD" -f --backend mock --topology "$topo.0" --socket "$sock" --state-dir "$OUT/dstate" \
+			>"$OUT/daemon.out" 2>"$OUT/daemon.err" &
+		dpid=$!
+		# sampler: seconds, step, VmRSS kB, the emulated LFTs' Rss kB
+		(
+			while kill -0 $dpid 2>/dev/null; do
+				step=$(cat "$OUT/daemon.step" 2>/dev/null)
+				awk -v t="$(date +%s.%N)" -v s="$step" '
+					FILENAME ~ /status$/ && /^VmRSS/ { rss = $2 }
+					FILENAME ~ /smaps$/ && /^[0-9a-f]+-[0-9a-f]+ / { inarena = /smd-mock-lft/ }
+					FILENAME ~ /smaps$/ && inarena && /^Rss:/ { lft += $2 }
+					END { if (rss && s != "") print t, s, rss, lft + 0 }' \
+					/proc/$dpid/status /proc/$dpid/smaps 2>/dev/null >>"$OUT/daemon.rss"
+				sleep 0.2
+			done
+		) &
+		spid=$!
+		echo cold >"$OUT/daemon.step"
+		i=0
+		until "$SMCTL" --socket "$sock" --json status 2>/dev/null | grep -q '"sweeps": *[1-9]'; do
+			sleep 1
+			i=$((i + 1))
+			[ $i -lt 3600 ] && kill -0 $dpid 2>/dev/null || { echo "daemon: no first sweep"; break; }
+		done
+		sleep 5
+		echo heavy >"$OUT/daemon.step"
+		"$SMCTL" --socket "$sock" sweep --heavy --timeout 3600 >/dev/null || echo "daemon: sweep --heavy failed"
+		sleep 5
+		if [ -n "${LINK:-}" ]; then
+			echo link_down >"$OUT/daemon.step"
+			"$SMCTL" --socket "$sock" link down $LINK --wait >/dev/null || echo "daemon: link down failed"
+			sleep 5
+		fi
+		echo end >"$OUT/daemon.step"
+		kill -TERM $dpid
+		wait $dpid
+		wait $spid
+		awk -v fixed="${MOCK_FIXED_MB:-0}" '
+			$2 == "end" { next }
+			{ sm = $3 / 1024 - $4 / 1024 - fixed; st = $2
+			  if (!(st in pk) || sm > pk[st]) pk[st] = sm; last[st] = sm; lft[st] = $4 / 1024
+			  if (!(st in rp) || $3 > rp[st]) rp[st] = $3; if (!(st in seen)) { seen[st] = 1; order[++n] = st } }
+			END { for (i = 1; i <= n; i++) { s = order[i]
+				printf "daemon step=%s sm_peak_mb=%.1f sm_after_mb=%.1f rss_peak_mb=%.1f mock_lft_mb=%.1f mock_fixed_mb=%s\n",
+					s, pk[s], last[s], rp[s] / 1024, lft[s], fixed } }' "$OUT/daemon.rss"
 		echo "# load after: $(load)"
 		;;
 	dryrun)

@@ -184,6 +184,14 @@ void sm_core_note(struct sm_core *c, const char *fmt, ...) __attribute__((format
 void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drive the transactions to completion; -ETIMEDOUT when the plane stops answering (cfg.dead_after). */
 int sm_core_run(struct sm_core *c);
+/*
+ * Bound the memory of a phase that submits many requests: with
+ * SM_CORE_QUEUE_MAX or more pending, drive them until half are left (as
+ * sm_core_run; 0 or its error). For the phases' own loops, never from an
+ * answer's handler (it would run handlers inside a handler).
+ */
+#define SM_CORE_QUEUE_MAX 65536u
+int sm_core_throttle(struct sm_core *c);
 /* Free what one sweep built (fabric, tables, per-node lists) and the request contexts. */
 void sm_core_reset(struct sm_core *c);
 
