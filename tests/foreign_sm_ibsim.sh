@@ -31,7 +31,13 @@ other=$(cas | sed -n 4p)
 probe_host=$(cas | sed -n 7p)
 
 ibsim_dmn_start "$host" 1 || { echo "FAIL: smd did not come up"; exit 1; }
-[ "$(q "(r['state'], r['cas'])")" = "('up', 16)" ] || { bad "first sweep: $(q r)"; exit 1; }
+# under load a first sweep may lose answers (incomplete, swept again soon): wait for all 16 CAs
+i=0
+until [ "$(q "(r['state'], r['cas'], r['planes_incomplete'])")" = "('up', 16, 0)" ]; do
+	i=$((i + 1))
+	[ $i -gt 300 ] && { bad "not up with 16 CAs within 30 s: $(q r)"; exit 1; }
+	sleep 0.1
+done
 our_lid=$(q "r['sm'][0]['lid']")
 lfts() { SIM_HOST=$probe_host ibsim_run dump_lfts >"$1" 2>"$1.err" || bad "dump_lfts failed: $(tail -3 "$1.err")"; }
 # SMLid of CA port LIDs as smpquery reads them (by LID: the tables route there)
