@@ -29,6 +29,15 @@ struct sm_profile;           /* traffic profile (hot-path issue); may be NULL */
 typedef struct yaml_document_s yaml_document_t;
 typedef struct yaml_node_s yaml_node_t;
 
+/* What changed since the previous routing (reroute()); see the DOC above. */
+struct sm_reroute {
+	const struct sm_fabric *prev_fabric;  /* the fabric prev was computed for: same numbering as ctx->fabric */
+	const struct sm_lfts *prev;           /* the accepted routes on it (ctx->out starts as their copy) */
+	const uint32_t *removed;              /* port indices (both ends) whose cable is gone */
+	uint32_t n_removed;
+	uint8_t *changed;                     /* [prev->top_lid + 1], zeroed: set 1 for each LID changed */
+};
+
 struct sm_route_ctx {
 	const struct sm_fabric *fabric;
 	const struct sm_profile *profile;   /* may be NULL */
@@ -40,6 +49,8 @@ struct sm_route_ctx {
 	struct sm_lfts **outs;
 	/* engine's explanation when it returns an error (and optional notes otherwise) */
 	char msg[256];
+	/* reroute() only (NULL otherwise); fields added later go after this one */
+	const struct sm_reroute *reroute;
 };
 
 struct sm_engine_ops {
@@ -58,7 +69,23 @@ struct sm_engine_ops {
 	/* Optional: route all planes together (plane-aware engines). NULL otherwise. */
 	int (*route_planes)(void *state, struct sm_route_ctx *ctx);
 	void (*free)(void *state);
+	/*
+	 * Optional (added in version 1 after the hooks above: read it through
+	 * sm_engine_reroute()): route after cables were lost, from the previous
+	 * routes (ctx->reroute). 0, -EAGAIN (route in full instead) or a
+	 * negative errno with ctx->msg.
+	 */
+	int (*reroute)(void *state, struct sm_route_ctx *ctx);
 };
+
+/* The size of a descriptor with the hooks every version-1 engine has (before reroute). */
+#define SM_ENGINE_OPS_SIZE_V1 offsetof(struct sm_engine_ops, reroute)
+
+/* The reroute hook of a descriptor, NULL when it has none or is too old to have the field. */
+static inline int (*sm_engine_reroute(const struct sm_engine_ops *ops))(void *, struct sm_route_ctx *)
+{
+	return ops->size >= offsetof(struct sm_engine_ops, reroute) + sizeof(ops->reroute) ? ops->reroute : NULL;
+}
 
 /*
  * A descriptor with size and ABI version filled in, the rest by designated

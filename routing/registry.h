@@ -92,6 +92,13 @@ struct sm_chain {
 	 * checked by sm_validate_incremental() against these previous routes.
 	 */
 	const struct sm_validate_prev *prev;
+	/*
+	 * Set by the caller around a reroute (NULL otherwise): an engine with a
+	 * reroute() hook (engine.h) starts from these routes when the fabric is
+	 * theirs minus cables; with prev set too, only the LIDs it changed are
+	 * validated again.
+	 */
+	const struct sm_validate_prev *reroute_from;
 };
 
 /*
@@ -129,6 +136,9 @@ struct sm_plane_result {
 	unsigned n_attempts;
 	struct sm_chain_attempt attempts[SM_CHAIN_MAX];
 	char notes[256];                /* the routing engine's ctx->msg on success (warnings) */
+	int rerouted;                   /* 1: the accepted tables came from the engine's reroute() */
+	uint32_t reroute_lids;          /* then: the LIDs whose column it changed */
+	char reroute_why[256];          /* why an engine with reroute() routed in full ("" otherwise) */
 	struct sm_validation val;       /* validation of the accepted output (or the last attempt) */
 };
 

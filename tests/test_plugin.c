@@ -206,6 +206,17 @@ static void test_bad_plugins(void **state)
 	expect_refused("bad_dup", -EEXIST, "'minhop' is already taken by a built-in");
 	expect_refused("bad_hooks", -EINVAL, "lacks a required hook");
 	expect_refused("bad_noname", -EINVAL, "engine name is empty");
+	/* a descriptor built before the optional reroute hook existed loads, without it */
+	{
+		char e[400], path[4200];
+		const struct sm_engine_ops *ops = NULL;
+		struct sm_registry *r = sm_registry_new(plugdir);
+		plugin_path(path, sizeof(path), "old_v1");
+		assert_int_equal(sm_engine_load_plugin(r, path, &ops, e, sizeof(e)), 0);
+		assert_int_equal(ops->size, SM_ENGINE_OPS_SIZE_V1);
+		assert_null(sm_engine_reroute(ops));
+		sm_registry_free(r);
+	}
 	char err[400];
 	struct sm_registry *r = sm_registry_new(plugdir);
 	assert_int_equal(sm_engine_load_plugin(r, "/nonexistent/x.so", NULL, err, sizeof(err)), -ENOENT);

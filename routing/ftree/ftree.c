@@ -129,4 +129,5 @@ const struct sm_engine_ops sm_engine_ftree = SM_ENGINE_OPS(
 		       "degraded trees keep the ideal routes and move only the displaced ones",
 	.init = ftree_init,
 	.route = ftree_route_plane,
-	.free = ftree_free);
+	.free = ftree_free,
+	.reroute = ft_reroute_plane);

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: ftree's incremental reroute (the engine's reroute() hook, engine.h)
+ *
+ * ftree routes destination switch by destination switch (route.c): the
+ * columns of T's LIDs depend only on the model and on the displacement
+ * state of the T's routed before it (displace.c), which only moved routes
+ * change. After cables are lost, a T none of whose routes crossed one (no
+ * switch's entry for a LID of T names a lost port) keeps exactly its
+ * routes: every switch it used is still there with the same up-slot
+ * table, every parent on its paths still reaches T (its own route there
+ * crossed nothing lost), so its ideal entries are still valid and nothing
+ * of it is displaced. So only the T's hit are routed again, in routing
+ * order, from fresh columns; every other LFT entry is kept.
+ *
+ * The tree must have been complete before the loss (no up slot missing).
+ * Then the result is a cold ftree run's on the degraded tree for every
+ * endpoint LID: the T's not hit displace nothing there either, so the
+ * displacement state (displace.c: the shift windows of moved routes) each
+ * hit T sees is the one a cold run gives it. Switch LIDs carry management
+ * routes only; a cold run also moves some that crossed nothing lost (where
+ * a detour starts depends on how many links a switch has left), these keep
+ * theirs. On a tree degraded already, other destinations' routes were
+ * moved, and their shift windows, which a cold run would weigh, are not
+ * known from the tables alone: placed without them, the moved routes came
+ * out one above a cold run's worst shift congestion on 2,048-host trees
+ * (tests/test_reroute.c), so ftree routes such a tree in full.
+ *
+ * Refused with -EAGAIN (the loader routes in full) when the tree was
+ * degraded already (above), when the model is not the same apart from the
+ * lost cables' slots: ranks, components, up-slot
+ * tables (a parent gone), index divisors, destinations and their order;
+ * when a rerouted T leaves a leaf pair without an up/down path (the cold
+ * run's refusal then says why). A destination that lost its cable (a
+ * host) is cleared from every switch; if that changed the host indices
+ * and anything else must move, the whole tree is routed again.
+ *
+ * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
+ * previous row of each switch that lost a cable, and the hit T's routing:
+ * O(hit T's x switches) plus their entries.
+ */
+#include "config.h"
+#include "routing/ftree/run.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAME(a, b, n) (!memcmp((a), (b), (size_t)(n) * sizeof(*(a))))
+
+/* The model of the new fabric is the previous one minus lost slots (1), or why not (0, in msg). */
+static int same_tree(const struct ft_model *m, const struct ft_model *pm, int *dests_same, char *msg, size_t len)
+{
+	const char *why = NULL;
+	uint32_t ns = m->nsw;
+	if (ns != pm->nsw || m->h != pm->h || !SAME(m->rank, pm->rank, ns) || !SAME(m->comp, pm->comp, ns) ||
+	    !SAME(m->by_rank, pm->by_rank, ns))
+		why = "ranks or components changed";
+	else if (!SAME(m->slot_off, pm->slot_off, ns + 1) || !SAME(m->div, pm->div, FT_MAX_RANK + 2))
+		why = "up-slot tables changed";
+	for (uint32_t k = 0; !why && k < m->slot_off[ns]; k++)
+		if ((m->slot_peer[k] != pm->slot_peer[k] && m->slot_peer[k] != SM_NONE) ||
+		    (m->slot_port[k] != pm->slot_port[k] && m->slot_port[k]))
+			why = "an up slot leads elsewhere";
+	/* a slot already missing before: other destinations' routes were moved, and where is not known here */
+	for (uint32_t k = 0; !why && k < pm->slot_off[ns]; k++)
+		if (!pm->slot_port[k])
+			why = "the tree was degraded already";
+	if (why) {
+		snprintf(msg, len, "ftree: incremental reroute not possible (%s)", why);
+		return 0;
+	}
+	*dests_same = m->n_dest == pm->n_dest && m->n_tgt == pm->n_tgt && SAME(m->dest_off, pm->dest_off, ns + 1) &&
+		      SAME(m->tgt_order, pm->tgt_order, m->n_tgt);
+	for (uint32_t i = 0; *dests_same && i < m->n_dest; i++)
+		*dests_same = m->dest[i].lid == pm->dest[i].lid && m->dest[i].port == pm->dest[i].port &&
+			      m->dest[i].idx == pm->dest[i].idx;
+	return 1;
+}
+
+/* LID -> destination switch of model m (SM_NONE: not a destination). */
+static uint32_t *target_of_lid(const struct ft_model *m, size_t nl)
+{
+	uint32_t *t = malloc(nl * sizeof(*t));
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < nl; i++)
+		t[i] = SM_NONE;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		for (uint32_t k = m->dest_off[s]; k < m->dest_off[s + 1]; k++)
+			if (m->dest[k].lid < nl)
+				t[m->dest[k].lid] = s;
+	return t;
+}
+
+struct rr {
+	const struct sm_reroute *rr;
+	struct sm_lfts *out;
+	size_t nl;
+	uint32_t *t_new, *t_old;   /* LID -> destination switch, new and previous model */
+	uint8_t *hit;              /* [nsw] destination switch to route again */
+	uint32_t n_hit, lids_gone;
+	uint64_t entries;          /* entries that differ from the previous routes */
+};
+
+/* Mark what crossed the lost cables: T's hit, and LIDs no longer destinations cleared. */
+static void find_hit(struct rr *r, const struct sm_fabric *pf)
+{
+	const struct sm_lfts *pl = r->rr->prev;
+	for (uint32_t k = 0; k < r->rr->n_removed; k++) {
+		uint32_t i = r->rr->removed[k];
+		if (i >= pf->n_ports)
+			continue;
+		const struct sm_port *pt = &pf->ports[i];
+		uint32_t s = pt->node < pl->n_nodes ? pl->slot_of_node[pt->node] : SM_NONE;
+		if (s == SM_NONE)
+			continue; /* an endpoint's end: its LIDs are cleared below */
+		const uint8_t *row = sm_lfts_row(pl, s);
+		for (size_t lid = 1; lid < r->nl; lid++) {
+			uint32_t t = r->t_new[lid];
+			if (row[lid] != pt->num || t == SM_NONE || r->hit[t])
+				continue;
+			r->hit[t] = 1;
+			r->n_hit++;
+		}
+	}
+	/* destinations that went away (a host that lost its cable): no switch routes to them any more */
+	for (size_t lid = 1; lid < r->nl; lid++) {
+		if (r->t_old[lid] == SM_NONE || r->t_new[lid] != SM_NONE)
+			continue;
+		r->lids_gone++;
+		for (uint32_t s = 0; s < r->out->n_switches; s++) {
+			uint8_t *e = &sm_lfts_row(r->out, s)[lid];
+			r->entries += *e != SM_LFT_NONE;
+			*e = SM_LFT_NONE;
+		}
+		r->rr->changed[lid] = 1;
+	}
+}
+
+/* Route T again from fresh columns; count and mark what differs from the previous routes. */
+static void route_again(struct rr *r, struct ft_run *x, uint32_t t)
+{
+	const struct ft_model *m = x->m;
+	const struct ft_dest *d0 = m->dest + m->dest_off[t];
+	uint32_t nd = m->dest_off[t + 1] - m->dest_off[t];
+	for (uint32_t s = 0; s < r->out->n_switches; s++) {
+		uint8_t *row = sm_lfts_row(r->out, s);
+		for (uint32_t i = 0; i < nd; i++)
+			row[d0[i].lid] = SM_LFT_NONE;
+	}
+	ft_route_target(x, t);
+	for (uint32_t s = 0; s < r->out->n_switches; s++) {
+		const uint8_t *row = sm_lfts_row(r->out, s), *prow = sm_lfts_row(r->rr->prev, s);
+		for (uint32_t i = 0; i < nd; i++)
+			if (row[d0[i].lid] != prow[d0[i].lid]) {
+				r->entries++;
+				r->rr->changed[d0[i].lid] = 1;
+			}
+	}
+}
+
+int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
+{
+	const struct sm_reroute *rr = ctx ? ctx->reroute : NULL;
+	struct ft_model m, pm;
+	struct rr r = { .rr = rr };
+	struct ft_run x;
+	int rc, dests_same = 0;
+
+	if (!ctx || !ctx->fabric || !ctx->out || !rr || !rr->prev || !rr->prev_fabric || !rr->changed ||
+	    rr->prev->top_lid != ctx->out->top_lid || rr->prev->n_switches != ctx->out->n_switches)
+		return -EINVAL;
+	ctx->msg[0] = 0;
+	r.out = ctx->out;
+	r.nl = (size_t)ctx->out->top_lid + 1;
+	/* either model refused: the full run gives the refusal (or routes what this cannot) */
+	if (ft_model_build(&pm, rr->prev_fabric, ctx->plane, rr->prev, state, ctx->msg, sizeof(ctx->msg)))
+		return -EAGAIN;
+	if (ft_model_build(&m, ctx->fabric, ctx->plane, ctx->out, state, ctx->msg, sizeof(ctx->msg))) {
+		ft_model_free(&pm);
+		return -EAGAIN;
+	}
+	rc = -EAGAIN;
+	memset(&x, 0, sizeof(x));
+	if (!same_tree(&m, &pm, &dests_same, ctx->msg, sizeof(ctx->msg)))
+		goto out;
+	rc = -ENOMEM;
+	r.t_new = target_of_lid(&m, r.nl);
+	r.t_old = target_of_lid(&pm, r.nl);
+	r.hit = calloc((size_t)m.nsw + 1, 1);
+	if (!r.t_new || !r.t_old || !r.hit || ft_run_init(&x, &m, ctx->out)) {
+		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: out of memory");
+		goto out;
+	}
+	find_hit(&r, rr->prev_fabric);
+	rc = -EAGAIN;
+	if (r.n_hit && !dests_same) {
+		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
+		goto out;
+	}
+	for (uint32_t i = 0; i < m.n_tgt; i++) {
+		uint32_t t = m.tgt_order[i], bad_from = SM_NONE;
+		if (!r.hit[t])
+			continue;
+		route_again(&r, &x, t);
+		if (ft_bad_pairs(&x, t, &bad_from)) {
+			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: a leaf pair lost every up/down path");
+			goto out;
+		}
+	}
+	snprintf(ctx->msg, sizeof(ctx->msg),
+		 "ftree: incremental: %u of %u destination switches routed again, %u LIDs gone, %" PRIu64
+		 " entries changed; %" PRIu64 " routes moved off missing links",
+		 r.n_hit, m.n_tgt, r.lids_gone, r.entries, x.displaced);
+	rc = 0;
+out:
+	ft_run_free(&x);
+	free(r.t_new);
+	free(r.t_old);
+	free(r.hit);
+	ft_model_free(&m);
+	ft_model_free(&pm);
+	return rc;
+}
