@@ -3,11 +3,13 @@
  * DOC: reroute_bench: incremental routing against a full reroute (issue 17, "the next scale")
  *
  *   reroute_bench [--levels 2|3] [--radix K] [--hosts N] [--remove FRAC] [--seed S]
- *                 [--steps N] [--metrics] [--engine CHAIN]
+ *                 [--steps N] [--link K] [--metrics] [--engine CHAIN]
  *
  * Builds a fat tree with bench/ftbuild (FRAC of its switch links removed
  * first, seeded), routes it cold, then N times removes one more switch
- * link (a seeded pick) and routes the result twice through the engine
+ * link (a seeded pick, or the K-th counted from the lowest node: on a
+ * 3-level tree of L leaves x U uplinks, K = L x U is the first
+ * aggregation switch's first core link) and routes the result twice through the engine
  * chain as the SM does after an incremental sweep: in full (new tables,
  * full validation) and incrementally (the chain's reroute_from and prev:
  * the engine's reroute() from the previous routes, validation of the
@@ -52,12 +54,16 @@ static struct diff lft_diff(const struct sm_lfts *a, const struct sm_lfts *b)
 	return d;
 }
 
-/* A remaining switch-switch link picked by the seed, as (node, port). */
-static int pick(const struct sm_fabric *f, uint64_t seed, uint32_t *node, unsigned *port)
+/*
+ * A remaining switch-switch link, as (node, port): the link-th (counted
+ * from the lower node index; ftbuild numbers leaves, then aggregation
+ * switches, then cores) when link >= 0, else one picked by the seed.
+ */
+static int pick(const struct sm_fabric *f, uint64_t seed, int64_t link, uint32_t *node, unsigned *port)
 {
 	uint64_t n = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		uint64_t k = pass ? sm_mix64(seed) % n : 0, i = 0;
+		uint64_t k = pass ? (link >= 0 ? (uint64_t)link : sm_mix64(seed) % n) : 0, i = 0;
 		for (uint32_t a = 0; a < f->n_nodes; a++) {
 			if (f->nodes[a].type != SM_NODE_SWITCH)
 				continue;
@@ -75,7 +81,7 @@ static int pick(const struct sm_fabric *f, uint64_t seed, uint32_t *node, unsign
 			}
 		}
 		n = i;
-		if (!n)
+		if (!n || (link >= 0 && (uint64_t)link >= n))
 			return -1;
 	}
 	return -1;
@@ -98,6 +104,7 @@ int main(int argc, char **argv)
 	unsigned levels = 3, radix = 32, hosts = 2048, steps = 5, with_metrics = 0;
 	double remove = 0;
 	uint64_t seed = 1;
+	int64_t link = -1;
 	const char *engine = "ftree,minhop";
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -122,11 +129,13 @@ int main(int argc, char **argv)
 			seed = strtoull(v, NULL, 0);
 		else if (!strcmp(o, "--steps"))
 			steps = (unsigned)atoi(v);
+		else if (!strcmp(o, "--link"))
+			link = strtoll(v, NULL, 0);
 		else if (!strcmp(o, "--engine"))
 			engine = v;
 		else {
 			fprintf(stderr, "usage: reroute_bench [--levels 2|3] [--radix K] [--hosts N] [--remove FRAC] "
-					"[--seed S] [--steps N] [--metrics] [--engine CHAIN]\n");
+					"[--seed S] [--steps N] [--link K] [--metrics] [--engine CHAIN]\n");
 			return 2;
 		}
 	}
@@ -158,7 +167,7 @@ int main(int argc, char **argv)
 		uint32_t node;
 		unsigned port;
 		struct sm_fabric *g = sm_fabric_new();
-		if (!g || sm_fabric_append(g, f, NULL) || pick(g, seed * 1000 + k, &node, &port))
+		if (!g || sm_fabric_append(g, f, NULL) || pick(g, seed * 1000 + k, link, &node, &port))
 			return 1;
 		sm_fabric_unlink(g, node, port);
 		struct sm_validate_prev pv = { .f = f, .l = prev };

@@ -11,16 +11,22 @@
  * table, every parent on its paths still reaches T (its own route there
  * crossed nothing lost), so its ideal entries are still valid and nothing
  * of it is displaced. So only the T's hit are routed again, in routing
- * order, from fresh columns; every other LFT entry is kept.
+ * order, from fresh columns; every other LFT entry is kept. The columns are saved and cleared row by row (a few LIDs are one
+ * cache line per switch), and when the LIDs to route again would need more
+ * than FT_REROUTE_MAX_SAVED entries saved (a leaf's uplink: every leaf has
+ * a host on that slot, so every T is hit) a full run is as cheap.
  *
  * The tree must have been complete before the loss (no up slot missing).
  * Then the result is a cold ftree run's on the degraded tree for every
  * endpoint LID: the T's not hit displace nothing there either, so the
  * displacement state (displace.c: the shift windows of moved routes) each
  * hit T sees is the one a cold run gives it. Switch LIDs carry management
- * routes only; a cold run also moves some that crossed nothing lost (where
- * a detour starts depends on how many links a switch has left), these keep
- * theirs. On a tree degraded already, other destinations' routes were
+ * routes only, and a cold run also moves some that crossed nothing lost
+ * (where a detour starts depends on how many links a switch has left):
+ * after a switch-switch cable is lost the LIDs of every switch without
+ * hosts are routed again (a leaf's own LID moves only if it was hit), so
+ * the tables are exactly a cold run's (and a heavy sweep rewrites
+ * nothing). On a tree degraded already, other destinations' routes were
  * moved, and their shift windows, which a cold run would weigh, are not
  * known from the tables alone: placed without them, the moved routes came
  * out one above a cold run's worst shift congestion on 2,048-host trees
@@ -36,8 +42,10 @@
  * and anything else must move, the whole tree is routed again.
  *
  * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
- * previous row of each switch that lost a cable, and the hit T's routing:
- * O(hit T's x switches) plus their entries.
+ * previous row of each switch that lost a cable, the hit T's routing:
+ * O(hit T's x switches) plus their entries, and two row-major passes over
+ * their columns. One aggregation-core link of a 40,960-host tree: 154 T's,
+ * 2,426 LIDs (BENCHMARKS.md "Session 7, incr").
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -80,8 +88,8 @@ static int same_tree(const struct ft_model *m, const struct ft_model *pm, int *d
 	return 1;
 }
 
-/* LID -> destination switch of model m (SM_NONE: not a destination). */
-static uint32_t *target_of_lid(const struct ft_model *m, size_t nl)
+/* LID -> destination switch of model m (SM_NONE: not a destination); sw (may be NULL): LIDs of switches. */
+static uint32_t *target_of_lid(const struct ft_model *m, size_t nl, uint8_t *sw)
 {
 	uint32_t *t = malloc(nl * sizeof(*t));
 	if (!t)
@@ -90,23 +98,34 @@ static uint32_t *target_of_lid(const struct ft_model *m, size_t nl)
 		t[i] = SM_NONE;
 	for (uint32_t s = 0; s < m->nsw; s++)
 		for (uint32_t k = m->dest_off[s]; k < m->dest_off[s + 1]; k++)
-			if (m->dest[k].lid < nl)
+			if (m->dest[k].lid < nl) {
 				t[m->dest[k].lid] = s;
+				if (sw)
+					sw[m->dest[k].lid] = !m->dest[k].port;
+			}
 	return t;
 }
+
+enum { HIT_CA = 1, HIT_SWITCH = 2 };
+/* Entries saved while routing again, at most (beyond, most of the table moves: route it in full). */
+#define FT_REROUTE_MAX_SAVED ((size_t)64 << 20)
 
 struct rr {
 	const struct sm_reroute *rr;
 	struct sm_lfts *out;
 	size_t nl;
 	uint32_t *t_new, *t_old;   /* LID -> destination switch, new and previous model */
-	uint8_t *hit;              /* [nsw] destination switch to route again */
+	uint8_t *hit;              /* [nsw] destination switch to route again: HIT_* of the LIDs hit */
+	uint8_t *sw_lid;           /* [nl] the LID is a switch's own (a destination with port 0) */
+	uint16_t *lids;            /* the LIDs routed again, ascending */
+	uint32_t n_lids;
+	uint8_t *old;              /* [switches x n_lids] their entries before */
 	uint32_t n_hit, lids_gone;
 	uint64_t entries;          /* entries that differ from the previous routes */
 };
 
 /* Mark what crossed the lost cables: T's hit, and LIDs no longer destinations cleared. */
-static void find_hit(struct rr *r, const struct sm_fabric *pf)
+static void find_hit(struct rr *r, const struct ft_model *m, const struct sm_fabric *pf)
 {
 	const struct sm_lfts *pl = r->rr->prev;
 	for (uint32_t k = 0; k < r->rr->n_removed; k++) {
@@ -120,11 +139,33 @@ static void find_hit(struct rr *r, const struct sm_fabric *pf)
 		const uint8_t *row = sm_lfts_row(pl, s);
 		for (size_t lid = 1; lid < r->nl; lid++) {
 			uint32_t t = r->t_new[lid];
-			if (row[lid] != pt->num || t == SM_NONE || r->hit[t])
+			if (row[lid] != pt->num || t == SM_NONE)
 				continue;
-			r->hit[t] = 1;
-			r->n_hit++;
+			r->n_hit += !r->hit[t];
+			r->hit[t] |= r->sw_lid[lid] ? HIT_SWITCH : HIT_CA;
 		}
+	}
+	/*
+	 * A switch that lost a cable to another switch starts its rotations
+	 * elsewhere (a detour's first child, any_up's first parent, a valley's
+	 * best connected parent: route.c), which moves management routes to
+	 * switch LIDs that crossed nothing lost. Route every switch without
+	 * hosts again, so that the result stays a cold run's (a heavy sweep
+	 * then agrees).
+	 */
+	int isl = 0;
+	for (uint32_t k = 0; k < r->rr->n_removed && !isl; k++) {
+		uint32_t i = r->rr->removed[k];
+		isl = i < pf->n_ports && pf->ports[i].peer_node != SM_NONE &&
+		      pf->nodes[pf->ports[i].node].type == SM_NODE_SWITCH &&
+		      pf->nodes[pf->ports[i].peer_node].type == SM_NODE_SWITCH;
+	}
+	for (size_t lid = 1; isl && lid < r->nl; lid++) {
+		uint32_t t = r->t_new[lid];
+		if (t == SM_NONE || !r->sw_lid[lid] || ft_has_hosts(m, t))
+			continue;  /* a leaf's own LID: its ancestors route down to it, it was hit if it moves */
+		r->n_hit += !r->hit[t];
+		r->hit[t] |= HIT_SWITCH;
 	}
 	/* destinations that went away (a host that lost its cable): no switch routes to them any more */
 	for (size_t lid = 1; lid < r->nl; lid++) {
@@ -140,24 +181,76 @@ static void find_hit(struct rr *r, const struct sm_fabric *pf)
 	}
 }
 
-/* Route T again from fresh columns; count and mark what differs from the previous routes. */
-static void route_again(struct rr *r, struct ft_run *x, uint32_t t)
+/* The destinations of T to route again: all of them (a part would start its rotations elsewhere). */
+static const struct ft_dest *again(const struct rr *r, const struct ft_model *m, uint32_t t, uint32_t *nd)
 {
-	const struct ft_model *m = x->m;
-	const struct ft_dest *d0 = m->dest + m->dest_off[t];
-	uint32_t nd = m->dest_off[t + 1] - m->dest_off[t];
-	for (uint32_t s = 0; s < r->out->n_switches; s++) {
-		uint8_t *row = sm_lfts_row(r->out, s);
+	(void)r;
+	*nd = m->dest_off[t + 1] - m->dest_off[t];
+	return m->dest + m->dest_off[t];
+}
+
+/*
+ * The LIDs routed again, ascending, into r->lids; their previous entries
+ * (ctx->out started as their copy) saved in r->old and cleared, row by
+ * row (the columns of a few LIDs are one cache line per switch: walking
+ * them switch after switch for each destination was most of the time).
+ * 0, -EAGAIN when so many that a full run is cheaper, -ENOMEM.
+ */
+static int clear_lids(struct rr *r, const struct ft_model *m)
+{
+	uint8_t *mark = calloc(r->nl, 1);
+	if (!mark)
+		return -ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t t = 0; t < m->nsw; t++) {
+		if (!r->hit[t])
+			continue;
+		uint32_t nd;
+		const struct ft_dest *d0 = again(r, m, t, &nd);
 		for (uint32_t i = 0; i < nd; i++)
-			row[d0[i].lid] = SM_LFT_NONE;
+			if (d0[i].lid < r->nl && !mark[d0[i].lid]) {
+				mark[d0[i].lid] = 1;
+				n++;
+			}
 	}
-	ft_route_target(x, t);
+	uint32_t ns = r->out->n_switches;
+	if ((size_t)n * ns > FT_REROUTE_MAX_SAVED) {
+		free(mark);
+		r->n_lids = n;
+		return -EAGAIN;
+	}
+	r->lids = malloc(((size_t)n + 1) * sizeof(*r->lids));
+	r->old = malloc((size_t)n * ns + 1);
+	if (!r->lids || !r->old) {
+		free(mark);
+		return -ENOMEM;
+	}
+	r->n_lids = 0;
+	for (size_t lid = 0; lid < r->nl; lid++)
+		if (mark[lid])
+			r->lids[r->n_lids++] = (uint16_t)lid;
+	free(mark);
+	uint8_t *old = r->old;
+	for (uint32_t s = 0; s < ns; s++) {
+		uint8_t *row = sm_lfts_row(r->out, s);
+		for (uint32_t k = 0; k < r->n_lids; k++, old++) {
+			*old = row[r->lids[k]];
+			row[r->lids[k]] = SM_LFT_NONE;
+		}
+	}
+	return 0;
+}
+
+/* Count and mark the entries that differ from the saved ones. */
+static void mark_changed(struct rr *r)
+{
+	const uint8_t *old = r->old;
 	for (uint32_t s = 0; s < r->out->n_switches; s++) {
-		const uint8_t *row = sm_lfts_row(r->out, s), *prow = sm_lfts_row(r->rr->prev, s);
-		for (uint32_t i = 0; i < nd; i++)
-			if (row[d0[i].lid] != prow[d0[i].lid]) {
+		const uint8_t *row = sm_lfts_row(r->out, s);
+		for (uint32_t k = 0; k < r->n_lids; k++, old++)
+			if (row[r->lids[k]] != *old) {
 				r->entries++;
-				r->rr->changed[d0[i].lid] = 1;
+				r->rr->changed[r->lids[k]] = 1;
 			}
 	}
 }
@@ -188,29 +281,40 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 	if (!same_tree(&m, &pm, &dests_same, ctx->msg, sizeof(ctx->msg)))
 		goto out;
 	rc = -ENOMEM;
-	r.t_new = target_of_lid(&m, r.nl);
-	r.t_old = target_of_lid(&pm, r.nl);
+	r.sw_lid = calloc(r.nl, 1);
+	r.t_new = r.sw_lid ? target_of_lid(&m, r.nl, r.sw_lid) : NULL;
+	r.t_old = target_of_lid(&pm, r.nl, NULL);
 	r.hit = calloc((size_t)m.nsw + 1, 1);
 	if (!r.t_new || !r.t_old || !r.hit || ft_run_init(&x, &m, ctx->out)) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: out of memory");
 		goto out;
 	}
-	find_hit(&r, rr->prev_fabric);
+	find_hit(&r, &m, rr->prev_fabric);
 	rc = -EAGAIN;
 	if (r.n_hit && !dests_same) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
 		goto out;
 	}
+	rc = clear_lids(&r, &m);
+	if (rc) {
+		if (rc == -EAGAIN)
+			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: %u destination switches and %u "
+				 "LIDs hit, a full run is cheaper", r.n_hit, r.n_lids);
+		goto out;
+	}
+	rc = -EAGAIN;
 	for (uint32_t i = 0; i < m.n_tgt; i++) {
-		uint32_t t = m.tgt_order[i], bad_from = SM_NONE;
+		uint32_t t = m.tgt_order[i], bad_from = SM_NONE, nd;
 		if (!r.hit[t])
 			continue;
-		route_again(&r, &x, t);
+		const struct ft_dest *d0 = again(&r, &m, t, &nd);
+		ft_route_dests(&x, t, d0, nd);
 		if (ft_bad_pairs(&x, t, &bad_from)) {
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: a leaf pair lost every up/down path");
 			goto out;
 		}
 	}
+	mark_changed(&r);
 	snprintf(ctx->msg, sizeof(ctx->msg),
 		 "ftree: incremental: %u of %u destination switches routed again, %u LIDs gone, %" PRIu64
 		 " entries changed; %" PRIu64 " routes moved off missing links",
@@ -220,6 +324,9 @@ out:
 	ft_run_free(&x);
 	free(r.t_new);
 	free(r.t_old);
+	free(r.sw_lid);
+	free(r.old);
+	free(r.lids);
 	free(r.hit);
 	ft_model_free(&m);
 	ft_model_free(&pm);

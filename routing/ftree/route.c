@@ -269,11 +269,9 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
  * knows the rest of its path, displace.c), then the detours from the
  * bottom up (a detour goes down to a child routed before it).
  */
-void ft_route_target(struct ft_run *x, uint32_t t)
+void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
-	const struct ft_dest *d0 = m->dest + m->dest_off[t];
-	uint32_t nd = m->dest_off[t + 1] - m->dest_off[t];
 
 	x->gen++;
 	x->t = t;
@@ -409,7 +407,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	uint32_t bad_from = SM_NONE, bad_to = SM_NONE;
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
 		uint32_t t = m->tgt_order[i];
-		ft_route_target(&x, t);
+		ft_route_dests(&x, t, m->dest + m->dest_off[t], m->dest_off[t + 1] - m->dest_off[t]);
 		uint64_t b = ft_bad_pairs(&x, t, &bad_from);
 		if (b) {
 			bad += b;

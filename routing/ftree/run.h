@@ -76,8 +76,12 @@ int ft_reach_slow(struct ft_run *x, uint32_t s);
 /* route.c: the run's tables for model m writing into out (0 or -ENOMEM; ft_run_free either way). */
 int ft_run_init(struct ft_run *x, const struct ft_model *m, struct sm_lfts *out);
 void ft_run_free(struct ft_run *x);
-/* Route every destination of switch t (its columns at every switch of t's component). */
-void ft_route_target(struct ft_run *x, uint32_t t);
+/*
+ * Route destinations d0[0 .. nd) of switch t (all of them, or a part that
+ * starts at the first or at the first switch LID: indices within d0 matter)
+ * at every switch of t's component.
+ */
+void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
 /* After ft_route_target(x, t): leaves with hosts that have no up/down path to t (*bad_from: one). */
 uint64_t ft_bad_pairs(struct ft_run *x, uint32_t t, uint32_t *bad_from);
 
