@@ -191,14 +191,17 @@ int main(int argc, char **argv)
 		}
 		struct diff df = lft_diff(prev, full), di = lft_diff(prev, inc), dx = lft_diff(full, inc);
 		printf("step=%u link=0x%016" PRIx64 "/%u full_cpu_s=%.4f full_route_s=%.4f full_validate_s=%.4f "
-		       "incr_cpu_s=%.4f incr_route_s=%.4f incr_validate_s=%.4f rerouted=%d lids=%u "
+		       "full_route_cpu_s=%.4f incr_cpu_s=%.4f incr_route_s=%.4f incr_route_cpu_s=%.4f incr_validate_s=%.4f "
+		       "rerouted=%d lids=%u "
 		       "full_entries=%" PRIu64 " full_blocks=%" PRIu64 " full_switches=%" PRIu64 " incr_entries=%" PRIu64
 		       " incr_blocks=%" PRIu64 " incr_switches=%" PRIu64 " incr_vs_full_entries=%" PRIu64,
-		       k, f->nodes[node].guid, port, cf, rf.route_seconds, rf.validate_seconds, ci, ri.route_seconds,
-		       ri.validate_seconds, ri.rerouted, ri.reroute_lids, df.entries, df.blocks, df.switches, di.entries,
+		       k, f->nodes[node].guid, port, cf, rf.route_seconds, rf.validate_seconds, rf.route_cpu_seconds, ci,
+		       ri.route_seconds, ri.route_cpu_seconds, ri.validate_seconds, ri.rerouted, ri.reroute_lids, df.entries, df.blocks, df.switches, di.entries,
 		       di.blocks, di.switches, dx.entries);
 		if (!ri.rerouted)
 			printf(" why=\"%s\"", ri.reroute_why);
+		else
+			printf(" notes=\"%s\"", ri.notes);
 		if (with_metrics) {
 			unsigned sf, si;
 			double ef, ei;

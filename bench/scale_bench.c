@@ -99,12 +99,12 @@ static void line(const char *step, int rc, double wall, double cpu, double emu, 
 	printf("step=%s rc=%d wall_s=%.3f cpu_s=%.3f sm_cpu_s=%.3f emu_cpu_s=%.3f sweeps=%u incremental=%u "
 	       "smps=%" PRIu64 " lft_blocks=%u lft_switches=%u lft_floor=%" PRIu64 " ph_discover_s=%.3f "
 	       "ph_lids_s=%.3f ph_route_s=%.3f ph_program_s=%.3f ph_activate_s=%.3f switches=%u cas=%u "
-	       "top_lid=%u validate_s=%.3f validate_rechecked=%u route_incremental=%u route_lids=%u route_s=%.3f "
+	       "top_lid=%u validate_s=%.3f validate_rechecked=%u route_incremental=%u route_lids=%u route_s=%.3f route_cpu_s=%.3f "
 	       "vmhwm_mb=%.1f\n",
 	       step, rc, wall, cpu, cpu - emu, emu, s->sweeps, s->incremental, s->txn.sent, s->lft_blocks_written,
 	       s->lft_switches_written, f ? lft_floor(f) : 0, s->phase_s[SM_PH_DISCOVER], s->phase_s[SM_PH_LIDS],
 	       s->phase_s[SM_PH_ROUTE], s->phase_s[SM_PH_PROGRAM], s->phase_s[SM_PH_ACTIVATE], s->counts.switches,
-	       s->counts.cas, s->top_lid, s->validate_s, s->validate_rechecked, s->route_incremental, s->route_lids, s->route_s,
+	       s->counts.cas, s->top_lid, s->validate_s, s->validate_rechecked, s->route_incremental, s->route_lids, s->route_s, s->route_cpu_s,
 	       (double)vm_kb("VmHWM:") / 1024);
 	fflush(stdout);
 }
@@ -188,8 +188,8 @@ static struct sm_lfts *route_cold(struct sm_registry *reg, const char *engine, c
 		return NULL;
 	double c0 = cpu_s();
 	int rc = sm_route_chain(c, f, 0, NULL, &l, &res);
-	printf("step=full_route rc=%d cpu_s=%.3f route_s=%.3f validate_s=%.3f\n", rc, cpu_s() - c0,
-	       res.route_seconds, res.validate_seconds);
+	printf("step=full_route rc=%d cpu_s=%.3f route_s=%.3f route_cpu_s=%.3f validate_s=%.3f\n", rc, cpu_s() - c0,
+	       res.route_seconds, res.route_cpu_seconds, res.validate_seconds);
 	sm_chain_free(c);
 	return l;
 }

@@ -459,6 +459,13 @@ static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, s
 	return rc;
 }
 
+static double thread_cpu_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* One engine on one plane; the caller has filled a->engine. */
 static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *f, unsigned plane,
 		      const struct sm_profile *profile, struct sm_lfts **out, struct sm_chain_attempt *a,
@@ -471,11 +478,12 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		.n_planes = 1, .planes = &plane, .outs = &l,
 	};
 	struct sm_reroute rr = { 0 };
-	double t0 = sm_mono_sec();
+	double t0 = sm_mono_sec(), c0 = thread_cpu_sec();
 	int rc = reroute(c, idx, &ctx, &l, &rr, res);
 	free((void *)rr.removed);
 	if (rc == 0) {
 		a->seconds = sm_mono_sec() - t0;
+		a->cpu_seconds = thread_cpu_sec() - c0;
 		ctx.msg[sizeof(ctx.msg) - 1] = 0;
 		rc = accept_output(c, f, plane, l, a, &res->val, rr.changed);
 		if (!rc) {
@@ -506,6 +514,7 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		rc = ops->route ? ops->route(c->e[idx].state, &ctx) : ops->route_planes(c->e[idx].state, &ctx);
 	}
 	a->seconds = sm_mono_sec() - t0;
+	a->cpu_seconds = thread_cpu_sec() - c0;
 	ctx.msg[sizeof(ctx.msg) - 1] = 0;
 	if (rc) {
 		if (rc > 0)
@@ -532,6 +541,7 @@ static void result_accept(struct sm_plane_result *res, struct sm_chain *c, unsig
 	res->engine_index = (int)idx;
 	res->engine = c->e[idx].ops->name;
 	res->route_seconds = a->seconds;
+	res->route_cpu_seconds = a->cpu_seconds;
 	res->validate_seconds = a->validate_seconds;
 }
 

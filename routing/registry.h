@@ -121,6 +121,7 @@ struct sm_chain_attempt {
 	const char *engine;             /* ops->name (valid while the registry lives) */
 	int rc;                         /* 0 ok; engine error; -EBADMSG validation failed */
 	double seconds;                 /* time in route() */
+	double cpu_seconds;             /* the routing thread's CPU time in route() or reroute() */
 	double validate_seconds;        /* time in sm_validate() (0 if not reached) */
 	char why[320];                  /* reason it was passed over ("" when it routed) */
 };
@@ -131,6 +132,7 @@ struct sm_plane_result {
 	int engine_index;               /* index in the chain of the engine that routed, -1 none */
 	const char *engine;             /* its name, NULL none */
 	double route_seconds;           /* route() time of that engine */
+	double route_cpu_seconds;       /* the CPU time of the routing thread in route() or reroute() */
 	double validate_seconds;        /* sm_validate() time of its output */
 	double total_seconds;           /* every attempt, validation included */
 	unsigned n_attempts;

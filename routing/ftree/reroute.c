@@ -89,7 +89,7 @@ static int same_tree(const struct ft_model *m, const struct ft_model *pm, int *d
 }
 
 /* LID -> destination switch of model m (SM_NONE: not a destination); sw (may be NULL): LIDs of switches. */
-static uint32_t *target_of_lid(const struct ft_model *m, size_t nl, uint8_t *sw)
+static uint32_t *target_of_lid(const struct ft_model *m, size_t nl, uint8_t *sw, uint32_t *idx)
 {
 	uint32_t *t = malloc(nl * sizeof(*t));
 	if (!t)
@@ -102,6 +102,8 @@ static uint32_t *target_of_lid(const struct ft_model *m, size_t nl, uint8_t *sw)
 				t[m->dest[k].lid] = s;
 				if (sw)
 					sw[m->dest[k].lid] = !m->dest[k].port;
+				if (idx)
+					idx[m->dest[k].lid] = m->dest[k].idx;
 			}
 	return t;
 }
@@ -117,6 +119,8 @@ struct rr {
 	uint32_t *t_new, *t_old;   /* LID -> destination switch, new and previous model */
 	uint8_t *hit;              /* [nsw] destination switch to route again: HIT_* of the LIDs hit */
 	uint8_t *sw_lid;           /* [nl] the LID is a switch's own (a destination with port 0) */
+	uint32_t *idx;             /* [nl] spreading index of the destination (new model) */
+	uint32_t *stamp, *queue, gen; /* [nsw] for ancestor() */
 	uint16_t *lids;            /* the LIDs routed again, ascending */
 	uint32_t n_lids;
 	uint8_t *old;              /* [switches x n_lids] their entries before */
@@ -125,7 +129,98 @@ struct rr {
 };
 
 /* Mark what crossed the lost cables: T's hit, and LIDs no longer destinations cleared. */
-static void find_hit(struct rr *r, const struct ft_model *m, const struct sm_fabric *pf)
+/* Switch s is T or above T (an up path from t reaches it) in model m. */
+static int ancestor(struct rr *r, const struct ft_model *m, uint32_t s, uint32_t t)
+{
+	uint32_t qh = 0, qt = 0;
+	r->gen++;
+	r->queue[qt++] = t;
+	r->stamp[t] = r->gen;
+	while (qh < qt) {
+		uint32_t c = r->queue[qh++];
+		if (c == s)
+			return 1;
+		for (uint32_t e = m->up_off[c]; e < m->up_off[c + 1]; e++) {
+			uint32_t p = m->up_peer[e];
+			if (r->stamp[p] != r->gen) {
+				r->stamp[p] = r->gen;
+				r->queue[qt++] = p;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Switch c's route toward T's LID lid (the previous tables: T was not hit,
+ * so they hold for it) climbs to a switch that routes down, and that one
+ * is T or above T: c has an up/down path to T (ft_reach in route.c).
+ */
+static int climbs_to_t(struct rr *r, const struct ft_model *m, uint32_t c, uint32_t t, size_t lid)
+{
+	const struct sm_lfts *pl = r->rr->prev;
+	for (unsigned hop = 0; hop < 2 * FT_CHAIN; hop++) {
+		uint8_t e = sm_lfts_row(pl, c)[lid];
+		if (e == SM_LFT_NONE)
+			return 0;
+		uint32_t q = e ? ft_peer_slot(m, c, e) : SM_NONE;
+		if (!e || q == SM_NONE || m->rank[q] == FT_RANK_NONE || m->rank[q] <= m->rank[c])
+			return ancestor(r, m, c, t);
+		c = q;
+	}
+	return 0;
+}
+
+/*
+ * The new entry of switch s (an end of a lost cable) for T's LID lid, as
+ * route.c's rotation over s's shorter list gives it: any_up at the lower
+ * end (the first parent from slot j that reaches T), route_detour at the
+ * upper end (the first child from T's first index that reaches T or
+ * detours itself: routes down, or climbs to T). Written into the output
+ * with T's other LIDs (a detour covers all of them); 0 when it cannot say
+ * (no such neighbour: T is routed again in full).
+ */
+static int rotate(struct rr *r, const struct ft_model *m, uint32_t s, uint32_t t, size_t lid, int lower)
+{
+	const uint32_t *off = lower ? m->up_off : m->dn_off, *peer = lower ? m->up_peer : m->dn_peer;
+	const uint8_t *port = lower ? m->up_port : m->dn_port;
+	uint32_t b = off[s], n = off[s + 1] - b, start;
+	const struct ft_dest *d0 = m->dest + m->dest_off[t];
+	if (!n)
+		return 0;
+	if (lower) {
+		uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so, dv = m->div[m->rank[s]];
+		start = u && dv ? r->idx[lid] / dv % u : 0;
+	} else {
+		start = d0[0].idx;
+	}
+	for (uint32_t i = 0, e = b + start % n; i < n; i++, e = e + 1 == b + n ? b : e + 1) {
+		uint32_t q = peer[e];
+		uint8_t qe = sm_lfts_row(r->rr->prev, q)[lid];
+		int ok = lower ? climbs_to_t(r, m, q, t, lid)
+			       : qe != SM_LFT_NONE && (!qe || ft_peer_slot(m, q, qe) == SM_NONE ||
+						       m->rank[ft_peer_slot(m, q, qe)] < m->rank[q] ||
+						       climbs_to_t(r, m, q, t, lid));
+		if (!ok)
+			continue;
+		uint8_t *row = sm_lfts_row(r->out, s);
+		if (lower) {
+			r->entries += row[lid] != port[e];
+			r->rr->changed[lid] |= row[lid] != port[e];
+			row[lid] = port[e];
+		} else {
+			for (uint32_t k = 0; k < m->dest_off[t + 1] - m->dest_off[t]; k++) {
+				r->entries += row[d0[k].lid] != port[e];
+				r->rr->changed[d0[k].lid] |= row[d0[k].lid] != port[e];
+				row[d0[k].lid] = port[e];
+			}
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void find_hit(struct rr *r, const struct ft_model *m, const struct ft_model *pm, const struct sm_fabric *pf)
 {
 	const struct sm_lfts *pl = r->rr->prev;
 	for (uint32_t k = 0; k < r->rr->n_removed; k++) {
@@ -146,26 +241,48 @@ static void find_hit(struct rr *r, const struct ft_model *m, const struct sm_fab
 		}
 	}
 	/*
-	 * A switch that lost a cable to another switch starts its rotations
-	 * elsewhere (a detour's first child, any_up's first parent, a valley's
-	 * best connected parent: route.c), which moves management routes to
-	 * switch LIDs that crossed nothing lost. Route every switch without
-	 * hosts again, so that the result stays a cold run's (a heavy sweep
-	 * then agrees).
+	 * A switch that lost a cable to another switch starts two rotations
+	 * elsewhere (route.c), which moves management routes to switch LIDs
+	 * that crossed nothing lost: any_up (the first parent that reaches T,
+	 * from slot j of the up list: its length changed) at the lower end, and
+	 * route_detour (the first usable child, from the destination's index,
+	 * over the down list) at the upper end. The LIDs of switches without
+	 * hosts that the ends routed that way are placed again, so the tables
+	 * stay a cold run's (a heavy sweep then agrees): their entry at that
+	 * end is rotated there (rotate()), the rest of their routes are kept. A leaf's own LID
+	 * moves only if it was hit (its ancestors route down to it, the others
+	 * climb by their ideal slot).
 	 */
-	int isl = 0;
-	for (uint32_t k = 0; k < r->rr->n_removed && !isl; k++) {
+	for (uint32_t k = 0; k < r->rr->n_removed; k++) {
 		uint32_t i = r->rr->removed[k];
-		isl = i < pf->n_ports && pf->ports[i].peer_node != SM_NONE &&
-		      pf->nodes[pf->ports[i].node].type == SM_NODE_SWITCH &&
-		      pf->nodes[pf->ports[i].peer_node].type == SM_NODE_SWITCH;
-	}
-	for (size_t lid = 1; isl && lid < r->nl; lid++) {
-		uint32_t t = r->t_new[lid];
-		if (t == SM_NONE || !r->sw_lid[lid] || ft_has_hosts(m, t))
-			continue;  /* a leaf's own LID: its ancestors route down to it, it was hit if it moves */
-		r->n_hit += !r->hit[t];
-		r->hit[t] |= HIT_SWITCH;
+		if (i >= pf->n_ports || pf->ports[i].peer_node == SM_NONE)
+			continue;
+		const struct sm_port *pt = &pf->ports[i];
+		uint32_t s = pt->node < pl->n_nodes ? pl->slot_of_node[pt->node] : SM_NONE;
+		uint32_t q = pt->peer_node < pl->n_nodes ? pl->slot_of_node[pt->peer_node] : SM_NONE;
+		if (s == SM_NONE || q == SM_NONE || pm->rank[s] == FT_RANK_NONE || pm->rank[q] == FT_RANK_NONE)
+			continue;
+		uint8_t up[256] = { 0 };
+		for (uint32_t e = pm->up_off[s]; e < pm->up_off[s + 1]; e++)
+			up[pm->up_port[e]] = 1;
+		int lower = pm->rank[s] < pm->rank[q];
+		uint32_t so = pm->slot_off[s], u = pm->slot_off[s + 1] - so, dv = pm->div[pm->rank[s]];
+		const uint8_t *row = sm_lfts_row(pl, s);
+		for (size_t lid = 1; lid < r->nl; lid++) {
+			uint32_t t = r->t_new[lid];
+			uint8_t e = row[lid];
+			if (t == SM_NONE || !r->sw_lid[lid] || r->hit[t] || ft_has_hosts(m, t) || e == SM_LFT_NONE || !e)
+				continue;
+			int moved;
+			if (lower) /* routed up by any_up rather than by the ideal slot */
+				moved = up[e] && (!u || !dv || pm->slot_port[so + r->idx[lid] / dv % u] != e);
+			else /* a detour: down, to a switch that is not T's ancestor */
+				moved = !up[e] && !ancestor(r, m, s, t);
+			if (moved && !rotate(r, m, s, t, lid, lower)) {
+				r->n_hit++;
+				r->hit[t] |= HIT_SWITCH;
+			}
+		}
 	}
 	/* destinations that went away (a host that lost its cable): no switch routes to them any more */
 	for (size_t lid = 1; lid < r->nl; lid++) {
@@ -282,14 +399,17 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		goto out;
 	rc = -ENOMEM;
 	r.sw_lid = calloc(r.nl, 1);
-	r.t_new = r.sw_lid ? target_of_lid(&m, r.nl, r.sw_lid) : NULL;
-	r.t_old = target_of_lid(&pm, r.nl, NULL);
+	r.idx = calloc(r.nl, sizeof(*r.idx));
+	r.t_new = r.sw_lid && r.idx ? target_of_lid(&m, r.nl, r.sw_lid, r.idx) : NULL;
+	r.t_old = target_of_lid(&pm, r.nl, NULL, NULL);
 	r.hit = calloc((size_t)m.nsw + 1, 1);
-	if (!r.t_new || !r.t_old || !r.hit || ft_run_init(&x, &m, ctx->out)) {
+	r.stamp = calloc((size_t)m.nsw + 1, sizeof(*r.stamp));
+	r.queue = malloc(((size_t)m.nsw + 1) * sizeof(*r.queue));
+	if (!r.t_new || !r.t_old || !r.hit || !r.stamp || !r.queue || ft_run_init(&x, &m, ctx->out)) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: out of memory");
 		goto out;
 	}
-	find_hit(&r, &m, rr->prev_fabric);
+	find_hit(&r, &m, &pm, rr->prev_fabric);
 	rc = -EAGAIN;
 	if (r.n_hit && !dests_same) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
@@ -325,6 +445,9 @@ out:
 	free(r.t_new);
 	free(r.t_old);
 	free(r.sw_lid);
+	free(r.idx);
+	free(r.stamp);
+	free(r.queue);
 	free(r.old);
 	free(r.lids);
 	free(r.hit);

@@ -234,6 +234,7 @@ static int route(struct sm_core *c, struct sm_chain *chain, struct sm_summary *s
 	sum->route_incremental = (uint32_t)res.rerouted;
 	sum->route_lids = res.reroute_lids;
 	sum->route_s = res.route_seconds;
+	sum->route_cpu_s = res.route_cpu_seconds;
 	if (res.reroute_why[0])
 		sm_core_note(c, "routing: in full: %s", res.reroute_why);
 	sm_profile_free(prof);

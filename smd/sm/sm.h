@@ -255,6 +255,7 @@ struct sm_summary {
 	uint32_t route_incremental;  /* 1: the engine rerouted from the state's routes (engine.h reroute()) */
 	uint32_t route_lids;         /* then: the LIDs whose column it changed */
 	double route_s;              /* the accepted engine's routing time */
+	double route_cpu_s;          /* ... and its thread's CPU time */
 	double validate_s;           /* validation of the accepted routes */
 	/*
 	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,
