@@ -9,11 +9,14 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/mix.h"
+#include "mock/mock.h"
 #include "model/gen.h"
 #include "routing/registry.h"
 
@@ -25,6 +28,42 @@ static inline double bench_cpu_sec(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+
+/*
+ * The mock of the bring-up benchmarks: the emulated SMAs' CPU counted apart
+ * from the SM's (cpu_account); with LATENCY_US, every answer that late in
+ * real time; 0: virtual time, answers at once.
+ */
+static inline void bench_mock_cfg(struct sm_mock_cfg *mc, unsigned latency_us)
+{
+	sm_mock_cfg_default(mc);
+	mc->cpu_account = true;
+	if (latency_us) {
+		mc->real_time = true;
+		mc->delay_ppm = 1000000;
+		mc->delay_us = latency_us;
+	}
+}
+
+/* A fresh state directory /tmp/smd-NAME-bench-XXXXXX for the SM in dir[64]; 1 if none could be made. */
+static inline int bench_state_dir(char dir[64], const char *name)
+{
+	snprintf(dir, 64, "/tmp/smd-%s-bench-XXXXXX", name);
+	return !mkdtemp(dir);
+}
+
+/* Remove what the SM keeps in a bench_state_dir() (guid2lid, state) and the directory. */
+static inline void bench_state_dir_rm(const char *dir)
+{
+	static const char *const files[] = { "guid2lid", "state" };
+	char p[128];
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+	rmdir(dir);
+}
 
 /* sm_gen_params_init() and the options every benchmark takes. */
 static inline void bench_gen_params(struct sm_gen_params *gp, unsigned hosts, unsigned radix, unsigned levels,

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "model/gen.h"
 #include "mock/mock.h"
 #include "routing/registry.h"
@@ -121,8 +122,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "faults_bench: chain: %s\n", err);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/smd-faults-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "faults"))
 		return 1;
 
 	struct sm_cfg cfg;
@@ -155,10 +155,7 @@ int main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "faults_bench: bring-up failed: %s\n", err);
 
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_fabric_free(f);
 	sm_chain_free(chain);
 	sm_registry_free(reg);

@@ -155,13 +155,7 @@ static int one_case(const struct sm_fabric *model, struct sm_chain *chain, const
 	char err[512];
 	int rc = 0;
 
-	sm_mock_cfg_default(&mc);
-	mc.cpu_account = true;
-	if (latency_us) {
-		mc.real_time = true;
-		mc.delay_ppm = 1000000;
-		mc.delay_us = latency_us;
-	}
+	bench_mock_cfg(&mc, latency_us);
 	if (sm_mock_new(model, &mc, &e.m, err, sizeof(err)) || sm_mock_attach(e.m, sm_mock_default_port(e.m, 0), &e.t) ||
 	    sm_state_new(&e.state)) {
 		fprintf(stderr, "linkback_bench: mock: %s\n", err);
@@ -238,16 +232,12 @@ int main(int argc, char **argv)
 		sm_fabric_free(model);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/smd-linkback-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "linkback"))
 		return 1;
 	for (unsigned w = 0; w < W_COUNT && !rc; w++)
 		if (only == W_COUNT || only == w)
 			rc = one_case(model, chain, dir, (enum what)w, rounds, latency_us);
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_chain_free(chain);
 	sm_registry_free(reg);
 	sm_fabric_free(model);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "lib/clock.h"
 #include "mock/mock.h"
 #include "sm/multiplane.h"
@@ -61,13 +62,7 @@ static double run(const char *prefix, unsigned n, unsigned latency_us, int fail_
 	char err[512], path[4096];
 
 	memset(pl, 0, sizeof(pl));
-	sm_mock_cfg_default(&mc);
-	mc.cpu_account = true;
-	if (latency_us) {
-		mc.real_time = true;
-		mc.delay_ppm = 1000000;
-		mc.delay_us = latency_us;
-	}
+	bench_mock_cfg(&mc, latency_us);
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s.%u", prefix, i);
 		if (sm_mock_load(path, &mc, &m[i], err, sizeof(err))) {

@@ -81,8 +81,7 @@ int main(int argc, char **argv)
 	struct sm_chain *chain;
 	if (bench_chain("portcfg_bench", "ftree,minhop", &reg, &chain))
 		return 1;
-	snprintf(dir, sizeof(dir), "/tmp/smd-portcfg-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "portcfg"))
 		return 1;
 	struct sm_state *state = NULL;
 	if (sm_state_new(&state))
@@ -108,10 +107,7 @@ int main(int argc, char **argv)
 		if (rc)
 			fprintf(stderr, "portcfg_bench: bring-up failed: %s\n", err);
 	}
-	char p[128];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_state_free(state);
 	sm_chain_free(chain);
 	sm_registry_free(reg);

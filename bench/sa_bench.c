@@ -78,13 +78,19 @@ static void req_init(struct sm_sa_req *r, uint8_t *data, uint8_t method, uint64_
 
 #define B(b) (1ULL << (b))
 
-/* n random host pairs, by LIDs (by_gid 0) or GIDs in rdma_cm's form. */
-static int pool_make(struct pool *p, unsigned n, unsigned hosts, bool by_gid, uint64_t *rng)
+/* Room for n requests and their data; -1 when out of memory (the caller frees p either way). */
+static int pool_alloc(struct pool *p, unsigned n)
 {
 	p->n = n;
 	p->data = calloc(n, sizeof(*p->data));
 	p->req = calloc(n, sizeof(*p->req));
-	if (!p->data || !p->req)
+	return p->data && p->req ? 0 : -1;
+}
+
+/* n random host pairs, by LIDs (by_gid 0) or GIDs in rdma_cm's form. */
+static int pool_make(struct pool *p, unsigned n, unsigned hosts, bool by_gid, uint64_t *rng)
+{
+	if (pool_alloc(p, n))
 		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t s = (uint32_t)(sm_splitmix64(rng) % hosts), d = (uint32_t)(sm_splitmix64(rng) % hosts);
@@ -110,10 +116,7 @@ static int pool_make(struct pool *p, unsigned n, unsigned hosts, bool by_gid, ui
 /* n GetMulti requests of the APM form: 2 random source hosts, 2 random destinations, NumbPath 2. */
 static int pool_make_apm(struct pool *p, unsigned n, unsigned hosts, uint64_t *rng)
 {
-	p->n = n;
-	p->data = calloc(n, sizeof(*p->data));
-	p->req = calloc(n, sizeof(*p->req));
-	if (!p->data || !p->req)
+	if (pool_alloc(p, n))
 		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		struct sm_sa_mpath_rec m = { .p = { .numb_path = 2 }, .sgid_count = 2, .dgid_count = 2 };

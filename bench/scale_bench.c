@@ -39,6 +39,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "lib/clock.h"
 #include "mock/mock.h"
 #include "model/fabric.h"
@@ -207,13 +208,7 @@ int main(int argc, char **argv)
 	struct sm_mock *m = NULL;
 	struct sm_transport *t = NULL;
 
-	sm_mock_cfg_default(&mc);
-	mc.cpu_account = true;
-	if (lat) {
-		mc.real_time = true;
-		mc.delay_ppm = 1000000;
-		mc.delay_us = lat;
-	}
+	bench_mock_cfg(&mc, lat);
 	double l0 = sm_mono_sec();
 	if (sm_mock_load(argv[1], &mc, &m, err, sizeof(err))) {
 		fprintf(stderr, "scale_bench: %s\n", err);
@@ -232,8 +227,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scale_bench: chain: %s\n", err);
 		return 1;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/smd-scale-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (bench_state_dir(dir, "scale"))
 		return 1;
 	struct sm_cfg cfg;
 	sm_cfg_default(&cfg);
@@ -280,12 +274,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	sm_lfts_free(before);
-	char p[160];
-	snprintf(p, sizeof(p), "%s/guid2lid", dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/state", dir);
-	unlink(p);
-	rmdir(dir);
+	bench_state_dir_rm(dir);
 	sm_state_free(st);
 	sm_chain_free(chain);
 	sm_registry_free(reg);

@@ -4,11 +4,11 @@
  *
  * Built several times with -DBAD_KIND=N; the loader must refuse each one
  * with a clear message and without calling any hook:
- *   1 abi_version 2, 2 size smaller than struct sm_engine_ops,
+ *   1 abi_version 2, 2 size smaller than the first ABI 1 descriptor,
  *   3 no `smd_engine` symbol, 4 name of a built-in engine, 5 route hook NULL,
  *   6 empty name.
- * And one that is not broken: 7, a descriptor of the first version-1 size
- * (SM_ENGINE_OPS_SIZE_V1, built before the optional reroute hook): it loads,
+ * And one that is not broken: 7, a descriptor that ends at flags
+ * (up to flags, built before the optional reroute hook): it loads,
  * without the hook (nothing past its size is read).
  */
 #include "config.h"
@@ -52,7 +52,7 @@ const struct sm_engine_ops SYMBOL = {
 #if BAD_KIND == 2
 	.size = offsetof(struct sm_engine_ops, free),
 #elif BAD_KIND == 7
-	.size = SM_ENGINE_OPS_SIZE_V1,
+	.size = offsetof(struct sm_engine_ops, reroute),
 #else
 	.size = sizeof(struct sm_engine_ops),
 #endif

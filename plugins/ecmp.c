@@ -307,4 +307,9 @@ const struct sm_engine_ops smd_engine = {
 	.init = ecmp_init,
 	.route = ecmp_route,
 	.free = ecmp_free,
+	/*
+	 * Capabilities (SM_ENGINE_F_*): none. Shortest paths may have credit
+	 * loops, so smd validates every output in full, even after a reroute.
+	 */
+	.flags = 0,
 };

@@ -13,7 +13,34 @@
  * shared object exporting exactly one symbol, SM_ENGINE_SYMBOL, of type
  * `const struct sm_engine_ops`. The loader refuses a descriptor whose
  * abi_version differs from SM_ENGINE_ABI_VERSION or whose size is smaller
- * than the loader's sizeof(struct sm_engine_ops).
+ * than SM_ENGINE_OPS_MIN_SIZE, the first ABI 1 descriptor (up to `free`).
+ *
+ * Fields are only ever added at the end, within ABI version 1: the loader
+ * reads a field only if the descriptor's size covers it (sm_engine_flags()),
+ * so a plugin built against an older engine.h loads and gets the default
+ * (zero) for everything added since. Added so far:
+ *   flags    capability bits (SM_ENGINE_F_*), default 0 = nothing promised.
+ *   reroute  incremental routing (below), default NULL: always route().
+ *
+ * Incremental routing (optional, reroute; sm_engine_reroute()): after a
+ * sweep that only lost cables (same nodes, ports and LIDs as the previous
+ * routing), the loader hands the engine ctx->out holding a copy of the
+ * previous, accepted LFTs and ctx->reroute naming the fabric they were
+ * computed for and the cables gone. The engine changes only the
+ * destinations that must change (those whose routes crossed a lost cable)
+ * and marks every LID whose column it changed in ctx->reroute->changed;
+ * the loader validates those LIDs only (incrementally, if the engine has
+ * SM_ENGINE_F_NO_CREDIT_LOOP) and routes in full if the result is refused.
+ * -EAGAIN: cannot do it incrementally (the loader calls route() on a fresh
+ * table); any other error is a refusal as from route().
+ *
+ * SM_ENGINE_F_NO_CREDIT_LOOP: every output of route()/route_planes() is free
+ * of credit loops by construction (up*-then-down* routes: ftree, updn). The
+ * chain then lets the incremental validation after a reroute skip the
+ * credit-loop check, which needs every destination's routes; an engine
+ * without it is validated in full. Set it only if it holds on every fabric
+ * the engine accepts, degraded ones included: a wrong promise lets a credit
+ * loop through unchecked.
  *
  * The output, struct sm_lfts, is part of the fabric model (model/lfts.h).
  */
@@ -24,6 +51,9 @@
 
 #define SM_ENGINE_ABI_VERSION 1
 #define SM_ENGINE_SYMBOL "smd_engine"
+
+/* sm_engine_ops.flags */
+#define SM_ENGINE_F_NO_CREDIT_LOOP (1u << 0)   /* routes have no credit loop by construction */
 
 struct sm_profile;           /* traffic profile (hot-path issue); may be NULL */
 typedef struct yaml_document_s yaml_document_t;
@@ -69,19 +99,27 @@ struct sm_engine_ops {
 	/* Optional: route all planes together (plane-aware engines). NULL otherwise. */
 	int (*route_planes)(void *state, struct sm_route_ctx *ctx);
 	void (*free)(void *state);
+	/* Added after the first ABI 1 descriptor: read through sm_engine_flags(). */
+	uint32_t flags;          /* SM_ENGINE_F_* */
 	/*
-	 * Optional (added in version 1 after the hooks above: read it through
-	 * sm_engine_reroute()): route after cables were lost, from the previous
-	 * routes (ctx->reroute). 0, -EAGAIN (route in full instead) or a
-	 * negative errno with ctx->msg.
+	 * Added after flags (read it through sm_engine_reroute()): optional,
+	 * route after cables were lost, from the previous routes
+	 * (ctx->reroute). 0, -EAGAIN (route in full instead) or a negative
+	 * errno with ctx->msg.
 	 */
 	int (*reroute)(void *state, struct sm_route_ctx *ctx);
 };
 
-/* The size of a descriptor with the hooks every version-1 engine has (before reroute). */
-#define SM_ENGINE_OPS_SIZE_V1 offsetof(struct sm_engine_ops, reroute)
+/* The first ABI 1 descriptor ended with free: the smallest size loaded. */
+#define SM_ENGINE_OPS_MIN_SIZE (offsetof(struct sm_engine_ops, free) + sizeof(void (*)(void *)))
 
-/* The reroute hook of a descriptor, NULL when it has none or is too old to have the field. */
+/* The descriptor's flags, 0 if it was built before flags existed. */
+static inline uint32_t sm_engine_flags(const struct sm_engine_ops *ops)
+{
+	return ops->size >= offsetof(struct sm_engine_ops, flags) + sizeof(ops->flags) ? ops->flags : 0;
+}
+
+/* The reroute hook of a descriptor, NULL when it has none or was built before the field existed. */
 static inline int (*sm_engine_reroute(const struct sm_engine_ops *ops))(void *, struct sm_route_ctx *)
 {
 	return ops->size >= offsetof(struct sm_engine_ops, reroute) + sizeof(ops->reroute) ? ops->reroute : NULL;

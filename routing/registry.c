@@ -124,10 +124,10 @@ int sm_engine_check_ops(const struct sm_engine_ops *ops, char *err, size_t errle
 		       (unsigned)ops->abi_version, SM_ENGINE_ABI_VERSION);
 		return -EPROTO;
 	}
-	/* Read name and hooks only once size says they exist. */
-	if (ops->size < SM_ENGINE_OPS_SIZE_V1) {
+	/* Read name and hooks only once size says they exist; later fields by sm_engine_flags(). */
+	if (ops->size < SM_ENGINE_OPS_MIN_SIZE) {
 		sm_errf(err, errlen, "engine descriptor is %u bytes, this smd needs at least %zu",
-		       (unsigned)ops->size, (size_t)SM_ENGINE_OPS_SIZE_V1);
+		       (unsigned)ops->size, SM_ENGINE_OPS_MIN_SIZE);
 		return -EPROTO;
 	}
 	if (!ops->name || !valid_name(ops->name)) {
@@ -383,7 +383,7 @@ static void result_init(struct sm_plane_result *res, unsigned plane)
 }
 
 /* Validate an engine's output; 0 accepted, -EBADMSG refused (why filled). changed: reroute()'s account. */
-static int accept_output(struct sm_chain *c, const struct sm_fabric *f, unsigned plane,
+static int accept_output(struct sm_chain *c, unsigned idx, const struct sm_fabric *f, unsigned plane,
 			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v,
 			 const uint8_t *changed)
 {
@@ -391,15 +391,15 @@ static int accept_output(struct sm_chain *c, const struct sm_fabric *f, unsigned
 	/*
 	 * The incremental check walks only the LIDs a reroute may have changed
 	 * and cannot look for credit loops (that needs every destination's
-	 * routes). Only the up/down engines may skip it: ftree's and updn's
-	 * routes climb then descend, which has no credit loop by construction.
-	 * Any other engine (minhop as a fallback, a plugin) is checked in full.
+	 * routes). Only an engine that promises none (SM_ENGINE_F_NO_CREDIT_LOOP:
+	 * ftree, updn) may skip it; any other (minhop as a fallback, a plugin)
+	 * is checked in full.
 	 */
-	bool updown = a->engine && (!strcmp(a->engine, "ftree") || !strcmp(a->engine, "updn"));
+	bool no_loop = sm_engine_flags(c->e[idx].ops) & SM_ENGINE_F_NO_CREDIT_LOOP;
 	struct sm_validate_prev prev = c->prev ? *c->prev : (struct sm_validate_prev){ 0 };
 	prev.changed = changed;
-	int rc = c->prev && updown ? sm_validate_incremental(f, plane, l, &prev, c->flags, v)
-				   : sm_validate(f, plane, l, c->flags, v);
+	int rc = c->prev && no_loop ? sm_validate_incremental(f, plane, l, &prev, c->flags, v)
+				    : sm_validate(f, plane, l, c->flags, v);
 	a->validate_seconds = sm_mono_sec() - t0;
 	if (rc) {
 		snprintf(a->why, sizeof(a->why), "validation could not run: %s", strerror(-rc));
@@ -485,7 +485,7 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		a->seconds = sm_mono_sec() - t0;
 		a->cpu_seconds = thread_cpu_sec() - c0;
 		ctx.msg[sizeof(ctx.msg) - 1] = 0;
-		rc = accept_output(c, f, plane, l, a, &res->val, rr.changed);
+		rc = accept_output(c, idx, f, plane, l, a, &res->val, rr.changed);
 		if (!rc) {
 			res->rerouted = 1;
 			for (uint32_t lid = 0; lid <= l->top_lid; lid++)
@@ -524,7 +524,7 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		sm_lfts_free(l);
 		return a->rc = rc;
 	}
-	rc = accept_output(c, f, plane, l, a, &res->val, NULL);
+	rc = accept_output(c, idx, f, plane, l, a, &res->val, NULL);
 	if (rc) {
 		sm_lfts_free(l);
 		return a->rc = rc;
@@ -601,8 +601,8 @@ static void validate_one(void *arg, unsigned t)
 	struct plane_jobs *pj = arg;
 	struct sm_plane_result *r = &pj->res[pj->idx[t]];
 
-	pj->rc[t] = accept_output(pj->c, pj->f, pj->todo[t], pj->ls[t], &r->attempts[r->n_attempts - 1],
-				  &r->val, NULL);
+	pj->rc[t] = accept_output(pj->c, pj->engine, pj->f, pj->todo[t], pj->ls[t],
+				  &r->attempts[r->n_attempts - 1], &r->val, NULL);
 }
 
 int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const unsigned *planes,

@@ -534,4 +534,5 @@ const struct sm_engine_ops sm_engine_updn = SM_ENGINE_OPS(
 	.description = "up* / down* on any topology: credit-loop free, minimal legal paths, balanced",
 	.init = updn_init,
 	.route = updn_route,
-	.free = updn_free);
+	.free = updn_free,
+	.flags = SM_ENGINE_F_NO_CREDIT_LOOP);

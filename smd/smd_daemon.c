@@ -245,6 +245,18 @@ static enum smd_ctl_cmd_id cmd_id(const char *cmd)
 	return t && !strcmp(t->name, cmd) ? (enum smd_ctl_cmd_id)(t - smd_ctl_cmds) : SMD_CMD_N;
 }
 
+/* A copy of the daemon's status (the caller frees it); NULL and err when out of memory. */
+static struct smd_dmn_status *status_copy(struct dctx *c, char *err, size_t errlen)
+{
+	struct smd_dmn_status *st = malloc(sizeof(*st));
+
+	if (st)
+		smd_dmn_status(c->d, st);
+	else
+		snprintf(err, errlen, "out of memory");
+	return st;
+}
+
 static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct sm_json *j,
 		  uint64_t *wait_for, char *err, size_t errlen)
 {
@@ -285,12 +297,9 @@ static int handle(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		return rc;
 	}
 	}
-	st = malloc(sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
+	st = status_copy(c, err, errlen);
+	if (!st)
 		return -ENOMEM;
-	}
-	smd_dmn_status(c->d, st);
 	if (id == SMD_CMD_STATUS)
 		smd_dmn_status_json(j, st);
 	else
@@ -325,12 +334,9 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		if (rc)
 			return rc;
 	}
-	st = malloc(sizeof(*st));
-	if (!st) {
-		snprintf(err, errlen, "out of memory");
+	st = status_copy(c, err, errlen);
+	if (!st)
 		return -ENOMEM;
-	}
-	smd_dmn_status(c->d, st);
 	enum smd_ctl_cmd_id id = cmd_id(cmd);
 	if (id == SMD_CMD_SWEEP) {
 		sm_json_str(j, "kind", smd_jv_str(req, "kind", "heavy"));

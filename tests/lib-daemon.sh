@@ -46,6 +46,20 @@
 #                          (timeout(1)), $spid smd itself; prints the log and returns 1 when it does
 #                          not come up
 #   ibsim_dmn_stop         SIGTERM to $spid, waits for $pid; returns smd's exit status
+#   ibsim_smd_start AT ARGS...
+#                          `smd -f --socket $sock --state-dir $work/state ARGS` on the running ibsim
+#                          (scratch_ibsim), bounded at ${SMD_TIMEOUT:-600} s, stdout and stderr to
+#                          $work/smd.out, PID in $pid (and dmn_pids), $sock defaulting to
+#                          $work/smd.sock. AT HOST: on plane ibsim:HOST, smd's own ibsim transport;
+#                          AT umad:HOST: --backend umad as an ibsim client at HOST (ibsim_spawn).
+#                          Then waits for a completed cycle (dmn_up, 30 s) and the SA ("SA: answering"
+#                          in smd.out, 10 s more); prints smd.out and returns 1 when either does not come
+#   pkey_blocks_differ A B prints how many 32-entry P_Key blocks differ between two dumps (lines
+#                          "NAME ... port P" each followed by `smpquery pkeys` output), and lists
+#                          them ("NAME ... port P block B") on stderr; needs python3
+#   wait_line FILE PATTERN TENTHS
+#                          0 once FILE has a line matching PATTERN (grep), polled every 0.1 s;
+#                          1 after TENTHS polls
 #   q EXPR                 prints the Python expression EXPR, r being `smctl --json status` ("no status")
 #   sanitizer_check WHAT FILE...
 #                          bad "WHAT: sanitizer report" ("sanitizer report" when WHAT is empty)
@@ -199,4 +213,53 @@ ibsim_dmn_stop() {
 	pid=
 	dmn_pids=
 	return $_rc
+}
+
+wait_line() {
+	_i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -le "$3" ] || return 1
+		sleep 0.1
+	done
+}
+
+ibsim_smd_start() {
+	_at=$1
+	shift
+	sock=${sock:-$work/smd.sock}
+	case $_at in
+	umad:*)
+		ibsim_spawn "${_at#umad:}" "${SMD_TIMEOUT:-600}" "$work/smd.out" "$smd" -f --backend umad \
+			--socket "$sock" --state-dir "$work/state" "$@"
+		pid=$IBSIM_SPAWN_PID
+		;;
+	*)
+		IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout "${SMD_TIMEOUT:-600}" "$smd" -f --plane "ibsim:$_at" \
+			--socket "$sock" --state-dir "$work/state" "$@" >"$work/smd.out" 2>&1 &
+		pid=$!
+		;;
+	esac
+	dmn_pids="$dmn_pids $pid"
+	dmn_up "$work/st.json" 300 && wait_line "$work/smd.out" "SA: answering" 100 && return 0
+	cat "$work/smd.out"
+	return 1
+}
+
+pkey_blocks_differ() {
+	python3 - "$1" "$2" <<'EOF'
+import re, sys
+def tables(path):
+    t, key = {}, None
+    for line in open(path):
+        if ' port ' in line and not line.startswith(' '):
+            key = line.strip(); t[key] = []
+        elif re.match(r'\s*\d+:', line):
+            t[key] += [int(x, 16) for x in line.split(':', 1)[1].split()]
+    return t
+a, b = tables(sys.argv[1]), tables(sys.argv[2])
+d = [(k, i // 32) for k in a for i in range(0, max(len(a[k]), len(b.get(k, []))), 32) if a[k][i:i + 32] != b.get(k, [])[i:i + 32]]
+sys.stderr.write(''.join('%s block %d\n' % x for x in d))
+print(len(d))
+EOF
 }

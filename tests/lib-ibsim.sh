@@ -28,6 +28,17 @@
 #       seconds (default 300; exit status 124 then). Returns CMD's status.
 #       Relative paths in ARGS are relative to IBSIM_DIR, so pass absolute ones.
 #
+#   ibsim_at HOST CMD [ARGS...]
+#       ibsim_run at HOST (SIM_HOST), killed with SIGKILL after ${T:-10}
+#       seconds (exit status 137 then): the client tools (saquery, smpquery,
+#       the test clients) wait for ever on a MAD umad2sim lost, and one stuck
+#       in umad2sim may not die of SIGTERM. E.g.  T=30 ibsim_at host05 saquery -g
+#
+#   ibsim_spawn HOST SECONDS OUT CMD [ARGS...]
+#       ibsim_run at HOST in the background, bounded at SECONDS (SIGTERM),
+#       stdout and stderr to OUT; IBSIM_SPAWN_PID is timeout(1)'s PID, which
+#       passes a SIGTERM on to CMD (so killing it stops CMD).
+#
 #   ibsim_opensm_once [OPENSM_ARGS...]
 #       ibsim_run opensm --once -f $IBSIM_DIR/opensm.log [OPENSM_ARGS...]:
 #       one OpenSM sweep that assigns LIDs and routes, then exits.
@@ -53,7 +64,7 @@
 # IBSIM (ibsim binary, default "ibsim"), IBSIM_CONSOLE, IBSIM_START_TIMEOUT,
 # IBSIM_RUN_TIMEOUT, IBSIM_KEEP (non-empty: keep IBSIM_DIR for debugging),
 # SIM_HOST, TMPDIR.
-# Variables set: IBSIM_DIR, IBSIM_PID, IBSIM_SOCKNAME, IBSIM_LOG.
+# Variables set: IBSIM_DIR, IBSIM_PID, IBSIM_SOCKNAME, IBSIM_LOG, IBSIM_SPAWN_PID.
 
 _ibsim_seq=0
 _ibsim_console=
@@ -175,24 +186,57 @@ ibsim_start()
 	return 0
 }
 
-ibsim_run()
+_ibsim_started()
 {
 	if [ -z "$IBSIM_PID" ] || [ -z "$IBSIM_DIR" ]; then
-		echo "lib-ibsim: ibsim_run without ibsim_start" >&2
+		echo "lib-ibsim: $1 without ibsim_start" >&2
 		return 1
 	fi
+}
+
+# _ibsim_exec CMD...: in a subshell, exec CMD as an ibsim client (the environment ibsim_run describes)
+_ibsim_exec()
+{
 	_ibsim_pre=$UMAD2SIM
 	[ -n "${LD_PRELOAD:-}" ] && _ibsim_pre="$LD_PRELOAD:$UMAD2SIM"
 	_ibsim_asan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	cd "$IBSIM_DIR" || exit 1
+	if [ -n "${SIM_HOST:-}" ]; then
+		export SIM_HOST
+	fi
+	LD_PRELOAD=$_ibsim_pre IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
+	OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$_ibsim_asan \
+		exec "$@"
+}
+
+ibsim_run()
+{
+	_ibsim_started ibsim_run || return 1
+	(_ibsim_exec timeout "${IBSIM_RUN_TIMEOUT:-300}" "$@")
+}
+
+ibsim_at()
+{
+	_ibsim_started ibsim_at || return 1
 	(
-		cd "$IBSIM_DIR" || exit 1
-		if [ -n "${SIM_HOST:-}" ]; then
-			export SIM_HOST
-		fi
-		LD_PRELOAD=$_ibsim_pre IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$_ibsim_asan \
-			exec timeout "${IBSIM_RUN_TIMEOUT:-300}" "$@"
+		SIM_HOST=$1
+		shift
+		_ibsim_exec timeout -s KILL "${T:-10}" "$@"
 	)
+}
+
+ibsim_spawn()
+{
+	_ibsim_started ibsim_spawn || return 1
+	(
+		SIM_HOST=$1
+		_ibsim_t=$2
+		_ibsim_out=$3
+		shift 3
+		exec >"$_ibsim_out" 2>&1
+		_ibsim_exec timeout "$_ibsim_t" "$@"
+	) &
+	IBSIM_SPAWN_PID=$!
 }
 
 # ibsim_diag CMD...: a diagnostic (ibtracert, iblinkinfo, smpquery...) as ibsim_run, bounded at

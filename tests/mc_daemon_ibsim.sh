@@ -37,23 +37,7 @@ sub="$top_builddir/tests/sa_client"
 probe="$top_builddir/tests/mft_probe"
 net="$top_srcdir/tests/data/ft-small.net"
 sock="$work/smd.sock"
-asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
-# at HOST CMD...: CMD as an ibsim client at HOST, killed after ${T:-10} s
-at() {
-	_h=$1
-	shift
-	(cd "$IBSIM_DIR" && SIM_HOST=$_h LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		ASAN_OPTIONS=$asan_opts exec timeout -s KILL "${T:-10}" "$@")
-}
-wait_for() {
-	_i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ $_i -le "$3" ] || return 1
-		sleep 0.1
-	done
-}
 st() { "$smctl" --socket "$sock" --json status >"$work/st.json" 2>&1; }
 sweeps() { st && json "$work/st.json" "r['sweeps']"; }
 # wait_cycle N: status shows more than N cycles, and none running (20 s at most)
@@ -92,7 +76,7 @@ flood() {
 	_m=$1
 	shift
 	echo "$_m $(for g in "$@"; do printf '%s:1 ' "$g"; done)" >"$work/groups.txt"
-	T=30 at host00 dump_mfts >"$work/mfts.txt" 2>"$work/dump.err" || { bad "dump_mfts: $(cat "$work/dump.err")"; return 1; }
+	T=30 ibsim_at host00 dump_mfts >"$work/mfts.txt" 2>"$work/dump.err" || { bad "dump_mfts: $(cat "$work/dump.err")"; return 1; }
 	"$probe" check "$work/topo.ibnd" "$work/mfts.txt" "$work/groups.txt" >"$work/flood.out" 2>&1
 }
 
@@ -101,20 +85,12 @@ Default=0x7fff, ipoib : ALL=full ;
 Tenant=0x0002, ipoib : HOST05=full, SELF=full ;
 EOF
 IBSIM_CONSOLE=1 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
-g05=$(at host05 ibstat -p 2>/dev/null | head -1)
-g09=$(at host09 ibstat -p 2>/dev/null | head -1)
+g05=$(ibsim_at host05 ibstat -p 2>/dev/null | head -1)
+g09=$(ibsim_at host09 ibstat -p 2>/dev/null | head -1)
 [ -n "$g05" ] && [ -n "$g09" ] || { echo "FAIL: no port GUIDs (ibstat -p)"; exit 1; }
 sed -i "s/HOST05/$g05/" "$work/partitions.conf"
 printf 'sweep_interval: 0\npartition_config_file: %s\n' "$work/partitions.conf" >"$work/smd.yaml"
-IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout 600 "$smd" -f -c "$work/smd.yaml" --plane "ibsim:host00" --socket "$sock" \
-	--state-dir "$work/state" >"$work/smd.out" 2>&1 &
-pid=$!
-dmn_pids="$dmn_pids $pid"
-if ! dmn_up "$work/st.json" 300 || ! wait_for "$work/smd.out" "SA: answering" 100; then
-	bad "smd or its SA did not come up"
-	cat "$work/smd.out"
-	exit 1
-fi
+ibsim_smd_start host00 -c "$work/smd.yaml" || { bad "smd or its SA did not come up"; exit 1; }
 wait_cycle 0
 # a first sweep that lost answers is swept again (heavy): the counts below want a quiet plane
 _i=0
@@ -123,40 +99,40 @@ until st && [ "$(json "$work/st.json" "r['state'] == 'up' and r['planes_incomple
 	[ $_i -lt 300 ] || { bad "the plane is not up and complete after 30 s"; break; }
 	sleep 0.1
 done
-T=30 at host00 ibnetdiscover >"$work/topo.ibnd" 2>/dev/null || bad "ibnetdiscover failed"
+T=30 ibsim_at host00 ibnetdiscover >"$work/topo.ibnd" 2>/dev/null || bad "ibnetdiscover failed"
 
 # ---- 1. the MFT-only pass -----------------------------------------------------------------
 # a subscriber to traps 66/67 for part 2 (a create, a delete)
-T=60 at host03 "$sub" -I -s 66,67 -w 30000 -n 2 >"$work/sub1.out" 2>&1 &
+T=60 ibsim_at host03 "$sub" -I -s 66,67 -w 30000 -n 2 >"$work/sub1.out" 2>&1 &
 subp=$!
-wait_for "$work/sub1.out" "subscribed 67" 100 || bad "sa_client did not subscribe: $(cat "$work/sub1.out")"
+wait_line "$work/sub1.out" "subscribed 67" 100 || bad "sa_client did not subscribe: $(cat "$work/sub1.out")"
 n=$(sweeps)
-at host09 "$mc" -j ff15:1234::1 >"$work/join1" 2>&1 || bad "join (create): $(cat "$work/join1")"
+ibsim_at host09 "$mc" -j ff15:1234::1 >"$work/join1" 2>&1 || bad "join (create): $(cat "$work/join1")"
 mlid=$(mlid_of "$work/join1")
 wait_cycle "$n" || bad "no cycle after the create"
 # one member: no tree to program (smd programs groups of two or more)
 cost "create (host09)" "$n" 0 || bad "the create cost more than MFT blocks"
 n=$(sweeps)
-at host05 "$mc" -j ff15:1234::1 >"$work/join2" 2>&1 || bad "join (second member): $(cat "$work/join2")"
+ibsim_at host05 "$mc" -j ff15:1234::1 >"$work/join2" 2>&1 || bad "join (second member): $(cat "$work/join2")"
 wait_cycle "$n" || bad "no cycle after the join"
 cost "join (host05)" "$n" || bad "the join cost more than MFT blocks"
 flood "$mlid" "$g05" "$g09" || bad "after the join: $(cat "$work/flood.out")"
 echo "dump_mfts after the join ($mlid): $(cat "$work/flood.out")"
 # the SA answers from the snapshot the pass published: host05's leaf (leaf1) forwards the MLID
 leaf1=$(sed -n 's/^Switch.*"ftsmall leaf1".* lid \([0-9]*\) .*/\1/p' "$work/topo.ibnd" | head -1)
-T=20 at host05 saquery MFTR "$leaf1" >"$work/mftr" 2>&1
+T=20 ibsim_at host05 saquery MFTR "$leaf1" >"$work/mftr" 2>&1
 mask=$(awk -v m="$mlid" '$1 == m { print $2; exit }' "$work/mftr")
 echo "saquery MFTR $leaf1 (leaf1) after the join: $mlid port mask ${mask:-none}"
 [ -n "$mask" ] && [ "$mask" != 0x0000 ] || bad "the SA's MFTRecord of leaf1 lacks $mlid after the join: $(head -8 "$work/mftr")"
 n=$(sweeps)
-at host05 "$mc" -l ff15:1234::1 >"$work/leave1" 2>&1 || bad "leave: $(cat "$work/leave1")"
+ibsim_at host05 "$mc" -l ff15:1234::1 >"$work/leave1" 2>&1 || bad "leave: $(cat "$work/leave1")"
 wait_cycle "$n" || bad "no cycle after the leave"
 cost "leave (host05)" "$n" || bad "the leave cost more than MFT blocks"
 n=$(sweeps)
-at host09 "$mc" -l ff15:1234::1 >"$work/leave2" 2>&1 || bad "leave (last): $(cat "$work/leave2")"
+ibsim_at host09 "$mc" -l ff15:1234::1 >"$work/leave2" 2>&1 || bad "leave (last): $(cat "$work/leave2")"
 wait_cycle "$n" || bad "no cycle after the last leave"
 cost "delete (host09 leaves last)" "$n" 0 || bad "the delete cost more than MFT blocks"
-T=30 at host00 dump_mfts >"$work/mfts.txt" 2>&1
+T=30 ibsim_at host00 dump_mfts >"$work/mfts.txt" 2>&1
 if grep -q "^$mlid" "$work/mfts.txt"; then
 	bad "dump_mfts: $mlid still programmed after its group went: $(grep "^$mlid" "$work/mfts.txt" | head -3)"
 fi
@@ -194,36 +170,18 @@ EOF
 	: >"$1"
 	while read -r name l p; do
 		echo "$name port $p" >>"$1"
-		T=20 at host00 smpquery pkeys "$l" "$p" >>"$1" 2>&1
+		T=20 ibsim_at host00 smpquery pkeys "$l" "$p" >>"$1" 2>&1
 	done <"$work/ports"
-}
-# blocks_differ A B: 32-entry blocks that differ between two dumps
-blocks_differ() {
-	python3 - "$1" "$2" <<'EOF'
-import re, sys
-def tables(path):
-    t, key = {}, None
-    for line in open(path):
-        if ' port ' in line and not line.startswith(' '):
-            key = line.strip(); t[key] = []
-        elif re.match(r'\s*\d+:', line):
-            t[key] += [int(x, 16) for x in line.split(':', 1)[1].split()]
-    return t
-a, b = tables(sys.argv[1]), tables(sys.argv[2])
-d = [(k, i // 32) for k in a for i in range(0, max(len(a[k]), len(b.get(k, []))), 32) if a[k][i:i + 32] != b.get(k, [])[i:i + 32]]
-sys.stderr.write(''.join('%s block %d\n' % x for x in d))
-print(len(d))
-EOF
 }
 TENANT=ff12:401b:8002::ffff:ffff OTHER=ff12:401b:8003::ffff:ffff
 dump "$work/pk1"
 echo "P_Key tables: $(grep -c ' port ' "$work/pk1") ports read back"
-at host05 saquery -g >"$work/g1" 2>&1
+ibsim_at host05 saquery -g >"$work/g1" 2>&1
 grep -q "$TENANT" "$work/g1" || bad "before the reload: no broadcast group of 0x0002: $(cat "$work/g1")"
-lid_at() { at "$1" ibaddr 2>/dev/null | sed -n 's/.*LID start \(0x[0-9a-f]*\|[0-9]*\) .*/\1/p' | head -1; }
+lid_at() { ibsim_at "$1" ibaddr 2>/dev/null | sed -n 's/.*LID start \(0x[0-9a-f]*\|[0-9]*\) .*/\1/p' | head -1; }
 l00=$(lid_at host00) l05=$(lid_at host05) l09=$(lid_at host09)
 [ -n "$l00" ] && [ -n "$l05" ] && [ -n "$l09" ] || bad "no LIDs from ibaddr ($l00 $l05 $l09)"
-at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr1" 2>&1
+ibsim_at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr1" 2>&1
 grep -qi 'dlid' "$work/pr1" && bad "before the reload: a PathRecord in 0x0003 (no such partition yet) answered"
 
 # a bad file: refused with FILE:LINE, the running one kept
@@ -234,19 +192,19 @@ grep -q "partitions.conf:2" "$work/reload.bad" || bad "the bad file's refusal do
 echo "bad file: $(head -1 "$work/reload.bad")"
 sleep 1
 [ "$(sweeps)" = "$n" ] || bad "a refused reload ran a cycle"
-at host05 saquery -g >"$work/g1b" 2>&1
+ibsim_at host05 saquery -g >"$work/g1b" 2>&1
 grep -q "$TENANT" "$work/g1b" || bad "after a refused reload: the broadcast group of 0x0002 is gone"
 
 # a good one: 0x0002 (host05) out, 0x0003 (host09) in
 printf 'Default=0x7fff, ipoib : ALL=full ;\nOther=0x0003, ipoib : %s=full, SELF=full ;\n' "$g09" >"$work/partitions.conf"
-T=60 at host03 "$sub" -I -s 67 -w 30000 -n 1 >"$work/sub2.out" 2>&1 &
+T=60 ibsim_at host03 "$sub" -I -s 67 -w 30000 -n 1 >"$work/sub2.out" 2>&1 &
 subp=$!
-wait_for "$work/sub2.out" "subscribed 67" 100 || bad "sa_client did not subscribe: $(cat "$work/sub2.out")"
+wait_line "$work/sub2.out" "subscribed 67" 100 || bad "sa_client did not subscribe: $(cat "$work/sub2.out")"
 n=$(sweeps)
 "$smctl" --socket "$sock" reload >"$work/reload.good" 2>&1 || bad "reload failed: $(cat "$work/reload.good")"
 wait_cycle "$n" || bad "no cycle after the reload"
 dump "$work/pk2"
-want=$(blocks_differ "$work/pk1" "$work/pk2" 2>"$work/pkdiff")
+want=$(pkey_blocks_differ "$work/pk1" "$work/pk2" 2>"$work/pkdiff")
 python3 - "$work/st.json" "$n" "$want" <<'EOF' || bad "the reload wrote more than the P_Key blocks that changed"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -263,17 +221,17 @@ echo "P_Key blocks that changed: $(tr '\n' ';' <"$work/pkdiff")"
 wait $subp
 cat "$work/sub2.out"
 grep -q "^report .* trap 67 .* gid $TENANT " "$work/sub2.out" || bad "no Report of trap 67 for 0x0002's broadcast group"
-at host05 saquery -g >"$work/g2" 2>&1
+ibsim_at host05 saquery -g >"$work/g2" 2>&1
 grep -q "$TENANT" "$work/g2" && bad "after the reload: 0x0002's broadcast group is still there"
-at host09 saquery -g >"$work/g2" 2>&1
+ibsim_at host09 saquery -g >"$work/g2" 2>&1
 grep -q "$OTHER" "$work/g2" || bad "after the reload: no broadcast group of 0x0003: $(cat "$work/g2")"
 echo "saquery -g after the reload: $(grep -c MGID "$work/g2") groups as host09 sees them, 0x0003's there, 0x0002's gone"
-at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr2" 2>&1
+ibsim_at host09 saquery PR --slid "$l09" --dlid "$l00" --pkey 0x8003 >"$work/pr2" 2>&1
 grep -qi 'pkey.*0x8003' "$work/pr2" || bad "after the reload: no PathRecord in 0x0003: $(cat "$work/pr2")"
-at host05 saquery PR --slid "$l05" --dlid "$l00" --pkey 0x8002 >"$work/pr3" 2>&1
+ibsim_at host05 saquery PR --slid "$l05" --dlid "$l00" --pkey 0x8002 >"$work/pr3" 2>&1
 grep -qi 'dlid' "$work/pr3" && bad "after the reload: a PathRecord in 0x0002 (removed) answered"
-at host09 "$mc" -j "$OTHER" -k 0x8003 >"$work/j3" 2>&1 || bad "host09 cannot join 0x0003's group: $(cat "$work/j3")"
-at host05 "$mc" -j "$OTHER" -k 0x8003 >"$work/j4" 2>&1 && bad "host05 (not in 0x0003) joined its group"
+ibsim_at host09 "$mc" -j "$OTHER" -k 0x8003 >"$work/j3" 2>&1 || bad "host09 cannot join 0x0003's group: $(cat "$work/j3")"
+ibsim_at host05 "$mc" -j "$OTHER" -k 0x8003 >"$work/j4" 2>&1 && bad "host05 (not in 0x0003) joined its group"
 echo "membership after the reload: PathRecord and joins in 0x0003 for host09 only, 0x0002 refused"
 
 kill -0 "$pid" 2>/dev/null || bad "smd died"

@@ -37,7 +37,6 @@ umad2sim_supp
 net="$top_srcdir/tests/data/ft-small.net"
 SMHOST=host00
 CLHOST=host05
-asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
 # "sw GUID" and "ca PORTGUID NAME" lines of the net file
 python3 - "$net" >"$work/nodes" <<'EOF'
@@ -92,29 +91,6 @@ dump() {
 	done <"$work/nodes"
 }
 
-# blocks_differ A B: 32-entry blocks that differ between two dumps
-blocks_differ() {
-	python3 - "$1" "$2" <<'EOF'
-import re, sys
-def tables(path):
-    t, key = {}, None
-    for line in open(path):
-        if ' port ' in line and not line.startswith(' '):
-            key = line.strip(); t[key] = []
-        elif re.match(r'\s*\d+:', line):
-            t[key] += [int(x, 16) for x in line.split(':', 1)[1].split()]
-    return t
-a, b = tables(sys.argv[1]), tables(sys.argv[2])
-n = 0
-for k in a:
-    x, y = a[k], b.get(k, [])
-    for i in range(0, max(len(x), len(y)), 32):
-        if x[i:i + 32] != y[i:i + 32]:
-            n += 1
-print(n)
-EOF
-}
-
 # ---- 1. OpenSM ---------------------------------------------------------------------
 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 SIM_HOST=$SMHOST ibsim_opensm_once -P "$work/p1.conf" || { echo "FAIL: opensm --once -P p1.conf"; exit 1; }
@@ -149,7 +125,7 @@ w2=$(json_num "$work/run2.json" pkey_blocks_written)
 [ "$w2" = 0 ] || bad "a second smd --once with the same partitions wrote ${w2:-?} P_Key blocks (want 0)"
 once "$work/p2.conf" "$work/run3.json" || bad "smd --once --partitions p2.conf failed"
 dump "$work/smd2"
-want=$(blocks_differ "$work/smd1" "$work/smd2")
+want=$(pkey_blocks_differ "$work/smd1" "$work/smd2" 2>/dev/null)
 w3=$(json_num "$work/run3.json" pkey_blocks_written)
 [ "$w3" = "$want" ] || bad "p2.conf: smd wrote ${w3:-?} P_Key blocks, $want changed"
 echo "p2.conf: $w3 P_Key blocks written, $want changed; $(json_num "$work/run3.json" pkey_blocks_read) read"
@@ -165,11 +141,7 @@ scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
 sock="$work/smd.sock"
 cp "$work/p1.conf" "$work/live.conf"
 rm -rf "$work/state"
-IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout 300 "$smd" -f --plane "ibsim:$SMHOST" --socket "$sock" \
-	--state-dir "$work/state" --guid2lid "$work/guid2lid" --partitions "$work/live.conf" \
-	>"$work/smd.out" 2>&1 &
-pid=$!
-if dmn_up "$work/st.json" 300; then
+if SMD_TIMEOUT=300 ibsim_smd_start $SMHOST --guid2lid "$work/guid2lid" --partitions "$work/live.conf"; then
 	sw0=$(json "$work/st.json" "r['sweeps']")
 	cp "$work/p2.conf" "$work/live.conf"
 	"$smctl" --socket "$sock" reload >"$work/reload.out" 2>&1 || bad "smctl reload failed: $(cat "$work/reload.out")"
@@ -188,9 +160,7 @@ if dmn_up "$work/st.json" 300; then
 	fi
 	# P_KeyTableRecord against the table smpquery reads (host05 and a leaf's port 1)
 	l5=$(lid_of "$h05")
-	T=10
-	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME ASAN_OPTIONS=$asan_opts \
-		exec timeout -s KILL $T saquery --smkey 1 PKTR "$l5/1/0") >"$work/pktr" 2>&1
+	ibsim_at $CLHOST saquery --smkey 1 PKTR "$l5/1/0" >"$work/pktr" 2>&1
 	sa=$(grep -io 'pkey_tbl.*' "$work/pktr" | head -3)
 	grep -q '0xFFFF\|0xffff' "$work/pktr" || bad "saquery PKTR $l5/1/0: no 0xFFFF entry: $(head -20 "$work/pktr")"
 	grep -q '0x0002' "$work/pktr" || bad "saquery PKTR $l5/1/0 lacks the Compute P_Key 0x0002: $(head -20 "$work/pktr")"
@@ -198,18 +168,15 @@ if dmn_up "$work/st.json" 300; then
 	# PathRecord: host08 and host09 share only limited memberships (Lim, Compute; Default is full for all,
 	# so use the P_Key: Lim 0x0040 limited both -> refused); host06 and host08 are full members of Odd
 	l8=$(lid_of "$h08") l9=$(lid_of "$h09") l6=$(lid_of "$h06")
-	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME ASAN_OPTIONS=$asan_opts \
-		exec timeout -s KILL $T saquery PR --slid "$l8" --dlid "$l9" --pkey 0x0040) >"$work/pr_lim" 2>&1
+	ibsim_at $CLHOST saquery PR --slid "$l8" --dlid "$l9" --pkey 0x0040 >"$work/pr_lim" 2>&1
 	grep -qi 'dlid' "$work/pr_lim" && bad "PathRecord $l8 -> $l9 with P_Key 0x0040 (both limited) answered: $(cat "$work/pr_lim")"
-	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME ASAN_OPTIONS=$asan_opts \
-		exec timeout -s KILL $T saquery PR --slid "$l6" --dlid "$l8" --pkey 0x9234) >"$work/pr_odd" 2>&1
+	ibsim_at $CLHOST saquery PR --slid "$l6" --dlid "$l8" --pkey 0x9234 >"$work/pr_odd" 2>&1
 	grep -qi 'pkey.*0x9234' "$work/pr_odd" || bad "PathRecord $l6 -> $l8 with P_Key 0x9234 (both full in Odd): $(cat "$work/pr_odd")"
-	(cd "$IBSIM_DIR" && SIM_HOST=$CLHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME ASAN_OPTIONS=$asan_opts \
-		exec timeout -s KILL $T saquery PR --slid "$l6" --dlid "$l9" --pkey 0x9234) >"$work/pr_non" 2>&1
+	ibsim_at $CLHOST saquery PR --slid "$l6" --dlid "$l9" --pkey 0x9234 >"$work/pr_non" 2>&1
 	grep -qi 'dlid' "$work/pr_non" && bad "PathRecord $l6 -> $l9 with P_Key 0x9234 (host09 not a member) answered"
 	echo "PathRecord: non-members and limited-only pairs refused, full members of 0x1234 answered"
 else
-	bad "smd -f --partitions did not come up"; cat "$work/smd.out"
+	bad "smd -f --partitions did not come up"
 fi
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null

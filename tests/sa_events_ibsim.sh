@@ -30,53 +30,28 @@ need_tools "Debian packages opensm, infiniband-diags, ibsim-utils" opensm saquer
 scratch saev
 umad2sim_supp
 client="$top_builddir/tests/sa_client"
-asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 sock="$work/smd.sock"
 IBSIM_CONSOLE=1
 export IBSIM_CONSOLE
 
-# at HOST SECONDS CMD...: CMD as an ibsim client at HOST, killed after SECONDS
-at() {
-	_h=$1 _t=$2
-	shift 2
-	(cd "$IBSIM_DIR" && SIM_HOST=$_h LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$asan_opts exec timeout -s KILL "$_t" "$@")
-}
 # sm_at HOST NAME CMD...: an SM in the background at HOST (up to 300 s), output to $work/NAME.out
 sm_at() {
 	_h=$1 _n=$2
 	shift 2
-	(cd "$IBSIM_DIR" && SIM_HOST=$_h LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$asan_opts exec timeout 300 "$@") \
-		>"$work/$_n.out" 2>&1 &
-	dmn_pids="$dmn_pids $!"
-}
-# wait_for FILE PATTERN TENTHS: FILE has a line matching PATTERN within TENTHS x 0.1 s
-wait_for() {
-	_i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		_i=$((_i + 1))
-		[ $_i -le "$3" ] || return 1
-		sleep 0.1
-	done
+	ibsim_spawn "$_h" 300 "$work/$_n.out" "$@"
+	dmn_pids="$dmn_pids $IBSIM_SPAWN_PID"
 }
 sa_stat() { "$smctl" --socket "$sock" --json status >"$work/st.json" 2>&1 && json "$work/st.json" "r['sa'][0]['$1']"; }
 
 # ---- 1. Reports ----------------------------------------------------------------------------
 scratch_ibsim "$top_srcdir/tests/data/ft-small.net" || { echo "FAIL: ibsim did not start"; exit 1; }
-sm_at host00 smd "$smd" -f --backend umad --socket "$sock" --state-dir "$work/state"
-pid=${dmn_pids##* }
-if ! dmn_up "$work/st.json" 300 || ! wait_for "$work/smd.out" "SA: answering" 100; then
-	bad "smd or its SA did not come up"
-	cat "$work/smd.out"
-	exit 1
-fi
-gid03=$(at host03 10 ibaddr 2>/dev/null | sed -n 's/^GID \([^ ]*\) .*/\1/p')
+SMD_TIMEOUT=300 ibsim_smd_start umad:host00 || { bad "smd or its SA did not come up"; exit 1; }
+gid03=$(T=10 ibsim_at host03 ibaddr 2>/dev/null | sed -n 's/^GID \([^ ]*\) .*/\1/p')
 
 # between cycles: a host's link
-at host05 30 "$client" -I -s 128,64,65 -w 10000 -n 2 >"$work/sub1.out" 2>&1 &
+T=30 ibsim_at host05 "$client" -I -s 128,64,65 -w 10000 -n 2 >"$work/sub1.out" 2>&1 &
 sub=$!
-wait_for "$work/sub1.out" "subscribed 65" 100 || bad "sa_client did not subscribe: $(cat "$work/sub1.out")"
+wait_line "$work/sub1.out" "subscribed 65" 100 || bad "sa_client did not subscribe: $(cat "$work/sub1.out")"
 ibsim_console 'Unlink "host03"[1]'
 wait $sub
 rc=$?
@@ -92,9 +67,9 @@ sleep 0.5
 # during cycles: heavy cycles back to back while a link goes
 (while :; do "$smctl" --socket "$sock" resweep --heavy >/dev/null 2>&1 || sleep 0.1; done) &
 loop=$!
-at host05 30 "$client" -I -s 128 -w 10000 -n 1 >"$work/sub2.out" 2>&1 &
+T=30 ibsim_at host05 "$client" -I -s 128 -w 10000 -n 1 >"$work/sub2.out" 2>&1 &
 sub=$!
-wait_for "$work/sub2.out" "subscribed 128" 100 || bad "sa_client did not subscribe: $(cat "$work/sub2.out")"
+wait_line "$work/sub2.out" "subscribed 128" 100 || bad "sa_client did not subscribe: $(cat "$work/sub2.out")"
 sleep 1
 ibsim_console 'Unlink "spine1"[2]'
 wait $sub
@@ -112,9 +87,9 @@ fi
 # a subscriber that never answers: 1 + 3 sends, then given up and unsubscribed
 sleep 1.5   # the other end's trap went to sub2's subscription after it left: its resends end first
 given0=$(sa_stat reports_given_up)
-at host05 30 "$client" -I -N -s 128 -w 3000 -n 99 >"$work/sub3.out" 2>&1 &
+T=30 ibsim_at host05 "$client" -I -N -s 128 -w 3000 -n 99 >"$work/sub3.out" 2>&1 &
 sub=$!
-wait_for "$work/sub3.out" "subscribed 128" 100 || bad "sa_client did not subscribe: $(cat "$work/sub3.out")"
+wait_line "$work/sub3.out" "subscribed 128" 100 || bad "sa_client did not subscribe: $(cat "$work/sub3.out")"
 ibsim_console 'Unlink "spine2"[3]'
 wait $sub
 cat "$work/sub3.out"
@@ -154,7 +129,7 @@ for other in smd opensm; do
 	want="0x0000000000100001/2/3 0x0000000000100004/1/2"
 	_i=0
 	while [ $_i -lt 175 ]; do
-		at Hca3 10 saquery SMIR >"$work/smir.$other" 2>&1
+		T=10 ibsim_at Hca3 saquery SMIR >"$work/smir.$other" 2>&1
 		recs=$(python3 - "$work/smir.$other" <<'EOF'
 import re, sys
 t = open(sys.argv[1]).read()

@@ -46,22 +46,10 @@ BCAST=ff12:401b:ffff::ffff:ffff
 TENANT=ff12:401b:8002::ffff:ffff   # the broadcast group of partition 0x0002 (host05 and the SM only)
 KNOWN="hostile-scope0:smd-refuses-MGID-scope-0-(reserved,RFC4291);OpenSM-does-not-check-the-scope
 table-m:a-group's-Scope:smd's-is-its-MGID's;OpenSM's-is-its-creator's-record's-(0-when-not-given)"
-asan_opts="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
-# at HOST CMD...: CMD as an ibsim client at HOST, killed after ${T:-10} s
-at() {
-	_h=$1
-	shift
-	(cd "$IBSIM_DIR" && SIM_HOST=$_h LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		ASAN_OPTIONS=$asan_opts exec timeout -s KILL "${T:-10}" "$@")
-}
-bg() {
-	(cd "$IBSIM_DIR" && SIM_HOST=$SMHOST LD_PRELOAD=$UMAD2SIM IBSIM_SOCKNAME=$IBSIM_SOCKNAME \
-		OSM_TMP_DIR=$IBSIM_DIR OSM_CACHE_DIR=$IBSIM_DIR ASAN_OPTIONS=$asan_opts exec timeout 600 "$@") &
-}
 wait_sa() {
 	_n=0
-	until at host05 saquery -c 2>/dev/null | grep -q 'Class version'; do
+	until ibsim_at host05 saquery -c 2>/dev/null | grep -q 'Class version'; do
 		_n=$((_n + 1))
 		[ $_n -lt 60 ] || return 1
 		sleep 0.5
@@ -72,7 +60,7 @@ wait_sa() {
 step() {
 	_d=$1 _n=$2 _h=$3
 	shift 3
-	at "$_h" "$@" >"$_d/$_n" 2>&1
+	ibsim_at "$_h" "$@" >"$_d/$_n" 2>&1
 	echo "exit $?" >>"$_d/$_n"
 }
 
@@ -118,7 +106,7 @@ norm() {
 
 # ---- OpenSM, the reference -----------------------------------------------------------------
 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
-g05=$(at host05 ibstat -p 2>/dev/null | head -1)   # the port host09 joins by proxy
+g05=$(ibsim_at host05 ibstat -p 2>/dev/null | head -1)   # the port host09 joins by proxy
 [ -n "$g05" ] || { echo "FAIL: no port GUID of host05 (ibstat -p)"; exit 1; }
 cat >"$work/partitions.conf" <<EOF
 Default=0x7fff, ipoib : ALL=full ;
@@ -126,12 +114,12 @@ Tenant=0x0002, ipoib, mtu=4, rate=3 : $g05=full, SELF=full ;
 EOF
 SIM_HOST=$SMHOST ibsim_opensm_once -P "$work/partitions.conf" || { echo "FAIL: opensm --once"; exit 1; }
 cp "$IBSIM_DIR/guid2lid" "$work/guid2lid" || { echo "FAIL: no guid2lid from OpenSM"; exit 1; }
-bg opensm -P "$work/partitions.conf" -f "$IBSIM_DIR/opensm.log" >"$work/opensm.out" 2>&1
-osm=$!
+ibsim_spawn $SMHOST 600 "$work/opensm.out" opensm -P "$work/partitions.conf" -f "$IBSIM_DIR/opensm.log"
+osm=$IBSIM_SPAWN_PID
 dmn_pids="$dmn_pids $osm"
 wait_sa || bad "OpenSM's SA did not answer within 30 s"
 script "$work/osm"
-T=120 at host05 osmtest -f m >"$work/osm.osmtest" 2>&1
+T=120 ibsim_at host05 osmtest -f m >"$work/osm.osmtest" 2>&1
 echo "OpenSM: $(cat "$work/osm/cycles" | head -1)"
 kill "$osm" 2>/dev/null
 wait "$osm" 2>/dev/null
@@ -139,14 +127,9 @@ ibsim_stop
 
 # ---- smd ----------------------------------------------------------------------------------
 IBSIM_CONSOLE=1 scratch_ibsim "$net" || { echo "FAIL: ibsim did not start"; exit 1; }
-IBSIM_SOCKNAME=$IBSIM_SOCKNAME timeout 600 "$smd" -f --plane "ibsim:$SMHOST" --socket "$sock" \
-	--state-dir "$work/state" --guid2lid "$work/guid2lid" --partitions "$work/partitions.conf" >"$work/smd.out" 2>&1 &
-pid=$!
-if ! dmn_up "$work/st.json" 300 || ! wait_sa; then
-	bad "smd or its SA did not come up"
-	cat "$work/smd.out"
-	exit 1
-fi
+ibsim_smd_start $SMHOST --guid2lid "$work/guid2lid" --partitions "$work/partitions.conf" ||
+	{ bad "smd or its SA did not come up"; exit 1; }
+wait_sa || { bad "smd's SA does not answer saquery -c"; exit 1; }
 script "$work/smd"
 echo "smd: $(head -1 "$work/smd/cycles")"
 kill -0 "$pid" 2>/dev/null || bad "smd died"
@@ -157,20 +140,20 @@ echo "smd: status: mc_groups $(json "$work/st.json" "r['sa'][0]['mc_groups']")" 
 	"MCMemberRecord answers $(json "$work/st.json" "r['sa'][0]['by_attr'].get('MCMemberRecord')")"
 # left: the two broadcast groups and the group of the MGID the SA assigned (scope 0 was refused)
 [ "$(json "$work/st.json" "r['sa'][0]['mc_groups']")" = 3 ] || bad "status: not the 3 groups left"
-T=120 at host05 osmtest -f m >"$work/smd.osmtest" 2>&1
+T=120 ibsim_at host05 osmtest -f m >"$work/smd.osmtest" 2>&1
 kill -0 "$pid" 2>/dev/null || bad "smd died during osmtest -f m"
 
 # a member's port leaves the fabric: host09 (leaf2 port 2), the one full member of a group
-at host09 "$client" -j ff15:beef::1 >"$work/prune.join" 2>&1 || bad "prune: join: $(cat "$work/prune.join")"
-at host05 "$client" -j ff15:beef::1 -J 2 >>"$work/prune.join" 2>&1 || bad "prune: join: $(cat "$work/prune.join")"
+ibsim_at host09 "$client" -j ff15:beef::1 >"$work/prune.join" 2>&1 || bad "prune: join: $(cat "$work/prune.join")"
+ibsim_at host05 "$client" -j ff15:beef::1 -J 2 >>"$work/prune.join" 2>&1 || bad "prune: join: $(cat "$work/prune.join")"
 # by MGID (under umad2sim a client sees only the first RMPP segment of a longer table)
-at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.before" 2>&1
+ibsim_at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.before" 2>&1
 grep -q 'ff15:beef::1' "$work/prune.before" || bad "prune: the group is not there: $(cat "$work/prune.before")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
 n0=$(json "$work/st.json" 'r["sweeps"]')
 ibsim_console 'Unlink "leaf2"[2]'
 pruned() {
-	at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.after" 2>&1 && ! grep -q 'ff15:beef::1' "$work/prune.after"
+	ibsim_at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.after" 2>&1 && ! grep -q 'ff15:beef::1' "$work/prune.after"
 }
 _n=0
 until pruned; do

@@ -47,6 +47,7 @@ static void test_load_ecmp(void **state)
 	assert_int_equal(sm_engine_load_plugin(r, path, &ops, err, sizeof(err)), 0);
 	assert_string_equal(ops->name, "ecmp");
 	assert_int_equal(ops->abi_version, SM_ENGINE_ABI_VERSION);
+	assert_int_equal(sm_engine_flags(ops), 0);   /* promises nothing: validated in full */
 	/* a second copy of the same name is refused */
 	assert_int_equal(sm_engine_load_plugin(r, path, NULL, err, sizeof(err)), -EEXIST);
 	assert_non_null(strstr(err, "already taken by a loaded plugin"));
@@ -213,7 +214,7 @@ static void test_bad_plugins(void **state)
 		struct sm_registry *r = sm_registry_new(plugdir);
 		plugin_path(path, sizeof(path), "old_v1");
 		assert_int_equal(sm_engine_load_plugin(r, path, &ops, e, sizeof(e)), 0);
-		assert_int_equal(ops->size, SM_ENGINE_OPS_SIZE_V1);
+		assert_int_equal(ops->size, offsetof(struct sm_engine_ops, reroute));
 		assert_null(sm_engine_reroute(ops));
 		sm_registry_free(r);
 	}
@@ -231,6 +232,51 @@ static void test_bad_plugins(void **state)
 	sm_registry_free(r);
 }
 
+static int old_init(void **st, yaml_document_t *doc, yaml_node_t *node, char *err, size_t errlen)
+{
+	*st = NULL;
+	return 0;
+}
+
+static int old_route(void *st, struct sm_route_ctx *ctx)
+{
+	return 0;
+}
+
+static void old_free(void *st)
+{
+}
+
+/*
+ * Capability flags: ftree and updn promise routes without credit loops;
+ * minhop, planes and hotpath do not. A descriptor built before flags
+ * existed (size ending at free) still loads, and its flags read as 0
+ * whatever lies beyond its size.
+ */
+static void test_engine_flags(void **state)
+{
+	(void)state;
+	static const char *const promise[] = { "ftree", "updn" };
+	static const char *const none[] = { "minhop", "planes", "hotpath" };
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(sm_engine_flags(sm_engine_builtin(promise[i])), SM_ENGINE_F_NO_CREDIT_LOOP);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(sm_engine_flags(sm_engine_builtin(none[i])), 0);
+	struct sm_engine_ops old = {
+		.size = SM_ENGINE_OPS_MIN_SIZE, .abi_version = SM_ENGINE_ABI_VERSION, .name = "old",
+		.init = old_init, .route = old_route, .free = old_free,
+		.flags = SM_ENGINE_F_NO_CREDIT_LOOP,   /* past its size: never read */
+	};
+	char err[200];
+	assert_int_equal(sm_engine_check_ops(&old, err, sizeof(err)), 0);
+	assert_int_equal(sm_engine_flags(&old), 0);
+	assert_null(sm_engine_reroute(&old));
+	old.size = sizeof(old);
+	assert_int_equal(sm_engine_flags(&old), SM_ENGINE_F_NO_CREDIT_LOOP);
+	old.size = SM_ENGINE_OPS_MIN_SIZE - 1;
+	assert_int_equal(sm_engine_check_ops(&old, err, sizeof(err)), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_ecmp_hash_spreads),
 		cmocka_unit_test(test_ecmp_config_errors),
 		cmocka_unit_test(test_bad_plugins),
+		cmocka_unit_test(test_engine_flags),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

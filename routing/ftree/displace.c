@@ -29,8 +29,12 @@
  * children that will move d onto it, but records nothing: those children
  * record their own intervals along the whole path.
  *
- * Cost: per moved route, O(up ports x path length x intervals on a link);
- * nothing at all on a complete tree.
+ * Cost: per moved route, O(up ports) for the candidates' bounds, plus
+ * O(path length x intervals on a link) for each candidate scored; most
+ * candidates are never scored (their bound cannot win, or their first
+ * link already loses), most lists are skipped by their bucket mask, and
+ * a parent's path is walked once per destination (ft_sfx). Nothing at
+ * all on a complete tree. Every shortcut keeps the choice exactly.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -38,7 +42,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FT_PATH (2 * FT_MAX_RANK + 2) /* links of a route from a switch to T, at most */
 #define FT_PIECES 96                  /* overlapping intervals measured exactly; more are counted */
 
 int ft_displace_init(struct ft_run *x)
@@ -53,7 +56,14 @@ int ft_displace_init(struct ft_run *x)
 			maxd = m->dest_off[s + 1] - m->dest_off[s];
 	x->disp = calloc(ne, sizeof(*x->disp));
 	x->iv = calloc(2 * ne, sizeof(*x->iv));
+	x->ivmask = calloc(2 * ne, sizeof(*x->ivmask));
+	x->sfx = calloc((size_t)m->nsw + 1, sizeof(*x->sfx));
 	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
+	size_t nh = 1;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		nh += (size_t)f->nodes[m->sw_node[s]].nports + 1;
+	x->hop_off = calloc((size_t)m->nsw + 1, sizeof(*x->hop_off));
+	x->hop = malloc(nh * sizeof(*x->hop));
 	x->chain = malloc((size_t)maxd * FT_CHAIN * sizeof(*x->chain));
 	x->cstamp = calloc((size_t)m->nsw + 1, sizeof(*x->cstamp));
 	x->rep = malloc(((size_t)m->n_dest + 1) * sizeof(*x->rep));
@@ -65,7 +75,8 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
-	if (!x->disp || !x->iv || !x->link_of || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
+	x->bw = m->n_hosts / 64 + 1; /* x->nidx is n_hosts */
+	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		x->link_of[i] = SM_NONE;
@@ -75,6 +86,20 @@ int ft_displace_init(struct ft_run *x)
 			x->link_of[sm_port_index(f, m->sw_node[s], m->up_port[e])] = e;
 			x->link_of[sm_port_index(f, pt->peer_node, pt->peer_port)] = e;
 		}
+	/* the hops of path_links, one load each: port p of s leads to switch nx over interval slot iv */
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t node = m->sw_node[s], np = f->nodes[node].nports;
+		x->hop_off[s + 1] = x->hop_off[s] + np + 1;
+		struct ft_hop *h = x->hop + x->hop_off[s];
+		for (uint32_t p = 0; p <= np; p++) {
+			uint32_t nx = p ? ft_peer_slot(m, s, p) : SM_NONE, l = x->link_of[sm_port_index(f, node, p)];
+			h[p] = (struct ft_hop){ SM_NONE, 0 };
+			if (nx == SM_NONE || l == SM_NONE || m->rank[nx] == FT_RANK_NONE)
+				continue;
+			h[p].nx = nx;
+			h[p].iv = 2 * l + (m->rank[nx] > m->rank[s] ? 0 : 1);
+		}
+	}
 	return 0;
 }
 
@@ -85,12 +110,16 @@ void ft_displace_free(struct ft_run *x)
 		for (size_t i = 0; i < 2 * ((size_t)x->m->up_off[x->m->nsw] + 1); i++)
 			free(x->iv[i].v);
 	free(x->link_of);
+	free(x->hop_off);
+	free(x->hop);
 	free(x->chain);
 	free(x->cstamp);
 	free(x->rep);
 	free(x->sticky);
 	free(x->cmask);
 	free(x->iv);
+	free(x->ivmask);
+	free(x->sfx);
 }
 
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
@@ -123,6 +152,22 @@ static int on_ideal_tree(const struct ft_model *m, uint32_t s, uint32_t idx)
 	return 0;
 }
 
+/*
+ * The buckets of shifts (64 of x->bw shifts each) that the cyclic interval
+ * [a, a + len) meets, as a bit mask: two intervals that share no bucket
+ * share no shift.
+ */
+static uint64_t bucket_mask(const struct ft_run *x, uint32_t a, uint32_t len)
+{
+	uint32_t n = x->nidx ? x->nidx : 1;
+	if (len >= n)
+		return ~0ull;
+	uint32_t b0 = a / x->bw, b1 = (uint32_t)(((uint64_t)a + len - 1) % n) / x->bw;
+	if ((uint64_t)a + len <= n)
+		return ((2ull << (b1 - b0)) - 1) << b0;
+	return ~0ull << b0 | ((2ull << b1) - 1); /* wraps past shift n - 1 */
+}
+
 /* Insertion sort: the lists are short (at most 2 * FT_PIECES), and qsort's calls cost more than the sort. */
 static void sort_u32(uint32_t *v, uint32_t n)
 {
@@ -134,21 +179,12 @@ static void sort_u32(uint32_t *v, uint32_t n)
 	}
 }
 
-/* Most intervals of list head covering one shift of [a, a + len) (cyclic mod n). */
-static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t a, uint32_t len)
+/* depth() when at least two intervals meet [a, a + len): place them and sweep. */
+static __attribute__((noinline)) unsigned depth_sweep(const struct ft_ivec *l, uint32_t n, uint32_t a, uint32_t len)
 {
-	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0, n = x->nidx, hits = 0;
+	uint32_t st[2 * FT_PIECES], en[2 * FT_PIECES], np = 0;
 	unsigned extra = 0;
 
-	/* most lists have at most one interval meeting [a, a + len): count them first, without sorting */
-	for (uint32_t k = 0; k < l->n && hits <= 1; k++) {
-		const struct ft_iv *v = &l->v[k];
-		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;  /* v's start, from a */
-		uint32_t back = o ? n - o : 0;                                    /* a, from v's start */
-		hits += o < len || back < v->len;
-	}
-	if (hits <= 1)
-		return hits;
 	for (uint32_t k = 0; k < l->n; k++) {
 		const struct ft_iv *v = &l->v[k];
 		uint32_t o = v->start >= a ? v->start - a : v->start + n - a;
@@ -183,10 +219,32 @@ static unsigned depth(const struct ft_run *x, const struct ft_ivec *l, uint32_t 
 	return best + extra;
 }
 
+/* Most intervals of link slot's list covering one shift of [a, a + len) (cyclic mod n). */
+static inline unsigned depth(const struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len, uint64_t qmask)
+{
+	if (!(x->ivmask[slot] & qmask))
+		return 0; /* no interval shares a bucket of shifts with [a, a + len) */
+	const struct ft_ivec *l = &x->iv[slot];
+	uint32_t n = x->nidx, hits = 0;
+	/*
+	 * Most lists have at most one interval meeting [a, a + len): count
+	 * them first, without sorting. v meets it when v starts inside it or
+	 * wraps past n onto a (v->len <= n: a list never holds more).
+	 */
+	for (uint32_t k = 0; k < l->n && hits <= 1; k++) {
+		const struct ft_iv *v = &l->v[k];
+		uint32_t o = v->start >= a ? v->start - a : v->start + n - a; /* v's start, from a */
+		hits += (o < len) | (o > n - v->len);
+	}
+	return hits <= 1 ? hits : depth_sweep(l, n, a, len);
+}
+
 static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
 {
 	struct ft_ivec *l = &x->iv[slot];
 	uint32_t n = x->nidx ? x->nidx : 1;
+
+	x->ivmask[slot] |= bucket_mask(x, a, len);
 	/*
 	 * The leaves that move one destination onto one path have adjacent
 	 * source ranges, so their shift intervals touch: extend the latest
@@ -218,53 +276,120 @@ static void iv_add(struct ft_run *x, uint32_t slot, uint32_t a, uint32_t len)
 }
 
 /*
- * The links (as x->iv slots) a route toward T's destination i takes from
- * parent q on, after the up link e, leaving out the down links of its
- * ideal chain. Returns how many, or -1 when a hop is not routed yet.
+ * The links (as x->iv slots) a route toward T's destination d0[i] takes
+ * from parent q on, leaving out the down links of its ideal chain: n = -1
+ * when a hop is not routed. Kept per switch for the destination last
+ * asked (the leaves of a pod all ask their parents about the same moved
+ * destination): the entries on the way are those of q, of switches above
+ * it and of T's ancestors, all written before any switch below q is
+ * routed, so the path cannot change within one destination switch.
  */
-static int path_links(struct ft_run *x, uint32_t e, uint32_t q, const struct ft_dest *d, const uint32_t *chain,
-		      uint32_t *out)
+static const struct ft_sfx *suffix(struct ft_run *x, uint32_t q, const struct ft_dest *d, uint32_t di,
+				   const uint32_t *chain)
 {
 	const struct ft_model *m = x->m;
-	const struct sm_fabric *f = m->f;
+	struct ft_sfx *sf = &x->sfx[q];
+	if (sf->gen == x->gen && sf->di == di)
+		return sf;
+	sf->gen = x->gen;
+	sf->di = di;
+	sf->n = -1;
 	int n = 0;
-	uint32_t cur = q;
-
-	out[n++] = 2 * e;
-	while (cur != x->t) {
+	for (uint32_t cur = q; cur != x->t;) {
 		uint8_t p = COL(x->col + cur, d->lid);
-		uint32_t node = m->sw_node[cur];
-		if (p == SM_LFT_NONE || !p || p > f->nodes[node].nports || n >= FT_PATH)
-			return -1;
-		uint32_t nx = ft_peer_slot(m, cur, p), l = x->link_of[sm_port_index(f, node, p)];
-		if (nx == SM_NONE || l == SM_NONE || m->rank[nx] == FT_RANK_NONE)
-			return -1;
-		if (m->rank[nx] > m->rank[cur])
-			out[n++] = 2 * l;
-		else if (chain[m->rank[nx]] != nx || chain[m->rank[cur]] != cur)
-			out[n++] = 2 * l + 1;
-		cur = nx;
+		uint32_t ho = x->hop_off[cur];
+		if (!p || p >= x->hop_off[cur + 1] - ho || n >= FT_PATH - 1) /* SM_LFT_NONE too: nports <= 254 */
+			return sf;
+		struct ft_hop h = x->hop[ho + p];
+		if (h.nx == SM_NONE)
+			return sf;
+		if (!(h.iv & 1))
+			sf->v[n++] = h.iv;
+		else if (chain[m->rank[h.nx]] != h.nx || chain[m->rank[cur]] != cur)
+			sf->v[n++] = h.iv;
+		cur = h.nx;
 	}
-	return n;
+	sf->n = n;
+	return sf;
+}
+
+/* The last link of a path from its suffix when it goes down into T's chain, else SM_NONE (for rep). */
+static uint32_t sfx_last(const struct ft_sfx *sf)
+{
+	return sf->n > 0 && (sf->v[sf->n - 1] & 1) ? sf->v[sf->n - 1] : SM_NONE;
+}
+
+/* One call of ft_displace: the moved route and the best candidate so far. */
+struct ft_call {
+	const struct ft_dest *d;
+	const uint32_t *chain;
+	uint32_t di, a, len, ideal, rep;
+	uint32_t *sticky;       /* own: the slot's sticky replacement; NULL otherwise */
+	uint64_t qmask;
+	uint64_t best_score;
+	uint32_t best, best_k;  /* up link, its rotation position */
+	int best_np;
+	uint32_t best_path[FT_PATH];
+};
+
+/*
+ * Score up link e (rotation position k, parent reaches T) and keep it if
+ * it beats the best. The path is [2e] then the parent's suffix, less 2e
+ * when e is the ideal link (its parent's own route was a conflict: it
+ * already carries d). The first link is scored before the walk: most
+ * losers lose on it.
+ */
+static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
+{
+	uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
+	uint64_t worst = 0, sum = 0, best_worst = c->best_score >> 48;
+	int first = e != c->ideal;
+	if (first) {
+		worst = sum = depth(x, 2 * e, c->a, c->len, c->qmask);
+		if ((worst > 0xffff ? 0xffff : worst) > best_worst)
+			return; /* its score is above the best whatever the rest of the path */
+	}
+	const struct ft_sfx *sf = suffix(x, x->m->up_peer[e], c->d, c->di, c->chain);
+	if (sf->n < 0)
+		worst = sum = 1;
+	for (int l = 0; l < sf->n && worst <= best_worst; l++) {
+		uint64_t dp = depth(x, sf->v[l], c->a, c->len, c->qmask);
+		sum += dp;
+		if (dp > worst)
+			worst = dp;
+	}
+	/* the way into T other sources already take d (one down link per moved destination) */
+	uint32_t last = sfx_last(sf);
+	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
+	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
+			 (rp << 31) + spread;
+	if (score < c->best_score || (score == c->best_score && k < c->best_k)) {
+		c->best_score = score;
+		c->best = e;
+		c->best_k = k;
+		c->best_np = sf->n < 0 ? -1 : sf->n + first;
+		if (first)
+			c->best_path[0] = 2 * e;
+		if (sf->n > 0)
+			memcpy(c->best_path + first, sf->v, (size_t)sf->n * sizeof(*sf->v));
+	}
 }
 
 uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i)
 {
 	const struct ft_model *m = x->m;
 	const struct ft_dest *d = &d0[i];
-	const uint32_t *chain = x->chain + (size_t)i * FT_CHAIN;
-	uint32_t di = (uint32_t)(d - m->dest);
 	uint32_t b = m->up_off[s], n = m->up_off[s + 1] - b, nidx = x->nidx ? x->nidx : 1;
-	uint32_t best = SM_NONE, best_path[FT_PATH], path[FT_PATH];
-	int best_np = 0;
-	uint64_t best_score = UINT64_MAX;
+	struct ft_call c = { .d = d, .chain = x->chain + (size_t)i * FT_CHAIN, .di = (uint32_t)(d - m->dest),
+			     .best_score = UINT64_MAX, .best = SM_NONE, .ideal = SM_NONE };
 
 	/* the shifts in which the sources below s send to d */
 	uint32_t lo = m->hlo[s], hi = m->hhi[s] > lo ? m->hhi[s] : lo + 1;
-	uint32_t len = hi - lo >= nidx ? nidx : hi - lo;
-	uint32_t a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
-	int record = on_ideal_tree(m, s, d->idx);
-	uint32_t ideal = SM_NONE, so = m->slot_off[s];
+	c.len = hi - lo >= nidx ? nidx : hi - lo;
+	c.a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
+	c.qmask = bucket_mask(x, c.a, c.len);
+	c.rep = x->rep[c.di];
+	uint32_t so = m->slot_off[s];
 	/*
 	 * A missing link of s itself moves every destination of slot j: the
 	 * same replacement link each time (sticky) gives it one moved route
@@ -272,47 +397,61 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * sources should take d into T by the same link (rep).
 	 */
 	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
-	uint32_t *sticky = own ? &x->sticky[so + j] : NULL;
+	c.sticky = own ? &x->sticky[so + j] : NULL;
 	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
-		for (uint32_t e = b; e < b + n && ideal == SM_NONE; e++)
+		for (uint32_t e = b; e < b + n && c.ideal == SM_NONE; e++)
 			if (m->up_port[e] == m->slot_port[so + j])
-				ideal = e;
+				c.ideal = e;
 
-	for (uint32_t k = 0, e = b + j % n; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
-		uint32_t q = m->up_peer[e];
-		if (!ft_reach(x, q))
-			continue;
-		uint64_t spread = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (spread >= best_score)
-			continue; /* even a path with no overlap would not win */
-		int np = path_links(x, e, q, d, chain, path);
-		/* the ideal link itself (its parent's own route was a conflict) already carries d */
-		int skip = e == ideal && np > 0;
-		if (skip)
-			memmove(path, path + 1, (size_t)--np * sizeof(*path));
-		uint64_t worst = np < 0, sum = np < 0, best_worst = best_score >> 48;
-		for (int l = 0; l < np && worst <= best_worst; l++) {
-			uint64_t dp = depth(x, &x->iv[path[l]], a, len);
-			sum += dp;
-			if (dp > worst)
-				worst = dp;
-		}
-		/* the way into T other sources already take d (one down link per moved destination) */
-		uint32_t last = np > 0 && (path[np - 1] & 1) ? path[np - 1] : SM_NONE;
-		uint64_t rp = own ? sticky[0] != SM_NONE && e != sticky[0] : x->rep[di] != SM_NONE && last != x->rep[di];
-		uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
-				 (rp << 31) + spread;
-		if (score < best_score) {
-			best_score = score;
-			best = e;
-			best_np = np;
-			if (np > 0)
-				memcpy(best_path, path, (size_t)np * sizeof(*path));
-		}
+	/*
+	 * The choice is the least score, first in rotation from slot j on
+	 * ties. A candidate's score is at least its spread, plus the sticky
+	 * preference (1 << 31) when it is not the sticky link: so the sticky
+	 * link is scored alone first, and when it neither overlaps nor
+	 * misses, no other can win. Otherwise the candidate of least bound
+	 * is scored first and then the others in rotation whose bound can
+	 * still win: most calls score one or a few paths instead of all.
+	 */
+	uint32_t j0 = j % n, sk = SM_NONE;
+	if (own && *c.sticky != SM_NONE && *c.sticky - b < n && ft_reach(x, m->up_peer[*c.sticky])) {
+		sk = (*c.sticky - b + n - j0) % n;
+		try_up(x, &c, sk, *c.sticky);
+		if (c.best_score < 1ull << 31)
+			goto chosen;
 	}
-	if (best == SM_NONE)
+	uint64_t keys[256];
+	uint32_t nk = 0, mi = 0;
+	for (uint32_t k = 0, e = b + j0; k < n; k++, e = e + 1 == b + n ? b : e + 1) {
+		if (k == sk || !ft_reach(x, m->up_peer[e]))
+			continue; /* scored already, or its parent does not reach T */
+		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
+		if (own && *c.sticky != SM_NONE && e != *c.sticky)
+			lb += 1ull << 31;
+		else if (!own && c.rep != SM_NONE) {
+			const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
+			if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
+				lb += 1ull << 31; /* its path, known already, does not end on rep */
+		}
+		keys[nk] = lb << 8 | k;
+		if (keys[nk] < keys[mi])
+			mi = nk;
+		nk++;
+	}
+	/* (bound, k) can beat (best_score, best_k) only while key <= thr (bounds stay below 1 << 33) */
+	uint64_t thr = c.best_score >> 56 ? UINT64_MAX : c.best_score << 8 | c.best_k;
+	for (uint32_t t = 0; t <= nk; t++) {
+		uint32_t ki = t ? t - 1 : mi; /* the least bound first, then all in rotation */
+		if ((t && ki == mi) || ki >= nk || keys[ki] > thr)
+			continue;
+		uint32_t k = (uint32_t)(keys[ki] & 0xff);
+		try_up(x, &c, k, b + (j0 + k) % n);
+		thr = c.best_score >> 56 ? UINT64_MAX : c.best_score << 8 | c.best_k;
+	}
+chosen:
+	if (c.best == SM_NONE)
 		return SM_LFT_NONE;
-	if (record && m->rank[s] > 0 && best_score >> 48 && i < 64) {
+	int record = on_ideal_tree(m, s, d->idx);
+	if (record && m->rank[s] > 0 && c.best_score >> 48 && i < 64) {
 		/*
 		 * No parent takes the whole subtree's sources without stacking
 		 * on a moved route: record nothing, and let the children below,
@@ -324,16 +463,16 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		}
 		x->cmask[s] |= 1ull << i;
 	} else if (record) {
-		for (int l = 0; l < best_np; l++)
-			iv_add(x, best_path[l], a, len);
-		if (x->rep[di] == SM_NONE && best_np > 0 && (best_path[best_np - 1] & 1))
-			x->rep[di] = best_path[best_np - 1];
+		for (int l = 0; l < c.best_np; l++)
+			iv_add(x, c.best_path[l], c.a, c.len);
+		if (c.rep == SM_NONE && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
+			x->rep[c.di] = c.best_path[c.best_np - 1];
 		if (own)
-			*sticky = best;
+			*c.sticky = c.best;
 	}
-	if (best != ideal) {
-		x->disp[best]++;
+	if (c.best != c.ideal) {
+		x->disp[c.best]++;
 		x->displaced++;
 	}
-	return m->up_port[best];
+	return m->up_port[c.best];
 }

@@ -32,6 +32,21 @@ struct ft_ivec {
 	uint32_t n, cap;
 };
 
+/* One hop of a route (displace.c): the switch behind a port and the interval slot of that direction. */
+struct ft_hop {
+	uint32_t nx;           /* peer slot, SM_NONE: no ranked switch-switch link of the model */
+	uint32_t iv;           /* x->iv slot: 2 * up link, + 1 going down */
+};
+
+#define FT_PATH (2 * FT_MAX_RANK + 2) /* links of a route from a switch to T, at most */
+
+/* The path from one switch on toward T's destination di (displace.c, suffix()). */
+struct ft_sfx {
+	uint32_t gen, di;      /* valid while gen == x->gen, for destination di */
+	int32_t n;             /* links in v, -1: a hop is not routed */
+	uint32_t v[FT_PATH - 1];
+};
+
 struct ft_run {
 	const struct ft_model *m;
 	uint32_t gen;
@@ -62,7 +77,12 @@ struct ft_run {
 	/* displace.c */
 	uint32_t *disp;        /* [up links] moved routes taken by each up port */
 	uint32_t *link_of;     /* [fabric ports] up-link index of a switch port on either end, SM_NONE */
+	uint32_t *hop_off;     /* [nsw + 1] hop[hop_off[s] + p]: port p (0 .. nports) of switch s */
+	struct ft_hop *hop;
 	struct ft_ivec *iv;    /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
+	struct ft_sfx *sfx;    /* [nsw] path from each switch toward the destination last asked */
+	uint64_t *ivmask;      /* [2 * up links] buckets of bw shifts that some interval of x->iv[] meets */
+	uint32_t bw;           /* shifts per bucket (bit b: shifts [b * bw, b * bw + bw)): nidx / 64 + 1 */
 	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */

@@ -234,6 +234,11 @@ const struct sm_hotpath_report *sm_hotpath_last_report(const void *state, unsign
 	return &st->rep[plane];
 }
 
+/*
+ * No SM_ENGINE_F_NO_CREDIT_LOOP: the pinned routes keep ftree's promise only
+ * when the check above runs (it is skipped if it cannot allocate), so the
+ * chain checks in full.
+ */
 const struct sm_engine_ops sm_engine_hotpath = SM_ENGINE_OPS(
 	.name = "hotpath",
 	.description = "ftree with the traffic profile's heaviest flows pinned to least-loaded paths",

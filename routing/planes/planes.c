@@ -560,6 +560,11 @@ static int planes_route_planes(void *state, struct sm_route_ctx *ctx)
 	return rc;
 }
 
+/*
+ * No SM_ENGINE_F_NO_CREDIT_LOOP although ftree's routes carry it: the
+ * rotation and the pinning change them, and the pinning here has no
+ * channel-dependency check (hotpath's has), so the chain checks in full.
+ */
 const struct sm_engine_ops sm_engine_planes = SM_ENGINE_OPS(
 	.name = "planes",
 	.description = "plane-aware hybrid static routing: ftree per plane, planes decorrelated by "

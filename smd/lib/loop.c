@@ -195,6 +195,20 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
+/* Free s's watcher once its thread is gone (or never ran); l NULL: the loop is going too. */
+static void watch_free(struct sm_loop *l, struct sm_loop_src *s)
+{
+	struct watch *w = s->w;
+
+	if (l)
+		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, w->efd, NULL);
+	close(w->efd);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+	s->w = NULL;
+}
+
 /* Start s's watcher (s->fd epoll refused, not a regular file). 0 or -errno. */
 static int watch_start(struct sm_loop *l, struct sm_loop_src *s)
 {
@@ -222,14 +236,8 @@ static int watch_start(struct sm_loop *l, struct sm_loop_src *s)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = -pthread_create(&w->th, NULL, watch_main, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
-		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, w->efd, NULL);
-		close(w->efd);
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->mu);
-		free(w);
-		s->w = NULL;
-	}
+	if (rc)
+		watch_free(l, s);
 	return rc;
 }
 
@@ -244,13 +252,7 @@ static void watch_stop(struct sm_loop *l, struct sm_loop_src *s)
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->th, NULL);   /* at most WATCH_POLL_MS: the thread's poll is bounded */
-	if (l)
-		(void)epoll_ctl(l->ep, EPOLL_CTL_DEL, w->efd, NULL);
-	close(w->efd);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->mu);
-	free(w);
-	s->w = NULL;
+	watch_free(l, s);
 }
 
 /* The watcher said s->fd is readable: run the callback, then arm it again. */
