@@ -412,6 +412,13 @@ static int accept_output(struct sm_chain *c, unsigned idx, const struct sm_fabri
 	return 0;
 }
 
+static double thread_cpu_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /*
  * The engine's reroute() from c->reroute_from when f is that fabric minus
  * cables: 0 with *lp the tables and rr->changed filled, 1 when the engine
@@ -457,13 +464,6 @@ static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, s
 	}
 	*lp = l;
 	return rc;
-}
-
-static double thread_cpu_sec(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* One engine on one plane; the caller has filled a->engine. */
