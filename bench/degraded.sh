@@ -21,10 +21,14 @@
 # the report gives: the measured worst shift congestion (all N-1 shifts),
 # the cabling bound (shape.shift_congestion_bound, routing/metrics_bound.c:
 # any routing), the up/down bound (shape.shift_congestion_bound_updown: what
-# routings that climb then descend, as ftree, can reach; 0 = not computed),
+# routings that climb then descend, as ftree, can reach, over leaf pairs and
+# pod pairs; 0 = not computed),
 # random-permutation EBB (100 permutations, seed 0), the complete tree's EBB
 # (reference) and the share of the bisection left (shape.bisection_left).
-# The EBB target is ref_ebb * bisection_left * 0.98.
+# The EBB target is ref_ebb * bisection_left * 0.98; the EBB bound
+# (metrics.random_permutations.ebb_bound, routing/metrics_ebb.c) is what no
+# destination routing can expect to exceed on the tree's cabling: a target
+# above it cannot be met by any routing.
 #
 # OpenSM 3.3.23 under ibsim: `opensm --once -R ftree,minhop` (its ftree
 # refuses a degraded tree and minhop routes it), LFTs read back with
@@ -72,7 +76,7 @@ gen_args() {
 	fi
 }
 
-# one line per tree: levels kind rate seed bound shift ebb ref_ebb bisection_left updown_bound cpu_ms
+# one line per tree: levels kind rate seed bound shift ebb ref_ebb bisection_left updown_bound cpu_ms ebb_bound
 results="$work/trees.txt"
 : >"$results"
 echo
@@ -92,7 +96,7 @@ for lv in $levels; do
 				fi
 				if "$smd" --dry-run -t "$t" -R ftree --report "$work/r.json" --json -q 2>"$work/dr.err"; then
 					jq -r --arg p "$lv $kind $rate $seed" '.planes[0] |
-						"\($p) \(.shape.shift_congestion_bound) \(.metrics.shift_max_congestion) \(.metrics.random_permutations.ebb) \(.reference.random_permutations.ebb // 0) \(.shape.bisection_left // 1) \(.shape.shift_congestion_bound_updown // 0) \(.routing.route_seconds * 1000 | floor)"' \
+						"\($p) \(.shape.shift_congestion_bound) \(.metrics.shift_max_congestion) \(.metrics.random_permutations.ebb) \(.reference.random_permutations.ebb // 0) \(.shape.bisection_left // 1) \(.shape.shift_congestion_bound_updown // 0) \(.routing.route_seconds * 1000 | floor) \(.metrics.random_permutations.ebb_bound // 0)"' \
 						"$work/r.json" >>"$results"
 				else
 					echo "$lv $kind $rate $seed route-failed" >>"$results"
@@ -107,28 +111,39 @@ done
 echo
 echo "== summary per (levels, kind, rate): worst shift congestion against the bound, EBB against ref * bisection left"
 echo "(cut: the bound for any routing; ud: the bound for up/down routings such as ftree, at least the cut's)"
-echo "levels kind     rate trees  =cut cut+1 more  =ud ud+1 more  worst(measured/cut/ud)  ebb/target min  ebb<target  failed"
+echo "(ebb bound: what no destination routing can expect; bnd/tgt < 1: the EBB target is out of any routing's reach)"
+echo "levels kind     rate trees  =cut cut+1 more  =ud ud+1 more  worst(measured/cut/ud)  ebb/target min  ebb<target  failed  bnd/tgt min  bnd<tgt  ebb/bnd min  ebb/bnd mean"
 awk '
 {
 	k = $1 " " $2 " " $3
-	if (!(k in n)) { order[++no] = k; minr[k] = 1e9; wd[k] = -1; wu[k] = -1 }
+	if (!(k in n)) { order[++no] = k; minr[k] = 1e9; wd[k] = -1; wu[k] = -1; minbt[k] = 1e9; mineb[k] = 1e9 }
 	n[k]++
 	if (NF < 9) { failed[k]++; next }
 	b = $5; s = $6; d = s - b; u = (NF >= 10 && $10 > 0) ? $10 : b; du = s - u
 	if (d <= 0) eq[k]++; else if (d == 1) p1[k]++; else more[k]++
 	if (du <= 0) ueq[k]++; else if (du == 1) up1[k]++; else umore[k]++
+	if (du < 0 || d < 0) { printf "BUG: %s seed %s measured %s below a bound (cut %s, ud %s)\n", k, $4, s, b, u }
 	if (du > wu[k] || (du == wu[k] && s > ws[k])) { wu[k] = du; ws[k] = s; wb[k] = b; wub[k] = u }
 	target = $8 * $9 * 0.98
 	r = target > 0 ? $7 / target : 0
 	if (r < minr[k]) minr[k] = r
 	if (r < 1) low[k]++
+	if (NF >= 12 && $12 > 0) {
+		nb[k]++
+		bt = target > 0 ? $12 / target : 0
+		if (bt < minbt[k]) minbt[k] = bt
+		if (bt < 1) lowb[k]++
+		eb = $7 / $12; sumeb[k] += eb
+		if (eb < mineb[k]) mineb[k] = eb
+	}
 }
 END {
 	for (i = 1; i <= no; i++) {
 		k = order[i]; split(k, a, " ")
-		printf "%-6s %-8s %3s%% %5d %5d %5d %4d %4d %4d %4d  %22s %14.4f %11d %7d\n", a[1], a[2], a[3], n[k],
+		printf "%-6s %-8s %3s%% %5d %5d %5d %4d %4d %4d %4d  %22s %14.4f %11d %7d  %11.4f %7d %12.4f %13.4f\n", a[1], a[2], a[3], n[k],
 			eq[k], p1[k], more[k], ueq[k], up1[k], umore[k],
-			(wu[k] < 0 ? "-" : ws[k] "/" wb[k] "/" wub[k]), minr[k] == 1e9 ? 0 : minr[k], low[k], failed[k]
+			(wu[k] < 0 ? "-" : ws[k] "/" wb[k] "/" wub[k]), minr[k] == 1e9 ? 0 : minr[k], low[k], failed[k],
+			nb[k] ? minbt[k] : 0, lowb[k], nb[k] ? mineb[k] : 0, nb[k] ? sumeb[k] / nb[k] : 0
 	}
 }' "$results"
 

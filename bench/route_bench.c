@@ -123,8 +123,9 @@ int main(int argc, char **argv)
 
 	struct sm_lfts *out[SM_MAX_PLANES] = { 0 };
 	double best_total = 1e30, best_plane[SM_MAX_PLANES], best_cpu = 1e30, best_pcpu[SM_MAX_PLANES];
+	double best_acpu[SM_MAX_PLANES];
 	for (unsigned p = 0; p < planes; p++)
-		best_plane[p] = best_pcpu[p] = 1e30;
+		best_plane[p] = best_pcpu[p] = best_acpu[p] = 1e30;
 	void *st = NULL;
 	char err[256];
 	if (sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err))) {
@@ -138,6 +139,9 @@ int main(int argc, char **argv)
 			double tp = sm_mono_sec(), cp = bench_cpu_sec();
 			sm_lfts_free(out[p]);
 			out[p] = sm_lfts_new(f, p);
+			double ac = bench_cpu_sec() - cp;
+			if (ac < best_acpu[p])
+				best_acpu[p] = ac;
 			struct sm_route_ctx ctx = { .fabric = f, .plane = p, .out = out[p] };
 			int rc = out[p] ? sm_engine_ftree.route(st, &ctx) : -ENOMEM;
 			if (rc) {
@@ -160,8 +164,8 @@ int main(int argc, char **argv)
 	}
 	sm_engine_ftree.free(st);
 	for (unsigned p = 0; p < planes; p++)
-		printf("plane %u: ftree routing %.2f ms wall, %.2f ms CPU (LFT alloc included, best of %u)\n", p,
-		       best_plane[p] * 1e3, best_pcpu[p] * 1e3, repeat);
+		printf("plane %u: ftree routing %.2f ms wall, %.2f ms CPU (LFT alloc included, best of %u; the alloc alone %.2f ms CPU)\n",
+		       p, best_plane[p] * 1e3, best_pcpu[p] * 1e3, repeat, best_acpu[p] * 1e3);
 	for (unsigned p = 0; p < planes && checksum && !status; p++) {
 		/* FNV-1a of the whole table: LFTs compared byte for byte across builds */
 		uint64_t h = 0xcbf29ce484222325ull;

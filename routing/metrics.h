@@ -103,12 +103,28 @@ struct sm_shift_bound {
 	unsigned updown;
 	uint32_t ud_from, ud_to;     /* leaf node indices, SM_NONE when updown <= bound */
 	unsigned ud_hosts, ud_paths;
+	/*
+	 * 1: ud_from and ud_to are the two leaves; 2 (or more): they are the
+	 * first leaves of two subtrees at that level (pods of a 3-level tree)
+	 * that one shift lines up host for host (ud_hosts flows at once), and
+	 * ud_paths counts the link-disjoint up/down paths between their leaves.
+	 */
+	unsigned ud_level;
 };
 
 #define SM_BOUND_UD_LEAVES 256
 
 /* 0 or -ENOMEM. */
 int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *b);
+
+/*
+ * Upper bound of the random-permutation EBB (sm_route_metrics.ebb) that
+ * any destination routing (LFTs) can expect on plane's cabling: what the
+ * leaves' switch links allow, metrics_ebb.c says how. 1.0 with fewer than
+ * two hosts; *bound 0 (unknown) when the leaves come in more than 64
+ * kinds (hosts, links). 0 or -ENOMEM.
+ */
+int sm_metrics_ebb_bound(const struct sm_fabric *f, unsigned plane, double *bound);
 
 /*
  * Max link load of a weighted flow list under the LFTs: flows[i] = (src port

@@ -35,12 +35,23 @@
  * a path keeps its column j from S's pod to T's: S and T must share
  * columns, and two leaves that lost different uplinks share few. `updown`
  * is the largest of these over leaf pairs, and at least the cut bound.
+ * Whole subtrees too: a pod P of a 3-level tree (a unit at level 2) is a
+ * run of hosts, so the shift first(Q) - first(P) sends min(H_P, H_Q) of
+ * them into pod Q at once, every leaf of P to its counterpart in Q, and
+ * they share the up/down paths between the two pods' leaves: at least
+ * ceil(min(H_P, H_Q) / p), p a max flow from P's leaves (each up to its
+ * hosts) to Q's over states (switch, climbing or descending), one path per
+ * link. Two pods that lost different columns are held to more than any
+ * leaf pair of theirs (the trees where ftree was at the leaf-pair bound
+ * plus 2 were of this kind).
  *
  * Cost: O(units^2 * switches of rank r) per component and level, runs
  * limited to one component of ranks <= r (a pod's leaves, a tree's pods);
  * per leaf pair, greedy paths until the pair cannot exceed the bound found
- * so far, and an exact augmenting search only when greedy paths fall short.
- * Pure: no globals, no logging.
+ * so far, and an exact augmenting search only when greedy paths fall short;
+ * per pod pair, a max flow (Dinic) stopped at the paths that would not
+ * raise the bound, on levels of at most SM_BOUND_UD_UNITS units. Pure: no
+ * globals, no logging.
  */
 #include "config.h"
 #include "routing/metrics.h"
@@ -51,6 +62,7 @@
 #include <string.h>
 
 #define RANK_NONE UINT32_MAX
+#define SM_BOUND_UD_UNITS 64 /* unit pairs are tried on levels of at most this many units (pods) */
 
 struct bnd {
 	const struct sm_fabric *f;
@@ -401,6 +413,7 @@ static int updown_bound(struct bnd *b, uint32_t leaves, struct sm_shift_bound *o
 				out->ud_to = t;
 				out->ud_hosts = h;
 				out->ud_paths = paths;
+				out->ud_level = 1;
 			}
 		}
 		rc = 0;
@@ -419,6 +432,193 @@ static int updown_bound(struct bnd *b, uint32_t leaves, struct sm_shift_bound *o
 	free(u.how);
 	free(u.via);
 	return rc;
+}
+
+/*
+ * Unit pairs (see the DOC): a max flow over states (switch, phase 0 up /
+ * 1 down) from the leaves of one unit to the leaves of another, each leaf
+ * limited to its hosts, each directed link to one path, turning anywhere.
+ */
+struct uf {
+	uint32_t nv, ne, src, snk;
+	uint32_t *head, *next, *to, *lvl, *it, *q, *state; /* state: [n_nodes] switch -> index in b->sw */
+	int32_t *cap, *cap0;
+	uint32_t *src_e, *snk_e;     /* [leaves] the edges from the source / into the sink */
+};
+
+static void uf_edge(struct uf *g, uint32_t a, uint32_t z, int32_t c)
+{
+	uint32_t e = g->ne;
+	g->to[e] = z;
+	g->cap0[e] = c;
+	g->next[e] = g->head[a];
+	g->head[a] = e;
+	g->to[e + 1] = a;
+	g->cap0[e + 1] = 0;
+	g->next[e + 1] = g->head[z];
+	g->head[z] = e + 1;
+	g->ne += 2;
+}
+
+static void uf_free(struct uf *g)
+{
+	free(g->head);
+	free(g->next);
+	free(g->to);
+	free(g->lvl);
+	free(g->it);
+	free(g->q);
+	free(g->state);
+	free(g->cap);
+	free(g->cap0);
+	free(g->src_e);
+	free(g->snk_e);
+}
+
+static int uf_build(struct uf *g, const struct bnd *b, uint32_t leaves)
+{
+	const struct sm_fabric *f = b->f;
+	size_t links = 0;
+	for (uint32_t k = 0; k < b->nsw; k++)
+		links += f->nodes[b->sw[k]].nports;
+	g->nv = 2 * b->nsw + 2;
+	g->src = g->nv - 2;
+	g->snk = g->nv - 1;
+	size_t me = 2 * (links + b->nsw + 2 * (size_t)leaves) + 2;
+	g->head = malloc(g->nv * sizeof(*g->head));
+	g->next = malloc(me * sizeof(*g->next));
+	g->to = malloc(me * sizeof(*g->to));
+	g->cap = malloc(me * sizeof(*g->cap));
+	g->cap0 = malloc(me * sizeof(*g->cap0));
+	g->lvl = malloc(g->nv * sizeof(*g->lvl));
+	g->it = malloc(g->nv * sizeof(*g->it));
+	g->q = malloc(g->nv * sizeof(*g->q));
+	g->state = malloc(((size_t)f->n_nodes + 1) * sizeof(*g->state));
+	g->src_e = malloc(((size_t)leaves + 1) * sizeof(*g->src_e));
+	g->snk_e = malloc(((size_t)leaves + 1) * sizeof(*g->snk_e));
+	if (!g->head || !g->next || !g->to || !g->cap || !g->cap0 || !g->lvl || !g->it || !g->q || !g->state ||
+	    !g->src_e || !g->snk_e)
+		return -ENOMEM;
+	for (uint32_t v = 0; v < g->nv; v++)
+		g->head[v] = SM_NONE;
+	for (uint32_t k = 0; k < b->nsw; k++)
+		g->state[b->sw[k]] = k;
+	for (uint32_t k = 0; k < b->nsw; k++) {
+		uint32_t s = b->sw[k];
+		uf_edge(g, 2 * k, 2 * k + 1, INT32_MAX); /* turn */
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t q = sw_peer(b, s, p);
+			if (q == SM_NONE)
+				continue;
+			if (b->rank[q] == b->rank[s] + 1)
+				uf_edge(g, 2 * k, 2 * g->state[q], 1);
+			else if (b->rank[q] + 1 == b->rank[s])
+				uf_edge(g, 2 * k + 1, 2 * g->state[q] + 1, 1);
+		}
+	}
+	for (uint32_t k = 0; k < leaves; k++) { /* b->sw starts with the leaves */
+		g->src_e[k] = g->ne;
+		uf_edge(g, g->src, 2 * k, 0);
+		g->snk_e[k] = g->ne;
+		uf_edge(g, 2 * k + 1, g->snk, 0);
+	}
+	return 0;
+}
+
+static int32_t uf_push(struct uf *g, uint32_t v, int32_t lim)
+{
+	if (v == g->snk)
+		return lim;
+	for (; g->it[v] != SM_NONE; g->it[v] = g->next[g->it[v]]) {
+		uint32_t e = g->it[v], w = g->to[e];
+		if (g->cap[e] <= 0 || g->lvl[w] != g->lvl[v] + 1)
+			continue;
+		int32_t got = uf_push(g, w, lim < g->cap[e] ? lim : g->cap[e]);
+		if (got) {
+			g->cap[e] -= got;
+			g->cap[e ^ 1] += got;
+			return got;
+		}
+	}
+	return 0;
+}
+
+/* Max flow (Dinic), at most lim. */
+static uint32_t uf_flow(struct uf *g, uint32_t lim)
+{
+	uint32_t total = 0;
+	while (total < lim) {
+		for (uint32_t v = 0; v < g->nv; v++)
+			g->lvl[v] = UINT32_MAX;
+		uint32_t qh = 0, qt = 0;
+		g->lvl[g->src] = 0;
+		g->q[qt++] = g->src;
+		while (qh < qt) {
+			uint32_t v = g->q[qh++];
+			for (uint32_t e = g->head[v]; e != SM_NONE; e = g->next[e])
+				if (g->cap[e] > 0 && g->lvl[g->to[e]] == UINT32_MAX) {
+					g->lvl[g->to[e]] = g->lvl[v] + 1;
+					g->q[qt++] = g->to[e];
+				}
+		}
+		if (g->lvl[g->snk] == UINT32_MAX)
+			break;
+		for (uint32_t v = 0; v < g->nv; v++)
+			g->it[v] = g->head[v];
+		int32_t got;
+		while (total < lim && (got = uf_push(g, g->src, (int32_t)(lim - total))) > 0)
+			total += (uint32_t)got;
+	}
+	return total;
+}
+
+/*
+ * Pairs of units P != Q at level r >= 2 (u[0 .. nu), b->uidx of a leaf's
+ * unit root gives its index): the shift first(Q) - first(P) sends
+ * min(H_P, H_Q) hosts of P into Q at once, over the up/down paths between
+ * their leaves. The largest ceil(flows / paths) goes into *pp.
+ */
+static int unit_pairs(struct bnd *b, struct uf *g, uint32_t leaves, const struct unit *u, uint32_t nu, unsigned r,
+		      unsigned cut, struct sm_shift_bound *pp)
+{
+	if (nu < 2 || nu > SM_BOUND_UD_UNITS)
+		return 0;
+	if (!g->head) {
+		int rc = uf_build(g, b, leaves);
+		if (rc)
+			return rc;
+	}
+	uint32_t *of = malloc(((size_t)leaves + 1) * sizeof(*of));
+	if (!of)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < leaves; k++)
+		of[k] = b->uidx[b->unit[b->sw[k]]];
+	for (uint32_t i = 0; i < nu; i++)
+		for (uint32_t j = 0; j < nu; j++) {
+			uint32_t h = u[i].hosts < u[j].hosts ? u[i].hosts : u[j].hosts;
+			if (i == j || !h)
+				continue;
+			memcpy(g->cap, g->cap0, g->ne * sizeof(*g->cap));
+			for (uint32_t k = 0; k < leaves; k++) {
+				if (of[k] == i)
+					g->cap[g->src_e[k]] = (int32_t)b->hosts[b->sw[k]];
+				if (of[k] == j)
+					g->cap[g->snk_e[k]] = (int32_t)b->hosts[b->sw[k]];
+			}
+			uint32_t have = pp->updown > cut ? pp->updown : cut > 1 ? cut : 1;
+			uint32_t need = (h + have - 1) / have; /* paths enough that this pair cannot raise the bound */
+			uint32_t paths = uf_flow(g, need);
+			if (!paths || paths >= need)
+				continue;
+			pp->updown = (h + paths - 1) / paths;
+			pp->ud_from = u[i].leaf;
+			pp->ud_to = u[j].leaf;
+			pp->ud_hosts = h;
+			pp->ud_paths = paths;
+			pp->ud_level = r;
+		}
+	free(of);
+	return 0;
 }
 
 static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
@@ -495,6 +695,9 @@ static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
 			b->up[s] += b->rank[q] > b->rank[s];
 		}
 	}
+	struct uf g = { 0 };
+	struct sm_shift_bound pp = { .updown = 0 }; /* the worst unit pair (level >= 2) */
+	int urc = 0;
 	struct unit *u = malloc(((size_t)leaves + 1) * sizeof(*u));
 	uint32_t *moff = malloc(((size_t)leaves + 2) * sizeof(*moff));
 	uint32_t *mem = malloc(((size_t)b->nsw + 1) * sizeof(*mem));
@@ -581,11 +784,25 @@ static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
 		for (uint32_t i = 0; i < nu; i++)
 			b->x[i] = 0;
 		level_runs(b, r, u, nu, moff, mem, out);
+		if (r >= 2 && leaves <= SM_BOUND_UD_LEAVES && !urc)
+			urc = unit_pairs(b, &g, leaves, u, nu, r, out->bound, &pp);
 	}
 	free(u);
 	free(moff);
 	free(mem);
-	return leaves <= SM_BOUND_UD_LEAVES ? updown_bound(b, leaves, out) : 0;
+	uf_free(&g);
+	if (urc || leaves > SM_BOUND_UD_LEAVES)
+		return urc;
+	urc = updown_bound(b, leaves, out);
+	if (!urc && pp.updown > out->updown) {
+		out->updown = pp.updown;
+		out->ud_from = pp.ud_from;
+		out->ud_to = pp.ud_to;
+		out->ud_hosts = pp.ud_hosts;
+		out->ud_paths = pp.ud_paths;
+		out->ud_level = pp.ud_level;
+	}
+	return urc;
 }
 
 int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_shift_bound *out)

@@ -91,9 +91,13 @@ static void print_status(const struct smd_jv *r)
 		printf(", every %llu s\n", iv);
 	else
 		printf(", on request only\n");
-	if (smd_jv_get(r, "heavy_sweeps"))
-		printf("kinds      %llu heavy, %llu light (%llu escalated to heavy)\n", num(r, "heavy_sweeps"),
+	if (smd_jv_get(r, "heavy_sweeps")) {
+		printf("kinds      %llu heavy, %llu light (%llu escalated to heavy)", num(r, "heavy_sweeps"),
 		       num(r, "light_sweeps"), num(r, "escalations"));
+		if (smd_jv_get(r, "mcast_cycles"))   /* not sweeps: MFT-only passes after group changes */
+			printf("; %llu multicast cycles", num(r, "mcast_cycles"));
+		printf("\n");
+	}
 	if (smd_jv_str(r, "last_reason", NULL))
 		printf("last cause %s\n", smd_jv_str(r, "last_reason", ""));
 	/* a cycle running now: for how long, and the phase each plane's bring-up is in */

@@ -349,7 +349,7 @@ static int resume(void *arg, const char *cmd, const struct smd_jv *req, struct s
 		sm_json_str(j, "chain", st->chain);
 		sm_json_str(j, "engine", st->engine[0] ? st->engine : NULL);
 	}
-	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_uint(j, "sweeps", smd_dmn_sweeps(st));
 	sm_json_str(j, "result", smd_dmn_state_name(st->last));
 	sm_json_uint(j, "planes_up", st->planes_up);
 	sm_json_uint(j, "failed", st->n_planes - st->planes_up - st->planes_standby);
@@ -449,7 +449,7 @@ static void status_text(const struct smd_dmn_status *st, char *buf, size_t len)
 	char line[1024];
 
 	smd_dmn_status_line(st, line, sizeof(line));
-	if (st->sweeps)
+	if (st->cycles)
 		snprintf(buf, len, "%s: %s", smd_dmn_state_name(st->last), line);
 	else
 		snprintf(buf, len, "%s", line);
@@ -698,7 +698,7 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 	if (!st)
 		return;
 	smd_dmn_status(c->d, st);
-	if (st->sweeps != c->seen_sweeps) {
+	if (st->cycles != c->seen_sweeps) {
 		int first = c->seen_sweeps == 0;
 		smd_dmn_status_line(st, line, sizeof(line));
 		for (unsigned i = 0; i < st->n_planes; i++) {
@@ -741,22 +741,22 @@ static void cycle_done(struct dctx *c, struct smd_ctl_server *srv)
 			loud = repeat_end(&c->sweep_rep) || loud;
 		if (loud)
 			sm_notice("SMD-0522", "sweep %llu (%s%s%s): %s, %llu LFT blocks and %llu PortInfo written%s",
-				  (unsigned long long)st->sweeps, st->last_reason,
+				  (unsigned long long)st->cycles, st->last_reason,
 				  strcmp(st->last_reason, "trap") ? "" : ": ",
 				  strcmp(st->last_reason, "trap") ? "" : st->last_trap, line,
 				  (unsigned long long)st->lft_blocks_written, (unsigned long long)st->portinfo_sets,
 				  repeated(rep, sizeof(rep), held));
 		else
-			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->sweeps, st->last_reason, line);
+			sm_info("SMD-0522", "sweep %llu (%s): %s", (unsigned long long)st->cycles, st->last_reason, line);
 		if (first)
 			drop_root(c);
 		status_text(st, line, sizeof(line));
 		sd_notifyf(0, "%sSTATUS=%s", first ? "READY=1\n" : "", line);
 		c->ready = 1;
-		c->seen_sweeps = st->sweeps;
+		c->seen_sweeps = st->cycles;
 		notes_rotate(c);
 	}
-	smd_ctl_server_wake(srv, st->sweeps);
+	smd_ctl_server_wake(srv, st->cycles);
 	free(st);
 }
 
@@ -775,8 +775,8 @@ static void watchdog_tick(struct dctx *c)
 	}
 	smd_dmn_status(c->d, st);
 	int was_wedged = c->wd_wedged;
-	if (st->state != SMD_ST_SWEEPING || st->sweeps != c->wd_sweeps || !c->wd_since_us) {
-		c->wd_sweeps = st->sweeps;
+	if (st->state != SMD_ST_SWEEPING || st->cycles != c->wd_sweeps || !c->wd_since_us) {
+		c->wd_sweeps = st->cycles;
 		c->wd_since_us = now;
 		c->wd_wedged = 0;
 	}
@@ -785,12 +785,12 @@ static void watchdog_tick(struct dctx *c)
 		if (!c->wd_wedged)
 			sm_err("SMD-0524", "sweep %llu has been running for over %u s (sweep_stall_limit): "
 			       "the worker looks wedged; watchdog pings stop, so systemd restarts smd",
-			       (unsigned long long)st->sweeps + 1, c->stall_limit);
+			       (unsigned long long)st->cycles + 1, c->stall_limit);
 		c->wd_wedged = 1;
 	} else {
 		if (was_wedged)
 			sm_notice("SMD-0525", "sweep %llu is over; watchdog pings resume",
-				  (unsigned long long)st->sweeps);
+				  (unsigned long long)st->cycles);
 		sd_notify(0, "WATCHDOG=1");
 	}
 	free(st);

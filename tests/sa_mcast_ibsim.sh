@@ -136,7 +136,8 @@ kill -0 "$pid" 2>/dev/null || bad "smd died"
 "$smctl" --socket "$sock" --json status >"$work/st.json" 2>&1 || bad "smctl status"
 echo "smd: status: mc_groups $(json "$work/st.json" "r['sa'][0]['mc_groups']")" \
 	"mc_members $(json "$work/st.json" "r['sa'][0]['mc_members']")," \
-	"sweeps $(json "$work/st.json" "r['sweeps']") (last: $(json "$work/st.json" "r['last_reason']"))," \
+	"sweeps $(json "$work/st.json" "r['sweeps']"), multicast cycles $(json "$work/st.json" "r['mcast_cycles']")" \
+	"(last: $(json "$work/st.json" "r['last_reason']"))," \
 	"MCMemberRecord answers $(json "$work/st.json" "r['sa'][0]['by_attr'].get('MCMemberRecord')")"
 # left: the two broadcast groups and the group of the MGID the SA assigned (scope 0 was refused)
 [ "$(json "$work/st.json" "r['sa'][0]['mc_groups']")" = 3 ] || bad "status: not the 3 groups left"
@@ -150,7 +151,7 @@ ibsim_at host05 "$client" -j ff15:beef::1 -J 2 >>"$work/prune.join" 2>&1 || bad 
 ibsim_at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.before" 2>&1
 grep -q 'ff15:beef::1' "$work/prune.before" || bad "prune: the group is not there: $(cat "$work/prune.before")"
 "$smctl" --socket "$sock" --json status >"$work/st.json"
-n0=$(json "$work/st.json" 'r["sweeps"]')
+n0=$(json "$work/st.json" 'r["sweeps"] + r["mcast_cycles"]')
 ibsim_console 'Unlink "leaf2"[2]'
 pruned() {
 	ibsim_at host05 saquery MCMR --mgid ff15:beef::1 >"$work/prune.after" 2>&1 && ! grep -q 'ff15:beef::1' "$work/prune.after"
@@ -162,7 +163,7 @@ until pruned; do
 	sleep 0.5
 done
 "$smctl" --socket "$sock" --json status >"$work/st.json"
-echo "prune: host09's link pulled, its group gone ($(json "$work/st.json" "r['sweeps'] - $n0") cycles later," \
+echo "prune: host09's link pulled, its group gone ($(json "$work/st.json" "r['sweeps'] + r['mcast_cycles'] - $n0") cycles later," \
 	"last: $(json "$work/st.json" "r['last_reason']")); groups $(json "$work/st.json" "r['sa'][0]['mc_groups']")"
 
 # ---- the comparison -------------------------------------------------------------------------

@@ -174,6 +174,41 @@ static void test_bound_updown_columns(void **state)
 	sm_fabric_free(f);
 }
 
+/*
+ * Two pods that lost different columns: generated 3-level tree, 38 of its
+ * 384 upper switches removed, seed 42. No leaf pair is held to more than 2,
+ * but pod 4 and pod 6 are joined by only 119 link-disjoint up/down paths
+ * for the 256 flows of the shift that lines them up: 3. ftree reaches 4.
+ */
+static void test_bound_pod_pair(void **state)
+{
+	(void)state;
+	struct sm_gen_params gp;
+	char err[256];
+	sm_gen_params_init(&gp);
+	gp.hosts = 2048;
+	gp.radix = 32;
+	gp.levels = 3;
+	gp.remove_switches = 38;
+	gp.seed = 42;
+	struct sm_fabric *f = sm_fabric_new();
+	assert_int_equal(sm_gen_fat_tree(&gp, f, err, sizeof(err)), 0);
+	struct sm_shift_bound b = bound_of(f);
+	assert_int_equal(b.bound, 2);
+	assert_int_equal(b.updown, 3);
+	assert_int_equal(b.ud_level, 2);
+	assert_int_equal(b.ud_hosts, 256);
+	assert_int_equal(b.ud_paths, 119);
+	assert_true(b.ud_from != SM_NONE && b.ud_to != SM_NONE);
+	struct sm_lfts *l = fx_ftree_route(f);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = 1, .seed = 1, .skip_cdg = 1 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	assert_true(m.shift_max_congestion >= b.updown && m.shift_max_congestion <= b.updown + 1);
+	sm_lfts_free(l);
+	sm_fabric_free(f);
+}
+
 /* The route from switch node s toward lid under l crosses the link at (a, pa). */
 static int crosses(const struct sm_fabric *f, const struct sm_lfts *l, uint32_t s, uint16_t lid, uint32_t a,
 		   unsigned pa, uint32_t b, unsigned pb)
@@ -230,6 +265,72 @@ static void test_churn_3level(void **state)
 		sm_lfts_free(deg);
 		sm_fabric_free(f);
 	}
+}
+
+/* EBB of ftree's routes on f, over n permutations of seed 1. */
+static double ftree_ebb(struct sm_fabric *f, unsigned n)
+{
+	struct sm_lfts *l = fx_ftree_route(f);
+	struct sm_route_metrics m;
+	struct sm_metrics_opts o = { .n_random = n, .seed = 1, .skip_shift = 1, .skip_cdg = 1 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, &m), 0);
+	sm_lfts_free(l);
+	return m.ebb;
+}
+
+/*
+ * The EBB bound (sm_metrics_ebb_bound, routing/metrics_ebb.c): never below
+ * what ftree measures, close to it on a complete 2-level tree (the leaves'
+ * uplinks are where its flows collide), lower when a leaf loses links, and
+ * 1.0 when every host is on one leaf.
+ */
+static void test_ebb_bound(void **state)
+{
+	(void)state;
+	struct ftb_shape s;
+	ftb_shape_2level(&s, 8, 16);
+	struct sm_fabric *f = sm_fabric_new();
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	double full, deg, ebb = ftree_ebb(f, 4000);
+	assert_int_equal(sm_metrics_ebb_bound(f, 0, &full), 0);
+	if (ebb > full + 0.005 || ebb < full - 0.03)
+		fail_msg("complete 2-level: ftree EBB %.4f, bound %.4f", ebb, full);
+	assert_int_equal(unlink_to(f, 1, 4, 8, 2), 2);
+	assert_int_equal(sm_metrics_ebb_bound(f, 0, &deg), 0);
+	assert_true(deg < full - 0.01);
+	ebb = ftree_ebb(f, 4000);
+	if (ebb > deg + 0.005)
+		fail_msg("leaf 1 with 2 of 4 uplinks: ftree EBB %.4f above the bound %.4f", ebb, deg);
+	sm_fabric_free(f);
+
+	/* generated trees: 2 and 3 levels, complete and 10% of the links removed */
+	for (unsigned lv = 2; lv <= 3; lv++)
+		for (int rm = 0; rm <= 1; rm++) {
+			struct sm_gen_params gp;
+			char err[256];
+			sm_gen_params_init(&gp);
+			gp.hosts = 512;
+			gp.radix = lv == 2 ? 32 : 16;
+			gp.levels = lv;
+			gp.remove_links = rm ? 0.10 : 0;
+			gp.seed = 3;
+			f = sm_fabric_new();
+			assert_int_equal(sm_gen_fat_tree(&gp, f, err, sizeof(err)), 0);
+			double b;
+			assert_int_equal(sm_metrics_ebb_bound(f, 0, &b), 0);
+			ebb = ftree_ebb(f, 200);
+			if (ebb > b + 0.005)
+				fail_msg("%u levels, %d%% removed: ftree EBB %.4f above the bound %.4f", lv, rm * 10, ebb, b);
+			sm_fabric_free(f);
+		}
+
+	/* every host on one leaf: no switch link to share */
+	ftb_shape_2level(&s, 8, 4);
+	f = sm_fabric_new();
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	assert_int_equal(sm_metrics_ebb_bound(f, 0, &full), 0);
+	assert_true(full > 0.999999);
+	sm_fabric_free(f);
 }
 
 struct gen_case {
@@ -299,7 +400,9 @@ int main(void)
 		cmocka_unit_test(test_bound_2level),
 		cmocka_unit_test(test_bound_3level_pod),
 		cmocka_unit_test(test_bound_updown_columns),
+		cmocka_unit_test(test_bound_pod_pair),
 		cmocka_unit_test(test_bound_below_measured),
+		cmocka_unit_test(test_ebb_bound),
 		cmocka_unit_test(test_ftree_reaches_bound),
 		cmocka_unit_test(test_churn_3level),
 	};

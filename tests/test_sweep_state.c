@@ -556,8 +556,8 @@ static void test_daemon_kinds(void **unused)
 		fx_wait_sweeps(d, target, st);
 	}
 	assert_int_equal(st->n_history, SMD_DMN_HISTORY);
-	assert_int_equal(st->history[SMD_DMN_HISTORY - 1].seq, st->sweeps);
-	assert_int_equal(st->history[0].seq, st->sweeps - SMD_DMN_HISTORY + 1);
+	assert_int_equal(st->history[SMD_DMN_HISTORY - 1].seq, st->cycles);
+	assert_int_equal(st->history[0].seq, st->cycles - SMD_DMN_HISTORY + 1);
 	smd_dmn_free(d);
 	free(st);
 	char p[128];

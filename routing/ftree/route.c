@@ -37,6 +37,10 @@
  * scratch table and transposed it at the end; at 40k hosts that moved
  * 480 MB more than the 160 MB of LFT, and cost a third of the plane.)
  *
+ * Switches with the same parents (a pod's leaves) route a destination
+ * switch up alike unless a route of theirs is moved: one of them routes,
+ * the others copy its bytes (struct ft_groups), rank by rank in slot order.
+ *
  * Cost: O(ancestors + switches) per destination switch plus O(1) per LFT
  * entry, plus O(up ports x path x intervals on a link) per displaced route.
  */
@@ -65,7 +69,6 @@ int ft_reach_slow(struct ft_run *x, uint32_t s)
 static void mark_down_set(struct ft_run *x, uint32_t t)
 {
 	const struct ft_model *m = x->m;
-	const struct sm_fabric *f = m->f;
 	uint32_t qh = 0, qt = 0;
 
 	x->dstamp[t] = x->gen;
@@ -80,8 +83,6 @@ static void mark_down_set(struct ft_run *x, uint32_t t)
 				x->cand_head[p] = SM_NONE;
 				x->queue[qt++] = p;
 			}
-			/* the port on p's side of this link leads down toward T */
-			x->cand_port[e] = sm_port(f, m->sw_node[c], m->up_port[e])->peer_port;
 			x->cand_next[e] = x->cand_head[p];
 			x->cand_head[p] = e;
 		}
@@ -185,6 +186,42 @@ static void route_valleys(struct ft_run *x, const struct ft_dest *d0, uint32_t n
 }
 
 /*
+ * Short runs of row bytes (a leaf's hosts: 32 at radix 64), copied inline:
+ * through libc's memcpy/memset each was a call and a size dispatch, 16% of
+ * a 40k plane. Overlapping fixed-size moves cover any length.
+ */
+static inline void put_run(uint8_t *w, const uint8_t *src, uint32_t n)
+{
+	if (n >= 16) {
+		for (uint32_t k = 0; k + 16 < n; k += 16)
+			memcpy(w + k, src + k, 16);
+		memcpy(w + n - 16, src + n - 16, 16);
+	} else if (n >= 8) {
+		uint64_t a, b;
+		memcpy(&a, src, 8);
+		memcpy(&b, src + n - 8, 8);
+		memcpy(w, &a, 8);
+		memcpy(w + n - 8, &b, 8);
+	} else {
+		for (uint32_t k = 0; k < n; k++)
+			w[k] = src[k];
+	}
+}
+
+static inline void fill_run(uint8_t *w, uint8_t v, uint32_t n)
+{
+	uint8_t p[16];
+	memset(p, v, sizeof(p));
+	if (n >= 16) {
+		for (uint32_t k = 0; k + 16 < n; k += 16)
+			memcpy(w + k, p, 16);
+		memcpy(w + n - 16, p, 16);
+	} else {
+		put_run(w, p, n);
+	}
+}
+
+/*
  * A leaf (one index per slot) routes T's run of hosts d0[0 .. x->run) up
  * through slots j, j + 1, ... mod u: when each of those slots leads to a
  * parent that reaches T with no conflict, the row bytes are the leaf's
@@ -202,10 +239,10 @@ static int leaf_run(struct ft_run *x, uint8_t *row, const uint32_t *sp, const ui
 	}
 	uint8_t *w = row + d0[0].lid;
 	uint32_t k = u - j < n ? u - j : n;
-	memcpy(w, spt + j, k);
+	put_run(w, spt + j, k);
 	for (uint32_t c; k < n; k += c) {
 		c = u < n - k ? u : n - k;
-		memcpy(w + k, spt, c);
+		put_run(w + k, spt, c);
 	}
 	return 1;
 }
@@ -216,8 +253,9 @@ static int leaf_run(struct ft_run *x, uint8_t *row, const uint32_t *sp, const ui
  * indices are consecutive (a leaf's hosts are): at 40k hosts this loop runs
  * 150 M times per plane, and two divisions per entry were a third of ftree.
  */
-static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uint32_t nd)
+static int route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uint32_t nd)
 {
+	int moved = 0;
 	const struct ft_model *m = x->m;
 	uint8_t *col = x->col + s, *row = x->col + (size_t)s * x->nl;
 	uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
@@ -243,7 +281,7 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 		if (ok && !cq) {
 			const uint8_t port = spt[j];
 			if (e <= x->run) /* consecutive LIDs */
-				memset(row + d0[i].lid, port, e - i);
+				fill_run(row + d0[i].lid, port, e - i);
 			else
 				for (uint32_t k = i; k < e; k++)
 					row[d0[k].lid] = port;
@@ -251,8 +289,12 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 			for (uint32_t k = i; k < e; k++) {
 				if (ok && !(k < 64 && (cq >> k & 1)))
 					COL(col, d0[k].lid) = spt[j];
-				else /* switch LIDs carry management traffic only: any valid parent will do */
-					COL(col, d0[k].lid) = d0[k].port ? ft_displace(x, s, j, d0, k) : any_up(x, s, j);
+				else if (d0[k].port) {
+					COL(col, d0[k].lid) = ft_displace(x, s, j, d0, k);
+					moved = 1;
+				} else { /* switch LIDs carry management traffic only: any valid parent will do */
+					COL(col, d0[k].lid) = any_up(x, s, j);
+				}
 			}
 		}
 		rem += e - i;
@@ -260,6 +302,151 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 			rem = 0;
 			j = j + 1 == u ? 0 : j + 1;
 		}
+	}
+	return moved;
+}
+
+/*
+ * Switches with the same rank, component and up ports (the same parents
+ * behind the same ports, in the same order: a pod's leaves, the
+ * aggregation switches of one index across pods) route T's destinations
+ * up alike, as long as no route of theirs is moved (ft_displace() depends
+ * on the switch and on the routes moved before it): route_up() reads only
+ * the parents' state, which is final once the ranks above are routed. So
+ * the first such switch of a group routes, and the others copy its row
+ * bytes. At 40k hosts this skips 31 of every 32 slot checks.
+ */
+struct ft_groups {
+	uint32_t *of;    /* [nsw] group of a switch */
+	uint32_t *stamp; /* [groups] == gen: rep routed T up without moving a route */
+	uint32_t *rep;
+	/*
+	 * The rows are written rank by rank in slot (memory) order, not in
+	 * by_rank's GUID order: a row is 44 KB away from the next at 40k hosts,
+	 * and only an ascending walk lets the hardware fetch the next rows'
+	 * lines ahead. Copies and detours of one rank do not depend on each
+	 * other (the moved routes do, and keep by_rank's order).
+	 */
+	uint32_t *todo;  /* [nsw] == gen: a copy pending (up pass) */
+	uint32_t *det;   /* [nsw] == gen: no up/down path, a detour pending */
+	uint32_t *slots; /* [n_ranked] ranked switches by rank, then slot */
+	uint32_t roff[FT_MAX_RANK + 2]; /* slots of rank r: slots[roff[r] .. roff[r + 1]) */
+};
+
+static uint64_t group_hash(const struct ft_model *m, uint32_t s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t so = m->slot_off[s], u = m->slot_off[s + 1] - so;
+	h = (h ^ m->rank[s]) * 0x100000001b3ull;
+	h = (h ^ m->comp[s]) * 0x100000001b3ull;
+	for (uint32_t i = 0; i < u; i++)
+		h = (h ^ m->slot_peer[so + i] ^ (uint64_t)m->slot_port[so + i] << 32) * 0x100000001b3ull;
+	for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
+		h = (h ^ m->up_peer[e] ^ (uint64_t)m->up_port[e] << 40) * 0x100000001b3ull;
+	return h;
+}
+
+static int group_same(const struct ft_model *m, uint32_t a, uint32_t b)
+{
+	uint32_t sa = m->slot_off[a], ua = m->slot_off[a + 1] - sa, sb = m->slot_off[b];
+	uint32_t ea = m->up_off[a], na = m->up_off[a + 1] - ea, eb = m->up_off[b];
+	return m->rank[a] == m->rank[b] && m->comp[a] == m->comp[b] && ua == m->slot_off[b + 1] - sb &&
+	       na == m->up_off[b + 1] - eb &&
+	       !memcmp(m->slot_peer + sa, m->slot_peer + sb, ua * sizeof(*m->slot_peer)) &&
+	       !memcmp(m->slot_port + sa, m->slot_port + sb, ua) &&
+	       !memcmp(m->up_peer + ea, m->up_peer + eb, na * sizeof(*m->up_peer)) &&
+	       !memcmp(m->up_port + ea, m->up_port + eb, na);
+}
+
+struct hkey {
+	uint64_t h;
+	uint32_t s;
+};
+
+static int cmp_hkey(const void *a, const void *b)
+{
+	const struct hkey *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+static int groups_build(struct ft_groups *g, const struct ft_model *m)
+{
+	size_t ns = (size_t)m->nsw + 1;
+	struct hkey *k = malloc(ns * sizeof(*k));
+	g->of = malloc(ns * sizeof(*g->of));
+	g->stamp = calloc(ns, sizeof(*g->stamp));
+	g->rep = malloc(ns * sizeof(*g->rep));
+	g->todo = calloc(ns, sizeof(*g->todo));
+	g->det = calloc(ns, sizeof(*g->det));
+	g->slots = malloc(ns * sizeof(*g->slots));
+	if (!k || !g->of || !g->stamp || !g->rep || !g->todo || !g->det || !g->slots) {
+		free(k);
+		return -ENOMEM;
+	}
+	memset(g->roff, 0, sizeof(g->roff));
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->rank[s] != FT_RANK_NONE)
+			g->roff[m->rank[s] + 1]++;
+	for (unsigned r = 0; r <= FT_MAX_RANK; r++)
+		g->roff[r + 1] += g->roff[r];
+	uint32_t cur[FT_MAX_RANK + 1];
+	memcpy(cur, g->roff, sizeof(cur));
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->rank[s] != FT_RANK_NONE)
+			g->slots[cur[m->rank[s]]++] = s;
+	for (uint32_t s = 0; s < m->nsw; s++)
+		k[s] = (struct hkey){ group_hash(m, s), s };
+	qsort(k, m->nsw, sizeof(*k), cmp_hkey);
+	uint32_t n = 0;
+	for (uint32_t i = 0, b = 0; i < m->nsw; i++) {
+		if (i && k[i].h != k[i - 1].h)
+			b = n; /* groups of this hash start at b */
+		uint32_t s = k[i].s, gi = b;
+		while (gi < n && !group_same(m, g->rep[gi], s)) /* a hash collision: almost never a second pass */
+			gi++;
+		if (gi == n)
+			g->rep[n++] = s;
+		g->of[s] = gi;
+	}
+	free(k);
+	return 0;
+}
+
+static void groups_free(struct ft_groups *g)
+{
+	free(g->of);
+	free(g->stamp);
+	free(g->rep);
+	free(g->todo);
+	free(g->det);
+	free(g->slots);
+}
+
+
+
+/* Switch s routes T's destinations up as switch r of its group did. */
+static void copy_up(struct ft_run *x, uint32_t r, uint32_t s, const struct ft_dest *d0, uint32_t nd)
+{
+	const uint8_t *from = x->col + (size_t)r * x->nl;
+	uint8_t *row = x->col + (size_t)s * x->nl;
+	uint32_t i = 0;
+	if (x->run > 1) {
+		put_run(row + d0[0].lid, from + d0[0].lid, x->run);
+		i = x->run;
+	}
+	for (; i < nd; i++)
+		row[d0[i].lid] = from[d0[i].lid];
+}
+
+/* The pending copies of rank r, in slot order. */
+static void flush_copies(struct ft_run *x, struct ft_groups *grp, unsigned r, const struct ft_dest *d0, uint32_t nd)
+{
+	for (uint32_t i = grp->roff[r]; i < grp->roff[r + 1]; i++) {
+		uint32_t s = grp->slots[i];
+		if (grp->todo[s] == x->gen)
+			copy_up(x, grp->rep[grp->of[s]], s, d0, nd);
 	}
 }
 
@@ -272,6 +459,7 @@ static void route_up(struct ft_run *x, uint32_t s, const struct ft_dest *d0, uin
 void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
+	struct ft_groups *grp = x->grp;
 
 	x->gen++;
 	x->t = t;
@@ -302,7 +490,7 @@ void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint
 		if (nc == 1) {
 			const uint8_t c0 = x->cands[0];
 			if (nd)
-				memset(row + d0[0].lid, c0, x->run);
+				fill_run(row + d0[0].lid, c0, x->run);
 			for (uint32_t i = x->run; i < nd; i++)
 				row[d0[i].lid] = c0;
 		} else {
@@ -310,20 +498,42 @@ void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint
 				row[d0[i].lid] = x->cands[(d0[i].idx / dv) % nc];
 		}
 	}
-	/* the up pass collects the switches without an up/down path, top down; detours go bottom up */
-	uint32_t ndet = 0;
+	/* the up pass marks the switches without an up/down path, top down; detours go bottom up */
+	uint32_t ncopy = 0, ndet = 0;
+	unsigned cr = m->h;
 	for (uint32_t k = x->n_ranked; k-- > 0;) {
 		uint32_t s = m->by_rank[k];
+		if (m->rank[s] != cr) {
+			if (ncopy)
+				flush_copies(x, grp, cr, d0, nd);
+			ncopy = 0;
+			cr = m->rank[s];
+		}
 		if (m->comp[s] != m->comp[t] || x->dstamp[s] == x->gen)
 			continue;
-		if (ft_reach(x, s))
-			route_up(x, s, d0, nd);
-		else
-			x->detour[ndet++] = s;
+		if (ft_reach(x, s)) {
+			uint32_t g = grp->of[s];
+			if (grp->stamp[g] == x->gen) {
+				grp->todo[s] = x->gen;
+				ncopy++;
+			} else if (!route_up(x, s, d0, nd)) {
+				grp->stamp[g] = x->gen;
+				grp->rep[g] = s;
+			}
+		} else {
+			grp->det[s] = x->gen;
+			ndet++;
+		}
 	}
-	while (ndet) {
-		uint32_t s = x->detour[--ndet];
-		route_detour(x, x->col + s, s, d0, nd);
+	if (ncopy)
+		flush_copies(x, grp, cr, d0, nd);
+	/* a detour goes down to a child routed before it: ranks ascending, each in slot order */
+	for (uint32_t i = 0; ndet && i < x->n_ranked; i++) {
+		uint32_t s = grp->slots[i];
+		if (grp->det[s] == x->gen) {
+			route_detour(x, x->col + s, s, d0, nd);
+			ndet--;
+		}
 	}
 	route_valleys(x, d0, nd);
 }
@@ -346,12 +556,17 @@ int ft_run_init(struct ft_run *x, const struct ft_model *m, struct sm_lfts *out)
 	x->cand_next = malloc(ne * sizeof(*x->cand_next));
 	x->cand_port = malloc(ne);
 	x->queue = malloc(ns * sizeof(*x->queue));
-	x->detour = malloc(ns * sizeof(*x->detour));
 	x->hleaf = malloc(ns * sizeof(*x->hleaf));
+	x->grp = calloc(1, sizeof(*x->grp));
 	if (!x->dstamp || !x->rstamp || !x->xstamp || !x->vstamp || !x->valley || !x->rval || !x->cand_head ||
-	    !x->cand_next || !x->cand_port || !x->queue || !x->detour || !x->hleaf || ft_displace_init(x))
+	    !x->cand_next || !x->cand_port || !x->queue || !x->hleaf || !x->grp || ft_displace_init(x) ||
+	    groups_build(x->grp, m))
 		return -ENOMEM;
 	x->nidx = m->n_hosts;
+	/* the port on the parent's side of each up link, which leads down toward T in D (mark_down_set) */
+	for (uint32_t s = 0; s < m->nsw; s++)
+		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
+			x->cand_port[e] = sm_port(m->f, m->sw_node[s], m->up_port[e])->peer_port;
 	while (x->n_ranked < m->nsw && m->rank[m->by_rank[x->n_ranked]] != FT_RANK_NONE)
 		x->n_ranked++; /* by_rank puts the unranked last */
 	for (uint32_t s = 0; s < m->nsw; s++)
@@ -372,9 +587,11 @@ void ft_run_free(struct ft_run *x)
 	free(x->cand_next);
 	free(x->cand_port);
 	free(x->queue);
-	free(x->detour);
 	free(x->hleaf);
 	ft_displace_free(x);
+	if (x->grp)
+		groups_free(x->grp);
+	free(x->grp);
 }
 
 uint64_t ft_bad_pairs(struct ft_run *x, uint32_t t, uint32_t *bad_from)

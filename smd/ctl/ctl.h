@@ -29,7 +29,10 @@
  *            "sweeping": a later cycle is running; "up": every plane came up
  *            in the last cycle; "degraded": some did; "down": none did),
  *            planes, planes_up, switches, cas, lids (sums over the planes of
- *            the last cycle), sweeps (cycles completed), last_reason (of
+ *            the last cycle), sweeps (sweeps completed: light and heavy
+ *            cycles), mcast_cycles (multicast cycles completed, MFT-only
+ *            passes; not sweeps; sweep_history's seq and a sweep's "target"
+ *            count sweeps + mcast_cycles), last_reason (of
  *            the last completed cycle: "start", "request", "interval",
  *            "trap"), traps, last_trap,
  *            engine (engine

@@ -182,7 +182,10 @@ static void metrics(struct sm_json *j, const struct smd_dmn_status *st)
 	m_end(j);
 	metric1(j, "smd_uptime_seconds", "gauge", "Seconds since the daemon started",
 		(double)(now - st->start_us) / 1e6);
-	metric1(j, "smd_sweeps_total", "counter", "Sweep cycles completed", (double)st->sweeps);
+	metric1(j, "smd_sweeps_total", "counter", "Sweep cycles completed (not the multicast cycles)",
+		(double)smd_dmn_sweeps(st));
+	metric1(j, "smd_mcast_cycles_total", "counter", "Multicast cycles completed (MFT-only passes)",
+		(double)st->mcast_cycles);
 	metric1(j, "smd_light_sweeps_total", "counter", "Cycles in which only light sweeps ran",
 		(double)st->light_sweeps);
 	metric1(j, "smd_heavy_sweeps_total", "counter", "Cycles in which some plane was brought up (heavy)",

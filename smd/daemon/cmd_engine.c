@@ -155,7 +155,7 @@ int smd_dmn_engine_resume(struct smd_dmn *d, const struct smd_jv *req, char *err
 		ej.phase = EJ_SWEEP;
 	}
 	pthread_mutex_lock(&d->mu);
-	int swept = d->st.sweeps >= ej.target;
+	int swept = d->st.cycles >= ej.target;
 	pthread_mutex_unlock(&d->mu);
 	if (!swept)
 		return SMD_CTL_WAIT;

@@ -284,7 +284,7 @@ static int event(struct smd_dmn *d, enum smd_ctl_cmd_id id, const struct smd_jv 
 		return sm_errf_rc(rc, err, errlen, "%s: %s: %s", cmd, where, strerror(-rc));
 	sm_mock_stats(m, &after);
 	pthread_mutex_lock(&d->mu);
-	uint64_t sweeps = d->st.sweeps, traps0 = d->st.traps;
+	uint64_t sweeps = smd_dmn_sweeps(&d->st), traps0 = d->st.traps;
 	pthread_mutex_unlock(&d->mu);
 
 	char guid[24], note[240];
@@ -318,7 +318,7 @@ static int idle(struct smd_dmn *d, uint64_t *running_ends)
 {
 	pthread_mutex_lock(&d->mu);
 	int in = d->in_worker;
-	*running_ends = d->st.sweeps + 1;
+	*running_ends = d->st.cycles + 1;
 	pthread_mutex_unlock(&d->mu);
 	return !in;
 }

@@ -319,7 +319,7 @@ int smd_dmn_profile_resume(struct smd_dmn *d, const struct smd_jv *req, char *er
 		job.phase = JOB_SWEEP;
 	}
 	pthread_mutex_lock(&d->mu);
-	int swept = d->st.sweeps >= job.target;
+	int swept = d->st.cycles >= job.target;
 	pthread_mutex_unlock(&d->mu);
 	if (!swept)
 		return SMD_CTL_WAIT;

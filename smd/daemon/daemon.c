@@ -157,7 +157,7 @@ static void mp_cfg_from(struct sm_mp_cfg *mp, const struct smd_conf *conf, struc
 	mp->base.lid_want_arg = d;
 	mp->base.published = dmn_publish_view;   /* views and plane health hold its snapshots */
 	mp->base.published_arg = d;
-	mp->base.cycle = d->st.sweeps + 1;
+	mp->base.cycle = d->st.cycles + 1;
 	mp->base.phase = dmn_plane_phase;
 	mp->base.phase_arg = d;
 	mp->base.trap = dmn_sa_trap;   /* traps 128 during a cycle are Reported too */
@@ -392,7 +392,7 @@ static int plane_mads(struct smd_dmn *d, unsigned i, struct sm_loop_src *s, unsi
 	if (dmn_ha_port_busy(d, i))
 		return 0;   /* its discovery thread reads it */
 	pthread_mutex_lock(&d->mu);
-	uint64_t sweeps = d->st.sweeps;
+	uint64_t sweeps = d->st.cycles;
 	pthread_mutex_unlock(&d->mu);
 	int trap = idle_mads(d, i, sweeps, &got, &ntraps, why, sizeof(why));
 	/* an fd that stays ready with nothing to read would spin the loop: not watched until the next cycle */
@@ -472,9 +472,9 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 	 * whatever it reported), a heavy request, new chains. Otherwise
 	 * (interval, light request) light, escalating per plane.
 	 */
-	int heavy = !d->st.sweeps || d->trap_due_us || d->want_heavy;
+	int heavy = !d->st.cycles || d->trap_due_us || d->want_heavy;
 	/* an explicit heavy request, the first cycle and new chains sweep in full */
-	int incremental = !d->want_heavy && d->st.sweeps;
+	int incremental = !d->want_heavy && d->st.cycles;
 	struct dmn_gen *old = NULL;
 
 	if (d->want_reread)
@@ -504,7 +504,7 @@ static struct dmn_gen *cycle_begin(struct smd_dmn *d, const char *reason)
 	d->st.cycle_start_us = sm_mono_us();
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
 		d->st.planes[i].phase = -1;
-	if (d->st.sweeps)
+	if (d->st.cycles)
 		d->st.state = SMD_ST_SWEEPING;
 	d->in_worker = 1;
 	d->go = 1;
@@ -525,8 +525,8 @@ static void schedule(struct smd_dmn *d)
 
 	pthread_mutex_lock(&d->mu);
 	if (!d->in_worker && !d->stop) {
-		if (d->requested > d->st.sweeps)
-			reason = d->st.sweeps ? "request" : "start";
+		if (d->requested > d->st.cycles)
+			reason = d->st.cycles ? "request" : "start";
 		else if (d->next_due_us && now >= d->next_due_us)
 			reason = "interval";
 		else if (d->trap_due_us && now >= d->trap_due_us)
@@ -809,7 +809,7 @@ uint64_t smd_dmn_request_sweep_kind(struct smd_dmn *d, enum smd_sweep_kind kind)
 
 	pthread_mutex_lock(&d->mu);
 	/* a cycle already running may have passed discovery: the request needs the next one */
-	target = d->st.sweeps + (d->running ? 2 : 1);
+	target = d->st.cycles + (d->running ? 2 : 1);
 	if (d->requested < target)
 		d->requested = target;
 	if (kind != SMD_SWEEP_LIGHT)
@@ -879,7 +879,7 @@ int smd_dmn_reconfigure(struct smd_dmn *d, struct smd_conf *conf, char *notes, s
 	if (conf->partition_config_file || cur->partition_config_file || g->keys_new) {
 		/* P_Key tables and M_Keys are written by heavy bring-ups: the next one applies the (re-read) file
 		 * (without a file on either side both are the default partition: nothing to apply) */
-		uint64_t target = d->st.sweeps + (d->running ? 2 : 1);
+		uint64_t target = d->st.cycles + (d->running ? 2 : 1);
 		if (d->requested < target)
 			d->requested = target;
 		d->want_heavy = 1;

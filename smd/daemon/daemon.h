@@ -119,7 +119,7 @@ struct smd_dmn_plane {
  */
 #define SMD_DMN_HISTORY 16
 struct smd_dmn_sweep {
-	uint64_t seq;                 /* value of `sweeps` once it completed (1 = first) */
+	uint64_t seq;                 /* value of `cycles` once it completed (1 = first) */
 	char kind[12];                /* "light": only light sweeps ran; "heavy": some plane was brought up;
 	                               * "multicast": only MFT-only passes (groups changed) */
 	char reason[16];              /* start, interval, request, trap (as last_reason) */
@@ -152,7 +152,8 @@ struct smd_dmn_sa {
 struct smd_dmn_status {
 	enum smd_dmn_state state;     /* see ctl.h "status" */
 	enum smd_dmn_state last;      /* result of the last completed cycle (STARTING before one) */
-	uint64_t sweeps;              /* cycles completed */
+	uint64_t cycles;              /* cycles completed, sweeps and multicast cycles: what waits count */
+	uint64_t mcast_cycles;        /* ... of which multicast cycles (kind "multicast": MFT-only passes) */
 	char last_reason[16];         /* why the last completed cycle ran: start, request, interval, trap */
 	uint64_t traps;               /* traps received between cycles (each repressed) */
 	char last_trap[128];          /* the last one that asked for a cycle, "" none */
@@ -182,7 +183,7 @@ struct smd_dmn_status {
 	int health_ok;
 	char health_err[128];
 	struct sm_planes_health health;
-	/* sweeps by kind (since start; a light cycle that escalated counts as heavy) */
+	/* sweeps by kind (since start; a light cycle that escalated counts as heavy; not the multicast cycles) */
 	uint64_t light_sweeps, heavy_sweeps, escalations;
 	/* totals since start, all cycles and planes */
 	uint64_t smps_total, lft_blocks_written_total, lft_blocks_read_total, portinfo_sets_total;
@@ -248,9 +249,15 @@ void smd_dmn_drain(struct smd_dmn *d);
 
 void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st);
 
+/* Sweeps completed (status "sweeps"): every cycle but the multicast ones. */
+static inline uint64_t smd_dmn_sweeps(const struct smd_dmn_status *st)
+{
+	return st->cycles - st->mcast_cycles;
+}
+
 /*
  * Ask for a cycle that starts after this call. Returns the value of
- * `sweeps` at which that cycle will have completed.
+ * `cycles` at which that cycle will have completed.
  * smd_dmn_request_sweep() asks for a heavy one (SMD_SWEEP_HEAVY).
  * SMD_SWEEP_REREAD is heavy and also forgets the LFTs the planes' states
  * remember, so every LFT block is read back (`smctl resweep --heavy` after
@@ -299,7 +306,7 @@ void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dm
 struct sm_lfts;
 struct smd_view {
 	unsigned plane;
-	uint64_t cycle;                  /* value of `sweeps` once the cycle that made it completed */
+	uint64_t cycle;                  /* value of `cycles` once the cycle that made it completed */
 	uint64_t made_us;                /* monotonic time it was published */
 	const struct sm_fabric *fabric;  /* has exactly this plane */
 	const struct sm_lfts *lfts;

@@ -47,7 +47,7 @@ struct smd_dmn {
 	int done;                    /* the worker finished a cycle the loop has not taken back yet */
 	int in_worker;               /* from go to the loop taking done: the worker owns the planes */
 	int running;                 /* a cycle is in progress */
-	uint64_t requested;          /* run cycles until st.sweeps reaches this */
+	uint64_t requested;          /* run cycles until st.cycles reaches this */
 	uint64_t next_due_us;        /* periodic cycle, 0 = none */
 	uint64_t trap_due_us;        /* cycle asked for by a trap (after a short hold-off), 0 = none */
 	int want_heavy;              /* the next cycle is heavy (request, trap) */

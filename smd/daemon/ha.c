@@ -142,7 +142,7 @@ static uint32_t ha_send_tid(struct ha_plane *h, uint32_t prefix, uint8_t method,
 
 	pthread_mutex_lock(&h->d->mu);
 	busy = h->d->in_worker && !h->d->planes[h->i].skip;   /* a plane the cycle left out is ours */
-	uint64_t sweeps = h->d->st.sweeps;
+	uint64_t sweeps = h->d->st.cycles;
 	pthread_mutex_unlock(&h->d->mu);
 	if (busy || !t || !lid || h->disc_running)
 		return 0;

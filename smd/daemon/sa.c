@@ -114,7 +114,7 @@ static void sa_close(struct smd_dmn *d, unsigned i)
 void dmn_sa_cycle_done(struct smd_dmn *d)
 {
 	pthread_mutex_lock(&d->mu);
-	uint64_t sweeps = d->st.sweeps;
+	uint64_t sweeps = d->st.cycles;
 	int stop = d->stop;
 	pthread_mutex_unlock(&d->mu);
 
@@ -161,7 +161,7 @@ void dmn_sa_self_changed(struct smd_dmn *d, unsigned plane)
 	if (plane >= SM_MAX_PLANES || plane >= d->n || !d->sa[plane])
 		return;
 	pthread_mutex_lock(&d->mu);
-	uint64_t sweeps = d->st.sweeps;
+	uint64_t sweeps = d->st.cycles;
 	pthread_mutex_unlock(&d->mu);
 	sa_self(d, plane, sweeps, &self);
 	sm_sa_set_self(d->sa[plane], &self);

@@ -148,9 +148,9 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 		st->lids_open = 1;
 	}
 	snprintf(st->lids_err, sizeof(st->lids_err), "%s", lids_err);
-	st->sweeps++;
+	st->cycles++;
 
-	sw.seq = st->sweeps;
+	sw.seq = st->cycles;
 	snprintf(sw.kind, sizeof(sw.kind), "%s", sw.planes_heavy ? "heavy" : d->mc_only && mft_only ? "multicast" : "light");
 	snprintf(sw.reason, sizeof(sw.reason), "%s", st->last_reason);
 	sw.escalated = d->light && escalated;   /* not the incomplete planes swept heavy by every cycle */
@@ -159,6 +159,8 @@ void dmn_snapshot(struct smd_dmn *d, double secs, const char *lids_err)
 	sw.end_us = st->last_end_us;
 	if (sw.planes_heavy)
 		st->heavy_sweeps++;
+	else if (!strcmp(sw.kind, "multicast"))
+		st->mcast_cycles++;
 	else
 		st->light_sweeps++;
 	st->escalations += (uint64_t)sw.escalated;
@@ -187,13 +189,13 @@ void smd_dmn_status(struct smd_dmn *d, struct smd_dmn_status *st)
 
 void smd_dmn_status_line(const struct smd_dmn_status *st, char *buf, size_t len)
 {
-	if (!st->sweeps) {
+	if (!st->cycles) {
 		snprintf(buf, len, "starting: first sweep of %u plane%s", st->n_planes, st->n_planes == 1 ? "" : "s");
 		return;
 	}
 	int n = snprintf(buf, len, "%u/%u planes up, %u switches, %u CAs, last sweep %.2f s (%llu sweeps)",
 			 st->planes_up, st->n_planes, st->switches, st->cas, st->last_sweep_s,
-			 (unsigned long long)st->sweeps);
+			 (unsigned long long)smd_dmn_sweeps(st));
 
 	/* planes programmed from a sweep that lost answers (not up) */
 	for (unsigned i = 0; i < st->n_planes && n >= 0 && (size_t)n < len; i++)
@@ -242,9 +244,10 @@ void smd_dmn_status_json(struct sm_json *j, const struct smd_dmn_status *st)
 	uint64_t now = sm_mono_us();
 
 	sm_json_str(j, "state", smd_dmn_state_name(st->state));
-	sm_json_str(j, "last_result", st->sweeps ? smd_dmn_state_name(st->last) : NULL);
+	sm_json_str(j, "last_result", st->cycles ? smd_dmn_state_name(st->last) : NULL);
 	SM_JSON_UINTS(j, { "planes", st->n_planes }, { "planes_up", st->planes_up }, { "switches", st->switches },
-		      { "cas", st->cas }, { "lids", st->lids }, { "sweeps", st->sweeps });
+		      { "cas", st->cas }, { "lids", st->lids }, { "sweeps", smd_dmn_sweeps(st) },
+		      { "mcast_cycles", st->mcast_cycles });
 	/* planes whose last heavy sweep lost answers, and when the next heavy sweep of them is due */
 	sm_json_uint(j, "planes_incomplete", st->planes_incomplete);
 	sm_json_uint(j, "incomplete_sweeps", st->incomplete_sweeps);
@@ -372,7 +375,7 @@ void smd_dmn_sweep_json(struct sm_json *j, const char *name, const struct smd_dm
 
 void smd_dmn_planes_json(struct sm_json *j, const struct smd_dmn_status *st)
 {
-	sm_json_uint(j, "sweeps", st->sweeps);
+	sm_json_uint(j, "sweeps", smd_dmn_sweeps(st));
 	sm_json_arr_begin(j, "planes");
 	for (unsigned i = 0; i < st->n_planes; i++) {
 		const struct smd_dmn_plane *p = &st->planes[i];

@@ -156,6 +156,12 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 		return rc2;
 	}
 	s->shift_bound = s->cut.bound;
+	rc2 = sm_metrics_ebb_bound(f, plane, &s->ebb_bound);
+	if (rc2) {
+		free(rank);
+		free(queue);
+		return rc2;
+	}
 	if (s->cut.bound > 1) {
 		s->tight_leaf = s->cut.leaf;
 		s->tight_hosts = s->cut.hosts;

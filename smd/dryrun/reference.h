@@ -19,7 +19,9 @@
  *     outside it (sm_metrics_shift_bound(), routing/metrics_bound.c; a
  *     single leaf gives ceil(hosts / uplinks));
  *   - the bisection left: the least, over the levels of the tree, share of
- *     the complete tree's switch links at that level still cabled.
+ *     the complete tree's switch links at that level still cabled;
+ *   - the random-permutation EBB that no destination routing can expect to
+ *     exceed on this cabling (sm_metrics_ebb_bound(), routing/metrics_ebb.c).
  * Pure functions of a read-only fabric; they never log.
  */
 #include <stdint.h>
@@ -38,6 +40,7 @@ struct sm_dr_shape {
 	unsigned tight_hosts, tight_up; /* hosts behind that cut and its links */
 	struct sm_shift_bound cut;  /* the whole cut (routing/metrics.h) */
 	double bisection_left;      /* 0..1, 1 when complete (found shapes only) */
+	double ebb_bound;           /* EBB no destination routing can expect to exceed here, 0 unknown */
 };
 
 /* The shape of plane p and its cabling bound. 0 or -ENOMEM (shape.found says if it is a tree). */

@@ -55,7 +55,8 @@ static void json_switch_hops(struct sm_json *j, const struct sm_route_metrics *m
 }
 
 /* How routes spread: edge forwarding index, shift and random permutations (metrics and reference). */
-static void json_spread(struct sm_json *j, const struct sm_dr_run *r, const struct sm_route_metrics *m)
+static void json_spread(struct sm_json *j, const struct sm_dr_run *r, const struct sm_route_metrics *m,
+			double ebb_bound)
 {
 	sm_json_obj_begin(j, "edge_forwarding_index");
 	sm_json_uint(j, "max", m->efi_max);
@@ -70,6 +71,8 @@ static void json_spread(struct sm_json *j, const struct sm_dr_run *r, const stru
 	sm_json_double(j, "max_congestion_mean", m->rand_max_congestion_mean);
 	sm_json_uint(j, "max_congestion", m->rand_max_congestion);
 	sm_json_double(j, "ebb", m->ebb);
+	if (ebb_bound > 0) /* what no destination routing can expect on this cabling (routing/metrics_ebb.c) */
+		sm_json_double(j, "ebb_bound", ebb_bound);
 	sm_json_obj_end(j);
 }
 
@@ -99,7 +102,9 @@ static void json_shape(struct sm_json *j, const struct sm_dr_plane *p)
 		SM_JSON_UINTS(j, { "shift_congestion_bound_updown", sh->cut.updown });
 		if (sh->cut.ud_from != SM_NONE) {
 			sm_json_obj_begin(j, "bound_updown_pair");
-			SM_JSON_UINTS(j, { "hosts", sh->cut.ud_hosts }, { "paths", sh->cut.ud_paths });
+			/* level 1: two leaves; 2: the subtrees (pods) whose first leaves these are */
+			SM_JSON_UINTS(j, { "hosts", sh->cut.ud_hosts }, { "paths", sh->cut.ud_paths },
+				      { "level", sh->cut.ud_level });
 			json_str_or_null(j, "from_leaf", p->ud_from);
 			json_str_or_null(j, "to_leaf", p->ud_to);
 			sm_json_obj_end(j);
@@ -122,7 +127,7 @@ static void json_reference(struct sm_json *j, const struct sm_dr_run *r, const s
 	sm_json_obj_end(j);
 	json_switch_hops(j, m);
 	sm_json_double(j, "minimal_share", m->minimal_share);
-	json_spread(j, r, m);
+	json_spread(j, r, m, 0);
 	sm_json_obj_end(j);
 }
 
@@ -233,7 +238,7 @@ static void json_plane(struct sm_json *j, const struct sm_dr_run *r, const struc
 		}
 		sm_json_obj_end(j);
 		json_switch_hops(j, m);
-		json_spread(j, r, m);
+		json_spread(j, r, m, p->shape.ebb_bound);
 		if (credit_loop(p) < 0)
 			sm_json_null(j, "credit_loop");
 		else

@@ -199,7 +199,11 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	}
 	if (sh->shift_bound > 1 && (!ref || sh->shift_bound > ref->shift_max_congestion))
 		bound_line(t, p);
-	if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE)
+	if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE && sh->cut.ud_level >= 2)
+		tl_add(t, "    %-44s no up/down routing (ftree, updn) does better than %u: one shift sends the %u hosts\n"
+		       "    %-44s of the subtree of leaf '%s' into that of '%s', joined by %u link-disjoint up/down paths",
+		       "", sh->cut.updown, sh->cut.ud_hosts, "", p->ud_from, p->ud_to, sh->cut.ud_paths);
+	else if (sh->cut.updown > sh->shift_bound && sh->cut.ud_from != SM_NONE)
 		tl_add(t, "    %-44s no up/down routing (ftree, updn) does better than %u: leaves '%s' and '%s'\n"
 		       "    %-44s (%u hosts) are joined by %u link-disjoint up/down paths", "", sh->cut.updown, p->ud_from,
 		       p->ud_to, "", sh->cut.ud_hosts, sh->cut.ud_paths);
@@ -212,6 +216,9 @@ static void quality_rows(struct tlines *t, const struct sm_dr_run *r, const stru
 	tl_add(t, ROW "\n    %-44s %s", "EBB", a, ref ? b : "-",
 	       "effective bisection bandwidth: the share of its bandwidth a flow gets (1 / flows on the",
 	       "", "busiest link of its route), mean over those permutations; 1.0 on a fat tree needs adaptive routing");
+	if (sh->ebb_bound > 0)
+		tl_add(t, "    %-44s no destination routing can expect more than %.4f on this cabling (what the\n"
+		       "    %-44s leaves' links allow: routing/metrics_ebb.c)", "", sh->ebb_bound, "");
 	if (p->have_load && p->n_flows) {
 		snprintf(a, sizeof(a), p->load_after < 0 ? "n/a" : "%g", p->load_after);
 		snprintf(b, sizeof(b), "%g", p->load_bound);
