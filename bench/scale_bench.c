@@ -22,17 +22,41 @@
  *      again (incremental validation; VALIDATE_FULL=1 in the environment
  *      validates in full, cfg.validate_full, to compare);
  *      With ROUTE_FULL=1 the reroute routes in full (cfg.route_full) instead
- *      of from the state's routes (engine.h reroute()); either way the step
- *      is followed by the entries/blocks/switches its LFTs changed
+ *      of from the state's routes (engine.h reroute()); with
+ *      SCALE_BENCH_DIFF=1 (a 160 MB copy of the routes before: it counts in
+ *      the SM's memory of that step) the step is followed by the
+ *      entries/blocks/switches its LFTs changed
  *      ("diff=link_down"), a full routing of the same fabric with a fresh
  *      chain (its CPU, "step=full_route"), what that one would have
  *      changed and where the two differ;
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
- *      the emulator's own CPU (cpu_account) so that the SM's is apart.
+ *      the emulator's own CPU (cpu_account) so that the SM's is apart;
+ *   5. the SM's own memory apart from the emulator's (issue 17): a thread
+ *      samples the process's RSS every 2 ms and subtracts the emulator's,
+ *      which is (a) what loading the mock added (its fabric copy and
+ *      per-port/per-node state: RSS after sm_mock_load and malloc_trim
+ *      minus RSS before), fixed from then on, and (b) the emulated
+ *      switches' LFTs, which live in a mapping of their own whose
+ *      resident bytes mincore() tells at each sample
+ *      (sm_mock_lft_resident). Per step: the SM's peak (sm_peak_mb, and
+ *      when in the step), the SM's RSS after the step (sm_after_mb), the
+ *      process's peak (rss_peak_mb), the emulated LFTs (mock_lft_mb), and
+ *      the SM's LID-indexed tables after the step: the snapshot's LFTs
+ *      and the state's LFT shadows (lfts_mb, shadows_mb: their own
+ *      entries, none where they share the LFTs' rows); malloc's
+ *      statistics (mallinfo2) near the peak and after: bytes in use on the
+ *      heaps, free but kept by them, and in blocks mapped on their own
+ *      (the 160 MB tables). SCALE_BENCH_TRIM=1: also the SM's RSS after
+ *      malloc_trim() (what the heaps keep). The mock's
+ *      answer queues and QoS/P_Key tables (bounded by the window, small)
+ *      count as the SM's.
  *
  * One line of key=value per step; bench/scale40k.sh runs it.
  */
 #include <inttypes.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +91,111 @@ static long vm_kb(const char *key)
 			v = strtol(line + strlen(key), NULL, 10);
 	fclose(f);
 	return v;
+}
+
+/* ---- the SM's memory apart from the emulator's (DOC 5) ---- */
+static long page_kb;
+
+static long rss_kb(void)
+{
+	long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld", &size, &res) != 2)
+		res = -1;
+	fclose(f);
+	return res < 0 ? -1 : res * page_kb;
+}
+
+struct sampler {
+	const struct sm_mock *m;
+	long mock_fixed_kb;
+	atomic_int stop;
+	atomic_long rss_peak_kb, sm_peak_kb, mock_lft_kb;
+	atomic_llong sm_peak_us, step_us;   /* when the SM's peak was seen, when the step began */
+	/* malloc's view at the SM's peak (taken when it rises by 4 MB or more): in use on the heaps,
+	 * free but kept by them, in large blocks of their own (mmap: the LID-indexed tables) */
+	atomic_long at_inuse_kb, at_free_kb, at_mmap_kb, at_taken_kb;
+};
+
+static long sm_kb(struct sampler *s, long *lft_kb)
+{
+	long rss = rss_kb();
+	*lft_kb = (long)(sm_mock_lft_resident(s->m) / 1024);
+	return rss - s->mock_fixed_kb - *lft_kb;
+}
+
+static void sample(struct sampler *s)
+{
+	long lft, rss = rss_kb(), sm = sm_kb(s, &lft);
+	if (rss > atomic_load(&s->rss_peak_kb))
+		atomic_store(&s->rss_peak_kb, rss);
+	if (sm > atomic_load(&s->sm_peak_kb)) {
+		atomic_store(&s->sm_peak_kb, sm);
+		atomic_store(&s->sm_peak_us, (long long)sm_mono_us());
+		if (sm >= atomic_load(&s->at_taken_kb) + 4096) {
+			struct mallinfo2 mi = mallinfo2();
+			atomic_store(&s->at_inuse_kb, (long)(mi.uordblks / 1024));
+			atomic_store(&s->at_free_kb, (long)(mi.fordblks / 1024));
+			atomic_store(&s->at_mmap_kb, (long)(mi.hblkhd / 1024));
+			atomic_store(&s->at_taken_kb, sm);
+		}
+	}
+	atomic_store(&s->mock_lft_kb, lft);
+}
+
+static void *sampler_main(void *arg)
+{
+	struct sampler *s = arg;
+	while (!atomic_load(&s->stop)) {
+		sample(s);
+		usleep(2000);
+	}
+	return NULL;
+}
+
+static void sampler_step(struct sampler *s)
+{
+	atomic_store(&s->rss_peak_kb, 0);
+	atomic_store(&s->sm_peak_kb, 0);
+	atomic_store(&s->at_taken_kb, 0);
+	atomic_store(&s->step_us, (long long)sm_mono_us());
+	sample(s);
+}
+
+/* The state's LID-indexed tables: the snapshot's LFTs and the LFT shadows. */
+static void state_tables(const struct sm_state *st, double *lfts_mb, double *shadows_mb)
+{
+	size_t sh = 0;
+	const struct sm_lfts *l = st->snap ? st->snap->lfts : NULL;
+	*lfts_mb = l ? (double)l->n_switches * ((double)l->top_lid + 1) / 1048576 : 0;
+	for (uint32_t n = 0; st->tab.shadow && n < st->tab.n_shadow; n++)   /* entries only where not shared */
+		sh += (size_t)st->tab.shadow[n].n_blocks * (st->tab.shadow[n].ent ? SM_LFT_BLOCK + 1 : 1);
+	*shadows_mb = (double)sh / 1048576;
+}
+
+static void mem_line(const char *step, struct sampler *s, const struct sm_state *st)
+{
+	long lft, after = sm_kb(s, &lft);
+	double lm, sh;
+	sample(s);
+	state_tables(st, &lm, &sh);
+	struct mallinfo2 mi = mallinfo2();
+	printf("mem step=%s sm_peak_mb=%.1f sm_peak_at_s=%.2f sm_after_mb=%.1f rss_peak_mb=%.1f mock_fixed_mb=%.1f "
+	       "mock_lft_mb=%.1f lfts_mb=%.1f shadows_mb=%.1f peak_heap_inuse_mb=%.1f peak_heap_free_mb=%.1f "
+	       "peak_mmap_mb=%.1f after_heap_inuse_mb=%.1f after_heap_free_mb=%.1f after_mmap_mb=%.1f\n",
+	       step, (double)atomic_load(&s->sm_peak_kb) / 1024,
+	       (double)(atomic_load(&s->sm_peak_us) - atomic_load(&s->step_us)) / 1e6, (double)after / 1024,
+	       (double)atomic_load(&s->rss_peak_kb) / 1024, (double)s->mock_fixed_kb / 1024, (double)lft / 1024,
+	       lm, sh, (double)atomic_load(&s->at_inuse_kb) / 1024, (double)atomic_load(&s->at_free_kb) / 1024,
+	       (double)atomic_load(&s->at_mmap_kb) / 1024, (double)mi.uordblks / 1048576, (double)mi.fordblks / 1048576,
+	       (double)mi.hblkhd / 1048576);
+	if (getenv("SCALE_BENCH_TRIM")) {   /* what the heaps keep that a trim gives back */
+		malloc_trim(0);
+		printf("mem step=%s sm_after_trim_mb=%.1f\n", step, (double)sm_kb(s, &lft) / 1024);
+	}
+	fflush(stdout);
 }
 
 static double emu_s(struct sm_mock *m)
@@ -209,13 +338,24 @@ int main(int argc, char **argv)
 	struct sm_transport *t = NULL;
 
 	bench_mock_cfg(&mc, lat);
+	page_kb = sysconf(_SC_PAGESIZE) / 1024;
+	malloc_trim(0);
+	long rss0 = rss_kb();
 	double l0 = sm_mono_sec();
 	if (sm_mock_load(argv[1], &mc, &m, err, sizeof(err))) {
 		fprintf(stderr, "scale_bench: %s\n", err);
 		return 1;
 	}
-	printf("load=%s latency_us=%u engine=%s mock_load_s=%.3f vmhwm_mb=%.1f\n", argv[1], lat, engine,
-	       sm_mono_sec() - l0, (double)vm_kb("VmHWM:") / 1024);
+	double load_s = sm_mono_sec() - l0;
+	malloc_trim(0);   /* the dump parser's garbage is not the emulator's */
+	static struct sampler smp;
+	smp.m = m;
+	smp.mock_fixed_kb = rss_kb() - rss0 - (long)(sm_mock_lft_resident(m) / 1024);
+	pthread_t smp_th;
+	int smp_ok = !pthread_create(&smp_th, NULL, sampler_main, &smp);
+	printf("load=%s latency_us=%u engine=%s mock_load_s=%.3f vmhwm_mb=%.1f rss_before_mb=%.1f mock_fixed_mb=%.1f\n",
+	       argv[1], lat, engine, load_s, (double)vm_kb("VmHWM:") / 1024, (double)rss0 / 1024,
+	       (double)smp.mock_fixed_kb / 1024);
 	if (sm_mock_attach(m, sm_mock_default_port(m, 0), &t)) {
 		fprintf(stderr, "scale_bench: cannot attach\n");
 		return 1;
@@ -240,7 +380,6 @@ int main(int argc, char **argv)
 	int status = 0;
 	for (unsigned k = 0; k < 3; k++) {
 		struct sm_summary sum;
-		struct sm_fabric *f = NULL;
 		if (k == 2) {
 			uint32_t node;
 			unsigned port;
@@ -252,7 +391,7 @@ int main(int argc, char **argv)
 			}
 			printf("link_down node=0x%016" PRIx64 " port=%u\n", mf->nodes[node].guid, port);
 			/* not sm_lfts_dup(): that would take the spare table the reroute is meant to reuse (model/lfts.c) */
-			if (st->snap) {
+			if (st->snap && getenv("SCALE_BENCH_DIFF") && atoi(getenv("SCALE_BENCH_DIFF"))) {
 				before_v = *st->snap->lfts;
 				size_t sz = (size_t)before_v.n_switches * ((size_t)before_v.top_lid + 1);
 				before_v.ports = malloc(sz ? sz : 1);
@@ -265,23 +404,28 @@ int main(int argc, char **argv)
 		}
 		double w0 = sm_mono_sec(), c0 = cpu_s(), e0 = emu_s(m);
 		memset(&sum, 0, sizeof(sum));
-		int rc = sm_bringup_state(t, chain, &cfg, st, &sum, &f, err, sizeof(err));
-		line(steps[k], rc, sm_mono_sec() - w0, cpu_s() - c0, emu_s(m) - e0, &sum, f);
+		sampler_step(&smp);
+		/* no copy of the fabric for us (f NULL): the daemon keeps only the state's */
+		int rc = sm_bringup_state(t, chain, &cfg, st, &sum, NULL, err, sizeof(err));
+		line(steps[k], rc, sm_mono_sec() - w0, cpu_s() - c0, emu_s(m) - e0, &sum, sm_state_fabric(st));
 		if (rc) {
 			fprintf(stderr, "scale_bench: %s: %s\n", steps[k], err);
 			status = 1;
 		}
-		if (k == 2 && !rc && st->snap) {
+		mem_line(steps[k], &smp, st);
+		if (k == 2 && !rc && st->snap && before) {
 			lft_diff("link_down", before, st->snap->lfts);
 			struct sm_lfts *cold = route_cold(reg, engine, st->snap->fabric);
 			lft_diff("full_route", before, cold);
 			lft_diff("incremental_vs_full", cold, st->snap->lfts);
 			sm_lfts_free(cold);
 		}
-		sm_fabric_free(f);
 		if (rc)
 			break;
 	}
+	atomic_store(&smp.stop, 1);
+	if (smp_ok)
+		pthread_join(smp_th, NULL);
 	if (before)
 		free(before->ports);
 	bench_state_dir_rm(dir);

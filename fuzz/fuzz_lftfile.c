@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = NULL;
 	mem = open_memstream(&text, &tlen);
 	FUZZ_CHECK(mem != NULL, "open_memstream");
-	FUZZ_CHECK(sm_lftfile_write_compact(mem, fab, l, "fuzz", true) == 0, "compact writer failed");
+	FUZZ_CHECK(sm_lftfile_write_compact(mem, fab, l, "fuzz", NULL) == 0, "compact writer failed");
 	fclose(mem);
 	in = fmemopen(text, tlen ? tlen : 1, "r");
 	FUZZ_CHECK(in != NULL, "fmemopen");

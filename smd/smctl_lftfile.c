@@ -66,22 +66,10 @@ static void print_dump(FILE *o, const struct sm_lftfile_sw *sw)
 	fprintf(o, "%u valid lids dumped \n", n);
 }
 
-static void print_compact(FILE *o, const struct sm_lftfile_sw *sw)
+/* One switch in the compact form, against the switch printed before it (base). */
+static void print_compact(FILE *o, const struct sm_lftfile_sw *sw, struct sm_lftc_base *base, char *buf)
 {
-	fprintf(o, "switch 0x%016" PRIx64 " lid %u top 0x%x desc %s\n", sw->guid, sw->lid, sw->top, sw->desc);
-	for (uint32_t blk = 0; blk * 64u <= sw->top; blk++) {
-		uint32_t first = blk * 64u, last = first + 63 < sw->top ? first + 63 : sw->top;
-		int any = 0;
-
-		for (uint32_t lid = first; lid <= last; lid++)
-			any |= sw->ports[lid] != SM_LFT_NONE;
-		if (!any)
-			continue;
-		fprintf(o, "%u ", blk);
-		for (uint32_t lid = first; lid <= last; lid++)
-			fprintf(o, "%02x", sw->ports[lid]);
-		fputc('\n', o);
-	}
+	fwrite(buf, 1, sm_lftc_put_switch(buf, base, sw->guid, sw->lid, sw->top, sw->desc, sw->ports), o);
 }
 
 static int cmd_file(const struct smctl_global *g, const char *path, const char *which, const char *format)
@@ -120,14 +108,30 @@ static int cmd_file(const struct smctl_global *g, const char *path, const char *
 		sm_json_finish(&j);
 		putchar('\n');
 	} else {
-		if (compact)
-			printf(SM_LFTFILE_COMPACT_MAGIC " 1\n");
+		struct sm_lftc_base *base = NULL;
+		char *buf = NULL;
+
+		if (compact && (!(base = malloc(sizeof(*base))) || !(buf = malloc(SM_LFTC_SW_MAX)))) {
+			free(base);
+			sm_lftfile_free(lf);
+			fprintf(stderr, "smctl: %s\n", strerror(ENOMEM));
+			return 1;
+		}
+		if (compact) {
+			sm_lftc_base_init(base);
+			printf(SM_LFTFILE_COMPACT_MAGIC " %d\n", SM_LFTFILE_COMPACT_VERSION);
+		}
 		for (uint32_t i = 0; i < lf->n_sw; i++) {
 			if (which && !named(&lf->sw[i], which))
 				continue;
 			found++;
-			(compact ? print_compact : print_dump)(stdout, &lf->sw[i]);
+			if (compact)
+				print_compact(stdout, &lf->sw[i], base, buf);
+			else
+				print_dump(stdout, &lf->sw[i]);
 		}
+		free(buf);
+		free(base);
 	}
 	sm_lftfile_free(lf);
 	if (which && !found) {

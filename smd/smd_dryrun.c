@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PAIR_WARNINGS 10   /* unreachable pairs logged one by one per plane, then a count */
 
@@ -154,7 +155,8 @@ int smd_dry_run(const struct smd_opts *o)
 	}
 	/* the LFT file, asked for now, is written while the planes route (if this fails: after routing) */
 	if (o->lfts_out)
-		(void)sm_dryrun_lfts_request(d, o->lfts_out, o->lfts_format && !strcmp(o->lfts_format, "compact"));
+		(void)sm_dryrun_lfts_request(d, o->lfts_out, o->lfts_format && !strcmp(o->lfts_format, "compact"),
+					     !report);
 	rc = sm_dryrun_route(d, c, err, sizeof(err));
 	if (rc && rc != -EHOSTUNREACH) {
 		sm_err("SMD-2008", "%s", err);
@@ -197,6 +199,12 @@ int smd_dry_run(const struct smd_opts *o)
 	sm_info("SMD-2017", "dry-run done in %.1f ms (load %.1f, routing %.1f, metrics %.1f, LFT file %.1f)",
 		d->run.t.total * 1e3, d->run.t.load * 1e3, d->run.t.route * 1e3,
 		d->run.t.metrics * 1e3, d->run.t.write * 1e3);
+	if (o->lfts_out) {
+		struct stat st;
+		sm_info("SMD-2021", "LFT file: %lld bytes, writer CPU %.1f ms",
+			strcmp(o->lfts_out, "-") && !stat(o->lfts_out, &st) ? (long long)st.st_size : -1LL,
+			d->lfts_cpu * 1e3);
+	}
 out:
 	sm_dryrun_free(d);
 	smd_conf_free(c);

@@ -21,7 +21,7 @@ smctl="$top_builddir/smd/smctl"
 "$smd" --dry-run -t "$work/p.0" -t "$work/p.1" -R ftree -q --lfts-out "$work/all.txt" || bad "dry-run (dump)"
 "$smd" --dry-run -t "$work/p.0" -t "$work/p.1" -R ftree -q --lfts-out "$work/all.lftc" --lfts-format compact ||
 	bad "dry-run (compact)"
-head -1 "$work/all.lftc" | grep -qx "# smd-lfts 1" || bad "compact file without its format line"
+head -1 "$work/all.lftc" | grep -qx "# smd-lfts 2" || bad "compact file without its format line"
 [ "$(wc -c <"$work/all.lftc")" -lt "$(($(wc -c <"$work/all.txt") / 10))" ] || bad "compact file not compact"
 
 "$smctl" lft --diff "$work/all.txt" "$work/all.lftc" >"$work/d1" || bad "dump and compact differ: $(tail -3 "$work/d1")"
@@ -40,9 +40,22 @@ g=$(sed -n 's/^switch \(0x[0-9a-f]*\) .*/\1/p' "$work/all.lftc" | sed -n 3p)
 "$smctl" --json lft --file "$work/all.lftc" "$g" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert len(r["switches"]) == 1 and r["switches"][0]["entries"] > 0' ||
 	bad "lft --file --json"
 
-# one entry changed: the third switch's block 0, LID 1
-awk -v g="$g" '$1 == "switch" { s = ($2 == g) } s && $1 == "0" { $2 = substr($2, 1, 2) "3f" substr($2, 5) } { print }' \
-	"$work/all.lftc" >"$work/changed.lftc"
+# version 1 (every block that routes, each table on its own) still reads: the file expanded
+awk 'function flush(  b) { if (have) for (b = 0; b < nb; b++) if ((b in t) && t[b] !~ /^(ff)+$/) print b " " t[b]; have = 0 }
+	NR == 1 { print "# smd-lfts 1"; next }
+	/^#/ { flush(); print; next }
+	$1 == "switch" { flush(); print; have = 1; next }
+	{ t[$1] = $2; if ($1 + 1 > nb) nb = $1 + 1 }
+	END { flush() }' "$work/all.lftc" >"$work/v1.lftc"
+"$smctl" lft --diff "$work/v1.lftc" "$work/all.lftc" >"$work/d2" || bad "version 1 differs: $(tail -3 "$work/d2")"
+# version 2 leaves out the blocks equal to the switch before's
+[ "$(wc -c <"$work/all.lftc")" -lt "$(($(wc -c <"$work/v1.lftc") * 3 / 4))" ] || bad "version 2 not smaller than version 1"
+# a block listed twice, and version 2's explicit block of ff's where the switch before routed
+sed -n '1,/^switch/p' "$work/all.lftc" >"$work/dup.lftc"
+sed -n '/^switch/,$p' "$work/all.lftc" | sed -n '2p;2p' >>"$work/dup.lftc"
+# one entry changed in the dump form: the third switch's LID 1
+awk -v g="$g" '/^Unicast lids/ { s = index($0, "guid " g " ") > 0 } s && $1 == "0x0001" { $2 = "063" } { print }' \
+	"$work/all.txt" >"$work/changed.lftc"
 run_rc() { "$@" >"$work/out" 2>"$work/err"; echo $?; }
 [ "$(run_rc "$smctl" lft --diff "$work/all.lftc" "$work/changed.lftc")" = 1 ] || bad "a changed entry: not exit 1"
 grep -q "^switch $g" "$work/out" && grep -q "^  0x0001 [0-9]* -> 063$" "$work/out" &&
@@ -59,9 +72,16 @@ grep -q "0 differ in 0 entries; 0 only in $work/p0.lftc, [1-9][0-9]* only in" "$
 sed '4s/^0 ff/0 fz/' "$work/all.lftc" >"$work/bad1.lftc"
 [ "$(run_rc "$smctl" lft --file "$work/bad1.lftc")" = 1 ] && grep -q "bad1.lftc:4: bad block" "$work/err" ||
 	bad "damaged block: $(cat "$work/err")"
-printf '# smd-lfts 2\n' >"$work/bad2.lftc"
+printf '# smd-lfts 3\n' >"$work/bad2.lftc"
 [ "$(run_rc "$smctl" lft --file "$work/bad2.lftc")" = 1 ] && grep -q "bad2.lftc:1: compact LFT format version" "$work/err" ||
 	bad "unknown version: $(cat "$work/err")"
+[ "$(run_rc "$smctl" lft --file "$work/dup.lftc")" = 1 ] && grep -q "dup.lftc:[0-9]*: bad block: block listed twice" "$work/err" ||
+	bad "block listed twice: $(cat "$work/err")"
+printf '# smd-lfts 2\nswitch 0x1 lid 1 top 0x3f desc a\n0 01%0126d\nswitch 0x2 lid 2 top 0x3f desc b\n0 %0128d\n' 0 0 \
+	>"$work/ff.lftc"
+sed -i '5s/0/f/g; 5s/^f /0 /' "$work/ff.lftc"
+"$smctl" --json lft --file "$work/ff.lftc" | python3 -c 'import json,sys; r=json.load(sys.stdin); assert [s["entries"] for s in r["switches"]] == [64, 0], r' ||
+	bad "version 2: an all-ff block does not clear the switch before's"
 printf '# smd-lfts 1\n0 01\n' >"$work/bad3.lftc"
 [ "$(run_rc "$smctl" lft --file "$work/bad3.lftc")" = 1 ] && grep -q "bad3.lftc:2: LFT block before any 'switch' line" "$work/err" ||
 	bad "block before switch: $(cat "$work/err")"

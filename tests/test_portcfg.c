@@ -135,14 +135,19 @@ static void run_twice(const struct sm_mock_cfg *mc, unsigned want_sl2vl_sets)
 	sm_mock_qos_stats(e.mock, &q1);
 	sm_mock_stats(e.mock, &ms1);
 	assert_int_equal(q1.sl2vl_sets, want_sl2vl_sets);
+	/* cold ports (INIT) are written unread; only a switch without optimised SL2VL is read */
+	assert_int_equal(sum.vlarb_gets, 0);
+	if (!mc || !mc->no_opt_sl2vl)
+		assert_int_equal(sum.sl2vl_gets, 0);
 
 	/* the second run reads the tables back and writes nothing at all */
 	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &sum2));
 	assert_int_equal(sum2.portcfg_pi_sets, 0);
 	assert_int_equal(sum2.sl2vl_sets, 0);
 	assert_int_equal(sum2.vlarb_sets, 0);
-	assert_int_equal(sum2.sl2vl_gets, sum.sl2vl_gets);   /* one per CA port and switch output port */
-	assert_true(sum.sl2vl_gets <= sum.link_ports);
+	assert_true(sum2.sl2vl_gets >= sum.sl2vl_gets);   /* one per CA port and switch output port */
+	assert_true(sum2.sl2vl_gets > 0 && sum2.sl2vl_gets <= sum2.link_ports);
+	assert_int_equal(sum2.vlarb_gets, sum.vlarb_sets);   /* every block written cold is read warm */
 	sm_mock_qos_stats(e.mock, &q2);
 	sm_mock_stats(e.mock, &ms2);
 	assert_int_equal(q2.pi_sets, q1.pi_sets);
@@ -252,13 +257,14 @@ static void test_state_trust(void **state)
 	/* the next heavy sweep reads CA ports only */
 	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
 	assert_true(s2.tables_trusted > 0);
-	assert_true(s2.sl2vl_gets < s1.sl2vl_gets);
+	assert_true(s2.sl2vl_gets > 0);
 	assert_int_equal(s2.sl2vl_sets + s2.vlarb_sets + s2.portcfg_pi_sets, 0);
+	uint32_t ca_gets = s2.sl2vl_gets;
 	/* forgotten (smctl resweep --heavy): read again, still nothing to write */
 	sm_state_forget(st);
 	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
 	assert_int_equal(s2.tables_trusted, 0);
-	assert_int_equal(s2.sl2vl_gets, s1.sl2vl_gets);
+	assert_true(s2.sl2vl_gets > ca_gets);
 	assert_int_equal(s2.sl2vl_sets + s2.vlarb_sets, 0);
 	/* a reload with another level: nothing is trusted, the switches' tables are rewritten */
 	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s2, NULL, err, sizeof(err)), 0);
@@ -269,6 +275,41 @@ static void test_state_trust(void **state)
 	assert_int_equal(s2.sl2vl_sets, 2);   /* one all-ports Set per switch; CAs unchanged */
 	assert_int_equal(s2.set_errors, 0);
 	sm_state_free(st);
+	fx_env_free(&e);
+}
+
+/*
+ * A link that came back on a running fabric: its two ports are in INIT, so
+ * their tables are written unread (one SL2VL Set on the switch: that output
+ * port's for every input port); every other port is read and left alone.
+ */
+static void test_link_back_cold(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg;
+	struct sm_summary s1, s2;
+	uint32_t ca = SM_NONE;
+
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "portcfg-bounce");
+	fx_cfg(&e, &cfg);
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s1));
+	assert_int_equal(s1.set_errors, 0);
+	const struct sm_fabric *f = sm_mock_fabric(e.mock);
+	for (uint32_t n = 0; n < f->n_nodes && ca == SM_NONE; n++)
+		if (f->nodes[n].type == SM_NODE_CA && f->ports[f->nodes[n].port0 + 1].peer_node != SM_NONE &&
+		    f->nodes[f->ports[f->nodes[n].port0 + 1].peer_node].type == SM_NODE_SWITCH)
+			ca = n;
+	assert_true(ca != SM_NONE);
+	assert_int_equal(sm_mock_link_down(e.mock, ca, 1), 0);
+	assert_int_equal(sm_mock_link_up(e.mock, ca, 1), 0);
+	sm_fabric_free(fx_bringup(&e, NULL, &cfg, &s2));
+	assert_int_equal(s2.set_errors, 0);
+	assert_int_equal(s2.active_ports, s2.link_ports);
+	assert_int_equal(s2.sl2vl_sets, 2);   /* the CA port's, the switch output port's */
+	assert_true(s2.vlarb_sets > 0 && s2.vlarb_sets < s1.vlarb_sets);
+	assert_true(s2.sl2vl_gets > 0);       /* the ports still ACTIVE are read */
+	check_tables(&e);
 	fx_env_free(&e);
 }
 
@@ -283,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_qos_off),
 		cmocka_unit_test(test_high_limit),
 		cmocka_unit_test(test_state_trust),
+		cmocka_unit_test(test_link_back_cold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

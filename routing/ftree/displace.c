@@ -44,6 +44,8 @@
 
 #define FT_PIECES 96                  /* overlapping intervals measured exactly; more are counted */
 
+static void ideal_init(struct ft_run *x);
+
 int ft_displace_init(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
@@ -58,6 +60,8 @@ int ft_displace_init(struct ft_run *x)
 	x->iv = calloc(2 * ne, sizeof(*x->iv));
 	x->ivmask = calloc(2 * ne, sizeof(*x->ivmask));
 	x->sfx = calloc((size_t)m->nsw + 1, sizeof(*x->sfx));
+	x->oit = calloc(4 * ((size_t)m->nsw + 1), sizeof(*x->oit));
+	x->oit_u = calloc((size_t)m->nsw + 1, sizeof(*x->oit_u));
 	x->link_of = malloc(((size_t)f->n_ports + 1) * sizeof(*x->link_of));
 	size_t nh = 1;
 	for (uint32_t s = 0; s < m->nsw; s++)
@@ -76,7 +80,7 @@ int ft_displace_init(struct ft_run *x)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
 	x->bw = m->n_hosts / 64 + 1; /* x->nidx is n_hosts */
-	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
+	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->oit || !x->oit_u || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		x->link_of[i] = SM_NONE;
@@ -100,6 +104,7 @@ int ft_displace_init(struct ft_run *x)
 			h[p].iv = 2 * l + (m->rank[nx] > m->rank[s] ? 0 : 1);
 		}
 	}
+	ideal_init(x);
 	return 0;
 }
 
@@ -120,6 +125,8 @@ void ft_displace_free(struct ft_run *x)
 	free(x->iv);
 	free(x->ivmask);
 	free(x->sfx);
+	free(x->oit);
+	free(x->oit_u);
 }
 
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
@@ -140,6 +147,49 @@ void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t 
 }
 
 /* Some child of s sends destination idx to s by its ideal slot (and is itself on the ideal up-tree). */
+static int on_ideal_tree(const struct ft_model *m, uint32_t s, uint32_t idx);
+
+/*
+ * The same for a switch just above the leaves whose children all have U
+ * up slots: idx is on it when the children's slot idx mod U leads to s,
+ * one bit of x->oit (set up by ideal_init; oit_u[s] = U + 1, 0 = ask
+ * on_ideal_tree).
+ */
+static int on_ideal(const struct ft_run *x, uint32_t s, uint32_t idx)
+{
+	const struct ft_model *m = x->m;
+	if (m->rank[s] == 0)
+		return 1;
+	uint32_t u = x->oit_u[s];
+	if (!u)
+		return on_ideal_tree(m, s, idx);
+	uint32_t r = u > 1 ? idx / m->div[0] % (u - 1) : 0;
+	return u > 1 && (x->oit[4 * (size_t)s + r / 64] >> (r % 64) & 1);
+}
+
+static void ideal_init(struct ft_run *x)
+{
+	const struct ft_model *m = x->m;
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t u0 = 0, ok = m->rank[s] == 1;
+		for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1] && ok; e++) {
+			uint32_t c = m->dn_peer[e], u = m->slot_off[c + 1] - m->slot_off[c];
+			ok = m->rank[c] == 0 && (!u || !u0 || u == u0) && u <= 256;
+			if (u)
+				u0 = u;
+		}
+		if (!ok)
+			continue;
+		for (uint32_t e = m->dn_off[s]; e < m->dn_off[s + 1]; e++) {
+			uint32_t c = m->dn_peer[e], so = m->slot_off[c];
+			for (uint32_t jj = 0; jj < m->slot_off[c + 1] - so; jj++)
+				if (m->slot_peer[so + jj] == s)
+					x->oit[4 * (size_t)s + jj / 64] |= 1ull << (jj % 64);
+		}
+		x->oit_u[s] = (uint16_t)(u0 + 1);
+	}
+}
+
 static int on_ideal_tree(const struct ft_model *m, uint32_t s, uint32_t idx)
 {
 	if (m->rank[s] == 0)
@@ -450,7 +500,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 chosen:
 	if (c.best == SM_NONE)
 		return SM_LFT_NONE;
-	int record = on_ideal_tree(m, s, d->idx);
+	int record = on_ideal(x, s, d->idx);
 	if (record && m->rank[s] > 0 && c.best_score >> 48 && i < 64) {
 		/*
 		 * No parent takes the whole subtree's sources without stacking

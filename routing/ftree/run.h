@@ -83,6 +83,8 @@ struct ft_run {
 	uint32_t *hop_off;     /* [nsw + 1] hop[hop_off[s] + p]: port p (0 .. nports) of switch s */
 	struct ft_hop *hop;
 	struct ft_ivec *iv;    /* [2 * up links] intervals per link: [2e] upward, [2e + 1] downward */
+	uint64_t *oit;         /* [4 * nsw] slots of the children that lead to s (displace.c, on_ideal) */
+	uint16_t *oit_u;       /* [nsw] their common slot count + 1; 0: none in common */
 	struct ft_sfx *sfx;    /* [nsw] path from each switch toward the destination last asked */
 	uint64_t *ivmask;      /* [2 * up links] buckets of bw shifts that some interval of x->iv[] meets */
 	uint32_t bw;           /* shifts per bucket (bit b: shifts [b * bw, b * bw + bw)): nidx / 64 + 1 */

@@ -628,15 +628,23 @@ int sm_dryrun_route(struct sm_dryrun *d, const struct smd_conf *c, char *err, si
 	}
 	d->run.all_routed = 1;
 	if (!d->profile && one_by_one(d->chain) && sm_dr_lftw_start(d)) {
-		/* the LFT file's writer takes each plane as it is routed (lfts_out.c) */
-		for (unsigned i = 0; i < n; i++) {
-			rc = sm_route_chain(d->chain, d->f, i, NULL, &d->lfts[i], &res[i]);
+		/*
+		 * The LFT file's writer takes the planes as they are routed (lfts_out.c),
+		 * routed a CPU's worth at a time (in parallel, as below): one at a time
+		 * left a CPU idle, the writer needing little of it.
+		 */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned group = cpus > 1 ? (unsigned)cpus : 1;
+		for (unsigned i = 0; i < n; i += group) {
+			unsigned m = n - i < group ? n - i : group;
+			rc = sm_route_chain_planes(d->chain, d->f, planes + i, m, NULL, &d->lfts[i], &res[i]);
 			if (rc == -ENOMEM) {
 				sm_dr_lftw_post(d, i, true);
 				goto nomem;
 			}
-			take_result(d, i, &res[i]);
-			sm_dr_lftw_post(d, i + 1, false);
+			for (unsigned k = i; k < i + m; k++)
+				take_result(d, k, &res[k]);
+			sm_dr_lftw_post(d, i + m, false);
 		}
 	} else {
 		rc = sm_route_chain_planes(d->chain, d->f, planes, n, d->profile, d->lfts, res);

@@ -42,6 +42,7 @@ struct sm_dryrun {
 	struct sm_lfts *lfts[SM_MAX_PLANES];
 	struct sm_dr_run run;
 	struct sm_dr_lftw *lw;   /* the LFT file's writer (lfts_out.c), NULL when not asked for */
+	double lfts_cpu;         /* CPU seconds of writing the LFT file (its thread's, or the caller's) */
 };
 
 struct sm_partitions;
@@ -90,8 +91,11 @@ int sm_dryrun_metrics(struct sm_dryrun *d, unsigned n_random, uint64_t seed);
  * planes are then routed in order and each is written by a thread of its
  * own while the next ones route. 0, -EINVAL (asked twice, path too long)
  * or -ENOMEM. The file is finished (or written) by sm_dryrun_write_lfts().
+ * release: nothing after routing needs the LFTs (no metrics): that thread
+ * frees each plane's once it is written (8 planes of 40,960 hosts are
+ * 1.3 GB of tables), leaving d->lfts[i] NULL.
  */
-int sm_dryrun_lfts_request(struct sm_dryrun *d, const char *path, bool compact);
+int sm_dryrun_lfts_request(struct sm_dryrun *d, const char *path, bool compact, bool release);
 
 /*
  * Write the LFTs of all planes to path ("-" = stdout), or wait for the

@@ -32,6 +32,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/err.h"
@@ -136,6 +138,73 @@ fail:
 	return rc;
 }
 
+/*
+ * LFT arena: every switch's LFT at a fixed place in one anonymous mapping,
+ * lft_cap bytes (rounded up to a block) reserved each. Untouched pages cost
+ * nothing, a table grows in place (no realloc and copy per block Set), and
+ * the mapping's resident size is the emulated fabric's LFT memory, which a
+ * benchmark subtracts to see the SM's own: from inside (mincore), or from
+ * outside as the Rss of the mapping /memfd:smd-mock-lft in smaps (a memfd
+ * so that it has a name; shared memory, counted in VmRSS as RssShmem).
+ */
+static int lft_arena(struct sm_mock *m)
+{
+	size_t len = 0;
+	for (uint32_t n = 0; n < m->f->n_nodes; n++)
+		if (m->f->nodes[n].type == SM_NODE_SWITCH)
+			len += ((size_t)m->nodes[n].lft_cap + SM_LFT_BLOCK - 1) / SM_LFT_BLOCK * SM_LFT_BLOCK;
+	if (!len)
+		return 0;
+	/* a memfd's mapping shows its name in /proc/PID/smaps on any kernel (anonymous names need a config option) */
+	void *a = MAP_FAILED;
+	int fd = memfd_create("smd-mock-lft", MFD_CLOEXEC);
+	if (fd >= 0) {
+		if (!ftruncate(fd, (off_t)len))
+			a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+		close(fd);
+	}
+	if (a == MAP_FAILED)
+		a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (a == MAP_FAILED)
+		return -ENOMEM;
+	m->arena = a;
+	m->arena_len = len;
+	size_t at = 0;
+	for (uint32_t n = 0; n < m->f->n_nodes; n++)
+		if (m->f->nodes[n].type == SM_NODE_SWITCH) {
+			m->nodes[n].lft = m->arena + at;
+			at += ((size_t)m->nodes[n].lft_cap + SM_LFT_BLOCK - 1) / SM_LFT_BLOCK * SM_LFT_BLOCK;
+		}
+	return 0;
+}
+
+void sm_mock_lft_arena(const struct sm_mock *m, const void **base, size_t *len)
+{
+	*base = m->arena;
+	*len = m->arena_len;
+}
+
+size_t sm_mock_lft_resident(const struct sm_mock *m)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t n_pages, res = 0;
+	unsigned char vec[4096];
+	if (!m->arena || pg <= 0)
+		return 0;
+	n_pages = (m->arena_len + (size_t)pg - 1) / (size_t)pg;
+	for (size_t i = 0; i < n_pages; i += sizeof(vec)) {
+		size_t k = n_pages - i < sizeof(vec) ? n_pages - i : sizeof(vec);
+		size_t bytes = k * (size_t)pg;
+		if (i * (size_t)pg + bytes > m->arena_len)
+			bytes = m->arena_len - i * (size_t)pg;
+		if (mincore(m->arena + i * (size_t)pg, bytes, vec))
+			return 0;
+		for (size_t j = 0; j < k; j++)
+			res += vec[j] & 1;
+	}
+	return res * (size_t)pg;
+}
+
 int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, struct sm_mock **out,
 		char *err, size_t errlen)
 {
@@ -183,6 +252,13 @@ int sm_mock_new(const struct sm_fabric *src, const struct sm_mock_cfg *cfg, stru
 			mn->lft_cap = nd->lft_cap && nd->lft_cap <= SM_LID_SPACE ? nd->lft_cap : m->cfg.lft_cap;
 			mn->life = 18;
 		}
+	}
+	if (lft_arena(m)) {
+		sm_mock_free(m);
+		goto nomem;
+	}
+	for (uint32_t n = 0; n < m->f->n_nodes; n++) {
+		const struct sm_node *nd = &m->f->nodes[n];
 		for (unsigned p = 0; p <= nd->nports; p++) {
 			const struct sm_port *fp = &m->f->ports[nd->port0 + p];
 			struct mport *mp = &m->ports[nd->port0 + p];
@@ -230,10 +306,10 @@ void sm_mock_free(struct sm_mock *m)
 	}
 	free(m->att);
 	if (m->nodes && m->f)
-		for (uint32_t n = 0; n < m->f->n_nodes; n++) {
-			free(m->nodes[n].lft);
+		for (uint32_t n = 0; n < m->f->n_nodes; n++)
 			free(m->nodes[n].mft);
-		}
+	if (m->arena)
+		munmap(m->arena, m->arena_len);
 	free(m->nodes);
 	mock_qos_free(m);
 	free(m->ports);
@@ -312,15 +388,12 @@ uint32_t sm_mock_lft_blocks_set(const struct sm_mock *m, uint32_t node)
 
 int mock_lft_grow(struct mnode *mn, uint32_t len)
 {
-	uint8_t *nl;
-
 	if (len <= mn->lft_len)
 		return 0;
-	nl = realloc(mn->lft, len);
-	if (!nl)
-		return -ENOMEM;
-	memset(nl + mn->lft_len, SM_LFT_NO_PORT, len - mn->lft_len);
-	mn->lft = nl;
+	/* in place in the arena (lft_arena): its room is lft_cap, rounded up to a block */
+	if (!mn->lft || len > ((uint32_t)mn->lft_cap + SM_LFT_BLOCK - 1) / SM_LFT_BLOCK * SM_LFT_BLOCK)
+		return -EINVAL;
+	memset(mn->lft + mn->lft_len, SM_LFT_NO_PORT, len - mn->lft_len);
 	mn->lft_len = len;
 	return 0;
 }

@@ -268,6 +268,16 @@ struct sm_mock_stats {
 };
 void sm_mock_stats(const struct sm_mock *m, struct sm_mock_stats *st);
 
+/*
+ * The emulator's memory apart from the SM's in the same process (issue 17):
+ * the emulated switches' LFTs live in one mapping of their own
+ * (/memfd:smd-mock-lft in /proc/PID/smaps).
+ * Its address range and the bytes of it resident now (mincore). Safe to
+ * call from any thread: the mapping does not move while the mock lives.
+ */
+void sm_mock_lft_arena(const struct sm_mock *m, const void **base, size_t *len);
+size_t sm_mock_lft_resident(const struct sm_mock *m);
+
 /* Port configuration and QoS tables (mock_qos.c): what was asked of the SMAs, and one SL2VL table. */
 struct sm_mock_qos_stats {
 	uint64_t pi_sets;         /* PortInfo Sets (all of them) */

@@ -39,7 +39,7 @@ struct mport {
 };
 
 struct mnode {
-	uint8_t *lft;              /* lft_len entries, grown on Set */
+	uint8_t *lft;              /* lft_len entries, grown on Set; switches: in the mock's LFT arena */
 	uint32_t lft_len;
 	uint32_t blocks_set;
 	uint16_t lft_cap;
@@ -74,6 +74,7 @@ struct attach {
 	uint32_t node;
 	struct mqueue ready;
 	struct mqueue delayed;
+	uint64_t seen_us;          /* mock time at this attachment's last clock read (recv) */
 	int open;
 };
 
@@ -94,6 +95,13 @@ struct sm_mock {
 	struct mock_gsi *gsi[SM_MOCK_GSI_MAX];
 	uint16_t **pkeys;          /* per port index, P_Key table (mock_pkey.c); NULL until used */
 	struct mock_qos *qos;      /* mock_qos.c, NULL until a port is configured */
+	/*
+	 * The emulated switches' LFTs, one mapping of its own (mock.c
+	 * "LFT arena"): lft_cap bytes reserved per switch, pages touched as
+	 * the tables grow, so their memory is apart from the SM's.
+	 */
+	uint8_t *arena;
+	size_t arena_len;
 };
 
 #define SMA_DROP 0xFFFFu        /* mock_sma(): no answer at all */
@@ -124,7 +132,7 @@ static inline int port_has_lid(const struct sm_mock *m, uint32_t n, unsigned p, 
 	return mp->lid && lid >= mp->lid && lid < mp->lid + (1u << mp->lmc);
 }
 
-/* mock.c: grow a switch's LFT to len entries (new ones SM_LFT_NO_PORT);
+/* mock.c: grow a switch's LFT to len entries (<= its lft_cap; new ones SM_LFT_NO_PORT);
  * copy the SM port's state into its transport's info. */
 int mock_lft_grow(struct mnode *mn, uint32_t len);
 int mock_refresh(struct sm_transport *t);

@@ -387,61 +387,6 @@ out:
 	return rc;
 }
 
-/*
- * The compact form (lft_file.h): a "switch" line per switch, then one line
- * per block of 64 LIDs that routes any (2 hex digits per LID, ff = none).
- */
-int sm_lftfile_write_compact(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l, const char *comment,
-			     bool magic)
-{
-	static const char hex[] = "0123456789abcdef";
-	struct obuf b = { .cap = 65536 };
-	uint32_t top = l->top_lid;
-
-	if (ob_open(&b, out))
-		return -EIO;
-	if (!(b.buf = malloc(b.cap)))
-		return -ENOMEM;
-	if (magic)
-		ob_put(&b, SM_LFTFILE_COMPACT_MAGIC " 1\n", sizeof(SM_LFTFILE_COMPACT_MAGIC " 1\n") - 1);
-	if (comment)
-		ob_printf(&b, "# %s\n", comment);
-	for (uint32_t s = 0; s < l->n_switches && !b.err; s++) {
-		uint32_t node = l->sw_node[s];
-		const struct sm_node *sw = &f->nodes[node];
-		const uint8_t *row = sm_lfts_row(l, s);
-		char desc[SM_DESC_MAX + 1];
-		size_t i;
-
-		for (i = 0; sw->desc[i] && i < SM_DESC_MAX; i++)   /* one line, whatever the switch calls itself */
-			desc[i] = (unsigned char)sw->desc[i] < 0x20 || sw->desc[i] == 0x7f ? '?' : sw->desc[i];
-		desc[i] = '\0';
-		ob_printf(&b, "switch 0x%016" PRIx64 " lid %u top 0x%x desc %s\n", sw->guid, sm_port(f, node, 0)->lid,
-			  top, desc);
-		for (uint32_t blk = 0; blk * LFTC_BLOCK <= top; blk++) {
-			uint32_t first = blk * LFTC_BLOCK, n = top - first + 1 < LFTC_BLOCK ? top - first + 1 : LFTC_BLOCK;
-			char line[16 + 2 * LFTC_BLOCK + 1];
-			int k = snprintf(line, sizeof(line), "%u ", blk);
-			bool any = false;
-
-			for (uint32_t e = 0; e < n; e++) {
-				uint8_t v = row[first + e];
-				any |= v != SM_LFT_NONE;
-				line[k++] = hex[v >> 4];
-				line[k++] = hex[v & 15];
-			}
-			line[k++] = '\n';
-			if (any)
-				ob_put(&b, line, (size_t)k);
-		}
-	}
-	ob_flush(&b);
-	free(b.buf);
-	if (!b.err && (fflush(out) || ferror(out)))
-		return -EIO;
-	return b.err;
-}
-
 /* ---------------------------------------------------------------- reader */
 
 __attribute__((format(printf, 5, 6)))
@@ -594,6 +539,14 @@ static int add_sw(struct sm_lftfile *lf, struct sm_lftfile_sw *sw, unsigned line
 	return sw->guid ? sm_guid_map_put(&lf->idx, sw->guid, lf->n_sw - 1) : 0;
 }
 
+/* A compact switch's entries, when its last block is read. */
+static void count_entries(struct sm_lftfile_sw *sw)
+{
+	sw->n_entries = 0;
+	for (uint32_t lid = 0; lid <= sw->top; lid++)
+		sw->n_entries += sw->ports[lid] != SM_LFT_NONE;
+}
+
 static int hexval(int c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
@@ -631,8 +584,13 @@ static int parse_compact_header(const char *p, struct sm_lftfile_sw *sw, const c
 	return 0;
 }
 
-/* "BLOCK HEX..." (compact format): 2 hex digits per LID from BLOCK*64, ff = none. */
-static int parse_compact_block(const char *p, struct sm_lftfile_sw *cur, const char **why)
+/*
+ * "BLOCK HEX..." (compact format): 2 hex digits per LID from BLOCK*64, ff =
+ * none. seen: the blocks of this switch listed so far (version 2, where a
+ * block replaces the previous switch's); NULL in version 1, where a table
+ * starts empty.
+ */
+static int parse_compact_block(const char *p, struct sm_lftfile_sw *cur, uint8_t *seen, const char **why)
 {
 	char *end;
 	unsigned long blk = strtoul(p, &end, 10);
@@ -647,6 +605,12 @@ static int parse_compact_block(const char *p, struct sm_lftfile_sw *cur, const c
 		*why = "block above the switch's top LID";
 		return -EINVAL;
 	}
+	if (seen && seen[blk]) {
+		*why = "block listed twice";
+		return -EINVAL;
+	}
+	if (seen)
+		seen[blk] = 1;
 	for (p = end + 1; p[0] && n < LFTC_BLOCK; p += 2, n++, lid++) {
 		int hi = hexval(p[0]), lo = p[1] ? hexval(p[1]) : -1;
 		if (hi < 0 || lo < 0) {
@@ -657,13 +621,11 @@ static int parse_compact_block(const char *p, struct sm_lftfile_sw *cur, const c
 			*why = "entries beyond the switch's top LID";
 			return -EINVAL;
 		}
-		if (cur->ports[lid] != SM_LFT_NONE) {
+		if (!seen && cur->ports[lid] != SM_LFT_NONE) {
 			*why = "block listed twice";
 			return -EINVAL;
 		}
 		cur->ports[lid] = (uint8_t)(hi * 16 + lo);
-		if (cur->ports[lid] != SM_LFT_NONE)
-			cur->n_entries++;
 	}
 	if (*p || !n) {
 		*why = n ? "more than 64 entries in a block" : "a block without entries";
@@ -680,7 +642,8 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 	size_t cap = 0;
 	ssize_t len;
 	unsigned lineno = 0;
-	int in_mcast = 0, compact = 0;
+	int in_mcast = 0, compact = 0;   /* compact: the compact form's version */
+	uint8_t seen[SM_UNICAST_LID_MAX / LFTC_BLOCK + 1];
 	int rc = 0;
 
 	if (!lf)
@@ -699,11 +662,14 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 		if (!*p)
 			continue;
 		if (lineno == 1 && starts(p, SM_LFTFILE_COMPACT_MAGIC)) {
-			if (strcmp(p, SM_LFTFILE_COMPACT_MAGIC " 1")) {
-				rc = rfail(err, errlen, name, lineno, "compact LFT format version not supported (want 1)");
+			if (!strcmp(p, SM_LFTFILE_COMPACT_MAGIC " 1"))
+				compact = 1;
+			else if (!strcmp(p, SM_LFTFILE_COMPACT_MAGIC " 2"))
+				compact = 2;
+			else {
+				rc = rfail(err, errlen, name, lineno, "compact LFT format version not supported (want 1 or 2)");
 				goto out;
 			}
-			compact = 1;
 			continue;
 		}
 		if (*p == '#') {
@@ -720,17 +686,24 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 					rc = rfail(err, errlen, name, lineno, "bad switch line: %s", why);
 					goto out;
 				}
+				if (cur)
+					count_entries(cur);
 				rc = add_sw(lf, &sw, lineno, name, err, errlen);
 				if (rc)
 					goto out;
 				cur = &lf->sw[lf->n_sw - 1];
+				if (compact == 2 && lf->n_sw > 1) {   /* the delta base: the switch before */
+					const struct sm_lftfile_sw *prev = cur - 1;
+					memcpy(cur->ports, prev->ports, (size_t)(prev->top < cur->top ? prev->top : cur->top) + 1);
+				}
+				memset(seen, 0, sizeof(seen));
 			} else if (!isdigit((unsigned char)*p)) {
 				rc = rfail(err, errlen, name, lineno, "unexpected line (not the compact LFT format)");
 				goto out;
 			} else if (!cur) {
 				rc = rfail(err, errlen, name, lineno, "LFT block before any 'switch' line");
 				goto out;
-			} else if (parse_compact_block(p, cur, &why)) {
+			} else if (parse_compact_block(p, cur, compact == 2 ? seen : NULL, &why)) {
 				rc = rfail(err, errlen, name, lineno, "bad block: %s", why);
 				goto out;
 			}
@@ -807,6 +780,8 @@ int sm_lftfile_read(FILE *in, const char *name, struct sm_lftfile **out, char *e
 		rc = rfail(err, errlen, name, lineno, "read error");
 		rc = -EIO;
 	}
+	if (compact && cur)
+		count_entries(cur);
 out:
 	free(line);
 	if (rc) {

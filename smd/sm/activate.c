@@ -50,6 +50,9 @@ static int set_state_round(struct sm_core *c, uint8_t from, uint8_t to)
 			rc = sm_set_submit(c, SM_ATTR_PORT_INFO, p, n, data, SM_RQ_PI_SET_STATE, (uint16_t)p, to);
 			c->pi_state_sets++;
 		}
+		/* in slices (sm_core_throttle): an answer changes only its own port's state, behind the loop */
+		if (!rc)
+			rc = sm_core_throttle(c);
 	}
 	if (!rc)
 		rc = sm_core_run(c);

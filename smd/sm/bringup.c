@@ -443,6 +443,8 @@ out:
 		c->f = NULL;
 	}
 	sm_core_reset(c);
+	if (state)
+		sm_state_give_back();
 	sum->total_s = since(t_all);
 	return rc;
 }

@@ -193,13 +193,13 @@ void sm_core_changed(struct sm_core *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-int sm_core_run(struct sm_core *c)
+int sm_core_run_until(struct sm_core *c, unsigned pending)
 {
 	const struct sm_txn_stats *st = sm_txn_stats(c->txn);
 	uint64_t rx = st->received, lost = st->timed_out;
 	unsigned dead = c->cfg->dead_after;
 
-	while (sm_txn_pending(c->txn)) {
+	while (sm_txn_pending(c->txn) > pending) {
 		int rc = sm_txn_poll(c->txn, -1);
 		if (rc < 0)
 			return rc;
@@ -215,6 +215,27 @@ int sm_core_run(struct sm_core *c)
 		}
 	}
 	return c->err;
+}
+
+int sm_core_run(struct sm_core *c)
+{
+	return sm_core_run_until(c, 0);
+}
+
+/*
+ * Every queued request holds its whole SMP in the transaction engine
+ * (about 300 bytes): a phase that queued all its Sets at once held 2.5 M
+ * LFT blocks (700 MB) at 40k hosts, or 5.5 M SL2VL Sets under ibsim
+ * (1.4 GB). Above SM_CORE_SLICE pending, run until half are left; the
+ * window on the wire is far smaller, so the wire never waits, and the
+ * request records stay few and in cache (a slice of 2,048 also cut the
+ * SM's CPU per SMP: BENCHMARKS.md, smpcpu).
+ */
+int sm_core_throttle(struct sm_core *c)
+{
+	if (sm_txn_pending(c->txn) <= SM_CORE_SLICE)
+		return 0;
+	return sm_core_run_until(c, SM_CORE_SLICE / 2);
 }
 
 void sm_core_reset(struct sm_core *c)

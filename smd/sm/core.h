@@ -184,6 +184,21 @@ void sm_core_note(struct sm_core *c, const char *fmt, ...) __attribute__((format
 void sm_core_changed(struct sm_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drive the transactions to completion; -ETIMEDOUT when the plane stops answering (cfg.dead_after). */
 int sm_core_run(struct sm_core *c);
+/*
+ * The same until at most `pending` requests are left (queued or in
+ * flight). Returns c->err too, as sm_core_run().
+ */
+int sm_core_run_until(struct sm_core *c, unsigned pending);
+/*
+ * Bound what a phase that submits many requests keeps queued: with more
+ * than SM_CORE_SLICE pending, drive them until half are left (as
+ * sm_core_run; 0 or its error). The transaction records stay few and in
+ * cache, and memory stays bounded (2.5 M LFT blocks at 40k hosts, 5.5 M
+ * SL2VL Sets under ibsim at 16k). For the phases' own loops, never from an
+ * answer's handler (it would run handlers inside a handler).
+ */
+#define SM_CORE_SLICE 2048u
+int sm_core_throttle(struct sm_core *c);
 /* Free what one sweep built (fabric, tables, per-node lists) and the request contexts. */
 void sm_core_reset(struct sm_core *c);
 

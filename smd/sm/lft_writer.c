@@ -20,12 +20,59 @@ void sm_lft_shadow_free(struct sm_lft_shadow *s)
 	memset(s, 0, sizeof(*s));
 }
 
+int sm_lft_shadow_own(struct sm_lft_shadow *s)
+{
+	if (s->ent || !s->row)
+		return 0;
+	uint8_t *e = malloc((size_t)(s->n_blocks ? s->n_blocks : 1) * SM_LFT_BLOCK);
+	if (!e)
+		return -ENOMEM;
+	for (unsigned b = 0; b < s->n_blocks; b++)
+		sm_lft_block(s->row, s->row_top, b, e + (size_t)b * SM_LFT_BLOCK);
+	s->ent = e;
+	s->row = NULL;
+	return 0;
+}
+
+void sm_lft_shadow_get(const struct sm_lft_shadow *s, unsigned b, uint8_t out[SM_LFT_BLOCK])
+{
+	if (s->ent)
+		memcpy(out, s->ent + (size_t)b * SM_LFT_BLOCK, SM_LFT_BLOCK);
+	else if (s->row)
+		sm_lft_block(s->row, s->row_top, b, out);
+	else
+		memset(out, SM_LFT_NONE, SM_LFT_BLOCK);
+}
+
+int sm_lft_shadow_share(struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
+{
+	uint8_t want[SM_LFT_BLOCK], have[SM_LFT_BLOCK];
+	if (s->n_blocks != sm_lft_nblocks(top))
+		return 0;
+	for (unsigned b = 0; b < s->n_blocks; b++) {
+		if (!s->known[b])
+			return 0;
+		sm_lft_block(row, top, b, want);
+		sm_lft_shadow_get(s, b, have);
+		if (memcmp(want, have, SM_LFT_BLOCK))
+			return 0;
+	}
+	free(s->ent);
+	s->ent = NULL;
+	s->row = row;
+	s->row_top = top;
+	return 1;
+}
+
 int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks)
 {
 	if (n_blocks > SM_LFT_MAX_BLOCKS)
 		return -EINVAL;
 	if (n_blocks <= s->n_blocks)
 		return 0;
+	int rc = sm_lft_shadow_own(s);
+	if (rc)
+		return rc;
 	uint8_t *e = realloc(s->ent, (size_t)n_blocks * SM_LFT_BLOCK);
 	if (!e)
 		return -ENOMEM;
@@ -44,6 +91,8 @@ int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks)
 int sm_lft_shadow_store(struct sm_lft_shadow *s, unsigned b, const uint8_t *data)
 {
 	int rc = sm_lft_shadow_reserve(s, b + 1);
+	if (!rc)
+		rc = sm_lft_shadow_own(s);
 	if (rc)
 		return rc;
 	memcpy(s->ent + (size_t)b * SM_LFT_BLOCK, data, SM_LFT_BLOCK);
@@ -86,10 +135,12 @@ unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shado
 {
 	uint8_t blk[SM_LFT_BLOCK];
 	unsigned nb = sm_lft_nblocks(top), c = 0;
+	uint8_t have[SM_LFT_BLOCK];
 	for (unsigned b = 0; b < nb; b++) {
 		if (b < s->n_blocks && s->known[b]) {
 			sm_lft_block(row, top, b, blk);
-			if (!memcmp(blk, s->ent + (size_t)b * SM_LFT_BLOCK, SM_LFT_BLOCK))
+			sm_lft_shadow_get(s, b, have);
+			if (!memcmp(blk, have, SM_LFT_BLOCK))
 				continue;
 		}
 		out[c++] = (uint16_t)b;

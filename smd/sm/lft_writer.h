@@ -21,10 +21,19 @@
 #include "mad/codec.h"   /* SM_LFT_BLOCK (64 entries), SM_LFT_MAX_BLOCKS (768) */
 
 struct sm_lft_shadow {
-	uint8_t *ent;       /* n_blocks * 64 entries */
+	uint8_t *ent;       /* n_blocks * 64 entries; NULL while `row` stands for them */
 	uint8_t *known;     /* [n_blocks]: 1 if ent[] mirrors the switch for that block */
 	uint16_t n_blocks;  /* allocated blocks */
 	uint16_t top;       /* LinearFDBTop the switch holds (as last read or set) */
+	/*
+	 * Shared with the LFTs programmed (issue 17: at 40k hosts the shadows
+	 * are 160 MB, a copy of the snapshot's LFTs): when ent is NULL and row
+	 * is not, block b holds sm_lft_block(row, row_top, b). Set by
+	 * sm_lft_shadow_share() for the state, whose snapshot owns the row; the
+	 * first store or growth copies the row into ent (sm_lft_shadow_own).
+	 */
+	const uint8_t *row;
+	uint16_t row_top;
 };
 
 void sm_lft_shadow_init(struct sm_lft_shadow *s);
@@ -35,6 +44,16 @@ int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks);
 int sm_lft_shadow_store(struct sm_lft_shadow *s, unsigned b, const uint8_t *data);
 /* Forget everything (the switch was reset or replaced). */
 void sm_lft_shadow_forget(struct sm_lft_shadow *s);
+/* Block b as the shadow holds it (b < n_blocks). */
+void sm_lft_shadow_get(const struct sm_lft_shadow *s, unsigned b, uint8_t out[SM_LFT_BLOCK]);
+/*
+ * If every block of s is known and equal to row[0..top] (its last block
+ * padded), drop s's copy and let row stand for it: 1. Else 0 (s unchanged).
+ * The caller keeps row alive (and unchanged) as long as s uses it.
+ */
+int sm_lft_shadow_share(struct sm_lft_shadow *s, const uint8_t *row, uint16_t top);
+/* A shared shadow takes a copy of its row (before the row goes away). 0 or -ENOMEM. */
+int sm_lft_shadow_own(struct sm_lft_shadow *s);
 
 /* Number of blocks a row up to `top` occupies. */
 static inline unsigned sm_lft_nblocks(uint16_t top)

@@ -138,13 +138,15 @@ static void on_lft(struct light *l, uint32_t n, unsigned b, const struct sm_txn_
 	const struct sm_lft_shadow *sh = &l->st->tab.shadow[n];
 	struct sm_lft_block blk;
 	struct sm_mad_err me;
+	uint8_t have[SM_LFT_BLOCK];
 
 	if (r->status || r->mad_status || sm_lft_block_decode(r->resp->data, &blk, &me) || b >= sh->n_blocks ||
 	    !sh->known[b])
 		return;
+	sm_lft_shadow_get(sh, b, have);
 	for (unsigned e = 0; e < SM_LFT_BLOCK; e++) {
 		unsigned lid = b * SM_LFT_BLOCK + e;
-		if (lid > sh->top || blk.port[e] == sh->ent[(size_t)b * SM_LFT_BLOCK + e])
+		if (lid > sh->top || blk.port[e] == have[e])
 			continue;
 		if (!l->ls->lft_blocks_drift++) {
 			l->first_drift_node = n;

@@ -126,12 +126,22 @@ static int unseeded(const struct sm_plane_lids *pl, unsigned lid, unsigned span,
 	return 1;
 }
 
-static uint16_t lowest_free(const struct sm_plane_lids *pl, unsigned lmc)
+/*
+ * *from: no range below it is free (0: unknown). Valid while LIDs are only
+ * taken: one sm_plane_lids_want() call, until a switch moves off a LID.
+ * Without it, giving N fresh hosts their LIDs scanned N^2/2 LIDs (2,048
+ * hosts: a sixth of a plane's bring-up CPU).
+ */
+static uint16_t lowest_free(const struct sm_plane_lids *pl, unsigned lmc, unsigned *from)
 {
 	unsigned span = 1u << lmc;
-	for (unsigned lid = span; lid + span - 1 <= SM_UNICAST_LID_MAX; lid += span)
-		if (range_free(pl, lid, lmc) && unseeded(pl, lid, span, 0))
+	unsigned lid = *from > span ? *from - *from % span : span;
+	for (; lid + span - 1 <= SM_UNICAST_LID_MAX; lid += span)
+		if (range_free(pl, lid, lmc) && unseeded(pl, lid, span, 0)) {
+			*from = lid;
 			return (uint16_t)lid;
+		}
+	*from = lid;
 	return 0;
 }
 
@@ -404,7 +414,7 @@ static int cmp_want(const void *a, const void *b)
 }
 
 static int want_host(struct sm_plane_lids *pl, unsigned plane, const struct want_port *w,
-		     struct sm_guid_map *seen, uint16_t have, uint16_t *out)
+		     struct sm_guid_map *seen, uint16_t have, uint16_t *out, unsigned *from)
 {
 	uint64_t key = w->key;
 	int rc;
@@ -434,7 +444,7 @@ static int want_host(struct sm_plane_lids *pl, unsigned plane, const struct want
 				sm_notef(pl->note, pl->note_arg, "plane %u: port 0x%016llx held LID %u, which another host or a switch holds across the planes; moving it",
 				     plane, (unsigned long long)w->guid, have);
 			}
-			lid = lowest_free(pl, pl->lmc);
+			lid = lowest_free(pl, pl->lmc, from);
 			if (!lid)
 				return -ENOSPC;
 			pl->st.fresh++;
@@ -455,6 +465,7 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 {
 	struct want_port *w;
 	struct sm_guid_map seen = { 0 };   /* host keys already given a port in this plane */
+	unsigned from = 0;                 /* lowest_free() */
 	uint32_t n = 0;
 	int rc = 0;
 
@@ -495,7 +506,7 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		uint16_t have = cur ? cur[w[i].port] : 0;
 		if (!w[i].is_switch) {
-			rc = want_host(pl, plane, &w[i], &seen, have, &want[w[i].port]);
+			rc = want_host(pl, plane, &w[i], &seen, have, &want[w[i].port], &from);
 			continue;
 		}
 		int from_file;
@@ -524,8 +535,10 @@ int sm_plane_lids_want(struct sm_plane_lids *pl, const struct sm_fabric *f, unsi
 			pl->st.sw_kept++;
 		}
 		sw_take(pl, plane, lid);
-		if (own && own != lid && pl->sw_guid[plane][own] == w[i].guid)
+		if (own && own != lid && pl->sw_guid[plane][own] == w[i].guid) {
 			pl->sw_guid[plane][own] = 0;   /* it moved: its old LID is free again */
+			from = 0;
+		}
 		pl->sw_guid[plane][lid] = w[i].guid;
 		want[w[i].port] = lid;
 	}

@@ -7,6 +7,8 @@
  * back (cfg.read_lfts); then only the blocks that differ from the new
  * tables are written, and LinearFDBTop set where it differs. The shadows
  * end in c->tab (tables.h), mirroring what the switches acknowledged.
+ * Requests are queued switch by switch, at most SM_CORE_SLICE at once
+ * (sm_core_throttle): a cold bring-up at 40k hosts writes 2.5 M blocks.
  */
 #include "sm/phases.h"
 #include "sm/state.h"
@@ -71,6 +73,8 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 			rc = sm_set_lft_get(c, n, blocks[i]);
 			c->lft_blocks_read++;
 		}
+		if (!rc)
+			rc = sm_core_throttle(c);
 	}
 	if (!rc)
 		rc = sm_core_run(c);
@@ -98,6 +102,8 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 		}
 		if (nb)
 			c->lft_switches_written++;
+		if (!rc)
+			rc = sm_core_throttle(c);
 		if (!rc && c->tab.si[n].lft_top != l->top_lid) {
 			struct sm_switch_info si = c->tab.si[n];
 			si.lft_top = l->top_lid;

@@ -8,6 +8,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 int sm_state_new(struct sm_state **out)
 {
@@ -58,8 +61,39 @@ uint32_t sm_state_switches(const struct sm_state *s)
 	return sm_state_valid(s) ? s->n_switches : 0;
 }
 
+/*
+ * The shadows mirror the LFTs just programmed: where a switch's shadow
+ * equals its row of snap's LFTs, the row stands for it (lft_writer.h,
+ * sm_lft_shadow_share), which saves a copy of the plane's LFTs (160 MB at
+ * 40k hosts). A shadow still sharing a row of the state's old snapshot
+ * (taken over by the program phase and not rewritten) is re-shared or
+ * takes a copy here, before that snapshot is let go; without memory for
+ * the copy it is forgotten (the next sweep reads the switch back).
+ */
+static void share_shadows(struct sm_sweep_tables *tab, const struct sm_snapshot *snap)
+{
+	const struct sm_lfts *l = snap ? snap->lfts : NULL;
+	for (uint32_t n = 0; tab && tab->shadow && n < tab->n_shadow; n++) {
+		struct sm_lft_shadow *sh = &tab->shadow[n];
+		uint32_t slot = l && n < l->n_nodes ? l->slot_of_node[n] : SM_NONE;
+		if (slot != SM_NONE && sm_lft_shadow_share(sh, sm_lfts_row(l, slot), l->top_lid))
+			continue;
+		if (sm_lft_shadow_own(sh))
+			sm_lft_shadow_free(sh);
+	}
+}
+
+void sm_state_give_back(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid)
 {
+	if (snap)
+		share_shadows(tab, snap);   /* while the old snapshot is still held */
 	state_clear(s);
 	if (!snap)
 		return;

@@ -8,7 +8,10 @@
  * The state holds no fabric of its own: it keeps a reference to the
  * snapshot (snapshot.h) of the last bring-up that reached the program phase,
  * and that bring-up's sweep tables (tables.h), indexed like the snapshot's
- * fabric and moved out of the core at its end.
+ * fabric and moved out of the core at its end. A switch's LFT shadow that
+ * equals its row of the snapshot's LFTs shares that row instead of holding
+ * a copy (lft_writer.h, sm_lft_shadow_share): the snapshot the state holds
+ * keeps it alive.
  */
 #include "sm/sm.h"
 #include "sm/snapshot.h"
@@ -38,5 +41,14 @@ static inline const struct sm_fabric *sm_state_fabric(const struct sm_state *s)
  * dropped (tab is left to its owner).
  */
 void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid);
+
+/*
+ * A bring-up frees much in small blocks (request contexts, the shadows now
+ * shared, sweep scratch): at 40k hosts malloc kept ~200 MB of it free but
+ * resident, which the next sweep's 160 MB tables (mapped on their own)
+ * cannot reuse. The end of a bring-up with a state gives it back to the
+ * system (malloc_trim with glibc; a few ms).
+ */
+void sm_state_give_back(void);
 
 #endif
