@@ -21,6 +21,14 @@
  *      blocks written, the validation's time and the LIDs it walked
  *      again (incremental validation; VALIDATE_FULL=1 in the environment
  *      validates in full, cfg.validate_full, to compare);
+ *      With ROUTE_FULL=1 the reroute routes in full (cfg.route_full) instead
+ *      of from the state's routes (engine.h reroute()); with
+ *      SCALE_BENCH_DIFF=1 (a 160 MB copy of the routes before: it counts in
+ *      the SM's memory of that step) the step is followed by the
+ *      entries/blocks/switches its LFTs changed
+ *      ("diff=link_down"), a full routing of the same fabric with a fresh
+ *      chain (its CPU, "step=full_route"), what that one would have
+ *      changed and where the two differ;
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
  *      the emulator's own CPU (cpu_account) so that the SM's is apart;
  *   5. the SM's own memory apart from the emulator's (issue 17): a thread
@@ -221,11 +229,13 @@ static void line(const char *step, int rc, double wall, double cpu, double emu, 
 	printf("step=%s rc=%d wall_s=%.3f cpu_s=%.3f sm_cpu_s=%.3f emu_cpu_s=%.3f sweeps=%u incremental=%u "
 	       "smps=%" PRIu64 " lft_blocks=%u lft_switches=%u lft_floor=%" PRIu64 " ph_discover_s=%.3f "
 	       "ph_lids_s=%.3f ph_route_s=%.3f ph_program_s=%.3f ph_activate_s=%.3f switches=%u cas=%u "
-	       "top_lid=%u validate_s=%.3f validate_rechecked=%u vmhwm_mb=%.1f\n",
+	       "top_lid=%u validate_s=%.3f validate_rechecked=%u route_incremental=%u route_lids=%u route_s=%.3f route_cpu_s=%.3f "
+	       "vmhwm_mb=%.1f\n",
 	       step, rc, wall, cpu, cpu - emu, emu, s->sweeps, s->incremental, s->txn.sent, s->lft_blocks_written,
 	       s->lft_switches_written, f ? lft_floor(f) : 0, s->phase_s[SM_PH_DISCOVER], s->phase_s[SM_PH_LIDS],
 	       s->phase_s[SM_PH_ROUTE], s->phase_s[SM_PH_PROGRAM], s->phase_s[SM_PH_ACTIVATE], s->counts.switches,
-	       s->counts.cas, s->top_lid, s->validate_s, s->validate_rechecked, (double)vm_kb("VmHWM:") / 1024);
+	       s->counts.cas, s->top_lid, s->validate_s, s->validate_rechecked, s->route_incremental, s->route_lids, s->route_s, s->route_cpu_s,
+	       (double)vm_kb("VmHWM:") / 1024);
 	fflush(stdout);
 }
 
@@ -271,6 +281,47 @@ static int pick_link(const struct sm_fabric *f, uint32_t *node, unsigned *port)
 		}
 	}
 	return -1;
+}
+
+/* Entries and 64-LID blocks (on how many switches) where b differs from a (same layout). */
+static void lft_diff(const char *what, const struct sm_lfts *a, const struct sm_lfts *b)
+{
+	uint64_t entries = 0, blocks = 0, sw = 0;
+	if (!a || !b || a->n_switches != b->n_switches || a->top_lid != b->top_lid) {
+		printf("diff=%s layout_differs=1\n", what);
+		return;
+	}
+	for (uint32_t s = 0; s < a->n_switches; s++) {
+		const uint8_t *ra = sm_lfts_row(a, s), *rb = sm_lfts_row(b, s);
+		uint64_t bl = 0;
+		for (uint32_t b0 = 0; b0 <= a->top_lid; b0 += 64) {
+			uint64_t e = 0;
+			for (uint32_t l = b0; l < b0 + 64 && l <= a->top_lid; l++)
+				e += ra[l] != rb[l];
+			entries += e;
+			bl += e > 0;
+		}
+		blocks += bl;
+		sw += bl > 0;
+	}
+	printf("diff=%s entries=%" PRIu64 " blocks=%" PRIu64 " switches=%" PRIu64 "\n", what, entries, blocks, sw);
+}
+
+/* A cold routing of the state's fabric with a fresh chain (the full reroute), its CPU time. */
+static struct sm_lfts *route_cold(struct sm_registry *reg, const char *engine, const struct sm_fabric *f)
+{
+	struct sm_chain *c = NULL;
+	struct sm_plane_result res;
+	struct sm_lfts *l = NULL;
+	char err[512];
+	if (sm_chain_new(reg, engine, NULL, NULL, &c, err, sizeof(err)))
+		return NULL;
+	double c0 = cpu_s();
+	int rc = sm_route_chain(c, f, 0, NULL, &l, &res);
+	printf("step=full_route rc=%d cpu_s=%.3f route_s=%.3f route_cpu_s=%.3f validate_s=%.3f\n", rc, cpu_s() - c0,
+	       res.route_seconds, res.route_cpu_seconds, res.validate_seconds);
+	sm_chain_free(c);
+	return l;
 }
 
 int main(int argc, char **argv)
@@ -322,6 +373,8 @@ int main(int argc, char **argv)
 	sm_cfg_default(&cfg);
 	cfg.state_dir = dir;
 	cfg.validate_full = getenv("VALIDATE_FULL") && atoi(getenv("VALIDATE_FULL"));  /* before/after */
+	cfg.route_full = getenv("ROUTE_FULL") && atoi(getenv("ROUTE_FULL"));
+	struct sm_lfts before_v, *before = NULL;  /* the routes before the link went: a plain copy of the rows */
 
 	static const char *const steps[] = { "cold", "heavy", "link_down" };
 	int status = 0;
@@ -337,6 +390,16 @@ int main(int argc, char **argv)
 				break;
 			}
 			printf("link_down node=0x%016" PRIx64 " port=%u\n", mf->nodes[node].guid, port);
+			/* not sm_lfts_dup(): that would take the spare table the reroute is meant to reuse (model/lfts.c) */
+			if (st->snap && getenv("SCALE_BENCH_DIFF") && atoi(getenv("SCALE_BENCH_DIFF"))) {
+				before_v = *st->snap->lfts;
+				size_t sz = (size_t)before_v.n_switches * ((size_t)before_v.top_lid + 1);
+				before_v.ports = malloc(sz ? sz : 1);
+				if (before_v.ports) {
+					memcpy(before_v.ports, st->snap->lfts->ports, sz);
+					before = &before_v;
+				}
+			}
 			cfg.incremental = true; /* as the daemon sweeps after a trap */
 		}
 		double w0 = sm_mono_sec(), c0 = cpu_s(), e0 = emu_s(m);
@@ -350,12 +413,21 @@ int main(int argc, char **argv)
 			status = 1;
 		}
 		mem_line(steps[k], &smp, st);
+		if (k == 2 && !rc && st->snap && before) {
+			lft_diff("link_down", before, st->snap->lfts);
+			struct sm_lfts *cold = route_cold(reg, engine, st->snap->fabric);
+			lft_diff("full_route", before, cold);
+			lft_diff("incremental_vs_full", cold, st->snap->lfts);
+			sm_lfts_free(cold);
+		}
 		if (rc)
 			break;
 	}
 	atomic_store(&smp.stop, 1);
 	if (smp_ok)
 		pthread_join(smp_th, NULL);
+	if (before)
+		free(before->ports);
 	bench_state_dir_rm(dir);
 	sm_state_free(st);
 	sm_chain_free(chain);

@@ -7,6 +7,9 @@
  *   1 abi_version 2, 2 size smaller than the first ABI 1 descriptor,
  *   3 no `smd_engine` symbol, 4 name of a built-in engine, 5 route hook NULL,
  *   6 empty name.
+ * And one that is not broken: 7, a descriptor that ends at flags
+ * (up to flags, built before the optional reroute hook): it loads,
+ * without the hook (nothing past its size is read).
  */
 #include "config.h"
 
@@ -48,6 +51,8 @@ extern const struct sm_engine_ops SYMBOL;
 const struct sm_engine_ops SYMBOL = {
 #if BAD_KIND == 2
 	.size = offsetof(struct sm_engine_ops, free),
+#elif BAD_KIND == 7
+	.size = offsetof(struct sm_engine_ops, reroute),
 #else
 	.size = sizeof(struct sm_engine_ops),
 #endif
@@ -60,6 +65,8 @@ const struct sm_engine_ops SYMBOL = {
 	.name = "minhop",
 #elif BAD_KIND == 6
 	.name = "",
+#elif BAD_KIND == 7
+	.name = "old_v1",
 #else
 	.name = "bad",
 #endif

@@ -19,7 +19,20 @@
  * reads a field only if the descriptor's size covers it (sm_engine_flags()),
  * so a plugin built against an older engine.h loads and gets the default
  * (zero) for everything added since. Added so far:
- *   flags  capability bits (SM_ENGINE_F_*), default 0 = nothing promised.
+ *   flags    capability bits (SM_ENGINE_F_*), default 0 = nothing promised.
+ *   reroute  incremental routing (below), default NULL: always route().
+ *
+ * Incremental routing (optional, reroute; sm_engine_reroute()): after a
+ * sweep that only lost cables (same nodes, ports and LIDs as the previous
+ * routing), the loader hands the engine ctx->out holding a copy of the
+ * previous, accepted LFTs and ctx->reroute naming the fabric they were
+ * computed for and the cables gone. The engine changes only the
+ * destinations that must change (those whose routes crossed a lost cable)
+ * and marks every LID whose column it changed in ctx->reroute->changed;
+ * the loader validates those LIDs only (incrementally, if the engine has
+ * SM_ENGINE_F_NO_CREDIT_LOOP) and routes in full if the result is refused.
+ * -EAGAIN: cannot do it incrementally (the loader calls route() on a fresh
+ * table); any other error is a refusal as from route().
  *
  * SM_ENGINE_F_NO_CREDIT_LOOP: every output of route()/route_planes() is free
  * of credit loops by construction (up*-then-down* routes: ftree, updn). The
@@ -46,6 +59,15 @@ struct sm_profile;           /* traffic profile (hot-path issue); may be NULL */
 typedef struct yaml_document_s yaml_document_t;
 typedef struct yaml_node_s yaml_node_t;
 
+/* What changed since the previous routing (reroute()); see the DOC above. */
+struct sm_reroute {
+	const struct sm_fabric *prev_fabric;  /* the fabric prev was computed for: same numbering as ctx->fabric */
+	const struct sm_lfts *prev;           /* the accepted routes on it (ctx->out starts as their copy) */
+	const uint32_t *removed;              /* port indices (both ends) whose cable is gone */
+	uint32_t n_removed;
+	uint8_t *changed;                     /* [prev->top_lid + 1], zeroed: set 1 for each LID changed */
+};
+
 struct sm_route_ctx {
 	const struct sm_fabric *fabric;
 	const struct sm_profile *profile;   /* may be NULL */
@@ -57,6 +79,8 @@ struct sm_route_ctx {
 	struct sm_lfts **outs;
 	/* engine's explanation when it returns an error (and optional notes otherwise) */
 	char msg[256];
+	/* reroute() only (NULL otherwise); fields added later go after this one */
+	const struct sm_reroute *reroute;
 };
 
 struct sm_engine_ops {
@@ -77,6 +101,13 @@ struct sm_engine_ops {
 	void (*free)(void *state);
 	/* Added after the first ABI 1 descriptor: read through sm_engine_flags(). */
 	uint32_t flags;          /* SM_ENGINE_F_* */
+	/*
+	 * Added after flags (read it through sm_engine_reroute()): optional,
+	 * route after cables were lost, from the previous routes
+	 * (ctx->reroute). 0, -EAGAIN (route in full instead) or a negative
+	 * errno with ctx->msg.
+	 */
+	int (*reroute)(void *state, struct sm_route_ctx *ctx);
 };
 
 /* The first ABI 1 descriptor ended with free: the smallest size loaded. */
@@ -86,6 +117,12 @@ struct sm_engine_ops {
 static inline uint32_t sm_engine_flags(const struct sm_engine_ops *ops)
 {
 	return ops->size >= offsetof(struct sm_engine_ops, flags) + sizeof(ops->flags) ? ops->flags : 0;
+}
+
+/* The reroute hook of a descriptor, NULL when it has none or was built before the field existed. */
+static inline int (*sm_engine_reroute(const struct sm_engine_ops *ops))(void *, struct sm_route_ctx *)
+{
+	return ops->size >= offsetof(struct sm_engine_ops, reroute) + sizeof(ops->reroute) ? ops->reroute : NULL;
 }
 
 /*

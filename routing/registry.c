@@ -21,6 +21,7 @@
 #include "lib/err.h"
 #include "lib/clock.h"
 #include "routing/registry.h"
+#include "routing/reroute.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -381,9 +382,10 @@ static void result_init(struct sm_plane_result *res, unsigned plane)
 	res->val.credit_loop = -1;
 }
 
-/* Validate an engine's output; 0 accepted, -EBADMSG refused (why filled). */
+/* Validate an engine's output; 0 accepted, -EBADMSG refused (why filled). changed: reroute()'s account. */
 static int accept_output(struct sm_chain *c, unsigned idx, const struct sm_fabric *f, unsigned plane,
-			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v)
+			 const struct sm_lfts *l, struct sm_chain_attempt *a, struct sm_validation *v,
+			 const uint8_t *changed)
 {
 	double t0 = sm_mono_sec();
 	/*
@@ -394,7 +396,9 @@ static int accept_output(struct sm_chain *c, unsigned idx, const struct sm_fabri
 	 * is checked in full.
 	 */
 	bool no_loop = sm_engine_flags(c->e[idx].ops) & SM_ENGINE_F_NO_CREDIT_LOOP;
-	int rc = c->prev && no_loop ? sm_validate_incremental(f, plane, l, c->prev, c->flags, v)
+	struct sm_validate_prev prev = c->prev ? *c->prev : (struct sm_validate_prev){ 0 };
+	prev.changed = changed;
+	int rc = c->prev && no_loop ? sm_validate_incremental(f, plane, l, &prev, c->flags, v)
 				    : sm_validate(f, plane, l, c->flags, v);
 	a->validate_seconds = sm_mono_sec() - t0;
 	if (rc) {
@@ -408,24 +412,109 @@ static int accept_output(struct sm_chain *c, unsigned idx, const struct sm_fabri
 	return 0;
 }
 
+static double thread_cpu_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The engine's reroute() from c->reroute_from when f is that fabric minus
+ * cables: 0 with *lp the tables and rr->changed filled, 1 when the engine
+ * must route in full (res->reroute_why says why), a negative errno as from
+ * route() (ctx->msg).
+ */
+static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, struct sm_lfts **lp,
+		   struct sm_reroute *rr, struct sm_plane_result *res)
+{
+	int (*hook)(void *, struct sm_route_ctx *) = sm_engine_reroute(c->e[idx].ops);
+	const struct sm_validate_prev *p = c->reroute_from;
+	if (!hook || !p || !p->f || !p->l || p->l->plane != ctx->plane)
+		return 1;
+	/* same nodes and plane LIDs: sm_lfts_new() would lay the tables out as p->l */
+	if (!sm_reroute_same_numbering(ctx->fabric, p->f, ctx->plane, NULL, p->l)) {
+		snprintf(res->reroute_why, sizeof(res->reroute_why), "nodes, ports or LIDs changed");
+		return 1;
+	}
+	int rc = sm_reroute_removed(ctx->fabric, p->f, (uint32_t **)&rr->removed, &rr->n_removed);
+	if (rc <= 0) {
+		snprintf(res->reroute_why, sizeof(res->reroute_why), "%s", rc ? strerror(-rc) : "a cable appeared");
+		return rc < 0 ? rc : 1;
+	}
+	rr->prev_fabric = p->f;
+	rr->prev = p->l;
+	rr->changed = calloc((size_t)p->l->top_lid + 1, 1);
+	struct sm_lfts *l = rr->changed ? sm_lfts_dup(p->l) : NULL;
+	if (!l)
+		return -ENOMEM;
+	ctx->out = l;
+	ctx->outs = lp;
+	ctx->reroute = rr;
+	rc = hook(c->e[idx].state, ctx);
+	ctx->reroute = NULL;
+	if (rc == -EAGAIN) {
+		ctx->msg[sizeof(ctx->msg) - 1] = 0;
+		snprintf(res->reroute_why, sizeof(res->reroute_why), "%s", ctx->msg[0] ? ctx->msg : "the engine declined");
+		ctx->msg[0] = 0;
+		sm_lfts_free(l);
+		free(rr->changed);
+		rr->changed = NULL;
+		return 1;
+	}
+	*lp = l;
+	return rc;
+}
+
 /* One engine on one plane; the caller has filled a->engine. */
 static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *f, unsigned plane,
 		      const struct sm_profile *profile, struct sm_lfts **out, struct sm_chain_attempt *a,
 		      struct sm_plane_result *res)
 {
 	const struct sm_engine_ops *ops = c->e[idx].ops;
-	struct sm_lfts *l = sm_lfts_new(f, plane);
-	if (!l) {
-		snprintf(a->why, sizeof(a->why), "out of memory");
-		return a->rc = -ENOMEM;
-	}
+	struct sm_lfts *l = NULL;
 	struct sm_route_ctx ctx = {
-		.fabric = f, .profile = profile, .plane = plane, .out = l,
+		.fabric = f, .profile = profile, .plane = plane,
 		.n_planes = 1, .planes = &plane, .outs = &l,
 	};
-	double t0 = sm_mono_sec();
-	int rc = ops->route ? ops->route(c->e[idx].state, &ctx) : ops->route_planes(c->e[idx].state, &ctx);
+	struct sm_reroute rr = { 0 };
+	double t0 = sm_mono_sec(), c0 = thread_cpu_sec();
+	int rc = reroute(c, idx, &ctx, &l, &rr, res);
+	free((void *)rr.removed);
+	if (rc == 0) {
+		a->seconds = sm_mono_sec() - t0;
+		a->cpu_seconds = thread_cpu_sec() - c0;
+		ctx.msg[sizeof(ctx.msg) - 1] = 0;
+		rc = accept_output(c, idx, f, plane, l, a, &res->val, rr.changed);
+		if (!rc) {
+			res->rerouted = 1;
+			for (uint32_t lid = 0; lid <= l->top_lid; lid++)
+				res->reroute_lids += rr.changed[lid];
+			free(rr.changed);
+			snprintf(res->notes, sizeof(res->notes), "%s", ctx.msg);
+			*out = l;
+			return a->rc = 0;
+		}
+		/* correctness first: the incremental tables failed, route in full */
+		snprintf(res->reroute_why, sizeof(res->reroute_why), "incremental result refused: %.200s", a->why);
+		a->why[0] = 0;
+		ctx.msg[0] = 0;
+		rc = 1;
+	}
+	free(rr.changed);
+	if (rc > 0) {
+		sm_lfts_free(l);
+		l = sm_lfts_new(f, plane);
+		if (!l) {
+			snprintf(a->why, sizeof(a->why), "out of memory");
+			return a->rc = -ENOMEM;
+		}
+		ctx.out = l;
+		ctx.outs = &l;
+		rc = ops->route ? ops->route(c->e[idx].state, &ctx) : ops->route_planes(c->e[idx].state, &ctx);
+	}
 	a->seconds = sm_mono_sec() - t0;
+	a->cpu_seconds = thread_cpu_sec() - c0;
 	ctx.msg[sizeof(ctx.msg) - 1] = 0;
 	if (rc) {
 		if (rc > 0)
@@ -435,7 +524,7 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		sm_lfts_free(l);
 		return a->rc = rc;
 	}
-	rc = accept_output(c, idx, f, plane, l, a, &res->val);
+	rc = accept_output(c, idx, f, plane, l, a, &res->val, NULL);
 	if (rc) {
 		sm_lfts_free(l);
 		return a->rc = rc;
@@ -452,6 +541,7 @@ static void result_accept(struct sm_plane_result *res, struct sm_chain *c, unsig
 	res->engine_index = (int)idx;
 	res->engine = c->e[idx].ops->name;
 	res->route_seconds = a->seconds;
+	res->route_cpu_seconds = a->cpu_seconds;
 	res->validate_seconds = a->validate_seconds;
 }
 
@@ -512,7 +602,7 @@ static void validate_one(void *arg, unsigned t)
 	struct sm_plane_result *r = &pj->res[pj->idx[t]];
 
 	pj->rc[t] = accept_output(pj->c, pj->engine, pj->f, pj->todo[t], pj->ls[t],
-				  &r->attempts[r->n_attempts - 1], &r->val);
+				  &r->attempts[r->n_attempts - 1], &r->val, NULL);
 }
 
 int sm_route_chain_planes(struct sm_chain *c, const struct sm_fabric *f, const unsigned *planes,

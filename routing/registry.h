@@ -92,6 +92,13 @@ struct sm_chain {
 	 * checked by sm_validate_incremental() against these previous routes.
 	 */
 	const struct sm_validate_prev *prev;
+	/*
+	 * Set by the caller around a reroute (NULL otherwise): an engine with a
+	 * reroute() hook (engine.h) starts from these routes when the fabric is
+	 * theirs minus cables; with prev set too, only the LIDs it changed are
+	 * validated again.
+	 */
+	const struct sm_validate_prev *reroute_from;
 };
 
 /*
@@ -114,6 +121,7 @@ struct sm_chain_attempt {
 	const char *engine;             /* ops->name (valid while the registry lives) */
 	int rc;                         /* 0 ok; engine error; -EBADMSG validation failed */
 	double seconds;                 /* time in route() */
+	double cpu_seconds;             /* the routing thread's CPU time in route() or reroute() */
 	double validate_seconds;        /* time in sm_validate() (0 if not reached) */
 	char why[320];                  /* reason it was passed over ("" when it routed) */
 };
@@ -124,11 +132,15 @@ struct sm_plane_result {
 	int engine_index;               /* index in the chain of the engine that routed, -1 none */
 	const char *engine;             /* its name, NULL none */
 	double route_seconds;           /* route() time of that engine */
+	double route_cpu_seconds;       /* the CPU time of the routing thread in route() or reroute() */
 	double validate_seconds;        /* sm_validate() time of its output */
 	double total_seconds;           /* every attempt, validation included */
 	unsigned n_attempts;
 	struct sm_chain_attempt attempts[SM_CHAIN_MAX];
 	char notes[256];                /* the routing engine's ctx->msg on success (warnings) */
+	int rerouted;                   /* 1: the accepted tables came from the engine's reroute() */
+	uint32_t reroute_lids;          /* then: the LIDs whose column it changed */
+	char reroute_why[256];          /* why an engine with reroute() routed in full ("" otherwise) */
 	struct sm_validation val;       /* validation of the accepted output (or the last attempt) */
 };
 

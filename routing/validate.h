@@ -112,6 +112,13 @@ int sm_validate_ok(const struct sm_validation *v, unsigned flags);
 struct sm_validate_prev {
 	const struct sm_fabric *f;
 	const struct sm_lfts *l;
+	/*
+	 * Optional, [l->top_lid + 1]: the LIDs whose column may differ from
+	 * l's (an engine's reroute() account, engine.h); NULL: the tables are
+	 * compared. Only an engine the chain trusts for the incremental check
+	 * (registry.c, accept_output) gets its account used.
+	 */
+	const uint8_t *changed;
 };
 
 /*

@@ -9,7 +9,8 @@
  * that only removed links, the destinations walked again are:
  *
  *   1. every LID whose column changed on any switch (old and new LFTs
- *      compared entry by entry, a 64-byte block at a time);
+ *      compared entry by entry, a 64-byte block at a time; or, after an
+ *      engine's reroute(), the LIDs it says it changed: prev->changed);
  *   2. every LID whose old column used a removed link at any switch (the
  *      entry at switch s is the port p of a removed cable (s, p)), whether
  *      or not an endpoint's walk reaches s: a superset of the destinations
@@ -46,6 +47,7 @@
  */
 #include "config.h"
 #include "lib/clock.h"
+#include "routing/reroute.h"
 #include "routing/validate.h"
 #include "routing/validate_priv.h"
 
@@ -53,28 +55,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Same nodes, ports and LIDs in the plane (numbering included). */
-static int same_numbering(const struct sm_fabric *f, const struct sm_fabric *pf, unsigned plane,
-			  const struct sm_lfts *l, const struct sm_lfts *pl)
-{
-	if (f->n_nodes != pf->n_nodes || f->n_ports != pf->n_ports ||
-	    f->planes[plane].max_lid != pf->planes[plane].max_lid)
-		return 0;
-	for (uint32_t n = 0; n < f->n_nodes; n++) {
-		const struct sm_node *a = &f->nodes[n], *b = &pf->nodes[n];
-		if (a->guid != b->guid || a->type != b->type || a->plane != b->plane || a->nports != b->nports ||
-		    a->port0 != b->port0)
-			return 0;
-	}
-	for (uint32_t i = 0; i < f->n_ports; i++)
-		if (f->ports[i].lid != pf->ports[i].lid || f->ports[i].lmc != pf->ports[i].lmc)
-			return 0;
-	if (l->n_switches != pl->n_switches || l->top_lid != pl->top_lid || l->n_nodes != pl->n_nodes ||
-	    pl->n_nodes != pf->n_nodes)
-		return 0;
-	return !memcmp(l->sw_node, pl->sw_node, (size_t)l->n_switches * sizeof(*l->sw_node));
-}
 
 /* Set 1: LIDs whose column changed on some switch. */
 static void mark_changed_columns(const struct sm_lfts *l, const struct sm_lfts *pl, uint8_t *mask)
@@ -122,17 +102,20 @@ static int changed_lids(const struct sm_fabric *f, unsigned plane, const struct 
 {
 	const struct sm_fabric *pf = prev->f;
 	const struct sm_lfts *pl = prev->l;
-	if (!same_numbering(f, pf, plane, l, pl))
+	uint32_t *gone = NULL, n_gone = 0;
+	if (!sm_reroute_same_numbering(f, pf, plane, l, pl))
 		return 0;
-	for (uint32_t i = 0; i < f->n_ports; i++) {
-		const struct sm_port *a = &f->ports[i], *b = &pf->ports[i];
-		if (a->peer_node == b->peer_node && (a->peer_node == SM_NONE || a->peer_port == b->peer_port))
-			continue;
-		if (a->peer_node != SM_NONE)
-			return 0;  /* a cable appeared or moved */
-		mark_removed(pf, plane, pl, i, mask);
-	}
-	mark_changed_columns(l, pl, mask);
+	int rc = sm_reroute_removed(f, pf, &gone, &n_gone);
+	if (rc <= 0)
+		return rc;
+	for (uint32_t k = 0; k < n_gone; k++)
+		mark_removed(pf, plane, pl, gone[k], mask);
+	free(gone);
+	if (prev->changed) /* the engine's own account of what it changed (reroute(), engine.h) */
+		for (uint32_t lid = 0; lid <= l->top_lid; lid++)
+			mask[lid] |= prev->changed[lid];
+	else
+		mark_changed_columns(l, pl, mask);
 	return 1;
 }
 
@@ -146,13 +129,14 @@ int sm_validate_incremental(const struct sm_fabric *f, unsigned plane, const str
 	uint8_t *mask = calloc((size_t)UINT16_MAX + 1, 1);  /* by LID, whatever top_lid is */
 	if (!mask)
 		return -ENOMEM;
-	if (!changed_lids(f, plane, l, prev, mask)) {
+	int rc = changed_lids(f, plane, l, prev, mask);
+	if (rc <= 0) {
 		free(mask);
-		return sm_validate(f, plane, l, flags, v);
+		return rc < 0 ? rc : sm_validate(f, plane, l, flags, v);
 	}
 	memset(v, 0, sizeof(*v));
 	v->credit_loop = -1;
-	int rc = sm_validate_run(f, plane, l, flags, v, 0, mask);
+	rc = sm_validate_run(f, plane, l, flags, v, 0, mask);
 	free(mask);
 	if (rc)
 		return rc;

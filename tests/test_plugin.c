@@ -207,6 +207,17 @@ static void test_bad_plugins(void **state)
 	expect_refused("bad_dup", -EEXIST, "'minhop' is already taken by a built-in");
 	expect_refused("bad_hooks", -EINVAL, "lacks a required hook");
 	expect_refused("bad_noname", -EINVAL, "engine name is empty");
+	/* a descriptor built before the optional reroute hook existed loads, without it */
+	{
+		char e[400], path[4200];
+		const struct sm_engine_ops *ops = NULL;
+		struct sm_registry *r = sm_registry_new(plugdir);
+		plugin_path(path, sizeof(path), "old_v1");
+		assert_int_equal(sm_engine_load_plugin(r, path, &ops, e, sizeof(e)), 0);
+		assert_int_equal(ops->size, offsetof(struct sm_engine_ops, reroute));
+		assert_null(sm_engine_reroute(ops));
+		sm_registry_free(r);
+	}
 	char err[400];
 	struct sm_registry *r = sm_registry_new(plugdir);
 	assert_int_equal(sm_engine_load_plugin(r, "/nonexistent/x.so", NULL, err, sizeof(err)), -ENOENT);
@@ -259,6 +270,7 @@ static void test_engine_flags(void **state)
 	char err[200];
 	assert_int_equal(sm_engine_check_ops(&old, err, sizeof(err)), 0);
 	assert_int_equal(sm_engine_flags(&old), 0);
+	assert_null(sm_engine_reroute(&old));
 	old.size = sizeof(old);
 	assert_int_equal(sm_engine_flags(&old), SM_ENGINE_F_NO_CREDIT_LOOP);
 	old.size = SM_ENGINE_OPS_MIN_SIZE - 1;

@@ -130,4 +130,5 @@ const struct sm_engine_ops sm_engine_ftree = SM_ENGINE_OPS(
 	.init = ftree_init,
 	.route = ftree_route_plane,
 	.free = ftree_free,
-	.flags = SM_ENGINE_F_NO_CREDIT_LOOP);
+	.flags = SM_ENGINE_F_NO_CREDIT_LOOP,
+	.reroute = ft_reroute_plane);

@@ -102,4 +102,7 @@ static inline uint32_t ft_peer_slot(const struct ft_model *m, uint32_t s, unsign
 /* Route every destination of the model into out; 0 or negative errno + msg. */
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen);
 
+/* The engine's reroute() hook (reroute.c; state: struct ft_config or NULL). */
+int ft_reroute_plane(void *state, struct sm_route_ctx *ctx);
+
 #endif

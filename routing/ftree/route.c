@@ -456,11 +456,10 @@ static void flush_copies(struct ft_run *x, struct ft_groups *grp, unsigned r, co
  * knows the rest of its path, displace.c), then the detours from the
  * bottom up (a detour goes down to a child routed before it).
  */
-static void route_target(struct ft_run *x, struct ft_groups *grp, uint32_t t)
+void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
-	const struct ft_dest *d0 = m->dest + m->dest_off[t];
-	uint32_t nd = m->dest_off[t + 1] - m->dest_off[t];
+	struct ft_groups *grp = x->grp;
 
 	x->gen++;
 	x->t = t;
@@ -539,63 +538,97 @@ static void route_target(struct ft_run *x, struct ft_groups *grp, uint32_t t)
 	route_valleys(x, d0, nd);
 }
 
-/* Destination switch t has CA LIDs (they come first in its destination list). */
-static int has_hosts(const struct ft_model *m, uint32_t t)
+int ft_run_init(struct ft_run *x, const struct ft_model *m, struct sm_lfts *out)
 {
-	return m->dest_off[t + 1] > m->dest_off[t] && m->dest[m->dest_off[t]].port != 0;
+	size_t ne = (size_t)m->up_off[m->nsw] + 1, ns = (size_t)m->nsw + 1;
+
+	memset(x, 0, sizeof(*x));
+	x->m = m;
+	x->col = out->ports;
+	x->nl = (size_t)out->top_lid + 1;
+	x->dstamp = calloc(ns, sizeof(*x->dstamp));
+	x->rstamp = calloc(ns, sizeof(*x->rstamp));
+	x->xstamp = calloc(ns, sizeof(*x->xstamp));
+	x->vstamp = calloc(ns, sizeof(*x->vstamp));
+	x->valley = malloc(ns * sizeof(*x->valley));
+	x->rval = calloc(ns, 1);
+	x->cand_head = malloc(ns * sizeof(*x->cand_head));
+	x->cand_next = malloc(ne * sizeof(*x->cand_next));
+	x->cand_port = malloc(ne);
+	x->queue = malloc(ns * sizeof(*x->queue));
+	x->hleaf = malloc(ns * sizeof(*x->hleaf));
+	x->grp = calloc(1, sizeof(*x->grp));
+	if (!x->dstamp || !x->rstamp || !x->xstamp || !x->vstamp || !x->valley || !x->rval || !x->cand_head ||
+	    !x->cand_next || !x->cand_port || !x->queue || !x->hleaf || !x->grp || ft_displace_init(x) ||
+	    groups_build(x->grp, m))
+		return -ENOMEM;
+	x->nidx = m->n_hosts;
+	/* the port on the parent's side of each up link, which leads down toward T in D (mark_down_set) */
+	for (uint32_t s = 0; s < m->nsw; s++)
+		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
+			x->cand_port[e] = sm_port(m->f, m->sw_node[s], m->up_port[e])->peer_port;
+	while (x->n_ranked < m->nsw && m->rank[m->by_rank[x->n_ranked]] != FT_RANK_NONE)
+		x->n_ranked++; /* by_rank puts the unranked last */
+	for (uint32_t s = 0; s < m->nsw; s++)
+		if (m->rank[s] == 0 && ft_has_hosts(m, s))
+			x->hleaf[x->n_hleaf++] = s;
+	return 0;
+}
+
+void ft_run_free(struct ft_run *x)
+{
+	free(x->dstamp);
+	free(x->rstamp);
+	free(x->xstamp);
+	free(x->vstamp);
+	free(x->valley);
+	free(x->rval);
+	free(x->cand_head);
+	free(x->cand_next);
+	free(x->cand_port);
+	free(x->queue);
+	free(x->hleaf);
+	ft_displace_free(x);
+	if (x->grp)
+		groups_free(x->grp);
+	free(x->grp);
+}
+
+uint64_t ft_bad_pairs(struct ft_run *x, uint32_t t, uint32_t *bad_from)
+{
+	const struct ft_model *m = x->m;
+	uint64_t bad = 0;
+	if (m->rank[t] != 0 || !ft_has_hosts(m, t))
+		return 0;
+	/* every leaf must reach every other leaf of its component up then down */
+	for (uint32_t k = 0; k < x->n_hleaf; k++) {
+		uint32_t s = x->hleaf[k];
+		if (s != t && m->comp[s] == m->comp[t] && !ft_reach(x, s)) {
+			bad++;
+			*bad_from = s;
+		}
+	}
+	return bad;
 }
 
 int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t msglen)
 {
-	struct ft_run x = { .m = m };
-	struct ft_groups grp = { 0 };
-	size_t ne = (size_t)m->up_off[m->nsw] + 1, ns = (size_t)m->nsw + 1;
+	struct ft_run x;
 	int rc = -ENOMEM;
 
-	x.col = out->ports;
-	x.nl = (size_t)out->top_lid + 1;
-	x.dstamp = calloc(ns, sizeof(*x.dstamp));
-	x.rstamp = calloc(ns, sizeof(*x.rstamp));
-	x.xstamp = calloc(ns, sizeof(*x.xstamp));
-	x.vstamp = calloc(ns, sizeof(*x.vstamp));
-	x.valley = malloc(ns * sizeof(*x.valley));
-	x.rval = calloc(ns, 1);
-	x.cand_head = malloc(ns * sizeof(*x.cand_head));
-	x.cand_next = malloc(ne * sizeof(*x.cand_next));
-	x.cand_port = malloc(ne);
-	x.queue = malloc(ns * sizeof(*x.queue));
-	x.hleaf = malloc(ns * sizeof(*x.hleaf));
-	if (!x.dstamp || !x.rstamp || !x.xstamp || !x.vstamp || !x.valley || !x.rval || !x.cand_head ||
-	    !x.cand_next || !x.cand_port || !x.queue || !x.hleaf || ft_displace_init(&x) ||
-	    groups_build(&grp, m)) {
+	if (ft_run_init(&x, m, out)) {
 		snprintf(msg, msglen, "ftree: out of memory");
 		goto out;
 	}
-	x.nidx = m->n_hosts;
-	/* the port on the parent's side of each up link, which leads down toward T in D (mark_down_set) */
-	for (uint32_t s = 0; s < m->nsw; s++)
-		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)
-			x.cand_port[e] = sm_port(m->f, m->sw_node[s], m->up_port[e])->peer_port;
-	while (x.n_ranked < m->nsw && m->rank[m->by_rank[x.n_ranked]] != FT_RANK_NONE)
-		x.n_ranked++; /* by_rank puts the unranked last */
-	for (uint32_t s = 0; s < m->nsw; s++)
-		if (m->rank[s] == 0 && has_hosts(m, s))
-			x.hleaf[x.n_hleaf++] = s;
 	uint64_t bad = 0;
 	uint32_t bad_from = SM_NONE, bad_to = SM_NONE;
 	for (uint32_t i = 0; i < m->n_tgt; i++) {
 		uint32_t t = m->tgt_order[i];
-		route_target(&x, &grp, t);
-		if (m->rank[t] != 0 || !has_hosts(m, t))
-			continue;
-		/* every leaf must reach every other leaf of its component up then down */
-		for (uint32_t k = 0; k < x.n_hleaf; k++) {
-			uint32_t s = x.hleaf[k];
-			if (s != t && m->comp[s] == m->comp[t] && !ft_reach(&x, s)) {
-				bad++;
-				bad_from = s;
-				bad_to = t;
-			}
+		ft_route_dests(&x, t, m->dest + m->dest_off[t], m->dest_off[t + 1] - m->dest_off[t]);
+		uint64_t b = ft_bad_pairs(&x, t, &bad_from);
+		if (b) {
+			bad += b;
+			bad_to = t;
 		}
 	}
 	if (bad) {
@@ -629,18 +662,6 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 		snprintf(msg + n, msglen - (size_t)n, "; %u switches reach no CA and were left unrouted", m->unranked);
 	rc = 0;
 out:
-	free(x.dstamp);
-	free(x.rstamp);
-	free(x.xstamp);
-	free(x.vstamp);
-	free(x.valley);
-	free(x.rval);
-	free(x.cand_head);
-	free(x.cand_next);
-	free(x.cand_port);
-	free(x.queue);
-	free(x.hleaf);
-	ft_displace_free(&x);
-	groups_free(&grp);
+	ft_run_free(&x);
 	return rc;
 }

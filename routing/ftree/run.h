@@ -47,8 +47,11 @@ struct ft_sfx {
 	uint32_t v[FT_PATH - 1];
 };
 
+struct ft_groups; /* route.c: switches whose rows for T are copies of one */
+
 struct ft_run {
 	const struct ft_model *m;
+	struct ft_groups *grp;
 	uint32_t gen;
 	uint32_t *dstamp;      /* [nsw] == gen: in D */
 	uint32_t *rstamp;      /* [nsw] == gen: R known, value in rval */
@@ -94,6 +97,23 @@ struct ft_run {
 };
 
 int ft_reach_slow(struct ft_run *x, uint32_t s);
+
+/* route.c: the run's tables for model m writing into out (0 or -ENOMEM; ft_run_free either way). */
+int ft_run_init(struct ft_run *x, const struct ft_model *m, struct sm_lfts *out);
+void ft_run_free(struct ft_run *x);
+/*
+ * Route destinations d0[0 .. nd) of switch t (all of them: indices within
+ * d0 matter) at every switch of t's component.
+ */
+void ft_route_dests(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
+/* After ft_route_dests(x, t, ...): leaves with hosts that have no up/down path to t (*bad_from: one). */
+uint64_t ft_bad_pairs(struct ft_run *x, uint32_t t, uint32_t *bad_from);
+
+/* Destination switch t has CA LIDs (they come first in its destination list). */
+static inline int ft_has_hosts(const struct ft_model *m, uint32_t t)
+{
+	return m->dest_off[t + 1] > m->dest_off[t] && m->dest[m->dest_off[t]].port != 0;
+}
 
 /* Switch s has an up/down path to T (memoised per T; the common cases inline). */
 static inline int ft_reach(struct ft_run *x, uint32_t s)

@@ -219,15 +219,24 @@ static int route(struct sm_core *c, struct sm_chain *chain, struct sm_summary *s
 	 * (validate_incr.c says why that suffices; it falls back to the full
 	 * check when links were added or too much changed).
 	 */
-	const struct sm_snapshot *ps = c->incremental_ok && !cfg->validate_full && sm_state_valid(c->state)
-		? c->state->snap : NULL;
+	const struct sm_snapshot *ps = c->incremental_ok && sm_state_valid(c->state) ? c->state->snap : NULL;
 	struct sm_validate_prev prev = { .f = ps ? ps->fabric : NULL, .l = ps ? ps->lfts : NULL };
-	if (prev.f && prev.l)
+	if (prev.f && prev.l && !cfg->validate_full)
 		chain->prev = &prev;
+	/* and the engine may start from them (engine.h reroute(): only what crossed a lost link moves) */
+	if (prev.f && prev.l && !cfg->route_full)
+		chain->reroute_from = &prev;
 	rc = sm_route_chain(chain, c->f, c->plane, prof, lfts, &res);
 	chain->prev = NULL;
+	chain->reroute_from = NULL;
 	sum->validate_rechecked = res.val.rechecked;
 	sum->validate_s = res.validate_seconds;
+	sum->route_incremental = (uint32_t)res.rerouted;
+	sum->route_lids = res.reroute_lids;
+	sum->route_s = res.route_seconds;
+	sum->route_cpu_s = res.route_cpu_seconds;
+	if (res.reroute_why[0])
+		sm_core_note(c, "routing: in full: %s", res.reroute_why);
 	sm_profile_free(prof);
 	if (rc) {
 		char buf[1024];

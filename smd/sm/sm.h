@@ -97,6 +97,13 @@ struct sm_cfg {
 	 */
 	bool validate_full;
 	/*
+	 * After an incremental sweep that only removed links, an engine with a
+	 * reroute() hook (ftree) changes only the destinations whose routes
+	 * crossed them, from the state's routes (routing/engine.h). True: route
+	 * in full every time (to compare).
+	 */
+	bool route_full;
+	/*
 	 * A plane that stops answering is given up fast: when this many SMPs in
 	 * a row are lost (retries exhausted) with no answer at all in between,
 	 * the phase fails with -ETIMEDOUT instead of timing out every request
@@ -245,6 +252,10 @@ struct sm_summary {
 	uint32_t delta_switches_gone;/* ... switches it left out: every link to them went down */
 	uint32_t late_traps;         /* ... traps 128 that came during it: sweep again (they may be newer) */
 	uint32_t validate_rechecked; /* incremental validation: destination LIDs walked again (0: in full) */
+	uint32_t route_incremental;  /* 1: the engine rerouted from the state's routes (engine.h reroute()) */
+	uint32_t route_lids;         /* then: the LIDs whose column it changed */
+	double route_s;              /* the accepted engine's routing time */
+	double route_cpu_s;          /* ... and its thread's CPU time */
 	double validate_s;           /* validation of the accepted routes */
 	/*
 	 * Incomplete: answers were lost (a NodeInfo behind a port that reads up,

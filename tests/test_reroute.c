@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Incremental routing (routing/engine.h reroute(), routing/ftree/reroute.c,
+ * the chain in routing/registry.c): after cables are lost, ftree starts
+ * from the previous routes and routes again only the destination switches
+ * whose routes crossed a lost cable.
+ *
+ *  - on a complete tree minus one link (leaf-agg, agg-core; 2 and 3
+ *    levels) the result equals a cold ftree run on the degraded tree (byte
+ *    for byte), and only the entries of the LIDs it reports changed differ
+ *    from before;
+ *  - on 2,048-host trees its worst shift congestion and EBB are a cold
+ *    run's; from a tree degraded already (a second link, or 3% of links
+ *    gone) it declines: the routes other destinations moved are not known;
+ *  - a host that loses its cable: only its LIDs' entries change;
+ *  - it declines (-EAGAIN, the chain routes in full) when a host is gone
+ *    and other routes must move (indices renumbered), when a cable
+ *    appeared (the chain does not even ask), and the chain validates the
+ *    result against the previous routes (incremental check).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "routing/engine.h"
+#include "fx_ftree.h"
+#include "routing/metrics.h"
+#include "routing/registry.h"
+#include "routing/reroute.h"
+#include "routing/validate.h"
+
+static struct sm_fabric *copy(const struct sm_fabric *f)
+{
+	struct sm_fabric *g = sm_fabric_new();
+	assert_non_null(g);
+	assert_int_equal(sm_fabric_append(g, f, NULL), 0);
+	return g;
+}
+
+static struct sm_fabric *tree(unsigned levels, unsigned radix, unsigned hosts)
+{
+	struct ftb_shape s;
+	if (levels == 2)
+		ftb_shape_2level(&s, radix, hosts);
+	else
+		ftb_shape_3level(&s, radix, hosts);
+	struct sm_fabric *f = sm_fabric_new();
+	assert_non_null(f);
+	assert_int_equal(ftb_build(f, 0, &s, 0), 0);
+	return f;
+}
+
+/* The k-th switch-switch link of f (counted from one end), as (node, port). */
+static int nth_link(const struct sm_fabric *f, unsigned k, uint32_t *node, unsigned *port)
+{
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		if (f->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node == SM_NONE || pt->peer_node < n ||
+			    f->nodes[pt->peer_node].type != SM_NODE_SWITCH || k--)
+				continue;
+			*node = n;
+			*port = p;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ftree's reroute() of f from (pf, pl): its rc; *out the tables (NULL
+ * unless 0), *lids the LIDs it marked changed.
+ */
+static int reroute(const struct sm_fabric *f, const struct sm_fabric *pf, const struct sm_lfts *pl,
+		   struct sm_lfts **out, uint8_t **changed)
+{
+	void *st = NULL;
+	char err[256];
+	struct sm_reroute rr = { .prev_fabric = pf, .prev = pl };
+	assert_true(sm_reroute_same_numbering(f, pf, 0, NULL, pl));
+	assert_int_equal(sm_reroute_removed(f, pf, (uint32_t **)&rr.removed, &rr.n_removed), 1);
+	rr.changed = calloc((size_t)pl->top_lid + 1, 1);
+	assert_non_null(rr.changed);
+	struct sm_lfts *l = sm_lfts_dup(pl);
+	assert_non_null(l);
+	assert_non_null(sm_engine_reroute(&sm_engine_ftree));
+	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
+	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = l, .reroute = &rr };
+	int rc = sm_engine_ftree.reroute(st, &ctx);
+	sm_engine_ftree.free(st);
+	free((void *)rr.removed);
+	if (rc) {
+		sm_lfts_free(l);
+		free(rr.changed);
+		l = NULL;
+		rr.changed = NULL;
+	}
+	*out = l;
+	*changed = rr.changed;
+	return rc;
+}
+
+/* Entries of b that differ from a; every one in a LID marked in changed, and every marked LID differs somewhere. */
+static uint64_t diff_within(const struct sm_lfts *a, const struct sm_lfts *b, const uint8_t *changed)
+{
+	uint64_t n = 0;
+	assert_int_equal(a->n_switches, b->n_switches);
+	assert_int_equal(a->top_lid, b->top_lid);
+	uint8_t *seen = calloc((size_t)a->top_lid + 1, 1);
+	assert_non_null(seen);
+	for (uint32_t s = 0; s < a->n_switches; s++)
+		for (uint32_t lid = 0; lid <= a->top_lid; lid++)
+			if (sm_lfts_row(a, s)[lid] != sm_lfts_row(b, s)[lid]) {
+				if (!changed[lid])
+					fail_msg("switch slot %u LID %u changed but not reported", s, lid);
+				seen[lid] = 1;
+				n++;
+			}
+	for (uint32_t lid = 0; lid <= a->top_lid; lid++)
+		if (changed[lid] && !seen[lid])
+			fail_msg("LID %u reported changed but equal everywhere", lid);
+	free(seen);
+	return n;
+}
+
+static void assert_same_lfts(const struct sm_lfts *a, const struct sm_lfts *b)
+{
+	assert_int_equal(a->n_switches, b->n_switches);
+	assert_int_equal(a->top_lid, b->top_lid);
+	size_t n = (size_t)a->n_switches * ((size_t)a->top_lid + 1);
+	for (size_t i = 0; i < n; i++)
+		if (a->ports[i] != b->ports[i])
+			fail_msg("entry %zu (switch slot %zu, LID %zu): %u vs cold %u", i, i / (a->top_lid + 1u),
+				 i % (a->top_lid + 1u), a->ports[i], b->ports[i]);
+}
+
+/* Complete trees minus one link: the incremental result is the cold one, and only reported LIDs change. */
+static void test_complete_minus_one(void **state)
+{
+	(void)state;
+	static const unsigned shapes[][3] = { { 3, 8, 64 }, { 2, 16, 128 }, { 3, 16, 512 } };
+	for (unsigned t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++) {
+		struct sm_fabric *f0 = tree(shapes[t][0], shapes[t][1], shapes[t][2]);
+		struct sm_lfts *l0 = fx_ftree_route(f0);
+		uint32_t node;
+		unsigned port;
+		for (unsigned k = 0; nth_link(f0, k, &node, &port); k += 7) {
+			struct sm_fabric *f1 = copy(f0);
+			sm_fabric_unlink(f1, node, port);
+			struct sm_lfts *cold = fx_ftree_route(f1), *inc = NULL;
+			uint8_t *changed = NULL;
+			assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+			assert_same_lfts(inc, cold);
+			uint64_t n = diff_within(l0, inc, changed);
+			assert_true(n > 0);
+			/* and the incremental validation of it, from the engine's account, passes */
+			struct sm_validation v;
+			struct sm_validate_prev prev = { .f = f0, .l = l0, .changed = changed };
+			assert_int_equal(sm_validate_incremental(f1, 0, inc, &prev, SM_VALIDATE_NO_CDG, &v), 0);
+			assert_true(sm_validate_ok(&v, SM_VALIDATE_NO_CDG));
+			assert_true(v.rechecked > 0);
+			free(changed);
+			sm_lfts_free(inc);
+			sm_lfts_free(cold);
+			sm_fabric_free(f1);
+		}
+		sm_lfts_free(l0);
+		sm_fabric_free(f0);
+	}
+}
+
+static void metrics(const struct sm_fabric *f, const struct sm_lfts *l, struct sm_route_metrics *m)
+{
+	struct sm_metrics_opts o = { .n_random = 4, .seed = 1, .skip_cdg = 1 };
+	assert_int_equal(sm_metrics_compute(f, 0, l, &o, m), 0);
+	assert_int_equal(m->unreachable, 0);
+	assert_int_equal(m->loops, 0);
+}
+
+/*
+ * 2,048-host trees (2 and 3 levels): one link lost from the complete tree,
+ * rerouted incrementally, has a cold run's worst shift congestion and EBB;
+ * a second link from there, or one from a tree 3% degraded, is declined
+ * (the moved routes of other destinations are not known): routed in full.
+ */
+static void test_degraded_quality(void **state)
+{
+	(void)state;
+	static const unsigned shapes[][3] = { { 2, 64, 2048 }, { 3, 32, 2048 } };
+	for (unsigned t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++)
+		for (unsigned k = 5; k < 4000; k += 331) {
+			struct sm_fabric *f0 = tree(shapes[t][0], shapes[t][1], shapes[t][2]);
+			uint32_t node;
+			unsigned port;
+			if (!nth_link(f0, k + 17, &node, &port)) { /* 2 levels: 2,048 links, 3 levels: 4,096 */
+				sm_fabric_free(f0);
+				break;
+			}
+			struct sm_lfts *l0 = fx_ftree_route(f0);
+			assert_true(nth_link(f0, k, &node, &port));
+			struct sm_fabric *f1 = copy(f0);
+			sm_fabric_unlink(f1, node, port);
+			struct sm_lfts *cold = fx_ftree_route(f1), *inc = NULL;
+			uint8_t *changed = NULL;
+			assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+			diff_within(l0, inc, changed);
+			assert_same_lfts(inc, cold);
+			struct sm_route_metrics mc, mi;
+			metrics(f1, cold, &mc);
+			metrics(f1, inc, &mi);
+			print_message("levels %u link %u: worst shift cold %u incremental %u, EBB cold %.4f incremental "
+				      "%.4f\n", shapes[t][0], k, mc.shift_max_congestion, mi.shift_max_congestion, mc.ebb,
+				      mi.ebb);
+			assert_int_equal(mi.shift_max_congestion, mc.shift_max_congestion);
+			assert_true(mi.ebb >= 0.999 * mc.ebb && mi.ebb <= 1.001 * mc.ebb);
+			/* a second link: from a degraded tree, declined */
+			assert_true(nth_link(f1, k + 17, &node, &port));
+			struct sm_fabric *f2 = copy(f1);
+			sm_fabric_unlink(f2, node, port);
+			struct sm_lfts *inc2 = NULL;
+			uint8_t *changed2 = NULL;
+			assert_int_equal(reroute(f2, f1, inc, &inc2, &changed2), -EAGAIN);
+			free(changed);
+			sm_lfts_free(inc);
+			sm_lfts_free(cold);
+			sm_fabric_free(f2);
+			sm_fabric_free(f1);
+			sm_lfts_free(l0);
+			sm_fabric_free(f0);
+		}
+	/* 3% of the links gone, then one more: declined too */
+	struct sm_fabric *f0 = tree(3, 32, 2048);
+	assert_true(ftb_remove_links(f0, 0, 0.03, 2) > 0);
+	struct sm_lfts *l0 = fx_ftree_route(f0), *inc = NULL;
+	uint32_t node;
+	unsigned port;
+	assert_true(nth_link(f0, 50, &node, &port));
+	struct sm_fabric *f1 = copy(f0);
+	sm_fabric_unlink(f1, node, port);
+	uint8_t *changed = NULL;
+	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), -EAGAIN);
+	sm_fabric_free(f1);
+	sm_lfts_free(l0);
+	sm_fabric_free(f0);
+}
+
+/* The first CA of f and its leaf port. */
+static uint32_t first_ca(const struct sm_fabric *f)
+{
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		if (f->nodes[n].type == SM_NODE_CA && sm_port(f, n, 1)->peer_node != SM_NONE)
+			return n;
+	fail_msg("no CA");
+	return SM_NONE;
+}
+
+/* A host that loses its cable: its LIDs are cleared on every switch, nothing else moves. */
+static void test_host_gone(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = fx_ftree_small_3level();
+	struct sm_lfts *l0 = fx_ftree_route(f0);
+	uint32_t ca = first_ca(f0) + 5;
+	uint16_t lid = sm_port(f0, ca, 1)->lid;
+	struct sm_fabric *f1 = copy(f0);
+	sm_fabric_unlink(f1, ca, 1);
+	struct sm_lfts *inc = NULL;
+	uint8_t *changed = NULL;
+	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+	assert_int_equal(diff_within(l0, inc, changed), l0->n_switches);
+	for (uint32_t l = 0; l <= l0->top_lid; l++)
+		assert_int_equal(changed[l], l == lid);
+	for (uint32_t s = 0; s < inc->n_switches; s++)
+		assert_int_equal(sm_lfts_row(inc, s)[lid], SM_LFT_NONE);
+	free(changed);
+	sm_lfts_free(inc);
+
+	/* and a switch link too: the other hosts' indices moved, so ftree routes in full */
+	uint32_t node;
+	unsigned port;
+	assert_true(nth_link(f1, 3, &node, &port));
+	sm_fabric_unlink(f1, node, port);
+	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), -EAGAIN);
+	assert_null(inc);
+	sm_lfts_free(l0);
+	sm_fabric_free(f1);
+	sm_fabric_free(f0);
+}
+
+/* Through the chain: rerouted and validated incrementally; a cable that appeared routes in full. */
+static void test_chain(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = fx_ftree_small_3level();
+	struct sm_lfts *l0 = fx_ftree_route(f0);
+	struct sm_registry *r = sm_registry_new(NULL);
+	struct sm_chain *c = NULL;
+	char err[256];
+	assert_int_equal(sm_chain_new(r, "ftree,minhop", NULL, NULL, &c, err, sizeof(err)), 0);
+	uint32_t node;
+	unsigned port;
+	assert_true(nth_link(f0, 20, &node, &port));
+	struct sm_fabric *f1 = copy(f0);
+	sm_fabric_unlink(f1, node, port);
+	struct sm_validate_prev prev = { .f = f0, .l = l0 };
+	c->prev = &prev;
+	c->reroute_from = &prev;
+	struct sm_plane_result res;
+	struct sm_lfts *out = NULL, *cold = fx_ftree_route(f1);
+	assert_int_equal(sm_route_chain(c, f1, 0, NULL, &out, &res), 0);
+	assert_int_equal(res.rerouted, 1);
+	assert_true(res.reroute_lids > 0);
+	assert_true(res.val.rechecked > 0);
+	assert_string_equal(res.engine, "ftree");
+	assert_non_null(strstr(res.notes, "incremental"));
+	assert_same_lfts(out, cold);
+	sm_lfts_free(out);
+
+	/* the reverse (the link comes back): a cable appeared, routed in full */
+	struct sm_validate_prev back = { .f = f1, .l = cold };
+	c->prev = &back;
+	c->reroute_from = &back;
+	assert_int_equal(sm_route_chain(c, f0, 0, NULL, &out, &res), 0);
+	assert_int_equal(res.rerouted, 0);
+	assert_non_null(strstr(res.reroute_why, "cable appeared"));
+	assert_same_lfts(out, l0);
+	sm_lfts_free(out);
+	c->prev = NULL;
+	c->reroute_from = NULL;
+	sm_lfts_free(cold);
+	sm_chain_free(c);
+	sm_registry_free(r);
+	sm_lfts_free(l0);
+	sm_fabric_free(f1);
+	sm_fabric_free(f0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_complete_minus_one),
+		cmocka_unit_test(test_degraded_quality),
+		cmocka_unit_test(test_host_gone),
+		cmocka_unit_test(test_chain),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
