@@ -490,7 +490,10 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 			res->rerouted = 1;
 			for (uint32_t lid = 0; lid <= l->top_lid; lid++)
 				res->reroute_lids += rr.changed[lid];
-			free(rr.changed);
+			if (c->reroute_changed)
+				*c->reroute_changed = rr.changed;
+			else
+				free(rr.changed);
 			snprintf(res->notes, sizeof(res->notes), "%s", ctx.msg);
 			*out = l;
 			return a->rc = 0;

@@ -99,6 +99,13 @@ struct sm_chain {
 	 * validated again.
 	 */
 	const struct sm_validate_prev *reroute_from;
+	/*
+	 * Set by the caller around a reroute (NULL otherwise): when the accepted
+	 * tables came from reroute(), *reroute_changed receives the engine's
+	 * per-LID map of what it changed ([top_lid + 1], 1 = the LID's column
+	 * may differ from reroute_from's; the caller frees it); else NULL.
+	 */
+	uint8_t **reroute_changed;
 };
 
 /*

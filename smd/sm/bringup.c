@@ -224,11 +224,19 @@ static int route(struct sm_core *c, struct sm_chain *chain, struct sm_summary *s
 	if (prev.f && prev.l && !cfg->validate_full)
 		chain->prev = &prev;
 	/* and the engine may start from them (engine.h reroute(): only what crossed a lost link moves) */
-	if (prev.f && prev.l && !cfg->route_full)
+	free(c->lft_changed);
+	c->lft_changed = NULL;
+	c->lft_prev = NULL;
+	if (prev.f && prev.l && !cfg->route_full) {
 		chain->reroute_from = &prev;
+		chain->reroute_changed = &c->lft_changed;
+	}
 	rc = sm_route_chain(chain, c->f, c->plane, prof, lfts, &res);
 	chain->prev = NULL;
 	chain->reroute_from = NULL;
+	chain->reroute_changed = NULL;
+	if (c->lft_changed)
+		c->lft_prev = prev.l;   /* the state's snapshot holds it until the program phase ends */
 	sum->validate_rechecked = res.val.rechecked;
 	sum->validate_s = res.validate_seconds;
 	sum->route_incremental = (uint32_t)res.rerouted;

@@ -249,6 +249,9 @@ void sm_core_reset(struct sm_core *c)
 	c->unconfigured = NULL;
 	free(c->trusted);
 	c->trusted = NULL;
+	free(c->lft_changed);
+	c->lft_changed = NULL;
+	c->lft_prev = NULL;
 	free(c->delta_lost);
 	c->delta_lost = NULL;
 	free(c->delta_port);

@@ -105,6 +105,15 @@ struct sm_core {
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
 	uint32_t late_traps;
 	const struct sm_lfts *lfts;
+	/*
+	 * After a reroute (routing/engine.h reroute()): lft_prev, the state's
+	 * tables it started from, and lft_changed, its per-LID map of what it
+	 * changed ([top_lid + 1]); the program phase then compares only the
+	 * blocks holding changed LIDs on switches whose shadow is lft_prev's
+	 * row. NULL otherwise.
+	 */
+	const struct sm_lfts *lft_prev;
+	uint8_t *lft_changed;
 	struct sm_mfts *mfts;          /* computed by the MFT phase (mft.c), then moved into the snapshot */
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;

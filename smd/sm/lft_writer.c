@@ -131,12 +131,16 @@ unsigned sm_lft_blocks_to_read(uint16_t top, const struct sm_lft_shadow *s, uint
 	return c;
 }
 
-unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
+/* The blocks that differ, comparing only those marked in only (NULL: all). */
+static unsigned diff_blocks(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *only,
+			    uint16_t *out)
 {
 	uint8_t blk[SM_LFT_BLOCK];
 	unsigned nb = sm_lft_nblocks(top), c = 0;
 	uint8_t have[SM_LFT_BLOCK];
 	for (unsigned b = 0; b < nb; b++) {
+		if (only && !only[b])
+			continue;
 		if (b < s->n_blocks && s->known[b]) {
 			sm_lft_block(row, top, b, blk);
 			sm_lft_shadow_get(s, b, have);
@@ -146,4 +150,25 @@ unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shado
 		out[c++] = (uint16_t)b;
 	}
 	return c;
+}
+
+unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
+{
+	return diff_blocks(row, top, s, NULL, out);
+}
+
+unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
+			     const uint8_t *blk_changed, uint16_t *out)
+{
+	/* shared with prev: sm_lft_shadow_share() found every block known and equal to it */
+	int is_prev = prev && blk_changed && s->row == prev && !s->ent && s->row_top == top &&
+		      s->n_blocks == sm_lft_nblocks(top);
+	return diff_blocks(row, top, s, is_prev ? blk_changed : NULL, out);
+}
+
+void sm_lft_blocks_changed(const uint8_t *changed, uint16_t top, uint8_t *blk_changed)
+{
+	memset(blk_changed, 0, sm_lft_nblocks(top));
+	for (unsigned lid = 0; lid <= top; lid++)
+		blk_changed[lid / SM_LFT_BLOCK] |= changed[lid];
 }

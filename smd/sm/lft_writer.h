@@ -78,4 +78,18 @@ unsigned sm_lft_blocks_to_read(uint16_t top, const struct sm_lft_shadow *s, uint
  */
 unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out);
 
+/*
+ * sm_lft_diff() after a reroute, when row differs from prev (the same
+ * switch's row of the tables the reroute started from, same top) only in
+ * the blocks marked in blk_changed ([sm_lft_nblocks(top)]): where s stands
+ * for prev itself (shared, so every block known and equal), only those
+ * blocks are compared; else (s read back, partly written, or a copy) all
+ * of them, as sm_lft_diff(). The result is the same either way.
+ */
+unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
+			     const uint8_t *blk_changed, uint16_t *out);
+
+/* blk_changed for sm_lft_diff_changed() from a per-LID map (changed[0..top]). */
+void sm_lft_blocks_changed(const uint8_t *changed, uint16_t top, uint8_t *blk_changed);
+
 #endif

@@ -40,6 +40,7 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 	const struct sm_lfts *l = c->lfts;
 	struct sm_fabric *f = c->f;
 	uint16_t *blocks = NULL;
+	uint8_t blk_changed[SM_LFT_MAX_BLOCKS];
 	int rc = 0;
 
 	rc = sm_sweep_tables_add_shadows(&c->tab, f);
@@ -78,6 +79,11 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 	}
 	if (!rc)
 		rc = sm_core_run(c);
+	/* after a reroute: on switches still holding the tables it started from, only its changed blocks */
+	const struct sm_lfts *prev = c->lft_changed && c->lft_prev && c->lft_prev->top_lid == l->top_lid ?
+		c->lft_prev : NULL;
+	if (prev && !rc)
+		sm_lft_blocks_changed(c->lft_changed, l->top_lid, blk_changed);
 	for (uint32_t s = 0; s < l->n_switches && !rc; s++) {
 		uint32_t n = l->sw_node[s];
 		const struct sm_node *nd = &f->nodes[n];
@@ -90,7 +96,9 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 			continue;
 		}
 		const uint8_t *row = sm_lfts_row(l, s);
-		unsigned nb = sm_lft_diff(row, l->top_lid, &c->tab.shadow[n], blocks);
+		uint32_t ps = prev && n < prev->n_nodes ? prev->slot_of_node[n] : SM_NONE;
+		const uint8_t *prow = ps != SM_NONE ? sm_lfts_row(prev, ps) : NULL;
+		unsigned nb = sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow, blk_changed, blocks);
 		reserve_for(&c->tab.shadow[n], blocks, nb);
 		uint8_t data[SM_SMP_DATA_SIZE];
 		for (unsigned i = 0; i < nb && !rc; i++) {
