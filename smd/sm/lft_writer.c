@@ -44,9 +44,13 @@ void sm_lft_shadow_get(const struct sm_lft_shadow *s, unsigned b, uint8_t out[SM
 		memset(out, SM_LFT_NONE, SM_LFT_BLOCK);
 }
 
+static int shares_row(const struct sm_lft_shadow *s, const uint8_t *row, uint16_t top);
+
 int sm_lft_shadow_share(struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
 {
 	uint8_t want[SM_LFT_BLOCK], have[SM_LFT_BLOCK];
+	if (shares_row(s, row, top))
+		return 1;   /* already (sm_lft_shadow_follow) */
 	if (s->n_blocks != sm_lft_nblocks(top))
 		return 0;
 	for (unsigned b = 0; b < s->n_blocks; b++) {
@@ -131,16 +135,12 @@ unsigned sm_lft_blocks_to_read(uint16_t top, const struct sm_lft_shadow *s, uint
 	return c;
 }
 
-/* The blocks that differ, comparing only those marked in only (NULL: all). */
-static unsigned diff_blocks(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *only,
-			    uint16_t *out)
+unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
 {
 	uint8_t blk[SM_LFT_BLOCK];
 	unsigned nb = sm_lft_nblocks(top), c = 0;
 	uint8_t have[SM_LFT_BLOCK];
 	for (unsigned b = 0; b < nb; b++) {
-		if (only && !only[b])
-			continue;
 		if (b < s->n_blocks && s->known[b]) {
 			sm_lft_block(row, top, b, blk);
 			sm_lft_shadow_get(s, b, have);
@@ -152,18 +152,33 @@ static unsigned diff_blocks(const uint8_t *row, uint16_t top, const struct sm_lf
 	return c;
 }
 
-unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
+/* s stands for row[0..top] itself: shared (no copy of its own) and every block known. */
+static int shares_row(const struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
 {
-	return diff_blocks(row, top, s, NULL, out);
+	return row && s->row == row && !s->ent && s->row_top == top && s->n_blocks == sm_lft_nblocks(top) &&
+	       s->known && !memchr(s->known, 0, s->n_blocks);
 }
 
 unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
 			     const uint8_t *blk_changed, uint16_t *out)
 {
-	/* shared with prev: sm_lft_shadow_share() found every block known and equal to it */
-	int is_prev = prev && blk_changed && s->row == prev && !s->ent && s->row_top == top &&
-		      s->n_blocks == sm_lft_nblocks(top);
-	return diff_blocks(row, top, s, is_prev ? blk_changed : NULL, out);
+	if (!blk_changed || !shares_row(s, prev, top))
+		return sm_lft_diff(row, top, s, out);
+	/* the switch holds prev: a marked block differs where row differs from prev (both end at top) */
+	unsigned nb = sm_lft_nblocks(top), c = 0;
+	for (unsigned b = 0; b < nb; b++) {
+		unsigned first = b * SM_LFT_BLOCK;
+		unsigned n = (unsigned)top - first + 1 < SM_LFT_BLOCK ? (unsigned)top - first + 1 : SM_LFT_BLOCK;
+		if (blk_changed[b] && memcmp(row + first, prev + first, n))
+			out[c++] = (uint16_t)b;
+	}
+	return c;
+}
+
+void sm_lft_shadow_follow(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top)
+{
+	if (shares_row(s, prev, top))
+		s->row = row;
 }
 
 void sm_lft_blocks_changed(const uint8_t *changed, uint16_t top, uint8_t *blk_changed)

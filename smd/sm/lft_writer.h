@@ -89,6 +89,14 @@ unsigned sm_lft_diff(const uint8_t *row, uint16_t top, const struct sm_lft_shado
 unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
 			     const uint8_t *blk_changed, uint16_t *out);
 
+/*
+ * After sm_lft_diff_changed() found no block to write on a switch whose
+ * shadow s stands for prev: row (equal to prev but for blocks that
+ * compared equal) stands for it from now on, so that sharing it with the
+ * new tables (sm_lft_shadow_share) costs no comparison. Else nothing.
+ */
+void sm_lft_shadow_follow(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top);
+
 /* blk_changed for sm_lft_diff_changed() from a per-LID map (changed[0..top]). */
 void sm_lft_blocks_changed(const uint8_t *changed, uint16_t top, uint8_t *blk_changed);
 
