@@ -27,8 +27,10 @@ int sm_lft_shadow_own(struct sm_lft_shadow *s)
 	uint8_t *e = malloc((size_t)(s->n_blocks ? s->n_blocks : 1) * SM_LFT_BLOCK);
 	if (!e)
 		return -ENOMEM;
-	for (unsigned b = 0; b < s->n_blocks; b++)
-		sm_lft_block(s->row, s->row_top, b, e + (size_t)b * SM_LFT_BLOCK);
+	/* the blocks of row[0..row_top] end to end: the row, then SM_LFT_NONE */
+	size_t all = (size_t)s->n_blocks * SM_LFT_BLOCK, len = (size_t)s->row_top + 1 < all ? (size_t)s->row_top + 1 : all;
+	memcpy(e, s->row, len);
+	memset(e + len, SM_LFT_NONE, all - len);
 	s->ent = e;
 	s->row = NULL;
 	return 0;
@@ -46,21 +48,36 @@ void sm_lft_shadow_get(const struct sm_lft_shadow *s, unsigned b, uint8_t out[SM
 
 static int shares_row(const struct sm_lft_shadow *s, const uint8_t *row, uint16_t top);
 
-int sm_lft_shadow_share(struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
+/* s holds row[0..top] (padded with SM_LFT_NONE to the end of its last block), every block known? */
+static int holds_row(const struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
 {
 	uint8_t want[SM_LFT_BLOCK], have[SM_LFT_BLOCK];
-	if (shares_row(s, row, top))
-		return 1;   /* already (sm_lft_shadow_follow) */
-	if (s->n_blocks != sm_lft_nblocks(top))
+	if (s->n_blocks != sm_lft_nblocks(top) || memchr(s->known, 0, s->n_blocks))
 		return 0;
-	for (unsigned b = 0; b < s->n_blocks; b++) {
-		if (!s->known[b])
+	if (s->ent) {
+		/* a copy of its own: the row as it is, then SM_LFT_NONE */
+		if (memcmp(s->ent, row, (size_t)top + 1))
 			return 0;
+		for (size_t i = (size_t)top + 1; i < (size_t)s->n_blocks * SM_LFT_BLOCK; i++)
+			if (s->ent[i] != SM_LFT_NONE)
+				return 0;
+		return 1;
+	}
+	for (unsigned b = 0; b < s->n_blocks; b++) {
 		sm_lft_block(row, top, b, want);
 		sm_lft_shadow_get(s, b, have);
 		if (memcmp(want, have, SM_LFT_BLOCK))
 			return 0;
 	}
+	return 1;
+}
+
+int sm_lft_shadow_share(struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
+{
+	if (shares_row(s, row, top))
+		return 1;   /* already (sm_lft_shadow_follow) */
+	if (!holds_row(s, row, top))
+		return 0;
 	free(s->ent);
 	s->ent = NULL;
 	s->row = row;
