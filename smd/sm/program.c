@@ -98,7 +98,8 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 		const uint8_t *row = sm_lfts_row(l, s);
 		uint32_t ps = prev && n < prev->n_nodes ? prev->slot_of_node[n] : SM_NONE;
 		const uint8_t *prow = ps != SM_NONE ? sm_lfts_row(prev, ps) : NULL;
-		unsigned nb = sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow, blk_changed, blocks);
+		unsigned nb = sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow, prev ? blk_changed : NULL,
+						  blocks);
 		if (!nb && prev)
 			sm_lft_shadow_follow(&c->tab.shadow[n], prow, row, l->top_lid);
 		reserve_for(&c->tab.shadow[n], blocks, nb);
