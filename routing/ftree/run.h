@@ -67,7 +67,6 @@ struct ft_run {
 	uint32_t *queue;       /* [nsw] BFS queue; queue[0 .. n_down) is D of the current T */
 	uint32_t n_down;
 	uint32_t n_ranked;     /* by_rank[0 .. n_ranked) have a rank */
-	uint32_t *detour;      /* [nsw] switches of T's component without an up/down path, top down */
 	uint32_t *hleaf;       /* [nsw] leaves with hosts */
 	uint32_t n_hleaf;
 	uint32_t t;            /* destination switch being routed */
