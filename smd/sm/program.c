@@ -100,8 +100,8 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 		const uint8_t *prow = ps != SM_NONE ? sm_lfts_row(prev, ps) : NULL;
 		unsigned nb = sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow, prev ? blk_changed : NULL,
 						  blocks);
-		if (!nb && prev)
-			sm_lft_shadow_follow(&c->tab.shadow[n], prow, row, l->top_lid);
+		if (prev)
+			sm_lft_shadow_retarget(&c->tab.shadow[n], prow, row, l->top_lid, blocks, nb);
 		reserve_for(&c->tab.shadow[n], blocks, nb);
 		uint8_t data[SM_SMP_DATA_SIZE];
 		for (unsigned i = 0; i < nb && !rc; i++) {
