@@ -203,6 +203,15 @@ unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_l
 	return c;
 }
 
+unsigned sm_lft_diff_known(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
+			   const uint16_t *blk, unsigned n, uint16_t *out)
+{
+	if (!shares_row(s, prev, top))
+		return sm_lft_diff(row, top, s, out);
+	memcpy(out, blk, (size_t)n * sizeof(*out));
+	return n;
+}
+
 void sm_lft_shadow_retarget(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top,
 			    const uint16_t *blocks, unsigned nb)
 {

@@ -93,7 +93,16 @@ unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_l
 			     const uint8_t *blk_changed, uint16_t *out);
 
 /*
- * After sm_lft_diff_changed() gave the blocks to write (blocks[0..nb), nb
+ * sm_lft_diff_changed() when the blocks in which row differs from prev are
+ * known (blk[0..n), ascending, n <= sm_lft_nblocks(top): the incremental
+ * validation's, routing/validate.h struct sm_lft_delta): where s stands
+ * for prev, those blocks, nothing compared; else sm_lft_diff().
+ */
+unsigned sm_lft_diff_known(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
+			   const uint16_t *blk, unsigned n, uint16_t *out);
+
+/*
+ * After sm_lft_diff_changed() (or sm_lft_diff_known()) gave the blocks to write (blocks[0..nb), nb
  * may be 0) on a switch whose shadow s stands for prev: row (equal to prev
  * but in those blocks) stands for it from now on, those blocks unknown
  * until their Sets are acknowledged. sm_lft_shadow_store() of a block the

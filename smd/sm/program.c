@@ -12,6 +12,7 @@
  */
 #include "sm/phases.h"
 #include "sm/state.h"
+#include "routing/validate.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -82,7 +83,12 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 	/* after a reroute: on switches still holding the tables it started from, only its changed blocks */
 	const struct sm_lfts *prev = c->lft_changed && c->lft_prev && c->lft_prev->top_lid == l->top_lid ?
 		c->lft_prev : NULL;
-	if (prev && !rc)
+	/* and where the incremental validation found them already, the blocks that differ (nothing compared) */
+	const struct sm_lft_delta *dl = c->lft_delta;
+	if (dl && !(prev && dl->l == l && dl->prev == prev && dl->changed == c->lft_changed &&
+		    dl->n_switches == l->n_switches))
+		dl = NULL;
+	if (prev && !dl && !rc)
 		sm_lft_blocks_changed(c->lft_changed, l->top_lid, blk_changed);
 	for (uint32_t s = 0; s < l->n_switches && !rc; s++) {
 		uint32_t n = l->sw_node[s];
@@ -98,8 +104,10 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 		const uint8_t *row = sm_lfts_row(l, s);
 		uint32_t ps = prev && n < prev->n_nodes ? prev->slot_of_node[n] : SM_NONE;
 		const uint8_t *prow = ps != SM_NONE ? sm_lfts_row(prev, ps) : NULL;
-		unsigned nb = sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow, prev ? blk_changed : NULL,
-						  blocks);
+		unsigned nb = dl ? sm_lft_diff_known(row, l->top_lid, &c->tab.shadow[n], prow, dl->blk + dl->off[s],
+						     dl->off[s + 1] - dl->off[s], blocks) :
+				   sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow,
+						       prev ? blk_changed : NULL, blocks);
 		if (prev)
 			sm_lft_shadow_retarget(&c->tab.shadow[n], prow, row, l->top_lid, blocks, nb);
 		reserve_for(&c->tab.shadow[n], blocks, nb);
