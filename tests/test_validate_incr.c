@@ -121,15 +121,37 @@ static void test_stale_routes_broken(void **state)
 	sm_fabric_free(f0);
 }
 
+/* The small tree routed (f0, l0), and again after aggregation switch 20 lost a core link (f1, l1). */
+struct lost {
+	struct sm_fabric *f0, *f1;
+	struct sm_lfts *l0, *l1;
+};
+
+static void lost_core_link(struct lost *x)
+{
+	x->f0 = fx_ftree_small_3level();
+	x->l0 = fx_ftree_route(x->f0);
+	x->f1 = copy(x->f0);
+	sm_fabric_unlink(x->f1, 20, port_to(x->f1, 20, 32, 48));
+	x->l1 = fx_ftree_route(x->f1);
+}
+
+static void lost_free(struct lost *x)
+{
+	sm_lfts_free(x->l1);
+	sm_lfts_free(x->l0);
+	sm_fabric_free(x->f1);
+	sm_fabric_free(x->f0);
+}
+
 /* A rerouted table edited into a black hole, then a loop, at one switch for one host LID. */
 static void test_edited_column(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = fx_ftree_small_3level();
-	struct sm_lfts *l0 = fx_ftree_route(f0);
-	struct sm_fabric *f1 = copy(f0);
-	sm_fabric_unlink(f1, 20, port_to(f1, 20, 32, 48));
-	struct sm_lfts *l1 = fx_ftree_route(f1);
+	struct lost t;
+	lost_core_link(&t);
+	struct sm_fabric *f0 = t.f0, *f1 = t.f1;
+	struct sm_lfts *l0 = t.l0, *l1 = t.l1;
 	uint16_t lid = sm_port(f1, 48 + 63, 1)->lid;  /* the last host, in pod 3 */
 	uint32_t n = 0;
 
@@ -154,10 +176,7 @@ static void test_edited_column(void **state)
 	assert_true(v.rechecked > 0);
 	assert_true(v.loops > 0);
 	sm_lfts_free(bad);
-	sm_lfts_free(l1);
-	sm_lfts_free(l0);
-	sm_fabric_free(f1);
-	sm_fabric_free(f0);
+	lost_free(&t);
 }
 
 /*
@@ -169,11 +188,10 @@ static void test_edited_column(void **state)
 static void test_failures_found_from_starts(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = fx_ftree_small_3level();
-	struct sm_lfts *l0 = fx_ftree_route(f0);
-	struct sm_fabric *f1 = copy(f0);
-	sm_fabric_unlink(f1, 20, port_to(f1, 20, 32, 48));
-	struct sm_lfts *l1 = fx_ftree_route(f1);
+	struct lost t;
+	lost_core_link(&t);
+	struct sm_fabric *f0 = t.f0, *f1 = t.f1;
+	struct sm_lfts *l0 = t.l0, *l1 = t.l1;
 	uint16_t lid = sm_port(f1, 48 + 63, 1)->lid;  /* the last host, in pod 3 */
 	struct sm_validation v;
 	struct sm_validate_prev prev = { .f = f0, .l = l0 };
@@ -236,21 +254,17 @@ static void test_failures_found_from_starts(void **state)
 	sm_lfts_free(bad);
 	sm_lfts_free(l2);
 	sm_fabric_free(f2);
-	sm_lfts_free(l1);
-	sm_lfts_free(l0);
-	sm_fabric_free(f1);
-	sm_fabric_free(f0);
+	lost_free(&t);
 }
 
 /* The blocks handed out (delta_out) are exactly those that differ, per switch. */
 static void test_delta_blocks(void **state)
 {
 	(void)state;
-	struct sm_fabric *f0 = fx_ftree_small_3level();
-	struct sm_lfts *l0 = fx_ftree_route(f0);
-	struct sm_fabric *f1 = copy(f0);
-	sm_fabric_unlink(f1, 20, port_to(f1, 20, 32, 48));
-	struct sm_lfts *l1 = fx_ftree_route(f1);
+	struct lost t;
+	lost_core_link(&t);
+	struct sm_fabric *f0 = t.f0, *f1 = t.f1;
+	struct sm_lfts *l0 = t.l0, *l1 = t.l1;
 	struct sm_lft_delta *d = NULL;
 	struct sm_validate_prev prev = { .f = f0, .l = l0, .delta_out = &d };
 	struct sm_validation v;
@@ -288,10 +302,7 @@ static void test_delta_blocks(void **state)
 	assert_int_equal(sm_validate_incremental(f0, 0, l0, &back, 0, &v), 0);
 	assert_int_equal(v.rechecked, 0);
 	assert_null(d);
-	sm_lfts_free(l1);
-	sm_lfts_free(l0);
-	sm_fabric_free(f1);
-	sm_fabric_free(f0);
+	lost_free(&t);
 }
 
 /* A link that came back, or another node numbering: the full check runs (rechecked 0). */
