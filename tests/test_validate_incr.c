@@ -305,6 +305,39 @@ static void test_delta_blocks(void **state)
 	lost_free(&t);
 }
 
+/*
+ * Random edits of the rerouted tables (one to three entries: any port,
+ * SM_LFT_NONE, 0, the lost cable's), each checked both ways: the same
+ * verdict and failure counts every time.
+ */
+static void test_random_edits(void **state)
+{
+	(void)state;
+	struct lost t;
+	lost_core_link(&t);
+	uint32_t seed = 12345, n = 0, failed = 0;
+	for (unsigned round = 0; round < 300; round++) {
+		struct sm_lfts *bad = sm_lfts_dup(t.l1);
+		assert_non_null(bad);
+		unsigned edits = 1 + round % 3;
+		for (unsigned k = 0; k < edits; k++) {
+			seed = seed * 1103515245u + 12345u;
+			uint32_t s = (seed >> 8) % bad->n_switches;
+			seed = seed * 1103515245u + 12345u;
+			uint16_t lid = (uint16_t)(1 + (seed >> 8) % bad->top_lid);
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = (seed >> 8) % 12;
+			uint8_t port = r == 0 ? SM_LFT_NONE : r == 1 ? 0 : (uint8_t)(r - 1);
+			sm_lfts_row(bad, s)[lid] = port;
+		}
+		failed += !both(t.f1, bad, t.f0, t.l0, &n);
+		sm_lfts_free(bad);
+	}
+	assert_true(failed > 0);   /* most edits break something, */
+	assert_true(failed < 300); /* some land where nothing counts */
+	lost_free(&t);
+}
+
 /* A link that came back, or another node numbering: the full check runs (rechecked 0). */
 static void test_fallback(void **state)
 {
@@ -342,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_edited_column),
 		cmocka_unit_test(test_failures_found_from_starts),
 		cmocka_unit_test(test_delta_blocks),
+		cmocka_unit_test(test_random_edits),
 		cmocka_unit_test(test_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
