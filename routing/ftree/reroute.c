@@ -11,10 +11,11 @@
  * table, every parent on its paths still reaches T (its own route there
  * crossed nothing lost), so its ideal entries are still valid and nothing
  * of it is displaced. So only the T's hit are routed again, in routing
- * order, from fresh columns; every other LFT entry is kept. The columns are saved and cleared row by row (a few LIDs are one
- * cache line per switch), and when the LIDs to route again would need more
- * than FT_REROUTE_MAX_SAVED entries saved (a leaf's uplink: every leaf has
- * a host on that slot, so every T is hit) a full run is as cheap.
+ * order, from fresh columns; every other LFT entry is kept. A T's columns
+ * are saved and cleared just before it is routed and compared just after
+ * (clear_t()), and when the LIDs to route again would need more than
+ * FT_REROUTE_MAX_SAVED entries saved (a leaf's uplink: every leaf has a
+ * host on that slot, so every T is hit) a full run is as cheap.
  *
  * The tree must have been complete before the loss (no up slot missing).
  * Then the result is a cold ftree run's on the degraded tree for every
@@ -43,8 +44,8 @@
  *
  * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
  * previous row of each switch that lost a cable, the hit T's routing:
- * O(hit T's x switches) plus their entries, and two row-major passes over
- * their columns. One aggregation-core link of a 40,960-host tree: 154 T's,
+ * O(hit T's x switches) plus their entries, and for each hit T two passes
+ * over its columns (one or two cache lines per switch) around its routing. One aggregation-core link of a 40,960-host tree: 154 T's,
  * 2,426 LIDs (BENCHMARKS.md "Session 7, incr").
  */
 #include "config.h"
@@ -121,9 +122,8 @@ struct rr {
 	uint8_t *sw_lid;           /* [nl] the LID is a switch's own (a destination with port 0) */
 	uint32_t *idx;             /* [nl] spreading index of the destination (new model) */
 	uint32_t *stamp, *queue, gen; /* [nsw] for ancestor() */
-	uint16_t *lids;            /* the LIDs routed again, ascending */
-	uint32_t n_lids;
-	uint8_t *old;              /* [switches x n_lids] their entries before */
+	uint32_t n_lids;           /* the LIDs routed again */
+	uint8_t *old;              /* [switches x a T's LIDs] T's entries before (clear_t) */
 	uint32_t n_hit, lids_gone;
 	uint64_t entries;          /* entries that differ from the previous routes */
 };
@@ -307,69 +307,88 @@ static const struct ft_dest *again(const struct rr *r, const struct ft_model *m,
 }
 
 /*
- * The LIDs routed again, ascending, into r->lids; their previous entries
- * (ctx->out started as their copy) saved in r->old and cleared, row by
- * row (the columns of a few LIDs are one cache line per switch: walking
- * them switch after switch for each destination was most of the time).
- * 0, -EAGAIN when so many that a full run is cheaper, -ENOMEM.
+ * The entries to save while routing again (one per switch and LID of the
+ * hit T's): 0, or -EAGAIN when so many that a full run is as cheap (a
+ * leaf's uplink: every T is hit). r->old gets room for the largest T's.
  */
-static int clear_lids(struct rr *r, const struct ft_model *m)
+static int count_lids(struct rr *r, const struct ft_model *m)
 {
-	uint8_t *mark = calloc(r->nl, 1);
-	if (!mark)
-		return -ENOMEM;
-	uint32_t n = 0;
+	uint32_t n = 0, most = 0;
 	for (uint32_t t = 0; t < m->nsw; t++) {
 		if (!r->hit[t])
 			continue;
 		uint32_t nd;
-		const struct ft_dest *d0 = again(r, m, t, &nd);
-		for (uint32_t i = 0; i < nd; i++)
-			if (d0[i].lid < r->nl && !mark[d0[i].lid]) {
-				mark[d0[i].lid] = 1;
-				n++;
-			}
+		(void)again(r, m, t, &nd);
+		n += nd;
+		most = nd > most ? nd : most;
 	}
-	uint32_t ns = r->out->n_switches;
-	if ((size_t)n * ns > FT_REROUTE_MAX_SAVED) {
-		free(mark);
-		r->n_lids = n;
+	r->n_lids = n;
+	if ((size_t)n * r->out->n_switches > FT_REROUTE_MAX_SAVED)
 		return -EAGAIN;
-	}
-	r->lids = malloc(((size_t)n + 1) * sizeof(*r->lids));
-	r->old = malloc((size_t)n * ns + 1);
-	if (!r->lids || !r->old) {
-		free(mark);
-		return -ENOMEM;
-	}
-	r->n_lids = 0;
-	for (size_t lid = 0; lid < r->nl; lid++)
-		if (mark[lid])
-			r->lids[r->n_lids++] = (uint16_t)lid;
-	free(mark);
-	uint8_t *old = r->old;
-	for (uint32_t s = 0; s < ns; s++) {
-		uint8_t *row = sm_lfts_row(r->out, s);
-		for (uint32_t k = 0; k < r->n_lids; k++, old++) {
-			*old = row[r->lids[k]];
-			row[r->lids[k]] = SM_LFT_NONE;
-		}
-	}
-	return 0;
+	r->old = malloc((size_t)most * r->out->n_switches + 1);
+	return r->old ? 0 : -ENOMEM;
 }
 
-/* Count and mark the entries that differ from the saved ones. */
-static void mark_changed(struct rr *r)
+/* Leading destinations of d0[0 .. nd) with consecutive LIDs (a leaf's hosts): one run of row bytes. */
+static uint32_t lid_run(const struct ft_dest *d0, uint32_t nd)
 {
+	uint32_t k = nd ? 1 : 0;
+	while (k < nd && d0[k].lid == d0[k - 1].lid + 1)
+		k++;
+	return k;
+}
+
+/*
+ * T's entries (ctx->out started as the previous routes' copy) saved in
+ * r->old and cleared at every switch, before T is routed again. Done T by
+ * T, just before its routing and its comparison (mark_changed()): T's
+ * LIDs are one or two cache lines per row, 3,584 rows at 40k hosts fit
+ * in the L2 cache, so the routing and the comparison find them there
+ * (clearing every hit LID first and comparing them all at the end walked
+ * the whole table's lines three times).
+ */
+static void clear_t(struct rr *r, const struct ft_dest *d0, uint32_t nd)
+{
+	uint32_t run = lid_run(d0, nd);
+	uint8_t *old = r->old;
+	for (uint32_t s = 0; s < r->out->n_switches; s++) {
+		uint8_t *row = sm_lfts_row(r->out, s);
+		if (run) {
+			memcpy(old, row + d0[0].lid, run);
+			memset(row + d0[0].lid, SM_LFT_NONE, run);
+		}
+		for (uint32_t k = run; k < nd; k++) {
+			old[k] = row[d0[k].lid];
+			row[d0[k].lid] = SM_LFT_NONE;
+		}
+		old += nd;
+	}
+}
+
+/* Count and mark T's entries that differ from the ones clear_t() saved. */
+static void mark_changed(struct rr *r, const struct ft_dest *d0, uint32_t nd)
+{
+	uint32_t run = lid_run(d0, nd);
 	const uint8_t *old = r->old;
+	uint8_t diff[256] = { 0 }; /* per destination (the first 256): some switch's entry differs */
 	for (uint32_t s = 0; s < r->out->n_switches; s++) {
 		const uint8_t *row = sm_lfts_row(r->out, s);
-		for (uint32_t k = 0; k < r->n_lids; k++, old++)
-			if (row[r->lids[k]] != *old) {
+		if (run && !memcmp(old, row + d0[0].lid, run) && run == nd) {
+			old += nd;
+			continue;
+		}
+		for (uint32_t k = 0; k < nd; k++)
+			if (row[d0[k].lid] != old[k]) {
 				r->entries++;
-				r->rr->changed[r->lids[k]] = 1;
+				if (k < sizeof(diff))
+					diff[k] = 1;
+				else
+					r->rr->changed[d0[k].lid] = 1;
 			}
+		old += nd;
 	}
+	for (uint32_t k = 0; k < nd && k < sizeof(diff); k++)
+		r->rr->changed[d0[k].lid] |= diff[k];
 }
 
 int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
@@ -415,7 +434,7 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
 		goto out;
 	}
-	rc = clear_lids(&r, &m);
+	rc = count_lids(&r, &m);
 	if (rc) {
 		if (rc == -EAGAIN)
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: %u destination switches and %u "
@@ -428,13 +447,14 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		if (!r.hit[t])
 			continue;
 		const struct ft_dest *d0 = again(&r, &m, t, &nd);
+		clear_t(&r, d0, nd);
 		ft_route_dests(&x, t, d0, nd);
 		if (ft_bad_pairs(&x, t, &bad_from)) {
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: a leaf pair lost every up/down path");
 			goto out;
 		}
+		mark_changed(&r, d0, nd);
 	}
-	mark_changed(&r);
 	snprintf(ctx->msg, sizeof(ctx->msg),
 		 "ftree: incremental: %u of %u destination switches routed again, %u LIDs gone, %" PRIu64
 		 " entries changed; %" PRIu64 " routes moved off missing links",
@@ -449,7 +469,6 @@ out:
 	free(r.stamp);
 	free(r.queue);
 	free(r.old);
-	free(r.lids);
 	free(r.hit);
 	ft_model_free(&m);
 	ft_model_free(&pm);
