@@ -11,10 +11,10 @@
  * table, every parent on its paths still reaches T (its own route there
  * crossed nothing lost), so its ideal entries are still valid and nothing
  * of it is displaced. So only the T's hit are routed again, in routing
- * order, from fresh columns; every other LFT entry is kept. A T's columns
- * are saved and cleared just before it is routed and compared just after
- * (clear_t()), and when the LIDs to route again would need more than
- * FT_REROUTE_MAX_SAVED entries saved (a leaf's uplink: every leaf has a
+ * order, from fresh columns; every other LFT entry is kept. A T is routed
+ * into a small table of its own LIDs and merged into the full one after
+ * (route_t(), merge_t()), and when the LIDs to route again would be more
+ * than FT_REROUTE_MAX_SAVED entries (a leaf's uplink: every leaf has a
  * host on that slot, so every T is hit) a full run is as cheap.
  *
  * The tree must have been complete before the loss (no up slot missing).
@@ -44,8 +44,8 @@
  *
  * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
  * previous row of each switch that lost a cable, the hit T's routing:
- * O(hit T's x switches) plus their entries, and for each hit T two passes
- * over its columns (one or two cache lines per switch) around its routing. One aggregation-core link of a 40,960-host tree: 154 T's,
+ * O(hit T's x switches) plus their entries, and for each hit T one pass
+ * over its columns in the table (one or two cache lines per switch). One aggregation-core link of a 40,960-host tree: 154 T's,
  * 2,426 LIDs (BENCHMARKS.md "Session 7, incr").
  */
 #include "config.h"
@@ -123,7 +123,8 @@ struct rr {
 	uint32_t *idx;             /* [nl] spreading index of the destination (new model) */
 	uint32_t *stamp, *queue, gen; /* [nsw] for ancestor() */
 	uint32_t n_lids;           /* the LIDs routed again */
-	uint8_t *old;              /* [switches x a T's LIDs] T's entries before (clear_t) */
+	struct ft_dest *dest;      /* the model's destinations, the hit T's numbered 0 .. nd - 1 (count_lids) */
+	uint8_t *scratch;          /* [switches x a T's LIDs] T's new entries (route_t) */
 	uint32_t n_hit, lids_gone;
 	uint64_t entries;          /* entries that differ from the previous routes */
 };
@@ -307,9 +308,11 @@ static const struct ft_dest *again(const struct rr *r, const struct ft_model *m,
 }
 
 /*
- * The entries to save while routing again (one per switch and LID of the
- * hit T's): 0, or -EAGAIN when so many that a full run is as cheap (a
- * leaf's uplink: every T is hit). r->old gets room for the largest T's.
+ * The LIDs to route again (one entry per switch each): 0, or -EAGAIN when
+ * so many that a full run is as cheap (a leaf's uplink: every T is hit).
+ * Each hit T's destinations get LIDs 0 .. nd - 1 in r->dest (the copy of
+ * the model's that the routing run sees, route_t()) and r->scratch room
+ * for the largest T's rows.
  */
 static int count_lids(struct rr *r, const struct ft_model *m)
 {
@@ -321,12 +324,14 @@ static int count_lids(struct rr *r, const struct ft_model *m)
 		(void)again(r, m, t, &nd);
 		n += nd;
 		most = nd > most ? nd : most;
+		for (uint32_t k = 0; k < nd; k++)
+			r->dest[m->dest_off[t] + k].lid = (uint16_t)k;
 	}
 	r->n_lids = n;
 	if ((size_t)n * r->out->n_switches > FT_REROUTE_MAX_SAVED)
 		return -EAGAIN;
-	r->old = malloc((size_t)most * r->out->n_switches + 1);
-	return r->old ? 0 : -ENOMEM;
+	r->scratch = malloc((size_t)most * r->out->n_switches + 1);
+	return r->scratch ? 0 : -ENOMEM;
 }
 
 /* Leading destinations of d0[0 .. nd) with consecutive LIDs (a leaf's hosts): one run of row bytes. */
@@ -339,53 +344,51 @@ static uint32_t lid_run(const struct ft_dest *d0, uint32_t nd)
 }
 
 /*
- * T's entries (ctx->out started as the previous routes' copy) saved in
- * r->old and cleared at every switch, before T is routed again. Done T by
- * T, just before its routing and its comparison (mark_changed()): T's
- * LIDs are one or two cache lines per row, 3,584 rows at 40k hosts fit
- * in the L2 cache, so the routing and the comparison find them there
- * (clearing every hit LID first and comparing them all at the end walked
- * the whole table's lines three times).
+ * Route T again into a table of its own LIDs only: r->scratch, a row of
+ * nd bytes per switch, all SM_LFT_NONE, T's destinations numbered 0 .. nd
+ * - 1 (r->dest, seen by the run through its model). The routing reads
+ * and writes T's columns only, through x->col and x->nl, so it gives the
+ * same entries as in the full table; 3,584 rows of 17 bytes at 40k hosts
+ * stay in the cache (routing into the table itself, after saving and
+ * clearing T's columns there, and comparing them after, walked 2 x 3,584
+ * scattered cache lines three times per T).
  */
-static void clear_t(struct rr *r, const struct ft_dest *d0, uint32_t nd)
+static void route_t(struct rr *r, struct ft_run *x, uint32_t t, uint32_t nd)
 {
-	uint32_t run = lid_run(d0, nd);
-	uint8_t *old = r->old;
-	for (uint32_t s = 0; s < r->out->n_switches; s++) {
-		uint8_t *row = sm_lfts_row(r->out, s);
-		if (run) {
-			memcpy(old, row + d0[0].lid, run);
-			memset(row + d0[0].lid, SM_LFT_NONE, run);
-		}
-		for (uint32_t k = run; k < nd; k++) {
-			old[k] = row[d0[k].lid];
-			row[d0[k].lid] = SM_LFT_NONE;
-		}
-		old += nd;
-	}
+	memset(r->scratch, SM_LFT_NONE, (size_t)nd * r->out->n_switches);
+	x->col = r->scratch;
+	x->nl = nd;
+	ft_route_dests(x, t, r->dest + x->m->dest_off[t], nd);
 }
 
-/* Count and mark T's entries that differ from the ones clear_t() saved. */
-static void mark_changed(struct rr *r, const struct ft_dest *d0, uint32_t nd)
+/* T's new entries (route_t()) into the table at T's LIDs d0: count and mark those that differ. */
+static void merge_t(struct rr *r, const struct ft_dest *d0, uint32_t nd)
 {
 	uint32_t run = lid_run(d0, nd);
-	const uint8_t *old = r->old;
+	const uint8_t *src = r->scratch;
 	uint8_t diff[256] = { 0 }; /* per destination (the first 256): some switch's entry differs */
-	for (uint32_t s = 0; s < r->out->n_switches; s++) {
-		const uint8_t *row = sm_lfts_row(r->out, s);
-		if (run && !memcmp(old, row + d0[0].lid, run) && run == nd) {
-			old += nd;
-			continue;
+	const uint32_t ns = r->out->n_switches, ahead = 8; /* rows 44 KB apart: fetch T's lines a few rows ahead */
+	for (uint32_t s = 0; s < ns; s++, src += nd) {
+		uint8_t *row = sm_lfts_row(r->out, s);
+		uint32_t k = 0;
+		if (s + ahead < ns) {
+			const uint8_t *next = sm_lfts_row(r->out, s + ahead);
+			__builtin_prefetch(next + d0[0].lid, 1);
+			__builtin_prefetch(next + d0[nd - 1].lid, 1);
 		}
-		for (uint32_t k = 0; k < nd; k++)
-			if (row[d0[k].lid] != old[k]) {
-				r->entries++;
-				if (k < sizeof(diff))
-					diff[k] = 1;
-				else
-					r->rr->changed[d0[k].lid] = 1;
-			}
-		old += nd;
+		if (run && !memcmp(row + d0[0].lid, src, run))
+			k = run;
+		for (; k < nd; k++) {
+			uint8_t *e = &row[d0[k].lid];
+			if (*e == src[k])
+				continue;
+			r->entries++;
+			if (k < sizeof(diff))
+				diff[k] = 1;
+			else
+				r->rr->changed[d0[k].lid] = 1;
+			*e = src[k];
+		}
 	}
 	for (uint32_t k = 0; k < nd && k < sizeof(diff); k++)
 		r->rr->changed[d0[k].lid] |= diff[k];
@@ -394,7 +397,7 @@ static void mark_changed(struct rr *r, const struct ft_dest *d0, uint32_t nd)
 int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 {
 	const struct sm_reroute *rr = ctx ? ctx->reroute : NULL;
-	struct ft_model m, pm;
+	struct ft_model m, pm, mr;
 	struct rr r = { .rr = rr };
 	struct ft_run x;
 	int rc, dests_same = 0;
@@ -424,7 +427,13 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 	r.hit = calloc((size_t)m.nsw + 1, 1);
 	r.stamp = calloc((size_t)m.nsw + 1, sizeof(*r.stamp));
 	r.queue = malloc(((size_t)m.nsw + 1) * sizeof(*r.queue));
-	if (!r.t_new || !r.t_old || !r.hit || !r.stamp || !r.queue || ft_run_init(&x, &m, ctx->out)) {
+	/* the run sees the model with its own copy of the destinations (count_lids() renumbers the hit T's) */
+	r.dest = malloc(((size_t)m.n_dest + 1) * sizeof(*r.dest));
+	if (r.dest)
+		memcpy(r.dest, m.dest, (size_t)m.n_dest * sizeof(*r.dest));
+	mr = m;
+	mr.dest = r.dest;
+	if (!r.t_new || !r.t_old || !r.hit || !r.stamp || !r.queue || !r.dest || ft_run_init(&x, &mr, ctx->out)) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: out of memory");
 		goto out;
 	}
@@ -447,13 +456,14 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		if (!r.hit[t])
 			continue;
 		const struct ft_dest *d0 = again(&r, &m, t, &nd);
-		clear_t(&r, d0, nd);
-		ft_route_dests(&x, t, d0, nd);
+		if (!nd)
+			continue;
+		route_t(&r, &x, t, nd);
 		if (ft_bad_pairs(&x, t, &bad_from)) {
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: a leaf pair lost every up/down path");
 			goto out;
 		}
-		mark_changed(&r, d0, nd);
+		merge_t(&r, d0, nd);
 	}
 	snprintf(ctx->msg, sizeof(ctx->msg),
 		 "ftree: incremental: %u of %u destination switches routed again, %u LIDs gone, %" PRIu64
@@ -468,7 +478,8 @@ out:
 	free(r.idx);
 	free(r.stamp);
 	free(r.queue);
-	free(r.old);
+	free(r.scratch);
+	free(r.dest);
 	free(r.hit);
 	ft_model_free(&m);
 	ft_model_free(&pm);
