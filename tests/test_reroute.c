@@ -375,6 +375,7 @@ static void test_prepare(void **state)
 	e = fx_ftree_route(f);
 	sm_lfts_free(h);
 	assert_int_equal(sm_lfts_prepare(g), 0);
+	assert_int_equal(sm_lfts_prepare(e), -EBUSY); /* one spare: g's copy stays */
 	e->ports[11] ^= 1;
 	d = sm_lfts_dup(e);
 	assert_same_lfts(d, e);
