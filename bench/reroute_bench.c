@@ -204,8 +204,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		struct diff df = lft_diff(prev, full), di = lft_diff(prev, inc), dx = lft_diff(full, inc);
-		printf("step=%u link=0x%016" PRIx64 "/%u prepare_rc=%d prepare_cpu_s=%.4f full_cpu_s=%.4f full_route_s=%.4f full_validate_s=%.4f "
-		       "full_route_cpu_s=%.4f incr_cpu_s=%.4f incr_route_s=%.4f incr_route_cpu_s=%.4f incr_validate_s=%.4f "
+		printf("step=%u link=0x%016" PRIx64 "/%u prepare_rc=%d prepare_cpu_s=%.4f "
+		       "full_cpu_s=%.4f full_route_s=%.4f full_validate_s=%.4f full_route_cpu_s=%.4f "
+		       "incr_cpu_s=%.4f incr_route_s=%.4f incr_route_cpu_s=%.4f incr_validate_s=%.4f "
 		       "rerouted=%d lids=%u "
 		       "full_entries=%" PRIu64 " full_blocks=%" PRIu64 " full_switches=%" PRIu64 " incr_entries=%" PRIu64
 		       " incr_blocks=%" PRIu64 " incr_switches=%" PRIu64 " incr_vs_full_entries=%" PRIu64,

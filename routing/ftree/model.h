@@ -82,7 +82,7 @@ struct ft_stash;
 struct ft_config {
 	uint64_t *roots;             /* switch node GUIDs of the top rank, any plane */
 	uint32_t n_roots;
-	struct ft_stash *stash;      /* the last model built per plane, for reroute() (stash.c); may be NULL */
+	struct ft_stash *stash;      /* the last model built, for reroute() (stash.c); may be NULL */
 };
 
 /*
@@ -108,7 +108,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 /* The engine's reroute() hook (reroute.c; state: struct ft_config or NULL). */
 int ft_reroute_plane(void *state, struct sm_route_ctx *ctx);
 
-/* stash.c: the model of the fabric routed last, per plane (cfg NULL or without a stash: none kept). */
+/* stash.c: the model of the fabric and plane routed last (cfg NULL or without a stash: none kept). */
 struct ft_stash *ft_stash_new(void);
 void ft_stash_free(struct ft_stash *s);   /* accepts NULL */
 /* Keep m, built for f's plane, in place of the one kept (m is taken: zeroed, or freed). */

@@ -46,8 +46,9 @@
  * is kept from when it was routed, stash.c, or built too), one scan of the
  * previous row of each switch that lost a cable, the hit T's routing:
  * O(hit T's x switches) plus their entries, and for each hit T one pass
- * over its columns in the table (one or two cache lines per switch). One aggregation-core link of a 40,960-host tree: 154 T's,
- * 2,426 LIDs (BENCHMARKS.md "Session 7, incr").
+ * over its columns in the table (one or two cache lines per switch). One
+ * aggregation-core link of a 40,960-host tree: 154 T's, 2,426 LIDs
+ * (BENCHMARKS.md "Session 7, incr"; "Session 8, rrft" for the costs).
  */
 #include "config.h"
 #include "routing/ftree/run.h"

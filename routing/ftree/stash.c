@@ -6,18 +6,21 @@
  * model of the previous one, which ftree built when it routed that fabric
  * (route() or the previous reroute()). Building it again was half of a
  * reroute's CPU at 40k hosts (10-12 ms: the canonical host order), so the
- * engine's state keeps, per plane, the last model it built and the
- * fabric's identity it was built from: every node's GUID, type, plane,
+ * engine's state keeps the last model it built and the identity of the
+ * fabric and plane it was built for: every node's GUID, type, plane,
  * port count and first port, every port's GUID, owner, number, LID, LMC
  * and peer, and the plane's top LID, the inputs ft_model_build() reads
  * (the same the loader compares before a reroute, routing/reroute.c). A
  * model is taken back only for a fabric equal in all of them, compared
  * word by word (no hash: nothing to collide); its pointers into the fabric
- * and the LFT layout are set to the caller's. The state is shared by the
- * planes of a chain that routes them in parallel: a mutex guards it.
+ * and the LFT layout are set to the caller's. One model, not one per
+ * plane: the SM routes each plane with a chain (and an engine state) of
+ * its own, and a chain that routes all planes (the dry-run) never
+ * reroutes, so more would only be held in vain (10 MB a plane at 40k
+ * hosts). Planes routed in parallel share that chain's state: a mutex.
  *
  * Cost: one pass over the fabric's nodes and ports per put and per take;
- * memory: the model and 24 bytes per port, 16 per node, per plane.
+ * memory: the model and 24 bytes per port, 16 per node.
  */
 #include "config.h"
 #include "routing/ftree/model.h"
@@ -35,7 +38,7 @@ struct ft_kept {
 
 struct ft_stash {
 	pthread_mutex_t mu;
-	struct ft_kept plane[SM_MAX_PLANES];
+	struct ft_kept k;
 };
 
 /* Words of f's identity for plane (key_of), in order; n: how many. */
@@ -93,10 +96,8 @@ void ft_stash_free(struct ft_stash *s)
 {
 	if (!s)
 		return;
-	for (unsigned p = 0; p < SM_MAX_PLANES; p++) {
-		ft_model_free(&s->plane[p].m);
-		free(s->plane[p].key);
-	}
+	ft_model_free(&s->k.m);
+	free(s->k.key);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
 }
@@ -104,13 +105,13 @@ void ft_stash_free(struct ft_stash *s)
 void ft_stash_put(const struct ft_config *cfg, unsigned plane, const struct sm_fabric *f, struct ft_model *m)
 {
 	struct ft_stash *s = cfg ? cfg->stash : NULL;
-	if (!s || plane >= SM_MAX_PLANES) {
+	if (!s) {
 		ft_model_free(m);
 		return;
 	}
 	size_t n = key_len(f);
 	pthread_mutex_lock(&s->mu);
-	struct ft_kept *k = &s->plane[plane];
+	struct ft_kept *k = &s->k;
 	ft_model_free(&k->m);
 	k->valid = 0;
 	if (k->nkey != n) {
@@ -133,10 +134,10 @@ int ft_stash_take(const struct ft_config *cfg, unsigned plane, const struct sm_f
 {
 	struct ft_stash *s = cfg ? cfg->stash : NULL;
 	int ok = 0;
-	if (!s || plane >= SM_MAX_PLANES)
+	if (!s)
 		return 0;
 	pthread_mutex_lock(&s->mu);
-	struct ft_kept *k = &s->plane[plane];
+	struct ft_kept *k = &s->k;
 	if (k->valid && k->nkey == key_len(f) && key_of(f, plane, NULL, k->key)) {
 		*m = k->m;
 		memset(&k->m, 0, sizeof(k->m));
