@@ -451,7 +451,8 @@ out:
 		c->f = NULL;
 	}
 	sm_core_reset(c);
-	if (state)
+	/* not after an incremental sweep: it freed little, and the next one takes the same (spare.h) */
+	if (state && !sum->incremental)
 		sm_state_give_back();
 	sum->total_s = since(t_all);
 	return rc;

@@ -116,8 +116,10 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 	int came_up = up && !was_up && pt->peer_node == SM_NONE;
 	int bounced = up && was_up && old->port_state == SM_PORT_ACTIVE && pi.port_state == SM_PORT_INIT;
 	if ((came_up || bounced) && idx < c->delta_ports) {
-		if (bounced)
+		if (bounced) {
 			sm_fabric_unlink(f, rq->node, rq->port);
+			c->delta_unlinks++;
+		}
 		c->delta_port[idx] |= DELTA_UP;
 		sm_sweep_take_pi(c, rq->node, rq->port, &pi);   /* queued: explored after every level is asked */
 		return;
@@ -140,6 +142,7 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 		c->tab.pi[pp - f->ports].port_state = SM_PORT_DOWN;
 		sm_fabric_unlink(f, rq->node, rq->port);
 		c->delta_links_down++;
+		c->delta_unlinks++;
 	}
 }
 
@@ -274,7 +277,9 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	c->delta_fallback = 0;
 	c->delta_why[0] = '\0';
 	c->f = sm_fabric_new();
-	if (!c->f || sm_fabric_append(c->f, sf, NULL) || (rc = sm_core_grow(c))) {
+	/* tables as large as the state's (renumbered: n + 1), for the spare arrays (spare.h) */
+	if (!c->f || sm_fabric_append(c->f, sf, NULL) ||
+	    sm_sweep_tables_reserve(&c->tab, sf->n_nodes + 1, sf->n_ports + 1) || (rc = sm_core_grow(c))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -310,6 +315,9 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	 * silent along a path that holds is sick: the full sweep finds out.
 	 */
 	rc = 0;
+	c->delta_unlinks = 0;
+	uint32_t unlinks_seen = 0;
+	int repathed = 0;
 	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && !rc && !c->delta_fallback; level++) {
 		unsigned n_asked = 0;
 		/* a switch given a shorter path after its level was asked is asked at this one */
@@ -336,6 +344,19 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo", c->f->nodes[n].guid);
 		if (c->delta_fallback)
 			break;
+		/*
+		 * Re-pathing a model that lost no link since the last time moves
+		 * nothing and reaches what it reached (one BFS over 44k nodes per
+		 * level saved at 40k hosts): only after a link went or a switch
+		 * stayed silent.
+		 */
+		int silent = 0;
+		for (uint32_t n = 0; n < known && !silent; n++)
+			silent = c->delta_lost[n] == 1;
+		if (repathed && !silent && c->delta_unlinks == unlinks_seen)
+			continue;
+		repathed = 1;
+		unlinks_seen = c->delta_unlinks;
 		int moved = sm_sweep_repath(c, c->delta_lost, reached);
 		if (moved < 0) {
 			rc = moved;

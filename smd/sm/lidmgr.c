@@ -39,6 +39,21 @@ void sm_lidmgr_clear(struct sm_lidmgr *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int sm_lidmgr_copy(struct sm_lidmgr *dst, const struct sm_lidmgr *src)
+{
+	sm_lidmgr_clear(dst);
+	if (src->n) {
+		dst->e = malloc((size_t)src->n * sizeof(*dst->e));
+		if (!dst->e)
+			return -ENOMEM;
+		memcpy(dst->e, src->e, (size_t)src->n * sizeof(*dst->e));
+	}
+	dst->n = dst->cap = src->n;
+	dst->dirty = src->dirty;
+	dst->legacy = src->legacy;
+	return 0;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct sm_lid_entry *x = a, *y = b;

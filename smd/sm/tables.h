@@ -63,6 +63,12 @@ void sm_sweep_tables_init(struct sm_sweep_tables *t);
 void sm_sweep_tables_free(struct sm_sweep_tables *t);
 /* Free dst, then move src's arrays into it; src is left empty. */
 void sm_sweep_tables_move(struct sm_sweep_tables *dst, struct sm_sweep_tables *src);
+/*
+ * Grow (zero-filled) to n_nodes and n_ports entries at least: the sizes a
+ * renumbered fabric's tables have (n + 1), so that an incremental sweep's
+ * arrays are the last ones' size (spare.h). 0 or -ENOMEM.
+ */
+int sm_sweep_tables_reserve(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_ports);
 /* Grow (zero-filled) so every node and port of f has an entry; sized by f's capacity. 0 or -ENOMEM. */
 int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f);
 /*
