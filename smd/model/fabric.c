@@ -487,6 +487,20 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		if (cap != maps[i]->cap && (rc = gmap_resize(maps[i], cap)))
 			return rc;
 	}
+	/*
+	 * Into an empty fabric with maps of the source's size: the source's
+	 * maps as they are (indices do not shift), not 90k puts at 40k hosts.
+	 * Not when src's node map holds more than its nodes (an add_node
+	 * that failed half way leaves an entry).
+	 */
+	int copy_maps = !dst->n_nodes && !dst->n_ports && smaps[0]->count == src->n_nodes;
+	for (i = 0; i < 2; i++)
+		copy_maps = copy_maps && !maps[i]->count && maps[i]->cap == smaps[i]->cap;
+	for (i = 0; i < 2 && copy_maps; i++) {
+		memcpy(maps[i]->keys, smaps[i]->keys, (size_t)smaps[i]->cap * sizeof(*smaps[i]->keys));
+		memcpy(maps[i]->vals, smaps[i]->vals, (size_t)smaps[i]->cap * sizeof(*smaps[i]->vals));
+		maps[i]->count = smaps[i]->count;
+	}
 	for (i = 0; i < SM_MAX_PLANES; i++) {
 		if (!src->planes[i].lid_map || dst->planes[i].lid_map)
 			continue;
@@ -502,7 +516,8 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		struct sm_node *nd = &dst->nodes[nbase + n];
 		*nd = src->nodes[n];
 		nd->port0 += pbase;
-		(void)sm_guid_map_put(&dst->node_by_guid, nd->guid, nbase + n);
+		if (!copy_maps)
+			(void)sm_guid_map_put(&dst->node_by_guid, nd->guid, nbase + n);
 		add_ports += nd->nports + 1u;
 		if (nd->plane >= dst->n_planes)
 			dst->n_planes = (uint8_t)(nd->plane + 1);
@@ -514,7 +529,7 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		if (pt->peer_node != SM_NONE)
 			pt->peer_node += nbase;
 		const struct sm_node *nd = &dst->nodes[pt->node];
-		if (pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
+		if (!copy_maps && pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
 			(void)sm_guid_map_put(&dst->port_by_guid, pt->guid, pbase + i);
 		if (pt->lid) {
 			struct sm_plane *pl = &dst->planes[nd->plane];

@@ -269,7 +269,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	const struct sm_state *st = c->state;
 	const struct sm_fabric *sf = sm_state_fabric(st);
 	uint8_t *keep = NULL, *reached = NULL, *asked = NULL;
-	uint32_t *queue = NULL;
+	uint32_t *queue = NULL, *sw = NULL;
 	struct fresh *fresh = NULL;
 	uint32_t n_fresh = 0;
 	int rc;
@@ -300,11 +300,18 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	c->delta_ports = sf->n_ports;
 	asked = calloc((size_t)known + 1, 1);
 	reached = malloc((size_t)known + 1);
-	if (!c->delta_lost || !c->delta_port || !asked || !reached) {
+	sw = malloc(((size_t)known + 1) * sizeof(*sw));
+	if (!c->delta_lost || !c->delta_port || !asked || !reached || !sw) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	memset(reached, 1, (size_t)known + 1);
+	/* the switches (only they are asked, and only they can be lost), in index order */
+	uint32_t n_sw = 0;
+	for (uint32_t n = 0; n < known; n++)
+		if (c->f->nodes[n].type == SM_NODE_SWITCH)
+			sw[n_sw++] = n;
+	uint32_t left = n_sw;   /* not asked yet: once none is, the levels left ask nothing */
 	/*
 	 * Level by level (DR hop count from the SM): a link that went down is
 	 * found at its nearer end's level (that switch flags PortStateChange,
@@ -318,13 +325,15 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	c->delta_unlinks = 0;
 	uint32_t unlinks_seen = 0;
 	int repathed = 0;
-	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && !rc && !c->delta_fallback; level++) {
+	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && left && !rc && !c->delta_fallback; level++) {
 		unsigned n_asked = 0;
 		/* a switch given a shorter path after its level was asked is asked at this one */
-		for (uint32_t n = 0; n < known && !rc; n++) {
-			if (c->f->nodes[n].type != SM_NODE_SWITCH || asked[n] || c->tab.path[n].cnt > level)
+		for (uint32_t i = 0; i < n_sw && !rc; i++) {
+			uint32_t n = sw[i];
+			if (asked[n] || c->tab.path[n].cnt > level)
 				continue;
 			asked[n] = 1;
+			left--;
 			if (!reached[n]) {
 				c->delta_lost[n] = DELTA_GONE;
 				c->delta_switches_gone++;
@@ -339,9 +348,15 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		if (rc || c->delta_fallback)
 			break;
 		/* silent along a path every link of which the model still holds: sick */
-		for (uint32_t n = 0; n < known && !c->delta_fallback; n++)
-			if (c->delta_lost[n] == 1 && sm_sweep_path_holds(c, &c->tab.path[n], n))
+		int silent = 0;
+		for (uint32_t i = 0; i < n_sw && !c->delta_fallback; i++) {
+			uint32_t n = sw[i];
+			if (c->delta_lost[n] != 1)
+				continue;
+			silent = 1;
+			if (sm_sweep_path_holds(c, &c->tab.path[n], n))
 				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo", c->f->nodes[n].guid);
+		}
 		if (c->delta_fallback)
 			break;
 		/*
@@ -350,9 +365,6 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		 * level saved at 40k hosts): only after a link went or a switch
 		 * stayed silent.
 		 */
-		int silent = 0;
-		for (uint32_t n = 0; n < known && !silent; n++)
-			silent = c->delta_lost[n] == 1;
 		if (repathed && !silent && c->delta_unlinks == unlinks_seen)
 			continue;
 		repathed = 1;
@@ -362,7 +374,8 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 			rc = moved;
 			break;
 		}
-		for (uint32_t n = 0; n < known; n++) {
+		for (uint32_t i = 0; i < n_sw; i++) {
+			uint32_t n = sw[i];
 			if (c->delta_lost[n] != 1)
 				continue;
 			if (!reached[n]) {
@@ -373,11 +386,12 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 			/* lost on a path that crossed a dead link: asked again along its new one */
 			c->delta_lost[n] = 0;
 			asked[n] = 0;
+			left++;
 		}
 	}
-	for (uint32_t n = 0; n < known && !rc && !c->delta_fallback; n++)
-		if (c->f->nodes[n].type == SM_NODE_SWITCH && !asked[n])
-			delta_fallback(c, "switch 0x%016" PRIx64 " is no longer reachable", c->f->nodes[n].guid);
+	for (uint32_t i = 0; i < n_sw && !rc && !c->delta_fallback; i++)
+		if (!asked[sw[i]])
+			delta_fallback(c, "switch 0x%016" PRIx64 " is no longer reachable", c->f->nodes[sw[i]].guid);
 	/* what came up; then the shortest paths, as a heavy sweep finds them (the next sweep's levels) */
 	int explored = !rc && !c->delta_fallback && c->n_next;
 	if (explored)
@@ -422,6 +436,7 @@ out:
 	free(queue);
 	free(asked);
 	free(reached);
+	free(sw);
 	free(fresh);
 	if (rc) {
 		snprintf(err, errlen, "incremental sweep failed: %s", strerror(-rc));
