@@ -277,9 +277,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	c->delta_fallback = 0;
 	c->delta_why[0] = '\0';
 	c->f = sm_fabric_new();
-	/* tables as large as the state's (renumbered: n + 1), for the spare arrays (spare.h) */
-	if (!c->f || sm_fabric_append(c->f, sf, NULL) ||
-	    sm_sweep_tables_reserve(&c->tab, sf->n_nodes + 1, sf->n_ports + 1) || (rc = sm_core_grow(c))) {
+	if (!c->f || sm_fabric_append(c->f, sf, NULL)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -290,8 +288,22 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		snprintf(c->delta_why, sizeof(c->delta_why), "the state does not match its fabric");
 		return 1;
 	}
-	sm_sweep_tables_copy(&c->tab, &st->tab, sf->n_nodes, sf->n_ports);
-	sm_snapshot_copy_attrs(st->snap, &c->tab, sf->n_nodes, sf->n_ports);   /* NodeInfo, SwitchInfo, PortInfo */
+	/*
+	 * The state's paths and the snapshot's NodeInfo, SwitchInfo and
+	 * PortInfo, in tables as large as the state's (renumbered: n + 1), so
+	 * that their arrays are the spare ones (spare.h).
+	 */
+	struct sm_sweep_tables src;
+	sm_sweep_tables_init(&src);
+	src.path = st->tab.path;
+	src.sm_node = st->tab.sm_node;
+	src.sm_portnum = st->tab.sm_portnum;
+	sm_snapshot_attrs_view(st->snap, &src, sf->n_nodes, sf->n_ports);
+	if (sm_sweep_tables_start(&c->tab, &src, sf->n_nodes, sf->n_ports, sf->n_nodes + 1, sf->n_ports + 1) ||
+	    (rc = sm_core_grow(c))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 
 	const uint32_t known = sf->n_nodes;
 	c->n_next = 0;

@@ -80,9 +80,41 @@ static int tables_grow(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_p
 	return 0;
 }
 
-int sm_sweep_tables_reserve(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_ports)
+/* A new array of cap elements, the first n copied from src (if any), the rest zero. */
+static void *start_arr(const void *src, size_t elem, uint32_t n, uint32_t cap)
 {
-	return tables_grow(t, n_nodes, n_ports);
+	char *p = sm_spare_take((size_t)cap * elem);
+	if (!p)
+		return NULL;
+	size_t done = src ? (size_t)n * elem : 0;
+	if (done)
+		memcpy(p, src, done);
+	memset(p + done, 0, (size_t)cap * elem - done);
+	return p;
+}
+
+int sm_sweep_tables_start(struct sm_sweep_tables *t, const struct sm_sweep_tables *src, uint32_t n_nodes,
+			  uint32_t n_ports, uint32_t cap_nodes, uint32_t cap_ports)
+{
+	int si = src->si && src->si_ok, pi = src->pi && src->pi_ok;   /* as sm_sweep_tables_copy() */
+	sm_sweep_tables_free(t);
+	if (n_nodes > cap_nodes || n_ports > cap_ports)
+		return -EINVAL;
+	t->path = start_arr(src->path, sizeof(*t->path), n_nodes, cap_nodes);
+	t->ni = start_arr(src->ni, sizeof(*t->ni), n_nodes, cap_nodes);
+	t->si = start_arr(si ? src->si : NULL, sizeof(*t->si), n_nodes, cap_nodes);
+	t->si_ok = start_arr(si ? src->si_ok : NULL, 1, n_nodes, cap_nodes);
+	t->pi = start_arr(pi ? src->pi : NULL, sizeof(*t->pi), n_ports, cap_ports);
+	t->pi_ok = start_arr(pi ? src->pi_ok : NULL, 1, n_ports, cap_ports);
+	t->cap_nodes = cap_nodes;
+	t->cap_ports = cap_ports;
+	if (!t->path || !t->ni || !t->si || !t->si_ok || !t->pi || !t->pi_ok) {
+		sm_sweep_tables_free(t);
+		return -ENOMEM;
+	}
+	t->sm_node = src->sm_node;
+	t->sm_portnum = src->sm_portnum;
+	return 0;
 }
 
 /* While the sweep adds nodes: as the fabric's arrays grow (by its capacity, not one at a time). */
