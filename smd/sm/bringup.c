@@ -451,8 +451,7 @@ out:
 		c->f = NULL;
 	}
 	sm_core_reset(c);
-	/* not after an incremental sweep: it freed little, and the next one takes the same (spare.h) */
-	if (state && !sum->incremental)
+	if (state)
 		sm_state_give_back();
 	sum->total_s = since(t_all);
 	return rc;

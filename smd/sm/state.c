@@ -5,6 +5,7 @@
  */
 #include "sm/state.h"
 #include "sm/mft.h"
+#include "model/spare.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -105,6 +106,7 @@ static void share_shadows(struct sm_sweep_tables *tab, const struct sm_snapshot 
 
 void sm_state_give_back(void)
 {
+	sm_spare_age();   /* spare blocks no sweep took since the last end (spare.h) */
 #if defined(__GLIBC__) && !defined(SM_ASAN)
 	malloc_trim(0);
 #endif
