@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DOC: ftree: the way into a leaf for the hosts whose ideal parent it lost
+ *
+ * Host idx of leaf T comes down into T from its ideal parent, slot idx mod
+ * U of T's up-slot table. When T lost that link, every source must bring
+ * the host's flows down another of T's links, which already carries
+ * another host's (T keeps fewer links than hosts): the host then shares a
+ * link with that one. displace.c prefers, for all sources of a destination,
+ * one such link (x->rep); this presets it, before any route is placed:
+ * T's live link with the fewest hosts on it, ties to the last (highest
+ * port) one, so the hosts that must share do so on as few distinct links
+ * of the tree as possible. Measured on the model (bench/ebb_model.c, 2
+ * levels, 5-10% of the links gone): random-permutation EBB +0.004 against
+ * taking the first moved route's link (BENCHMARKS.md "Session 8, ebb").
+ * A leaf that kept every slot gets nothing (complete trees are unchanged).
+ */
+#include "config.h"
+#include "routing/ftree/run.h"
+
+#include <stdlib.h>
+
+void ft_rep_preset(struct ft_run *x)
+{
+	const struct ft_model *m = x->m;
+	for (uint32_t t = 0; t < m->nsw; t++) {
+		uint32_t so = m->slot_off[t], u = m->slot_off[t + 1] - so, b = m->up_off[t], n = m->up_off[t + 1] - b;
+		if (m->rank[t] != 0 || !u || !n || n > 256 || !ft_has_hosts(m, t))
+			continue;
+		uint32_t cnt[256] = { 0 }, dead = 0;
+		for (uint32_t i = m->dest_off[t]; i < m->dest_off[t + 1] && m->dest[i].port; i++) {
+			uint32_t j = m->dest[i].idx / m->div[0] % u;
+			if (!m->slot_port[so + j]) {
+				dead++;
+				continue;
+			}
+			for (uint32_t e = 0; e < n; e++)
+				if (m->up_port[b + e] == m->slot_port[so + j]) {
+					cnt[e]++;
+					break;
+				}
+		}
+		for (uint32_t i = m->dest_off[t]; dead && i < m->dest_off[t + 1] && m->dest[i].port; i++) {
+			if (m->slot_port[so + m->dest[i].idx / m->div[0] % u])
+				continue;
+			uint32_t best = n - 1;
+			for (uint32_t e = n; e-- > 0;)
+				if (cnt[e] < cnt[best])
+					best = e;
+			cnt[best]++;
+			x->rep[i] = 2 * (b + best) + 1;
+		}
+	}
+}
