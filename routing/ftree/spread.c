@@ -14,6 +14,9 @@
  * levels, 5-10% of the links gone): random-permutation EBB +0.004 against
  * taking the first moved route's link (BENCHMARKS.md "Session 8, ebb").
  * A leaf that kept every slot gets nothing (complete trees are unchanged).
+ * Two levels only: on three, the same preset raised EBB on 303 of 400
+ * degraded trees but moved the worst shift congestion both ways (14 trees
+ * one higher, 10 one lower; bench/degraded.sh), so it is left out there.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -23,6 +26,8 @@
 void ft_rep_preset(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
+	if (m->h != 1)
+		return;
 	for (uint32_t t = 0; t < m->nsw; t++) {
 		uint32_t so = m->slot_off[t], u = m->slot_off[t + 1] - so, b = m->up_off[t], n = m->up_off[t + 1] - b;
 		if (m->rank[t] != 0 || !u || !n || n > 256 || !ft_has_hosts(m, t))
