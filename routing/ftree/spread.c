@@ -8,15 +8,21 @@
  * another host's (T keeps fewer links than hosts): the host then shares a
  * link with that one. displace.c prefers, for all sources of a destination,
  * one such link (x->rep); this presets it, before any route is placed:
- * T's live link with the fewest hosts on it, ties to the last (highest
- * port) one, so the hosts that must share do so on as few distinct links
- * of the tree as possible. Measured on the model (bench/ebb_model.c, 2
- * levels, 5-10% of the links gone): random-permutation EBB +0.004 against
- * taking the first moved route's link (BENCHMARKS.md "Session 8, ebb").
+ * T's live link with the fewest hosts on it, ties to the first (lowest
+ * port) one, so the hosts that must share a link do so on as few distinct
+ * spines as possible: the flows that collide on those spines' downlinks
+ * are then the ones that already meet in a larger class on the sources'
+ * uplinks. Model (bench/ebb_model.c, 2 levels, 5% and 10% of the links
+ * gone): EBB +0.0025 against each dead host taking the least-used link in
+ * rotation. ftree, 50 trees per row (bench/degraded.sh): EBB higher on 199
+ * of the 200 link-degraded trees, +0.0003 (1%) to +0.0011 (5%) in the
+ * mean; the worst shift congestion one lower on one tree, higher on none
+ * (BENCHMARKS.md "Session 8, ebb"). Ties to the last link instead: the
+ * same EBB, but one tree one higher.
  * A leaf that kept every slot gets nothing (complete trees are unchanged).
- * Two levels only: on three, the same preset raised EBB on 303 of 400
- * degraded trees but moved the worst shift congestion both ways (14 trees
- * one higher, 10 one lower; bench/degraded.sh), so it is left out there.
+ * Two levels only: on three, the preset (ties to the last link) raised
+ * EBB on 303 of 400 degraded trees but moved the worst shift congestion
+ * both ways (14 trees one higher, 10 one lower), so it is left out there.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -48,8 +54,8 @@ void ft_rep_preset(struct ft_run *x)
 		for (uint32_t i = m->dest_off[t]; dead && i < m->dest_off[t + 1] && m->dest[i].port; i++) {
 			if (m->slot_port[so + m->dest[i].idx / m->div[0] % u])
 				continue;
-			uint32_t best = n - 1;
-			for (uint32_t e = n; e-- > 0;)
+			uint32_t best = 0;
+			for (uint32_t e = 1; e < n; e++)
 				if (cnt[e] < cnt[best])
 					best = e;
 			cnt[best]++;
