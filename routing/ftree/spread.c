@@ -20,9 +20,10 @@
  * (BENCHMARKS.md "Session 8, ebb"). Ties to the last link instead: the
  * same EBB, but one tree one higher.
  * A leaf that kept every slot gets nothing (complete trees are unchanged).
- * Two levels only: on three, the preset (ties to the last link) raised
- * EBB on 303 of 400 degraded trees but moved the worst shift congestion
- * both ways (14 trees one higher, 10 one lower), so it is left out there.
+ * Two levels only: on three it raised EBB on most degraded trees but
+ * moved the worst shift congestion both ways (ties to the last link: 14
+ * of 400 trees one higher, 10 one lower; to the first: 22 and 8), so it
+ * is left out there.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
