@@ -390,6 +390,8 @@ int main(int argc, char **argv)
 	cfg.state_dir = dir;
 	cfg.validate_full = getenv("VALIDATE_FULL") && atoi(getenv("VALIDATE_FULL"));  /* before/after */
 	cfg.route_full = getenv("ROUTE_FULL") && atoi(getenv("ROUTE_FULL"));
+	/* as the daemon: memory given back once idle, timed apart (GIVE_BACK_IN_STEP=1: in the step) */
+	cfg.defer_give_back = !(getenv("GIVE_BACK_IN_STEP") && atoi(getenv("GIVE_BACK_IN_STEP")));
 	struct sm_lfts before_v, *before = NULL;  /* the routes before the link went: a plain copy of the rows */
 
 	static const char *const steps[] = { "cold", "heavy", "link_down" };
@@ -443,6 +445,12 @@ int main(int argc, char **argv)
 		 * into the spare one (model/lfts.h sm_lfts_prepare()): a reroute
 		 * then starts without copying 160 MB. Timed apart, not in a step.
 		 */
+		double g0 = cpu_s();
+		if (sm_state_give_back_idle()) {   /* sm_after_mb of the mem line is before it */
+			long lft;
+			printf("give_back step=%s cpu_s=%.4f sm_after_give_back_mb=%.1f\n", steps[k], cpu_s() - g0,
+			       (double)sm_kb(&smp, &lft) / 1024);
+		}
 		const char *np = getenv("SCALE_BENCH_NO_PREPARE");
 		if (st->snap && st->snap->lfts && !(np && atoi(np))) {
 			double p0 = cpu_s();
