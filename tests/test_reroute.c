@@ -12,9 +12,11 @@
  *  - on 2,048-host trees its worst shift congestion and EBB are a cold
  *    run's; from a tree degraded already (a second link, or 3% of links
  *    gone) it declines: the routes other destinations moved are not known;
- *  - a host that loses its cable: only its LIDs' entries change;
- *  - it declines (-EAGAIN, the chain routes in full) when a host is gone
- *    and other routes must move (indices renumbered), when a cable
+ *  - a host that loses its cable: only its LIDs' entries change (cleared),
+ *    and the result is a cold run's on the fabric without the cable and on
+ *    the fabric without the host's node (stable host indices, ftree
+ *    model.h), also with a switch link lost in the same sweep;
+ *  - it declines (-EAGAIN, the chain routes in full) when a cable
  *    appeared (the chain does not even ask), and the chain validates the
  *    result against the previous routes (incremental check).
  */
@@ -283,16 +285,114 @@ static void test_host_gone(void **state)
 	free(changed);
 	sm_lfts_free(inc);
 
-	/* and a switch link too: the other hosts' indices moved, so ftree routes in full */
+	/* and a switch link too: host indices are stable, so rerouted as a cold run would */
 	uint32_t node;
 	unsigned port;
 	assert_true(nth_link(f1, 3, &node, &port));
 	sm_fabric_unlink(f1, node, port);
-	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), -EAGAIN);
-	assert_null(inc);
+	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+	struct sm_lfts *cold = fx_ftree_route(f1);
+	assert_same_lfts(inc, cold);
+	diff_within(l0, inc, changed);
+	assert_int_equal(changed[lid], 1);
+	free(changed);
+	sm_lfts_free(cold);
+	sm_lfts_free(inc);
 	sm_lfts_free(l0);
 	sm_fabric_free(f1);
 	sm_fabric_free(f0);
+}
+
+/* f without node drop, numbered as a sweep that no longer finds it would (the others in order). */
+static struct sm_fabric *without_node(const struct sm_fabric *f, uint32_t drop)
+{
+	struct sm_fabric *g = sm_fabric_new();
+	uint32_t *map = malloc(((size_t)f->n_nodes + 1) * sizeof(*map));
+	assert_non_null(g);
+	assert_non_null(map);
+	for (unsigned pl = 1; pl < f->n_planes; pl++)
+		assert_int_equal(sm_fabric_add_plane(g, pl, NULL), 0);
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		map[n] = SM_NONE;
+		if (n == drop)
+			continue;
+		int64_t k = sm_fabric_add_node(g, nd->type, nd->guid, nd->nports, nd->plane, sm_port(f, n, 0)->guid);
+		assert_true(k >= 0);
+		map[n] = (uint32_t)k;
+		for (unsigned p = 1; nd->type != SM_NODE_SWITCH && p <= nd->nports; p++)
+			assert_int_equal(sm_fabric_set_port_guid(g, map[n], p, sm_port(f, n, p)->guid), 0);
+	}
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		for (unsigned p = 0; map[n] != SM_NONE && p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (p && pt->peer_node != SM_NONE && pt->peer_node > n && map[pt->peer_node] != SM_NONE)
+				assert_int_equal(sm_fabric_link(g, map[n], p, map[pt->peer_node], pt->peer_port), 0);
+			if (pt->lid)
+				assert_int_equal(sm_fabric_set_lid(g, map[n], p, pt->lid, pt->lmc), 0);
+		}
+	free(map);
+	return g;
+}
+
+/*
+ * Hosts that go away one at a time (a node reboots) on 2- and 3-level
+ * trees, LMC 0 and 1: the reroute changes only the lost host's LID column
+ * (cleared on every switch), equals a cold run on the fabric without the
+ * cable and on the fabric without the node (as the sweep finds it), and
+ * the host coming back gets its old routes (a cold run on the complete
+ * tree is the first one).
+ */
+static void test_hosts_gone(void **state)
+{
+	(void)state;
+	static const unsigned shapes[][4] = { { 2, 16, 128, 0 }, { 3, 16, 512, 0 }, { 3, 8, 64, 1 } };
+	for (unsigned t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++) {
+		struct ftb_shape sh;
+		if (shapes[t][0] == 2)
+			ftb_shape_2level(&sh, shapes[t][1], shapes[t][2]);
+		else
+			ftb_shape_3level(&sh, shapes[t][1], shapes[t][2]);
+		sh.lmc = shapes[t][3];
+		struct sm_fabric *f0 = sm_fabric_new();
+		assert_non_null(f0);
+		assert_int_equal(ftb_build(f0, 0, &sh, 0), 0);
+		struct sm_lfts *l0 = fx_ftree_route(f0);
+		uint32_t ca0 = first_ca(f0), nca = 0;
+		for (uint32_t n = ca0; n < f0->n_nodes; n++)
+			nca += f0->nodes[n].type == SM_NODE_CA;
+		for (uint32_t k = 0; k + 1 < nca; k += 13) {
+			uint32_t ca = ca0 + k;
+			const struct sm_port *hp = sm_port(f0, ca, 1);
+			assert_int_equal(f0->nodes[ca].type, SM_NODE_CA);
+			struct sm_fabric *f1 = copy(f0);
+			sm_fabric_unlink(f1, ca, 1);
+			struct sm_lfts *inc = NULL;
+			uint8_t *changed = NULL;
+			assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+			uint64_t n = diff_within(l0, inc, changed);
+			assert_int_equal(n, (uint64_t)l0->n_switches << hp->lmc);
+			for (uint32_t lid = 0; lid <= l0->top_lid; lid++)
+				assert_int_equal(changed[lid], lid >= hp->lid && lid < hp->lid + (1u << hp->lmc));
+			struct sm_lfts *cold = fx_ftree_route(f1);
+			assert_same_lfts(inc, cold);
+			sm_lfts_free(cold);
+			struct sm_fabric *g = without_node(f0, ca);
+			cold = fx_ftree_route(g);
+			assert_same_lfts(inc, cold);
+			sm_lfts_free(cold);
+			sm_fabric_free(g);
+			free(changed);
+			sm_lfts_free(inc);
+			sm_fabric_free(f1);
+		}
+		/* it comes back: the complete tree's routes, the same as before it went */
+		struct sm_lfts *back = fx_ftree_route(f0);
+		assert_same_lfts(back, l0);
+		sm_lfts_free(back);
+		sm_lfts_free(l0);
+		sm_fabric_free(f0);
+	}
 }
 
 /* Through the chain: rerouted and validated incrementally; a cable that appeared routes in full. */
@@ -349,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_complete_minus_one),
 		cmocka_unit_test(test_degraded_quality),
 		cmocka_unit_test(test_host_gone),
+		cmocka_unit_test(test_hosts_gone),
 		cmocka_unit_test(test_chain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
