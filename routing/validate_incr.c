@@ -15,7 +15,9 @@
  *      entry at switch s is the port p of a removed cable (s, p)), whether
  *      or not an endpoint's walk reaches s: a superset of the destinations
  *      whose paths crossed the lost link;
- *   3. the LIDs of an endpoint port whose own cable was removed.
+ *   3. the LIDs of an endpoint port whose own cable was removed; none of
+ *      them is walked (every pair toward a port without a cable is
+ *      disconnected, as the full check counts it: nothing to walk).
  *
  * Why that is enough for "every pair still routed, no loop": take a LID
  * in none of the sets. Its column is the same at every switch and no entry
@@ -94,6 +96,27 @@ static void mark_removed(const struct sm_fabric *pf, unsigned plane, const struc
 }
 
 /*
+ * The LIDs of endpoint ports without a cable (a host that went away, its
+ * LID kept): sm_validate_run() walks nothing toward them, every pair is
+ * disconnected whatever the tables say; walked alone they would make the
+ * verdict "nothing reachable" (sm_validate_ok()). Not walked.
+ */
+static void unmark_uncabled(const struct sm_fabric *f, unsigned plane, uint8_t *mask)
+{
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (nd->plane != plane || (nd->type != SM_NODE_CA && nd->type != SM_NODE_ROUTER))
+			continue;
+		for (unsigned p = 1; p <= nd->nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			for (uint32_t k = 0; pt->lid && pt->peer_node == SM_NONE && k < (1u << pt->lmc) &&
+					     pt->lid + k <= SM_UNICAST_LID_MAX; k++)
+				mask[pt->lid + k] = 0;
+		}
+	}
+}
+
+/*
  * The LIDs to walk again into mask; 1 when the incremental check applies,
  * 0 when the full one must run.
  */
@@ -116,6 +139,7 @@ static int changed_lids(const struct sm_fabric *f, unsigned plane, const struct 
 			mask[lid] |= prev->changed[lid];
 	else
 		mark_changed_columns(l, pl, mask);
+	unmark_uncabled(f, plane, mask);
 	return 1;
 }
 

@@ -16,6 +16,10 @@
  *    and the result is a cold run's on the fabric without the cable and on
  *    the fabric without the host's node (stable host indices, ftree
  *    model.h), also with a switch link lost in the same sweep;
+ *  - through the chain, a host gone from the fabric (renumbered without
+ *    it, routing/reroute_nodes.h) is rerouted in the previous numbering,
+ *    validated incrementally, laid out for the new fabric, a cold run's;
+ *    not when its LID was the top one (the tables would shrink);
  *  - it declines (-EAGAIN, the chain routes in full) when a cable
  *    appeared (the chain does not even ask), and the chain validates the
  *    result against the previous routes (incremental check).
@@ -395,6 +399,30 @@ static void test_hosts_gone(void **state)
 	}
 }
 
+/* The chain and its registry, the previous routes it was pointed at forgotten. */
+static void chain_free(struct sm_chain *c, struct sm_registry *r)
+{
+	c->prev = NULL;
+	c->reroute_from = NULL;
+	sm_chain_free(c);
+	sm_registry_free(r);
+}
+
+/* The chain from prev on f routes in full (res.reroute_why holds why) and gives want. */
+static void chain_in_full(struct sm_chain *c, const struct sm_validate_prev *prev, const struct sm_fabric *f,
+			  const struct sm_lfts *want, const char *why)
+{
+	struct sm_plane_result res;
+	struct sm_lfts *out = NULL;
+	c->prev = prev;
+	c->reroute_from = prev;
+	assert_int_equal(sm_route_chain(c, f, 0, NULL, &out, &res), 0);
+	assert_int_equal(res.rerouted, 0);
+	assert_non_null(strstr(res.reroute_why, why));
+	assert_same_lfts(out, want);
+	sm_lfts_free(out);
+}
+
 /* Through the chain: rerouted and validated incrementally; a cable that appeared routes in full. */
 static void test_chain(void **state)
 {
@@ -426,13 +454,7 @@ static void test_chain(void **state)
 
 	/* the reverse (the link comes back): a cable appeared, routed in full */
 	struct sm_validate_prev back = { .f = f1, .l = cold };
-	c->prev = &back;
-	c->reroute_from = &back;
-	assert_int_equal(sm_route_chain(c, f0, 0, NULL, &out, &res), 0);
-	assert_int_equal(res.rerouted, 0);
-	assert_non_null(strstr(res.reroute_why, "cable appeared"));
-	assert_same_lfts(out, l0);
-	sm_lfts_free(out);
+	chain_in_full(c, &back, f0, l0, "cable appeared");
 	c->prev = NULL;
 	c->reroute_from = NULL;
 	sm_lfts_free(cold);
@@ -440,6 +462,65 @@ static void test_chain(void **state)
 	sm_registry_free(r);
 	sm_lfts_free(l0);
 	sm_fabric_free(f1);
+	sm_fabric_free(f0);
+}
+
+/*
+ * Through the chain, a host gone from the fabric (the sweep renumbers
+ * without it): rerouted in the previous numbering and validated
+ * incrementally (or in full), the tables laid out for the new fabric and
+ * equal to a cold run's; with a switch cable lost as well, the same.
+ */
+static void test_chain_host_gone(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = tree(3, 16, 512);
+	struct sm_lfts *l0 = fx_ftree_route(f0);
+	struct sm_registry *r = sm_registry_new(NULL);
+	struct sm_chain *c = NULL;
+	char err[256];
+	assert_int_equal(sm_chain_new(r, "ftree,minhop", NULL, NULL, &c, err, sizeof(err)), 0);
+	struct sm_validate_prev prev = { .f = f0, .l = l0 };
+	uint32_t ca = first_ca(f0) + 77;
+	for (int k = 0; k < 3; k++) {
+		struct sm_fabric *g = without_node(f0, ca);
+		if (k == 2) {
+			uint32_t node;
+			unsigned port;
+			assert_true(nth_link(g, 40, &node, &port));
+			sm_fabric_unlink(g, node, port);
+		}
+		c->prev = k == 1 ? NULL : &prev;
+		c->reroute_from = &prev;
+		struct sm_plane_result res;
+		struct sm_lfts *out = NULL, *cold = fx_ftree_route(g);
+		assert_int_equal(sm_route_chain(c, g, 0, NULL, &out, &res), 0);
+		assert_int_equal(res.rerouted, 1);
+		assert_true(res.reroute_lids >= 1);
+		assert_true(k == 1 || res.val.rechecked > 0);
+		assert_same_lfts(out, cold);
+		assert_int_equal(out->n_nodes, g->n_nodes);
+		for (uint32_t s = 0; s < out->n_switches; s++)
+			assert_int_equal(out->sw_node[s], cold->sw_node[s]);
+		for (uint32_t n = 0; n < g->n_nodes; n++)
+			assert_int_equal(out->slot_of_node[n], cold->slot_of_node[n]);
+		sm_lfts_free(out);
+		sm_lfts_free(cold);
+		sm_fabric_free(g);
+	}
+	/* the host with the top LID: the tables would shrink, routed in full */
+	uint32_t last = SM_NONE;
+	for (uint32_t n = 0; n < f0->n_nodes; n++)
+		if (f0->nodes[n].type == SM_NODE_CA && sm_port(f0, n, 1)->lid == f0->planes[0].max_lid)
+			last = n;
+	assert_int_not_equal(last, SM_NONE);
+	struct sm_fabric *g = without_node(f0, last);
+	struct sm_lfts *cold = fx_ftree_route(g);
+	chain_in_full(c, &prev, g, cold, "nodes, ports or LIDs changed");
+	sm_lfts_free(cold);
+	sm_fabric_free(g);
+	chain_free(c, r);
+	sm_lfts_free(l0);
 	sm_fabric_free(f0);
 }
 
@@ -451,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_host_gone),
 		cmocka_unit_test(test_hosts_gone),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_chain_host_gone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
