@@ -31,7 +31,10 @@
  *      changed and where the two differ;
  *      SCALE_BENCH_LINK=host takes the second leaf's first host link
  *      down instead (step "host_down": a node that reboots; the sweep no
- *      longer finds the host; the SM's own host is on the first leaf);
+ *      longer finds the host; the SM's own host is on the first leaf),
+ *      then brings it back (step "host_up", incremental; with
+ *      SCALE_BENCH_DIFF=1 its tables against those before the host went:
+ *      "diff=host_up_vs_before");
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
  *      the emulator's own CPU (cpu_account) so that the SM's is apart
  *      (cpu_s leaves out the memory sampler's thread of 5, its own
@@ -418,13 +421,18 @@ int main(int argc, char **argv)
 
 	const char *what = getenv("SCALE_BENCH_LINK");
 	int host = what && !strcmp(what, "host");
-	const char *const steps[] = { "cold", "heavy", host ? "host_down" : "link_down" };
+	const char *const steps[] = { "cold", "heavy", host ? "host_down" : "link_down", "host_up" };
 	int status = 0;
-	for (unsigned k = 0; k < 3; k++) {
+	uint32_t node = SM_NONE;
+	unsigned port = 0;
+	for (unsigned k = 0; k < 3u + host; k++) {
 		struct sm_summary sum;
+		if (k == 3 && sm_mock_link_up(m, node, port)) {
+			fprintf(stderr, "scale_bench: cannot bring the host link back\n");
+			status = 1;
+			break;
+		}
 		if (k == 2) {
-			uint32_t node;
-			unsigned port;
 			const struct sm_fabric *mf = sm_mock_fabric(m);
 			if (!mf || (host ? pick_host(mf, &node, &port) : pick_link(mf, &node, &port)) ||
 			    sm_mock_link_down(m, node, port)) {
@@ -463,6 +471,8 @@ int main(int argc, char **argv)
 			lft_diff("incremental_vs_full", cold, st->snap->lfts);
 			sm_lfts_free(cold);
 		}
+		if (k == 3 && !rc && st->snap && before)
+			lft_diff("host_up_vs_before", before, st->snap->lfts);
 		if (rc)
 			break;
 	}
