@@ -524,6 +524,50 @@ static void test_chain_host_gone(void **state)
 	sm_fabric_free(f0);
 }
 
+/*
+ * The reroute's starting copy made ahead of time (model/lfts.c,
+ * sm_lfts_prepare()): sm_lfts_dup() then gives the same bytes, and a copy
+ * of a table that went is never taken for a newer one.
+ */
+static void test_prepare(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = tree(3, 64, 2048);
+	struct sm_lfts *a = fx_ftree_route(f), *b = fx_ftree_route(f);
+	assert_true((size_t)a->n_switches * ((size_t)a->top_lid + 1) >= ((size_t)2 << 20)); /* has a spare */
+	b->ports[7] ^= 1;
+	sm_lfts_free(b); /* the spare, holding other bytes */
+	assert_int_equal(sm_lfts_prepare(a), 0);
+	assert_int_equal(sm_lfts_prepare(a), 0); /* already a copy */
+	struct sm_lfts *d = sm_lfts_dup(a);
+	assert_same_lfts(d, a);
+	sm_lfts_free(d);
+	/* prepared, then a goes: the tables made after it (perhaps at its address) are copied in full */
+	assert_int_equal(sm_lfts_prepare(a), 0);
+	sm_lfts_free(a);
+	struct sm_lfts *e = fx_ftree_route(f), *g = fx_ftree_route(f);
+	g->ports[3] ^= 1;
+	sm_lfts_free(e);
+	d = sm_lfts_dup(g);
+	assert_same_lfts(d, g);
+	sm_lfts_free(d);
+	/* a table written after the prepare of another: dup of the other is still right */
+	struct sm_lfts *h = fx_ftree_route(f); /* takes the spare */
+	e = fx_ftree_route(f);
+	sm_lfts_free(h);
+	assert_int_equal(sm_lfts_prepare(g), 0);
+	e->ports[11] ^= 1;
+	d = sm_lfts_dup(e);
+	assert_same_lfts(d, e);
+	sm_lfts_free(d);
+	d = sm_lfts_dup(g);
+	assert_same_lfts(d, g);
+	sm_lfts_free(d);
+	sm_lfts_free(e);
+	sm_lfts_free(g);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_gone),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_chain_host_gone),
+		cmocka_unit_test(test_prepare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
