@@ -34,7 +34,9 @@
  *      longer finds the host; the SM's own host is on the first leaf),
  *      then brings it back (step "host_up", incremental; with
  *      SCALE_BENCH_DIFF=1 its tables against those before the host went:
- *      "diff=host_up_vs_before");
+ *      "diff=host_up_vs_before"); SCALE_BENCH_PERF_CTL=FIFO: a perf control
+ *      FIFO (`perf record -D -1 --control fifo:FIFO`) enabled for the
+ *      third step alone;
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
  *      the emulator's own CPU (cpu_account) so that the SM's is apart
  *      (cpu_s leaves out the memory sampler's thread of 5, its own
@@ -326,6 +328,20 @@ static int pick_host(const struct sm_fabric *f, uint32_t *node, unsigned *port)
 	return -1;
 }
 
+/*
+ * SCALE_BENCH_PERF_CTL=FIFO: `perf record -D -1 --control fifo:FIFO` samples
+ * only the third step (the reroute): cmd "enable" before it, "disable" after.
+ */
+static void perf_ctl(const char *cmd)
+{
+	const char *path = getenv("SCALE_BENCH_PERF_CTL");
+	FILE *fp = cmd && path ? fopen(path, "w") : NULL;
+	if (fp) {
+		fprintf(fp, "%s\n", cmd);
+		fclose(fp);
+	}
+}
+
 /* Entries and 64-LID blocks (on how many switches) where b differs from a (same layout). */
 static void lft_diff(const char *what, const struct sm_lfts *a, const struct sm_lfts *b)
 {
@@ -456,8 +472,10 @@ int main(int argc, char **argv)
 		double w0 = sm_mono_sec(), c0 = cpu_s(), e0 = emu_s(m);
 		memset(&sum, 0, sizeof(sum));
 		sampler_step(&smp);
+		perf_ctl(k == 2 ? "enable" : NULL);
 		/* no copy of the fabric for us (f NULL): the daemon keeps only the state's */
 		int rc = sm_bringup_state(t, chain, &cfg, st, &sum, NULL, err, sizeof(err));
+		perf_ctl(k == 2 ? "disable" : NULL);
 		line(steps[k], rc, sm_mono_sec() - w0, cpu_s() - c0, emu_s(m) - e0, &sum, sm_state_fabric(st));
 		if (rc) {
 			fprintf(stderr, "scale_bench: %s: %s\n", steps[k], err);
