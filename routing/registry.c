@@ -424,12 +424,13 @@ static double thread_cpu_sec(void)
  * The engine's reroute() from c->reroute_from when f is that fabric minus
  * cables: 0 with *lp the tables and rr->changed filled, 1 when the engine
  * must route in full (res->reroute_why says why), a negative errno as from
- * route() (ctx->msg). When hosts went away (reroute_nodes.h), *fp is f in
- * the previous numbering, what the engine routes, and *lp is laid out for
- * it (sm_reroute_relayout() once accepted).
+ * route() (ctx->msg). When hosts went away or came back (reroute_nodes.h),
+ * rn holds the fabrics in one numbering: the engine routes rn->fp (gone;
+ * *lp laid out for it, sm_reroute_relayout() once accepted) or f from
+ * rn->pfp (back, no cable lost).
  */
 static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, struct sm_lfts **lp,
-		   struct sm_reroute *rr, struct sm_plane_result *res, struct sm_fabric **fp)
+		   struct sm_reroute *rr, struct sm_plane_result *res, struct sm_reroute_renum *rn)
 {
 	int (*hook)(void *, struct sm_route_ctx *) = sm_engine_reroute(c->e[idx].ops);
 	const struct sm_validate_prev *p = c->reroute_from;
@@ -438,15 +439,16 @@ static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, s
 		return 1;
 	/* same nodes and plane LIDs: sm_lfts_new() would lay the tables out as p->l */
 	if (!sm_reroute_same_numbering(f, p->f, ctx->plane, NULL, p->l)) {
-		int k = sm_reroute_renumber(f, p->f, ctx->plane, fp);
+		int k = sm_reroute_renum_begin(rn, f, p->f, p->l, ctx->plane);
 		if (k <= 0) {
 			snprintf(res->reroute_why, sizeof(res->reroute_why), "%s",
 				 k ? strerror(-k) : "nodes, ports or LIDs changed");
 			return k < 0 ? k : 1;
 		}
-		f = *fp;
+		f = rn->fp ? rn->fp : f;
+		p = rn->pfp ? &rn->vprev : p;
 	}
-	int rc = sm_reroute_removed(f, p->f, (uint32_t **)&rr->removed, &rr->n_removed);
+	int rc = rn->pfp ? 1 : sm_reroute_removed(f, p->f, (uint32_t **)&rr->removed, &rr->n_removed);
 	if (rc <= 0) {
 		snprintf(res->reroute_why, sizeof(res->reroute_why), "%s", rc ? strerror(-rc) : "a cable appeared");
 		return rc < 0 ? rc : 1;
@@ -490,20 +492,23 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		.n_planes = 1, .planes = &plane, .outs = &l,
 	};
 	struct sm_reroute rr = { 0 };
-	struct sm_fabric *fp = NULL; /* f in the previous numbering: hosts went away */
+	struct sm_reroute_renum rn = { 0 }; /* hosts went away or came back */
 	double t0 = sm_mono_sec(), c0 = thread_cpu_sec();
-	int rc = reroute(c, idx, &ctx, &l, &rr, res, &fp);
+	int rc = reroute(c, idx, &ctx, &l, &rr, res, &rn);
 	free((void *)rr.removed);
 	if (rc == 0) {
 		a->seconds = sm_mono_sec() - t0;
 		a->cpu_seconds = thread_cpu_sec() - c0;
 		ctx.msg[sizeof(ctx.msg) - 1] = 0;
-		rc = accept_output(c, idx, fp ? fp : f, plane, l, a, &res->val, rr.changed);
-		if (!rc && fp && sm_reroute_relayout(l, f, plane))
+		const struct sm_validate_prev *vp = c->prev;
+		if (vp && rn.pfp)
+			c->prev = &rn.vprev; /* validated against the previous fabric in f's numbering */
+		rc = accept_output(c, idx, rn.fp ? rn.fp : f, plane, l, a, &res->val, rr.changed);
+		c->prev = vp;
+		if (!rc && rn.fp && sm_reroute_relayout(l, f, plane))
 			rc = -ENOMEM; /* the tables for f: refused below, routed in full */
-		int renumbered = fp != NULL;
-		sm_fabric_free(fp);
-		fp = NULL;
+		int renumbered = rn.fp || rn.pfp;
+		sm_reroute_renum_end(&rn);
 		if (!rc) {
 			res->rerouted = 1;
 			for (uint32_t lid = 0; lid <= l->top_lid; lid++)
@@ -523,7 +528,7 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		ctx.msg[0] = 0;
 		rc = 1;
 	}
-	sm_fabric_free(fp);
+	sm_reroute_renum_end(&rn);
 	free(rr.changed);
 	if (rc > 0) {
 		sm_lfts_free(l);

@@ -33,8 +33,14 @@
  * keeps its accepted verdict; the set walked again is judged afresh by the
  * same walk as the full validation, so a broken one is found.
  *
+ * One kind of cable that appeared is taken too: an endpoint cabled again
+ * to a switch that has other endpoints (a host back, reroute_nodes.h).
+ * It joins no switch parts; as a source it sends as its switch's other
+ * endpoints do, whose pairs were accepted; as a destination its LIDs'
+ * columns changed (set 1).
+ *
  * Anything else falls back to the full sm_validate(): another node or port
- * count, a node or LID that differs, a cable that appeared or moved (it
+ * count, a node or LID that differs, another cable that appeared or moved (it
  * can join parts: pairs that were disconnected must now be routed), other
  * switch slots or top LID. However many LIDs changed, walking
  * them costs no more than the full check's walks (one pass over both LFTs
@@ -50,6 +56,7 @@
 #include "config.h"
 #include "lib/clock.h"
 #include "routing/reroute.h"
+#include "routing/reroute_nodes.h"
 #include "routing/validate.h"
 #include "routing/validate_priv.h"
 
@@ -129,6 +136,8 @@ static int changed_lids(const struct sm_fabric *f, unsigned plane, const struct 
 	if (!sm_reroute_same_numbering(f, pf, plane, l, pl))
 		return 0;
 	int rc = sm_reroute_removed(f, pf, &gone, &n_gone);
+	if (rc == 0)
+		rc = sm_reroute_hosts_back(f, pf, plane); /* cables of endpoints only, at switches with endpoints */
 	if (rc <= 0)
 		return rc;
 	for (uint32_t k = 0; k < n_gone; k++)

@@ -19,7 +19,9 @@
  *  - through the chain, a host gone from the fabric (renumbered without
  *    it, routing/reroute_nodes.h) is rerouted in the previous numbering,
  *    validated incrementally, laid out for the new fabric, a cold run's;
- *    not when its LID was the top one (the tables would shrink);
+ *    not when its LID was the top one (the tables would shrink); and when
+ *    it comes back, only its column is routed (validated incrementally),
+ *    the tables before it went;
  *  - it declines (-EAGAIN, the chain routes in full) when a cable
  *    appeared (the chain does not even ask), and the chain validates the
  *    result against the previous routes (incremental check).
@@ -39,6 +41,7 @@
 #include "routing/metrics.h"
 #include "routing/registry.h"
 #include "routing/reroute.h"
+#include "routing/reroute_nodes.h"
 #include "routing/validate.h"
 
 static struct sm_fabric *copy(const struct sm_fabric *f)
@@ -482,14 +485,13 @@ static void test_chain_host_gone(void **state)
 	assert_int_equal(sm_chain_new(r, "ftree,minhop", NULL, NULL, &c, err, sizeof(err)), 0);
 	struct sm_validate_prev prev = { .f = f0, .l = l0 };
 	uint32_t ca = first_ca(f0) + 77;
+	uint32_t lnode;
+	unsigned lport;
+	assert_true(nth_link(f0, 40, &lnode, &lport));
 	for (int k = 0; k < 3; k++) {
 		struct sm_fabric *g = without_node(f0, ca);
-		if (k == 2) {
-			uint32_t node;
-			unsigned port;
-			assert_true(nth_link(g, 40, &node, &port));
-			sm_fabric_unlink(g, node, port);
-		}
+		if (k == 2)
+			sm_fabric_unlink(g, sm_fabric_find_node(g, f0->nodes[lnode].guid), lport);
 		c->prev = k == 1 ? NULL : &prev;
 		c->reroute_from = &prev;
 		struct sm_plane_result res;
@@ -504,6 +506,32 @@ static void test_chain_host_gone(void **state)
 			assert_int_equal(out->sw_node[s], cold->sw_node[s]);
 		for (uint32_t n = 0; n < g->n_nodes; n++)
 			assert_int_equal(out->slot_of_node[n], cold->slot_of_node[n]);
+		/* it comes back (the sweep numbers it in again): its column routed, the rest kept */
+		struct sm_validate_prev gone = { .f = g, .l = out };
+		c->prev = k == 1 ? NULL : &gone;
+		c->reroute_from = &gone;
+		struct sm_lfts *back = NULL, *want = k == 2 ? NULL : l0;
+		if (k == 2) { /* the switch cable stays lost */
+			struct sm_fabric *h = copy(f0);
+			sm_fabric_unlink(h, lnode, lport);
+			want = fx_ftree_route(h);
+			assert_int_equal(sm_route_chain(c, h, 0, NULL, &back, &res), 0);
+			sm_fabric_free(h);
+		} else {
+			assert_int_equal(sm_route_chain(c, f0, 0, NULL, &back, &res), 0);
+		}
+		/* from a tree with a switch cable lost, ftree declines (engine.h: degraded already) */
+		assert_int_equal(res.rerouted, k != 2);
+		assert_int_equal(res.reroute_lids, k != 2);
+		assert_true(k != 0 || res.val.rechecked > 0);
+		assert_true(k != 2 || strstr(res.reroute_why, "degraded already"));
+		assert_same_lfts(back, want);
+		assert_int_equal(back->n_nodes, f0->n_nodes);
+		for (uint32_t n = 0; n < f0->n_nodes; n++)
+			assert_int_equal(back->slot_of_node[n], want->slot_of_node[n]);
+		if (want != l0)
+			sm_lfts_free(want);
+		sm_lfts_free(back);
 		sm_lfts_free(out);
 		sm_lfts_free(cold);
 		sm_fabric_free(g);
@@ -568,6 +596,38 @@ static void test_prepare(void **state)
 	sm_fabric_free(f);
 }
 
+/*
+ * The incremental validation's one accepted kind of new cable
+ * (sm_reroute_hosts_back()): an endpoint back at a switch with other
+ * endpoints; not a switch cable, not a leaf that had no endpoint left.
+ */
+static void test_hosts_back(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = tree(2, 16, 128);
+	uint32_t ca = first_ca(f0);
+	uint32_t leaf = sm_port(f0, ca, 1)->peer_node;
+	struct sm_fabric *f1 = copy(f0);
+	sm_fabric_unlink(f1, ca, 1);
+	assert_int_equal(sm_reroute_hosts_back(f0, f1, 0), 1);
+	assert_int_equal(sm_reroute_hosts_back(f1, f0, 0), 0); /* that is a cable lost */
+	uint32_t node;
+	unsigned port;
+	struct sm_fabric *f2 = copy(f1);
+	assert_true(nth_link(f2, 3, &node, &port));
+	sm_fabric_unlink(f2, node, port);
+	assert_int_equal(sm_reroute_hosts_back(f0, f2, 0), 0);
+	for (unsigned p = 1; p <= f1->nodes[leaf].nports; p++) {
+		uint32_t q = sm_port(f1, leaf, p)->peer_node;
+		if (q != SM_NONE && f1->nodes[q].type == SM_NODE_CA)
+			sm_fabric_unlink(f1, leaf, p);
+	}
+	assert_int_equal(sm_reroute_hosts_back(f0, f1, 0), 0);
+	sm_fabric_free(f2);
+	sm_fabric_free(f1);
+	sm_fabric_free(f0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -577,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_gone),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_chain_host_gone),
+		cmocka_unit_test(test_hosts_back),
 		cmocka_unit_test(test_prepare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,7 +45,10 @@
  * the other destinations keep theirs and the T's hit by lost switch
  * cables in the same sweep are routed again as usual (dests_kept());
  * if the indices did change (no common host-port layout), the whole
- * tree is routed again.
+ * tree is routed again. A destination that appeared (a host back, no
+ * cable lost: the chain's reroute_nodes.h) has its destination switch
+ * routed again, all of its LIDs, as a cold run routes them when every
+ * other destination kept its index.
  *
  * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
  * previous row of each switch that lost a cable, the hit T's routing:
@@ -334,6 +337,25 @@ static void find_hit(struct rr *r, const struct ft_model *m, const struct ft_mod
 	}
 }
 
+/*
+ * Destinations that appeared (a host back, stable index: model.h): their
+ * destination switch T is routed again, all of its LIDs (a T none of whose
+ * routes moved routes them as before, a cold run's). Returns how many.
+ */
+static uint32_t find_appeared(struct rr *r)
+{
+	uint32_t n = 0;
+	for (size_t lid = 1; lid < r->nl; lid++) {
+		uint32_t t = r->t_new[lid];
+		if (r->t_old[lid] != SM_NONE || t == SM_NONE)
+			continue;
+		n++;
+		r->n_hit += !r->hit[t];
+		r->hit[t] |= r->sw_lid[lid] ? HIT_SWITCH : HIT_CA;
+	}
+	return n;
+}
+
 /* The destinations of T to route again: all of them (a part would start its rotations elsewhere). */
 static const struct ft_dest *again(const struct rr *r, const struct ft_model *m, uint32_t t, uint32_t *nd)
 {
@@ -473,8 +495,9 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		goto out;
 	}
 	find_hit(&r, &m, &pm, rr->prev_fabric);
+	uint32_t appeared = find_appeared(&r);
 	rc = -EAGAIN;
-	if (r.n_hit && !dests_same && !dests_kept(&m, &pm)) {
+	if (r.n_hit && !dests_same && !(appeared ? !r.lids_gone && dests_kept(&pm, &m) : dests_kept(&m, &pm))) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
 		goto out;
 	}
