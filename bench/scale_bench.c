@@ -498,7 +498,8 @@ int main(int argc, char **argv)
 		 * into the spare one (model/lfts.h sm_lfts_prepare()): a reroute
 		 * then starts without copying 160 MB. Timed apart, not in a step.
 		 */
-		if (st->snap && st->snap->lfts && !(getenv("SCALE_BENCH_NO_PREPARE") && atoi(getenv("SCALE_BENCH_NO_PREPARE")))) {
+		const char *np = getenv("SCALE_BENCH_NO_PREPARE");
+		if (st->snap && st->snap->lfts && !(np && atoi(np))) {
 			double p0 = cpu_s();
 			int prc = sm_lfts_prepare(st->snap->lfts);
 			printf("prepare step=%s rc=%d cpu_s=%.4f\n", steps[k], prc, cpu_s() - p0);

@@ -50,11 +50,13 @@
  * routed again, all of its LIDs, as a cold run routes them when every
  * other destination kept its index.
  *
- * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
+ * Cost: a model build (O(switches + ports + LIDs); the previous fabric's
+ * is kept from when it was routed, stash.c, or built too), one scan of the
  * previous row of each switch that lost a cable, the hit T's routing:
  * O(hit T's x switches) plus their entries, and for each hit T one pass
- * over its columns in the table (one or two cache lines per switch). One aggregation-core link of a 40,960-host tree: 154 T's,
- * 2,426 LIDs (BENCHMARKS.md "Session 7, incr").
+ * over its columns in the table (one or two cache lines per switch). One
+ * aggregation-core link of a 40,960-host tree: 154 T's, 2,426 LIDs
+ * (BENCHMARKS.md "Session 7, incr"; "Session 8, rrft" for the costs).
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -465,8 +467,13 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 	ctx->msg[0] = 0;
 	r.out = ctx->out;
 	r.nl = (size_t)ctx->out->top_lid + 1;
-	/* either model refused: the full run gives the refusal (or routes what this cannot) */
-	if (ft_model_build(&pm, rr->prev_fabric, ctx->plane, rr->prev, state, ctx->msg, sizeof(ctx->msg)))
+	/*
+	 * The previous fabric's model: the one kept when it was routed
+	 * (stash.c), else built again. Either model refused: the full run
+	 * gives the refusal (or routes what this cannot).
+	 */
+	if (!ft_stash_take(state, ctx->plane, rr->prev_fabric, rr->prev, &pm) &&
+	    ft_model_build(&pm, rr->prev_fabric, ctx->plane, rr->prev, state, ctx->msg, sizeof(ctx->msg)))
 		return -EAGAIN;
 	if (ft_model_build(&m, ctx->fabric, ctx->plane, ctx->out, state, ctx->msg, sizeof(ctx->msg))) {
 		ft_model_free(&pm);
@@ -539,7 +546,7 @@ out:
 	free(r.scratch);
 	free(r.dest);
 	free(r.hit);
-	ft_model_free(&m);
+	ft_stash_put(state, ctx->plane, ctx->fabric, &m);   /* the next reroute starts from this fabric */
 	ft_model_free(&pm);
 	return rc;
 }

@@ -605,14 +605,15 @@ static void on_wake(struct sm_loop_src *s, int fd, unsigned revents, void *arg)
  * After a cycle, idle (the loop has the planes back): each plane's tables
  * copied into the spare table ahead of a reroute (model/lfts.h
  * sm_lfts_prepare(): 160 MB, 11-20 ms at 40k hosts, out of the reroute's
- * path). A cycle due meanwhile starts that much later. One spare per
- * table size: of several planes of one size, the last one's copy stays.
+ * path). A cycle due meanwhile starts that much later. One spare table:
+ * of several planes of one size, the first one prepared keeps it while
+ * its tables live (-EBUSY for the others: no copy made in vain).
  */
 static void prepare_reroute(struct smd_dmn *d, const struct sm_snapshot **keep)
 {
 	for (unsigned i = 0; i < d->n; i++) {
 		if (keep[i] && keep[i]->lfts && !atomic_load(&d->stopping))
-			(void)sm_lfts_prepare(keep[i]->lfts);   /* -ENOENT: no spare (small tables) */
+			(void)sm_lfts_prepare(keep[i]->lfts);   /* -ENOENT: no spare (small tables), -EBUSY */
 		sm_snapshot_unref(keep[i]);
 	}
 }

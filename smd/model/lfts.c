@@ -169,6 +169,12 @@ int sm_lfts_prepare(const struct sm_lfts *l)
 {
 	size_t sz = (size_t)l->n_switches * ((size_t)l->top_lid + 1);
 	const uint8_t *of = NULL;
+	pthread_mutex_lock(&spare.mu);
+	/* the copy of another live table (another plane's) stays: one spare, one copy per cycle at most */
+	int busy = spare.p && spare.n == sz && spare.of_ports && spare.of_ports != l->ports;
+	pthread_mutex_unlock(&spare.mu);
+	if (busy)
+		return -EBUSY;
 	uint8_t *p = take_spare(sz, &of);
 	if (!p)
 		return -ENOENT;
