@@ -501,20 +501,24 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		a->cpu_seconds = thread_cpu_sec() - c0;
 		ctx.msg[sizeof(ctx.msg) - 1] = 0;
 		const struct sm_validate_prev *vp = c->prev;
-		if (vp && rn.pfp)
+		if (vp && rn.pfp) {
 			c->prev = &rn.vprev; /* validated against the previous fabric in f's numbering */
+			rn.vprev.delta_out = vp->delta_out;
+		}
 		rc = accept_output(c, idx, rn.fp ? rn.fp : f, plane, l, a, &res->val, rr.changed);
 		c->prev = vp;
+		/* rn.prev holds vp->l's rows slot by slot (the switches keep their order): the delta is of vp->l */
+		if (vp && rn.pfp && vp->delta_out && *vp->delta_out && (*vp->delta_out)->prev == &rn.prev)
+			(*vp->delta_out)->prev = vp->l;
 		if (!rc && rn.fp && sm_reroute_relayout(l, f, plane))
 			rc = -ENOMEM; /* the tables for f: refused below, routed in full */
-		int renumbered = rn.fp || rn.pfp;
 		sm_reroute_renum_end(&rn);
 		if (!rc) {
 			res->rerouted = 1;
 			for (uint32_t lid = 0; lid <= l->top_lid; lid++)
 				res->reroute_lids += rr.changed[lid];
-			/* the program phase finds the tables it started from by node index: not after a renumbering */
-			if (c->reroute_changed && !renumbered)
+			/* the program phase finds the tables it started from by switch slot, the same in both numberings */
+			if (c->reroute_changed)
 				*c->reroute_changed = rr.changed;
 			else
 				free(rr.changed);

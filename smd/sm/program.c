@@ -18,7 +18,8 @@
  * unknown until their Sets are acknowledged (sm_lft_shadow_retarget: no
  * copy of the row). So the phase costs what changed, not the 3,584
  * switches' rows (at 40k hosts, one lost link: 1,228 blocks on 1,095
- * switches, 48 -> 2.5 ms of CPU).
+ * switches, 48 -> 2.5 ms of CPU). The previous row is that of the same
+ * switch slot: the same in both numberings when hosts went or came back.
  */
 #include "sm/phases.h"
 #include "sm/state.h"
@@ -91,8 +92,8 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 	if (!rc)
 		rc = sm_core_run(c);
 	/* after a reroute: on switches still holding the tables it started from, only its changed blocks */
-	const struct sm_lfts *prev = c->lft_changed && c->lft_prev && c->lft_prev->top_lid == l->top_lid ?
-		c->lft_prev : NULL;
+	const struct sm_lfts *prev = c->lft_changed && c->lft_prev && c->lft_prev->top_lid == l->top_lid &&
+		c->lft_prev->n_switches == l->n_switches ? c->lft_prev : NULL;
 	/* and where the incremental validation found them already, the blocks that differ (nothing compared) */
 	const struct sm_lft_delta *dl = c->lft_delta;
 	if (dl && !(prev && dl->l == l && dl->prev == prev && dl->changed == c->lft_changed &&
@@ -112,8 +113,13 @@ int sm_phase_program(struct sm_core *c, char *err, size_t errlen)
 			continue;
 		}
 		const uint8_t *row = sm_lfts_row(l, s);
-		uint32_t ps = prev && n < prev->n_nodes ? prev->slot_of_node[n] : SM_NONE;
-		const uint8_t *prow = ps != SM_NONE ? sm_lfts_row(prev, ps) : NULL;
+		/*
+		 * By switch slot, not node index: a reroute after hosts went or came
+		 * back renumbers the nodes but keeps the switches in order
+		 * (routing/reroute_nodes.c). A shadow that is not this row is told
+		 * apart by its row pointer (sm_lft_diff_known): compared in full.
+		 */
+		const uint8_t *prow = prev ? sm_lfts_row(prev, s) : NULL;
 		unsigned nb = dl ? sm_lft_diff_known(row, l->top_lid, &c->tab.shadow[n], prow, dl->blk + dl->off[s],
 						     dl->off[s + 1] - dl->off[s], blocks) :
 				   sm_lft_diff_changed(row, l->top_lid, &c->tab.shadow[n], prow,
