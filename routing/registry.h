@@ -104,6 +104,8 @@ struct sm_chain {
 	 * tables came from reroute(), *reroute_changed receives the engine's
 	 * per-LID map of what it changed ([top_lid + 1], 1 = the LID's column
 	 * may differ from reroute_from's; the caller frees it); else NULL.
+	 * Also after hosts went or came back (reroute_nodes.h): the nodes are
+	 * renumbered, the switch slots stay those of reroute_from's tables.
 	 */
 	uint8_t **reroute_changed;
 };
