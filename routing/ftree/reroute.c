@@ -37,7 +37,9 @@
  * lost cables' slots: ranks, components, up-slot
  * tables (a parent gone), index divisors, destinations and their order;
  * when a rerouted T leaves a leaf pair without an up/down path (the cold
- * run's refusal then says why). A destination that lost its cable (a
+ * run's refusal then says why); when the moved routes would make a cold
+ * run's repair pass run (repair.c, ft_repair_wanted: it may change any
+ * destination's entries, so it is left to the full run). A destination that lost its cable (a
  * host) is cleared from every switch; if that changed the host indices
  * and anything else must move, the whole tree is routed again.
  *
@@ -433,6 +435,10 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: a leaf pair lost every up/down path");
 			goto out;
 		}
+	}
+	if (ft_repair_wanted(&x)) { /* a cold run would repair (repair.c): do not repeat it here */
+		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: the moved routes need the repair pass");
+		goto out;
 	}
 	mark_changed(&r);
 	snprintf(ctx->msg, sizeof(ctx->msg),

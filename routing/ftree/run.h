@@ -136,6 +136,11 @@ void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t 
  */
 uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i);
 
+/* repair.c: after every destination is routed, a degraded tree's worst links relieved (see there). */
+int ft_repair_wanted(const struct ft_run *x);
+/* Entries changed (0: nothing to do, or the tree is too large to count). */
+uint64_t ft_repair(struct ft_run *x);
+
 /* Switch q's route for T's destination i is a conflict (displace.c) its children route around. */
 static inline int ft_conflict(const struct ft_run *x, uint32_t q, uint32_t i)
 {
