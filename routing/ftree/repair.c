@@ -9,7 +9,8 @@
  * can end two above the bound. This pass runs after every destination is
  * routed, and only when displace.c's own record of the moved routes (the
  * shift intervals per link, x->iv) says some link may carry more than
- * FT_REPAIR_ABOVE flows in one shift (1 ideal + the overlapping intervals).
+ * FT_REPAIR_ABOVE flows in one shift (1 ideal + the most intervals that
+ * cover one shift of a link, x->stack).
  *
  * It then counts every link's exact load per shift from the tables (each
  * source leaf's path toward each host; sources of one leaf take one path,
@@ -31,7 +32,8 @@
  * (routing/metrics_bound.c costs as much as the repair).
  *
  * Cost: nothing on a complete tree or when the intervals stay low (the
- * trigger is one sweep per link with a few intervals); when it runs, a
+ * trigger is displace.c's deepest overlap, x->stack, kept as it places
+ * each route); when it runs, a
  * byte per (directed link, shift) (trees above FT_REPAIR_CELLS cells are
  * left alone) and N^2 x path / hosts-per-leaf steps to count the loads,
  * plus N path walks per cell cleared.
@@ -49,63 +51,14 @@
 #define FT_REPAIR_ABOVE 3
 #define FT_REPAIR_CELLS ((size_t)64 << 20) /* directed links x shifts counted at most */
 
-/* Most intervals of one list covering a single shift (cyclic, mod n). */
-static unsigned list_depth(const struct ft_ivec *l, uint32_t n, uint32_t *ev)
-{
-	uint32_t ne = 0;
-	unsigned cur = 0, best = 0;
-	for (uint32_t k = 0; k < l->n; k++) {
-		uint32_t a = l->v[k].start, e = a + l->v[k].len;
-		if (e > n) { /* wraps: [a, n) and [0, e - n) */
-			ev[ne++] = 0 << 1 | 1;
-			ev[ne++] = (e - n) << 1;
-			e = n;
-		}
-		ev[ne++] = a << 1 | 1;
-		ev[ne++] = e << 1;
-	}
-	/* ends (even) sort before starts (odd) at the same shift: half-open intervals */
-	for (uint32_t i = 1; i < ne; i++) {
-		uint32_t v = ev[i], j = i;
-		for (; j > 0 && ev[j - 1] > v; j--)
-			ev[j] = ev[j - 1];
-		ev[j] = v;
-	}
-	for (uint32_t i = 0; i < ne; i++)
-		if (ev[i] & 1) {
-			if (++cur > best)
-				best = cur;
-		} else {
-			cur--;
-		}
-	return best;
-}
-
 int ft_repair_wanted(const struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
 	size_t ns = 2 * (size_t)m->up_off[m->nsw];
-	uint32_t cap = 0, *ev = NULL;
-	int want = 0;
 	if (!x->displaced || x->nidx < 2 || ns * x->nidx > FT_REPAIR_CELLS)
 		return 0; /* nothing moved, or too large to count (ft_repair) */
-	if (x->oom)
-		return 1;
-	for (size_t i = 0; i < ns && !want; i++) {
-		const struct ft_ivec *l = &x->iv[i];
-		if (l->n < FT_REPAIR_ABOVE)
-			continue; /* 1 ideal + fewer intervals: at most FT_REPAIR_ABOVE */
-		if (4 * l->n > cap) {
-			free(ev);
-			cap = 4 * l->n;
-			ev = malloc(cap * sizeof(*ev));
-			if (!ev)
-				return 0;
-		}
-		want = list_depth(l, x->nidx, ev) >= FT_REPAIR_ABOVE;
-	}
-	free(ev);
-	return want;
+	/* 1 ideal flow + the recorded intervals covering one shift of a link (displace.c keeps the most) */
+	return x->oom || x->stack >= FT_REPAIR_ABOVE;
 }
 
 struct rp {

@@ -88,6 +88,7 @@ struct ft_run {
 	uint64_t *ivmask;      /* [2 * up links] buckets of bw shifts that some interval of x->iv[] meets */
 	uint32_t bw;           /* shifts per bucket (bit b: shifts [b * bw, b * bw + bw)): nidx / 64 + 1 */
 	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
+	unsigned stack;        /* most recorded intervals of one list covering one shift (repair.c's trigger) */
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
