@@ -71,6 +71,7 @@ struct rp {
 	uint32_t *jn;      /* journal: switch, LID, old port (3 words per entry) */
 	uint32_t njn, jcap;
 	uint8_t *aff;      /* [n_hleaf] leaf passes the switch being moved */
+	uint8_t *rowmax;   /* [slot] most loaded cell of the link when max_load ran */
 	uint64_t moved;
 };
 
@@ -119,8 +120,11 @@ static uint32_t leaf_shifts(const struct rp *r, uint32_t l, uint32_t d, uint32_t
 static void add(struct rp *r, uint32_t slot, uint32_t a, uint32_t len, int delta)
 {
 	uint8_t *row = r->load + (size_t)slot * r->n;
-	for (uint32_t k = 0, s = a; k < len; k++, s = s + 1 == r->n ? 0 : s + 1)
-		row[s] = (uint8_t)(row[s] + delta);
+	uint32_t k1 = r->n - a < len ? r->n - a : len; /* [a, a + k1), then [0, len - k1) past the wrap */
+	for (uint32_t k = 0; k < k1; k++)
+		row[a + k] = (uint8_t)(row[a + k] + delta);
+	for (uint32_t k = 0; k < len - k1; k++)
+		row[k] = (uint8_t)(row[k] + delta);
 }
 
 static void count_loads(struct rp *r)
@@ -144,13 +148,19 @@ static void count_loads(struct rp *r)
 	}
 }
 
-static unsigned max_load(const struct rp *r)
+/* The most loaded cell, and each link's (r->rowmax). */
+static unsigned max_load(struct rp *r)
 {
-	size_t nc = (size_t)2 * r->m->up_off[r->m->nsw] * r->n;
+	size_t ns = 2 * (size_t)r->m->up_off[r->m->nsw];
 	uint8_t mx = 0;
-	for (size_t i = 0; i < nc; i++)
-		if (r->load[i] > mx)
-			mx = r->load[i];
+	for (size_t slot = 0; slot < ns; slot++) {
+		const uint8_t *row = r->load + slot * r->n;
+		uint8_t rm = 0;
+		for (uint32_t k = 0; k < r->n; k++)
+			rm = row[k] > rm ? row[k] : rm;
+		r->rowmax[slot] = rm;
+		mx = rm > mx ? rm : mx;
+	}
 	return mx;
 }
 
@@ -312,7 +322,7 @@ static int clear_level(struct rp *r, unsigned M)
 {
 	size_t ns = 2 * (size_t)r->m->up_off[r->m->nsw];
 	for (size_t slot = 0; slot < ns; slot++)
-		for (uint32_t k = 0; k < r->n; k++)
+		for (uint32_t k = 0; k < r->n && r->rowmax[slot] >= M; k++) /* moves add below M only */
 			while (r->load[slot * r->n + k] >= M)
 				if (relieve(r, (uint32_t)slot, k, M))
 					return -1;
@@ -330,7 +340,8 @@ uint64_t ft_repair(struct ft_run *x)
 	r.lid_of = calloc(r.n, sizeof(*r.lid_of));
 	r.t_of = malloc(r.n * sizeof(*r.t_of));
 	r.aff = calloc((size_t)x->n_hleaf + 1, 1);
-	if (!r.load || !r.lid_of || !r.t_of || !r.aff)
+	r.rowmax = malloc(cells / r.n);
+	if (!r.load || !r.lid_of || !r.t_of || !r.aff || !r.rowmax)
 		goto out;
 	for (uint32_t i = 0; i < r.n; i++)
 		r.t_of[i] = SM_NONE;
@@ -343,7 +354,7 @@ uint64_t ft_repair(struct ft_run *x)
 			}
 		}
 	count_loads(&r);
-	for (unsigned M = max_load(&r); M > FT_REPAIR_ABOVE; M--) {
+	for (unsigned M = max_load(&r); M > FT_REPAIR_ABOVE; M = max_load(&r)) {
 		uint64_t before = r.moved;
 		r.njn = 0;
 		if (!clear_level(&r, M))
@@ -361,6 +372,7 @@ out:
 	free(r.lid_of);
 	free(r.t_of);
 	free(r.aff);
+	free(r.rowmax);
 	free(r.jn);
 	return r.moved;
 }
