@@ -85,6 +85,7 @@ struct sm_validation {
 	unsigned cycle_len;      /* links in cycle[] (a prefix if the cycle is longer) */
 	uint32_t cycle[SM_VALIDATE_CYCLE_MAX]; /* egress port indices of one CDG cycle, in order */
 	uint32_t rechecked;      /* incremental: destination LIDs walked (0: a full validation) */
+	uint32_t walks;          /* incremental: switches the walks started from (changed or lost-cable entries) */
 	double seconds;
 	char msg[512];           /* one-line summary: "ok: ..." or the first problem */
 };
@@ -105,6 +106,22 @@ int sm_validate(const struct sm_fabric *f, unsigned plane, const struct sm_lfts 
 int sm_validate_ok(const struct sm_validation *v, unsigned flags);
 
 /*
+ * The 64-LID blocks in which a table differs from the one it was rerouted
+ * from, per switch slot (validate_incr.c finds them; the program phase
+ * then writes them without comparing the rows again).
+ */
+struct sm_lft_delta {
+	const struct sm_lfts *l, *prev;  /* the tables compared (identity: check before use) */
+	const uint8_t *changed;          /* the per-LID account the comparison trusted (NULL: none) */
+	uint32_t n_switches;             /* l's */
+	uint32_t *off;                   /* [n_switches + 1]: blocks of slot s are blk[off[s] .. off[s+1]) */
+	uint16_t *blk;                   /* ascending per slot */
+	uint64_t entries;                /* entries that differ */
+};
+
+void sm_lft_delta_free(struct sm_lft_delta *d);  /* accepts NULL */
+
+/*
  * Incremental validation after a reroute (validate_incr.c). prev: the
  * fabric and LFTs of the plane as last accepted (validated in full, or
  * incrementally from such), with the same node and port numbering.
@@ -119,14 +136,23 @@ struct sm_validate_prev {
 	 * (registry.c, accept_output) gets its account used.
 	 */
 	const uint8_t *changed;
+	/*
+	 * Optional: sm_validate_incremental() frees *delta_out and sets it to
+	 * NULL, then, when the incremental check applied, to the blocks that
+	 * differ between the tables it checked and l (the caller frees it).
+	 */
+	struct sm_lft_delta **delta_out;
 };
 
 /*
  * Like sm_validate(), but when f is prev->f minus links (same nodes, same
- * ports, same LIDs; links only removed), only the destinations that may have changed
- * are walked: v->rechecked > 0 and the counts are theirs; no credit-loop
- * check then (credit_loop -1: it needs every destination's routes). In
- * every other case a full sm_validate() (v->rechecked 0).
+ * ports, same LIDs; links only removed), only the switches whose entry
+ * changed (or names a lost cable) are walked, toward the LIDs concerned:
+ * v->rechecked > 0 (those LIDs), the verdict and the failure counts are
+ * the full check's; the other counts cover the LIDs found failing (walked
+ * in full for them) only; no credit-loop check (credit_loop -1: it needs
+ * every destination's routes). In every other case a full sm_validate()
+ * (v->rechecked 0).
  */
 int sm_validate_incremental(const struct sm_fabric *f, unsigned plane, const struct sm_lfts *l,
 			    const struct sm_validate_prev *prev, unsigned flags, struct sm_validation *v);

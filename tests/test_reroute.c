@@ -81,11 +81,9 @@ static int nth_link(const struct sm_fabric *f, unsigned k, uint32_t *node, unsig
  * ftree's reroute() of f from (pf, pl): its rc; *out the tables (NULL
  * unless 0), *lids the LIDs it marked changed.
  */
-static int reroute(const struct sm_fabric *f, const struct sm_fabric *pf, const struct sm_lfts *pl,
-		   struct sm_lfts **out, uint8_t **changed)
+static int reroute_with(void *st, const struct sm_fabric *f, const struct sm_fabric *pf, const struct sm_lfts *pl,
+			struct sm_lfts **out, uint8_t **changed)
 {
-	void *st = NULL;
-	char err[256];
 	struct sm_reroute rr = { .prev_fabric = pf, .prev = pl };
 	assert_true(sm_reroute_same_numbering(f, pf, 0, NULL, pl));
 	assert_int_equal(sm_reroute_removed(f, pf, (uint32_t **)&rr.removed, &rr.n_removed), 1);
@@ -94,10 +92,8 @@ static int reroute(const struct sm_fabric *f, const struct sm_fabric *pf, const 
 	struct sm_lfts *l = sm_lfts_dup(pl);
 	assert_non_null(l);
 	assert_non_null(sm_engine_reroute(&sm_engine_ftree));
-	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
 	struct sm_route_ctx ctx = { .fabric = f, .plane = 0, .out = l, .reroute = &rr };
 	int rc = sm_engine_ftree.reroute(st, &ctx);
-	sm_engine_ftree.free(st);
 	free((void *)rr.removed);
 	if (rc) {
 		sm_lfts_free(l);
@@ -107,6 +103,18 @@ static int reroute(const struct sm_fabric *f, const struct sm_fabric *pf, const 
 	}
 	*out = l;
 	*changed = rr.changed;
+	return rc;
+}
+
+/* The same with an engine state of its own (nothing kept from an earlier routing). */
+static int reroute(const struct sm_fabric *f, const struct sm_fabric *pf, const struct sm_lfts *pl,
+		   struct sm_lfts **out, uint8_t **changed)
+{
+	void *st = NULL;
+	char err[256];
+	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
+	int rc = reroute_with(st, f, pf, pl, out, changed);
+	sm_engine_ftree.free(st);
 	return rc;
 }
 
@@ -380,6 +388,100 @@ static void test_chain(void **state)
 	sm_fabric_free(f0);
 }
 
+/*
+ * The model kept from the last routing (routing/ftree/stash.c): a reroute
+ * from the fabric routed last takes it (an equal copy of that fabric
+ * too), one from another fabric builds its own; the tables are the cold
+ * run's either way.
+ */
+static void test_stash(void **state)
+{
+	(void)state;
+	void *st = NULL;
+	char err[256];
+	assert_int_equal(sm_engine_ftree.init(&st, NULL, NULL, err, sizeof(err)), 0);
+	struct sm_fabric *f0 = tree(3, 32, 2048);
+	struct sm_lfts *l0 = sm_lfts_new(f0, 0);
+	assert_non_null(l0);
+	struct sm_route_ctx ctx = { .fabric = f0, .plane = 0, .out = l0 };
+	assert_int_equal(sm_engine_ftree.route(st, &ctx), 0); /* keeps f0's model */
+	struct sm_fabric *g0 = copy(f0); /* equal to f0: the kept model serves it */
+	const unsigned links[] = { 5, 300, 2100, 7 };
+	for (unsigned i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		uint32_t node;
+		unsigned port;
+		assert_true(nth_link(f0, links[i], &node, &port));
+		struct sm_fabric *f1 = copy(f0);
+		sm_fabric_unlink(f1, node, port);
+		struct sm_lfts *cold = fx_ftree_route(f1), *inc = NULL;
+		uint8_t *changed = NULL;
+		/* 0: kept from route(); 1: f1-before's kept (another fabric); 2, 3: from g0, after a route() of f0 */
+		if (i >= 2) {
+			struct sm_lfts *again = sm_lfts_new(f0, 0);
+			ctx = (struct sm_route_ctx){ .fabric = f0, .plane = 0, .out = again };
+			assert_int_equal(sm_engine_ftree.route(st, &ctx), 0);
+			assert_same_lfts(again, l0);
+			sm_lfts_free(again);
+		}
+		assert_int_equal(reroute_with(st, f1, i >= 2 ? g0 : f0, l0, &inc, &changed), 0);
+		assert_same_lfts(inc, cold);
+		assert_true(diff_within(l0, inc, changed) > 0);
+		free(changed);
+		sm_lfts_free(inc);
+		sm_lfts_free(cold);
+		sm_fabric_free(f1);
+	}
+	sm_fabric_free(g0);
+	sm_lfts_free(l0);
+	sm_fabric_free(f0);
+	sm_engine_ftree.free(st);
+}
+
+/*
+ * The reroute's starting copy made ahead of time (model/lfts.c,
+ * sm_lfts_prepare()): sm_lfts_dup() then gives the same bytes, and a copy
+ * of a table that went is never taken for a newer one.
+ */
+static void test_prepare(void **state)
+{
+	(void)state;
+	struct sm_fabric *f = tree(3, 64, 2048);
+	struct sm_lfts *a = fx_ftree_route(f), *b = fx_ftree_route(f);
+	assert_true((size_t)a->n_switches * ((size_t)a->top_lid + 1) >= ((size_t)2 << 20)); /* has a spare */
+	b->ports[7] ^= 1;
+	sm_lfts_free(b); /* the spare, holding other bytes */
+	assert_int_equal(sm_lfts_prepare(a), 0);
+	assert_int_equal(sm_lfts_prepare(a), 0); /* already a copy */
+	struct sm_lfts *d = sm_lfts_dup(a);
+	assert_same_lfts(d, a);
+	sm_lfts_free(d);
+	/* prepared, then a goes: the tables made after it (perhaps at its address) are copied in full */
+	assert_int_equal(sm_lfts_prepare(a), 0);
+	sm_lfts_free(a);
+	struct sm_lfts *e = fx_ftree_route(f), *g = fx_ftree_route(f);
+	g->ports[3] ^= 1;
+	sm_lfts_free(e);
+	d = sm_lfts_dup(g);
+	assert_same_lfts(d, g);
+	sm_lfts_free(d);
+	/* a table written after the prepare of another: dup of the other is still right */
+	struct sm_lfts *h = fx_ftree_route(f); /* takes the spare */
+	e = fx_ftree_route(f);
+	sm_lfts_free(h);
+	assert_int_equal(sm_lfts_prepare(g), 0);
+	assert_int_equal(sm_lfts_prepare(e), -EBUSY); /* one spare: g's copy stays */
+	e->ports[11] ^= 1;
+	d = sm_lfts_dup(e);
+	assert_same_lfts(d, e);
+	sm_lfts_free(d);
+	d = sm_lfts_dup(g);
+	assert_same_lfts(d, g);
+	sm_lfts_free(d);
+	sm_lfts_free(e);
+	sm_lfts_free(g);
+	sm_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +490,8 @@ int main(void)
 		cmocka_unit_test(test_repair_declined),
 		cmocka_unit_test(test_host_gone),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_prepare),
+		cmocka_unit_test(test_stash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,6 +137,63 @@ static void check_fabric(struct fx_env *e, const struct sm_fabric *f, unsigned l
 	sm_lfts_free(l);
 }
 
+/*
+ * After a reroute (lft_writer.h sm_lft_shadow_retarget): a shadow sharing
+ * the old row moves to the new one with the blocks to write unknown; an
+ * acknowledged Set of what the row holds only marks its block known (no
+ * copy of the row), anything else takes a copy; a shadow that is not the
+ * old row's is left alone.
+ */
+static void test_lft_retarget(void **state)
+{
+	(void)state;
+	struct sm_lft_shadow s;
+	uint16_t top = 200, out[SM_LFT_MAX_BLOCKS];
+	uint8_t prev[201], row[201], blk[SM_LFT_BLOCK];
+	for (unsigned i = 0; i <= top; i++)
+		prev[i] = row[i] = (uint8_t)(1 + i % 5);
+	row[70] = 7;   /* block 1 */
+	row[199] = 8;  /* block 3 */
+	sm_lft_shadow_init(&s);
+	for (unsigned b = 0; b < 4; b++) {
+		sm_lft_block(prev, top, b, blk);
+		assert_int_equal(sm_lft_shadow_store(&s, b, blk), 0);
+	}
+	assert_int_equal(sm_lft_shadow_share(&s, prev, top), 1);
+	assert_null(s.ent);
+	uint8_t marks[4] = { 0, 1, 0, 1 };
+	unsigned nb = sm_lft_diff_changed(row, top, &s, prev, marks, out);
+	assert_int_equal(nb, 2);
+	sm_lft_shadow_retarget(&s, prev, row, top, out, nb);
+	assert_ptr_equal(s.row, row);
+	assert_int_equal(s.known[1], 0);
+	assert_int_equal(s.known[3], 0);
+	assert_int_equal(sm_lft_blocks_to_read(top, &s, out), 0);   /* s.top 0: nothing worth reading */
+	assert_int_equal(sm_lft_diff(row, top, &s, out), 2);
+	/* block 1's Set acknowledged: known, still no copy; the shadow then holds row but block 3 */
+	sm_lft_block(row, top, 1, blk);
+	assert_int_equal(sm_lft_shadow_store(&s, 1, blk), 0);
+	assert_null(s.ent);
+	assert_int_equal(s.known[1], 1);
+	assert_int_equal(sm_lft_shadow_share(&s, row, top), 0);   /* block 3 still unknown */
+	sm_lft_block(row, top, 3, blk);
+	assert_int_equal(sm_lft_shadow_store(&s, 3, blk), 0);
+	assert_null(s.ent);
+	assert_int_equal(sm_lft_shadow_share(&s, row, top), 1);
+	assert_int_equal(sm_lft_diff(row, top, &s, out), 0);
+	/* an answer that is not what the row holds: a copy of its own */
+	blk[5] = 9;
+	assert_int_equal(sm_lft_shadow_store(&s, 3, blk), 0);
+	assert_non_null(s.ent);
+	assert_null(s.row);
+	assert_int_equal(sm_lft_diff(row, top, &s, out), 1);
+	assert_int_equal(out[0], 3);
+	/* not prev's shadow (a copy of its own): retarget leaves it */
+	sm_lft_shadow_retarget(&s, prev, row, top, out, 1);
+	assert_int_equal(s.known[3], 1);
+	sm_lft_shadow_free(&s);
+}
+
 static void test_handbuilt_twice(void **state)
 {
 	(void)state;
@@ -369,6 +426,7 @@ int main(void)
 	const struct CMUnitTest lft[] = {
 		cmocka_unit_test(test_lft_block_padding),
 		cmocka_unit_test(test_lft_diff),
+		cmocka_unit_test(test_lft_retarget),
 	};
 	const struct CMUnitTest mock[] = {
 		cmocka_unit_test(test_handbuilt_twice),

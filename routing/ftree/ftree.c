@@ -8,8 +8,9 @@
  * The model (ranks, up-slot tables, destinations) is built by
  * ftree_model.c, the LFTs are filled by ftree_route.c; this file is the
  * engine descriptor and its option parsing. The state is the parsed
- * config only (read-only while routing); every route() builds and frees
- * its own model.
+ * config (read-only while routing) and the model each plane was routed
+ * with last, which a reroute() takes instead of building it again
+ * (stash.c).
  *
  * Destinations are indexed in the canonical host order of metrics.h
  * (pods contiguous, leaves by node GUID, hosts by leaf port), which is
@@ -37,6 +38,7 @@ static void ftree_free(void *state)
 	if (!c)
 		return;
 	free(c->roots);
+	ft_stash_free(c->stash);
 	free(c);
 }
 
@@ -77,18 +79,19 @@ static int parse_roots(struct ft_config *c, yaml_document_t *doc, yaml_node_t *v
 static int ftree_init(void **state, yaml_document_t *doc, yaml_node_t *node, char *err, size_t errlen)
 {
 	*state = NULL;
-	if (!node || (node->type == YAML_SCALAR_NODE && !node->data.scalar.length))
-		return 0; /* absent, or "ftree:" with an empty value */
-	if (node->type != YAML_MAPPING_NODE) {
+	/* absent, or "ftree:" with an empty value: no options */
+	int none = !node || (node->type == YAML_SCALAR_NODE && !node->data.scalar.length);
+	if (!none && node->type != YAML_MAPPING_NODE) {
 		snprintf(err, errlen, "ftree: line %lu: options must be a mapping", line_of(node));
 		return -EINVAL;
 	}
 	struct ft_config *c = calloc(1, sizeof(*c));
-	if (!c) {
+	if (!c || !(c->stash = ft_stash_new())) {
+		ftree_free(c);
 		snprintf(err, errlen, "ftree: out of memory");
 		return -ENOMEM;
 	}
-	for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = none ? NULL : node->data.mapping.pairs.start; p && p < node->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(doc, p->value);
 		int rc = -EINVAL;
@@ -119,7 +122,7 @@ static int ftree_route_plane(void *state, struct sm_route_ctx *ctx)
 	if (rc)
 		return rc;
 	rc = ft_route(&m, ctx->out, ctx->msg, sizeof(ctx->msg));
-	ft_model_free(&m);
+	ft_stash_put(state, ctx->plane, ctx->fabric, &m);   /* a reroute from these routes starts with it */
 	return rc;
 }
 

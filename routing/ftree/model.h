@@ -77,9 +77,12 @@ struct ft_model {
 };
 
 /* Optional configuration (YAML `ftree: {roots: [GUID, ...]}`). */
+struct ft_stash;
+
 struct ft_config {
 	uint64_t *roots;             /* switch node GUIDs of the top rank, any plane */
 	uint32_t n_roots;
+	struct ft_stash *stash;      /* the last model built, for reroute() (stash.c); may be NULL */
 };
 
 /*
@@ -104,5 +107,14 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 
 /* The engine's reroute() hook (reroute.c; state: struct ft_config or NULL). */
 int ft_reroute_plane(void *state, struct sm_route_ctx *ctx);
+
+/* stash.c: the model of the fabric and plane routed last (cfg NULL or without a stash: none kept). */
+struct ft_stash *ft_stash_new(void);
+void ft_stash_free(struct ft_stash *s);   /* accepts NULL */
+/* Keep m, built for f's plane, in place of the one kept (m is taken: zeroed, or freed). */
+void ft_stash_put(const struct ft_config *cfg, unsigned plane, const struct sm_fabric *f, struct ft_model *m);
+/* 1 and *m the kept model when it was built for a fabric equal to f (laid out as l), else 0. */
+int ft_stash_take(const struct ft_config *cfg, unsigned plane, const struct sm_fabric *f, const struct sm_lfts *l,
+		  struct ft_model *m);
 
 #endif

@@ -11,10 +11,11 @@
  * table, every parent on its paths still reaches T (its own route there
  * crossed nothing lost), so its ideal entries are still valid and nothing
  * of it is displaced. So only the T's hit are routed again, in routing
- * order, from fresh columns; every other LFT entry is kept. The columns are saved and cleared row by row (a few LIDs are one
- * cache line per switch), and when the LIDs to route again would need more
- * than FT_REROUTE_MAX_SAVED entries saved (a leaf's uplink: every leaf has
- * a host on that slot, so every T is hit) a full run is as cheap.
+ * order, from fresh columns; every other LFT entry is kept. A T is routed
+ * into a small table of its own LIDs and merged into the full one after
+ * (route_t(), merge_t()), and when the LIDs to route again would be more
+ * than FT_REROUTE_MAX_SAVED entries (a leaf's uplink: every leaf has a
+ * host on that slot, so every T is hit) a full run is as cheap.
  *
  * The tree must have been complete before the loss (no up slot missing).
  * Then the result is a cold ftree run's on the degraded tree for every
@@ -43,11 +44,13 @@
  * host) is cleared from every switch; if that changed the host indices
  * and anything else must move, the whole tree is routed again.
  *
- * Cost: two model builds (O(switches + ports + LIDs)), one scan of the
+ * Cost: a model build (O(switches + ports + LIDs); the previous fabric's
+ * is kept from when it was routed, stash.c, or built too), one scan of the
  * previous row of each switch that lost a cable, the hit T's routing:
- * O(hit T's x switches) plus their entries, and two row-major passes over
- * their columns. One aggregation-core link of a 40,960-host tree: 154 T's,
- * 2,426 LIDs (BENCHMARKS.md "Session 7, incr").
+ * O(hit T's x switches) plus their entries, and for each hit T one pass
+ * over its columns in the table (one or two cache lines per switch). One
+ * aggregation-core link of a 40,960-host tree: 154 T's, 2,426 LIDs
+ * (BENCHMARKS.md "Session 7, incr"; "Session 8, rrft" for the costs).
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -123,9 +126,9 @@ struct rr {
 	uint8_t *sw_lid;           /* [nl] the LID is a switch's own (a destination with port 0) */
 	uint32_t *idx;             /* [nl] spreading index of the destination (new model) */
 	uint32_t *stamp, *queue, gen; /* [nsw] for ancestor() */
-	uint16_t *lids;            /* the LIDs routed again, ascending */
-	uint32_t n_lids;
-	uint8_t *old;              /* [switches x n_lids] their entries before */
+	uint32_t n_lids;           /* the LIDs routed again */
+	struct ft_dest *dest;      /* the model's destinations, the hit T's numbered 0 .. nd - 1 (count_lids) */
+	uint8_t *scratch;          /* [switches x a T's LIDs] T's new entries (route_t) */
 	uint32_t n_hit, lids_gone;
 	uint64_t entries;          /* entries that differ from the previous routes */
 };
@@ -309,75 +312,96 @@ static const struct ft_dest *again(const struct rr *r, const struct ft_model *m,
 }
 
 /*
- * The LIDs routed again, ascending, into r->lids; their previous entries
- * (ctx->out started as their copy) saved in r->old and cleared, row by
- * row (the columns of a few LIDs are one cache line per switch: walking
- * them switch after switch for each destination was most of the time).
- * 0, -EAGAIN when so many that a full run is cheaper, -ENOMEM.
+ * The LIDs to route again (one entry per switch each): 0, or -EAGAIN when
+ * so many that a full run is as cheap (a leaf's uplink: every T is hit).
+ * Each hit T's destinations get LIDs 0 .. nd - 1 in r->dest (the copy of
+ * the model's that the routing run sees, route_t()) and r->scratch room
+ * for the largest T's rows.
  */
-static int clear_lids(struct rr *r, const struct ft_model *m)
+static int count_lids(struct rr *r, const struct ft_model *m)
 {
-	uint8_t *mark = calloc(r->nl, 1);
-	if (!mark)
-		return -ENOMEM;
-	uint32_t n = 0;
+	uint32_t n = 0, most = 0;
 	for (uint32_t t = 0; t < m->nsw; t++) {
 		if (!r->hit[t])
 			continue;
 		uint32_t nd;
-		const struct ft_dest *d0 = again(r, m, t, &nd);
-		for (uint32_t i = 0; i < nd; i++)
-			if (d0[i].lid < r->nl && !mark[d0[i].lid]) {
-				mark[d0[i].lid] = 1;
-				n++;
-			}
+		(void)again(r, m, t, &nd);
+		n += nd;
+		most = nd > most ? nd : most;
+		for (uint32_t k = 0; k < nd; k++)
+			r->dest[m->dest_off[t] + k].lid = (uint16_t)k;
 	}
-	uint32_t ns = r->out->n_switches;
-	if ((size_t)n * ns > FT_REROUTE_MAX_SAVED) {
-		free(mark);
-		r->n_lids = n;
+	r->n_lids = n;
+	if ((size_t)n * r->out->n_switches > FT_REROUTE_MAX_SAVED)
 		return -EAGAIN;
-	}
-	r->lids = malloc(((size_t)n + 1) * sizeof(*r->lids));
-	r->old = malloc((size_t)n * ns + 1);
-	if (!r->lids || !r->old) {
-		free(mark);
-		return -ENOMEM;
-	}
-	r->n_lids = 0;
-	for (size_t lid = 0; lid < r->nl; lid++)
-		if (mark[lid])
-			r->lids[r->n_lids++] = (uint16_t)lid;
-	free(mark);
-	uint8_t *old = r->old;
-	for (uint32_t s = 0; s < ns; s++) {
-		uint8_t *row = sm_lfts_row(r->out, s);
-		for (uint32_t k = 0; k < r->n_lids; k++, old++) {
-			*old = row[r->lids[k]];
-			row[r->lids[k]] = SM_LFT_NONE;
-		}
-	}
-	return 0;
+	r->scratch = malloc((size_t)most * r->out->n_switches + 1);
+	return r->scratch ? 0 : -ENOMEM;
 }
 
-/* Count and mark the entries that differ from the saved ones. */
-static void mark_changed(struct rr *r)
+/* Leading destinations of d0[0 .. nd) with consecutive LIDs (a leaf's hosts): one run of row bytes. */
+static uint32_t lid_run(const struct ft_dest *d0, uint32_t nd)
 {
-	const uint8_t *old = r->old;
-	for (uint32_t s = 0; s < r->out->n_switches; s++) {
-		const uint8_t *row = sm_lfts_row(r->out, s);
-		for (uint32_t k = 0; k < r->n_lids; k++, old++)
-			if (row[r->lids[k]] != *old) {
-				r->entries++;
-				r->rr->changed[r->lids[k]] = 1;
-			}
+	uint32_t k = nd ? 1 : 0;
+	while (k < nd && d0[k].lid == d0[k - 1].lid + 1)
+		k++;
+	return k;
+}
+
+/*
+ * Route T again into a table of its own LIDs only: r->scratch, a row of
+ * nd bytes per switch, all SM_LFT_NONE, T's destinations numbered 0 .. nd
+ * - 1 (r->dest, seen by the run through its model). The routing reads
+ * and writes T's columns only, through x->col and x->nl, so it gives the
+ * same entries as in the full table; 3,584 rows of 17 bytes at 40k hosts
+ * stay in the cache (routing into the table itself, after saving and
+ * clearing T's columns there, and comparing them after, walked 2 x 3,584
+ * scattered cache lines three times per T).
+ */
+static void route_t(struct rr *r, struct ft_run *x, uint32_t t, uint32_t nd)
+{
+	memset(r->scratch, SM_LFT_NONE, (size_t)nd * r->out->n_switches);
+	x->col = r->scratch;
+	x->nl = nd;
+	ft_route_dests(x, t, r->dest + x->m->dest_off[t], nd);
+}
+
+/* T's new entries (route_t()) into the table at T's LIDs d0: count and mark those that differ. */
+static void merge_t(struct rr *r, const struct ft_dest *d0, uint32_t nd)
+{
+	uint32_t run = lid_run(d0, nd);
+	const uint8_t *src = r->scratch;
+	uint8_t diff[256] = { 0 }; /* per destination (the first 256): some switch's entry differs */
+	const uint32_t ns = r->out->n_switches, ahead = 8; /* rows 44 KB apart: fetch T's lines a few rows ahead */
+	for (uint32_t s = 0; s < ns; s++, src += nd) {
+		uint8_t *row = sm_lfts_row(r->out, s);
+		uint32_t k = 0;
+		if (s + ahead < ns) {
+			const uint8_t *next = sm_lfts_row(r->out, s + ahead);
+			__builtin_prefetch(next + d0[0].lid, 1);
+			__builtin_prefetch(next + d0[nd - 1].lid, 1);
+		}
+		if (run && !memcmp(row + d0[0].lid, src, run))
+			k = run;
+		for (; k < nd; k++) {
+			uint8_t *e = &row[d0[k].lid];
+			if (*e == src[k])
+				continue;
+			r->entries++;
+			if (k < sizeof(diff))
+				diff[k] = 1;
+			else
+				r->rr->changed[d0[k].lid] = 1;
+			*e = src[k];
+		}
 	}
+	for (uint32_t k = 0; k < nd && k < sizeof(diff); k++)
+		r->rr->changed[d0[k].lid] |= diff[k];
 }
 
 int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 {
 	const struct sm_reroute *rr = ctx ? ctx->reroute : NULL;
-	struct ft_model m, pm;
+	struct ft_model m, pm, mr;
 	struct rr r = { .rr = rr };
 	struct ft_run x;
 	int rc, dests_same = 0;
@@ -388,8 +412,13 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 	ctx->msg[0] = 0;
 	r.out = ctx->out;
 	r.nl = (size_t)ctx->out->top_lid + 1;
-	/* either model refused: the full run gives the refusal (or routes what this cannot) */
-	if (ft_model_build(&pm, rr->prev_fabric, ctx->plane, rr->prev, state, ctx->msg, sizeof(ctx->msg)))
+	/*
+	 * The previous fabric's model: the one kept when it was routed
+	 * (stash.c), else built again. Either model refused: the full run
+	 * gives the refusal (or routes what this cannot).
+	 */
+	if (!ft_stash_take(state, ctx->plane, rr->prev_fabric, rr->prev, &pm) &&
+	    ft_model_build(&pm, rr->prev_fabric, ctx->plane, rr->prev, state, ctx->msg, sizeof(ctx->msg)))
 		return -EAGAIN;
 	if (ft_model_build(&m, ctx->fabric, ctx->plane, ctx->out, state, ctx->msg, sizeof(ctx->msg))) {
 		ft_model_free(&pm);
@@ -407,7 +436,13 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 	r.hit = calloc((size_t)m.nsw + 1, 1);
 	r.stamp = calloc((size_t)m.nsw + 1, sizeof(*r.stamp));
 	r.queue = malloc(((size_t)m.nsw + 1) * sizeof(*r.queue));
-	if (!r.t_new || !r.t_old || !r.hit || !r.stamp || !r.queue || ft_run_init(&x, &m, ctx->out)) {
+	/* the run sees the model with its own copy of the destinations (count_lids() renumbers the hit T's) */
+	r.dest = malloc(((size_t)m.n_dest + 1) * sizeof(*r.dest));
+	if (r.dest)
+		memcpy(r.dest, m.dest, (size_t)m.n_dest * sizeof(*r.dest));
+	mr = m;
+	mr.dest = r.dest;
+	if (!r.t_new || !r.t_old || !r.hit || !r.stamp || !r.queue || !r.dest || ft_run_init(&x, &mr, ctx->out)) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: out of memory");
 		goto out;
 	}
@@ -417,7 +452,7 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
 		goto out;
 	}
-	rc = clear_lids(&r, &m);
+	rc = count_lids(&r, &m);
 	if (rc) {
 		if (rc == -EAGAIN)
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: %u destination switches and %u "
@@ -430,17 +465,19 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		if (!r.hit[t])
 			continue;
 		const struct ft_dest *d0 = again(&r, &m, t, &nd);
-		ft_route_dests(&x, t, d0, nd);
+		if (!nd)
+			continue;
+		route_t(&r, &x, t, nd);
 		if (ft_bad_pairs(&x, t, &bad_from)) {
 			snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: a leaf pair lost every up/down path");
 			goto out;
 		}
+		merge_t(&r, d0, nd);
 	}
 	if (ft_repair_wanted(&x)) { /* a cold run would repair (repair.c): do not repeat it here */
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: the moved routes need the repair pass");
 		goto out;
 	}
-	mark_changed(&r);
 	snprintf(ctx->msg, sizeof(ctx->msg),
 		 "ftree: incremental: %u of %u destination switches routed again, %u LIDs gone, %" PRIu64
 		 " entries changed; %" PRIu64 " routes moved off missing links",
@@ -454,10 +491,10 @@ out:
 	free(r.idx);
 	free(r.stamp);
 	free(r.queue);
-	free(r.old);
-	free(r.lids);
+	free(r.scratch);
+	free(r.dest);
 	free(r.hit);
-	ft_model_free(&m);
+	ft_stash_put(state, ctx->plane, ctx->fabric, &m);   /* the next reroute starts from this fabric */
 	ft_model_free(&pm);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * refused), grown at 50% load.
  */
 #include "model/fabric.h"
+#include "model/spare.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,15 +15,15 @@
 
 void sm_guid_map_free(struct sm_guid_map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	sm_spare_give(m->keys, (size_t)m->cap * sizeof(*m->keys));
+	sm_spare_give(m->vals, (size_t)m->cap * sizeof(*m->vals));
 	memset(m, 0, sizeof(*m));
 }
 
 static int gmap_resize(struct sm_guid_map *m, uint32_t cap)
 {
-	struct sm_guid_map n = { .keys = calloc(cap, sizeof(*n.keys)), .vals = calloc(cap, sizeof(*n.vals)),
-				 .cap = cap, .count = m->count };
+	struct sm_guid_map n = { .keys = sm_spare_take_zero((size_t)cap * sizeof(*n.keys)),
+				 .vals = sm_spare_take_zero((size_t)cap * sizeof(*n.vals)), .cap = cap, .count = m->count };
 
 	if (!n.keys || !n.vals) {
 		sm_guid_map_free(&n);
@@ -97,8 +98,8 @@ void sm_fabric_free(struct sm_fabric *f)
 {
 	if (!f)
 		return;
-	free(f->nodes);
-	free(f->ports);
+	sm_spare_give(f->nodes, (size_t)f->cap_nodes * sizeof(*f->nodes));
+	sm_spare_give(f->ports, (size_t)f->cap_ports * sizeof(*f->ports));
 	sm_guid_map_free(&f->node_by_guid);
 	sm_guid_map_free(&f->port_by_guid);
 	for (unsigned i = 0; i < SM_MAX_PLANES; i++)
@@ -116,7 +117,8 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 			return -ENOMEM;
 		nc *= 2;
 	}
-	void *p = realloc(*arr, (size_t)nc * elem);
+	/* a first array of a fabric as large as the last one's: its spare (spare.h) */
+	void *p = *arr ? realloc(*arr, (size_t)nc * elem) : sm_spare_take((size_t)nc * elem);
 	if (!p)
 		return -ENOMEM;
 	*arr = p;
@@ -360,6 +362,32 @@ void sm_fabric_count(const struct sm_fabric *f, int plane, struct sm_fabric_coun
 	}
 }
 
+void sm_fabric_drop_lids(struct sm_fabric *f, unsigned keep_name)
+{
+	unsigned np = keep_name + 1 > 1 ? keep_name + 1 : 1;
+	for (uint32_t i = 0; i < f->n_ports; i++) {
+		f->ports[i].lid = 0;
+		f->ports[i].lmc = 0;
+	}
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		if (f->nodes[n].plane + 1u > np)
+			np = f->nodes[n].plane + 1u;
+	for (unsigned i = 0; i < SM_MAX_PLANES; i++) {
+		struct sm_plane *pl = &f->planes[i];
+		char name[sizeof(pl->name)];
+		memcpy(name, pl->name, sizeof(name));
+		free(pl->lid_map);
+		memset(pl, 0, sizeof(*pl));
+		if (i == keep_name)
+			memcpy(pl->name, name, sizeof(name));
+		else
+			snprintf(pl->name, sizeof(pl->name), "plane%u", i);
+		pl->sm_port = SM_NONE;
+		pl->subnet_prefix = 0xfe80000000000000ULL;
+	}
+	f->n_planes = (uint8_t)(np < SM_MAX_PLANES ? np : SM_MAX_PLANES);
+}
+
 size_t sm_fabric_mem_bytes(const struct sm_fabric *f)
 {
 	size_t b = sizeof(*f);
@@ -459,6 +487,20 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		if (cap != maps[i]->cap && (rc = gmap_resize(maps[i], cap)))
 			return rc;
 	}
+	/*
+	 * Into an empty fabric with maps of the source's size: the source's
+	 * maps as they are (indices do not shift), not 90k puts at 40k hosts.
+	 * Not when src's node map holds more than its nodes (an add_node
+	 * that failed half way leaves an entry).
+	 */
+	int copy_maps = !dst->n_nodes && !dst->n_ports && smaps[0]->count == src->n_nodes;
+	for (i = 0; i < 2; i++)
+		copy_maps = copy_maps && !maps[i]->count && maps[i]->cap == smaps[i]->cap;
+	for (i = 0; i < 2 && copy_maps; i++) {
+		memcpy(maps[i]->keys, smaps[i]->keys, (size_t)smaps[i]->cap * sizeof(*smaps[i]->keys));
+		memcpy(maps[i]->vals, smaps[i]->vals, (size_t)smaps[i]->cap * sizeof(*smaps[i]->vals));
+		maps[i]->count = smaps[i]->count;
+	}
 	for (i = 0; i < SM_MAX_PLANES; i++) {
 		if (!src->planes[i].lid_map || dst->planes[i].lid_map)
 			continue;
@@ -474,7 +516,8 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		struct sm_node *nd = &dst->nodes[nbase + n];
 		*nd = src->nodes[n];
 		nd->port0 += pbase;
-		(void)sm_guid_map_put(&dst->node_by_guid, nd->guid, nbase + n);
+		if (!copy_maps)
+			(void)sm_guid_map_put(&dst->node_by_guid, nd->guid, nbase + n);
 		add_ports += nd->nports + 1u;
 		if (nd->plane >= dst->n_planes)
 			dst->n_planes = (uint8_t)(nd->plane + 1);
@@ -486,7 +529,7 @@ int sm_fabric_append(struct sm_fabric *dst, const struct sm_fabric *src, uint32_
 		if (pt->peer_node != SM_NONE)
 			pt->peer_node += nbase;
 		const struct sm_node *nd = &dst->nodes[pt->node];
-		if (pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
+		if (!copy_maps && pt->guid && (nd->type != SM_NODE_SWITCH || pt->num == 0))
 			(void)sm_guid_map_put(&dst->port_by_guid, pt->guid, pbase + i);
 		if (pt->lid) {
 			struct sm_plane *pl = &dst->planes[nd->plane];

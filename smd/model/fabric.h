@@ -198,6 +198,14 @@ int sm_fabric_add_plane(struct sm_fabric *f, unsigned plane, const char *name);
 
 void sm_fabric_set_desc(struct sm_fabric *f, uint32_t n, const char *desc);
 
+/*
+ * What a fabric rebuilt from f's nodes, ports and links alone holds, in
+ * place: no LID on any port, no LID map, every plane record as
+ * sm_fabric_new() makes it (plane `keep_name` keeps its name), n_planes as
+ * its nodes and that plane need. Nodes, ports and links are untouched.
+ */
+void sm_fabric_drop_lids(struct sm_fabric *f, unsigned keep_name);
+
 /* Counts over one plane, or over all planes with plane < 0. */
 void sm_fabric_count(const struct sm_fabric *f, int plane, struct sm_fabric_counts *c);
 

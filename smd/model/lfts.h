@@ -30,6 +30,15 @@ struct sm_lfts {
 struct sm_lfts *sm_lfts_new(const struct sm_fabric *f, unsigned plane);
 void sm_lfts_free(struct sm_lfts *l);  /* accepts NULL */
 struct sm_lfts *sm_lfts_dup(const struct sm_lfts *l);
+/*
+ * Copy l into the spare table now (idle time), so that the next
+ * sm_lfts_dup(l) (a reroute starting from l) copies nothing. l must not be
+ * written after this while it lives (a state's tables). 0, -ENOENT: no
+ * spare table of l's size (nothing freed yet; tables under 2 MB have none),
+ * or -EBUSY: the spare is the copy of another live table (another plane's
+ * of the same size: there is one spare, kept for the first one prepared).
+ */
+int sm_lfts_prepare(const struct sm_lfts *l);
 
 static inline uint8_t *sm_lfts_row(const struct sm_lfts *l, uint32_t slot)
 {

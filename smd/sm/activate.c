@@ -59,26 +59,46 @@ static int set_state_round(struct sm_core *c, uint8_t from, uint8_t to)
 	return rc;
 }
 
-int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
+/* The link ports and those ACTIVE into sum; 1 if a port that must end ACTIVE is INIT or ARMED. */
+static int count_ports(const struct sm_core *c, struct sm_summary *sum)
 {
-	int rc = set_state_round(c, SM_PORT_INIT, SM_PORT_ARMED);
-	if (!rc)
-		rc = set_state_round(c, SM_PORT_ARMED, SM_PORT_ACTIVE);
-	if (rc) {
-		snprintf(err, errlen, "activating ports failed: %s", strerror(-rc));
-		return rc;
-	}
 	const struct sm_fabric *f = c->f;
+	int pending = 0;
+	sum->link_ports = sum->active_ports = 0;
 	for (uint32_t n = 0; n < f->n_nodes; n++) {
 		const struct sm_node *nd = &f->nodes[n];
-		for (unsigned p = 1; p <= nd->nports; p++) {
+		for (unsigned p = 0; p <= nd->nports; p++) {
 			uint32_t idx = nd->port0 + p;
-			if (!c->tab.pi_ok[idx] || f->ports[idx].peer_node == SM_NONE)
+			if (!pending && link_port(c, n, p) && (c->tab.pi[idx].port_state == SM_PORT_INIT ||
+								c->tab.pi[idx].port_state == SM_PORT_ARMED))
+				pending = 1;
+			if (!p || f->ports[idx].peer_node == SM_NONE || !c->tab.pi_ok[idx])
 				continue;
 			sum->link_ports++;
 			if (c->tab.pi[idx].port_state == SM_PORT_ACTIVE)
 				sum->active_ports++;
 		}
+	}
+	return pending;
+}
+
+int sm_phase_activate(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
+{
+	int rc;
+	/* nothing to arm or activate (a reroute): one pass over the ports instead of three */
+	if (!count_ports(c, sum)) {
+		rc = sm_core_run(c);   /* nothing queued: what the rounds' runs would return */
+	} else {
+		rc = set_state_round(c, SM_PORT_INIT, SM_PORT_ARMED);
+		if (!rc)
+			rc = set_state_round(c, SM_PORT_ARMED, SM_PORT_ACTIVE);
+		if (!rc)
+			count_ports(c, sum);
+	}
+	if (rc) {
+		sum->link_ports = sum->active_ports = 0;
+		snprintf(err, errlen, "activating ports failed: %s", strerror(-rc));
+		return rc;
 	}
 	return 0;
 }

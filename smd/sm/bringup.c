@@ -220,13 +220,16 @@ static int route(struct sm_core *c, struct sm_chain *chain, struct sm_summary *s
 	 * check when links were added or too much changed).
 	 */
 	const struct sm_snapshot *ps = c->incremental_ok && sm_state_valid(c->state) ? c->state->snap : NULL;
-	struct sm_validate_prev prev = { .f = ps ? ps->fabric : NULL, .l = ps ? ps->lfts : NULL };
+	struct sm_validate_prev prev = { .f = ps ? ps->fabric : NULL, .l = ps ? ps->lfts : NULL,
+					 .delta_out = &c->lft_delta };
 	if (prev.f && prev.l && !cfg->validate_full)
 		chain->prev = &prev;
 	/* and the engine may start from them (engine.h reroute(): only what crossed a lost link moves) */
 	free(c->lft_changed);
 	c->lft_changed = NULL;
 	c->lft_prev = NULL;
+	sm_lft_delta_free(c->lft_delta);
+	c->lft_delta = NULL;
 	if (prev.f && prev.l && !cfg->route_full) {
 		chain->reroute_from = &prev;
 		chain->reroute_changed = &c->lft_changed;
@@ -235,8 +238,12 @@ static int route(struct sm_core *c, struct sm_chain *chain, struct sm_summary *s
 	chain->prev = NULL;
 	chain->reroute_from = NULL;
 	chain->reroute_changed = NULL;
-	if (c->lft_changed)
+	if (c->lft_changed) {
 		c->lft_prev = prev.l;   /* the state's snapshot holds it until the program phase ends */
+	} else {
+		sm_lft_delta_free(c->lft_delta);   /* not of the tables accepted */
+		c->lft_delta = NULL;
+	}
 	sum->validate_rechecked = res.val.rechecked;
 	sum->validate_s = res.validate_seconds;
 	sum->route_incremental = (uint32_t)res.rerouted;

@@ -11,6 +11,7 @@
 #include "sm/core.h"
 #include "sm/neighbours.h"
 #include "routing/mcast.h"
+#include "routing/validate.h"
 #include "sm/snapshot.h"
 #include "sm/state.h"
 
@@ -252,6 +253,8 @@ void sm_core_reset(struct sm_core *c)
 	free(c->lft_changed);
 	c->lft_changed = NULL;
 	c->lft_prev = NULL;
+	sm_lft_delta_free(c->lft_delta);
+	c->lft_delta = NULL;
 	free(c->delta_lost);
 	c->delta_lost = NULL;
 	free(c->delta_port);

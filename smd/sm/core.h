@@ -43,6 +43,7 @@ enum sm_req_kind {
 
 struct sm_core;
 struct sm_req;
+struct sm_lft_delta;             /* routing/validate.h */
 
 /* What handles the answer to a request (not called for a cancelled one). */
 typedef void sm_req_fn(struct sm_core *c, const struct sm_req *rq, const struct sm_txn_result *r);
@@ -102,6 +103,7 @@ struct sm_core {
 	uint32_t delta_ports;          /* ... its entries */
 	uint8_t *delta_fresh;          /* per port of c->f after it: one end of a link that came up (or a new node's) */
 	uint32_t delta_links_up, delta_nodes_new, delta_switches_gone;
+	uint32_t delta_unlinks;        /* links it removed so far (a path may have crossed one) */
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */
 	uint32_t late_traps;
 	const struct sm_lfts *lfts;
@@ -110,10 +112,14 @@ struct sm_core {
 	 * tables it started from, and lft_changed, its per-LID map of what it
 	 * changed ([top_lid + 1]); the program phase then compares only the
 	 * blocks holding changed LIDs on switches whose shadow is lft_prev's
-	 * row. NULL otherwise.
+	 * row. NULL otherwise. lft_delta: the blocks that differ from
+	 * lft_prev's, per switch, as the incremental validation found them
+	 * (routing/validate.h; the program phase then compares nothing);
+	 * NULL when it did not run.
 	 */
 	const struct sm_lfts *lft_prev;
 	uint8_t *lft_changed;
+	struct sm_lft_delta *lft_delta;
 	struct sm_mfts *mfts;          /* computed by the MFT phase (mft.c), then moved into the snapshot */
 	uint32_t set_errors;
 	uint32_t lft_blocks_written, lft_blocks_read, lft_switches_written;

@@ -116,8 +116,10 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 	int came_up = up && !was_up && pt->peer_node == SM_NONE;
 	int bounced = up && was_up && old->port_state == SM_PORT_ACTIVE && pi.port_state == SM_PORT_INIT;
 	if ((came_up || bounced) && idx < c->delta_ports) {
-		if (bounced)
+		if (bounced) {
 			sm_fabric_unlink(f, rq->node, rq->port);
+			c->delta_unlinks++;
+		}
 		c->delta_port[idx] |= DELTA_UP;
 		sm_sweep_take_pi(c, rq->node, rq->port, &pi);   /* queued: explored after every level is asked */
 		return;
@@ -140,6 +142,7 @@ static void on_delta_pi(struct sm_core *c, const struct sm_req *rq, const struct
 		c->tab.pi[pp - f->ports].port_state = SM_PORT_DOWN;
 		sm_fabric_unlink(f, rq->node, rq->port);
 		c->delta_links_down++;
+		c->delta_unlinks++;
 	}
 }
 
@@ -266,7 +269,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	const struct sm_state *st = c->state;
 	const struct sm_fabric *sf = sm_state_fabric(st);
 	uint8_t *keep = NULL, *reached = NULL, *asked = NULL;
-	uint32_t *queue = NULL;
+	uint32_t *queue = NULL, *sw = NULL;
 	struct fresh *fresh = NULL;
 	uint32_t n_fresh = 0;
 	int rc;
@@ -274,7 +277,7 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	c->delta_fallback = 0;
 	c->delta_why[0] = '\0';
 	c->f = sm_fabric_new();
-	if (!c->f || sm_fabric_append(c->f, sf, NULL) || (rc = sm_core_grow(c))) {
+	if (!c->f || sm_fabric_append(c->f, sf, NULL)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -285,8 +288,22 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		snprintf(c->delta_why, sizeof(c->delta_why), "the state does not match its fabric");
 		return 1;
 	}
-	sm_sweep_tables_copy(&c->tab, &st->tab, sf->n_nodes, sf->n_ports);
-	sm_snapshot_copy_attrs(st->snap, &c->tab, sf->n_nodes, sf->n_ports);   /* NodeInfo, SwitchInfo, PortInfo */
+	/*
+	 * The state's paths and the snapshot's NodeInfo, SwitchInfo and
+	 * PortInfo, in tables as large as the state's (renumbered: n + 1), so
+	 * that their arrays are the spare ones (spare.h).
+	 */
+	struct sm_sweep_tables src;
+	sm_sweep_tables_init(&src);
+	src.path = st->tab.path;
+	src.sm_node = st->tab.sm_node;
+	src.sm_portnum = st->tab.sm_portnum;
+	sm_snapshot_attrs_view(st->snap, &src, sf->n_nodes, sf->n_ports);
+	if (sm_sweep_tables_start(&c->tab, &src, sf->n_nodes, sf->n_ports, sf->n_nodes + 1, sf->n_ports + 1) ||
+	    (rc = sm_core_grow(c))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 
 	const uint32_t known = sf->n_nodes;
 	c->n_next = 0;
@@ -295,11 +312,18 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	c->delta_ports = sf->n_ports;
 	asked = calloc((size_t)known + 1, 1);
 	reached = malloc((size_t)known + 1);
-	if (!c->delta_lost || !c->delta_port || !asked || !reached) {
+	sw = malloc(((size_t)known + 1) * sizeof(*sw));
+	if (!c->delta_lost || !c->delta_port || !asked || !reached || !sw) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	memset(reached, 1, (size_t)known + 1);
+	/* the switches (only they are asked, and only they can be lost), in index order */
+	uint32_t n_sw = 0;
+	for (uint32_t n = 0; n < known; n++)
+		if (c->f->nodes[n].type == SM_NODE_SWITCH)
+			sw[n_sw++] = n;
+	uint32_t left = n_sw;   /* not asked yet: once none is, the levels left ask nothing */
 	/*
 	 * Level by level (DR hop count from the SM): a link that went down is
 	 * found at its nearer end's level (that switch flags PortStateChange,
@@ -310,13 +334,18 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	 * silent along a path that holds is sick: the full sweep finds out.
 	 */
 	rc = 0;
-	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && !rc && !c->delta_fallback; level++) {
+	c->delta_unlinks = 0;
+	uint32_t unlinks_seen = 0;
+	int repathed = 0;
+	for (unsigned level = 0; level <= SM_DR_MAX_HOPS && left && !rc && !c->delta_fallback; level++) {
 		unsigned n_asked = 0;
 		/* a switch given a shorter path after its level was asked is asked at this one */
-		for (uint32_t n = 0; n < known && !rc; n++) {
-			if (c->f->nodes[n].type != SM_NODE_SWITCH || asked[n] || c->tab.path[n].cnt > level)
+		for (uint32_t i = 0; i < n_sw && !rc; i++) {
+			uint32_t n = sw[i];
+			if (asked[n] || c->tab.path[n].cnt > level)
 				continue;
 			asked[n] = 1;
+			left--;
 			if (!reached[n]) {
 				c->delta_lost[n] = DELTA_GONE;
 				c->delta_switches_gone++;
@@ -331,17 +360,34 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 		if (rc || c->delta_fallback)
 			break;
 		/* silent along a path every link of which the model still holds: sick */
-		for (uint32_t n = 0; n < known && !c->delta_fallback; n++)
-			if (c->delta_lost[n] == 1 && sm_sweep_path_holds(c, &c->tab.path[n], n))
+		int silent = 0;
+		for (uint32_t i = 0; i < n_sw && !c->delta_fallback; i++) {
+			uint32_t n = sw[i];
+			if (c->delta_lost[n] != 1)
+				continue;
+			silent = 1;
+			if (sm_sweep_path_holds(c, &c->tab.path[n], n))
 				delta_fallback(c, "switch 0x%016" PRIx64 " did not answer SwitchInfo", c->f->nodes[n].guid);
+		}
 		if (c->delta_fallback)
 			break;
+		/*
+		 * Re-pathing a model that lost no link since the last time moves
+		 * nothing and reaches what it reached (one BFS over 44k nodes per
+		 * level saved at 40k hosts): only after a link went or a switch
+		 * stayed silent.
+		 */
+		if (repathed && !silent && c->delta_unlinks == unlinks_seen)
+			continue;
+		repathed = 1;
+		unlinks_seen = c->delta_unlinks;
 		int moved = sm_sweep_repath(c, c->delta_lost, reached);
 		if (moved < 0) {
 			rc = moved;
 			break;
 		}
-		for (uint32_t n = 0; n < known; n++) {
+		for (uint32_t i = 0; i < n_sw; i++) {
+			uint32_t n = sw[i];
 			if (c->delta_lost[n] != 1)
 				continue;
 			if (!reached[n]) {
@@ -352,11 +398,12 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 			/* lost on a path that crossed a dead link: asked again along its new one */
 			c->delta_lost[n] = 0;
 			asked[n] = 0;
+			left++;
 		}
 	}
-	for (uint32_t n = 0; n < known && !rc && !c->delta_fallback; n++)
-		if (c->f->nodes[n].type == SM_NODE_SWITCH && !asked[n])
-			delta_fallback(c, "switch 0x%016" PRIx64 " is no longer reachable", c->f->nodes[n].guid);
+	for (uint32_t i = 0; i < n_sw && !rc && !c->delta_fallback; i++)
+		if (!asked[sw[i]])
+			delta_fallback(c, "switch 0x%016" PRIx64 " is no longer reachable", c->f->nodes[sw[i]].guid);
 	/* what came up; then the shortest paths, as a heavy sweep finds them (the next sweep's levels) */
 	int explored = !rc && !c->delta_fallback && c->n_next;
 	if (explored)
@@ -401,6 +448,7 @@ out:
 	free(queue);
 	free(asked);
 	free(reached);
+	free(sw);
 	free(fresh);
 	if (rc) {
 		snprintf(err, errlen, "incremental sweep failed: %s", strerror(-rc));

@@ -75,7 +75,7 @@ static int holds_row(const struct sm_lft_shadow *s, const uint8_t *row, uint16_t
 int sm_lft_shadow_share(struct sm_lft_shadow *s, const uint8_t *row, uint16_t top)
 {
 	if (shares_row(s, row, top))
-		return 1;   /* already (sm_lft_shadow_follow) */
+		return 1;   /* already (sm_lft_shadow_retarget) */
 	if (!holds_row(s, row, top))
 		return 0;
 	free(s->ent);
@@ -111,6 +111,15 @@ int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks)
 
 int sm_lft_shadow_store(struct sm_lft_shadow *s, unsigned b, const uint8_t *data)
 {
+	if (!s->ent && s->row && b < s->n_blocks) {
+		/* shared, and the row holds data there (sm_lft_shadow_retarget): only known now, no copy */
+		uint8_t have[SM_LFT_BLOCK];
+		sm_lft_block(s->row, s->row_top, b, have);
+		if (!memcmp(have, data, SM_LFT_BLOCK)) {
+			s->known[b] = 1;
+			return 0;
+		}
+	}
 	int rc = sm_lft_shadow_reserve(s, b + 1);
 	if (!rc)
 		rc = sm_lft_shadow_own(s);
@@ -142,6 +151,8 @@ void sm_lft_block(const uint8_t *row, uint16_t top, unsigned b, uint8_t out[SM_L
 unsigned sm_lft_blocks_to_read(uint16_t top, const struct sm_lft_shadow *s, uint16_t *out)
 {
 	unsigned nb = sm_lft_nblocks(top), c = 0;
+	if (s->n_blocks >= nb && !memchr(s->known, 0, nb))
+		return 0;   /* every block known (a trusted shadow): the common case, one scan */
 	for (unsigned b = 0; b < nb; b++) {
 		if (b < s->n_blocks && s->known[b])
 			continue;
@@ -192,10 +203,24 @@ unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_l
 	return c;
 }
 
-void sm_lft_shadow_follow(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top)
+unsigned sm_lft_diff_known(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
+			   const uint16_t *blk, unsigned n, uint16_t *out)
 {
-	if (shares_row(s, prev, top))
-		s->row = row;
+	if (!shares_row(s, prev, top))
+		return sm_lft_diff(row, top, s, out);
+	memcpy(out, blk, (size_t)n * sizeof(*out));
+	return n;
+}
+
+void sm_lft_shadow_retarget(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top,
+			    const uint16_t *blocks, unsigned nb)
+{
+	if (!shares_row(s, prev, top))
+		return;
+	s->row = row;
+	for (unsigned i = 0; i < nb; i++)
+		if (blocks[i] < s->n_blocks)
+			s->known[blocks[i]] = 0;
 }
 
 void sm_lft_blocks_changed(const uint8_t *changed, uint16_t top, uint8_t *blk_changed)

@@ -40,7 +40,10 @@ void sm_lft_shadow_init(struct sm_lft_shadow *s);
 void sm_lft_shadow_free(struct sm_lft_shadow *s);      /* accepts NULL */
 /* Grow to at least n_blocks (<= SM_LFT_MAX_BLOCKS); new blocks unknown. */
 int sm_lft_shadow_reserve(struct sm_lft_shadow *s, unsigned n_blocks);
-/* Record that block b of the switch holds data[64] (read back or written). */
+/*
+ * Record that block b of the switch holds data[64] (read back or written).
+ * A shared shadow whose row holds data at b only marks it known.
+ */
 int sm_lft_shadow_store(struct sm_lft_shadow *s, unsigned b, const uint8_t *data);
 /* Forget everything (the switch was reset or replaced). */
 void sm_lft_shadow_forget(struct sm_lft_shadow *s);
@@ -90,12 +93,27 @@ unsigned sm_lft_diff_changed(const uint8_t *row, uint16_t top, const struct sm_l
 			     const uint8_t *blk_changed, uint16_t *out);
 
 /*
- * After sm_lft_diff_changed() found no block to write on a switch whose
- * shadow s stands for prev: row (equal to prev but for blocks that
- * compared equal) stands for it from now on, so that sharing it with the
- * new tables (sm_lft_shadow_share) costs no comparison. Else nothing.
+ * sm_lft_diff_changed() when the blocks in which row differs from prev are
+ * known (blk[0..n), ascending, n <= sm_lft_nblocks(top): the incremental
+ * validation's, routing/validate.h struct sm_lft_delta): where s stands
+ * for prev, those blocks, nothing compared; else sm_lft_diff().
  */
-void sm_lft_shadow_follow(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top);
+unsigned sm_lft_diff_known(const uint8_t *row, uint16_t top, const struct sm_lft_shadow *s, const uint8_t *prev,
+			   const uint16_t *blk, unsigned n, uint16_t *out);
+
+/*
+ * After sm_lft_diff_changed() (or sm_lft_diff_known()) gave the blocks to write (blocks[0..nb), nb
+ * may be 0) on a switch whose shadow s stands for prev: row (equal to prev
+ * but in those blocks) stands for it from now on, those blocks unknown
+ * until their Sets are acknowledged. sm_lft_shadow_store() of a block the
+ * row holds then only marks it known: the 1,095 switches a reroute at 40k
+ * hosts writes took a 44 KB copy of their row each (and its page faults),
+ * and the state update compared each copy with the new row again to share
+ * it. A Set that fails leaves its block unknown (read back or written
+ * again by the next sweep). Else (s not prev's) nothing.
+ */
+void sm_lft_shadow_retarget(struct sm_lft_shadow *s, const uint8_t *prev, const uint8_t *row, uint16_t top,
+			    const uint16_t *blocks, unsigned nb);
 
 /* blk_changed for sm_lft_diff_changed() from a per-LID map (changed[0..top]). */
 void sm_lft_blocks_changed(const uint8_t *changed, uint16_t top, uint8_t *blk_changed);

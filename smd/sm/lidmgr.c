@@ -39,6 +39,21 @@ void sm_lidmgr_clear(struct sm_lidmgr *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int sm_lidmgr_copy(struct sm_lidmgr *dst, const struct sm_lidmgr *src)
+{
+	sm_lidmgr_clear(dst);
+	if (src->n) {
+		dst->e = malloc((size_t)src->n * sizeof(*dst->e));
+		if (!dst->e)
+			return -ENOMEM;
+		memcpy(dst->e, src->e, (size_t)src->n * sizeof(*dst->e));
+	}
+	dst->n = dst->cap = src->n;
+	dst->dirty = src->dirty;
+	dst->legacy = src->legacy;
+	return 0;
+}
+
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct sm_lid_entry *x = a, *y = b;
@@ -307,6 +322,28 @@ static uint64_t owner_guid(const struct sm_fabric *f, uint32_t o)
 	return o < f->n_ports ? f->ports[o].guid : 0;
 }
 
+/*
+ * ent[i]: the index in m of lp[i]'s GUID, SM_NONE if absent; lp is sorted
+ * by GUID. A walk of both when m is sorted too (as loaded and assigned),
+ * else a search per port (entries added with sm_lidmgr_add).
+ */
+static void find_entries(const struct sm_lidmgr *m, const struct lid_port *lp, uint32_t np, uint32_t *ent)
+{
+	int sorted = 1;
+	for (uint32_t k = 1; k < m->n && sorted; k++)
+		sorted = m->e[k - 1].guid < m->e[k].guid;
+	for (uint32_t i = 0, k = 0; i < np; i++) {
+		if (!sorted) {
+			const struct sm_lid_entry *e = find_entry(m, lp[i].guid);
+			ent[i] = e ? (uint32_t)(e - m->e) : SM_NONE;
+			continue;
+		}
+		while (k < m->n && m->e[k].guid < lp[i].guid)
+			k++;
+		ent[i] = k < m->n && m->e[k].guid == lp[i].guid ? k : SM_NONE;
+	}
+}
+
 int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, unsigned lmc,
 		     const uint16_t *cur_lid, const uint8_t *cur_lmc,
 		     struct sm_lidmgr_stats *st, sm_note_fn *note, void *note_arg)
@@ -314,7 +351,8 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 	struct sm_lidmgr_stats s;
 	struct lid_port *lp = NULL;
 	uint16_t *lid_of = NULL;    /* per entry of lp: assigned base LID */
-	uint32_t *owner = NULL;
+	uint32_t *owner = NULL, *ent = NULL;   /* ent: per entry of lp, its entry in m (SM_NONE: none) */
+	uint8_t *hit = NULL;                   /* per entry of m: a port of lp has it */
 	uint32_t np = 0;
 	int rc = 0;
 
@@ -356,10 +394,18 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 	}
 	qsort(lp, np, sizeof(*lp), cmp_lid_port);
 	s.ports = np;
+	/* each port's entry of the table (both sorted by GUID: one walk, not a search per port) */
+	ent = malloc(((size_t)np + 1) * sizeof(*ent));
+	hit = calloc((size_t)m->n + 1, 1);
+	if (!ent || !hit) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	find_entries(m, lp, np, ent);
 
 	/* 1. persisted LIDs */
 	for (uint32_t i = 0; i < np; i++) {
-		const struct sm_lid_entry *e = find_entry(m, lp[i].guid);
+		const struct sm_lid_entry *e = ent[i] != SM_NONE ? &m->e[ent[i]] : NULL;
 		if (!e)
 			continue;
 		unsigned span = lp[i].span;
@@ -410,9 +456,12 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 		s.from_fabric++;
 	}
 	/* absent GUIDs keep their LIDs reserved; live holders win */
+	for (uint32_t i = 0; i < np; i++)
+		if (ent[i] != SM_NONE)
+			hit[ent[i]] = 1;   /* a port of f: present */
 	for (uint32_t k = 0; k < m->n; k++) {
 		const struct sm_lid_entry *e = &m->e[k];
-		if (sm_fabric_find_port(f, e->guid) != SM_NONE)
+		if (hit[k] || sm_fabric_find_port(f, e->guid) != SM_NONE)
 			continue;
 		for (unsigned l = e->first; l <= e->last; l++) {
 			if (owner[l] == OWNER_FREE)
@@ -461,9 +510,8 @@ int sm_lidmgr_assign(struct sm_lidmgr *m, struct sm_fabric *f, unsigned plane, u
 			sm_notef(note, note_arg, "port 0x%016" PRIx64 ": LID %u -> %u", lp[i].guid,
 			      cur_lid[lp[i].port], lid_of[i]);
 		}
-		struct sm_lid_entry *e = old_n ? bsearch(&(struct sm_lid_entry){ .guid = lp[i].guid }, m->e,
-							 old_n, sizeof(*m->e), cmp_entry)
-					       : NULL;
+		/* entries added below are past old_n: ent[] indexes the table as it was */
+		struct sm_lid_entry *e = ent[i] != SM_NONE ? &m->e[ent[i]] : NULL;
 		uint16_t last = (uint16_t)(lid_of[i] + span - 1);
 		if (e) {
 			if (e->first != lid_of[i] || e->last != last) {
@@ -486,6 +534,8 @@ out:
 	free(lp);
 	free(lid_of);
 	free(owner);
+	free(ent);
+	free(hit);
 	return rc;
 }
 

@@ -83,6 +83,8 @@ struct sm_lidmgr_stats {
 
 void sm_lidmgr_init(struct sm_lidmgr *m);
 void sm_lidmgr_clear(struct sm_lidmgr *m);   /* frees entries; accepts NULL */
+/* dst (cleared first) becomes a copy of src. 0 or -ENOMEM (dst empty). */
+int sm_lidmgr_copy(struct sm_lidmgr *dst, const struct sm_lidmgr *src);
 
 /*
  * Load a guid2lid file, replacing the table. -ENOENT if the file does not

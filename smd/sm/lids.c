@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Ports that carry a LID: switch port 0, reached CA/router ports. */
 static int lid_port(const struct sm_core *c, uint32_t n, unsigned p)
@@ -49,6 +50,42 @@ static uint32_t trusted_shadow(const struct sm_core *c, uint32_t n, uint16_t lid
 	return o;
 }
 
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * sm_lidmgr_load(), or with a state the copy it kept of the same file
+ * when the file is still that one (state.h lid_file): a file changed,
+ * replaced or gone is read again, with the same errors.
+ */
+static int load_lids(struct sm_core *c, struct sm_lidmgr *m, const char *in, char *lerr, size_t lerrlen)
+{
+	struct sm_state *st = c->state;
+	struct stat sb;
+	int known = st && stat(in, &sb) == 0;
+
+	if (known && st->lid_file_path && !strcmp(st->lid_file_path, in) && same_file(&sb, &st->lid_file_st))
+		return sm_lidmgr_copy(m, &st->lid_file);
+	int rc = sm_lidmgr_load(m, in, lerr, lerrlen);
+	if (!st)
+		return rc;
+	free(st->lid_file_path);
+	st->lid_file_path = NULL;
+	sm_lidmgr_clear(&st->lid_file);
+	if (rc || !known)
+		return rc;
+	st->lid_file_st = sb;
+	if ((st->lid_file_path = strdup(in)) && sm_lidmgr_copy(&st->lid_file, m)) {
+		free(st->lid_file_path);
+		st->lid_file_path = NULL;
+	}
+	return rc;
+}
+
 int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t errlen)
 {
 	const struct sm_cfg *cfg = c->cfg;
@@ -65,7 +102,7 @@ int sm_phase_lids(struct sm_core *c, struct sm_summary *sum, char *err, size_t e
 		snprintf(path, sizeof(path), "%s/guid2lid", cfg->state_dir);
 	in = cfg->guid2lid ? cfg->guid2lid : (path[0] ? path : NULL);
 	if (in) {
-		rc = sm_lidmgr_load(&m, in, lerr, sizeof(lerr));
+		rc = load_lids(c, &m, in, lerr, sizeof(lerr));
 		if (rc == -ENOENT && !cfg->guid2lid) {
 			rc = 0;   /* first start */
 		} else if (rc) {

@@ -54,6 +54,7 @@ static int bfs_paths(const struct sm_core *c, struct sm_dr_path *bp, uint8_t *se
 		return -ENOMEM;
 	if (c->tab.sm_node < f->n_nodes) {
 		seen[c->tab.sm_node] = 1;
+		memset(&bp[c->tab.sm_node], 0, sizeof(bp[c->tab.sm_node]));   /* the empty path */
 		queue[tail++] = c->tab.sm_node;
 	}
 	/* switches forward DR SMPs; of CAs only the SM's own node (hop 1 leaves by its port) */
@@ -81,7 +82,8 @@ static int bfs_paths(const struct sm_core *c, struct sm_dr_path *bp, uint8_t *se
 static int repath(struct sm_core *c, const uint8_t *count, uint8_t *reached, int shorten)
 {
 	const struct sm_fabric *f = c->f;
-	struct sm_dr_path *bp = calloc((size_t)f->n_nodes + 1, sizeof(*bp));
+	/* bp[n] is read only where seen[n]: set by the BFS first (no 2.9 MB clear at 40k hosts) */
+	struct sm_dr_path *bp = malloc(((size_t)f->n_nodes + 1) * sizeof(*bp));
 	uint8_t *seen = calloc((size_t)f->n_nodes + 1, 1);
 	int moved = 0;
 

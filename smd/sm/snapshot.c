@@ -8,6 +8,7 @@
 #include "model/lfts.h"
 #include "sm/tables.h"
 #include "sm/mcast.h"
+#include "model/spare.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,11 +44,12 @@ void sm_snapshot_unref(const struct sm_snapshot *cs)
 		return;
 	sm_fabric_free((struct sm_fabric *)(uintptr_t)s->fabric);
 	sm_lfts_free((struct sm_lfts *)(uintptr_t)s->lfts);
-	free((void *)(uintptr_t)s->ni);
-	free((void *)(uintptr_t)s->si);
-	free((void *)(uintptr_t)s->si_ok);
-	free((void *)(uintptr_t)s->pi);
-	free((void *)(uintptr_t)s->pi_ok);
+	/* the next sweep's tables take them (spare.h): attr_* are their sizes (take_attrs) */
+	sm_spare_give((void *)(uintptr_t)s->ni, (size_t)s->attr_nodes * sizeof(*s->ni));
+	sm_spare_give((void *)(uintptr_t)s->si, (size_t)s->attr_nodes * sizeof(*s->si));
+	sm_spare_give((void *)(uintptr_t)s->si_ok, s->attr_nodes);
+	sm_spare_give((void *)(uintptr_t)s->pi, (size_t)s->attr_ports * sizeof(*s->pi));
+	sm_spare_give((void *)(uintptr_t)s->pi_ok, s->attr_ports);
 	sm_mfts_free((struct sm_mfts *)(uintptr_t)s->mfts);
 	sm_mc_set_unref((struct sm_mc_set *)(uintptr_t)s->mc);
 	sm_pkey_tables_free((struct sm_pkey_tables *)(uintptr_t)s->pkeys);
@@ -95,6 +97,17 @@ void sm_snapshot_take_attrs(struct sm_snapshot *s, struct sm_sweep_tables *t)
 	t->pi_ok = NULL;
 }
 
+void sm_snapshot_attrs_view(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
+			    uint32_t n_ports)
+{
+	int ok = s && n_nodes <= s->attr_nodes && n_ports <= s->attr_ports;
+	t->ni = ok ? (struct sm_node_info *)(uintptr_t)s->ni : NULL;
+	t->si = ok ? (struct sm_switch_info *)(uintptr_t)s->si : NULL;
+	t->si_ok = ok ? (uint8_t *)(uintptr_t)s->si_ok : NULL;
+	t->pi = ok ? (struct sm_port_info *)(uintptr_t)s->pi : NULL;
+	t->pi_ok = ok ? (uint8_t *)(uintptr_t)s->pi_ok : NULL;
+}
+
 void sm_snapshot_copy_attrs(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
 			    uint32_t n_ports)
 {
@@ -103,11 +116,7 @@ void sm_snapshot_copy_attrs(const struct sm_snapshot *s, struct sm_sweep_tables 
 	if (!s || n_nodes > s->attr_nodes || n_ports > s->attr_ports)
 		return;
 	/* borrowed, read only: tables_copy copies what is not NULL */
-	src.ni = (struct sm_node_info *)(uintptr_t)s->ni;
-	src.si = (struct sm_switch_info *)(uintptr_t)s->si;
-	src.si_ok = (uint8_t *)(uintptr_t)s->si_ok;
-	src.pi = (struct sm_port_info *)(uintptr_t)s->pi;
-	src.pi_ok = (uint8_t *)(uintptr_t)s->pi_ok;
+	sm_snapshot_attrs_view(s, &src, n_nodes, n_ports);
 	src.sm_node = t->sm_node;
 	src.sm_portnum = t->sm_portnum;
 	sm_sweep_tables_copy(t, &src, n_nodes, n_ports);

@@ -110,6 +110,13 @@ void sm_snapshot_take_attrs(struct sm_snapshot *s, struct sm_sweep_tables *t);
 void sm_snapshot_take_pkeys(struct sm_snapshot *s, struct sm_pkey_tables **pk);
 /* Port index i's P_Key entries in s (*n of them, a multiple of 32), NULL when none are known. */
 const uint16_t *sm_snapshot_pkeys(const struct sm_snapshot *s, uint32_t i, unsigned *n);
+/*
+ * t's ni, si, si_ok, pi and pi_ok point at s's (read only, never to be
+ * freed through t: t is a view, e.g. a source of sm_sweep_tables_start()),
+ * or NULL when s holds fewer than n_nodes / n_ports entries.
+ */
+void sm_snapshot_attrs_view(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
+			    uint32_t n_ports);
 /* The reverse for a new sweep: copy s's first n_nodes/n_ports entries into t (fitted). No-op without them. */
 void sm_snapshot_copy_attrs(const struct sm_snapshot *s, struct sm_sweep_tables *t, uint32_t n_nodes,
 			    uint32_t n_ports);

@@ -5,6 +5,7 @@
  */
 #include "sm/state.h"
 #include "sm/mft.h"
+#include "model/spare.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ int sm_state_new(struct sm_state **out)
 	if (!*out)
 		return -ENOMEM;
 	sm_sweep_tables_init(&(*out)->tab);
+	sm_lidmgr_init(&(*out)->lid_file);
 	return 0;
 }
 
@@ -36,6 +38,8 @@ void sm_state_free(struct sm_state *s)
 	if (!s)
 		return;
 	state_clear(s);
+	free(s->lid_file_path);
+	sm_lidmgr_clear(&s->lid_file);
 	free(s);
 }
 
@@ -102,6 +106,7 @@ static void share_shadows(struct sm_sweep_tables *tab, const struct sm_snapshot 
 
 void sm_state_give_back(void)
 {
+	sm_spare_age();   /* spare blocks no sweep took since the last end (spare.h) */
 #if defined(__GLIBC__) && !defined(SM_ASAN)
 	malloc_trim(0);
 #endif

@@ -16,6 +16,9 @@
 #include "sm/sm.h"
 #include "sm/snapshot.h"
 #include "sm/tables.h"
+#include "sm/lidmgr.h"
+
+#include <sys/stat.h>
 
 struct sm_state {
 	const struct sm_snapshot *snap;  /* NULL: nothing known */
@@ -26,6 +29,15 @@ struct sm_state {
 	/* the light sweep's round-robin samples (light.c): next port index, next (switch, block) */
 	uint32_t pi_cursor, lft_cursor_node;
 	uint16_t lft_cursor_block;
+	/*
+	 * The LID file (STATE_DIR/guid2lid) as the LID phase last loaded it,
+	 * with the file's identity then (device, inode, size, times): while
+	 * the file is that one, the next LID phase copies this instead of
+	 * parsing it again (44k lines at 40k hosts). lid_file_path NULL: none.
+	 */
+	char *lid_file_path;
+	struct stat lid_file_st;
+	struct sm_lidmgr lid_file;
 };
 
 /* The state's fabric, NULL if none. */
@@ -47,7 +59,8 @@ void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct 
  * shared, sweep scratch): at 40k hosts malloc kept ~200 MB of it free but
  * resident, which the next sweep's 160 MB tables (mapped on their own)
  * cannot reuse. The end of a bring-up with a state gives it back to the
- * system (malloc_trim with glibc; a few ms).
+ * system (malloc_trim with glibc; a few ms), and the spare blocks
+ * (model/spare.h) no sweep took since the last end.
  */
 void sm_state_give_back(void);
 

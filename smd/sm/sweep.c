@@ -24,6 +24,7 @@
  * tables.c.
  */
 #include "sm/phases.h"
+#include "model/spare.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -459,6 +460,7 @@ int sm_sweep_once(struct sm_core *c, char *err, size_t errlen)
 
 	c->tab.sm_node = SM_NONE;
 	c->n_next = 0;
+	sm_spare_drop();   /* a heavy sweep grows its arrays: what the last sweep left is not reused */
 	rc = probe(c, SM_NONE, 0);
 	if (!rc)
 		rc = explore(c, &level);

