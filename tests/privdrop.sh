@@ -40,10 +40,13 @@ EOC
 # smd -f with config $1 in the background ($pid); returns once it logged the drop (or gave up:
 # 30 s, a bound for a sanitized build on a loaded machine, not an expected time)
 start_dropping() {
+	# the last daemon's log goes first: the redirection below truncates it in the
+	# child, which may run after the first grep (it then saw the old SMD-0803)
+	rm -f "$work/err"
 	"$smd" -f -c "$1" --backend mock --topology "$work/ft" >"$work/out" 2>"$work/err" &
 	pid=$!
 	i=0
-	while [ $i -lt 300 ] && ! grep -q SMD-0803 "$work/err"; do
+	while [ $i -lt 300 ] && ! grep -q SMD-0803 "$work/err" 2>/dev/null; do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 		i=$((i + 1))

@@ -105,6 +105,7 @@ int ft_displace_init(struct ft_run *x)
 		}
 	}
 	ideal_init(x);
+	ft_rep_preset(x);
 	return 0;
 }
 

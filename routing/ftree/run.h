@@ -127,6 +127,8 @@ static inline int ft_reach(struct ft_run *x, uint32_t s)
 
 /* displace.c */
 int ft_displace_init(struct ft_run *x);
+/* spread.c: preset x->rep for the hosts whose leaf lost their ideal parent */
+void ft_rep_preset(struct ft_run *x);
 void ft_displace_free(struct ft_run *x);
 /* The ideal chains of T's destinations d0[0 .. nd) (called once per destination switch). */
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
