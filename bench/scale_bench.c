@@ -29,6 +29,14 @@
  *      ("diff=link_down"), a full routing of the same fabric with a fresh
  *      chain (its CPU, "step=full_route"), what that one would have
  *      changed and where the two differ;
+ *      SCALE_BENCH_LINK=host takes the second leaf's first host link
+ *      down instead (step "host_down": a node that reboots; the sweep no
+ *      longer finds the host; the SM's own host is on the first leaf),
+ *      then brings it back (step "host_up", incremental; with
+ *      SCALE_BENCH_DIFF=1 its tables against those before the host went:
+ *      "diff=host_up_vs_before"); SCALE_BENCH_PERF_CTL=FIFO: a perf control
+ *      FIFO (`perf record -D -1 --control fifo:FIFO`) enabled for the
+ *      third step alone;
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
  *      the emulator's own CPU (cpu_account) so that the SM's is apart
  *      (cpu_s leaves out the memory sampler's thread of 5, its own
@@ -299,6 +307,41 @@ static int pick_link(const struct sm_fabric *f, uint32_t *node, unsigned *port)
 	return -1;
 }
 
+/*
+ * The second leaf's first host link, as (leaf, port): a node that reboots
+ * (SCALE_BENCH_LINK=host; the SM's own host is on the first leaf).
+ */
+static int pick_host(const struct sm_fabric *f, uint32_t *node, unsigned *port)
+{
+	unsigned leaves = 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		for (unsigned p = 1; f->nodes[n].type == SM_NODE_SWITCH && p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (pt->peer_node == SM_NONE || f->nodes[pt->peer_node].type != SM_NODE_CA)
+				continue;
+			if (!leaves++)
+				break;
+			*node = n;
+			*port = p;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * SCALE_BENCH_PERF_CTL=FIFO: `perf record -D -1 --control fifo:FIFO` samples
+ * only the third step (the reroute): cmd "enable" before it, "disable" after.
+ */
+static void perf_ctl(const char *cmd)
+{
+	const char *path = getenv("SCALE_BENCH_PERF_CTL");
+	FILE *fp = cmd && path ? fopen(path, "w") : NULL;
+	if (fp) {
+		fprintf(fp, "%s\n", cmd);
+		fclose(fp);
+	}
+}
+
 /* Entries and 64-LID blocks (on how many switches) where b differs from a (same layout). */
 static void lft_diff(const char *what, const struct sm_lfts *a, const struct sm_lfts *b)
 {
@@ -390,22 +433,32 @@ int main(int argc, char **argv)
 	cfg.state_dir = dir;
 	cfg.validate_full = getenv("VALIDATE_FULL") && atoi(getenv("VALIDATE_FULL"));  /* before/after */
 	cfg.route_full = getenv("ROUTE_FULL") && atoi(getenv("ROUTE_FULL"));
+	/* as the daemon: memory given back once idle, timed apart (GIVE_BACK_IN_STEP=1: in the step) */
+	cfg.defer_give_back = !(getenv("GIVE_BACK_IN_STEP") && atoi(getenv("GIVE_BACK_IN_STEP")));
 	struct sm_lfts before_v, *before = NULL;  /* the routes before the link went: a plain copy of the rows */
 
-	static const char *const steps[] = { "cold", "heavy", "link_down" };
+	const char *what = getenv("SCALE_BENCH_LINK");
+	int host = what && !strcmp(what, "host");
+	const char *const steps[] = { "cold", "heavy", host ? "host_down" : "link_down", "host_up" };
 	int status = 0;
-	for (unsigned k = 0; k < 3; k++) {
+	uint32_t node = SM_NONE;
+	unsigned port = 0;
+	for (unsigned k = 0; k < 3u + host; k++) {
 		struct sm_summary sum;
+		if (k == 3 && sm_mock_link_up(m, node, port)) {
+			fprintf(stderr, "scale_bench: cannot bring the host link back\n");
+			status = 1;
+			break;
+		}
 		if (k == 2) {
-			uint32_t node;
-			unsigned port;
 			const struct sm_fabric *mf = sm_mock_fabric(m);
-			if (!mf || pick_link(mf, &node, &port) || sm_mock_link_down(m, node, port)) {
+			if (!mf || (host ? pick_host(mf, &node, &port) : pick_link(mf, &node, &port)) ||
+			    sm_mock_link_down(m, node, port)) {
 				fprintf(stderr, "scale_bench: no link to take down\n");
 				status = 1;
 				break;
 			}
-			printf("link_down node=0x%016" PRIx64 " port=%u\n", mf->nodes[node].guid, port);
+			printf("%s node=0x%016" PRIx64 " port=%u\n", steps[2], mf->nodes[node].guid, port);
 			/* not sm_lfts_dup(): that would take the spare table the reroute is meant to reuse (model/lfts.c) */
 			if (st->snap && getenv("SCALE_BENCH_DIFF") && atoi(getenv("SCALE_BENCH_DIFF"))) {
 				before_v = *st->snap->lfts;
@@ -421,8 +474,10 @@ int main(int argc, char **argv)
 		double w0 = sm_mono_sec(), c0 = cpu_s(), e0 = emu_s(m);
 		memset(&sum, 0, sizeof(sum));
 		sampler_step(&smp);
+		perf_ctl(k == 2 ? "enable" : NULL);
 		/* no copy of the fabric for us (f NULL): the daemon keeps only the state's */
 		int rc = sm_bringup_state(t, chain, &cfg, st, &sum, NULL, err, sizeof(err));
+		perf_ctl(k == 2 ? "disable" : NULL);
 		line(steps[k], rc, sm_mono_sec() - w0, cpu_s() - c0, emu_s(m) - e0, &sum, sm_state_fabric(st));
 		if (rc) {
 			fprintf(stderr, "scale_bench: %s: %s\n", steps[k], err);
@@ -430,12 +485,14 @@ int main(int argc, char **argv)
 		}
 		mem_line(steps[k], &smp, st);
 		if (k == 2 && !rc && st->snap && before) {
-			lft_diff("link_down", before, st->snap->lfts);
+			lft_diff(steps[2], before, st->snap->lfts);
 			struct sm_lfts *cold = route_cold(reg, engine, st->snap->fabric);
 			lft_diff("full_route", before, cold);
 			lft_diff("incremental_vs_full", cold, st->snap->lfts);
 			sm_lfts_free(cold);
 		}
+		if (k == 3 && !rc && st->snap && before)
+			lft_diff("host_up_vs_before", before, st->snap->lfts);
 		if (rc)
 			break;
 		/*
@@ -443,6 +500,12 @@ int main(int argc, char **argv)
 		 * into the spare one (model/lfts.h sm_lfts_prepare()): a reroute
 		 * then starts without copying 160 MB. Timed apart, not in a step.
 		 */
+		double g0 = cpu_s();
+		if (sm_state_give_back_idle()) {   /* sm_after_mb of the mem line is before it */
+			long lft;
+			printf("give_back step=%s cpu_s=%.4f sm_after_give_back_mb=%.1f\n", steps[k], cpu_s() - g0,
+			       (double)sm_kb(&smp, &lft) / 1024);
+		}
 		const char *np = getenv("SCALE_BENCH_NO_PREPARE");
 		if (st->snap && st->snap->lfts && !(np && atoi(np))) {
 			double p0 = cpu_s();

@@ -22,6 +22,7 @@
 #include "lib/clock.h"
 #include "routing/registry.h"
 #include "routing/reroute.h"
+#include "routing/reroute_nodes.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -423,21 +424,31 @@ static double thread_cpu_sec(void)
  * The engine's reroute() from c->reroute_from when f is that fabric minus
  * cables: 0 with *lp the tables and rr->changed filled, 1 when the engine
  * must route in full (res->reroute_why says why), a negative errno as from
- * route() (ctx->msg).
+ * route() (ctx->msg). When hosts went away or came back (reroute_nodes.h),
+ * rn holds the fabrics in one numbering: the engine routes rn->fp (gone;
+ * *lp laid out for it, sm_reroute_relayout() once accepted) or f from
+ * rn->pfp (back, no cable lost).
  */
 static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, struct sm_lfts **lp,
-		   struct sm_reroute *rr, struct sm_plane_result *res)
+		   struct sm_reroute *rr, struct sm_plane_result *res, struct sm_reroute_renum *rn)
 {
 	int (*hook)(void *, struct sm_route_ctx *) = sm_engine_reroute(c->e[idx].ops);
 	const struct sm_validate_prev *p = c->reroute_from;
+	const struct sm_fabric *f = ctx->fabric;
 	if (!hook || !p || !p->f || !p->l || p->l->plane != ctx->plane)
 		return 1;
 	/* same nodes and plane LIDs: sm_lfts_new() would lay the tables out as p->l */
-	if (!sm_reroute_same_numbering(ctx->fabric, p->f, ctx->plane, NULL, p->l)) {
-		snprintf(res->reroute_why, sizeof(res->reroute_why), "nodes, ports or LIDs changed");
-		return 1;
+	if (!sm_reroute_same_numbering(f, p->f, ctx->plane, NULL, p->l)) {
+		int k = sm_reroute_renum_begin(rn, f, p->f, p->l, ctx->plane);
+		if (k <= 0) {
+			snprintf(res->reroute_why, sizeof(res->reroute_why), "%s",
+				 k ? strerror(-k) : "nodes, ports or LIDs changed");
+			return k < 0 ? k : 1;
+		}
+		f = rn->fp ? rn->fp : f;
+		p = rn->pfp ? &rn->vprev : p;
 	}
-	int rc = sm_reroute_removed(ctx->fabric, p->f, (uint32_t **)&rr->removed, &rr->n_removed);
+	int rc = rn->pfp ? 1 : sm_reroute_removed(f, p->f, (uint32_t **)&rr->removed, &rr->n_removed);
 	if (rc <= 0) {
 		snprintf(res->reroute_why, sizeof(res->reroute_why), "%s", rc ? strerror(-rc) : "a cable appeared");
 		return rc < 0 ? rc : 1;
@@ -451,7 +462,10 @@ static int reroute(struct sm_chain *c, unsigned idx, struct sm_route_ctx *ctx, s
 	ctx->out = l;
 	ctx->outs = lp;
 	ctx->reroute = rr;
+	const struct sm_fabric *cf = ctx->fabric;
+	ctx->fabric = f;
 	rc = hook(c->e[idx].state, ctx);
+	ctx->fabric = cf;
 	ctx->reroute = NULL;
 	if (rc == -EAGAIN) {
 		ctx->msg[sizeof(ctx->msg) - 1] = 0;
@@ -478,19 +492,29 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		.n_planes = 1, .planes = &plane, .outs = &l,
 	};
 	struct sm_reroute rr = { 0 };
+	struct sm_reroute_renum rn = { 0 }; /* hosts went away or came back */
 	double t0 = sm_mono_sec(), c0 = thread_cpu_sec();
-	int rc = reroute(c, idx, &ctx, &l, &rr, res);
+	int rc = reroute(c, idx, &ctx, &l, &rr, res, &rn);
 	free((void *)rr.removed);
 	if (rc == 0) {
 		a->seconds = sm_mono_sec() - t0;
 		a->cpu_seconds = thread_cpu_sec() - c0;
 		ctx.msg[sizeof(ctx.msg) - 1] = 0;
-		rc = accept_output(c, idx, f, plane, l, a, &res->val, rr.changed);
+		const struct sm_validate_prev *vp = c->prev;
+		if (vp && rn.pfp)
+			c->prev = &rn.vprev; /* validated against the previous fabric in f's numbering */
+		rc = accept_output(c, idx, rn.fp ? rn.fp : f, plane, l, a, &res->val, rr.changed);
+		c->prev = vp;
+		if (!rc && rn.fp && sm_reroute_relayout(l, f, plane))
+			rc = -ENOMEM; /* the tables for f: refused below, routed in full */
+		int renumbered = rn.fp || rn.pfp;
+		sm_reroute_renum_end(&rn);
 		if (!rc) {
 			res->rerouted = 1;
 			for (uint32_t lid = 0; lid <= l->top_lid; lid++)
 				res->reroute_lids += rr.changed[lid];
-			if (c->reroute_changed)
+			/* the program phase finds the tables it started from by node index: not after a renumbering */
+			if (c->reroute_changed && !renumbered)
 				*c->reroute_changed = rr.changed;
 			else
 				free(rr.changed);
@@ -504,6 +528,7 @@ static int try_engine(struct sm_chain *c, unsigned idx, const struct sm_fabric *
 		ctx.msg[0] = 0;
 		rc = 1;
 	}
+	sm_reroute_renum_end(&rn);
 	free(rr.changed);
 	if (rc > 0) {
 		sm_lfts_free(l);

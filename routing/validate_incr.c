@@ -50,6 +50,14 @@
  * failure, a switch with two endpoints (one holding a LID of D or a low
  * LID) proves a reachable pair; without one the full check runs.
  *
+ * One kind of cable that appeared is taken too (a host back,
+ * reroute_nodes.h): an endpoint cabled again to a switch that has other
+ * endpoints (sm_reroute_hosts_back()). It joins no switch parts; its
+ * switch was counted before (it had endpoints), so (b) holds for every
+ * other LID (an unchanged entry naming its port was a hole in L0, on no
+ * counted walk); its own LIDs' columns changed on every switch (from
+ * none), so every walk toward them is walked.
+ *
  * Finding the changed entries: with prev->changed, only the blocks holding
  * a LID it marks are compared (memcmp per 64-entry block, switch by
  * switch); without it, every block. The blocks that differ are handed to
@@ -69,6 +77,7 @@
 #include "config.h"
 #include "lib/clock.h"
 #include "routing/reroute.h"
+#include "routing/reroute_nodes.h"
 #include "routing/validate.h"
 #include "routing/validate_priv.h"
 
@@ -384,6 +393,8 @@ static int prepare(const struct sm_fabric *f, unsigned plane, const struct sm_lf
 	if (!sm_reroute_same_numbering(f, prev->f, plane, l, pl))
 		return 0;
 	int rc = sm_reroute_removed(f, prev->f, &x->gone, &x->n_gone);
+	if (rc == 0)
+		rc = sm_reroute_hosts_back(f, prev->f, plane); /* cables of endpoints only, at switches with endpoints */
 	if (rc <= 0)
 		return rc;
 	size_t n = (size_t)l->top_lid + 1;

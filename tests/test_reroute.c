@@ -14,9 +14,17 @@
  *    gone) it declines: the routes other destinations moved are not known;
  *  - 10% of the links lost at once: it declines where a cold run's repair
  *    pass (routing/ftree/repair.c) would run, else gives a cold run's;
- *  - a host that loses its cable: only its LIDs' entries change;
- *  - it declines (-EAGAIN, the chain routes in full) when a host is gone
- *    and other routes must move (indices renumbered), when a cable
+ *  - a host that loses its cable: only its LIDs' entries change (cleared),
+ *    and the result is a cold run's on the fabric without the cable and on
+ *    the fabric without the host's node (stable host indices, ftree
+ *    model.h), also with a switch link lost in the same sweep;
+ *  - through the chain, a host gone from the fabric (renumbered without
+ *    it, routing/reroute_nodes.h) is rerouted in the previous numbering,
+ *    validated incrementally, laid out for the new fabric, a cold run's;
+ *    not when its LID was the top one (the tables would shrink); and when
+ *    it comes back, only its column is routed (validated incrementally),
+ *    the tables before it went;
+ *  - it declines (-EAGAIN, the chain routes in full) when a cable
  *    appeared (the chain does not even ask), and the chain validates the
  *    result against the previous routes (incremental check).
  */
@@ -35,6 +43,7 @@
 #include "routing/metrics.h"
 #include "routing/registry.h"
 #include "routing/reroute.h"
+#include "routing/reroute_nodes.h"
 #include "routing/validate.h"
 
 static struct sm_fabric *copy(const struct sm_fabric *f)
@@ -328,16 +337,138 @@ static void test_host_gone(void **state)
 	free(changed);
 	sm_lfts_free(inc);
 
-	/* and a switch link too: the other hosts' indices moved, so ftree routes in full */
+	/* and a switch link too: host indices are stable, so rerouted as a cold run would */
 	uint32_t node;
 	unsigned port;
 	assert_true(nth_link(f1, 3, &node, &port));
 	sm_fabric_unlink(f1, node, port);
-	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), -EAGAIN);
-	assert_null(inc);
+	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+	struct sm_lfts *cold = fx_ftree_route(f1);
+	assert_same_lfts(inc, cold);
+	diff_within(l0, inc, changed);
+	assert_int_equal(changed[lid], 1);
+	free(changed);
+	sm_lfts_free(cold);
+	sm_lfts_free(inc);
 	sm_lfts_free(l0);
 	sm_fabric_free(f1);
 	sm_fabric_free(f0);
+}
+
+/* f without node drop, numbered as a sweep that no longer finds it would (the others in order). */
+static struct sm_fabric *without_node(const struct sm_fabric *f, uint32_t drop)
+{
+	struct sm_fabric *g = sm_fabric_new();
+	uint32_t *map = malloc(((size_t)f->n_nodes + 1) * sizeof(*map));
+	assert_non_null(g);
+	assert_non_null(map);
+	for (unsigned pl = 1; pl < f->n_planes; pl++)
+		assert_int_equal(sm_fabric_add_plane(g, pl, NULL), 0);
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		map[n] = SM_NONE;
+		if (n == drop)
+			continue;
+		int64_t k = sm_fabric_add_node(g, nd->type, nd->guid, nd->nports, nd->plane, sm_port(f, n, 0)->guid);
+		assert_true(k >= 0);
+		map[n] = (uint32_t)k;
+		for (unsigned p = 1; nd->type != SM_NODE_SWITCH && p <= nd->nports; p++)
+			assert_int_equal(sm_fabric_set_port_guid(g, map[n], p, sm_port(f, n, p)->guid), 0);
+	}
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		for (unsigned p = 0; map[n] != SM_NONE && p <= f->nodes[n].nports; p++) {
+			const struct sm_port *pt = sm_port(f, n, p);
+			if (p && pt->peer_node != SM_NONE && pt->peer_node > n && map[pt->peer_node] != SM_NONE)
+				assert_int_equal(sm_fabric_link(g, map[n], p, map[pt->peer_node], pt->peer_port), 0);
+			if (pt->lid)
+				assert_int_equal(sm_fabric_set_lid(g, map[n], p, pt->lid, pt->lmc), 0);
+		}
+	free(map);
+	return g;
+}
+
+/*
+ * Hosts that go away one at a time (a node reboots) on 2- and 3-level
+ * trees, LMC 0 and 1: the reroute changes only the lost host's LID column
+ * (cleared on every switch), equals a cold run on the fabric without the
+ * cable and on the fabric without the node (as the sweep finds it), and
+ * the host coming back gets its old routes (a cold run on the complete
+ * tree is the first one).
+ */
+static void test_hosts_gone(void **state)
+{
+	(void)state;
+	static const unsigned shapes[][4] = { { 2, 16, 128, 0 }, { 3, 16, 512, 0 }, { 3, 8, 64, 1 } };
+	for (unsigned t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++) {
+		struct ftb_shape sh;
+		if (shapes[t][0] == 2)
+			ftb_shape_2level(&sh, shapes[t][1], shapes[t][2]);
+		else
+			ftb_shape_3level(&sh, shapes[t][1], shapes[t][2]);
+		sh.lmc = shapes[t][3];
+		struct sm_fabric *f0 = sm_fabric_new();
+		assert_non_null(f0);
+		assert_int_equal(ftb_build(f0, 0, &sh, 0), 0);
+		struct sm_lfts *l0 = fx_ftree_route(f0);
+		uint32_t ca0 = first_ca(f0), nca = 0;
+		for (uint32_t n = ca0; n < f0->n_nodes; n++)
+			nca += f0->nodes[n].type == SM_NODE_CA;
+		for (uint32_t k = 0; k + 1 < nca; k += 13) {
+			uint32_t ca = ca0 + k;
+			const struct sm_port *hp = sm_port(f0, ca, 1);
+			assert_int_equal(f0->nodes[ca].type, SM_NODE_CA);
+			struct sm_fabric *f1 = copy(f0);
+			sm_fabric_unlink(f1, ca, 1);
+			struct sm_lfts *inc = NULL;
+			uint8_t *changed = NULL;
+			assert_int_equal(reroute(f1, f0, l0, &inc, &changed), 0);
+			uint64_t n = diff_within(l0, inc, changed);
+			assert_int_equal(n, (uint64_t)l0->n_switches << hp->lmc);
+			for (uint32_t lid = 0; lid <= l0->top_lid; lid++)
+				assert_int_equal(changed[lid], lid >= hp->lid && lid < hp->lid + (1u << hp->lmc));
+			struct sm_lfts *cold = fx_ftree_route(f1);
+			assert_same_lfts(inc, cold);
+			sm_lfts_free(cold);
+			struct sm_fabric *g = without_node(f0, ca);
+			cold = fx_ftree_route(g);
+			assert_same_lfts(inc, cold);
+			sm_lfts_free(cold);
+			sm_fabric_free(g);
+			free(changed);
+			sm_lfts_free(inc);
+			sm_fabric_free(f1);
+		}
+		/* it comes back: the complete tree's routes, the same as before it went */
+		struct sm_lfts *back = fx_ftree_route(f0);
+		assert_same_lfts(back, l0);
+		sm_lfts_free(back);
+		sm_lfts_free(l0);
+		sm_fabric_free(f0);
+	}
+}
+
+/* The chain and its registry, the previous routes it was pointed at forgotten. */
+static void chain_free(struct sm_chain *c, struct sm_registry *r)
+{
+	c->prev = NULL;
+	c->reroute_from = NULL;
+	sm_chain_free(c);
+	sm_registry_free(r);
+}
+
+/* The chain from prev on f routes in full (res.reroute_why holds why) and gives want. */
+static void chain_in_full(struct sm_chain *c, const struct sm_validate_prev *prev, const struct sm_fabric *f,
+			  const struct sm_lfts *want, const char *why)
+{
+	struct sm_plane_result res;
+	struct sm_lfts *out = NULL;
+	c->prev = prev;
+	c->reroute_from = prev;
+	assert_int_equal(sm_route_chain(c, f, 0, NULL, &out, &res), 0);
+	assert_int_equal(res.rerouted, 0);
+	assert_non_null(strstr(res.reroute_why, why));
+	assert_same_lfts(out, want);
+	sm_lfts_free(out);
 }
 
 /* Through the chain: rerouted and validated incrementally; a cable that appeared routes in full. */
@@ -371,13 +502,7 @@ static void test_chain(void **state)
 
 	/* the reverse (the link comes back): a cable appeared, routed in full */
 	struct sm_validate_prev back = { .f = f1, .l = cold };
-	c->prev = &back;
-	c->reroute_from = &back;
-	assert_int_equal(sm_route_chain(c, f0, 0, NULL, &out, &res), 0);
-	assert_int_equal(res.rerouted, 0);
-	assert_non_null(strstr(res.reroute_why, "cable appeared"));
-	assert_same_lfts(out, l0);
-	sm_lfts_free(out);
+	chain_in_full(c, &back, f0, l0, "cable appeared");
 	c->prev = NULL;
 	c->reroute_from = NULL;
 	sm_lfts_free(cold);
@@ -385,6 +510,90 @@ static void test_chain(void **state)
 	sm_registry_free(r);
 	sm_lfts_free(l0);
 	sm_fabric_free(f1);
+	sm_fabric_free(f0);
+}
+
+/*
+ * Through the chain, a host gone from the fabric (the sweep renumbers
+ * without it): rerouted in the previous numbering and validated
+ * incrementally (or in full), the tables laid out for the new fabric and
+ * equal to a cold run's; with a switch cable lost as well, the same.
+ */
+static void test_chain_host_gone(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = tree(3, 16, 512);
+	struct sm_lfts *l0 = fx_ftree_route(f0);
+	struct sm_registry *r = sm_registry_new(NULL);
+	struct sm_chain *c = NULL;
+	char err[256];
+	assert_int_equal(sm_chain_new(r, "ftree,minhop", NULL, NULL, &c, err, sizeof(err)), 0);
+	struct sm_validate_prev prev = { .f = f0, .l = l0 };
+	uint32_t ca = first_ca(f0) + 77;
+	uint32_t lnode;
+	unsigned lport;
+	assert_true(nth_link(f0, 40, &lnode, &lport));
+	for (int k = 0; k < 3; k++) {
+		struct sm_fabric *g = without_node(f0, ca);
+		if (k == 2)
+			sm_fabric_unlink(g, sm_fabric_find_node(g, f0->nodes[lnode].guid), lport);
+		c->prev = k == 1 ? NULL : &prev;
+		c->reroute_from = &prev;
+		struct sm_plane_result res;
+		struct sm_lfts *out = NULL, *cold = fx_ftree_route(g);
+		assert_int_equal(sm_route_chain(c, g, 0, NULL, &out, &res), 0);
+		assert_int_equal(res.rerouted, 1);
+		assert_true(res.reroute_lids >= 1);
+		assert_true(k == 1 || res.val.rechecked > 0);
+		assert_same_lfts(out, cold);
+		assert_int_equal(out->n_nodes, g->n_nodes);
+		for (uint32_t s = 0; s < out->n_switches; s++)
+			assert_int_equal(out->sw_node[s], cold->sw_node[s]);
+		for (uint32_t n = 0; n < g->n_nodes; n++)
+			assert_int_equal(out->slot_of_node[n], cold->slot_of_node[n]);
+		/* it comes back (the sweep numbers it in again): its column routed, the rest kept */
+		struct sm_validate_prev gone = { .f = g, .l = out };
+		c->prev = k == 1 ? NULL : &gone;
+		c->reroute_from = &gone;
+		struct sm_lfts *back = NULL, *want = k == 2 ? NULL : l0;
+		if (k == 2) { /* the switch cable stays lost */
+			struct sm_fabric *h = copy(f0);
+			sm_fabric_unlink(h, lnode, lport);
+			want = fx_ftree_route(h);
+			assert_int_equal(sm_route_chain(c, h, 0, NULL, &back, &res), 0);
+			sm_fabric_free(h);
+		} else {
+			assert_int_equal(sm_route_chain(c, f0, 0, NULL, &back, &res), 0);
+		}
+		/* from a tree with a switch cable lost, ftree declines (engine.h: degraded already) */
+		assert_int_equal(res.rerouted, k != 2);
+		assert_int_equal(res.reroute_lids, k != 2);
+		assert_true(k != 0 || res.val.rechecked > 0);
+		assert_true(k != 2 || strstr(res.reroute_why, "degraded already"));
+		assert_same_lfts(back, want);
+		assert_int_equal(back->n_nodes, f0->n_nodes);
+		for (uint32_t n = 0; n < f0->n_nodes; n++)
+			assert_int_equal(back->slot_of_node[n], want->slot_of_node[n]);
+		if (want != l0)
+			sm_lfts_free(want);
+		sm_lfts_free(back);
+		sm_lfts_free(out);
+		sm_lfts_free(cold);
+		sm_fabric_free(g);
+	}
+	/* the host with the top LID: the tables would shrink, routed in full */
+	uint32_t last = SM_NONE;
+	for (uint32_t n = 0; n < f0->n_nodes; n++)
+		if (f0->nodes[n].type == SM_NODE_CA && sm_port(f0, n, 1)->lid == f0->planes[0].max_lid)
+			last = n;
+	assert_int_not_equal(last, SM_NONE);
+	struct sm_fabric *g = without_node(f0, last);
+	struct sm_lfts *cold = fx_ftree_route(g);
+	chain_in_full(c, &prev, g, cold, "nodes, ports or LIDs changed");
+	sm_lfts_free(cold);
+	sm_fabric_free(g);
+	chain_free(c, r);
+	sm_lfts_free(l0);
 	sm_fabric_free(f0);
 }
 
@@ -482,6 +691,38 @@ static void test_prepare(void **state)
 	sm_fabric_free(f);
 }
 
+/*
+ * The incremental validation's one accepted kind of new cable
+ * (sm_reroute_hosts_back()): an endpoint back at a switch with other
+ * endpoints; not a switch cable, not a leaf that had no endpoint left.
+ */
+static void test_hosts_back(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = tree(2, 16, 128);
+	uint32_t ca = first_ca(f0);
+	uint32_t leaf = sm_port(f0, ca, 1)->peer_node;
+	struct sm_fabric *f1 = copy(f0);
+	sm_fabric_unlink(f1, ca, 1);
+	assert_int_equal(sm_reroute_hosts_back(f0, f1, 0), 1);
+	assert_int_equal(sm_reroute_hosts_back(f1, f0, 0), 0); /* that is a cable lost */
+	uint32_t node;
+	unsigned port;
+	struct sm_fabric *f2 = copy(f1);
+	assert_true(nth_link(f2, 3, &node, &port));
+	sm_fabric_unlink(f2, node, port);
+	assert_int_equal(sm_reroute_hosts_back(f0, f2, 0), 0);
+	for (unsigned p = 1; p <= f1->nodes[leaf].nports; p++) {
+		uint32_t q = sm_port(f1, leaf, p)->peer_node;
+		if (q != SM_NONE && f1->nodes[q].type == SM_NODE_CA)
+			sm_fabric_unlink(f1, leaf, p);
+	}
+	assert_int_equal(sm_reroute_hosts_back(f0, f1, 0), 0);
+	sm_fabric_free(f2);
+	sm_fabric_free(f1);
+	sm_fabric_free(f0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,7 +730,10 @@ int main(void)
 		cmocka_unit_test(test_degraded_quality),
 		cmocka_unit_test(test_repair_declined),
 		cmocka_unit_test(test_host_gone),
+		cmocka_unit_test(test_hosts_gone),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_chain_host_gone),
+		cmocka_unit_test(test_hosts_back),
 		cmocka_unit_test(test_prepare),
 		cmocka_unit_test(test_stash),
 	};

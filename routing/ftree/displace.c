@@ -79,7 +79,7 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
-	x->bw = m->n_hosts / 64 + 1; /* x->nidx is n_hosts */
+	x->bw = m->n_idx / 64 + 1; /* x->nidx is n_idx */
 	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->oit || !x->oit_u || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
 	for (uint32_t i = 0; i < f->n_ports; i++)

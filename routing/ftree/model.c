@@ -531,11 +531,58 @@ static void add_target(struct ft_model *m, uint8_t *is_tgt, uint32_t s, const st
 			m->dest_off[s + 1]++;
 }
 
+/*
+ * The stable host index of each canonical position i (model.h) into
+ * idx[i]; returns the size of the index space. Hosts of one leaf are
+ * contiguous in hp, by leaf port.
+ */
+static uint32_t host_indices(const struct ft_model *m, const uint32_t *hp, uint32_t nh, uint32_t *idx)
+{
+	const struct sm_fabric *f = m->f;
+	uint8_t used[256] = { 0 };
+	uint32_t prank[256], nominal = 0, cnt = 0, nports = 0, nleaf = 0, prev = SM_NONE;
+
+	for (uint32_t i = 0; i < nh; i++) {
+		const struct sm_port *pt = &f->ports[hp[i]];
+		uint32_t s = host_leaf(m, pt);
+		if (s != prev) {
+			prev = s;
+			cnt = 0;
+			nleaf++;
+		}
+		if (++cnt > nominal)
+			nominal = cnt;
+		nports += !used[pt->peer_port];
+		used[pt->peer_port] = 1;
+	}
+	if (nports != nominal) {
+		/* leaves use different ports for their hosts: no common layout, canonical positions */
+		for (uint32_t i = 0; i < nh; i++)
+			idx[i] = i;
+		return nh;
+	}
+	for (uint32_t p = 0, r = 0; p < 256; p++) {
+		prank[p] = r;
+		r += used[p];
+	}
+	prev = SM_NONE;
+	for (uint32_t i = 0, leaf = 0; i < nh; i++) {
+		const struct sm_port *pt = &f->ports[hp[i]];
+		uint32_t s = host_leaf(m, pt);
+		if (s != prev && prev != SM_NONE)
+			leaf++;
+		prev = s;
+		idx[i] = leaf * nominal + prank[pt->peer_port];
+	}
+	return nleaf * nominal;
+}
+
 static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts *out)
 {
 	const struct sm_fabric *f = m->f;
 	uint32_t n = m->nsw;
 	uint32_t *hp = NULL;          /* host port indices, canonical order */
+	uint32_t *hidx = NULL;        /* their stable indices */
 	struct keyed *sorted = NULL;  /* switch slots by GUID */
 	uint32_t *swpos = NULL;       /* [nsw] position of a switch in sorted */
 	uint8_t *is_tgt = calloc((size_t)n + 1, 1);
@@ -577,12 +624,15 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 	if (rc)
 		goto out;
 	rc = -ENOMEM;
+	if (!(hidx = malloc(((size_t)nh + 1) * sizeof(*hidx))))
+		goto out;
+	m->n_idx = host_indices(m, hp, nh, hidx);
 	for (uint32_t i = 0; i < nh; i++) {
 		uint32_t s = host_leaf(m, &f->ports[hp[i]]);
 		add_target(m, is_tgt, s, &f->ports[hp[i]], out->top_lid);
 		if (m->hlo[s] == m->hhi[s])
-			m->hlo[s] = i;
-		m->hhi[s] = i + 1;
+			m->hlo[s] = hidx[i];
+		m->hhi[s] = hidx[i] + 1;
 	}
 	m->n_hosts = nh;
 	/* switch LIDs: the other destination switches by GUID */
@@ -609,9 +659,9 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 	for (uint32_t s = 0; s < n; s++)
 		cur[s] = m->dest_off[s];
 
-	/* fill, hosts first (index = canonical position) */
-	for (uint32_t idx = 0; idx < nh; idx++) {
-		const struct sm_port *pt = &f->ports[hp[idx]];
+	/* fill, hosts first (index = stable index of the canonical position) */
+	for (uint32_t h = 0; h < nh; h++) {
+		const struct sm_port *pt = &f->ports[hp[h]];
 		uint32_t s = host_leaf(m, pt);
 		/* spread the LIDs of an LMC range over different uplinks */
 		uint32_t step = unom0 >> pt->lmc;
@@ -624,7 +674,7 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 			d->lid = (uint16_t)(pt->lid + i);
 			d->port = pt->peer_port;
 			d->pad = 0;
-			d->idx = idx + i * step;
+			d->idx = hidx[h] + i * step;
 		}
 	}
 	for (uint32_t s = 0; s < n; s++) {
@@ -638,7 +688,7 @@ static int build_dests(struct ft_model *m, unsigned plane, const struct sm_lfts 
 			d->lid = (uint16_t)(pt->lid + i);
 			d->port = 0;
 			d->pad = 0;
-			d->idx = m->n_hosts + swpos[s] + i;
+			d->idx = m->n_idx + swpos[s] + i;
 		}
 	}
 	rc = 0;
@@ -646,6 +696,7 @@ out:
 	free(sorted);
 	free(swpos);
 	free(hp);
+	free(hidx);
 	free(is_tgt);
 	free(cur);
 	return rc;

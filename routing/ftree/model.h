@@ -21,11 +21,18 @@
  *    assignment of a full one and move only the displaced routes.
  *  - destinations: every LID of the plane (CA/router ports with their LMC
  *    range, switch port 0), grouped by destination switch (the leaf a CA
- *    is cabled to, or the switch itself), with an index idx: a host's
- *    idx is its position in the canonical host order of
- *    sm_metrics_host_order() (metrics.h: pods contiguous, leaves by GUID,
- *    hosts by leaf port), the same order that defines the evaluator's
- *    shift permutations; switch LIDs follow, switches by GUID.
+ *    is cabled to, or the switch itself), with an index idx: hosts in
+ *    the canonical host order of sm_metrics_host_order() (metrics.h: pods
+ *    contiguous, leaves by GUID, hosts by leaf port), the same order that
+ *    defines the evaluator's shift permutations. The index is stable: a
+ *    host's idx is its leaf's position x the nominal hosts per leaf + its
+ *    leaf port's rank among the ports that carry a host on any leaf, so
+ *    a host that goes away leaves its slot empty and every other host
+ *    keeps its index and its routes (on a complete tree this is its
+ *    position in the canonical order). When the leaves' host ports are
+ *    not one common set (more ports carry hosts than any leaf has), the
+ *    idx is the position in the canonical order. Switch LIDs follow the
+ *    index space (n_idx), switches by GUID.
  *
  * Invariant: nothing in the model or the routes depends on node indices,
  * slot numbers or LID values. Every order is by rank, GUID, port number or
@@ -71,6 +78,7 @@ struct ft_model {
 	uint32_t *tgt_order;         /* [n_tgt] destination switch slots in routing order */
 	uint32_t n_tgt;
 	uint32_t n_hosts;            /* endpoint ports with a LID */
+	uint32_t n_idx;              /* host index space: leaves x nominal hosts per leaf (stable) or n_hosts */
 	uint32_t *hlo, *hhi;         /* [nsw] host indices below a switch lie in [hlo, hhi); hlo == hhi none */
 	uint32_t *comp;              /* [nsw] connected component (switch graph) */
 	uint32_t unranked;           /* switches not connected to any leaf */

@@ -41,8 +41,16 @@
  * run's refusal then says why); when the moved routes would make a cold
  * run's repair pass run (repair.c, ft_repair_wanted: it may change any
  * destination's entries, so it is left to the full run). A destination that lost its cable (a
- * host) is cleared from every switch; if that changed the host indices
- * and anything else must move, the whole tree is routed again.
+ * host) is cleared from every switch (as OpenSM's full routing leaves a
+ * LID without a port at OSM_NO_PATH; its LID stays reserved in the LID
+ * store for when it comes back). Host indices are stable (model.h), so
+ * the other destinations keep theirs and the T's hit by lost switch
+ * cables in the same sweep are routed again as usual (dests_kept());
+ * if the indices did change (no common host-port layout), the whole
+ * tree is routed again. A destination that appeared (a host back, no
+ * cable lost: the chain's reroute_nodes.h) has its destination switch
+ * routed again, all of its LIDs, as a cold run routes them when every
+ * other destination kept its index.
  *
  * Cost: a model build (O(switches + ports + LIDs); the previous fabric's
  * is kept from when it was routed, stash.c, or built too), one scan of the
@@ -90,6 +98,36 @@ static int same_tree(const struct ft_model *m, const struct ft_model *pm, int *d
 	for (uint32_t i = 0; *dests_same && i < m->n_dest; i++)
 		*dests_same = m->dest[i].lid == pm->dest[i].lid && m->dest[i].port == pm->dest[i].port &&
 			      m->dest[i].idx == pm->dest[i].idx;
+	return 1;
+}
+
+/*
+ * Every destination of m is pm's with the same LID, port and index, in the
+ * same order (stable host indices, model.h): a host that went away left
+ * its slot empty and moved nothing else. Then the T's hit route as in a
+ * cold run on m, and the other T's keep their columns.
+ */
+static int dests_kept(const struct ft_model *m, const struct ft_model *pm)
+{
+	if (m->n_idx != pm->n_idx || m->n_dest > pm->n_dest)
+		return 0;
+	for (uint32_t s = 0; s < m->nsw; s++) {
+		uint32_t k = pm->dest_off[s];
+		for (uint32_t i = m->dest_off[s]; i < m->dest_off[s + 1]; i++, k++) {
+			const struct ft_dest *d = &m->dest[i];
+			while (k < pm->dest_off[s + 1] && pm->dest[k].lid != d->lid)
+				k++;
+			if (k == pm->dest_off[s + 1] || pm->dest[k].port != d->port || pm->dest[k].idx != d->idx)
+				return 0;
+		}
+	}
+	/* targets in the same order, those that lost every destination left out */
+	for (uint32_t i = 0, k = 0; i < m->n_tgt; i++, k++) {
+		while (k < pm->n_tgt && pm->tgt_order[k] != m->tgt_order[i])
+			k++;
+		if (k == pm->n_tgt)
+			return 0;
+	}
 	return 1;
 }
 
@@ -303,6 +341,25 @@ static void find_hit(struct rr *r, const struct ft_model *m, const struct ft_mod
 	}
 }
 
+/*
+ * Destinations that appeared (a host back, stable index: model.h): their
+ * destination switch T is routed again, all of its LIDs (a T none of whose
+ * routes moved routes them as before, a cold run's). Returns how many.
+ */
+static uint32_t find_appeared(struct rr *r)
+{
+	uint32_t n = 0;
+	for (size_t lid = 1; lid < r->nl; lid++) {
+		uint32_t t = r->t_new[lid];
+		if (r->t_old[lid] != SM_NONE || t == SM_NONE)
+			continue;
+		n++;
+		r->n_hit += !r->hit[t];
+		r->hit[t] |= r->sw_lid[lid] ? HIT_SWITCH : HIT_CA;
+	}
+	return n;
+}
+
 /* The destinations of T to route again: all of them (a part would start its rotations elsewhere). */
 static const struct ft_dest *again(const struct rr *r, const struct ft_model *m, uint32_t t, uint32_t *nd)
 {
@@ -447,8 +504,9 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 		goto out;
 	}
 	find_hit(&r, &m, &pm, rr->prev_fabric);
+	uint32_t appeared = find_appeared(&r);
 	rc = -EAGAIN;
-	if (r.n_hit && !dests_same) {
+	if (r.n_hit && !dests_same && !(appeared ? !r.lids_gone && dests_kept(&pm, &m) : dests_kept(&m, &pm))) {
 		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute not possible (destinations renumbered)");
 		goto out;
 	}

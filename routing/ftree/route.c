@@ -564,7 +564,7 @@ int ft_run_init(struct ft_run *x, const struct ft_model *m, struct sm_lfts *out)
 	    !x->cand_next || !x->cand_port || !x->queue || !x->hleaf || !x->grp || ft_displace_init(x) ||
 	    groups_build(x->grp, m))
 		return -ENOMEM;
-	x->nidx = m->n_hosts;
+	x->nidx = m->n_idx;
 	/* the port on the parent's side of each up link, which leads down toward T in D (mark_down_set) */
 	for (uint32_t s = 0; s < m->nsw; s++)
 		for (uint32_t e = m->up_off[s]; e < m->up_off[s + 1]; e++)

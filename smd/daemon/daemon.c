@@ -36,6 +36,7 @@
 #include "mock/open.h"
 #include "daemon/ha.h"
 #include "sm/multiplane.h"
+#include "sm/state.h"
 #include "routing/registry.h"
 #include "config/smdconf.h"
 #include "routing/engine.h"
@@ -240,6 +241,7 @@ static void run_cycle(struct smd_dmn *d)
 	mp.mc_only = d->mc_only != 0;   /* only the planes whose groups changed, MFTs only */
 	/* light cycles that escalate and trap cycles patch the known fabric when they can */
 	mp.base.incremental = d->incremental && d->cur->conf->incremental_sweep;
+	mp.base.defer_give_back = true;   /* the worker gives memory back once idle (worker_main) */
 	char profile[4096];
 	smd_dmn_get_profile(d, profile, sizeof(profile));
 	mp.base.profile_path = profile[0] ? profile : NULL;
@@ -648,6 +650,8 @@ static void *worker_main(void *arg)
 		kick(d);
 		pthread_mutex_unlock(&d->mu);
 		prepare_reroute(d, keep);
+		/* freed memory back to the system (malloc_trim, spare blocks: state.h), out of the cycle */
+		(void)sm_state_give_back_idle();
 		pthread_mutex_lock(&d->mu);
 	}
 	pthread_mutex_unlock(&d->mu);

@@ -458,7 +458,9 @@ out:
 		c->f = NULL;
 	}
 	sm_core_reset(c);
-	if (state)
+	if (state && cfg->defer_give_back)
+		sm_state_give_back_mark();   /* the caller gives back once idle */
+	else if (state)
 		sm_state_give_back();
 	sum->total_s = since(t_all);
 	return rc;

@@ -104,6 +104,13 @@ struct sm_cfg {
 	 */
 	bool route_full;
 	/*
+	 * With a state, a cycle ends by giving freed memory back to the system
+	 * (state.h sm_state_give_back(): spare blocks aged, malloc_trim).
+	 * True: the caller does it itself once idle (the daemon's worker, after
+	 * every plane's cycle), out of the path from a trap to programmed LFTs.
+	 */
+	bool defer_give_back;
+	/*
 	 * A plane that stops answering is given up fast: when this many SMPs in
 	 * a row are lost (retries exhausted) with no answer at all in between,
 	 * the phase fails with -ETIMEDOUT instead of timing out every request

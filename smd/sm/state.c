@@ -8,6 +8,7 @@
 #include "model/spare.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -110,6 +111,21 @@ void sm_state_give_back(void)
 #if defined(__GLIBC__) && !defined(SM_ASAN)
 	malloc_trim(0);
 #endif
+}
+
+static atomic_int give_back_due;
+
+void sm_state_give_back_mark(void)
+{
+	atomic_store(&give_back_due, 1);
+}
+
+int sm_state_give_back_idle(void)
+{
+	if (!atomic_exchange(&give_back_due, 0))
+		return 0;
+	sm_state_give_back();
+	return 1;
 }
 
 void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct sm_sweep_tables *tab, int valid)

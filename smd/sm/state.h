@@ -63,5 +63,12 @@ void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct 
  * (model/spare.h) no sweep took since the last end.
  */
 void sm_state_give_back(void);
+/*
+ * With cfg->defer_give_back (sm.h) a bring-up only marks the give-back due;
+ * sm_state_give_back_idle() does it once if one is due (any thread, once
+ * idle: the daemon's worker after a cycle). Returns 1 if it gave back.
+ */
+void sm_state_give_back_mark(void);
+int sm_state_give_back_idle(void);
 
 #endif
