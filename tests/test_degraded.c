@@ -389,6 +389,8 @@ static void test_ftree_reaches_bound(void **state)
 		{ 2, 64, 0.01, 0, 1, 0 },  { 2, 64, 0.03, 0, 2, 0 },  { 2, 64, 0.10, 0, 1, 1 },
 		{ 3, 32, 0.01, 0, 1, 0 },  { 3, 32, 0.03, 0, 1, 0 },  { 3, 32, 0.03, 0, 3, 0 },
 		{ 3, 32, 0, 12, 1, 0 },    { 3, 32, 0.10, 0, 2, 1 },  { 3, 32, 0.10, 0, 12, 1 },
+		/* 10% of the upper switches, seed 9: 4 (ud + 2) before the repair pass (repair.c) */
+		{ 3, 32, 0, 38, 9, 1 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		check_gen(&cases[i]);

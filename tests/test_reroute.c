@@ -12,6 +12,8 @@
  *  - on 2,048-host trees its worst shift congestion and EBB are a cold
  *    run's; from a tree degraded already (a second link, or 3% of links
  *    gone) it declines: the routes other destinations moved are not known;
+ *  - 10% of the links lost at once: it declines where a cold run's repair
+ *    pass (routing/ftree/repair.c) would run, else gives a cold run's;
  *  - a host that loses its cable: only its LIDs' entries change (cleared),
  *    and the result is a cold run's on the fabric without the cable and on
  *    the fabric without the host's node (stable host indices, ftree
@@ -265,6 +267,41 @@ static void test_degraded_quality(void **state)
 	uint8_t *changed = NULL;
 	assert_int_equal(reroute(f1, f0, l0, &inc, &changed), -EAGAIN);
 	sm_fabric_free(f1);
+	sm_lfts_free(l0);
+	sm_fabric_free(f0);
+}
+
+/*
+ * Many links lost at once from a complete 3-level tree (10%): where a cold
+ * run's repair pass (routing/ftree/repair.c) would change the moved
+ * routes, reroute() declines; whatever it returns is a cold run's.
+ */
+static void test_repair_declined(void **state)
+{
+	(void)state;
+	struct sm_fabric *f0 = tree(3, 32, 2048);
+	struct sm_lfts *l0 = fx_ftree_route(f0);
+	unsigned declined = 0;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct sm_fabric *f1 = copy(f0);
+		assert_true(ftb_remove_links(f1, 0, 0.10, seed) > 0);
+		struct sm_lfts *cold = fx_ftree_route(f1), *inc = NULL;
+		uint8_t *changed = NULL;
+		int rc = reroute(f1, f0, l0, &inc, &changed);
+		if (rc == 0) {
+			diff_within(l0, inc, changed);
+			assert_same_lfts(inc, cold);
+		} else {
+			assert_int_equal(rc, -EAGAIN);
+			declined++;
+		}
+		print_message("10%% links, seed %llu: %s\n", (unsigned long long)seed, rc ? "declined" : "rerouted");
+		free(changed);
+		sm_lfts_free(inc);
+		sm_lfts_free(cold);
+		sm_fabric_free(f1);
+	}
+	assert_true(declined > 0);
 	sm_lfts_free(l0);
 	sm_fabric_free(f0);
 }
@@ -691,6 +728,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_complete_minus_one),
 		cmocka_unit_test(test_degraded_quality),
+		cmocka_unit_test(test_repair_declined),
 		cmocka_unit_test(test_host_gone),
 		cmocka_unit_test(test_hosts_gone),
 		cmocka_unit_test(test_chain),

@@ -514,6 +514,9 @@ chosen:
 		}
 		x->cmask[s] |= 1ull << i;
 	} else if (record) {
+		/* the intervals of its worst link now meet at worst + 1 deep in some shift */
+		if (c.best_np > 0 && (c.best_score >> 48) + 1 > x->stack)
+			x->stack = (unsigned)(c.best_score >> 48) + 1;
 		for (int l = 0; l < c.best_np; l++)
 			iv_add(x, c.best_path[l], c.a, c.len);
 		if (c.rep == SM_NONE && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))

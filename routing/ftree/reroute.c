@@ -38,7 +38,9 @@
  * lost cables' slots: ranks, components, up-slot
  * tables (a parent gone), index divisors, destinations and their order;
  * when a rerouted T leaves a leaf pair without an up/down path (the cold
- * run's refusal then says why). A destination that lost its cable (a
+ * run's refusal then says why); when the moved routes would make a cold
+ * run's repair pass run (repair.c, ft_repair_wanted: it may change any
+ * destination's entries, so it is left to the full run). A destination that lost its cable (a
  * host) is cleared from every switch (as OpenSM's full routing leaves a
  * LID without a port at OSM_NO_PATH; its LID stays reserved in the LID
  * store for when it comes back). Host indices are stable (model.h), so
@@ -529,6 +531,10 @@ int ft_reroute_plane(void *state, struct sm_route_ctx *ctx)
 			goto out;
 		}
 		merge_t(&r, d0, nd);
+	}
+	if (ft_repair_wanted(&x)) { /* a cold run would repair (repair.c): do not repeat it here */
+		snprintf(ctx->msg, sizeof(ctx->msg), "ftree: incremental reroute: the moved routes need the repair pass");
+		goto out;
 	}
 	snprintf(ctx->msg, sizeof(ctx->msg),
 		 "ftree: incremental: %u of %u destination switches routed again, %u LIDs gone, %" PRIu64

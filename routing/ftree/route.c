@@ -27,6 +27,8 @@
  *     a detour down (route_detour) or, for a leaf toward a spine it lost,
  *     an up-down-up valley (route_valleys). No endpoint route passes a
  *     detour; valleys only carry endpoint traffic to switch LIDs.
+ *  5. On a degraded tree whose moved routes may stack up, a repair pass
+ *     (repair.c) then points a few up entries off the most loaded links.
  *
  * LFT entries are written straight into the rows of struct sm_lfts
  * (preallocated, all SM_LFT_NONE, see engine.h). A destination switch's
@@ -638,6 +640,7 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 		rc = -EHOSTUNREACH;
 		goto out;
 	}
+	uint64_t repaired = ft_repair(&x);
 	uint32_t leaves = 0, parts = 0;
 	for (uint32_t s = 0; s < m->nsw; s++) {
 		leaves += m->rank[s] == 0;
@@ -655,6 +658,8 @@ int ft_route(const struct ft_model *m, struct sm_lfts *out, char *msg, size_t ms
 	int n = snprintf(msg, msglen,
 			 "ftree: %u levels, %u leaves, %u switches, %u CA ports; %" PRIu64 " routes moved off missing links",
 			 m->h + 1u, leaves, m->nsw, m->n_hosts, x.displaced);
+	if (repaired && n > 0 && (size_t)n < msglen)
+		n += snprintf(msg + n, msglen - (size_t)n, "; %" PRIu64 " entries changed to relieve the worst links (repair)", repaired);
 	if (parts > 1 && n > 0 && (size_t)n < msglen)
 		n += snprintf(msg + n, msglen - (size_t)n,
 			      "; fabric split into %u disconnected parts: pairs across them are unreachable", parts);

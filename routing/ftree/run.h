@@ -88,6 +88,7 @@ struct ft_run {
 	uint64_t *ivmask;      /* [2 * up links] buckets of bw shifts that some interval of x->iv[] meets */
 	uint32_t bw;           /* shifts per bucket (bit b: shifts [b * bw, b * bw + bw)): nidx / 64 + 1 */
 	int oom;               /* an interval list could not grow: routes stay valid, spreading degrades */
+	unsigned stack;        /* most recorded intervals of one list covering one shift (repair.c's trigger) */
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
@@ -137,6 +138,11 @@ void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t 
  * no parent reaches T.
  */
 uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_dest *d0, uint32_t i);
+
+/* repair.c: after every destination is routed, a degraded tree's worst links relieved (see there). */
+int ft_repair_wanted(const struct ft_run *x);
+/* Entries changed (0: nothing to do, or the tree is too large to count). */
+uint64_t ft_repair(struct ft_run *x);
 
 /* Switch q's route for T's destination i is a conflict (displace.c) its children route around. */
 static inline int ft_conflict(const struct ft_run *x, uint32_t q, uint32_t i)
