@@ -33,7 +33,8 @@ void sm_spare_give(void *p, size_t n);
 /* Free every kept block. */
 void sm_spare_drop(void);
 /*
- * The end of a sweep (sm_state_give_back): free the blocks kept before the
+ * The end of a sweep (sm_state_give_back: of a bring-up, or of the daemon's
+ * whole cycle once idle): free the blocks kept before the
  * last call that no sweep has taken since, so that what is kept is at most
  * one sweep's arrays (a fabric read and freed once is not kept for good).
  */

@@ -60,7 +60,8 @@ void sm_state_update(struct sm_state *s, const struct sm_snapshot *snap, struct 
  * resident, which the next sweep's 160 MB tables (mapped on their own)
  * cannot reuse. The end of a bring-up with a state gives it back to the
  * system (malloc_trim with glibc; a few ms), and the spare blocks
- * (model/spare.h) no sweep took since the last end.
+ * (model/spare.h) no sweep took since the last end; with
+ * cfg->defer_give_back (the daemon) the caller does it once idle, below.
  */
 void sm_state_give_back(void);
 /*
