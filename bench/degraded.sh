@@ -52,7 +52,7 @@ osm_trees=${OSM_TREES:-2}
 [ "${SKIP_OSM:-0}" = 1 ] && osm_trees=0
 
 [ -x "$smd" ] && [ -x "$smctl" ] || { echo "degraded.sh: build $build first" >&2; exit 2; }
-command -v jq >/dev/null || { echo "degraded.sh: needs jq" >&2; exit 2; }
+fields="python3 $(cd "$(dirname "$0")" && pwd)/report_fields.py"
 
 echo "== machine"
 echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
@@ -95,9 +95,11 @@ for lv in $levels; do
 					continue
 				fi
 				if "$smd" --dry-run -t "$t" -R ftree --report "$work/r.json" --json -q 2>"$work/dr.err"; then
-					jq -r --arg p "$lv $kind $rate $seed" '.planes[0] |
-						"\($p) \(.shape.shift_congestion_bound) \(.metrics.shift_max_congestion) \(.metrics.random_permutations.ebb) \(.reference.random_permutations.ebb // 0) \(.shape.bisection_left // 1) \(.shape.shift_congestion_bound_updown // 0) \(.routing.route_seconds * 1000 | floor) \(.metrics.random_permutations.ebb_bound // 0)"' \
-						"$work/r.json" >>"$results"
+					echo "$lv $kind $rate $seed $($fields "$work/r.json" shape.shift_congestion_bound \
+						metrics.shift_max_congestion metrics.random_permutations.ebb \
+						reference.random_permutations.ebb=0 shape.bisection_left=1 \
+						shape.shift_congestion_bound_updown=0 'routing.route_seconds*1000' \
+						metrics.random_permutations.ebb_bound=0)" >>"$results"
 				else
 					echo "$lv $kind $rate $seed route-failed" >>"$results"
 				fi
@@ -165,7 +167,7 @@ for rate in $rates; do
 		# shellcheck disable=SC2086
 		"$smctl" topo gen fat-tree $args --seed "$seed" --format ibsim -o "$work/o.net" >/dev/null 2>&1
 		"$smd" --dry-run -t "$work/o.ibnd" -R ftree --lfts-out "$work/o.smd.lfts" --report "$work/o.json" --json -q
-		bound=$(jq -r '.planes[0].shape.shift_congestion_bound' "$work/o.json")
+		bound=$($fields "$work/o.json" shape.shift_congestion_bound)
 		sm=$("$build/bench/lft_eval" "$work/o.ibnd" "$work/o.smd.lfts" | sed -n 's/.*shift_max \([0-9]*\).* ebb \([0-9.]*\).*/\1 \2/p')
 		ibsim_start "$work/o.net" -N 4096 -S 512 -P 20000 || exit 2
 		ibsim_run opensm --once -R ftree,minhop -D 0x07 -f "$IBSIM_DIR/osm.log" >"$IBSIM_DIR/osm.out" 2>&1 || true

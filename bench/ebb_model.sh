@@ -26,7 +26,7 @@ perms=${PERMS:-300}
 for p in smd/smd smd/smctl bench/ebb_model; do
 	[ -x "$build/$p" ] || { echo "ebb_model.sh: build $build/$p first" >&2; exit 2; }
 done
-command -v jq >/dev/null || { echo "ebb_model.sh: needs jq" >&2; exit 2; }
+fields="python3 $(cd "$(dirname "$0")" && pwd)/report_fields.py"
 echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rate seed  ftree ref bisection bound  | model ebb: ftree-tables rotation balanced decoupled"
 out="$work/trees.txt"
@@ -38,7 +38,8 @@ for rate in $rates; do
 		"$build/smd/smctl" topo gen fat-tree --hosts 2048 --radix 64 --levels 2 \
 			--remove-links "$(awk -v r="$rate" 'BEGIN { printf "%.2f", r / 100 }')" --seed "$seed" -o "$t" >/dev/null
 		"$build/smd/smd" --dry-run -t "$t" -R ftree --report "$work/r.json" --json --lfts-out "$work/t.lfts" -q
-		rep=$(jq -r '.planes[0] | "\(.metrics.random_permutations.ebb) \(.reference.random_permutations.ebb) \(.shape.bisection_left) \(.metrics.random_permutations.ebb_bound)"' "$work/r.json")
+		rep=$($fields "$work/r.json" metrics.random_permutations.ebb reference.random_permutations.ebb \
+			shape.bisection_left metrics.random_permutations.ebb_bound)
 		mod=$("$build/bench/ebb_model" "$t" --lfts "$work/t.lfts" --perms "$perms" |
 			awk '{ v[$1] = $3 } END { print v["lfts"], v["rotation"], v["balanced"], v["decoupled"] }')
 		echo "$rate $seed $rep $mod" | tee -a "$out"
