@@ -24,6 +24,20 @@
  * slot. A worst link with no overlap keeps the worst shift congestion at
  * 2, which is what one missing link forces; each overlap costs one more.
  *
+ * On a degraded tree of 3 levels, the overlaps tie most candidates, and
+ * what a random permutation then sees is whether the moved route comes
+ * down a link that already carries another host (every down link on some
+ * host's ideal chain, x->busy): a link whose own host was moved away (its
+ * leaf lost the link below) is idle, and a route that comes down it
+ * shares nothing. So there the fewest busy down links count next, before
+ * the way into T other sources take (rep) or the sticky replacement.
+ * ftree on 50 trees per row (bench/degraded.sh, 3 levels, 3/5/10% of the
+ * links): EBB higher on all 150, the worst tree of each row 0.9970 ->
+ * 0.9992, 0.9855 -> 0.9892, 0.9626 -> 0.9661 of the target; the worst
+ * shift congestion of no row higher (BENCHMARKS.md "Session 9, ebb3").
+ * The busy count of a parent's path is kept per destination (path_busy),
+ * so the candidates' bounds include it exactly. Two levels: unchanged.
+ *
  * A switch above the leaves that is not on d's ideal up-tree (no child
  * sends d to it ideally) still chooses its port for d this way, for the
  * children that will move d onto it, but records nothing: those children
@@ -45,6 +59,7 @@
 #define FT_PIECES 96                  /* overlapping intervals measured exactly; more are counted */
 
 static void ideal_init(struct ft_run *x);
+static int busy_init(struct ft_run *x);
 
 int ft_displace_init(struct ft_run *x)
 {
@@ -106,6 +121,51 @@ int ft_displace_init(struct ft_run *x)
 	}
 	ideal_init(x);
 	ft_rep_preset(x);
+	return busy_init(x);
+}
+
+/*
+ * The down links that some host's ideal chain takes (x->busy, a bit per
+ * x->iv slot, odd slots only): such a link carries that host's flows from
+ * every source, and a moved route that comes down it shares it. Three
+ * levels and a degraded tree only (NULL otherwise).
+ */
+static int busy_init(struct ft_run *x)
+{
+	const struct ft_model *m = x->m;
+	size_t ne = (size_t)m->up_off[m->nsw] + 1;
+	int degraded = 0;
+	x->busy = NULL;
+	if (m->h != 2)
+		return 0;
+	for (uint32_t i = 0; i < m->slot_off[m->nsw] && !degraded; i++)
+		degraded = !m->slot_port[i];
+	if (!degraded)
+		return 0;
+	x->busy = calloc((2 * ne + 63) / 64, sizeof(*x->busy));
+	x->sbusy = calloc(((size_t)m->nsw + 1) * FT_SBUSY, sizeof(*x->sbusy));
+	if (!x->busy || !x->sbusy)
+		return -1;
+	for (uint32_t t = 0; t < m->nsw; t++) {
+		if (m->rank[t] != 0 || !ft_has_hosts(m, t))
+			continue;
+		for (uint32_t i = m->dest_off[t]; i < m->dest_off[t + 1] && m->dest[i].port; i++) {
+			for (uint32_t cur = t; cur != SM_NONE && m->rank[cur] < m->h;) {
+				uint32_t so = m->slot_off[cur], u = m->slot_off[cur + 1] - so;
+				if (!u)
+					break;
+				uint32_t jj = so + m->dest[i].idx / m->div[m->rank[cur]] % u, nx = m->slot_peer[jj];
+				if (nx == SM_NONE)
+					break;
+				for (uint32_t e = m->up_off[cur]; e < m->up_off[cur + 1]; e++)
+					if (m->up_port[e] == m->slot_port[jj]) {
+						x->busy[(2 * e + 1) / 64] |= 1ull << ((2 * e + 1) % 64);
+						break;
+					}
+				cur = nx;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -128,6 +188,8 @@ void ft_displace_free(struct ft_run *x)
 	free(x->sfx);
 	free(x->oit);
 	free(x->oit_u);
+	free(x->busy);
+	free(x->sbusy);
 }
 
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
@@ -345,6 +407,7 @@ static const struct ft_sfx *suffix(struct ft_run *x, uint32_t q, const struct ft
 	sf->gen = x->gen;
 	sf->di = di;
 	sf->n = -1;
+	sf->busy = 0;
 	int n = 0;
 	for (uint32_t cur = q; cur != x->t;) {
 		uint8_t p = COL(x->col + cur, d->lid);
@@ -361,6 +424,9 @@ static const struct ft_sfx *suffix(struct ft_run *x, uint32_t q, const struct ft
 		cur = h.nx;
 	}
 	sf->n = n;
+	sf->busy = 0;
+	for (int l = 0; x->busy && l < n; l++)
+		sf->busy += (sf->v[l] & 1) && (x->busy[sf->v[l] / 64] >> (sf->v[l] % 64) & 1);
 	return sf;
 }
 
@@ -370,6 +436,23 @@ static uint32_t sfx_last(const struct ft_sfx *sf)
 	return sf->n > 0 && (sf->v[sf->n - 1] & 1) ? sf->v[sf->n - 1] : SM_NONE;
 }
 
+/*
+ * The busy count and last link of suffix(q, ...), kept per switch for
+ * FT_SBUSY destinations of T at once: a pod's leaves ask their parents
+ * about each moved destination in turn, leaf after leaf, which the one
+ * path suffix() keeps per switch would walk again every time.
+ */
+static const struct ft_sbusy *path_busy(struct ft_run *x, uint32_t q, const struct ft_dest *d, uint32_t di,
+					const uint32_t *chain)
+{
+	struct ft_sbusy *sb = &x->sbusy[(size_t)q * FT_SBUSY + di % FT_SBUSY];
+	if (sb->gen != x->gen || sb->di != di) {
+		const struct ft_sfx *sf = suffix(x, q, d, di, chain);
+		*sb = (struct ft_sbusy){ x->gen, di, sf->busy, sfx_last(sf) };
+	}
+	return sb;
+}
+
 /* One call of ft_displace: the moved route and the best candidate so far. */
 struct ft_call {
 	const struct ft_dest *d;
@@ -377,6 +460,7 @@ struct ft_call {
 	uint32_t di, a, len, ideal, rep;
 	uint32_t *sticky;       /* own: the slot's sticky replacement; NULL otherwise */
 	uint64_t qmask;
+	unsigned rp_shift, busy_shift; /* score bits of rep/sticky and of busy links (0: not counted) */
 	uint64_t best_score;
 	uint32_t best, best_k;  /* up link, its rotation position */
 	int best_np;
@@ -412,8 +496,11 @@ static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 	/* the way into T other sources already take d (one down link per moved destination) */
 	uint32_t last = sfx_last(sf);
 	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
+	uint64_t busy = sf->busy > 3 ? 3 : sf->busy;
+	if (c->busy_shift && spread > 0x0fffffff)
+		spread = 0x0fffffff;
 	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
-			 (rp << 31) + spread;
+			 (rp << c->rp_shift) + (busy << c->busy_shift) + spread;
 	if (score < c->best_score || (score == c->best_score && k < c->best_k)) {
 		c->best_score = score;
 		c->best = e;
@@ -440,6 +527,11 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	c.a = (d->idx % nidx + nidx - (hi - 1) % nidx) % nidx;
 	c.qmask = bucket_mask(x, c.a, c.len);
 	c.rep = x->rep[c.di];
+	c.rp_shift = 31;
+	if (x->busy) { /* 3 levels, degraded: busy down links count before rep and sticky */
+		c.busy_shift = 30;
+		c.rp_shift = 29;
+	}
 	uint32_t so = m->slot_off[s];
 	/*
 	 * A missing link of s itself moves every destination of slot j: the
@@ -464,10 +556,10 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * still win: most calls score one or a few paths instead of all.
 	 */
 	uint32_t j0 = j % n, sk = SM_NONE;
-	if (own && *c.sticky != SM_NONE && *c.sticky - b < n && ft_reach(x, m->up_peer[*c.sticky])) {
+	if (c.sticky && *c.sticky != SM_NONE && *c.sticky - b < n && ft_reach(x, m->up_peer[*c.sticky])) {
 		sk = (*c.sticky - b + n - j0) % n;
 		try_up(x, &c, sk, *c.sticky);
-		if (c.best_score < 1ull << 31)
+		if (c.best_score < 1ull << c.rp_shift && (c.busy_shift < c.rp_shift || c.best_score < 1ull << c.busy_shift))
 			goto chosen;
 	}
 	uint64_t keys[256];
@@ -476,12 +568,20 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (k == sk || !ft_reach(x, m->up_peer[e]))
 			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (own && *c.sticky != SM_NONE && e != *c.sticky)
-			lb += 1ull << 31;
-		else if (!own && c.rep != SM_NONE) {
+		if (c.busy_shift && lb > 0x0fffffff)
+			lb = 0x0fffffff;
+		if (c.sticky && *c.sticky != SM_NONE && e != *c.sticky)
+			lb += 1ull << c.rp_shift;
+		if (c.busy_shift) {
+			/* with busy links every path is walked, once per parent and destination: exact busy and rep */
+			const struct ft_sbusy *sb = path_busy(x, m->up_peer[e], d, c.di, c.chain);
+			if (!c.sticky && c.rep != SM_NONE && sb->last != c.rep)
+				lb += 1ull << c.rp_shift;
+			lb += (uint64_t)(sb->busy > 3 ? 3 : sb->busy) << c.busy_shift;
+		} else if (!c.sticky && c.rep != SM_NONE) {
 			const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
 			if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
-				lb += 1ull << 31; /* its path, known already, does not end on rep */
+				lb += 1ull << c.rp_shift; /* its path, known already, does not end on rep */
 		}
 		keys[nk] = lb << 8 | k;
 		if (keys[nk] < keys[mi])
@@ -521,7 +621,7 @@ chosen:
 			iv_add(x, c.best_path[l], c.a, c.len);
 		if (c.rep == SM_NONE && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
 			x->rep[c.di] = c.best_path[c.best_np - 1];
-		if (own)
+		if (c.sticky)
 			*c.sticky = c.best;
 	}
 	if (c.best != c.ideal) {

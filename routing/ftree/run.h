@@ -44,8 +44,16 @@ struct ft_hop {
 struct ft_sfx {
 	uint32_t gen, di;      /* valid while gen == x->gen, for destination di */
 	int32_t n;             /* links in v, -1: a hop is not routed */
+	uint32_t busy;         /* down links of v on another host's ideal chain (x->busy; 0 without it) */
 	uint32_t v[FT_PATH - 1];
 };
+
+/* The busy count and last link of the path from one switch toward T's destination di (displace.c). */
+struct ft_sbusy {
+	uint32_t gen, di, busy, last;
+};
+
+#define FT_SBUSY 64 /* destinations of one destination switch kept per switch (by di mod FT_SBUSY) */
 
 struct ft_groups; /* route.c: switches whose rows for T are copies of one */
 
@@ -94,6 +102,8 @@ struct ft_run {
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
 	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
 	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
+	uint64_t *busy;        /* [2 * up links / 64] bits: down links on some host's ideal chain (3 levels, degraded) */
+	struct ft_sbusy *sbusy; /* [nsw * FT_SBUSY] busy count and last link of a switch's path per destination */
 };
 
 int ft_reach_slow(struct ft_run *x, uint32_t s);
