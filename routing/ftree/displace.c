@@ -26,16 +26,18 @@
  *
  * On a degraded tree of 3 levels, the overlaps tie most candidates, and
  * what a random permutation then sees is whether the moved route comes
- * down a link that already carries another host (every down link on some
- * host's ideal chain, x->busy): a link whose own host was moved away (its
- * leaf lost the link below) is idle, and a route that comes down it
- * shares nothing. So there the fewest busy down links count next, before
- * the way into T other sources take (rep) or the sticky replacement.
- * ftree on 50 trees per row (bench/degraded.sh, 3 levels, 3/5/10% of the
- * links): EBB higher on all 150, the worst tree of each row 0.9970 ->
- * 0.9992, 0.9855 -> 0.9892, 0.9626 -> 0.9661 of the target; the worst
- * shift congestion of no row higher (BENCHMARKS.md "Session 9, ebb3").
- * The busy count of a parent's path is kept per destination (path_busy),
+ * down links that already carry other hosts (each down link on some
+ * host's ideal chain carries that host, x->owner): a link whose own host
+ * was moved away (its leaf lost the link below) is idle, and a route that
+ * comes down it shares nothing; one host met on two links (its core-agg
+ * and agg-leaf links: a moved host that follows another host of its leaf)
+ * is one sharing, not two. So there the fewest other hosts met count
+ * next, before the way into T other sources take (rep) or the sticky
+ * replacement. ftree, 50 trees per row (bench/degraded.sh, 3 levels,
+ * 1/3/5/10% of the links): EBB higher on all 200; worst tree / target
+ * 0.9970 -> 0.9998 (3%), 0.9855 -> 0.9899 (5%), 0.9626 -> 0.9695 (10%);
+ * no row's worst shift congestion higher (BENCHMARKS.md "Session 9, ebb3").
+ * The count of a parent's path is kept per destination (path_busy),
  * so the candidates' bounds include it exactly. Two levels: unchanged.
  *
  * A switch above the leaves that is not on d's ideal up-tree (no child
@@ -59,7 +61,7 @@
 #define FT_PIECES 96                  /* overlapping intervals measured exactly; more are counted */
 
 static void ideal_init(struct ft_run *x);
-static int busy_init(struct ft_run *x);
+static int owner_init(struct ft_run *x);
 
 int ft_displace_init(struct ft_run *x)
 {
@@ -121,31 +123,34 @@ int ft_displace_init(struct ft_run *x)
 	}
 	ideal_init(x);
 	ft_rep_preset(x);
-	return busy_init(x);
+	return owner_init(x);
 }
 
 /*
- * The down links that some host's ideal chain takes (x->busy, a bit per
- * x->iv slot, odd slots only): such a link carries that host's flows from
- * every source, and a moved route that comes down it shares it. Three
- * levels and a degraded tree only (NULL otherwise).
+ * The down links that some host's ideal chain takes (x->owner, per x->iv
+ * slot, odd slots only: the index of that host, FT_OWNERS when several,
+ * SM_NONE when none): such a link carries that host's flows from every
+ * source, and a moved route that comes down it shares it. Three levels
+ * and a degraded tree only (NULL otherwise).
  */
-static int busy_init(struct ft_run *x)
+static int owner_init(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
 	size_t ne = (size_t)m->up_off[m->nsw] + 1;
 	int degraded = 0;
-	x->busy = NULL;
+	x->owner = NULL;
 	if (m->h != 2)
 		return 0;
 	for (uint32_t i = 0; i < m->slot_off[m->nsw] && !degraded; i++)
 		degraded = !m->slot_port[i];
 	if (!degraded)
 		return 0;
-	x->busy = calloc((2 * ne + 63) / 64, sizeof(*x->busy));
+	x->owner = malloc(2 * ne * sizeof(*x->owner));
 	x->sbusy = calloc(((size_t)m->nsw + 1) * FT_SBUSY, sizeof(*x->sbusy));
-	if (!x->busy || !x->sbusy)
+	if (!x->owner || !x->sbusy)
 		return -1;
+	for (size_t i = 0; i < 2 * ne; i++)
+		x->owner[i] = SM_NONE;
 	for (uint32_t t = 0; t < m->nsw; t++) {
 		if (m->rank[t] != 0 || !ft_has_hosts(m, t))
 			continue;
@@ -159,7 +164,8 @@ static int busy_init(struct ft_run *x)
 					break;
 				for (uint32_t e = m->up_off[cur]; e < m->up_off[cur + 1]; e++)
 					if (m->up_port[e] == m->slot_port[jj]) {
-						x->busy[(2 * e + 1) / 64] |= 1ull << ((2 * e + 1) % 64);
+						uint32_t *o = &x->owner[2 * e + 1];
+						*o = *o == SM_NONE || *o == m->dest[i].idx ? m->dest[i].idx : FT_OWNERS;
 						break;
 					}
 				cur = nx;
@@ -188,7 +194,7 @@ void ft_displace_free(struct ft_run *x)
 	free(x->sfx);
 	free(x->oit);
 	free(x->oit_u);
-	free(x->busy);
+	free(x->owner);
 	free(x->sbusy);
 }
 
@@ -424,9 +430,16 @@ static const struct ft_sfx *suffix(struct ft_run *x, uint32_t q, const struct ft
 		cur = h.nx;
 	}
 	sf->n = n;
+	/* the other hosts whose ideal down links it takes: one host met twice (its CA and AL links) counts once */
+	uint32_t met[FT_PATH];
 	sf->busy = 0;
-	for (int l = 0; x->busy && l < n; l++)
-		sf->busy += (sf->v[l] & 1) && (x->busy[sf->v[l] / 64] >> (sf->v[l] % 64) & 1);
+	for (int l = 0; x->owner && l < n; l++) {
+		uint32_t o = sf->v[l] & 1 ? x->owner[sf->v[l]] : SM_NONE, k = 0;
+		while (k < sf->busy && met[k] != o)
+			k++;
+		if (o != SM_NONE && (k == sf->busy || o == FT_OWNERS))
+			met[sf->busy++] = o;
+	}
 	return sf;
 }
 
@@ -528,7 +541,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	c.qmask = bucket_mask(x, c.a, c.len);
 	c.rep = x->rep[c.di];
 	c.rp_shift = 31;
-	if (x->busy) { /* 3 levels, degraded: busy down links count before rep and sticky */
+	if (x->owner) { /* 3 levels, degraded: busy down links count before rep and sticky */
 		c.busy_shift = 30;
 		c.rp_shift = 29;
 	}

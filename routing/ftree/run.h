@@ -44,7 +44,7 @@ struct ft_hop {
 struct ft_sfx {
 	uint32_t gen, di;      /* valid while gen == x->gen, for destination di */
 	int32_t n;             /* links in v, -1: a hop is not routed */
-	uint32_t busy;         /* down links of v on another host's ideal chain (x->busy; 0 without it) */
+	uint32_t busy;         /* other hosts whose ideal down links v takes (x->owner; 0 without it) */
 	uint32_t v[FT_PATH - 1];
 };
 
@@ -53,6 +53,7 @@ struct ft_sbusy {
 	uint32_t gen, di, busy, last;
 };
 
+#define FT_OWNERS 0xfffffffeu /* x->owner: more than one host */
 #define FT_SBUSY 64 /* destinations of one destination switch kept per switch (by di mod FT_SBUSY) */
 
 struct ft_groups; /* route.c: switches whose rows for T are copies of one */
@@ -102,7 +103,7 @@ struct ft_run {
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
 	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
 	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
-	uint64_t *busy;        /* [2 * up links / 64] bits: down links on some host's ideal chain (3 levels, degraded) */
+	uint32_t *owner;       /* [2 * up links] host index whose ideal chain takes a down link (3 levels, degraded) */
 	struct ft_sbusy *sbusy; /* [nsw * FT_SBUSY] busy count and last link of a switch's path per destination */
 };
 
