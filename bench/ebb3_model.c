@@ -2,7 +2,7 @@
 /*
  * DOC: ebb3_model: where a routing's EBB is lost on a degraded fat tree of 3 levels
  *
- * ebb3_model TOPO LFTS [--perms N] [--seed S] [--ideal TOPO0 LFTS0] [--decoupled]
+ * ebb3_model TOPO LFTS [--perms N] [--seed S] [--ideal TOPO0 LFTS0] [--decoupled] [--shift]
  * TOPO: a fat tree (ibnetdiscover dump, e.g. `smctl topo gen fat-tree
  * --levels 3 --remove-links 0.03`); LFTS: a dump_lfts text of it (smd
  * --dry-run --lfts-out). The flows of N random permutations (seed S, the
@@ -21,7 +21,10 @@
  *    the ideal path is whole (chosen, by the level of the first hop that
  *    differs); in source hosts, and the EBB of the flows of each kind;
  *  - with --decoupled, the same for a model that is not a routing (see
- *    decoupled()) instead of the tables: each level balanced on its own.
+ *    decoupled()) instead of the tables: each level balanced on its own;
+ *  - with --shift, the worst load of any link over all N - 1 shift
+ *    permutations (the report's shift congestion), per level, and the
+ *    first (shift, link) pairs where it is met.
  * BENCHMARKS.md "Session 9, ebb3".
  */
 #include "config.h"
@@ -298,8 +301,8 @@ int main(int argc, char **argv)
 	unsigned nperm = 100;
 	uint64_t seed = 0;
 	const char *itopo = NULL, *ilfts = NULL;
-	static const struct option lo[] = { { "perms", 1, 0, 'P' }, { "seed", 1, 0, 's' }, { "ideal", 1, 0, 'i' }, { "decoupled", 0, 0, 'd' }, { 0, 0, 0, 0 } };
-	int dec = 0;
+	static const struct option lo[] = { { "perms", 1, 0, 'P' }, { "seed", 1, 0, 's' }, { "ideal", 1, 0, 'i' }, { "decoupled", 0, 0, 'd' }, { "shift", 0, 0, 'S' }, { 0, 0, 0, 0 } };
+	int dec = 0, shift = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		if (c == 'P')
@@ -308,6 +311,8 @@ int main(int argc, char **argv)
 			seed = strtoull(optarg, NULL, 0);
 		else if (c == 'd')
 			dec = 1;
+		else if (c == 'S')
+			shift = 1;
 		else if (c == 'i' && optind < argc) {
 			itopo = optarg;
 			ilfts = argv[optind++];
@@ -423,6 +428,41 @@ int main(int argc, char **argv)
 	cnt = calloc((size_t)f->n_ports + 1, sizeof(*cnt));
 	if (!perm || !cnt)
 		goto out;
+	if (shift) {
+		/* all N - 1 shifts (host i to host i + k): the worst load per level, then where it is met */
+		uint32_t worst[NLV] = { 0 }, top = 0, shown = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (uint32_t k = 1; k < n; k++) {
+				for (uint32_t i = 0; i < n; i++) {
+					size_t q = (size_t)leaf_ix[t.hleaf[i]] * n + (i + k) % n;
+					for (int j = 0; j < plen[q]; j++)
+						cnt[path[q * MAXP + j]]++;
+				}
+				for (uint32_t i = 0; i < n; i++) {
+					size_t q = (size_t)leaf_ix[t.hleaf[i]] * n + (i + k) % n;
+					for (int j = 0; j < plen[q]; j++) {
+						uint32_t pi = path[q * MAXP + j], c2 = cnt[pi];
+						if (!pass && c2 > worst[lv[pi]])
+							worst[lv[pi]] = c2;
+						if (pass && c2 == top && top > 1 && shown++ < 12)
+							printf("  shift %u: %u flows on %s port %u (%s), e.g. host %u to host %u\n", k, c2,
+							       f->nodes[f->ports[pi].node].desc, pi - f->nodes[f->ports[pi].node].port0,
+							       lvname[lv[pi]], i, (i + k) % n);
+					}
+				}
+				for (uint32_t i = 0; i < n; i++) {
+					size_t q = (size_t)leaf_ix[t.hleaf[i]] * n + (i + k) % n;
+					for (int j = 0; j < plen[q]; j++)
+						cnt[path[q * MAXP + j]] = 0;
+				}
+				if (!pass && k == n - 1) {
+					for (int L = 0; L < NLV; L++)
+						top = worst[L] > top ? worst[L] : top;
+					printf("shift congestion %u: LA up %u, AC up %u, CA down %u, AL down %u; where it is met:\n", top,
+					       worst[0], worst[1], worst[2], worst[3]);
+				}
+			}
+	}
 	/* sums: [0] all, [1 + L] only level L, [1 + NLV + L] all but level L */
 	double sum[1 + 2 * NLV] = { 0 }, ksum[NKIND] = { 0 }, kflows[NKIND] = { 0 }, load_hist[NLV][8] = { { 0 } };
 	for (unsigned pp = 0; pp < nperm; pp++) {
@@ -514,6 +554,6 @@ out:
 	net_free(&id);
 	return status;
 usage:
-	fprintf(stderr, "usage: ebb3_model TOPO LFTS [--perms N] [--seed S] [--ideal TOPO0 LFTS0] [--decoupled]\n");
+	fprintf(stderr, "usage: ebb3_model TOPO LFTS [--perms N] [--seed S] [--ideal TOPO0 LFTS0] [--decoupled] [--shift]\n");
 	return 2;
 }
