@@ -90,7 +90,10 @@ int sm_sweep_tables_add_shadows(struct sm_sweep_tables *t, const struct sm_fabri
 /*
  * Renumber *f and t in node-GUID order (plane `plane` of *f): *f is
  * replaced by the new fabric, t remapped to it (shadows are not: call
- * before the program phase). keep (per node, may be NULL = all): nodes
+ * before the program phase); in place (*f the same object, the same
+ * result) when the nodes kept are in GUID order already but for a few
+ * after them (those the sweep appended: a host back, or none: a host
+ * gone). keep (per node, may be NULL = all): nodes
  * with 0 are left out, with their links. The result carries no LIDs.
  * 0 or -errno (*f and t unchanged).
  */
