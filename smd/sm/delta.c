@@ -290,8 +290,8 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	}
 	/*
 	 * The state's paths and the snapshot's NodeInfo, SwitchInfo and
-	 * PortInfo, in tables as large as the state's (renumbered: n + 1), so
-	 * that their arrays are the spare ones (spare.h).
+	 * PortInfo, in tables as large as the state's (renumbered:
+	 * sm_sweep_tables_cap), so that their arrays are the spare ones (spare.h).
 	 */
 	struct sm_sweep_tables src;
 	sm_sweep_tables_init(&src);
@@ -299,7 +299,9 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	src.sm_node = st->tab.sm_node;
 	src.sm_portnum = st->tab.sm_portnum;
 	sm_snapshot_attrs_view(st->snap, &src, sf->n_nodes, sf->n_ports);
-	if (sm_sweep_tables_start(&c->tab, &src, sf->n_nodes, sf->n_ports, sf->n_nodes + 1, sf->n_ports + 1) ||
+	if (sm_sweep_tables_start(&c->tab, &src, sf->n_nodes, sf->n_ports,
+				  sm_sweep_tables_cap(sf->n_nodes, SM_TABLES_NODE_STEP),
+				  sm_sweep_tables_cap(sf->n_ports, SM_TABLES_PORT_STEP)) ||
 	    (rc = sm_core_grow(c))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

@@ -209,7 +209,8 @@ static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, co
 {
 	struct sm_sweep_tables u;
 	sm_sweep_tables_init(&u);
-	if (tables_grow(&u, g->n_nodes + 1, g->n_ports + 1)) {
+	if (tables_grow(&u, sm_sweep_tables_cap(g->n_nodes, SM_TABLES_NODE_STEP),
+			sm_sweep_tables_cap(g->n_ports, SM_TABLES_PORT_STEP))) {
 		sm_sweep_tables_free(&u);
 		return -ENOMEM;
 	}

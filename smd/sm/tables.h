@@ -58,6 +58,21 @@ struct sm_sweep_tables {
 	uint8_t sm_portnum;
 };
 
+/*
+ * The capacity the tables of n nodes (step SM_TABLES_NODE_STEP) or n ports
+ * (SM_TABLES_PORT_STEP) get when a sweep starts or renumbers them: n + 1
+ * and room for a few more, rounded up, so that a host gone or back (n - 1,
+ * n + 1) keeps the sizes of the arrays the last sweep gave back (spare.h:
+ * kept for a request of exactly their size; otherwise ~20 ms of fresh pages
+ * at 40k hosts) and a host back needs no growth on the way.
+ */
+#define SM_TABLES_NODE_STEP 1024u
+#define SM_TABLES_PORT_STEP 8192u
+static inline uint32_t sm_sweep_tables_cap(uint32_t n, uint32_t step)
+{
+	return (n + step / 16 + step) / step * step;
+}
+
 void sm_sweep_tables_init(struct sm_sweep_tables *t);
 /* Free every array (shadows included) and init again. Accepts an initialised empty struct. */
 void sm_sweep_tables_free(struct sm_sweep_tables *t);
