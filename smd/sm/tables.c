@@ -261,6 +261,7 @@ static void canonical_in_place(struct sm_fabric *f, unsigned plane, struct sm_sw
 	free(t->qos_ok);
 	t->qos_ok = NULL;
 	t->qos_sig = 0;
+	t->pi_sig = 0;
 	free_shadows(t);
 	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
 	t->mshadow = NULL;

@@ -53,6 +53,13 @@ struct sm_sweep_tables {
 	 */
 	uint8_t *qos_ok;
 	uint64_t qos_sig;
+	/*
+	 * of the PortInfo settings (portcfg.c) the last port configuration
+	 * left every port it configured at, every Set answered as asked; 0:
+	 * not known. An incremental sweep then configures only the ports
+	 * near what it read (c->delta_dirty).
+	 */
+	uint64_t pi_sig;
 	/* the SM's own node and port */
 	uint32_t sm_node;                /* SM_NONE: not found (yet) */
 	uint8_t sm_portnum;
