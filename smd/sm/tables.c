@@ -310,7 +310,15 @@ static void plan_merge(const struct sm_fabric *f, const uint8_t *keep, uint32_t 
  */
 static int renumber_in_place(struct sm_fabric *f, unsigned plane, struct sm_sweep_tables *t, const uint8_t *keep)
 {
-	uint32_t n_old = f->n_nodes, n_ord = 0, last = SM_NONE, nt = 0, tail[RENUM_TAIL_MAX], tail_ports = 0;
+	uint32_t n_old = f->n_nodes, n_ord = 0, last = SM_NONE, nt = 0, tail[RENUM_TAIL_MAX], tail_ports = 0, q = 0;
+	/* the moves rely on the ports laid out in node order, as the sweep adds them */
+	for (uint32_t n = 0; n < n_old; n++) {
+		if (f->nodes[n].port0 != q)
+			return 1;
+		q += f->nodes[n].nports + 1u;
+	}
+	if (q != f->n_ports)
+		return 1;
 	for (; n_ord < n_old; n_ord++) {
 		if (keep && !keep[n_ord])
 			continue;
