@@ -79,6 +79,18 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
+	x->maxup = 0;
+	if (m->h == 1) { /* spread.c: the own lost uplink's routes per destination */
+		for (uint32_t s = 0; s < m->nsw; s++)
+			if (m->up_off[s + 1] - m->up_off[s] > x->maxup)
+				x->maxup = m->up_off[s + 1] - m->up_off[s];
+		x->hcnt = calloc(ne, sizeof(*x->hcnt));
+		x->rcnt = calloc((size_t)maxd * x->maxup + 1, sizeof(*x->rcnt));
+		x->pw = m->n_idx / 64 + 1;
+		x->pbits = calloc((size_t)m->nsw * x->pw + 1, sizeof(*x->pbits));
+		if (!x->hcnt || !x->rcnt || !x->pbits)
+			return -1;
+	}
 	x->bw = m->n_idx / 64 + 1; /* x->nidx is n_idx */
 	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->oit || !x->oit_u || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
@@ -122,6 +134,9 @@ void ft_displace_free(struct ft_run *x)
 	free(x->cstamp);
 	free(x->rep);
 	free(x->sticky);
+	free(x->hcnt);
+	free(x->rcnt);
+	free(x->pbits);
 	free(x->cmask);
 	free(x->iv);
 	free(x->ivmask);
@@ -133,6 +148,8 @@ void ft_displace_free(struct ft_run *x)
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
+	if (x->rcnt)
+		memset(x->rcnt, 0, (size_t)nd * x->maxup * sizeof(*x->rcnt));
 	for (uint32_t i = 0; i < nd; i++) {
 		uint32_t *c = x->chain + (size_t)i * FT_CHAIN, cur = t;
 		unsigned r = 0;
@@ -376,6 +393,8 @@ struct ft_call {
 	const uint32_t *chain;
 	uint32_t di, a, len, ideal, rep;
 	uint32_t *sticky;       /* own: the slot's sticky replacement; NULL otherwise */
+	uint32_t i;             /* d's index in d0 */
+	int own2;               /* own on 2 levels: spread per destination instead (spread.c) */
 	uint64_t qmask;
 	uint64_t best_score;
 	uint32_t best, best_k;  /* up link, its rotation position */
@@ -412,8 +431,11 @@ static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 	/* the way into T other sources already take d (one down link per moved destination) */
 	uint32_t last = sfx_last(sf);
 	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
-	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
-			 (rp << 31) + spread;
+	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32);
+	if (c->own2) /* below 1 << 31 */
+		score += ((uint64_t)ft_own_pref(x, c->i, e, last) << 24) + (spread > 0xffffff ? 0xffffff : spread);
+	else
+		score += (rp << 31) + spread;
 	if (score < c->best_score || (score == c->best_score && k < c->best_k)) {
 		c->best_score = score;
 		c->best = e;
@@ -448,6 +470,10 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * sources should take d into T by the same link (rep).
 	 */
 	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
+	c.own2 = own && x->rcnt && c.rep == SM_NONE; /* a preset host keeps its way into T */
+	c.i = i;
+	if (c.own2)
+		own = 0;
 	c.sticky = own ? &x->sticky[so + j] : NULL;
 	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
 		for (uint32_t e = b; e < b + n && c.ideal == SM_NONE; e++)
@@ -476,9 +502,11 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (k == sk || !ft_reach(x, m->up_peer[e]))
 			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
+		if (c.own2 && lb > 0xffffff)
+			lb = 0xffffff; /* try_up's cap there */
 		if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;
-		else if (!own && c.rep != SM_NONE) {
+		else if (!own && !c.own2 && c.rep != SM_NONE) {
 			const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
 			if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
 				lb += 1ull << 31; /* its path, known already, does not end on rep */
@@ -519,10 +547,12 @@ chosen:
 			x->stack = (unsigned)(c.best_score >> 48) + 1;
 		for (int l = 0; l < c.best_np; l++)
 			iv_add(x, c.best_path[l], c.a, c.len);
-		if (c.rep == SM_NONE && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
+		if (c.rep == SM_NONE && !c.own2 && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
 			x->rep[c.di] = c.best_path[c.best_np - 1];
 		if (own)
 			*c.sticky = c.best;
+		if (c.own2)
+			ft_own_count(x, i, c.best_np > 0 ? c.best_path[c.best_np - 1] : SM_NONE);
 	}
 	if (c.best != c.ideal) {
 		x->disp[c.best]++;

@@ -24,18 +24,66 @@
  * moved the worst shift congestion both ways (ties to the last link: 14
  * of 400 trees one higher, 10 one lower; to the first: 22 and 8), so it
  * is left out there.
+ *
+ * Session 9 (BENCHMARKS.md "Session 9, ebb2"), also 2 levels only:
+ *  - Among T's least-used links, the first one whose spine no preset host
+ *    within a leaf's width of host indices (the shifts one moved route
+ *    covers) takes already: the sources that reach both would otherwise
+ *    carry the two moved routes up one uplink in the same shifts, and
+ *    displace.c, which keeps the worst shift congestion first, would send
+ *    one of them another way into T (off the way all other sources take:
+ *    the host then shares a second link). Leaves in by_rank order (GUID).
+ *  - The routes a leaf moves because it lost its own uplink j (every
+ *    destination of slot j) no longer stick to one replacement: each goes,
+ *    among the paths of least shift overlap, where it costs T least:
+ *    4 x T's hosts on its link into T (hcnt) + the routes already moved
+ *    onto that link for the same destination (rcnt) + 4 when a preset
+ *    host near it comes in by the same spine (near_preset), then the up
+ *    port with the fewest moved routes (ft_own_pref, ft_own_count: the
+ *    "balanced" model's replacement, bench/ebb_model.c). A host that has
+ *    a preset way (rep) keeps it.
  */
 #include "config.h"
 #include "routing/ftree/run.h"
 
 #include <stdlib.h>
 
+/* A moved route's cost (as 4 per host of T on its way in) for sharing an uplink with a preset host near it */
+#define FT_CLASH_W 4
+
+/* Cyclic distance of host indices a and b in [0, n). */
+static uint32_t idx_dist(uint32_t a, uint32_t b, uint32_t n)
+{
+	uint32_t d = a > b ? a - b : b - a;
+	return n && d > n - d ? n - d : d;
+}
+
+/*
+ * Another preset host within len indices of idx takes spine q: the
+ * sources that reach both would move the two routes onto one uplink in
+ * overlapping shifts (displace.c), and one of them would go elsewhere.
+ */
+static int preset_clash(const uint32_t *pq, const uint32_t *pi, uint32_t np, uint32_t q, uint32_t idx, uint32_t len, uint32_t n)
+{
+	for (uint32_t k = 0; k < np; k++)
+		if (pq[k] == q && idx_dist(pi[k], idx, n) < len)
+			return 1;
+	return 0;
+}
+
 void ft_rep_preset(struct ft_run *x)
 {
 	const struct ft_model *m = x->m;
 	if (m->h != 1)
 		return;
-	for (uint32_t t = 0; t < m->nsw; t++) {
+	uint32_t len = 1, np = 0;
+	for (uint32_t t = 0; t < m->nsw; t++)
+		if (m->rank[t] == 0 && m->hhi[t] - m->hlo[t] > len)
+			len = m->hhi[t] - m->hlo[t];
+	x->plen = len;
+	uint32_t *pq = malloc(((size_t)m->n_dest + 1) * sizeof(*pq)), *pi = malloc(((size_t)m->n_dest + 1) * sizeof(*pi));
+	for (uint32_t r = 0; r < m->nsw; r++) { /* by rank, then GUID: the clash check is greedy */
+		uint32_t t = m->by_rank[r];
 		uint32_t so = m->slot_off[t], u = m->slot_off[t + 1] - so, b = m->up_off[t], n = m->up_off[t + 1] - b;
 		if (m->rank[t] != 0 || !u || !n || n > 256 || !ft_has_hosts(m, t))
 			continue;
@@ -55,12 +103,69 @@ void ft_rep_preset(struct ft_run *x)
 		for (uint32_t i = m->dest_off[t]; dead && i < m->dest_off[t + 1] && m->dest[i].port; i++) {
 			if (m->slot_port[so + m->dest[i].idx / m->div[0] % u])
 				continue;
-			uint32_t best = 0;
-			for (uint32_t e = 1; e < n; e++)
-				if (cnt[e] < cnt[best])
+			uint32_t best = 0, clash = 1;
+			for (uint32_t e = 0; e < n; e++) {
+				int c = pq && preset_clash(pq, pi, np, m->up_peer[b + e], m->dest[i].idx, len, m->n_idx);
+				if (!e || cnt[e] < cnt[best] || (cnt[e] == cnt[best] && clash && !c)) {
 					best = e;
+					clash = (uint32_t)c;
+				}
+			}
 			cnt[best]++;
 			x->rep[i] = 2 * (b + best) + 1;
+			if (pq) {
+				pq[np] = m->up_peer[b + best];
+				pi[np++] = m->dest[i].idx;
+			}
+			if (x->pbits && m->dest[i].idx < m->n_idx)
+				x->pbits[(size_t)m->up_peer[b + best] * x->pw + m->dest[i].idx / 64] |= 1ull << (m->dest[i].idx % 64);
 		}
+		for (uint32_t e = 0; x->hcnt && e < n; e++)
+			x->hcnt[b + e] = (uint16_t)cnt[e];
 	}
+	free(pq);
+	free(pi);
+}
+
+/* T's link (up-link index) of a path's last link into T (x->iv slot), or SM_NONE */
+static uint32_t t_link(const struct ft_run *x, uint32_t last)
+{
+	const struct ft_model *m = x->m;
+	if (last == SM_NONE || !(last & 1))
+		return SM_NONE;
+	uint32_t e = last >> 1;
+	return e >= m->up_off[x->t] && e < m->up_off[x->t + 1] && e - m->up_off[x->t] < x->maxup ? e : SM_NONE;
+}
+
+/* A preset host within plen indices of idx comes into its leaf by switch q. */
+static int near_preset(const struct ft_run *x, uint32_t q, uint32_t idx)
+{
+	uint32_t n = x->m->n_idx;
+	if (!x->pbits || !n)
+		return 0;
+	const uint64_t *w = x->pbits + (size_t)q * x->pw;
+	for (uint32_t k = 0; k + 1 < 2 * x->plen && k < n; k++) {
+		uint32_t v = (idx + n - (x->plen - 1) % n + k) % n;
+		if (w[v / 64] >> (v % 64) & 1)
+			return 1;
+	}
+	return 0;
+}
+
+uint32_t ft_own_pref(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t last)
+{
+	uint32_t l = t_link(x, last);
+	if (l == SM_NONE)
+		return 127;
+	uint32_t v = 4u * x->hcnt[l] + x->rcnt[(size_t)i * x->maxup + l - x->m->up_off[x->t]];
+	if (near_preset(x, x->m->up_peer[e], x->m->dest[x->m->dest_off[x->t] + i].idx))
+		v += FT_CLASH_W;
+	return v < 127 ? v : 127;
+}
+
+void ft_own_count(struct ft_run *x, uint32_t i, uint32_t last)
+{
+	uint32_t e = t_link(x, last);
+	if (e != SM_NONE)
+		x->rcnt[(size_t)i * x->maxup + e - x->m->up_off[x->t]]++;
 }
