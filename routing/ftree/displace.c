@@ -79,16 +79,11 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
-	x->maxup = 0;
 	if (m->h == 1) { /* spread.c: the own lost uplink's routes per destination */
-		for (uint32_t s = 0; s < m->nsw; s++)
-			if (m->up_off[s + 1] - m->up_off[s] > x->maxup)
-				x->maxup = m->up_off[s + 1] - m->up_off[s];
 		x->hcnt = calloc(ne, sizeof(*x->hcnt));
-		x->rcnt = calloc((size_t)maxd * x->maxup + 1, sizeof(*x->rcnt));
 		x->pw = m->n_idx / 64 + 1;
 		x->pbits = calloc((size_t)m->nsw * x->pw + 1, sizeof(*x->pbits));
-		if (!x->hcnt || !x->rcnt || !x->pbits)
+		if (!x->hcnt || !x->pbits)
 			return -1;
 	}
 	x->bw = m->n_idx / 64 + 1; /* x->nidx is n_idx */
@@ -135,7 +130,6 @@ void ft_displace_free(struct ft_run *x)
 	free(x->rep);
 	free(x->sticky);
 	free(x->hcnt);
-	free(x->rcnt);
 	free(x->pbits);
 	free(x->cmask);
 	free(x->iv);
@@ -148,8 +142,6 @@ void ft_displace_free(struct ft_run *x)
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
-	if (x->rcnt)
-		memset(x->rcnt, 0, (size_t)nd * x->maxup * sizeof(*x->rcnt));
 	for (uint32_t i = 0; i < nd; i++) {
 		uint32_t *c = x->chain + (size_t)i * FT_CHAIN, cur = t;
 		unsigned r = 0;
@@ -433,7 +425,8 @@ static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
 	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32);
 	if (c->own2) /* below 1 << 31 */
-		score += ((uint64_t)ft_own_pref(x, c->i, e, last) << 24) + (spread > 0xffffff ? 0xffffff : spread);
+		score += (uint64_t)ft_own_pref(x, c->i, e, last) << 24 | ft_own_tie(x, e) << 16 |
+			 (spread > 0xffff ? 0xffff : spread);
 	else
 		score += (rp << 31) + spread;
 	if (score < c->best_score || (score == c->best_score && k < c->best_k)) {
@@ -470,7 +463,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * sources should take d into T by the same link (rep).
 	 */
 	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
-	c.own2 = own && x->rcnt && c.rep == SM_NONE; /* a preset host keeps its way into T */
+	c.own2 = own && x->hcnt && c.rep == SM_NONE; /* a preset host keeps its way into T */
 	c.i = i;
 	if (c.own2)
 		own = 0;
@@ -502,8 +495,8 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (k == sk || !ft_reach(x, m->up_peer[e]))
 			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (c.own2 && lb > 0xffffff)
-			lb = 0xffffff; /* try_up's cap there */
+		if (c.own2 && lb > 0xffff)
+			lb = 0xffff; /* try_up's cap there */
 		if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;
 		else if (!own && !c.own2 && c.rep != SM_NONE) {
@@ -551,8 +544,6 @@ chosen:
 			x->rep[c.di] = c.best_path[c.best_np - 1];
 		if (own)
 			*c.sticky = c.best;
-		if (c.own2)
-			ft_own_count(x, i, c.best_np > 0 ? c.best_path[c.best_np - 1] : SM_NONE);
 	}
 	if (c.best != c.ideal) {
 		x->disp[c.best]++;

@@ -93,8 +93,6 @@ struct ft_run {
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
 	uint16_t *hcnt;        /* [up links] 2 levels: a leaf's hosts coming down each of its links (spread.c) */
-	uint16_t *rcnt;        /* [dests of T * maxup] 2 levels: moved routes of a leaf's own lost uplink per */
-	uint32_t maxup;        /* destination of T and link into T (spread.c), maxup: most up links of a leaf */
 	uint64_t *pbits;       /* [nsw * pw] 2 levels: bit idx of switch q: a preset host (rep) comes in by q */
 	uint32_t pw, plen;     /* words per switch; plen: most hosts of a leaf (a moved route's shifts) */
 	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
@@ -136,8 +134,12 @@ int ft_displace_init(struct ft_run *x);
 void ft_rep_preset(struct ft_run *x);
 /* spread.c: 2 levels, the cost of a moved route of a leaf's own lost uplink coming into T by last */
 uint32_t ft_own_pref(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t last);
-/* spread.c: that route of T's destination i was placed, coming into T by last */
-void ft_own_count(struct ft_run *x, uint32_t i, uint32_t last);
+/* spread.c: then the fewer leaves behind up link e's parent (below 256) */
+static inline uint64_t ft_own_tie(const struct ft_run *x, uint32_t e)
+{
+	uint32_t q = x->m->up_peer[e], d = x->m->dn_off[q + 1] - x->m->dn_off[q];
+	return d < 255 ? d : 255;
+}
 void ft_displace_free(struct ft_run *x);
 /* The ideal chains of T's destinations d0[0 .. nd) (called once per destination switch). */
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);

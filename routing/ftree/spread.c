@@ -26,22 +26,33 @@
  * is left out there.
  *
  * Session 9 (BENCHMARKS.md "Session 9, ebb2"), also 2 levels only:
- *  - Among T's least-used links, the first one whose spine no preset host
+ *  - Among T's least-used links, first the ones whose spine no preset host
  *    within a leaf's width of host indices (the shifts one moved route
  *    covers) takes already: the sources that reach both would otherwise
  *    carry the two moved routes up one uplink in the same shifts, and
  *    displace.c, which keeps the worst shift congestion first, would send
  *    one of them another way into T (off the way all other sources take:
- *    the host then shares a second link). Leaves in by_rank order (GUID).
+ *    the host then shares a second link). Then the spine with the fewest
+ *    leaves (its class on the sources' uplinks is the smallest), then the
+ *    lowest port. Leaves in by_rank order (GUID): the result does not
+ *    depend on node numbering.
  *  - The routes a leaf moves because it lost its own uplink j (every
  *    destination of slot j) no longer stick to one replacement: each goes,
- *    among the paths of least shift overlap, where it costs T least:
- *    4 x T's hosts on its link into T (hcnt) + the routes already moved
- *    onto that link for the same destination (rcnt) + 4 when a preset
- *    host near it comes in by the same spine (near_preset), then the up
- *    port with the fewest moved routes (ft_own_pref, ft_own_count: the
- *    "balanced" model's replacement, bench/ebb_model.c). A host that has
- *    a preset way (rep) keeps it.
+ *    among the paths of least shift overlap, where it costs least:
+ *    4 x T's hosts on its link into T (hcnt) + 4 when a preset host near
+ *    it comes in by the same spine (near_preset), then the spine with the
+ *    fewest leaves, then the up port with the fewest moved routes
+ *    (ft_own_pref, ft_own_tie). A host with a preset way (rep) keeps it.
+ *    All sources of one destination then tend to come in by one link: a
+ *    destination receives one flow per permutation, so its detours never
+ *    meet each other (spreading them, as the "balanced" model does, cost
+ *    0.0002-0.0015 of EBB on 12 trees).
+ * Model trials that did not help (bench/ebb_model.c's routings on the
+ * report's permutations): doubles on the spines of most leaves; a global
+ * replacement spine per host index (shift-clean, but 0.002-0.004 less);
+ * the model's "balanced" base (host i by the i-th live spine) is within
+ * +-0.0015 of ideal slots (the model routings, blind to shifts, have
+ * shift congestion 4-6 there; ftree 2).
  */
 #include "config.h"
 #include "routing/ftree/run.h"
@@ -106,7 +117,10 @@ void ft_rep_preset(struct ft_run *x)
 			uint32_t best = 0, clash = 1;
 			for (uint32_t e = 0; e < n; e++) {
 				int c = pq && preset_clash(pq, pi, np, m->up_peer[b + e], m->dest[i].idx, len, m->n_idx);
-				if (!e || cnt[e] < cnt[best] || (cnt[e] == cnt[best] && clash && !c)) {
+				uint32_t q = m->up_peer[b + e], qb = m->up_peer[b + best];
+				uint32_t dq = m->dn_off[q + 1] - m->dn_off[q], db = m->dn_off[qb + 1] - m->dn_off[qb];
+				if (!e || cnt[e] < cnt[best] || (cnt[e] == cnt[best] && clash && !c) ||
+				    (cnt[e] == cnt[best] && clash == (uint32_t)c && dq < db)) {
 					best = e;
 					clash = (uint32_t)c;
 				}
@@ -134,7 +148,7 @@ static uint32_t t_link(const struct ft_run *x, uint32_t last)
 	if (last == SM_NONE || !(last & 1))
 		return SM_NONE;
 	uint32_t e = last >> 1;
-	return e >= m->up_off[x->t] && e < m->up_off[x->t + 1] && e - m->up_off[x->t] < x->maxup ? e : SM_NONE;
+	return e >= m->up_off[x->t] && e < m->up_off[x->t + 1] ? e : SM_NONE;
 }
 
 /* A preset host within plen indices of idx comes into its leaf by switch q. */
@@ -157,15 +171,8 @@ uint32_t ft_own_pref(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t la
 	uint32_t l = t_link(x, last);
 	if (l == SM_NONE)
 		return 127;
-	uint32_t v = 4u * x->hcnt[l] + x->rcnt[(size_t)i * x->maxup + l - x->m->up_off[x->t]];
+	uint32_t v = 4u * x->hcnt[l];
 	if (near_preset(x, x->m->up_peer[e], x->m->dest[x->m->dest_off[x->t] + i].idx))
 		v += FT_CLASH_W;
 	return v < 127 ? v : 127;
-}
-
-void ft_own_count(struct ft_run *x, uint32_t i, uint32_t last)
-{
-	uint32_t e = t_link(x, last);
-	if (e != SM_NONE)
-		x->rcnt[(size_t)i * x->maxup + e - x->m->up_off[x->t]]++;
 }
