@@ -386,7 +386,7 @@ struct ft_call {
 	uint32_t di, a, len, ideal, rep;
 	uint32_t *sticky;       /* own: the slot's sticky replacement; NULL otherwise */
 	uint32_t i;             /* d's index in d0 */
-	int own2;               /* own on 2 levels: spread per destination instead (spread.c) */
+	int own2;               /* own on 2 levels, no rep: placed by ft_own_pref instead (spread.c) */
 	uint64_t qmask;
 	uint64_t best_score;
 	uint32_t best, best_k;  /* up link, its rotation position */
@@ -424,8 +424,8 @@ static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 	uint32_t last = sfx_last(sf);
 	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
 	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32);
-	if (c->own2) /* below 1 << 31 */
-		score += (uint64_t)ft_own_pref(x, c->i, e, last) << 24 | ft_own_tie(x, e) << 16 |
+	if (x->hcnt) /* 2 levels (spread.c): rp is 0 for own2 */
+		score += rp << 31 | (uint64_t)ft_own_pref(x, c->i, e, last) << 24 | ft_own_tie(x, e) << 16 |
 			 (spread > 0xffff ? 0xffff : spread);
 	else
 		score += (rp << 31) + spread;
@@ -460,13 +460,15 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * A missing link of s itself moves every destination of slot j: the
 	 * same replacement link each time (sticky) gives it one moved route
 	 * per window of shifts; otherwise (the parent lost its way to T) all
-	 * sources should take d into T by the same link (rep).
+	 * sources should take d into T by the same link (rep). On 2 levels
+	 * neither sticks: rep (preset, spread.c) when d has one, else each
+	 * route goes where it costs T least (ft_own_pref).
 	 */
 	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
-	c.own2 = own && x->hcnt && c.rep == SM_NONE; /* a preset host keeps its way into T */
+	c.own2 = own && x->hcnt && c.rep == SM_NONE;
 	c.i = i;
-	if (c.own2)
-		own = 0;
+	if (x->hcnt)
+		own = 0; /* 2 levels: no sticky replacement; a preset host keeps its way into T (rep) */
 	c.sticky = own ? &x->sticky[so + j] : NULL;
 	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
 		for (uint32_t e = b; e < b + n && c.ideal == SM_NONE; e++)
@@ -495,7 +497,7 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (k == sk || !ft_reach(x, m->up_peer[e]))
 			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (c.own2 && lb > 0xffff)
+		if (x->hcnt && lb > 0xffff)
 			lb = 0xffff; /* try_up's cap there */
 		if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;

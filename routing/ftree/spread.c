@@ -42,7 +42,8 @@
  *    4 x T's hosts on its link into T (hcnt) + 4 when a preset host near
  *    it comes in by the same spine (near_preset), then the spine with the
  *    fewest leaves, then the up port with the fewest moved routes
- *    (ft_own_pref, ft_own_tie). A host with a preset way (rep) keeps it.
+ *    (ft_own_pref, ft_own_tie). A host with a preset way (rep) keeps it,
+ *    and when a source cannot take it, the others are ranked the same way.
  *    All sources of one destination then tend to come in by one link: a
  *    destination receives one flow per permutation, so its detours never
  *    meet each other (spreading them, as the "balanced" model does, cost
