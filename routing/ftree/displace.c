@@ -81,9 +81,13 @@ int ft_displace_init(struct ft_run *x)
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
 	if (m->h == 1) { /* spread.c: the own lost uplink's routes per destination */
 		x->hcnt = calloc(ne, sizeof(*x->hcnt));
-		x->pw = m->n_idx / 64 + 1;
-		x->pbits = calloc((size_t)m->nsw * x->pw + 1, sizeof(*x->pbits));
-		if (!x->hcnt || !x->pbits)
+		x->nw = m->nsw / 64 + 1;
+		x->near = calloc((size_t)maxd * x->nw + 1, sizeof(*x->near));
+		x->pre_q = malloc(((size_t)m->n_dest + 1) * sizeof(*x->pre_q));
+		x->pre_i = malloc(((size_t)m->n_dest + 1) * sizeof(*x->pre_i));
+		x->tl = calloc((size_t)m->nsw + 1, sizeof(*x->tl));
+		x->tlst = calloc((size_t)m->nsw + 1, sizeof(*x->tlst));
+		if (!x->hcnt || !x->near || !x->pre_q || !x->pre_i || !x->tl || !x->tlst)
 			return -1;
 	}
 	x->bw = m->n_idx / 64 + 1; /* x->nidx is n_idx */
@@ -130,7 +134,11 @@ void ft_displace_free(struct ft_run *x)
 	free(x->rep);
 	free(x->sticky);
 	free(x->hcnt);
-	free(x->pbits);
+	free(x->near);
+	free(x->pre_q);
+	free(x->pre_i);
+	free(x->tl);
+	free(x->tlst);
 	free(x->cmask);
 	free(x->iv);
 	free(x->ivmask);
@@ -142,6 +150,8 @@ void ft_displace_free(struct ft_run *x)
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
+	if (x->tl)
+		ft_tlinks(x, t, d0, nd);
 	for (uint32_t i = 0; i < nd; i++) {
 		uint32_t *c = x->chain + (size_t)i * FT_CHAIN, cur = t;
 		unsigned r = 0;
@@ -497,11 +507,11 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (k == sk || !ft_reach(x, m->up_peer[e]))
 			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (x->hcnt && lb > 0xffff)
-			lb = 0xffff; /* try_up's cap there */
-		if (own && *c.sticky != SM_NONE && e != *c.sticky)
+		if (x->hcnt)
+			lb = ft_own_bound(x, i, e, c.rep); /* own is 0 there */
+		else if (own && *c.sticky != SM_NONE && e != *c.sticky)
 			lb += 1ull << 31;
-		else if (!own && !c.own2 && c.rep != SM_NONE) {
+		else if (!own && c.rep != SM_NONE) {
 			const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
 			if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
 				lb += 1ull << 31; /* its path, known already, does not end on rep */

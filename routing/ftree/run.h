@@ -93,8 +93,12 @@ struct ft_run {
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
 	uint16_t *hcnt;        /* [up links] 2 levels: a leaf's hosts coming down each of its links (spread.c) */
-	uint64_t *pbits;       /* [nsw * pw] 2 levels: bit idx of switch q: a preset host (rep) comes in by q */
-	uint32_t pw, plen;     /* words per switch; plen: most hosts of a leaf (a moved route's shifts) */
+	uint32_t *pre_q, *pre_i; /* [n_dest] 2 levels: preset hosts (rep): switch they come in by, index */
+	uint32_t npre, plen;   /* plen: most hosts of a leaf (the shifts of one moved route) */
+	uint64_t *near;        /* [dests of T * nw] switches a preset host near each destination comes in by */
+	uint32_t nw;           /* words of a switch bit set */
+	uint32_t *tl, *tlst;   /* [nsw] 2 levels: T's link to switch q while tlst[q] == tlgen (ft_tlinks) */
+	uint32_t tlgen;
 	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
 	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
 };
@@ -134,6 +138,14 @@ int ft_displace_init(struct ft_run *x);
 void ft_rep_preset(struct ft_run *x);
 /* spread.c: 2 levels, the cost of a moved route of a leaf's own lost uplink coming into T by last */
 uint32_t ft_own_pref(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t last);
+/* spread.c: T's links by parent and the presets near T's destinations (once per destination switch t) */
+void ft_tlinks(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
+/*
+ * spread.c: at most try_up's score bits below 1 << 32 on 2 levels for up
+ * link e toward T's destination i (rep: its preset way in), before the
+ * path is known: exact when the parent has one link to T.
+ */
+uint64_t ft_own_bound(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t rep);
 /* spread.c: then the fewer leaves behind up link e's parent (below 256) */
 static inline uint64_t ft_own_tie(const struct ft_run *x, uint32_t e)
 {

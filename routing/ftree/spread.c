@@ -59,6 +59,7 @@
 #include "routing/ftree/run.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* A moved route's cost (as 4 per host of T on its way in) for sharing an uplink with a preset host near it */
 #define FT_CLASH_W 4
@@ -93,7 +94,7 @@ void ft_rep_preset(struct ft_run *x)
 		if (m->rank[t] == 0 && m->hhi[t] - m->hlo[t] > len)
 			len = m->hhi[t] - m->hlo[t];
 	x->plen = len;
-	uint32_t *pq = malloc(((size_t)m->n_dest + 1) * sizeof(*pq)), *pi = malloc(((size_t)m->n_dest + 1) * sizeof(*pi));
+	uint32_t *pq = x->pre_q, *pi = x->pre_i; /* the presets so far: switch q, host index */
 	for (uint32_t r = 0; r < m->nsw; r++) { /* by rank, then GUID: the clash check is greedy */
 		uint32_t t = m->by_rank[r];
 		uint32_t so = m->slot_off[t], u = m->slot_off[t + 1] - so, b = m->up_off[t], n = m->up_off[t + 1] - b;
@@ -117,7 +118,7 @@ void ft_rep_preset(struct ft_run *x)
 				continue;
 			uint32_t best = 0, clash = 1;
 			for (uint32_t e = 0; e < n; e++) {
-				int c = pq && preset_clash(pq, pi, np, m->up_peer[b + e], m->dest[i].idx, len, m->n_idx);
+				int c = preset_clash(pq, pi, np, m->up_peer[b + e], m->dest[i].idx, len, m->n_idx);
 				uint32_t q = m->up_peer[b + e], qb = m->up_peer[b + best];
 				uint32_t dq = m->dn_off[q + 1] - m->dn_off[q], db = m->dn_off[qb + 1] - m->dn_off[qb];
 				if (!e || cnt[e] < cnt[best] || (cnt[e] == cnt[best] && clash && !c) ||
@@ -128,18 +129,13 @@ void ft_rep_preset(struct ft_run *x)
 			}
 			cnt[best]++;
 			x->rep[i] = 2 * (b + best) + 1;
-			if (pq) {
-				pq[np] = m->up_peer[b + best];
-				pi[np++] = m->dest[i].idx;
-			}
-			if (x->pbits && m->dest[i].idx < m->n_idx)
-				x->pbits[(size_t)m->up_peer[b + best] * x->pw + m->dest[i].idx / 64] |= 1ull << (m->dest[i].idx % 64);
+			pq[np] = m->up_peer[b + best];
+			pi[np++] = m->dest[i].idx;
 		}
-		for (uint32_t e = 0; x->hcnt && e < n; e++)
+		for (uint32_t e = 0; e < n; e++)
 			x->hcnt[b + e] = (uint16_t)cnt[e];
 	}
-	free(pq);
-	free(pi);
+	x->npre = np;
 }
 
 /* T's link (up-link index) of a path's last link into T (x->iv slot), or SM_NONE */
@@ -152,28 +148,44 @@ static uint32_t t_link(const struct ft_run *x, uint32_t last)
 	return e >= m->up_off[x->t] && e < m->up_off[x->t + 1] ? e : SM_NONE;
 }
 
-/* A preset host within plen indices of idx comes into its leaf by switch q. */
-static int near_preset(const struct ft_run *x, uint32_t q, uint32_t idx)
+/* The cost of coming into T by its link l from switch q, for T's destination i. */
+static uint32_t pref_l(const struct ft_run *x, uint32_t i, uint32_t q, uint32_t l)
 {
-	uint32_t n = x->m->n_idx;
-	if (!x->pbits || !n)
-		return 0;
-	const uint64_t *w = x->pbits + (size_t)q * x->pw;
-	for (uint32_t k = 0; k + 1 < 2 * x->plen && k < n; k++) {
-		uint32_t v = (idx + n - (x->plen - 1) % n + k) % n;
-		if (w[v / 64] >> (v % 64) & 1)
-			return 1;
-	}
-	return 0;
+	uint32_t v = 4u * x->hcnt[l];
+	if (x->near[(size_t)i * x->nw + q / 64] >> (q % 64) & 1)
+		v += FT_CLASH_W;
+	return v < 127 ? v : 127;
 }
 
 uint32_t ft_own_pref(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t last)
 {
 	uint32_t l = t_link(x, last);
+	return l == SM_NONE ? 127 : pref_l(x, i, x->m->up_peer[e], l);
+}
+
+void ft_tlinks(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
+{
+	const struct ft_model *m = x->m;
+	uint32_t n = m->n_idx;
+	x->tlgen++;
+	for (uint32_t e = m->up_off[t]; e < m->up_off[t + 1]; e++) {
+		uint32_t q = m->up_peer[e];
+		x->tl[q] = x->tlst[q] == x->tlgen ? SM_NONE : e; /* two links to q: no bound from it */
+		x->tlst[q] = x->tlgen;
+	}
+	/* near[i]: the switches a preset host within plen indices of d0[i] comes in by */
+	memset(x->near, 0, (size_t)nd * x->nw * sizeof(*x->near));
+	for (uint32_t i = 0; i < nd && d0[i].port; i++)
+		for (uint32_t k = 0; d0[i].idx < n && k < x->npre; k++)
+			if (x->pre_i[k] < n && idx_dist(x->pre_i[k], d0[i].idx, n) < x->plen)
+				x->near[(size_t)i * x->nw + x->pre_q[k] / 64] |= 1ull << (x->pre_q[k] % 64);
+}
+
+uint64_t ft_own_bound(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t rep)
+{
+	uint32_t q = x->m->up_peer[e], l = x->tlst[q] == x->tlgen ? x->tl[q] : SM_NONE;
+	uint64_t b = ft_own_tie(x, e) << 16 | (x->disp[e] > 0xffff ? 0xffff : x->disp[e]);
 	if (l == SM_NONE)
-		return 127;
-	uint32_t v = 4u * x->hcnt[l];
-	if (near_preset(x, x->m->up_peer[e], x->m->dest[x->m->dest_off[x->t] + i].idx))
-		v += FT_CLASH_W;
-	return v < 127 ? v : 127;
+		return b;
+	return b | (uint64_t)(rep != SM_NONE && 2 * l + 1 != rep) << 31 | (uint64_t)pref_l(x, i, q, l) << 24;
 }
