@@ -24,8 +24,14 @@
 # routings that climb then descend, as ftree, can reach, over leaf pairs and
 # pod pairs; 0 = not computed),
 # random-permutation EBB (100 permutations, seed 0), the complete tree's EBB
-# (reference) and the share of the bisection left (shape.bisection_left).
-# The EBB target is ref_ebb * bisection_left * 0.98; the EBB bound
+# (reference) and the share of the bisection left (shape.bisection.left:
+# the least cut found between two halves of the hosts over the complete
+# tree's, routing/metrics_bisect.c) and of the switch links left at the
+# thinnest level (shape.bisection_left, at least the former: it averages
+# where a bisection takes the weakest half).
+# The EBB target is ref_ebb * bisection left * 0.98 (the issue's words);
+# "links target" is ref_ebb * links left * 0.98, the stricter reading
+# sessions 5-8 measured against. The EBB bound
 # (metrics.random_permutations.ebb_bound, routing/metrics_ebb.c) is what no
 # destination routing can expect to exceed on the tree's cabling: a target
 # above it cannot be met by any routing.
@@ -76,7 +82,7 @@ gen_args() {
 	fi
 }
 
-# one line per tree: levels kind rate seed bound shift ebb ref_ebb bisection_left updown_bound cpu_ms ebb_bound
+# one line per tree: levels kind rate seed bound shift ebb ref_ebb links_left updown_bound cpu_ms ebb_bound bisection_left
 results="$work/trees.txt"
 : >"$results"
 echo
@@ -99,7 +105,7 @@ for lv in $levels; do
 						metrics.shift_max_congestion metrics.random_permutations.ebb \
 						reference.random_permutations.ebb=0 shape.bisection_left=1 \
 						shape.shift_congestion_bound_updown=0 'routing.route_seconds*1000' \
-						metrics.random_permutations.ebb_bound=0)" >>"$results"
+						metrics.random_permutations.ebb_bound=0 shape.bisection.left=0)" >>"$results"
 				else
 					echo "$lv $kind $rate $seed route-failed" >>"$results"
 				fi
@@ -113,12 +119,13 @@ done
 echo
 echo "== summary per (levels, kind, rate): worst shift congestion against the bound, EBB against ref * bisection left"
 echo "(cut: the bound for any routing; ud: the bound for up/down routings such as ftree, at least the cut's)"
+echo "(ebb/target: against ref * bisection left * 0.98; ebb/ltgt: against ref * switch links left at the thinnest level * 0.98)"
 echo "(ebb bound: what no destination routing can expect; bnd/tgt < 1: the EBB target is out of any routing's reach)"
-echo "levels kind     rate trees  =cut cut+1 more  =ud ud+1 more  worst(measured/cut/ud)  ebb/target min  ebb<target  failed  bnd/tgt min  bnd<tgt  ebb/bnd min  ebb/bnd mean"
+echo "levels kind     rate trees  =cut cut+1 more  =ud ud+1 more  worst(measured/cut/ud)  ebb/target min  ebb<target  failed  bnd/tgt min  bnd<tgt  ebb/bnd min  ebb/bnd mean  bis.left min  ebb/ltgt min  ebb<ltgt"
 awk '
 {
 	k = $1 " " $2 " " $3
-	if (!(k in n)) { order[++no] = k; minr[k] = 1e9; wd[k] = -1; wu[k] = -1; minbt[k] = 1e9; mineb[k] = 1e9 }
+	if (!(k in n)) { order[++no] = k; minr[k] = 1e9; wd[k] = -1; wu[k] = -1; minbt[k] = 1e9; mineb[k] = 1e9; minl[k] = 1e9; minbis[k] = 1e9 }
 	n[k]++
 	if (NF < 9) { failed[k]++; next }
 	b = $5; s = $6; d = s - b; u = (NF >= 10 && $10 > 0) ? $10 : b; du = s - u
@@ -126,7 +133,14 @@ awk '
 	if (du <= 0) ueq[k]++; else if (du == 1) up1[k]++; else umore[k]++
 	if (du < 0 || d < 0) { printf "BUG: %s seed %s measured %s below a bound (cut %s, ud %s)\n", k, $4, s, b, u }
 	if (du > wu[k] || (du == wu[k] && s > ws[k])) { wu[k] = du; ws[k] = s; wb[k] = b; wub[k] = u }
-	target = $8 * $9 * 0.98
+	# the bisection left when the report has it (not for oversubscribed trees), else the links left
+	bis = (NF >= 13 && $13 > 0) ? $13 : $9
+	if (bis < minbis[k]) minbis[k] = bis
+	ltarget = $8 * $9 * 0.98
+	lr = ltarget > 0 ? $7 / ltarget : 0
+	if (lr < minl[k]) minl[k] = lr
+	if (lr < 1) lowl[k]++
+	target = $8 * bis * 0.98
 	r = target > 0 ? $7 / target : 0
 	if (r < minr[k]) minr[k] = r
 	if (r < 1) low[k]++
@@ -142,10 +156,11 @@ awk '
 END {
 	for (i = 1; i <= no; i++) {
 		k = order[i]; split(k, a, " ")
-		printf "%-6s %-8s %3s%% %5d %5d %5d %4d %4d %4d %4d  %22s %14.4f %11d %7d  %11.4f %7d %12.4f %13.4f\n", a[1], a[2], a[3], n[k],
+		printf "%-6s %-8s %3s%% %5d %5d %5d %4d %4d %4d %4d  %22s %14.4f %11d %7d  %11.4f %7d %12.4f %13.4f %13.4f %13.4f %9d\n", a[1], a[2], a[3], n[k],
 			eq[k], p1[k], more[k], ueq[k], up1[k], umore[k],
 			(wu[k] < 0 ? "-" : ws[k] "/" wb[k] "/" wub[k]), minr[k] == 1e9 ? 0 : minr[k], low[k], failed[k],
-			nb[k] ? minbt[k] : 0, lowb[k], nb[k] ? mineb[k] : 0, nb[k] ? sumeb[k] / nb[k] : 0
+			nb[k] ? minbt[k] : 0, lowb[k], nb[k] ? mineb[k] : 0, nb[k] ? sumeb[k] / nb[k] : 0,
+			minbis[k] == 1e9 ? 0 : minbis[k], minl[k] == 1e9 ? 0 : minl[k], lowl[k]
 	}
 }' "$results"
 

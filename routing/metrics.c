@@ -257,6 +257,34 @@ out:
 	return rc;
 }
 
+int sm_mx_host_ports(const struct sm_fabric *f, unsigned plane, uint32_t **ports, uint32_t *n)
+{
+	uint32_t np = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass && !(*ports = malloc(((size_t)np + 1) * sizeof(**ports))))
+			return -ENOMEM;
+		np = 0;
+		for (uint32_t v = 0; v < f->n_nodes; v++)
+			if ((f->nodes[v].type == SM_NODE_CA || f->nodes[v].type == SM_NODE_ROUTER) &&
+			    f->nodes[v].plane == plane)
+				for (unsigned p = 1; p <= f->nodes[v].nports; p++)
+					if (sm_port(f, v, p)->lid) {
+						if (pass)
+							(*ports)[np] = sm_port_index(f, v, p);
+						np++;
+					}
+	}
+	int rc = sm_metrics_host_order(f, plane, *ports, np);
+	if (rc) {
+		free(*ports);
+		*ports = NULL;
+		return rc;
+	}
+	*n = np;
+	return 0;
+}
+
 /* The CA ports of plane with a LID, in fabric order, into out (NULL: only counted). Returns how many. */
 static uint32_t host_ports(const struct sm_fabric *f, unsigned plane, uint32_t *out)
 {

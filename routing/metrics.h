@@ -127,6 +127,25 @@ int sm_metrics_shift_bound(const struct sm_fabric *f, unsigned plane, struct sm_
 int sm_metrics_ebb_bound(const struct sm_fabric *f, unsigned plane, double *bound);
 
 /*
+ * The bisection of plane's cabling: the fewest links (switch and host
+ * links) that some split of its hosts into floor(N / 2) and the rest cuts,
+ * every switch on its cheaper side. `links` is the least cut found over a
+ * few splits by leaf (metrics_bisect.c), an upper bound of the minimum,
+ * exact on a complete fat tree without oversubscription (floor(N / 2)).
+ * `how` names the split ("host order", "weakest leaves", "weakest pods";
+ * NULL with fewer than two hosts), first_leaf a leaf of its first half.
+ */
+struct sm_bisection {
+	uint64_t links;
+	uint32_t hosts;       /* floor(N / 2) */
+	const char *how;      /* static */
+	uint32_t first_leaf;  /* node index, SM_NONE */
+};
+
+/* 0 or -ENOMEM. */
+int sm_metrics_bisection(const struct sm_fabric *f, unsigned plane, struct sm_bisection *b);
+
+/*
  * Max link load of a weighted flow list under the LFTs: flows[i] = (src port
  * index, dst port index, weight). Returns the largest weight summed on one
  * directed link (host links included), or a negative value on error.

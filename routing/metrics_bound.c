@@ -627,25 +627,10 @@ static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
 	uint32_t nn = f->n_nodes;
 
 	/* hosts: CA/router ports with a LID, canonical order; the leaves' counts and first positions */
-	uint32_t np = 0;
-	for (uint32_t n = 0; n < nn; n++)
-		if ((f->nodes[n].type == SM_NODE_CA || f->nodes[n].type == SM_NODE_ROUTER) && f->nodes[n].plane == b->plane)
-			for (unsigned p = 1; p <= f->nodes[n].nports; p++)
-				np += sm_port(f, n, p)->lid != 0;
-	uint32_t *hp = malloc(((size_t)np + 1) * sizeof(*hp));
-	if (!hp)
-		return -ENOMEM;
-	np = 0;
-	for (uint32_t n = 0; n < nn; n++)
-		if ((f->nodes[n].type == SM_NODE_CA || f->nodes[n].type == SM_NODE_ROUTER) && f->nodes[n].plane == b->plane)
-			for (unsigned p = 1; p <= f->nodes[n].nports; p++)
-				if (sm_port(f, n, p)->lid)
-					hp[np++] = sm_port_index(f, n, p);
-	int rc = sm_metrics_host_order(f, b->plane, hp, np);
-	if (rc) {
-		free(hp);
+	uint32_t np, *hp;
+	int rc = sm_mx_host_ports(f, b->plane, &hp, &np);
+	if (rc)
 		return rc;
-	}
 	b->n = np;
 	for (uint32_t n = 0; n < nn; n++) {
 		b->rank[n] = RANK_NONE;

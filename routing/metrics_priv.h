@@ -23,4 +23,10 @@ static inline int sm_mx_is_sw(const struct sm_fabric *f, uint32_t n, unsigned pl
 	return n < f->n_nodes && f->nodes[n].type == SM_NODE_SWITCH && f->nodes[n].plane == plane;
 }
 
+/*
+ * The plane's hosts (endpoint ports with a LID) in canonical order
+ * (sm_metrics_host_order()): *ports malloc'd, *n of them. 0 or -ENOMEM.
+ */
+int sm_mx_host_ports(const struct sm_fabric *f, unsigned plane, uint32_t **ports, uint32_t *n);
+
 #endif

@@ -210,6 +210,39 @@ static void test_reference(void **state)
 	assert_int_equal(sh2.shift_bound, (sh2.tight_hosts + sh2.tight_up - 1) / sh2.tight_up);
 	sm_fabric_free(f);
 
+	/*
+	 * every leaf short of one uplink: the most uplinks found (3) would give
+	 * an oversubscribed 4:3 reference; the 4 spines say 4 (the same tree)
+	 */
+	f = gen_tree(32, 8, 0);
+	for (uint32_t n = 0, leaf = 0; n < f->n_nodes; n++) {
+		unsigned hosts = 0, up = 0;
+		if (f->nodes[n].type != SM_NODE_SWITCH)
+			continue;
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t q = sm_port(f, n, p)->peer_node;
+			hosts += q != SM_NONE && f->nodes[q].type == SM_NODE_CA;
+		}
+		/* leaf i loses its uplink number i mod 4: each spine keeps 6 of its 8 links */
+		for (unsigned p = 1; hosts && p <= f->nodes[n].nports; p++) {
+			uint32_t q = sm_port(f, n, p)->peer_node;
+			if (q != SM_NONE && f->nodes[q].type == SM_NODE_SWITCH && up++ == leaf % 4) {
+				sm_fabric_unlink(f, n, p);
+				break;
+			}
+		}
+		leaf += hosts > 0;
+	}
+	assert_int_equal(sm_dr_shape_find(f, 0, &sh2), 0);
+	assert_true(sh2.found);
+	assert_int_equal(sh2.up, 4);
+	assert_true(sm_dr_shape_same(&sh, &sh2));
+	assert_int_equal(sh2.sw_links_full, 32);
+	assert_true(sh2.bisection_left > 0.7499 && sh2.bisection_left < 0.7501); /* 24 of 32 links */
+	assert_int_equal(sh2.bis_complete, 16);
+	assert_true(sh2.bisection_cut_left > 0 && sh2.bisection_cut_left <= sh2.bisection_left);
+	sm_fabric_free(f);
+
 	/* 3 levels: 64 hosts on radix 8 */
 	f = gen_tree(64, 8, 0);
 	assert_int_equal(sm_dr_shape_find(f, 0, &sh), 0);

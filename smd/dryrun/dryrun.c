@@ -708,6 +708,8 @@ static int shapes(struct sm_dryrun *d, struct metrics_job *job)
 			snprintf(p->tight_leaf, sizeof(p->tight_leaf), "%s", d->f->nodes[p->shape.tight_leaf].desc);
 		if (p->shape.tight_leaf != SM_NONE && p->shape.cut.last_leaf != SM_NONE)
 			snprintf(p->tight_last, sizeof(p->tight_last), "%s", d->f->nodes[p->shape.cut.last_leaf].desc);
+		if (p->shape.bis_complete && p->shape.bis.first_leaf != SM_NONE)
+			snprintf(p->bis_leaf, sizeof(p->bis_leaf), "%s", d->f->nodes[p->shape.bis.first_leaf].desc);
 		if (p->shape.cut.ud_from != SM_NONE) {
 			snprintf(p->ud_from, sizeof(p->ud_from), "%s", d->f->nodes[p->shape.cut.ud_from].desc);
 			snprintf(p->ud_to, sizeof(p->ud_to), "%s", d->f->nodes[p->shape.cut.ud_to].desc);

@@ -80,6 +80,54 @@ static int rank_switches(const struct sm_fabric *f, unsigned plane, uint32_t *ra
 	return 0;
 }
 
+/*
+ * Switches of ranks 1 and 2 (per_rank), and the most rank-1 switches in
+ * one pod (a component of the ranks 0 and 1 switches): the uplinks a leaf
+ * of the complete tree has when every leaf is cabled once to each switch
+ * above it in its pod. par: scratch of n_nodes + 1. 0 or -ENOMEM.
+ */
+static int parents_per_pod(const struct sm_fabric *f, unsigned plane, const uint32_t *rank, uint32_t *par,
+			   unsigned per_rank[3], unsigned *most)
+{
+	uint32_t *cnt = calloc((size_t)f->n_nodes + 1, sizeof(*cnt));
+
+	if (!cnt)
+		return -ENOMEM;
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		par[n] = n;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		if (rank[n] == SM_NONE || rank[n] > 1 || f->nodes[n].plane != plane)
+			continue;
+		for (unsigned p = 1; p <= f->nodes[n].nports; p++) {
+			uint32_t q = f->ports[f->nodes[n].port0 + p].peer_node;
+			if (q == SM_NONE || rank[q] == SM_NONE || rank[q] > 1)
+				continue;
+			uint32_t x = n, y = q;
+			while (par[x] != x)
+				x = par[x] = par[par[x]];
+			while (par[y] != y)
+				y = par[y] = par[par[y]];
+			if (x != y)
+				par[x] = y;
+		}
+	}
+	*most = 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		if (rank[n] == SM_NONE || rank[n] < 1 || rank[n] > 2 || f->nodes[n].plane != plane)
+			continue;
+		per_rank[rank[n]]++;
+		if (rank[n] != 1)
+			continue;
+		uint32_t x = n;
+		while (par[x] != x)
+			x = par[x] = par[par[x]];
+		if (++cnt[x] > *most)
+			*most = cnt[x];
+	}
+	free(cnt);
+	return 0;
+}
+
 /* Generator parameters of the complete tree; 0 when one candidate fits the shape. */
 static int shape_params(const struct sm_dr_shape *s, struct sm_gen_params *gp, struct sm_gen_shape *gs)
 {
@@ -121,6 +169,12 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 		return -ENOMEM;
 	}
 	rc = rank_switches(f, plane, rank, queue, &levels);
+	unsigned per_rank[3] = { 0 }, parents = 0;
+	if (!rc && parents_per_pod(f, plane, rank, queue, per_rank, &parents)) {
+		free(rank);
+		free(queue);
+		return -ENOMEM;
+	}
 	for (uint32_t n = 0; n < f->n_nodes; n++) {
 		unsigned h, l;
 		if (f->nodes[n].plane != plane || f->nodes[n].type != SM_NODE_SWITCH)
@@ -181,6 +235,20 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 	if (s->found) {
 		struct sm_gen_params gp;
 		struct sm_gen_shape gs;
+		/*
+		 * No leaf kept every uplink (a 10%-degraded 32-uplink leaf keeps all
+		 * 32 with probability 0.03): the most uplinks found understate the
+		 * complete tree's. A leaf cabled once to each switch above it in its
+		 * pod has as many uplinks as the pod has such switches; that tree is
+		 * taken when it has exactly the plane's switches at ranks 1 and 2.
+		 */
+		if (parents > s->up) {
+			unsigned was = s->up;
+			s->up = parents;
+			if (shape_params(s, &gp, &gs) ||
+			    (s->levels == 2 ? gs.spines != per_rank[1] : gs.aggs != per_rank[1] || gs.cores != per_rank[2]))
+				s->up = was;
+		}
 		if (shape_params(s, &gp, &gs)) {
 			s->found = 0;
 			snprintf(s->why, sizeof(s->why), "no complete %u-level fat tree has %u leaves of %u hosts, %u uplinks",
@@ -193,6 +261,25 @@ int sm_dr_shape_find(const struct sm_fabric *f, unsigned plane, struct sm_dr_sha
 			for (unsigned r = 0; r + 1 < s->levels && r < 2; r++)
 				if (full[r] && (double)lvl[r] / full[r] < s->bisection_left)
 					s->bisection_left = (double)lvl[r] / full[r];
+			/*
+			 * The complete tree without oversubscription (the generator's
+			 * aggregation and core levels never are) carries every
+			 * permutation at full rate, so its bisection is the host
+			 * links of one half; an oversubscribed one is not computed.
+			 */
+			if (gs.down <= gs.up && s->hosts >= 2) {
+				rc2 = sm_metrics_bisection(f, plane, &s->bis);
+				if (rc2)
+					return rc2;
+				s->bis_complete = s->hosts / 2;
+				if (s->bis.how && s->bis.hosts == s->bis_complete) {
+					s->bisection_cut_left = (double)s->bis.links / (double)s->bis_complete;
+					if (s->bisection_cut_left > 1.0)
+						s->bisection_cut_left = 1.0;
+				} else {
+					s->bis_complete = 0;
+				}
+			}
 		}
 	}
 	return 0;

@@ -39,7 +39,10 @@ struct sm_dr_shape {
 	uint32_t tight_leaf;        /* node index of the (first) leaf of the cut that sets it, SM_NONE */
 	unsigned tight_hosts, tight_up; /* hosts behind that cut and its links */
 	struct sm_shift_bound cut;  /* the whole cut (routing/metrics.h) */
-	double bisection_left;      /* 0..1, 1 when complete (found shapes only) */
+	double bisection_left;      /* 0..1, 1 when complete (found shapes only): links left at the thinnest level */
+	struct sm_bisection bis;    /* the least cut found between two halves of the hosts (routing/metrics.h) */
+	uint64_t bis_complete;      /* the complete tree's bisection, 0 when not computed */
+	double bisection_cut_left;  /* bis.links / bis_complete (at most 1), 0 when not computed */
 	double ebb_bound;           /* EBB no destination routing can expect to exceed here, 0 unknown */
 };
 

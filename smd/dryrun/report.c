@@ -112,6 +112,19 @@ static void json_shape(struct sm_json *j, const struct sm_dr_plane *p)
 	}
 	if (sh->found)
 		sm_json_double(j, "bisection_left", sh->bisection_left);
+	if (sh->found && sh->bis_complete) {
+		/* the least cut found between two halves of the hosts, against the complete tree's */
+		sm_json_obj_begin(j, "bisection");
+		sm_json_uint(j, "links", sh->bis.links);
+		sm_json_uint(j, "complete", sh->bis_complete);
+		sm_json_uint(j, "hosts", sh->bis.hosts);
+		sm_json_double(j, "left", sh->bisection_cut_left);
+		json_str_or_null(j, "split", sh->bis.how);
+		json_str_or_null(j, "first_leaf", p->bis_leaf[0] ? p->bis_leaf : NULL);
+		sm_json_obj_end(j);
+	} else if (sh->found) {
+		sm_json_str(j, "bisection", NULL); /* not computed: an oversubscribed tree */
+	}
 	json_str_or_null(j, "no_reference", p->have_ref ? NULL : p->ref_why[0] ? p->ref_why : sh->why);
 	sm_json_obj_end(j);
 }

@@ -69,6 +69,7 @@ struct sm_dr_plane {
 	struct sm_dr_shape shape;
 	char tight_leaf[SM_DESC_MAX + 1]; /* description of shape.tight_leaf, "" none */
 	char tight_last[SM_DESC_MAX + 1]; /* description of shape.cut.last_leaf, "" none */
+	char bis_leaf[SM_DESC_MAX + 1];   /* description of shape.bis.first_leaf, "" none */
 	char ud_from[SM_DESC_MAX + 1], ud_to[SM_DESC_MAX + 1]; /* shape.cut.ud_from/ud_to, "" none */
 	int have_ref;               /* ref holds the complete tree's metrics */
 	struct sm_route_metrics ref;

@@ -246,6 +246,11 @@ static void shape_line(struct tlines *t, const struct sm_dr_plane *p)
 			 sh->sw_links_full - p->counts.sw_links, sh->sw_links_full);
 	tl_add(t, "  shape: %u-level fat tree, radix %u, %u leaves of up to %u hosts and %u uplinks; %s", sh->levels,
 	       sh->radix, sh->leaves, sh->down, sh->up, missing);
+	if (sh->sw_links_full > p->counts.sw_links && sh->bis_complete)
+		tl_add(t, "  bisection: %llu of the complete tree's %llu links (%.4f; halves of %u hosts split by %s, from %s);\n"
+		       "    switch links left at the thinnest level %.4f",
+		       (unsigned long long)sh->bis.links, (unsigned long long)sh->bis_complete, sh->bisection_cut_left,
+		       sh->bis.hosts, sh->bis.how, p->bis_leaf[0] ? p->bis_leaf : "-", sh->bisection_left);
 }
 
 static void plane_lines(struct tlines *t, const struct sm_dr_run *r, const struct sm_dr_plane *p)
