@@ -79,7 +79,7 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
-	if (m->h == 1) { /* spread.c: the own lost uplink's routes per destination */
+	if (m->h == 1) { /* spread.c's 2-level preferences for moved routes */
 		x->hcnt = calloc(ne, sizeof(*x->hcnt));
 		x->nw = m->nsw / 64 + 1;
 		x->near = calloc((size_t)maxd * x->nw + 1, sizeof(*x->near));

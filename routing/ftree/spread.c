@@ -40,20 +40,20 @@
  *    destination of slot j) no longer stick to one replacement: each goes,
  *    among the paths of least shift overlap, where it costs least:
  *    4 x T's hosts on its link into T (hcnt) + 4 when a preset host near
- *    it comes in by the same spine (near_preset), then the spine with the
+ *    it comes in by the same spine (x->near), then the spine with the
  *    fewest leaves, then the up port with the fewest moved routes
  *    (ft_own_pref, ft_own_tie). A host with a preset way (rep) keeps it,
  *    and when a source cannot take it, the others are ranked the same way.
  *    All sources of one destination then tend to come in by one link: a
  *    destination receives one flow per permutation, so its detours never
  *    meet each other (spreading them, as the "balanced" model does, cost
- *    0.0002-0.0015 of EBB on 12 trees).
+ *    0.0001-0.0015 of EBB on 12 trees).
  * Model trials that did not help (bench/ebb_model.c's routings on the
  * report's permutations): doubles on the spines of most leaves; a global
- * replacement spine per host index (shift-clean, but 0.002-0.004 less);
+ * replacement spine per host index (shift-clean, but 0.0014-0.0043 less);
  * the model's "balanced" base (host i by the i-th live spine) is within
  * +-0.0015 of ideal slots (the model routings, blind to shifts, have
- * shift congestion 4-6 there; ftree 2).
+ * shift congestion 4-7 there; ftree 2).
  */
 #include "config.h"
 #include "routing/ftree/run.h"
