@@ -36,7 +36,7 @@
  *      SCALE_BENCH_DIFF=1 its tables against those before the host went:
  *      "diff=host_up_vs_before"); SCALE_BENCH_PERF_CTL=FIFO: a perf control
  *      FIFO (`perf record -D -1 --control fifo:FIFO`) enabled for the
- *      third step alone;
+ *      third step alone (SCALE_BENCH_PERF_STEP=3: the fourth, host_up);
  *   4. the process's peak RSS (VmHWM), the emulated fabric included, and
  *      the emulator's own CPU (cpu_account) so that the SM's is apart
  *      (cpu_s leaves out the memory sampler's thread of 5, its own
@@ -330,8 +330,15 @@ static int pick_host(const struct sm_fabric *f, uint32_t *node, unsigned *port)
 
 /*
  * SCALE_BENCH_PERF_CTL=FIFO: `perf record -D -1 --control fifo:FIFO` samples
- * only the third step (the reroute): cmd "enable" before it, "disable" after.
+ * only the third step (the reroute): cmd "enable" before it, "disable" after;
+ * SCALE_BENCH_PERF_STEP=K: the step of index K instead (3: host_up).
  */
+static unsigned perf_step(void)
+{
+	const char *s = getenv("SCALE_BENCH_PERF_STEP");
+	return s ? (unsigned)atoi(s) : 2u;
+}
+
 static void perf_ctl(const char *cmd)
 {
 	const char *path = getenv("SCALE_BENCH_PERF_CTL");
@@ -474,10 +481,10 @@ int main(int argc, char **argv)
 		double w0 = sm_mono_sec(), c0 = cpu_s(), e0 = emu_s(m);
 		memset(&sum, 0, sizeof(sum));
 		sampler_step(&smp);
-		perf_ctl(k == 2 ? "enable" : NULL);
+		perf_ctl(k == perf_step() ? "enable" : NULL);
 		/* no copy of the fabric for us (f NULL): the daemon keeps only the state's */
 		int rc = sm_bringup_state(t, chain, &cfg, st, &sum, NULL, err, sizeof(err));
-		perf_ctl(k == 2 ? "disable" : NULL);
+		perf_ctl(k == perf_step() ? "disable" : NULL);
 		line(steps[k], rc, sm_mono_sec() - w0, cpu_s() - c0, emu_s(m) - e0, &sum, sm_state_fabric(st));
 		if (rc) {
 			fprintf(stderr, "scale_bench: %s: %s\n", steps[k], err);

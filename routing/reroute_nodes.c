@@ -27,10 +27,16 @@ static int is_endpoint(const struct sm_node *nd)
 static int match_nodes(const struct sm_fabric *small, const struct sm_fabric *big, unsigned plane, uint32_t *map,
 		       uint32_t *inv)
 {
+	/*
+	 * One walk of both in step, no GUID lookup: a node of big that is not
+	 * small's next is taken as missing; a node of small met out of order
+	 * (or one big lacks) is never reached, so next falls short: 0, as a
+	 * lookup would find.
+	 */
 	uint32_t next = 0;
 	for (uint32_t n = 0; n < big->n_nodes; n++) {
 		const struct sm_node *a = &big->nodes[n];
-		uint32_t k = sm_fabric_find_node(small, a->guid);
+		uint32_t k = next < small->n_nodes && small->nodes[next].guid == a->guid ? next : SM_NONE;
 		map[n] = k;
 		if (k == SM_NONE) {
 			if (!is_endpoint(a) || a->plane != plane)
@@ -38,7 +44,8 @@ static int match_nodes(const struct sm_fabric *small, const struct sm_fabric *bi
 			continue;
 		}
 		const struct sm_node *b = &small->nodes[k];
-		if (k != next++ || b->type != a->type || b->plane != a->plane || b->nports != a->nports)
+		next++;
+		if (b->type != a->type || b->plane != a->plane || b->nports != a->nports)
 			return 0;
 		inv[k] = n;
 	}

@@ -14,6 +14,7 @@
 #include "mock/mock.h"
 #include "sm/portcfg.h"
 #include "sm/sm.h"
+#include "sm/state.h"
 #include "fixture/fixture.h"
 
 static void test_sl2vl_golden(void **state)
@@ -313,6 +314,72 @@ static void test_link_back_cold(void **state)
 	fx_env_free(&e);
 }
 
+/*
+ * An incremental sweep configures only the ports near what it read (the
+ * nodes a port of which it read or that it added, and their peers), after
+ * a configuration that left every port as the same settings want
+ * (tables.h pi_sig). A port it read that holds other values gets its Set;
+ * other settings configure every port again; a skipped port fails here.
+ */
+static void test_incremental_settled(void **state)
+{
+	(void)state;
+	struct fx_env e;
+	struct sm_cfg cfg, other_cfg;
+	struct sm_summary s;
+	struct sm_portcfg pc, other;
+	struct sm_state *st = NULL;
+	char err[512];
+	uint32_t ca = SM_NONE, cas = 0;
+
+	fx_env_init(&e, fx_hand_built(), NULL, NULL, "portcfg-incr");
+	fx_cfg(&e, &cfg);
+	sm_portcfg_default(&pc);
+	pc.level[SM_QOS_CA].high_limit = 2;
+	cfg.portcfg = &pc;
+	cfg.incremental = true;
+	other_cfg = cfg;
+	other = pc;
+	other.level[SM_QOS_CA].high_limit = 5;
+	other_cfg.portcfg = &other;
+	other_cfg.incremental = false;
+	assert_int_equal(sm_state_new(&st), 0);
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.incremental, 0);
+	assert_true(s.portcfg_pi_sets > 0);
+	assert_true(st->tab.pi_sig != 0);
+	/* nothing changed: nothing configured */
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.incremental, 1);
+	assert_int_equal(s.portcfg_pi_sets, 0);
+	/* other settings (a reload): every CA port again, though nothing was read */
+	pc.level[SM_QOS_CA].high_limit = 3;
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.incremental, 1);
+	assert_int_equal(s.portcfg_pi_sets, 6);
+	/* every CA port rewritten behind the state's back, then one CA's link bounces: that port is read, and set */
+	sm_fabric_free(fx_bringup(&e, NULL, &other_cfg, &s));
+	assert_int_equal(s.portcfg_pi_sets, 6);
+	const struct sm_fabric *f = sm_mock_fabric(e.mock);
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		if (f->nodes[n].type == SM_NODE_CA && f->ports[f->nodes[n].port0 + 1].peer_node != SM_NONE &&
+		    f->nodes[f->ports[f->nodes[n].port0 + 1].peer_node].type == SM_NODE_SWITCH && cas++ == 1)
+			ca = n;
+	assert_true(ca != SM_NONE);
+	assert_int_equal(sm_mock_link_down(e.mock, ca, 1), 0);
+	assert_int_equal(sm_mock_link_up(e.mock, ca, 1), 0);
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.incremental, 1);
+	assert_int_equal(s.set_errors, 0);
+	assert_int_equal(s.portcfg_pi_sets, 1);
+	/* a heavy sweep reads every port: the five left as the other settings want */
+	cfg.incremental = false;
+	assert_int_equal(sm_bringup_state(e.t, e.chain, &cfg, st, &s, NULL, err, sizeof(err)), 0);
+	assert_int_equal(s.portcfg_pi_sets, 5);
+	sm_state_free(st);
+	fx_env_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_high_limit),
 		cmocka_unit_test(test_state_trust),
 		cmocka_unit_test(test_link_back_cold),
+		cmocka_unit_test(test_incremental_settled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

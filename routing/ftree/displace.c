@@ -96,6 +96,17 @@ int ft_displace_init(struct ft_run *x)
 		for (uint32_t i = 0; i < m->n_dest; i++)
 			x->rep[i] = SM_NONE;
 	x->cmask = calloc((size_t)m->nsw + 1, sizeof(*x->cmask));
+	if (m->h == 1) { /* spread.c's 2-level preferences for moved routes */
+		x->hcnt = calloc(ne, sizeof(*x->hcnt));
+		x->nw = m->nsw / 64 + 1;
+		x->near = calloc((size_t)maxd * x->nw + 1, sizeof(*x->near));
+		x->pre_q = malloc(((size_t)m->n_dest + 1) * sizeof(*x->pre_q));
+		x->pre_i = malloc(((size_t)m->n_dest + 1) * sizeof(*x->pre_i));
+		x->tl = calloc((size_t)m->nsw + 1, sizeof(*x->tl));
+		x->tlst = calloc((size_t)m->nsw + 1, sizeof(*x->tlst));
+		if (!x->hcnt || !x->near || !x->pre_q || !x->pre_i || !x->tl || !x->tlst)
+			return -1;
+	}
 	x->bw = m->n_idx / 64 + 1; /* x->nidx is n_idx */
 	if (!x->disp || !x->iv || !x->ivmask || !x->sfx || !x->oit || !x->oit_u || !x->link_of || !x->hop_off || !x->hop || !x->chain || !x->cstamp || !x->cmask || !x->rep || !x->sticky)
 		return -1;
@@ -188,6 +199,12 @@ void ft_displace_free(struct ft_run *x)
 	free(x->cstamp);
 	free(x->rep);
 	free(x->sticky);
+	free(x->hcnt);
+	free(x->near);
+	free(x->pre_q);
+	free(x->pre_i);
+	free(x->tl);
+	free(x->tlst);
 	free(x->cmask);
 	free(x->iv);
 	free(x->ivmask);
@@ -201,6 +218,8 @@ void ft_displace_free(struct ft_run *x)
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd)
 {
 	const struct ft_model *m = x->m;
+	if (x->tl)
+		ft_tlinks(x, t, d0, nd);
 	for (uint32_t i = 0; i < nd; i++) {
 		uint32_t *c = x->chain + (size_t)i * FT_CHAIN, cur = t;
 		unsigned r = 0;
@@ -472,6 +491,8 @@ struct ft_call {
 	const uint32_t *chain;
 	uint32_t di, a, len, ideal, rep;
 	uint32_t *sticky;       /* own: the slot's sticky replacement; NULL otherwise */
+	uint32_t i;             /* d's index in d0 */
+	int own2;               /* own on 2 levels, no rep: placed by ft_own_pref instead (spread.c) */
 	uint64_t qmask;
 	unsigned rp_shift, busy_shift; /* score bits of rep/sticky and of busy links (0: not counted) */
 	uint64_t best_score;
@@ -509,11 +530,16 @@ static void try_up(struct ft_run *x, struct ft_call *c, uint32_t k, uint32_t e)
 	/* the way into T other sources already take d (one down link per moved destination) */
 	uint32_t last = sfx_last(sf);
 	uint64_t rp = c->sticky ? *c->sticky != SM_NONE && e != *c->sticky : c->rep != SM_NONE && last != c->rep;
-	uint64_t busy = sf->busy > 3 ? 3 : sf->busy;
-	if (c->busy_shift && spread > 0x0fffffff)
-		spread = 0x0fffffff;
-	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32) +
-			 (rp << c->rp_shift) + (busy << c->busy_shift) + spread;
+	uint64_t score = ((worst > 0xffff ? 0xffff : worst) << 48) + ((sum > 0xffff ? 0xffff : sum) << 32);
+	if (x->hcnt) { /* 2 levels (spread.c): rp is 0 for own2 */
+		score += rp << 31 | (uint64_t)ft_own_pref(x, c->i, e, last) << 24 | ft_own_tie(x, e) << 16 |
+			 (spread > 0xffff ? 0xffff : spread);
+	} else { /* busy_shift 0 (not 3 levels, or a complete tree): rp << 31, busy 0 */
+		uint64_t busy = sf->busy > 3 ? 3 : sf->busy;
+		if (c->busy_shift && spread > 0x0fffffff)
+			spread = 0x0fffffff;
+		score += (rp << c->rp_shift) + (busy << c->busy_shift) + spread;
+	}
 	if (score < c->best_score || (score == c->best_score && k < c->best_k)) {
 		c->best_score = score;
 		c->best = e;
@@ -550,9 +576,15 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 	 * A missing link of s itself moves every destination of slot j: the
 	 * same replacement link each time (sticky) gives it one moved route
 	 * per window of shifts; otherwise (the parent lost its way to T) all
-	 * sources should take d into T by the same link (rep).
+	 * sources should take d into T by the same link (rep). On 2 levels
+	 * neither sticks: rep (preset, spread.c) when d has one, else each
+	 * route goes where it costs T least (ft_own_pref).
 	 */
 	int own = m->slot_off[s + 1] > so && !m->slot_port[so + j];
+	c.own2 = own && x->hcnt && c.rep == SM_NONE;
+	c.i = i;
+	if (x->hcnt)
+		own = 0; /* 2 levels: no sticky replacement; a preset host keeps its way into T (rep) */
 	c.sticky = own ? &x->sticky[so + j] : NULL;
 	if (m->slot_off[s + 1] > so && m->slot_peer[so + j] != SM_NONE)
 		for (uint32_t e = b; e < b + n && c.ideal == SM_NONE; e++)
@@ -581,20 +613,24 @@ uint8_t ft_displace(struct ft_run *x, uint32_t s, uint32_t j, const struct ft_de
 		if (k == sk || !ft_reach(x, m->up_peer[e]))
 			continue; /* scored already, or its parent does not reach T */
 		uint64_t lb = x->disp[e] > 0x7fffffff ? 0x7fffffff : x->disp[e];
-		if (c.busy_shift && lb > 0x0fffffff)
-			lb = 0x0fffffff;
-		if (c.sticky && *c.sticky != SM_NONE && e != *c.sticky)
-			lb += 1ull << c.rp_shift;
-		if (c.busy_shift) {
-			/* with busy links every path is walked, once per parent and destination: exact busy and rep */
-			const struct ft_sbusy *sb = path_busy(x, m->up_peer[e], d, c.di, c.chain);
-			if (!c.sticky && c.rep != SM_NONE && sb->last != c.rep)
+		if (x->hcnt) {
+			lb = ft_own_bound(x, i, e, c.rep); /* own is 0 there */
+		} else {
+			if (c.busy_shift && lb > 0x0fffffff)
+				lb = 0x0fffffff;
+			if (c.sticky && *c.sticky != SM_NONE && e != *c.sticky)
 				lb += 1ull << c.rp_shift;
-			lb += (uint64_t)(sb->busy > 3 ? 3 : sb->busy) << c.busy_shift;
-		} else if (!c.sticky && c.rep != SM_NONE) {
-			const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
-			if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
-				lb += 1ull << c.rp_shift; /* its path, known already, does not end on rep */
+			if (c.busy_shift) {
+				/* with busy links every path is walked, once per parent and destination: exact busy and rep */
+				const struct ft_sbusy *sb = path_busy(x, m->up_peer[e], d, c.di, c.chain);
+				if (!c.sticky && c.rep != SM_NONE && sb->last != c.rep)
+					lb += 1ull << c.rp_shift;
+				lb += (uint64_t)(sb->busy > 3 ? 3 : sb->busy) << c.busy_shift;
+			} else if (!c.sticky && c.rep != SM_NONE) {
+				const struct ft_sfx *sf = &x->sfx[m->up_peer[e]];
+				if (sf->gen == x->gen && sf->di == c.di && sfx_last(sf) != c.rep)
+					lb += 1ull << c.rp_shift; /* its path, known already, does not end on rep */
+			}
 		}
 		keys[nk] = lb << 8 | k;
 		if (keys[nk] < keys[mi])
@@ -632,7 +668,7 @@ chosen:
 			x->stack = (unsigned)(c.best_score >> 48) + 1;
 		for (int l = 0; l < c.best_np; l++)
 			iv_add(x, c.best_path[l], c.a, c.len);
-		if (c.rep == SM_NONE && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
+		if (c.rep == SM_NONE && !c.own2 && c.best_np > 0 && (c.best_path[c.best_np - 1] & 1))
 			x->rep[c.di] = c.best_path[c.best_np - 1];
 		if (c.sticky)
 			*c.sticky = c.best;

@@ -101,6 +101,13 @@ struct ft_run {
 	uint32_t *chain;       /* [dests of T * FT_CHAIN] ideal chain above T per destination, see displace.c */
 	uint32_t *rep;         /* [n_dest] the down link (x->iv slot) into T the first moved route of a destination took */
 	uint32_t *sticky;      /* [up slots] the up link that last replaced a missing slot */
+	uint16_t *hcnt;        /* [up links] 2 levels: a leaf's hosts coming down each of its links (spread.c) */
+	uint32_t *pre_q, *pre_i; /* [n_dest] 2 levels: preset hosts (rep): switch they come in by, index */
+	uint32_t npre, plen;   /* plen: most hosts of a leaf (the shifts of one moved route) */
+	uint64_t *near;        /* [dests of T * nw] switches a preset host near each destination comes in by */
+	uint32_t nw;           /* words of a switch bit set */
+	uint32_t *tl, *tlst;   /* [nsw] 2 levels: T's link to switch q while tlst[q] == tlgen (ft_tlinks) */
+	uint32_t tlgen;
 	uint32_t *cstamp;      /* [nsw] == gen: cmask holds T's destinations (d0 index < 64) whose */
 	uint64_t *cmask;       /* route at this switch is a conflict its children should route around */
 	uint32_t *owner;       /* [2 * up links] host index whose ideal chain takes a down link (3 levels, degraded) */
@@ -138,8 +145,24 @@ static inline int ft_reach(struct ft_run *x, uint32_t s)
 
 /* displace.c */
 int ft_displace_init(struct ft_run *x);
-/* spread.c: preset x->rep for the hosts whose leaf lost their ideal parent */
+/* spread.c: preset x->rep for the hosts whose leaf lost their ideal parent (and x->hcnt) */
 void ft_rep_preset(struct ft_run *x);
+/* spread.c: 2 levels, the cost of a moved route of a leaf's own lost uplink coming into T by last */
+uint32_t ft_own_pref(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t last);
+/* spread.c: T's links by parent and the presets near T's destinations (once per destination switch t) */
+void ft_tlinks(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);
+/*
+ * spread.c: at most try_up's score bits below 1 << 32 on 2 levels for up
+ * link e toward T's destination i (rep: its preset way in), before the
+ * path is known: exact when the parent has one link to T.
+ */
+uint64_t ft_own_bound(const struct ft_run *x, uint32_t i, uint32_t e, uint32_t rep);
+/* spread.c: then the fewer leaves behind up link e's parent (below 256) */
+static inline uint64_t ft_own_tie(const struct ft_run *x, uint32_t e)
+{
+	uint32_t q = x->m->up_peer[e], d = x->m->dn_off[q + 1] - x->m->dn_off[q];
+	return d < 255 ? d : 255;
+}
 void ft_displace_free(struct ft_run *x);
 /* The ideal chains of T's destinations d0[0 .. nd) (called once per destination switch). */
 void ft_chains(struct ft_run *x, uint32_t t, const struct ft_dest *d0, uint32_t nd);

@@ -79,6 +79,28 @@ int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val)
 	return 0;
 }
 
+void sm_guid_map_del(struct sm_guid_map *m, uint64_t key)
+{
+	if (!m->cap || !key)
+		return;
+	uint32_t mask = m->cap - 1, i = (uint32_t)sm_mix64(key) & mask;
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & mask;
+	if (!m->keys[i])
+		return;
+	/* close the gap: an entry after it moves back unless its home lies in (i, j] */
+	for (uint32_t j = (i + 1) & mask; m->keys[j]; j = (j + 1) & mask) {
+		uint32_t k = (uint32_t)sm_mix64(m->keys[j]) & mask;
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->keys[i] = m->keys[j];
+		m->vals[i] = m->vals[j];
+		i = j;
+	}
+	m->keys[i] = 0;
+	m->count--;
+}
+
 struct sm_fabric *sm_fabric_new(void)
 {
 	struct sm_fabric *f = calloc(1, sizeof(*f));
@@ -386,6 +408,85 @@ void sm_fabric_drop_lids(struct sm_fabric *f, unsigned keep_name)
 		pl->subnet_prefix = 0xfe80000000000000ULL;
 	}
 	f->n_planes = (uint8_t)(np < SM_MAX_PLANES ? np : SM_MAX_PLANES);
+}
+
+void sm_move_blocks(void *arr, size_t elem, const uint32_t *src, const uint32_t *dst, const uint32_t *len,
+		    uint32_t n, uint32_t n_ord, void *scratch)
+{
+#define MB_SRC(i) ((size_t)(src ? src[i] : (i)) * elem)
+#define MB_LEN(i) ((size_t)(len ? len[i] : 1u) * elem)
+	char *a = arr, *s = scratch;
+	size_t off = 0;
+	for (uint32_t i = n_ord; i < n; i++)
+		if (dst[i] != SM_NONE) {
+			memcpy(s + off, a + MB_SRC(i), MB_LEN(i));
+			off += MB_LEN(i);
+		}
+	/* down first, lowest first: no block lands on a source not yet moved (DOC in fabric.h) */
+	for (uint32_t i = 0; i < n_ord; i++)
+		if (dst[i] != SM_NONE && (size_t)dst[i] * elem < MB_SRC(i))
+			memmove(a + (size_t)dst[i] * elem, a + MB_SRC(i), MB_LEN(i));
+	for (uint32_t i = n_ord; i-- > 0;)
+		if (dst[i] != SM_NONE && (size_t)dst[i] * elem > MB_SRC(i))
+			memmove(a + (size_t)dst[i] * elem, a + MB_SRC(i), MB_LEN(i));
+	off = 0;
+	for (uint32_t i = n_ord; i < n; i++)
+		if (dst[i] != SM_NONE) {
+			memcpy(a + (size_t)dst[i] * elem, s + off, MB_LEN(i));
+			off += MB_LEN(i);
+		}
+#undef MB_SRC
+#undef MB_LEN
+}
+
+void sm_fabric_renumber(struct sm_fabric *f, const uint32_t *newidx, const uint32_t *port0, uint32_t n_ord,
+			uint32_t n_nodes, uint32_t n_ports, void *scratch)
+{
+	uint32_t n_old = f->n_nodes;
+	/* the dropped nodes' GUIDs out of the maps, then every value to its new index */
+	for (uint32_t n = 0; n < n_old; n++) {
+		const struct sm_node *nd = &f->nodes[n];
+		if (newidx[n] != SM_NONE)
+			continue;
+		sm_guid_map_del(&f->node_by_guid, nd->guid);
+		for (unsigned p = 0; p <= nd->nports; p++)
+			if (p == 0 || nd->type != SM_NODE_SWITCH)
+				sm_guid_map_del(&f->port_by_guid, f->ports[nd->port0 + p].guid);
+	}
+	for (uint32_t i = 0; i < f->node_by_guid.cap; i++)
+		if (f->node_by_guid.keys[i])
+			f->node_by_guid.vals[i] = newidx[f->node_by_guid.vals[i]];
+	for (uint32_t i = 0; i < f->port_by_guid.cap; i++) {
+		uint32_t v = f->port_by_guid.vals[i], n;
+		if (!f->port_by_guid.keys[i])
+			continue;
+		n = f->ports[v].node;
+		f->port_by_guid.vals[i] = port0[n] + (v - f->nodes[n].port0);
+	}
+	/* the ports' owners and peers, where they are (a link to a dropped node goes) */
+	for (uint32_t i = 0; i < f->n_ports; i++) {
+		struct sm_port *pt = &f->ports[i];
+		pt->node = newidx[pt->node];
+		if (pt->peer_node == SM_NONE)
+			continue;
+		pt->peer_node = newidx[pt->peer_node];
+		if (pt->peer_node == SM_NONE)
+			pt->peer_port = 0;
+	}
+	uint32_t *src = scratch;   /* the old port0s, then room for the moves */
+	uint32_t *len = src + n_old;
+	for (uint32_t n = 0; n < n_old; n++) {
+		src[n] = f->nodes[n].port0;
+		len[n] = f->nodes[n].nports + 1u;
+	}
+	void *room = len + n_old;
+	sm_move_blocks(f->ports, sizeof(*f->ports), src, port0, len, n_old, n_ord, room);
+	for (uint32_t n = 0; n < n_old; n++)
+		if (newidx[n] != SM_NONE)
+			f->nodes[n].port0 = port0[n];
+	sm_move_blocks(f->nodes, sizeof(*f->nodes), NULL, newidx, NULL, n_old, n_ord, room);
+	f->n_nodes = n_nodes;
+	f->n_ports = n_ports;
 }
 
 size_t sm_fabric_mem_bytes(const struct sm_fabric *f)

@@ -24,8 +24,9 @@
  * of an LMC range mapped. GUIDs must be unique across all planes.
  *
  * Invariants: indices never change once assigned (nodes are never removed
- * from a fabric; a new sweep builds a new fabric). Functions return 0 or a
- * negative errno; they never log.
+ * from a fabric; a new sweep builds a new fabric), but for
+ * sm_fabric_renumber(), the sweep's GUID-order renumbering in place.
+ * Functions return 0 or a negative errno; they never log.
  */
 #include "lib/mix.h"
 #include <stddef.h>
@@ -107,6 +108,8 @@ struct sm_guid_map {
 uint32_t sm_guid_map_get(const struct sm_guid_map *m, uint64_t key);
 int sm_guid_map_put(struct sm_guid_map *m, uint64_t key, uint32_t val);
 void sm_guid_map_free(struct sm_guid_map *m);  /* empties it */
+/* Remove key (backward-shift deletion: no tombstones); absent keys are fine. */
+void sm_guid_map_del(struct sm_guid_map *m, uint64_t key);
 
 struct sm_plane {
 	char name[32];       /* "plane0" or a user-given name */
@@ -205,6 +208,31 @@ void sm_fabric_set_desc(struct sm_fabric *f, uint32_t n, const char *desc);
  * its nodes and that plane need. Nodes, ports and links are untouched.
  */
 void sm_fabric_drop_lids(struct sm_fabric *f, unsigned keep_name);
+
+/*
+ * Move n blocks of arr (elements of elem bytes) in place: block i, len[i]
+ * elements (NULL: 1) at src[i] (NULL: i), goes to dst[i] (SM_NONE: it is
+ * dropped, its place may be overwritten). The destinations do not overlap.
+ * Blocks [0, n_ord) keep their order (src and dst both increasing among
+ * those kept): moved down in increasing order, then up in decreasing
+ * order, each at most once. Blocks from n_ord on go anywhere: they are
+ * copied to scratch first (room for all their elements). Used by the
+ * in-place renumbering of a fabric and of its sweep tables.
+ */
+void sm_move_blocks(void *arr, size_t elem, const uint32_t *src, const uint32_t *dst, const uint32_t *len,
+		    uint32_t n, uint32_t n_ord, void *scratch);
+
+/*
+ * Renumber f's nodes in place: node i becomes newidx[i] (SM_NONE: dropped,
+ * with its links and GUIDs), its ports start at port0[i] (the new port0,
+ * per old node); n_nodes and n_ports after. The result holds what adding
+ * the kept nodes in new-index order, their ports and the links between
+ * them gives (LIDs apart: left as they were, see sm_fabric_drop_lids).
+ * newidx must keep the order of nodes [0, n_ord) (sm_move_blocks); scratch
+ * has room for the nodes and for the ports of nodes [n_ord, n_nodes).
+ */
+void sm_fabric_renumber(struct sm_fabric *f, const uint32_t *newidx, const uint32_t *port0, uint32_t n_ord,
+			uint32_t n_nodes, uint32_t n_ports, void *scratch);
 
 /* Counts over one plane, or over all planes with plane < 0. */
 void sm_fabric_count(const struct sm_fabric *f, int plane, struct sm_fabric_counts *c);

@@ -262,6 +262,8 @@ void sm_core_reset(struct sm_core *c)
 	c->delta_ports = 0;
 	free(c->delta_fresh);
 	c->delta_fresh = NULL;
+	free(c->delta_dirty);
+	c->delta_dirty = NULL;
 	sm_pkey_tables_free(c->pkeys);
 	c->pkeys = NULL;
 	sm_fabric_free(c->f);

@@ -102,6 +102,7 @@ struct sm_core {
 	uint8_t *delta_port;           /* per port of the state's fabric: DELTA_READ, DELTA_UP (delta.c) */
 	uint32_t delta_ports;          /* ... its entries */
 	uint8_t *delta_fresh;          /* per port of c->f after it: one end of a link that came up (or a new node's) */
+	uint8_t *delta_dirty;          /* per node of c->f after it: a port of it read, or new (portcfg.c) */
 	uint32_t delta_links_up, delta_nodes_new, delta_switches_gone;
 	uint32_t delta_unlinks;        /* links it removed so far (a path may have crossed one) */
 	int in_delta;                  /* the incremental sweep runs: traps are counted, not a restart */

@@ -70,6 +70,13 @@ static void on_delta_si(struct sm_core *c, const struct sm_req *rq, const struct
 			       c->tab.si[rq->node].lft_top);
 		return;
 	}
+	const struct sm_switch_info *was = &c->tab.si[rq->node];
+	if (si.part_enf_cap != was->part_enf_cap || si.inbound_enf_cap != was->inbound_enf_cap ||
+	    si.outbound_enf_cap != was->outbound_enf_cap || si.enhanced_port0 != was->enhanced_port0) {
+		/* what its ports' PortInfo is configured from (portcfg.c): only the full sweep configures all */
+		delta_fallback(c, "switch 0x%016" PRIx64 ": SwitchInfo capabilities changed", nd->guid);
+		return;
+	}
 	c->tab.si[rq->node] = si;
 	if (!si.port_state_change)
 		return;
@@ -264,6 +271,39 @@ static int fresh_mark(struct sm_core *c, const struct fresh *v, uint32_t n)
 	return 0;
 }
 
+/* The nodes a port of which this sweep read, or that it added, by GUID (c->f is renumbered after this). */
+static int dirty_collect(const struct sm_core *c, uint32_t known, uint64_t **out, uint32_t *n)
+{
+	const struct sm_fabric *f = c->f;
+	uint32_t cnt = f->n_nodes - known;
+	*n = 0;
+	for (uint32_t i = 0; i < c->delta_ports; i++)
+		cnt += (c->delta_port[i] & DELTA_READ) != 0;
+	*out = malloc(((size_t)cnt + 1) * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->delta_ports; i++)
+		if ((c->delta_port[i] & DELTA_READ) && (!*n || (*out)[*n - 1] != f->nodes[f->ports[i].node].guid))
+			(*out)[(*n)++] = f->nodes[f->ports[i].node].guid;
+	for (uint32_t m = known; m < f->n_nodes; m++)
+		(*out)[(*n)++] = f->nodes[m].guid;
+	return 0;
+}
+
+/* c->delta_dirty over the renumbered c->f. */
+static int dirty_mark(struct sm_core *c, const uint64_t *v, uint32_t n)
+{
+	c->delta_dirty = calloc((size_t)c->f->n_nodes + 1, 1);
+	if (!c->delta_dirty)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t nd = sm_fabric_find_node(c->f, v[k]);
+		if (nd != SM_NONE)
+			c->delta_dirty[nd] = 1;
+	}
+	return 0;
+}
+
 int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 {
 	const struct sm_state *st = c->state;
@@ -271,7 +311,8 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	uint8_t *keep = NULL, *reached = NULL, *asked = NULL;
 	uint32_t *queue = NULL, *sw = NULL;
 	struct fresh *fresh = NULL;
-	uint32_t n_fresh = 0;
+	uint64_t *dirty = NULL;
+	uint32_t n_fresh = 0, n_dirty = 0;
 	int rc;
 
 	c->delta_fallback = 0;
@@ -290,8 +331,8 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	}
 	/*
 	 * The state's paths and the snapshot's NodeInfo, SwitchInfo and
-	 * PortInfo, in tables as large as the state's (renumbered: n + 1), so
-	 * that their arrays are the spare ones (spare.h).
+	 * PortInfo, in tables as large as the state's (renumbered:
+	 * sm_sweep_tables_cap), so that their arrays are the spare ones (spare.h).
 	 */
 	struct sm_sweep_tables src;
 	sm_sweep_tables_init(&src);
@@ -299,7 +340,9 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	src.sm_node = st->tab.sm_node;
 	src.sm_portnum = st->tab.sm_portnum;
 	sm_snapshot_attrs_view(st->snap, &src, sf->n_nodes, sf->n_ports);
-	if (sm_sweep_tables_start(&c->tab, &src, sf->n_nodes, sf->n_ports, sf->n_nodes + 1, sf->n_ports + 1) ||
+	if (sm_sweep_tables_start(&c->tab, &src, sf->n_nodes, sf->n_ports,
+				  sm_sweep_tables_cap(sf->n_nodes, SM_TABLES_NODE_STEP),
+				  sm_sweep_tables_cap(sf->n_ports, SM_TABLES_PORT_STEP)) ||
 	    (rc = sm_core_grow(c))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -440,9 +483,13 @@ int sm_sweep_delta(struct sm_core *c, char *err, size_t errlen)
 	}
 	rc = fresh_collect(c, known, &fresh, &n_fresh);
 	if (!rc)
+		rc = dirty_collect(c, known, &dirty, &n_dirty);
+	if (!rc)
 		rc = sm_sweep_tables_canonicalize(&c->f, c->plane, &c->tab, keep);
 	if (!rc)
 		rc = fresh_mark(c, fresh, n_fresh);
+	if (!rc)
+		rc = dirty_mark(c, dirty, n_dirty);
 out:
 	free(keep);
 	free(queue);
@@ -450,6 +497,7 @@ out:
 	free(reached);
 	free(sw);
 	free(fresh);
+	free(dirty);
 	if (rc) {
 		snprintf(err, errlen, "incremental sweep failed: %s", strerror(-rc));
 		return rc;

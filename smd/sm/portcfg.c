@@ -63,7 +63,11 @@
  * another SM writing a single pair behind our back is not seen (the same
  * limit as LFT blocks, and `smctl resweep --heavy` forgets the state).
  * An incremental sweep (sm.h) reads the tables of the ports of the links
- * that came up (c->delta_fresh) only: nothing else of a port changed.
+ * that came up (c->delta_fresh) only: nothing else of a port changed; and
+ * after a configuration that left every port settled (tables.h pi_sig,
+ * same settings) it computes PortInfo only for the ports of the nodes it
+ * read or added and of their peers (pi_settled; at 40k hosts the other
+ * 315k ports cost ~5-8 ms and asked nothing).
  */
 #include "sm/phases.h"
 #include "sm/portcfg.h"
@@ -86,6 +90,8 @@ struct sm_portcfg_run {
 	uint8_t *opvls;        /* per port index: OperationalVLs the tables are masked for; 0: not configured */
 	uint8_t *sl2vl_diff;   /* per port index: switch output port whose pair read differs (rounds 2, 3) */
 	uint64_t sig;          /* of the QoS settings (tables.h qos_sig) */
+	uint64_t pi_sig;       /* of the PortInfo settings (tables.h pi_sig) */
+	int pi_off;            /* a PortInfo Set failed or its answer holds other values: pi_sig not kept */
 	unsigned notes;        /* failed Gets noted (at most a few) */
 };
 
@@ -329,6 +335,39 @@ static uint64_t qos_sig(const struct sm_portcfg *pc)
 	return h;
 }
 
+/* Of what want_pi() reads of the settings (never 0). */
+static uint64_t pi_sig(const struct sm_portcfg *pc, uint64_t qos)
+{
+	const uint8_t v[] = { pc->max_op_vls, pc->hoq_life, pc->leaf_hoq_life, pc->vl_stall, pc->leaf_vl_stall,
+			      pc->force_link_width, pc->force_link_speed, pc->force_link_speed_ext,
+			      pc->part_enforce, (uint8_t)(pc->qos != 0) };
+	uint64_t h = qos ^ 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ v[i]) * 0x100000001b3ULL;
+	return h ? h : 1;
+}
+
+/*
+ * An incremental sweep after a bring-up that left every port it configured
+ * as these settings want (tables.h pi_sig): may port p of node n be left
+ * alone? Yes when neither its node nor its peer's had a port read by this
+ * sweep nor is new (c->delta_dirty): its PortInfo, its peer's, their
+ * switches' port 0 (CapabilityMask) and SwitchInfo (delta.c falls back when
+ * the capabilities read change) are what the last configuration saw and
+ * left, so want_pi() would ask what it holds (a link's change is read at
+ * both ends: either test alone would do; both are kept). tests/test_portcfg.c
+ * test_incremental_settled: a port read is configured, other settings
+ * configure every port.
+ */
+static int pi_settled(const struct sm_core *c, uint32_t n, unsigned p)
+{
+	const uint8_t *dirty = c->delta_dirty;
+	if (dirty[n])
+		return 0;
+	uint32_t peer = c->f->ports[c->f->nodes[n].port0 + p].peer_node;
+	return peer == SM_NONE || !dirty[peer];
+}
+
 /*
  * Did the last successful bring-up leave the tables of port p of switch n as
  * wanted (OperationalVLs opvls), the switch not reset since? (DOC above)
@@ -426,6 +465,8 @@ static void on_portcfg(struct sm_core *c, const struct sm_req *rq, const struct 
 	if (r->status || r->mad_status) {
 		if (op == PC_PI_SET || op == PC_SL2VL_SET || op == PC_VLARB_SET)
 			c->set_errors++;
+		if (op == PC_PI_SET)
+			c->pcr->pi_off = 1;
 		note_failed(c, rq, r);
 		if (c->tab.qos_ok && op == PC_SL2VL_SET && PC_BLOCK(rq->aux) == 2)   /* every port's */
 			memset(c->tab.qos_ok + c->f->nodes[rq->node].port0, 0, c->f->nodes[rq->node].nports + 1u);
@@ -435,8 +476,12 @@ static void on_portcfg(struct sm_core *c, const struct sm_req *rq, const struct 
 	}
 	switch (op) {
 	case PC_PI_SET: {
-		struct sm_port_info pi;
+		struct sm_port_info pi, w;
+		uint8_t opvls;
 		(void)sm_set_take_pi(c, rq->node, out, r->resp->data, &pi);
+		want_pi(c, rq->node, out, &w, &opvls);
+		if (pi_differs(&w, &c->tab.pi[idx]))
+			c->pcr->pi_off = 1;   /* asked again by the next sweep that looks at it: not settled */
 		break;
 	}
 	case PC_SL2VL_GET: {
@@ -478,7 +523,8 @@ static void on_portcfg(struct sm_core *c, const struct sm_req *rq, const struct 
 static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 {
 	const struct sm_node *nd = &c->f->nodes[n];
-	const uint8_t *opvls = c->pcr->opvls + nd->port0, *diff = c->pcr->sl2vl_diff + nd->port0;
+	uint8_t *opvls = c->pcr->opvls + nd->port0;
+	const uint8_t *diff = c->pcr->sl2vl_diff + nd->port0;
 	struct sm_sl2vl tab[SM_MAX_PORTS + 1];   /* distinct tables, in order of first port */
 	unsigned count[SM_MAX_PORTS + 1];
 	uint16_t of[SM_MAX_PORTS + 1];           /* port -> its table */
@@ -490,6 +536,12 @@ static int switch_sl2vl(struct sm_core *c, uint32_t n, int pass)
 		differ |= diff[p];
 	if (!differ)
 		return 0;
+	/* a port round 1 left alone (pi_settled): the OperationalVLs it holds are the ones wanted */
+	for (unsigned p = 0; p <= nd->nports; p++)
+		if (!opvls[p] && cfg_port(c, n, p)) {
+			uint8_t v = c->tab.pi[nd->port0 + p].operational_vls;
+			opvls[p] = v ? v : 1;
+		}
 	for (unsigned p = 0; p <= nd->nports; p++) {
 		struct sm_sl2vl t;
 		unsigned k = 0;
@@ -566,6 +618,10 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 	const uint8_t *only = sum->incremental ? c->delta_fresh : NULL;
 	tables = run.pc->qos && (!sum->incremental || only);
 	run.sig = qos_sig(run.pc);
+	run.pi_sig = pi_sig(run.pc, run.pc->qos ? run.sig : 0);
+	/* incremental, after a configuration that settled every port with these settings: pi_settled() */
+	const struct sm_state *st = c->state;
+	int settled = sum->incremental && c->delta_dirty && st && st->valid && st->tab.pi_sig == run.pi_sig;
 	run.opvls = calloc(f->n_ports ? f->n_ports : 1, 1);
 	run.sl2vl_diff = calloc(f->n_ports ? f->n_ports : 1, 1);
 	free(c->tab.qos_ok);
@@ -579,7 +635,7 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 	/* the answers that come in meanwhile change no capability want_pi() reads of a peer */
 	for (uint32_t n = 0; n < f->n_nodes && !rc; n++) {
 		for (unsigned p = 0; p <= f->nodes[n].nports && !rc; p++)
-			if (cfg_port(c, n, p))
+			if (!(settled && pi_settled(c, n, p)) && cfg_port(c, n, p))
 				rc = port_round1(c, n, p, tables && (!only || only[f->nodes[n].port0 + p]));
 		/* in slices: the window stays full, the request records few (core.h) */
 		if (!rc)
@@ -599,6 +655,7 @@ int sm_phase_portcfg(struct sm_core *c, struct sm_summary *sum, char *err, size_
 			rc = sm_core_run(c);
 	}
 out:
+	c->tab.pi_sig = !rc && !run.pi_off ? run.pi_sig : 0;
 	c->pcr = NULL;
 	free(run.opvls);
 	free(run.sl2vl_diff);

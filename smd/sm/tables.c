@@ -209,7 +209,8 @@ static int remap_tables(struct sm_sweep_tables *t, const struct sm_fabric *f, co
 {
 	struct sm_sweep_tables u;
 	sm_sweep_tables_init(&u);
-	if (tables_grow(&u, g->n_nodes + 1, g->n_ports + 1)) {
+	if (tables_grow(&u, sm_sweep_tables_cap(g->n_nodes, SM_TABLES_NODE_STEP),
+			sm_sweep_tables_cap(g->n_ports, SM_TABLES_PORT_STEP))) {
 		sm_sweep_tables_free(&u);
 		return -ENOMEM;
 	}
@@ -260,12 +261,122 @@ static void canonical_in_place(struct sm_fabric *f, unsigned plane, struct sm_sw
 	free(t->qos_ok);
 	t->qos_ok = NULL;
 	t->qos_sig = 0;
+	t->pi_sig = 0;
 	free_shadows(t);
 	sm_mft_shadows_free(t->mshadow, t->n_mshadow);
 	t->mshadow = NULL;
 	t->n_mshadow = 0;
 	if (t->sm_node != SM_NONE && t->sm_node >= f->n_nodes)
 		t->sm_node = SM_NONE;
+}
+
+/* Nodes after the ordered ones that go through scratch at most (a few new hosts; else: a new fabric). */
+#define RENUM_TAIL_MAX 256u
+
+/*
+ * The kept nodes of f are in GUID order up to n_ord, the few kept nodes after
+ * it (tail[0..nt), the ones this sweep added) sorted by GUID: newidx and the
+ * new port0 of every node, merging the two; the counts after.
+ */
+static void plan_merge(const struct sm_fabric *f, const uint8_t *keep, uint32_t n_ord, const uint32_t *tail,
+		       uint32_t nt, uint32_t *newidx, uint32_t *port0, uint32_t *nn, uint32_t *np)
+{
+	uint32_t i = 0, j = 0, m = 0, q = 0;
+	for (uint32_t n = 0; n < f->n_nodes; n++)
+		newidx[n] = port0[n] = SM_NONE;
+	for (;;) {
+		while (i < n_ord && keep && !keep[i])
+			i++;
+		uint32_t n;
+		if (i < n_ord && (j == nt || f->nodes[i].guid < f->nodes[tail[j]].guid))
+			n = i++;
+		else if (j < nt)
+			n = tail[j++];
+		else
+			break;
+		newidx[n] = m++;
+		port0[n] = q;
+		q += f->nodes[n].nports + 1u;
+	}
+	*nn = m;
+	*np = q;
+}
+
+/*
+ * What renumber_fabric() and remap_tables() give, in place, when the kept
+ * nodes are in GUID order but for a few at the end (a host gone, a host back:
+ * 40k hosts, a new fabric and new tables faulted in and filled cost ~25 ms).
+ * 1: not that case (nothing changed); 0 or -ENOMEM.
+ */
+static int renumber_in_place(struct sm_fabric *f, unsigned plane, struct sm_sweep_tables *t, const uint8_t *keep)
+{
+	uint32_t n_old = f->n_nodes, n_ord = 0, last = SM_NONE, nt = 0, tail[RENUM_TAIL_MAX], tail_ports = 0, q = 0;
+	/* the moves rely on the ports laid out in node order, as the sweep adds them */
+	for (uint32_t n = 0; n < n_old; n++) {
+		if (f->nodes[n].port0 != q)
+			return 1;
+		q += f->nodes[n].nports + 1u;
+	}
+	if (q != f->n_ports)
+		return 1;
+	for (; n_ord < n_old; n_ord++) {
+		if (keep && !keep[n_ord])
+			continue;
+		if (last != SM_NONE && f->nodes[last].guid >= f->nodes[n_ord].guid)
+			break;
+		last = n_ord;
+	}
+	for (uint32_t n = n_ord; n < n_old; n++) {
+		if (keep && !keep[n])
+			continue;
+		if (nt == RENUM_TAIL_MAX)
+			return 1;
+		tail[nt++] = n;
+		tail_ports += f->nodes[n].nports + 1u;
+	}
+	size_t elem = sizeof(struct sm_port_info);
+	elem = sizeof(struct sm_port) > elem ? sizeof(struct sm_port) : elem;
+	elem = sizeof(struct sm_node) > elem ? sizeof(struct sm_node) : elem;
+	elem = sizeof(struct sm_dr_path) > elem ? sizeof(struct sm_dr_path) : elem;
+	elem = sizeof(struct sm_node_info) > elem ? sizeof(struct sm_node_info) : elem;
+	elem = sizeof(struct sm_switch_info) > elem ? sizeof(struct sm_switch_info) : elem;
+	uint32_t *newidx = malloc(((size_t)n_old + 1) * 2 * sizeof(*newidx));
+	uint32_t *scratch = malloc(((size_t)n_old + 1) * 2 * sizeof(*scratch) + ((size_t)nt + tail_ports) * elem);
+	if (!newidx || !scratch || tables_grow(t, n_old + 1, f->n_ports + 1)) {
+		free(newidx);
+		free(scratch);
+		return -ENOMEM;
+	}
+	uint32_t *port0 = newidx + n_old + 1, nn, np;
+	qsort_r(tail, nt, sizeof(*tail), cmp_node_guid, f);
+	plan_merge(f, keep, n_ord, tail, nt, newidx, port0, &nn, &np);
+	/* the tables first, by the old layout; then the fabric (sm_fabric_renumber) */
+	uint32_t *src = scratch, *len = scratch + n_old + 1;
+	void *room = len + n_old + 1;
+	for (uint32_t n = 0; n < n_old; n++) {
+		src[n] = f->nodes[n].port0;
+		len[n] = f->nodes[n].nports + 1u;
+	}
+	sm_move_blocks(t->path, sizeof(*t->path), NULL, newidx, NULL, n_old, n_ord, room);
+	sm_move_blocks(t->ni, sizeof(*t->ni), NULL, newidx, NULL, n_old, n_ord, room);
+	sm_move_blocks(t->si, sizeof(*t->si), NULL, newidx, NULL, n_old, n_ord, room);
+	sm_move_blocks(t->si_ok, 1, NULL, newidx, NULL, n_old, n_ord, room);
+	sm_move_blocks(t->pi, sizeof(*t->pi), src, port0, len, n_old, n_ord, room);
+	sm_move_blocks(t->pi_ok, 1, src, port0, len, n_old, n_ord, room);
+	/* as remap_tables(): nothing past the nodes and ports left */
+	memset(t->path + nn, 0, (size_t)(t->cap_nodes - nn) * sizeof(*t->path));
+	memset(t->ni + nn, 0, (size_t)(t->cap_nodes - nn) * sizeof(*t->ni));
+	memset(t->si + nn, 0, (size_t)(t->cap_nodes - nn) * sizeof(*t->si));
+	memset(t->si_ok + nn, 0, t->cap_nodes - nn);
+	memset(t->pi + np, 0, (size_t)(t->cap_ports - np) * sizeof(*t->pi));
+	memset(t->pi_ok + np, 0, t->cap_ports - np);
+	if (t->sm_node != SM_NONE)
+		t->sm_node = t->sm_node < n_old ? newidx[t->sm_node] : SM_NONE;
+	sm_fabric_renumber(f, newidx, port0, n_ord, nn, np, scratch);
+	canonical_in_place(f, plane, t);
+	free(newidx);
+	free(scratch);
+	return 0;
 }
 
 int sm_sweep_tables_canonicalize(struct sm_fabric **fp, unsigned plane, struct sm_sweep_tables *t,
@@ -278,6 +389,9 @@ int sm_sweep_tables_canonicalize(struct sm_fabric **fp, unsigned plane, struct s
 		canonical_in_place(*fp, plane, t);
 		return 0;
 	}
+	int in_place = renumber_in_place(*fp, plane, t, keep);
+	if (in_place <= 0)
+		return in_place;
 	uint32_t *order = malloc(((size_t)f->n_nodes + 1) * sizeof(*order));
 	uint32_t *newidx = malloc(((size_t)f->n_nodes + 1) * sizeof(*newidx));
 	struct sm_fabric *g = sm_fabric_new();

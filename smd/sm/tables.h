@@ -53,10 +53,32 @@ struct sm_sweep_tables {
 	 */
 	uint8_t *qos_ok;
 	uint64_t qos_sig;
+	/*
+	 * of the PortInfo settings (portcfg.c) the last port configuration
+	 * left every port it configured at, every Set answered as asked; 0:
+	 * not known. An incremental sweep then configures only the ports
+	 * near what it read (c->delta_dirty).
+	 */
+	uint64_t pi_sig;
 	/* the SM's own node and port */
 	uint32_t sm_node;                /* SM_NONE: not found (yet) */
 	uint8_t sm_portnum;
 };
+
+/*
+ * The capacity the tables of n nodes (step SM_TABLES_NODE_STEP) or n ports
+ * (SM_TABLES_PORT_STEP) get when a sweep starts or renumbers them: n + 1
+ * and room for a few more, rounded up, so that a host gone or back (n - 1,
+ * n + 1) keeps the sizes of the arrays the last sweep gave back (spare.h:
+ * kept for a request of exactly their size; otherwise ~20 ms of fresh pages
+ * at 40k hosts) and a host back needs no growth on the way.
+ */
+#define SM_TABLES_NODE_STEP 1024u
+#define SM_TABLES_PORT_STEP 8192u
+static inline uint32_t sm_sweep_tables_cap(uint32_t n, uint32_t step)
+{
+	return (n + step / 16 + step) / step * step;
+}
 
 void sm_sweep_tables_init(struct sm_sweep_tables *t);
 /* Free every array (shadows included) and init again. Accepts an initialised empty struct. */
@@ -90,7 +112,10 @@ int sm_sweep_tables_add_shadows(struct sm_sweep_tables *t, const struct sm_fabri
 /*
  * Renumber *f and t in node-GUID order (plane `plane` of *f): *f is
  * replaced by the new fabric, t remapped to it (shadows are not: call
- * before the program phase). keep (per node, may be NULL = all): nodes
+ * before the program phase); in place (*f the same object, the same
+ * result) when the nodes kept are in GUID order already but for a few
+ * after them (those the sweep appended: a host back, or none: a host
+ * gone). keep (per node, may be NULL = all): nodes
  * with 0 are left out, with their links. The result carries no LIDs.
  * 0 or -errno (*f and t unchanged).
  */
