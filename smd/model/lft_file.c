@@ -160,6 +160,39 @@ static void fmt_lid_port(char *p, unsigned lid, unsigned port)
 	p[10] = ' ';
 }
 
+/* x as 16 lower-case hex digits (%016x) at p; p + 16. */
+static char *put_hex16(char *p, uint64_t x)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (int i = 15; i >= 0; i--, x >>= 4)
+		p[i] = hex[x & 15];
+	return p + 16;
+}
+
+/* x in decimal (%u) at p; past its last digit. */
+static char *put_u(char *p, unsigned x)
+{
+	char tmp[10];
+	unsigned n = 0;
+
+	do
+		tmp[n++] = (char)('0' + x % 10);
+	while ((x /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* s (NUL-terminated) at p; past it. */
+static char *put_s(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
 struct lid_info {
 	uint32_t off;      /* into text */
 	uint16_t len;
@@ -249,11 +282,15 @@ static int plane_text_make(struct plane_text *pt, const struct sm_fabric *f, uns
 			snprintf(tbuf, sizeof(tbuf), "?(%d)?", nd->type);
 			ts = tbuf;
 		}
-		n = snprintf(tmp, sizeof(tmp), ": (%s portguid 0x%016" PRIx64 ": '%s')", ts, p->guid, nd->desc);
-		if (n < 0)
-			continue;
-		if ((size_t)n >= sizeof(tmp))
-			n = (int)sizeof(tmp) - 1;
+		/* ": (%s portguid 0x%016" PRIx64 ": '%s')" by hand: a plane is 2k of them */
+		char *e = put_s(tmp, ": (");
+		e = put_s(e, ts);
+		e = put_s(e, " portguid 0x");
+		e = put_hex16(e, p->guid);
+		e = put_s(e, ": '");
+		e = put_s(e, nd->desc);   /* at most SM_DESC_MAX: tmp has room */
+		e = put_s(e, "')");
+		n = (int)(e - tmp);
 		if (text_len + (size_t)n > text_cap) {
 			size_t nc = text_cap ? text_cap * 2 : 65536;
 			while (nc < text_len + (size_t)n)
@@ -284,6 +321,9 @@ struct tmpl {
 	uint32_t *digits;            /* [top+1] */
 	uint8_t *valid;              /* [top+1] */
 	unsigned count;
+	uint32_t *line_lid;          /* [count]: the LID of each printed line */
+	uint32_t *line_at;           /* [count]: its port digits' offset in b */
+	char port_text[256][4];      /* "%03u " of each port number */
 };
 
 static int tmpl_make(struct tmpl *t, const struct plane_text *pt, const uint8_t *row, unsigned nports)
@@ -296,29 +336,67 @@ static int tmpl_make(struct tmpl *t, const struct plane_text *pt, const uint8_t 
 	for (uint32_t lid = 0; lid <= pt->top; lid++)
 		t->valid[lid] = row[lid] <= nports;
 	t->count = emit_body(&t->b, pt, row, nports, t->digits);
-	return t->b.err;
+	if (t->b.err)
+		return t->b.err;
+	t->line_lid = malloc(((size_t)t->count + 1) * sizeof(*t->line_lid));
+	t->line_at = malloc(((size_t)t->count + 1) * sizeof(*t->line_at));
+	if (!t->line_lid || !t->line_at)
+		return -ENOMEM;
+	unsigned k = 0;
+	for (uint32_t lid = 0; lid <= pt->top; lid++)
+		if (t->digits[lid] != UINT32_MAX) {
+			t->line_lid[k] = lid;
+			t->line_at[k++] = t->digits[lid];
+		}
+	/* the digits are followed by a blank (fmt_lid_port): 4 bytes at once */
+	for (unsigned p = 0; p < 256; p++) {
+		t->port_text[p][0] = (char)('0' + p / 100);
+		t->port_text[p][1] = (char)('0' + p / 10 % 10);
+		t->port_text[p][2] = (char)('0' + p % 10);
+		t->port_text[p][3] = ' ';
+	}
+	return 0;
 }
 
 /* Does this switch print the template's lines? */
 static bool tmpl_fits(const struct tmpl *t, const uint8_t *row, unsigned nports, uint32_t top)
 {
+	unsigned differ = 0;   /* no early exit: the loop vectorizes, and most switches fit */
+
 	for (uint32_t lid = 0; lid <= top; lid++)
-		if ((row[lid] <= nports) != t->valid[lid])
-			return false;
-	return true;
+		differ |= (unsigned)(row[lid] <= nports) ^ t->valid[lid];
+	return !differ;
 }
 
-static void tmpl_fill(struct tmpl *t, const uint8_t *row, uint32_t top)
+static void tmpl_fill(struct tmpl *t, const uint8_t *row)
 {
-	for (uint32_t lid = 0; lid <= top; lid++) {
-		if (t->digits[lid] == UINT32_MAX)
-			continue;
-		char *d = t->b.buf + t->digits[lid];
-		unsigned p = row[lid];
-		d[0] = (char)('0' + p / 100);
-		d[1] = (char)('0' + p / 10 % 10);
-		d[2] = (char)('0' + p % 10);
-	}
+	for (unsigned k = 0; k < t->count; k++)
+		memcpy(t->b.buf + t->line_at[k], t->port_text[row[t->line_lid[k]]], 4);
+}
+
+/* The line before a switch's entries and the column heads; its length. */
+static size_t switch_head(char *buf, const struct plane_text *pt, unsigned lid, const struct sm_node *sw)
+{
+	static const char cols[] = "  Lid  Out   Destination\n       Port     Info \n";
+	char *e = put_s(buf, "Unicast lids [0x0-0x");
+
+	/* "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n" by hand */
+	char hex[16];
+	put_hex16(hex, pt->top);
+	unsigned skip = 0;
+	while (skip < 15 && hex[skip] == '0')
+		skip++;
+	memcpy(e, hex + skip, 16 - skip);
+	e += 16 - skip;
+	e = put_s(e, "] of switch Lid ");
+	e = put_u(e, lid);
+	e = put_s(e, " guid 0x");
+	e = put_hex16(e, sw->guid);
+	e = put_s(e, " (");
+	e = put_s(e, sw->desc);
+	e = put_s(e, "):\n");
+	memcpy(e, cols, sizeof(cols) - 1);
+	return (size_t)(e - buf) + sizeof(cols) - 1;
 }
 
 int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts *l,
@@ -353,9 +431,8 @@ int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts 
 		const uint8_t *row = sm_lfts_row(l, s);
 		unsigned count;
 
-		ob_printf(b, "Unicast lids [0x0-0x%x] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
-			  pt.top, sm_port(f, node, 0)->lid, sw->guid, sw->desc);
-		ob_put(b, "  Lid  Out   Destination\n       Port     Info \n", 47);
+		char head[SM_DESC_MAX + 192];
+		ob_put(b, head, switch_head(head, &pt, sm_port(f, node, 0)->lid, sw));
 		if (!have_tmpl) {
 			rc = tmpl_make(&t, &pt, row, sw->nports);
 			if (rc)
@@ -363,13 +440,16 @@ int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts 
 			have_tmpl = true;
 		}
 		if (tmpl_fits(&t, row, sw->nports, pt.top)) {
-			tmpl_fill(&t, row, pt.top);
+			tmpl_fill(&t, row);
 			ob_put(b, t.b.buf, t.b.len);
 			count = t.count;
 		} else {
 			count = emit_body(b, &pt, row, sw->nports, NULL);
 		}
-		ob_printf(b, "%u valid lids dumped \n", count);
+		char tail[32];
+		char *e = put_u(tail, count);
+		e = put_s(e, " valid lids dumped \n");
+		ob_put(b, tail, (size_t)(e - tail));
 	}
 	ob_flush(b);
 	rc = b->err;
@@ -381,6 +461,8 @@ out:
 	free(t.b.buf);
 	free(t.digits);
 	free(t.valid);
+	free(t.line_lid);
+	free(t.line_at);
 	if (b)
 		free(b->buf);
 	free(b);
