@@ -25,8 +25,7 @@ void sm_lftc_base_init(struct sm_lftc_base *b)
 	memset(b->row, SM_LFT_NONE, sizeof(b->row));
 }
 
-/* Decimal v at p; the end. */
-static char *put_u(char *p, uint32_t v)
+char *sm_lft_put_u(char *p, uint32_t v)
 {
 	char t[12];
 	int n = 0;
@@ -61,7 +60,7 @@ size_t sm_lftc_put_switch(char *buf, struct sm_lftc_base *base, uint64_t guid, u
 
 		if (!memcmp(row + first, base->row + first, n))
 			continue;
-		p = put_u(p, first / LFTC_BLOCK);
+		p = sm_lft_put_u(p, first / LFTC_BLOCK);
 		*p++ = ' ';
 		for (uint32_t e = 0; e < n; e++) {
 			uint8_t v = row[first + e];

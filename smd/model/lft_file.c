@@ -170,20 +170,6 @@ static char *put_hex16(char *p, uint64_t x)
 	return p + 16;
 }
 
-/* x in decimal (%u) at p; past its last digit. */
-static char *put_u(char *p, unsigned x)
-{
-	char tmp[10];
-	unsigned n = 0;
-
-	do
-		tmp[n++] = (char)('0' + x % 10);
-	while ((x /= 10));
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /* s (NUL-terminated) at p; past it. */
 static char *put_s(char *p, const char *s)
 {
@@ -389,7 +375,7 @@ static size_t switch_head(char *buf, const struct plane_text *pt, unsigned lid, 
 	memcpy(e, hex + skip, 16 - skip);
 	e += 16 - skip;
 	e = put_s(e, "] of switch Lid ");
-	e = put_u(e, lid);
+	e = sm_lft_put_u(e, lid);
 	e = put_s(e, " guid 0x");
 	e = put_hex16(e, sw->guid);
 	e = put_s(e, " (");
@@ -447,7 +433,7 @@ int sm_lftfile_write(FILE *out, const struct sm_fabric *f, const struct sm_lfts 
 			count = emit_body(b, &pt, row, sw->nports, NULL);
 		}
 		char tail[32];
-		char *e = put_u(tail, count);
+		char *e = sm_lft_put_u(tail, count);
 		e = put_s(e, " valid lids dumped \n");
 		ob_put(b, tail, (size_t)(e - tail));
 	}

@@ -83,6 +83,9 @@ struct sm_lftc_base {
 };
 void sm_lftc_base_init(struct sm_lftc_base *b);
 
+/* Decimal v at p (no NUL); the end. Shared by the two writers. */
+char *sm_lft_put_u(char *p, uint32_t v);
+
 /* The most one switch takes in the compact form. */
 #define SM_LFTC_SW_MAX (128 + SM_DESC_MAX + (SM_UNICAST_LID_MAX / 64 + 1) * (8 + 2 * 64))
 
