@@ -47,7 +47,7 @@ for rate in $rates; do
 	done
 done
 echo
-echo "per rate: ratio to the target (ref x bisection x 0.98), least-most (mean)"
+echo "per rate: ratio to the links-left target (ref x shape.bisection_left x 0.98, stricter than the report's bisection), least-most (mean)"
 echo "rate  ftree  bound  ftree-tables  rotation  balanced  decoupled"
 awk '{
 	t = $4 * $5 * 0.98; k = $1; n[k]++

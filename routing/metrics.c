@@ -257,6 +257,27 @@ out:
 	return rc;
 }
 
+uint32_t sm_mx_rank_up(const struct sm_fabric *f, unsigned plane, uint32_t *rank, uint32_t *sw, uint32_t leaves,
+		       uint32_t *top)
+{
+	uint32_t qh = 0, qt = leaves;
+
+	*top = 0;
+	while (qh < qt) {
+		uint32_t s = sw[qh++];
+		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
+			uint32_t q = sm_port(f, s, p)->peer_node;
+			if (!sm_mx_is_sw(f, q, plane) || rank[q] != UINT32_MAX)
+				continue;
+			rank[q] = rank[s] + 1;
+			if (rank[q] > *top)
+				*top = rank[q];
+			sw[qt++] = q;
+		}
+	}
+	return qt;
+}
+
 int sm_mx_host_ports(const struct sm_fabric *f, unsigned plane, uint32_t **ports, uint32_t *n)
 {
 	uint32_t np = 0;

@@ -202,20 +202,12 @@ static int setup(struct bis *b, uint32_t *pos)
 	}
 	free(hp);
 	/* the other switches by rank: breadth first from the leaves */
-	uint32_t qh = 0, qt = b->leaves;
-	while (qh < qt) {
-		uint32_t s = b->sw[qh++];
-		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
-			uint32_t q = sm_port(f, s, p)->peer_node;
-			if (!sm_mx_is_sw(f, q, b->plane) || b->rank[q] != RANK_NONE)
-				continue;
-			b->rank[q] = b->rank[s] + 1;
-			b->idx[q] = qt;
-			b->hosts[qt] = 0;
-			b->sw[qt++] = q;
-		}
+	uint32_t top;
+	b->nsw = sm_mx_rank_up(f, b->plane, b->rank, b->sw, b->leaves, &top);
+	for (uint32_t k = b->leaves; k < b->nsw; k++) {
+		b->idx[b->sw[k]] = k;
+		b->hosts[k] = 0;
 	}
-	b->nsw = qt;
 	return 0;
 }
 

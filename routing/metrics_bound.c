@@ -649,22 +649,8 @@ static int bound_compute(struct bnd *b, struct sm_shift_bound *out)
 		}
 	}
 	free(hp);
-	/* ranks: BFS up from the leaves (b->sw doubles as the queue, so it ends sorted by rank) */
-	uint32_t qh = 0, qt = leaves;
-	b->h = 0;
-	while (qh < qt) {
-		uint32_t s = b->sw[qh++];
-		for (unsigned p = 1; p <= f->nodes[s].nports; p++) {
-			uint32_t q = sm_port(f, s, p)->peer_node;
-			if (!sm_mx_is_sw(f, q, b->plane) || b->rank[q] != RANK_NONE)
-				continue;
-			b->rank[q] = b->rank[s] + 1;
-			if (b->rank[q] > b->h)
-				b->h = b->rank[q];
-			b->sw[qt++] = q;
-		}
-	}
-	b->nsw = qt;
+	/* ranks: BFS up from the leaves (b->sw ends sorted by rank) */
+	b->nsw = sm_mx_rank_up(f, b->plane, b->rank, b->sw, leaves, &b->h);
 	if (leaves >= 2)
 		out->bound = 1;
 	/* a link within one rank: not a tree; the cuts below would still hold, but say nothing */

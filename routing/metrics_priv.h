@@ -29,4 +29,13 @@ static inline int sm_mx_is_sw(const struct sm_fabric *f, uint32_t n, unsigned pl
  */
 int sm_mx_host_ports(const struct sm_fabric *f, unsigned plane, uint32_t **ports, uint32_t *n);
 
+/*
+ * Ranks of the plane's switches up from the leaves in sw[0 .. leaves)
+ * (rank 0; every other rank[] UINT32_MAX): breadth first over switch
+ * links, sw[] doubling as the queue, so it ends sorted by rank. Returns
+ * how many switches sw[] holds; *top the highest rank.
+ */
+uint32_t sm_mx_rank_up(const struct sm_fabric *f, unsigned plane, uint32_t *rank, uint32_t *sw, uint32_t leaves,
+		       uint32_t *top);
+
 #endif
